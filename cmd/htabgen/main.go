@@ -1,0 +1,154 @@
+// Command htabgen generates a Go hash map specialised for one key size, value
+// size and BPF map type. Run `htabgen -help` for the flags; the README has
+// examples and the contract of the generated API.
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/htabgen/htabgen"
+	"github.com/htabgen/htabgen/spec"
+)
+
+func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
+
+// Exit statuses.
+const (
+	exitOK    = 0
+	exitIO    = 1 // reading a spec file or writing output failed
+	exitUsage = 2 // bad flags or a bad spec
+)
+
+// run is the whole command; main only wires it to the process.
+func run(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("htabgen", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	s := spec.Default()
+	typ := fs.String("type", "", "map type: "+typesList())
+	fs.IntVar(&s.Key, "key", 0, "key size in bytes (1..65535; not for bloom)")
+	fs.IntVar(&s.Val, "val", 0, "value size in bytes (1..1048576; per-CPU types 1..32768)")
+	fs.StringVar(&s.Name, "name", "", "Go name of the map type (default derived, e.g. HashK8V8)")
+	fs.StringVar(&s.Pkg, "pkg", "", "package clause (default $GOPACKAGE under go generate, else main)")
+	fs.StringVar(&s.Out, "out", "", "output file, written atomically (default standard output)")
+	hash := fs.String("hash", string(s.Hash), "static (unrolled for the key size), jhash2 (the kernel's word loop), jhash (the kernel's byte loop)")
+	fs.BoolVar(&s.Lean, "lean", s.Lean, "per-type lean element; false: the all-fields element, for comparison")
+	fs.IntVar(&s.Bloom, "bloom", 0, "hash/pcpu/lru: a bloom filter with K hash functions in front of lookups")
+	fs.IntVar(&s.Hashes, "hashes", s.Hashes, "bloom type: default number of hash functions (1..15)")
+	batch := fs.String("batch-lock", string(s.BatchLock), "nonempty: batches skip empty buckets without locking; always: lock every bucket")
+	fs.BoolVar(&s.EbpfCompat, "ebpf-compat", false, "also write <out>_ebpf.go, an adapter with the methods of cilium/ebpf's *ebpf.Map")
+	fs.BoolVar(&s.Tests, "tests", false, "also write <out>_test.go: behaviour tests and benchmarks of this map")
+	explain := fs.Bool("explain", false, "print the planned layout instead of code")
+	version := fs.Bool("version", false, "print the version")
+	specFile := fs.String("spec", "", "JSON file: an array of maps to generate, with the flags' names as fields")
+	outDir := fs.String("out-dir", "", "with -spec: directory the maps' out paths are relative to")
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "usage:\n  htabgen -type %s -key N -val N [options]\n  htabgen -spec maps.json [-out-dir DIR]\n\noptions:\n", strings.Join(typeNames(), "|"))
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return exitOK
+		}
+		return exitUsage
+	}
+	if fs.NArg() > 0 {
+		return usageError(stderr, fmt.Errorf("unexpected argument %q: every setting is a flag", fs.Arg(0)))
+	}
+	if *version {
+		fmt.Fprintln(stdout, "htabgen", htabgen.Version)
+		return exitOK
+	}
+	command := "htabgen " + strings.Join(args, " ")
+	pkg := os.Getenv("GOPACKAGE")
+	if pkg == "" {
+		pkg = "main"
+	}
+
+	var specs []spec.Spec
+	if *specFile != "" {
+		set := map[string]bool{}
+		fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+		for name := range set {
+			if name != "spec" && name != "out-dir" {
+				return usageError(stderr, fmt.Errorf("-%s: with -spec, every setting comes from the spec file (only -out-dir may be given)", name))
+			}
+		}
+		data, err := os.ReadFile(*specFile)
+		if err != nil {
+			fmt.Fprintln(stderr, "htabgen:", err)
+			return exitIO
+		}
+		if specs, err = spec.ParseJSON(data); err != nil {
+			return usageError(stderr, err)
+		}
+		for i := range specs {
+			if specs[i].Out == "" {
+				specs[i].Out = strings.ToLower(specs[i].TypeName()) + "_htab.go"
+			}
+			specs[i].Out = filepath.Join(*outDir, specs[i].Out)
+		}
+	} else {
+		if *outDir != "" {
+			return usageError(stderr, fmt.Errorf("-out-dir goes with -spec; use -out for one map"))
+		}
+		s.Type, s.Hash, s.BatchLock = spec.MapType(*typ), spec.HashKind(*hash), spec.BatchLock(*batch)
+		specs = []spec.Spec{s}
+	}
+
+	var files []htabgen.File
+	for _, s := range specs {
+		if s.Pkg == "" {
+			s.Pkg = pkg
+		}
+		if *explain {
+			l, err := spec.Plan(s)
+			if err != nil {
+				return usageError(stderr, err)
+			}
+			fmt.Fprintln(stdout, l.Explain())
+			continue
+		}
+		fs, err := htabgen.Generate(s, command)
+		if err != nil {
+			return usageError(stderr, err)
+		}
+		files = append(files, fs...)
+	}
+	if *explain {
+		return exitOK
+	}
+	if len(files) == 1 && files[0].Path == "" {
+		if _, err := stdout.Write(files[0].Content); err != nil {
+			fmt.Fprintln(stderr, "htabgen:", err)
+			return exitIO
+		}
+		return exitOK
+	}
+	if err := htabgen.WriteFiles(files); err != nil {
+		fmt.Fprintln(stderr, "htabgen:", err)
+		return exitIO
+	}
+	return exitOK
+}
+
+func usageError(stderr io.Writer, err error) int {
+	fmt.Fprintln(stderr, "htabgen:", err)
+	fmt.Fprintln(stderr, "run 'htabgen -help' for the flags")
+	return exitUsage
+}
+
+func typeNames() []string {
+	var names []string
+	for _, t := range spec.MapTypes {
+		names = append(names, string(t))
+	}
+	return names
+}
+
+func typesList() string { return strings.Join(typeNames(), ", ") }

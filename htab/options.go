@@ -1,0 +1,90 @@
+package htab
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"runtime"
+)
+
+// MaxMaxEntries is the kernel's limit on max_entries (2^31).
+const MaxMaxEntries = 1 << 31
+
+// Options are the creation attributes of a map, the userspace twin of the
+// kernel's max_entries and map_flags.
+type Options struct {
+	MaxEntries  int  // required: 1..2^31
+	ZeroSeed    bool // hash seed 0 (BPF_F_ZERO_SEED); otherwise a random seed per map
+	NoPrealloc  bool // allocate elements on demand (BPF_F_NO_PREALLOC); an error for LRU types
+	CPUs        int  // per-CPU and LRU types: number of CPU slots; 0 means runtime.NumCPU()
+	NoCommonLRU bool // LRU types: per-CPU LRU lists (BPF_F_NO_COMMON_LRU)
+	BloomHashes int  // bloom: number of hash functions; 0 means the spec's -hashes
+}
+
+// MapType names a kind of map for the option checks that differ by kind.
+type MapType uint8
+
+const (
+	Hash          MapType = iota // BPF_MAP_TYPE_HASH
+	PerCPUHash                   // BPF_MAP_TYPE_PERCPU_HASH
+	LRUHash                      // BPF_MAP_TYPE_LRU_HASH
+	LRUPerCPUHash                // BPF_MAP_TYPE_LRU_PERCPU_HASH
+	BloomFilter                  // BPF_MAP_TYPE_BLOOM_FILTER
+)
+
+func (t MapType) String() string {
+	switch t {
+	case Hash:
+		return "hash"
+	case PerCPUHash:
+		return "pcpu"
+	case LRUHash:
+		return "lru"
+	case LRUPerCPUHash:
+		return "lru_pcpu"
+	case BloomFilter:
+		return "bloom"
+	}
+	return fmt.Sprintf("MapType(%d)", uint8(t))
+}
+
+// IsLRU reports whether t is one of the LRU types.
+func (t MapType) IsLRU() bool { return t == LRUHash || t == LRUPerCPUHash }
+
+// Check validates o for a map of type t, as the kernel's map_alloc_check does,
+// and returns it with defaults filled in: CPUs set to runtime.NumCPU() when 0.
+// Errors wrap ErrInvalid and name the option, its value and what is allowed.
+func (o Options) Check(t MapType) (Options, error) {
+	bad := func(format string, args ...any) (Options, error) {
+		return o, fmt.Errorf("%w: %s map: %s", ErrInvalid, t, fmt.Sprintf(format, args...))
+	}
+	if o.MaxEntries < 1 || o.MaxEntries > MaxMaxEntries {
+		return bad("MaxEntries %d (allowed: 1..%d)", o.MaxEntries, MaxMaxEntries)
+	}
+	if o.CPUs < 0 || o.CPUs > 1<<16 {
+		return bad("CPUs %d (allowed: 0 for runtime.NumCPU(), or 1..65536)", o.CPUs)
+	}
+	if o.CPUs == 0 {
+		o.CPUs = runtime.NumCPU()
+	}
+	if o.NoPrealloc && t.IsLRU() {
+		return bad("NoPrealloc is not supported by LRU maps (the kernel answers ENOTSUPP)")
+	}
+	if o.NoCommonLRU && !t.IsLRU() {
+		return bad("NoCommonLRU applies only to LRU maps")
+	}
+	if o.BloomHashes != 0 && t != BloomFilter {
+		return bad("BloomHashes applies only to bloom filter maps")
+	}
+	if o.BloomHashes < 0 || o.BloomHashes > 15 {
+		return bad("BloomHashes %d (allowed: 0 for the spec's default, or 1..15)", o.BloomHashes)
+	}
+	return o, nil
+}
+
+// Seed returns the map's hash seed: 0 under ZeroSeed, else a random value.
+func (o Options) Seed() uint32 {
+	if o.ZeroSeed {
+		return 0
+	}
+	return rand.Uint32()
+}

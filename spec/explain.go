@@ -1,0 +1,37 @@
+package spec
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Explain describes the layout the way pahole describes a struct: each field
+// with its offset and size, the bucket, bytes per element and per entry, and
+// the hash.
+func (l *Layout) Explain() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s: %s map, key %d B, value %d B (lean=%v)\n\n", l.Name, l.Spec.Type, l.Spec.Key, l.Spec.Val, l.Spec.Lean)
+	fmt.Fprintf(&b, "struct %sElem {\n", l.Prefix)
+	for _, f := range l.Elem {
+		fmt.Fprintf(&b, "\t%-12s %-6s /* %5d %5d */  %s\n", f.GoType, f.Name+";", f.Offset, f.Size, f.Doc)
+	}
+	lines := (l.ElemSize + 63) / 64
+	fmt.Fprintf(&b, "\n\t/* size: %d, cachelines: %d, members: %d */\n", l.ElemSize, lines, len(l.Elem))
+	fmt.Fprintf(&b, "};\n\n")
+	fmt.Fprintf(&b, "struct htab.Bucket {\n")
+	fmt.Fprintf(&b, "\t%-12s %-6s /* %5d %5d */  %s\n", "uint32", "seq;", 0, 4, "sequence lock: odd while a writer holds the bucket")
+	fmt.Fprintf(&b, "\t%-12s %-6s /* %5d %5d */  %s\n", "uint32", "head;", 4, 4, "index+1 of the newest element; 0: empty")
+	fmt.Fprintf(&b, "\n\t/* size: %d */\n};\n\n", l.BucketSize)
+	if !l.ValuesInline {
+		fmt.Fprintf(&b, "per-CPU values: one array per CPU, %d B per element per CPU\n", 4*l.ValueWords)
+	}
+	if l.LRUNodeSize > 0 {
+		fmt.Fprintf(&b, "LRU node: %d B per element in the LRU engine's parallel array (prev, next, cpu/type/ref)\n", l.LRUNodeSize)
+	}
+	fmt.Fprintf(&b, "bytes per element: %d\n", l.ElemSize+l.LRUNodeSize)
+	for _, max := range []int{1000, 65536} {
+		fmt.Fprintf(&b, "bytes per entry, full, MaxEntries %d (elements + buckets): %.1f\n", max, l.EntryBytes(max, 1))
+	}
+	fmt.Fprintf(&b, "hash: %s\n", l.HashDescription())
+	return b.String()
+}

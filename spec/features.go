@@ -1,0 +1,58 @@
+package spec
+
+import "fmt"
+
+// Feature is one row of the feature table: an option of the generator, its
+// default, and the map types it combines with. Validation, the command's help
+// and the README's option table all read this table.
+type Feature struct {
+	Name    string    // flag name (without the dash) and JSON field
+	Usage   string    // one line for -help
+	Default string    // as shown to users
+	Types   []MapType // the types it applies to
+	// IsSet reports whether s sets the option away from its default.
+	IsSet func(s Spec) bool
+	// Value is the option's value in s, for error messages.
+	Value func(s Spec) any
+}
+
+var hashFamily = []MapType{Hash, PerCPU, LRU, LRUPerCPU}
+
+// Features is the table of the options that do not apply to every type.
+// (-type, -val, -name, -pkg, -out, -tests and -explain apply to all.)
+var Features = []Feature{
+	{
+		Name: "key", Usage: "key size in bytes (1..65535)", Default: "required", Types: hashFamily,
+		IsSet: func(s Spec) bool { return s.Key != 0 }, Value: func(s Spec) any { return s.Key },
+	},
+	{
+		Name: "hash", Usage: "static (unrolled for the key size), jhash2 (the kernel's word loop), jhash (the kernel's byte loop)", Default: string(HashStatic),
+		Types: MapTypes,
+		IsSet: func(s Spec) bool { return s.Hash != HashStatic }, Value: func(s Spec) any { return s.Hash },
+	},
+	{
+		Name: "lean", Usage: "true: per-type lean element; false: the all-fields element, for comparison", Default: "true",
+		Types: hashFamily,
+		IsSet: func(s Spec) bool { return !s.Lean }, Value: func(s Spec) any { return s.Lean },
+	},
+	{
+		Name: "batch-lock", Usage: "nonempty: batches skip empty buckets without locking; always: lock every bucket (the kernel before the fix)", Default: string(BatchLockNonEmpty),
+		Types: hashFamily,
+		IsSet: func(s Spec) bool { return s.BatchLock != BatchLockNonEmpty }, Value: func(s Spec) any { return s.BatchLock },
+	},
+	{
+		Name: "bloom", Usage: "K > 0: a bloom filter with K hash functions in front of lookups", Default: "0",
+		Types: []MapType{Hash, PerCPU, LRU},
+		IsSet: func(s Spec) bool { return s.Bloom != 0 }, Value: func(s Spec) any { return s.Bloom },
+	},
+	{
+		Name: "hashes", Usage: fmt.Sprintf("bloom type: default number of hash functions (1..%d)", MaxBloomHashes), Default: "5",
+		Types: []MapType{Bloom},
+		IsSet: func(s Spec) bool { return s.Hashes != 5 }, Value: func(s Spec) any { return s.Hashes },
+	},
+	{
+		Name: "ebpf-compat", Usage: "also write <out>_ebpf.go, an adapter with the methods of cilium/ebpf's *ebpf.Map", Default: "false",
+		Types: MapTypes,
+		IsSet: func(s Spec) bool { return s.EbpfCompat }, Value: func(s Spec) any { return s.EbpfCompat },
+	},
+}

@@ -1,0 +1,205 @@
+package spec
+
+import (
+	"fmt"
+	"strings"
+	"unicode"
+)
+
+// UnrollWords is the largest key or value, in 32-bit words, whose hashing,
+// comparing and copying are emitted as straight-line code. Larger ones get
+// loops: past 64 bytes the loop overhead is noise next to the memory traffic,
+// and a 4112-byte key must not turn into thousands of statements.
+const UnrollWords = 16
+
+// NoCacheHashMaxKey is the largest key for which a lean element keeps no
+// cached hash (seed 002): two word compares cost no more than a hash compare.
+const NoCacheHashMaxKey = 8
+
+// Layout is every decision about the generated code, made before any code is
+// emitted. Templates read it and nothing else.
+type Layout struct {
+	Spec Spec
+
+	// Go names. Exported ones come from the map name; unexported helpers carry
+	// the map name as a prefix so that several maps compile in one package.
+	Name      string // the map type, e.g. HashK8V8
+	KeyType   string // NameKey: [K]byte
+	ValueType string // NameValue: [V]byte
+	CPUType   string // NameCPU: the program-side handle
+	Prefix    string // lower-cased Name, the prefix of unexported identifiers
+
+	KeyWords   int // key size in 32-bit words, rounded up; padding bytes are zero
+	ValueWords int // value size in 32-bit words, rounded up
+
+	CachedHash bool // the element stores its key's hash and compares it first
+	Hash       HashKind
+	// HashUnrolled: the static hash is straight-line code; otherwise it loops
+	// over 12-byte blocks (keys longer than UnrollWords words).
+	HashUnrolled bool
+	KeyUnrolled  bool // key loads and compares are straight-line code
+	ValUnrolled  bool // value loads and stores are straight-line code
+
+	Elem       []Field // the element struct, in order
+	ElemSize   int     // bytes, as unsafe.Sizeof reports it
+	BucketSize int     // bytes per bucket: seqlock word + head index
+
+	// ValuesInline: the value lives in the element. Per-CPU maps keep values
+	// in one array per CPU instead, indexed by the element's index, so that
+	// different CPUs' values never share a cache line.
+	ValuesInline bool
+	// LRUNodeSize is the bytes per element of the LRU engine's node array
+	// (a parallel array indexed like the elements); 0 for non-LRU maps.
+	LRUNodeSize int
+}
+
+// Field is one field of the element struct.
+type Field struct {
+	Name   string // Go field name
+	GoType string // Go type
+	Offset int    // bytes from the start of the element
+	Size   int    // bytes
+	Doc    string // why the field exists
+}
+
+// Plan validates s and makes every layout decision for it.
+func Plan(s Spec) (*Layout, error) {
+	if err := s.Validate(); err != nil {
+		return nil, err
+	}
+	if err := checkImplemented(s); err != nil {
+		return nil, err
+	}
+	name := s.TypeName()
+	l := &Layout{
+		Spec:         s,
+		Name:         name,
+		KeyType:      name + "Key",
+		ValueType:    name + "Value",
+		CPUType:      name + "CPU",
+		Prefix:       lowerFirst(name),
+		KeyWords:     words(s.Key),
+		ValueWords:   words(s.Val),
+		Hash:         s.Hash,
+		BucketSize:   8,
+		ValuesInline: !s.Type.IsPerCPU(),
+	}
+	l.CachedHash = !s.Lean || s.Key > NoCacheHashMaxKey
+	l.KeyUnrolled = l.KeyWords <= UnrollWords
+	l.ValUnrolled = l.ValueWords <= UnrollWords
+	l.HashUnrolled = s.Hash == HashStatic && l.KeyUnrolled
+	if s.Type.IsLRU() {
+		l.LRUNodeSize = 12
+	}
+	l.Elem = planElem(s, l)
+	for _, f := range l.Elem {
+		l.ElemSize = f.Offset + f.Size
+	}
+	return l, nil
+}
+
+// planElem lists the element's fields. Every field is a uint32 or an array of
+// them, so the element is 4-byte aligned, holds no pointers (the garbage
+// collector never scans the element array) and every field can be read with
+// sync/atomic by lock-free readers.
+func planElem(s Spec, l *Layout) []Field {
+	var fs []Field
+	add := func(name, typ string, size int, doc string) {
+		off := 0
+		if n := len(fs); n > 0 {
+			off = fs[n-1].Offset + fs[n-1].Size
+		}
+		fs = append(fs, Field{name, typ, off, size, doc})
+	}
+	add("next", "uint32", 4, "index+1 of the next older element in the bucket; 0 ends the chain")
+	if l.CachedHash {
+		add("hash", "uint32", 4, "the key's hash, compared before the key")
+	}
+	if !s.Lean {
+		// The all-fields element: what every type needs, in every type, as the
+		// kernel's htab_elem had before seed 002.
+		add("lru", "[3]uint32", 12, "LRU node (prev, next, state); unused unless LRU (all-fields element)")
+		add("pcpu", "uint32", 4, "per-CPU value slot; unused unless per-CPU (all-fields element)")
+	}
+	add("key", fmt.Sprintf("[%d]uint32", l.KeyWords), 4*l.KeyWords, fmt.Sprintf("the %d key bytes, little-endian words, zero-padded", s.Key))
+	if l.ValuesInline {
+		add("val", fmt.Sprintf("[%d]uint32", l.ValueWords), 4*l.ValueWords, fmt.Sprintf("the %d value bytes, little-endian words, zero-padded", s.Val))
+	}
+	return fs
+}
+
+// checkImplemented rejects options whose features this version does not have
+// yet, so that no one gets a map silently lacking what they asked for.
+func checkImplemented(s Spec) error {
+	todo := func(opt string, v any) error {
+		return &Error{opt, v, "not implemented in this version of htabgen"}
+	}
+	switch {
+	case s.Type == Bloom:
+		return todo("type", s.Type)
+	case s.Bloom != 0:
+		return todo("bloom", s.Bloom)
+	case s.EbpfCompat:
+		return todo("ebpf-compat", s.EbpfCompat)
+	case s.Type != Hash:
+		return todo("type", s.Type)
+	}
+	return nil
+}
+
+// EntryBytes is the memory per entry of a full map with maxEntries
+// preallocated entries: elements, buckets, per-CPU values and LRU nodes.
+func (l *Layout) EntryBytes(maxEntries, cpus int) float64 {
+	nb := roundUpPow2(maxEntries)
+	per := l.ElemSize + l.LRUNodeSize
+	if !l.ValuesInline {
+		per += 4 * l.ValueWords * cpus
+	}
+	return float64(per) + float64(nb*l.BucketSize)/float64(maxEntries)
+}
+
+// HashDescription says in words which hash the map uses.
+func (l *Layout) HashDescription() string {
+	switch l.Hash {
+	case HashJhash2:
+		return fmt.Sprintf("jhash2: the kernel's word loop over %d words", l.KeyWords)
+	case HashJhash:
+		return fmt.Sprintf("jhash: the kernel's byte loop over %d bytes", l.Spec.Key)
+	}
+	tail := ""
+	if l.Spec.Key%4 != 0 {
+		tail = fmt.Sprintf(", then a %d-byte tail", l.Spec.Key%4)
+	}
+	if l.HashUnrolled {
+		return fmt.Sprintf("static: jhash unrolled for %d bytes (%d word loads%s)", l.Spec.Key, l.Spec.Key/4, tail)
+	}
+	return fmt.Sprintf("static: jhash over %d words in 12-byte blocks (key longer than %d bytes is not unrolled)", l.KeyWords, 4*UnrollWords)
+}
+
+func words(n int) int { return (n + 3) / 4 }
+
+func roundUpPow2(n int) int {
+	p := 1
+	for p < n {
+		p <<= 1
+	}
+	return p
+}
+
+func lowerFirst(s string) string {
+	r := []rune(s)
+	// Lower the leading run of capitals but the last one before a lower-case
+	// letter: LRUConns → lruConns, HashK8V8 → hashK8V8.
+	i := 0
+	for i < len(r) && unicode.IsUpper(r[i]) {
+		i++
+	}
+	switch {
+	case i == 0:
+		return s
+	case i == 1 || i == len(r):
+		return strings.ToLower(string(r[:i])) + string(r[i:])
+	default:
+		return strings.ToLower(string(r[:i-1])) + string(r[i-1:])
+	}
+}

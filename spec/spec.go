@@ -1,0 +1,224 @@
+// Package spec is the model of what htabgen generates: the Spec a user writes
+// (flags or JSON), its validation against the kernel's limits, and Plan, which
+// makes every layout decision (element fields and offsets, which hash, what is
+// unrolled) before any code is emitted. Templates read only the resulting Layout.
+package spec
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"go/token"
+	"strings"
+	"unicode"
+)
+
+// MapType is a kind of BPF map.
+type MapType string
+
+const (
+	Hash      MapType = "hash"     // BPF_MAP_TYPE_HASH
+	PerCPU    MapType = "pcpu"     // BPF_MAP_TYPE_PERCPU_HASH
+	LRU       MapType = "lru"      // BPF_MAP_TYPE_LRU_HASH
+	LRUPerCPU MapType = "lru_pcpu" // BPF_MAP_TYPE_LRU_PERCPU_HASH
+	Bloom     MapType = "bloom"    // BPF_MAP_TYPE_BLOOM_FILTER
+)
+
+// MapTypes lists every type in the order help texts show them.
+var MapTypes = []MapType{Hash, PerCPU, LRU, LRUPerCPU, Bloom}
+
+// IsPerCPU reports whether each key holds one value per CPU.
+func (t MapType) IsPerCPU() bool { return t == PerCPU || t == LRUPerCPU }
+
+// IsLRU reports whether the map evicts by the kernel's LRU algorithm.
+func (t MapType) IsLRU() bool { return t == LRU || t == LRUPerCPU }
+
+// IsHashFamily reports whether t is one of the four hash maps (not bloom).
+func (t MapType) IsHashFamily() bool { return t == Hash || t == PerCPU || t == LRU || t == LRUPerCPU }
+
+// HashKind is how the generated map hashes its keys.
+type HashKind string
+
+const (
+	// HashStatic is jhash specialised at generation time for the exact key
+	// size: word loads, unrolled, then the byte tail. Same value as the kernel.
+	HashStatic HashKind = "static"
+	// HashJhash2 is the kernel's jhash2() word loop (key size a multiple of 4).
+	HashJhash2 HashKind = "jhash2"
+	// HashJhash is the kernel's jhash() byte loop.
+	HashJhash HashKind = "jhash"
+)
+
+// BatchLock is how batch operations treat buckets they walk.
+type BatchLock string
+
+const (
+	// BatchLockNonEmpty skips empty buckets without taking their lock (seed 003).
+	BatchLockNonEmpty BatchLock = "nonempty"
+	// BatchLockAlways locks every bucket, as the kernel did before the fix.
+	BatchLockAlways BatchLock = "always"
+)
+
+// Limits mirroring the kernel's.
+const (
+	MaxKeySize       = 65535
+	MaxValueSize     = 1 << 20
+	MaxPerCPUValSize = 32768
+	MaxBloomHashes   = 15
+)
+
+// Spec is one map to generate: the flags of the command, or one object of a
+// -spec JSON file (same names).
+type Spec struct {
+	Type       MapType   `json:"type"`
+	Key        int       `json:"key"`
+	Val        int       `json:"val"`
+	Name       string    `json:"name"`
+	Pkg        string    `json:"pkg"`
+	Out        string    `json:"out"`
+	Hash       HashKind  `json:"hash"`
+	Lean       bool      `json:"lean"`
+	Bloom      int       `json:"bloom"`
+	Hashes     int       `json:"hashes"`
+	BatchLock  BatchLock `json:"batch-lock"`
+	EbpfCompat bool      `json:"ebpf-compat"`
+	Tests      bool      `json:"tests"`
+}
+
+// Default returns a Spec with every option at its default and no type or sizes.
+func Default() Spec {
+	return Spec{Hash: HashStatic, Lean: true, Hashes: 5, BatchLock: BatchLockNonEmpty}
+}
+
+// Error is a spec error: it names the option, the value given and what is allowed.
+type Error struct {
+	Option  string // flag name without the dash, as in JSON
+	Value   any
+	Allowed string
+}
+
+func (e *Error) Error() string {
+	return fmt.Sprintf("-%s %v: %s", e.Option, e.Value, e.Allowed)
+}
+
+// Validate checks s against the kernel's limits and the options that apply to
+// its type. It reports the first problem as an *Error.
+func (s Spec) Validate() error {
+	bad := func(opt string, v any, allowed string) error { return &Error{opt, v, allowed} }
+	if !contains(MapTypes, s.Type) {
+		if s.Type == "" {
+			return bad("type", `""`, "required; one of "+joinTypes())
+		}
+		return bad("type", s.Type, "one of "+joinTypes())
+	}
+	for _, f := range Features {
+		if f.IsSet(s) && !contains(f.Types, s.Type) {
+			return bad(f.Name, f.Value(s), fmt.Sprintf("applies only to -type %s", joinList(f.Types)))
+		}
+	}
+	if s.Type == Bloom {
+		if s.Key != 0 {
+			return bad("key", s.Key, "a bloom filter has no key; leave -key out")
+		}
+	} else if s.Key < 1 || s.Key > MaxKeySize {
+		return bad("key", s.Key, fmt.Sprintf("key size in bytes, 1..%d", MaxKeySize))
+	}
+	maxVal := MaxValueSize
+	if s.Type.IsPerCPU() {
+		maxVal = MaxPerCPUValSize
+	}
+	if s.Val < 1 || s.Val > maxVal {
+		return bad("val", s.Val, fmt.Sprintf("value size in bytes, 1..%d for -type %s", maxVal, s.Type))
+	}
+	switch s.Hash {
+	case HashStatic, HashJhash:
+	case HashJhash2:
+		if s.Type != Bloom && s.Key%4 != 0 {
+			return bad("hash", s.Hash, fmt.Sprintf("jhash2 needs a key size that is a multiple of 4 (got -key %d); use static or jhash", s.Key))
+		}
+	default:
+		return bad("hash", s.Hash, "one of static, jhash2, jhash")
+	}
+	switch s.BatchLock {
+	case BatchLockNonEmpty, BatchLockAlways:
+	default:
+		return bad("batch-lock", s.BatchLock, "one of nonempty, always")
+	}
+	if s.Hashes < 1 || s.Hashes > MaxBloomHashes {
+		return bad("hashes", s.Hashes, fmt.Sprintf("number of hash functions, 1..%d", MaxBloomHashes))
+	}
+	if s.Bloom < 0 || s.Bloom > MaxBloomHashes {
+		return bad("bloom", s.Bloom, fmt.Sprintf("number of hash functions of the bloom filter in front of lookups, 0 (off) or 1..%d", MaxBloomHashes))
+	}
+	if s.Name != "" && (!token.IsIdentifier(s.Name) || !token.IsExported(s.Name)) {
+		return bad("name", s.Name, "an exported Go identifier, such as Conns")
+	}
+	if s.Pkg != "" && (!token.IsIdentifier(s.Pkg) || s.Pkg == "_") {
+		return bad("pkg", s.Pkg, "a Go package name, such as flows")
+	}
+	return nil
+}
+
+// TypeName is the Go name of the map type: -name, or derived from the type and
+// sizes (HashK8V8, PercpuK16V8, LruPcpuK8V8, BloomV8).
+func (s Spec) TypeName() string {
+	if s.Name != "" {
+		return s.Name
+	}
+	var b strings.Builder
+	for _, part := range strings.Split(string(s.Type), "_") {
+		r := []rune(part)
+		r[0] = unicode.ToUpper(r[0])
+		b.WriteString(string(r))
+	}
+	if s.Type != Bloom {
+		fmt.Fprintf(&b, "K%d", s.Key)
+	}
+	fmt.Fprintf(&b, "V%d", s.Val)
+	return b.String()
+}
+
+// ParseJSON reads a -spec file: a JSON array of objects with the fields of
+// Spec. Absent fields take their defaults; unknown fields are an error.
+func ParseJSON(data []byte) ([]Spec, error) {
+	var raw []json.RawMessage
+	if err := json.Unmarshal(data, &raw); err != nil {
+		return nil, fmt.Errorf("spec file: %w (want a JSON array of objects such as {\"type\":\"lru\",\"key\":16,\"val\":8})", err)
+	}
+	if len(raw) == 0 {
+		return nil, fmt.Errorf("spec file: empty array: nothing to generate")
+	}
+	specs := make([]Spec, len(raw))
+	for i, r := range raw {
+		s := Default()
+		dec := json.NewDecoder(bytes.NewReader(r))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&s); err != nil {
+			return nil, fmt.Errorf("spec file: map %d: %w", i, err)
+		}
+		if err := s.Validate(); err != nil {
+			return nil, fmt.Errorf("spec file: map %d: %w", i, err)
+		}
+		specs[i] = s
+	}
+	return specs, nil
+}
+
+func contains[T comparable](list []T, v T) bool {
+	for _, x := range list {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}
+
+func joinTypes() string { return joinList(MapTypes) }
+
+func joinList(ts []MapType) string {
+	s := make([]string, len(ts))
+	for i, t := range ts {
+		s[i] = string(t)
+	}
+	return strings.Join(s, ", ")
+}

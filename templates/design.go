@@ -1,0 +1,65 @@
+package templates
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/dave/jennifer/jen"
+)
+
+// designComment emits the map's design, built from the layout so that it
+// cannot go stale: terms, the bucket and element with their real offsets, the
+// hash, and the concurrency rules.
+func (g *generator) designComment(f *jen.File) {
+	l := g.l
+	var elemRow, offRow strings.Builder
+	for _, fl := range l.Elem {
+		cell := fmt.Sprintf("%s %s", fl.Name, fl.GoType)
+		fmt.Fprintf(&elemRow, "| %-*s", len(cell)+1, cell)
+		fmt.Fprintf(&offRow, "%-*d", len(cell)+3, fl.Offset)
+	}
+	lines := []string{
+		fmt.Sprintf("Design of %s: the kernel's BPF_MAP_TYPE_%s for %d-byte keys and %d-byte values.", g.mapT, kernelTypeName(l.Spec.Type), l.Spec.Key, l.Spec.Val),
+		"",
+		"Terms",
+		"  element  one key and its value. All MaxEntries elements are one array, made",
+		"           at creation (with NoPrealloc: chunks made on first use).",
+		"  bucket   a sequence lock and the head of a chain of elements, newest first.",
+		"           There are roundup_pow_of_two(MaxEntries) buckets; a key's bucket",
+		"           is hash & mask.",
+		"  index+1  how buckets and elements link elements; 0 is nil. Nothing holds a",
+		"           pointer, so the garbage collector never scans the map.",
+		"",
+		"Layout, in bytes",
+		"  bucket  | seq uint32 | head uint32 |",
+		fmt.Sprintf("          0            4             %d", l.BucketSize),
+		"  element " + elemRow.String() + "|",
+		"          " + offRow.String() + fmt.Sprint(l.ElemSize),
+		"",
+		"  buckets[hash & mask] --> element --> element --> 0",
+		"",
+		"Hash: " + l.HashDescription() + ".",
+	}
+	if l.CachedHash {
+		lines = append(lines, "The element caches its key's hash and compares it before the key.")
+	} else {
+		lines = append(lines, fmt.Sprintf("No cached hash: comparing the %d-byte key costs no more than comparing a hash.", l.Spec.Key))
+	}
+	lines = append(lines,
+		"",
+		"Concurrency",
+		"  Readers (Lookup, NextKey, All) take no lock. They load the bucket's sequence,",
+		"  walk the chain with atomic loads, and keep what they read only if the",
+		"  sequence is unchanged and even; else they read the bucket again.",
+		"  Writers (Update, Delete, LookupAndDelete) lock the key's bucket (the",
+		"  sequence is odd while they hold it) and store with atomic stores. A freed",
+		"  element is reused at once; a reader that reached it through its old bucket",
+		"  sees that bucket's sequence change and retries.",
+		"  Capacity: a new key takes a freed element, else a never-used one; when all",
+		"  MaxEntries are in use it is htab.ErrFull. A replace never needs one.",
+	)
+	for _, line := range lines {
+		f.Comment(line)
+	}
+	f.Line()
+}

@@ -1,0 +1,44 @@
+package templates
+
+import "github.com/dave/jennifer/jen"
+
+// lookup emits the lock-free read path: find, and Lookup on top of it.
+func (g *generator) lookup(f *jen.File) {
+	m := func(name string) *jen.Statement { return jen.Id("m").Dot(name) }
+
+	// func (m *<Map>) find(b *htab.Bucket, w *<keyWords>, h uint32) (prev, i uint32)
+	f.Comment("find walks bucket b for key w (of hash h) and returns index+1 of its element")
+	f.Comment("and of the element before it (0: none). Readers must validate the bucket's")
+	f.Comment("sequence afterwards; the walk is bounded so that a chain that changes under")
+	f.Comment("a reader cannot keep it looping.")
+	f.Func().Params(g.recvMap()).Id("find").Params(
+		jen.Id("b").Op("*").Qual(htabPkg, "Bucket"), jen.Id("w").Op("*").Id(g.keyWordsT), jen.Id("h").Uint32(),
+	).Params(jen.Id("prev"), jen.Id("i").Uint32()).Block(
+		jen.Id("i").Op("=").Id("b").Dot("Head").Call(),
+		jen.For(jen.Id("n").Op(":=").Uint32().Call(jen.Lit(0)), jen.Id("i").Op("!=").Lit(0).Op("&&").Id("n").Op("<").Add(m("maxEntries")), jen.Id("n").Op("++")).Block(
+			jen.Id("e").Op(":=").Add(m("elem").Call(jen.Id("i").Op("-").Lit(1))),
+			jen.If(jen.Id("e").Dot("matches").Call(jen.Id("w"), jen.Id("h"))).Block(jen.Return(jen.Id("prev"), jen.Id("i"))),
+			jen.List(jen.Id("prev"), jen.Id("i")).Op("=").List(jen.Id("i"), load(jen.Id("e").Dot("next"))),
+		),
+		jen.Return(jen.Lit(0), jen.Lit(0)),
+	)
+
+	// func (m *<Map>) Lookup(k <Key>) (<Value>, bool)
+	f.Comment("Lookup returns the value of k, as BPF_MAP_LOOKUP_ELEM does. It takes no lock:")
+	f.Comment("it reads the bucket between two loads of its sequence and retries if a")
+	f.Comment("writer came in between.")
+	f.Func().Params(g.recvMap()).Id("Lookup").Params(jen.Id("k").Id(g.keyT)).Params(jen.Id(g.valT), jen.Bool()).Block(
+		jen.Id("w").Op(":=").Id("k").Dot("words").Call(),
+		jen.Id("h").Op(":=").Add(m("hash")).Call(jen.Op("&").Id("k"), jen.Op("&").Id("w")),
+		jen.Id("b").Op(":=").Op("&").Add(m("buckets")).Index(jen.Id("h").Op("&").Add(m("mask"))),
+		jen.For().Block(
+			jen.Id("s").Op(":=").Id("b").Dot("ReadBegin").Call(),
+			jen.List(jen.Id("_"), jen.Id("i")).Op(":=").Add(m("find")).Call(jen.Id("b"), jen.Op("&").Id("w"), jen.Id("h")),
+			jen.Var().Id("v").Id(g.valT),
+			jen.If(jen.Id("i").Op("!=").Lit(0)).Block(
+				jen.Id("v").Op("=").Add(m("elem")).Call(jen.Id("i").Op("-").Lit(1)).Dot("loadValue").Call(),
+			),
+			jen.If(jen.Id("b").Dot("ReadValid").Call(jen.Id("s"))).Block(jen.Return(jen.Id("v"), jen.Id("i").Op("!=").Lit(0))),
+		),
+	)
+}

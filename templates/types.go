@@ -1,0 +1,126 @@
+package templates
+
+import (
+	"fmt"
+
+	"github.com/dave/jennifer/jen"
+)
+
+// types emits the key and value types, the element, the map struct and the
+// compile-time size assertions.
+func (g *generator) types(f *jen.File) {
+	l := g.l
+	// type <Map>Key [<K>]byte
+	f.Commentf("%s is a key of %s: %d bytes, hashed and compared as they are.", g.keyT, g.mapT, l.Spec.Key)
+	f.Type().Id(g.keyT).Index(jen.Lit(l.Spec.Key)).Byte()
+	f.Commentf("%s is a value of %s: %d bytes.", g.valT, g.mapT, l.Spec.Val)
+	f.Type().Id(g.valT).Index(jen.Lit(l.Spec.Val)).Byte()
+
+	// type <prefix>KeyWords [<KW>]uint32
+	f.Commentf("%s is a key as the element stores it: little-endian words, zero-padded.", g.keyWordsT)
+	f.Type().Id(g.keyWordsT).Index(jen.Lit(l.KeyWords)).Uint32()
+
+	// type <prefix>Elem struct { <fields> }
+	f.Commentf("%s is one element: %d bytes, 4-byte aligned, no pointers. Lock-free", g.elemT, l.ElemSize)
+	f.Comment("readers load every field with sync/atomic; writers store them under the bucket lock.")
+	f.Type().Id(g.elemT).StructFunc(func(s *jen.Group) {
+		for _, fl := range l.Elem {
+			s.Id(fl.Name).Id(fl.GoType).Commentf("off %d, %d B: %s", fl.Offset, fl.Size, fl.Doc)
+		}
+	})
+
+	// const <prefix>ChunkShift = <n>; type <prefix>Chunk [1 << <prefix>ChunkShift]<elem>
+	shift := chunkShift(l.ElemSize)
+	f.Commentf("With NoPrealloc elements are allocated in chunks of 1<<%sChunkShift (about 16 KiB), on first use.", l.Prefix)
+	f.Const().Id(l.Prefix+"ChunkShift").Op("=").Lit(shift)
+	f.Type().Id(g.chunkT).Index(jen.Lit(1).Op("<<").Id(l.Prefix + "ChunkShift")).Id(g.elemT)
+
+	g.mapStruct(f)
+
+	// var _ [0]struct{} = [unsafe.Sizeof(<elem>{}) - <size>]struct{}{}
+	f.Commentf("The element must be %d bytes, as planned; if this fails to compile, regenerate the map.", l.ElemSize)
+	f.Var().Id("_").Index(jen.Lit(0)).Struct().Op("=").Index(
+		jen.Qual("unsafe", "Sizeof").Call(jen.Id(g.elemT).Values()).Op("-").Lit(l.ElemSize),
+	).Struct().Values()
+}
+
+// chunkShift picks chunks of about 16 KiB, at least one element.
+func chunkShift(elemSize int) int {
+	shift := 0
+	for (2<<shift)*elemSize <= 16<<10 {
+		shift++
+	}
+	return shift
+}
+
+func (g *generator) mapStruct(f *jen.File) {
+	f.Commentf("%s is a fixed-capacity hash map with the semantics of the kernel's", g.mapT)
+	f.Commentf("BPF_MAP_TYPE_%s. Every method is safe for concurrent use.", kernelTypeName(g.l.Spec.Type))
+	f.Type().Id(g.mapT).Struct(
+		jen.Id("buckets").Index().Qual(htabPkg, "Bucket").Comment("roundup_pow_of_two(maxEntries) buckets"),
+		jen.Id("mask").Uint32().Comment("len(buckets)-1: a hash's bucket is hash&mask"),
+		jen.Id("seed").Uint32().Comment("the jhash initval: 0 with ZeroSeed, else random"),
+		jen.Id("maxEntries").Uint32(),
+		jen.Id("cpus").Int().Comment("number of CPU slots (Options.CPUs)"),
+		jen.Id("handles").Index().Id(g.cpuT).Comment("one program-side handle per CPU"),
+		jen.Line(),
+		jen.Id("count").Qual(atomicPkg, "Int64").Comment("live elements, for Len"),
+		jen.Line(),
+		jen.Comment("Element storage. Element i is elems[i] when preallocated, else"),
+		jen.Comment("chunks[i>>shift][i&mask]; a bucket links index+1 so that 0 is nil."),
+		jen.Id("elems").Index().Id(g.elemT).Comment("all maxEntries elements; nil with NoPrealloc"),
+		jen.Id("chunks").Index().Qual(atomicPkg, "Pointer").Types(jen.Id(g.chunkT)).Comment("NoPrealloc: allocated on first use"),
+		jen.Id("chunkMu").Qual("sync", "Mutex").Comment("serialises chunk allocation"),
+		jen.Id("fresh").Qual(atomicPkg, "Uint32").Comment("elements fresh..maxEntries-1 were never used"),
+		jen.Id("freeHead").Qual(atomicPkg, "Uint64").Comment("freed elements: a Treiber stack, ABA tag<<32 | index+1, linked through next"),
+	)
+}
+
+func kernelTypeName(t interface{ IsPerCPU() bool }) string {
+	return map[string]string{"hash": "HASH", "pcpu": "PERCPU_HASH", "lru": "LRU_HASH", "lru_pcpu": "LRU_PERCPU_HASH"}[fmt.Sprint(t)]
+}
+
+// constructor emits New<Map> and the size accessors.
+func (g *generator) constructor(f *jen.File) {
+	// func New<Map>(opts htab.Options) (*<Map>, error)
+	f.Commentf("New%s creates an empty map, as BPF_MAP_CREATE does. Bad options are", g.mapT)
+	f.Comment("htab.ErrInvalid, wrapped with the reason.")
+	f.Func().Id("New"+g.mapT).Params(jen.Id("opts").Qual(htabPkg, "Options")).Params(jen.Op("*").Id(g.mapT), jen.Error()).Block(
+		jen.List(jen.Id("opts"), jen.Err()).Op(":=").Id("opts").Dot("Check").Call(htabId("Hash")),
+		jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
+		jen.Id("n").Op(":=").Qual(htabPkg, "BucketCount").Call(jen.Id("opts").Dot("MaxEntries")),
+		jen.Id("m").Op(":=").Op("&").Id(g.mapT).Values(jen.Dict{
+			jen.Id("buckets"):    jen.Make(jen.Index().Qual(htabPkg, "Bucket"), jen.Id("n")),
+			jen.Id("mask"):       u32(jen.Id("n").Op("-").Lit(1)),
+			jen.Id("seed"):       jen.Id("opts").Dot("Seed").Call(),
+			jen.Id("maxEntries"): u32(jen.Id("opts").Dot("MaxEntries")),
+			jen.Id("cpus"):       jen.Id("opts").Dot("CPUs"),
+		}),
+		jen.If(jen.Id("opts").Dot("NoPrealloc")).Block(
+			jen.Id("m").Dot("chunks").Op("=").Make(
+				jen.Index().Qual(atomicPkg, "Pointer").Types(jen.Id(g.chunkT)),
+				jen.Parens(jen.Id("opts").Dot("MaxEntries").Op("-").Lit(1)).Op(">>").Id(g.l.Prefix+"ChunkShift").Op("+").Lit(1),
+			),
+		).Else().Block(
+			jen.Id("m").Dot("elems").Op("=").Make(jen.Index().Id(g.elemT), jen.Id("opts").Dot("MaxEntries")),
+		),
+		jen.Id("m").Dot("handles").Op("=").Make(jen.Index().Id(g.cpuT), jen.Id("opts").Dot("CPUs")),
+		jen.For(jen.Id("i").Op(":=").Range().Id("m").Dot("handles")).Block(
+			jen.Id("m").Dot("handles").Index(jen.Id("i")).Op("=").Id(g.cpuT).Values(jen.Id("m"), jen.Id("i")),
+		),
+		jen.Return(jen.Id("m"), jen.Nil()),
+	)
+
+	f.Comment("Len is the number of keys in the map.")
+	f.Func().Params(g.recvMap()).Id("Len").Params().Int().Block(
+		jen.Return(jen.Int().Call(jen.Id("m").Dot("count").Dot("Load").Call())),
+	)
+	f.Comment("MaxEntries is the capacity the map was created with.")
+	f.Func().Params(g.recvMap()).Id("MaxEntries").Params().Int().Block(
+		jen.Return(jen.Int().Call(jen.Id("m").Dot("maxEntries"))),
+	)
+	f.Comment("CPUs is the number of CPU slots: Options.CPUs, or runtime.NumCPU().")
+	f.Func().Params(g.recvMap()).Id("CPUs").Params().Int().Block(
+		jen.Return(jen.Id("m").Dot("cpus")),
+	)
+}

@@ -1,0 +1,179 @@
+package templates
+
+import (
+	"github.com/dave/jennifer/jen"
+)
+
+// words emits the conversions between the byte arrays of the API and the
+// words of the element, and the element's accessors. Small keys and values
+// are straight-line code; large ones loop over whole words.
+func (g *generator) words(f *jen.File) {
+	l := g.l
+	// func (k *<Key>) words() (w <keyWords>)
+	f.Comment("words is the key as the element stores it.")
+	f.Func().Params(jen.Id("k").Op("*").Id(g.keyT)).Id("words").Params().Params(jen.Id("w").Id(g.keyWordsT)).Block(
+		append(bytesToWords("k", l.Spec.Key, l.KeyUnrolled, func(i, v jen.Code) jen.Code {
+			return jen.Id("w").Index(i).Op("=").Add(v)
+		}), jen.Return())...,
+	)
+
+	// func (e *<elem>) matches(w *<keyWords>, h uint32) bool
+	f.Comment("matches reports whether e holds the key w (of hash h).")
+	f.Comment("Any answer is only as good as the caller's bucket sequence check.")
+	var conds []jen.Code
+	if l.CachedHash {
+		conds = append(conds, load(jen.Id("e").Dot("hash")).Op("==").Id("h"))
+	}
+	body := []jen.Code{}
+	if l.KeyUnrolled {
+		for i := 0; i < l.KeyWords; i++ {
+			conds = append(conds, load(jen.Id("e").Dot("key").Index(jen.Lit(i))).Op("==").Id("w").Index(jen.Lit(i)))
+		}
+		var expr *jen.Statement
+		for i, c := range conds {
+			if i == 0 {
+				expr = jen.Add(c)
+			} else {
+				expr = expr.Op("&&").Line().Add(c)
+			}
+		}
+		if !l.CachedHash {
+			body = append(body, jen.Id("_").Op("=").Id("h").Comment("keys this small are compared directly (seed 002)"))
+		}
+		body = append(body, jen.Return(expr))
+	} else {
+		if l.CachedHash {
+			body = append(body, jen.If(jen.Op("!").Parens(conds[0])).Block(jen.Return(jen.False())))
+		}
+		body = append(body,
+			jen.For(jen.Id("i").Op(":=").Range().Id("w")).Block(
+				jen.If(load(jen.Id("e").Dot("key").Index(jen.Id("i"))).Op("!=").Id("w").Index(jen.Id("i"))).Block(jen.Return(jen.False())),
+			),
+			jen.Return(jen.True()),
+		)
+	}
+	f.Func().Params(g.recvElem()).Id("matches").Params(jen.Id("w").Op("*").Id(g.keyWordsT), jen.Id("h").Uint32()).Bool().Block(body...)
+
+	// func (e *<elem>) setKey(w *<keyWords>, h uint32)
+	f.Comment("setKey stores the key w (of hash h) into e. Only under the bucket lock.")
+	setKey := []jen.Code{}
+	if l.CachedHash {
+		setKey = append(setKey, store(jen.Id("e").Dot("hash"), jen.Id("h")))
+	} else {
+		setKey = append(setKey, jen.Id("_").Op("=").Id("h"))
+	}
+	setKey = append(setKey, storeWords("e.key", "w", l.KeyWords, l.KeyUnrolled, true)...)
+	f.Func().Params(g.recvElem()).Id("setKey").Params(jen.Id("w").Op("*").Id(g.keyWordsT), jen.Id("h").Uint32()).Block(setKey...)
+
+	// func (e *<elem>) key() (k <Key>)
+	f.Comment("loadKey loads e's key.")
+	f.Func().Params(g.recvElem()).Id("loadKey").Params().Params(jen.Id("k").Id(g.keyT)).Block(
+		append(wordsToBytes("k", "e.key", l.Spec.Key, l.KeyUnrolled), jen.Return())...,
+	)
+
+	if !l.ValuesInline {
+		return
+	}
+	// func (e *<elem>) value() (v <Value>)
+	f.Comment("loadValue loads e's value.")
+	f.Func().Params(g.recvElem()).Id("loadValue").Params().Params(jen.Id("v").Id(g.valT)).Block(
+		append(wordsToBytes("v", "e.val", l.Spec.Val, l.ValUnrolled), jen.Return())...,
+	)
+	// func (e *<elem>) setValue(v *<Value>)
+	f.Comment("setValue stores v into e. Only under the bucket lock.")
+	f.Func().Params(g.recvElem()).Id("setValue").Params(jen.Id("v").Op("*").Id(g.valT)).Block(
+		bytesToWords("v", l.Spec.Val, l.ValUnrolled, func(i, v jen.Code) jen.Code {
+			return store(jen.Id("e").Dot("val").Index(i), v)
+		})...,
+	)
+}
+
+// field is <a>.<b> for "a.b", or <a> for "a".
+func field(path string) *jen.Statement {
+	for i := 0; i < len(path); i++ {
+		if path[i] == '.' {
+			return jen.Id(path[:i]).Dot(path[i+1:])
+		}
+	}
+	return jen.Id(path)
+}
+
+// bytesToWords emits set(i, word i) for every word of the n bytes of src
+// (a pointer to an array): little-endian loads, the last partial word
+// assembled from its bytes.
+func bytesToWords(src string, n int, unrolled bool, set func(i, v jen.Code) jen.Code) []jen.Code {
+	le := func(off jen.Code) jen.Code {
+		return jen.Qual(binaryPkg, "LittleEndian").Dot("Uint32").Call(jen.Id(src).Index(off.(*jen.Statement).Op(":")))
+	}
+	var out []jen.Code
+	whole := n / 4
+	if unrolled {
+		for i := 0; i < whole; i++ {
+			out = append(out, set(jen.Lit(i), le(jen.Lit(4*i))))
+		}
+	} else {
+		out = append(out, jen.For(jen.Id("i").Op(":=").Range().Lit(whole)).Block(
+			set(jen.Id("i"), le(jen.Lit(4).Op("*").Id("i"))),
+		))
+	}
+	if rem := n % 4; rem > 0 {
+		var tail *jen.Statement
+		for j := 0; j < rem; j++ {
+			b := jen.Uint32().Call(jen.Id(src).Index(jen.Lit(4*whole + j)))
+			if j > 0 {
+				b = b.Op("<<").Lit(8 * j)
+			}
+			if tail == nil {
+				tail = b
+			} else {
+				tail = tail.Op("|").Add(b)
+			}
+		}
+		out = append(out, set(jen.Lit(whole), tail))
+	}
+	return out
+}
+
+// storeWords emits atomic stores of every word of src into dst.
+func storeWords(dst, src string, nWords int, unrolled, srcPtr bool) []jen.Code {
+	if unrolled {
+		var out []jen.Code
+		for i := 0; i < nWords; i++ {
+			out = append(out, store(field(dst).Index(jen.Lit(i)), jen.Id(src).Index(jen.Lit(i))))
+		}
+		return out
+	}
+	return []jen.Code{jen.For(jen.Id("i").Op(":=").Range().Id(src)).Block(
+		store(field(dst).Index(jen.Id("i")), jen.Id(src).Index(jen.Id("i"))),
+	)}
+}
+
+// wordsToBytes emits atomic loads of the words of src into the n bytes of
+// the array dst: little-endian stores, the last partial word byte by byte.
+func wordsToBytes(dst, src string, n int, unrolled bool) []jen.Code {
+	put := func(off, word jen.Code) jen.Code {
+		return jen.Qual(binaryPkg, "LittleEndian").Dot("PutUint32").Call(jen.Id(dst).Index(jen.Add(off).Op(":")), load(field(src).Index(word)))
+	}
+	var out []jen.Code
+	whole := n / 4
+	if unrolled {
+		for i := 0; i < whole; i++ {
+			out = append(out, put(jen.Lit(4*i), jen.Lit(i)))
+		}
+	} else {
+		out = append(out, jen.For(jen.Id("i").Op(":=").Range().Lit(whole)).Block(
+			put(jen.Lit(4).Op("*").Id("i"), jen.Id("i")),
+		))
+	}
+	if rem := n % 4; rem > 0 {
+		out = append(out, jen.Id("t").Op(":=").Add(load(field(src).Index(jen.Lit(whole)))))
+		for j := 0; j < rem; j++ {
+			v := jen.Id("t")
+			if j > 0 {
+				v = jen.Parens(jen.Id("t").Op(">>").Lit(8 * j))
+			}
+			out = append(out, jen.Id(dst).Index(jen.Lit(4*whole+j)).Op("=").Byte().Call(v))
+		}
+	}
+	return out
+}
