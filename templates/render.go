@@ -76,6 +76,7 @@ func RenderTests(l *spec.Layout, h Header) ([]byte, error) {
 	g := newGenerator(l)
 	f := newFile(l, h)
 	g.tests(f)
+	g.seedBench(f)
 	return render(f)
 }
 

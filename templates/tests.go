@@ -35,57 +35,55 @@ func (g *generator) tests(f *jen.File) {
 		jen.Return(),
 	)
 
-	// Test<Map>RandomOps: random operations checked against a builtin map after every step.
-	f.Commentf("Test%sRandomOps runs random operations and checks every result, and the", g.mapT)
-	f.Comment("whole contents at the end, against a builtin map with the kernel's rules.")
-	keys := g.l.Spec.Key
-	nkeys := 96
-	if keys == 1 {
-		nkeys = 96 // 256 keys exist; use fewer than that
-	}
-	f.Func().Id(T("Test")+"RandomOps").Params(jen.Id("t").Op("*").Qual("testing", "T")).Block(
-		jen.Const().Id("maxEntries").Op("=").Lit(48),
-		jen.List(jen.Id("m"), jen.Err()).Op(":=").Id("New"+g.mapT).Call(opts(48)),
-		fatalIf(jen.Err().Op("!=").Nil(), "New: %v", jen.Err()),
-		jen.Id("ref").Op(":=").Map(key).Add(val).Values(),
-		jen.Id("rng").Op(":=").Qual("math/rand/v2", "New").Call(jen.Qual("math/rand/v2", "NewPCG").Call(jen.Lit(1), jen.Lit(2))),
-		jen.For(jen.Id("step").Op(":=").Range().Lit(20000)).Block(
-			jen.Id("k").Op(":=").Id(T("testKey")).Call(jen.Id("rng").Dot("IntN").Call(jen.Lit(nkeys))),
-			jen.Id("v").Op(":=").Id(T("testVal")).Call(jen.Id("step")),
-			jen.List(jen.Id("old"), jen.Id("present")).Op(":=").Id("ref").Index(jen.Id("k")),
-			jen.Switch(jen.Id("rng").Dot("IntN").Call(jen.Lit(4))).Block(
-				jen.Case(jen.Lit(0)).Block(
-					jen.Id("flags").Op(":=").Qual(htabPkg, "UpdateFlags").Call(jen.Id("rng").Dot("IntN").Call(jen.Lit(4))),
-					jen.Id("err").Op(":=").Id("m").Dot("Update").Call(jen.Id("k"), jen.Id("v"), jen.Id("flags")),
-					jen.Var().Id("want").Error(),
-					jen.Switch().Block(
-						jen.Case(jen.Id("flags").Op(">").Qual(htabPkg, "UpdateExist")).Block(jen.Id("want").Op("=").Qual(htabPkg, "ErrInvalid")),
-						jen.Case(jen.Id("flags").Op("==").Qual(htabPkg, "UpdateNoExist").Op("&&").Id("present")).Block(jen.Id("want").Op("=").Qual(htabPkg, "ErrKeyExist")),
-						jen.Case(jen.Id("flags").Op("==").Qual(htabPkg, "UpdateExist").Op("&&").Op("!").Id("present")).Block(jen.Id("want").Op("=").Qual(htabPkg, "ErrKeyNotExist")),
-						jen.Case(jen.Op("!").Id("present").Op("&&").Len(jen.Id("ref")).Op("==").Id("maxEntries")).Block(jen.Id("want").Op("=").Qual(htabPkg, "ErrFull")),
-						jen.Default().Block(jen.Id("ref").Index(jen.Id("k")).Op("=").Id("v")),
-					),
-					fatalIf(jen.Op("!").Qual("errors", "Is").Call(jen.Id("err"), jen.Id("want")).Op("||").Parens(jen.Id("want").Op("==").Nil().Op("&&").Id("err").Op("!=").Nil()),
-						"step %d: Update(%x, flags %d) = %v, want %v", jen.Id("step"), jen.Id("k"), jen.Id("flags"), jen.Id("err"), jen.Id("want")),
+	// func checkOp<Map>(t, m, ref, step, op, ki, flags): one operation on m and on
+	// the reference, with the kernel's rules; fails t on any difference.
+	const maxEntries = 48
+	const nkeys = 96 // twice the capacity; fewer than the 256 keys of a 1-byte key
+	f.Commentf("checkOp%s applies operation op (0 update, 1 delete, 2 lookup-and-delete,", g.mapT)
+	f.Comment("3 lookup) on key ki to m and to the reference ref, and fails t if they differ.")
+	f.Func().Id(T("checkOp")).Params(
+		jen.Id("t").Qual("testing", "TB"), jen.Id("m").Op("*").Id(g.mapT), jen.Id("ref").Map(key).Add(val),
+		jen.List(jen.Id("step"), jen.Id("op"), jen.Id("ki")).Int(), jen.Id("flags").Qual(htabPkg, "UpdateFlags"),
+	).Block(
+		jen.Id("k").Op(":=").Id(T("testKey")).Call(jen.Id("ki")),
+		jen.Id("v").Op(":=").Id(T("testVal")).Call(jen.Id("step")),
+		jen.List(jen.Id("old"), jen.Id("present")).Op(":=").Id("ref").Index(jen.Id("k")),
+		jen.Switch(jen.Id("op")).Block(
+			jen.Case(jen.Lit(0)).Block(
+				jen.Id("err").Op(":=").Id("m").Dot("Update").Call(jen.Id("k"), jen.Id("v"), jen.Id("flags")),
+				jen.Var().Id("want").Error(),
+				jen.Switch().Block(
+					jen.Case(jen.Id("flags").Op(">").Qual(htabPkg, "UpdateExist")).Block(jen.Id("want").Op("=").Qual(htabPkg, "ErrInvalid")),
+					jen.Case(jen.Id("flags").Op("==").Qual(htabPkg, "UpdateNoExist").Op("&&").Id("present")).Block(jen.Id("want").Op("=").Qual(htabPkg, "ErrKeyExist")),
+					jen.Case(jen.Id("flags").Op("==").Qual(htabPkg, "UpdateExist").Op("&&").Op("!").Id("present")).Block(jen.Id("want").Op("=").Qual(htabPkg, "ErrKeyNotExist")),
+					jen.Case(jen.Op("!").Id("present").Op("&&").Len(jen.Id("ref")).Op("==").Id("m").Dot("MaxEntries").Call()).Block(jen.Id("want").Op("=").Qual(htabPkg, "ErrFull")),
+					jen.Default().Block(jen.Id("ref").Index(jen.Id("k")).Op("=").Id("v")),
 				),
-				jen.Case(jen.Lit(1)).Block(
-					jen.Id("err").Op(":=").Id("m").Dot("Delete").Call(jen.Id("k")),
-					fatalIf(jen.Parens(jen.Id("err").Op("==").Nil()).Op("!=").Id("present"), "step %d: Delete(%x) = %v, present %v", jen.Id("step"), jen.Id("k"), jen.Id("err"), jen.Id("present")),
-					jen.Delete(jen.Id("ref"), jen.Id("k")),
-				),
-				jen.Case(jen.Lit(2)).Block(
-					jen.List(jen.Id("got"), jen.Id("err")).Op(":=").Id("m").Dot("LookupAndDelete").Call(jen.Id("k")),
-					fatalIf(jen.Parens(jen.Id("err").Op("==").Nil()).Op("!=").Id("present").Op("||").Id("got").Op("!=").Id("old"), "step %d: LookupAndDelete(%x) = %x, %v; want %x, present %v", jen.Id("step"), jen.Id("k"), jen.Id("got"), jen.Id("err"), jen.Id("old"), jen.Id("present")),
-					jen.Delete(jen.Id("ref"), jen.Id("k")),
-				),
-				jen.Default().Block(
-					jen.List(jen.Id("got"), jen.Id("ok")).Op(":=").Id("m").Dot("Lookup").Call(jen.Id("k")),
-					fatalIf(jen.Id("ok").Op("!=").Id("present").Op("||").Id("got").Op("!=").Id("old"), "step %d: Lookup(%x) = %x, %v; want %x, %v", jen.Id("step"), jen.Id("k"), jen.Id("got"), jen.Id("ok"), jen.Id("old"), jen.Id("present")),
-				),
+				fatalIf(jen.Op("!").Qual("errors", "Is").Call(jen.Id("err"), jen.Id("want")).Op("||").Parens(jen.Id("want").Op("==").Nil().Op("&&").Id("err").Op("!=").Nil()),
+					"step %d: Update(%x, flags %d) = %v, want %v", jen.Id("step"), jen.Id("k"), jen.Id("flags"), jen.Id("err"), jen.Id("want")),
 			),
-			fatalIf(jen.Id("m").Dot("Len").Call().Op("!=").Len(jen.Id("ref")), "step %d: Len() = %d, want %d", jen.Id("step"), jen.Id("m").Dot("Len").Call(), jen.Len(jen.Id("ref"))),
+			jen.Case(jen.Lit(1)).Block(
+				jen.Id("err").Op(":=").Id("m").Dot("Delete").Call(jen.Id("k")),
+				fatalIf(jen.Parens(jen.Id("err").Op("==").Nil()).Op("!=").Id("present"), "step %d: Delete(%x) = %v, present %v", jen.Id("step"), jen.Id("k"), jen.Id("err"), jen.Id("present")),
+				jen.Delete(jen.Id("ref"), jen.Id("k")),
+			),
+			jen.Case(jen.Lit(2)).Block(
+				jen.List(jen.Id("got"), jen.Id("err")).Op(":=").Id("m").Dot("LookupAndDelete").Call(jen.Id("k")),
+				fatalIf(jen.Parens(jen.Id("err").Op("==").Nil()).Op("!=").Id("present").Op("||").Id("got").Op("!=").Id("old"), "step %d: LookupAndDelete(%x) = %x, %v; want %x, present %v", jen.Id("step"), jen.Id("k"), jen.Id("got"), jen.Id("err"), jen.Id("old"), jen.Id("present")),
+				jen.Delete(jen.Id("ref"), jen.Id("k")),
+			),
+			jen.Default().Block(
+				jen.List(jen.Id("got"), jen.Id("ok")).Op(":=").Id("m").Dot("Lookup").Call(jen.Id("k")),
+				fatalIf(jen.Id("ok").Op("!=").Id("present").Op("||").Id("got").Op("!=").Id("old"), "step %d: Lookup(%x) = %x, %v; want %x, %v", jen.Id("step"), jen.Id("k"), jen.Id("got"), jen.Id("ok"), jen.Id("old"), jen.Id("present")),
+			),
 		),
-		jen.Comment("All and a NextKey walk both see exactly the reference's contents, in one order."),
+		fatalIf(jen.Id("m").Dot("Len").Call().Op("!=").Len(jen.Id("ref")), "step %d: Len() = %d, want %d", jen.Id("step"), jen.Id("m").Dot("Len").Call(), jen.Len(jen.Id("ref"))),
+	)
+
+	// func checkContents<Map>(t, m, ref): All and a NextKey walk both give ref, in one order.
+	f.Commentf("checkContents%s checks that All and a NextKey walk both give exactly ref,", g.mapT)
+	f.Comment("in the same order.")
+	f.Func().Id(T("checkContents")).Params(jen.Id("t").Qual("testing", "TB"), jen.Id("m").Op("*").Id(g.mapT), jen.Id("ref").Map(key).Add(val)).Block(
 		jen.Var().Id("order").Index().Add(key),
 		jen.For(jen.List(jen.Id("k"), jen.Id("v")).Op(":=").Range().Id("m").Dot("All").Call()).Block(
 			fatalIf(jen.Id("ref").Index(jen.Id("k")).Op("!=").Id("v"), "All yields %x = %x, want %x", jen.Id("k"), jen.Id("v"), jen.Id("ref").Index(jen.Id("k"))),
@@ -101,6 +99,47 @@ func (g *generator) tests(f *jen.File) {
 		jen.If(jen.List(jen.Id("_"), jen.Err()).Op(":=").Id("m").Dot("NextKey").Call(jen.Id("cur")), jen.Op("!").Qual("errors", "Is").Call(jen.Err(), jen.Qual(htabPkg, "ErrKeyNotExist"))).Block(
 			jen.Id("t").Dot("Fatalf").Call(jen.Lit("NextKey after the last key = %v, want ErrKeyNotExist"), jen.Err()),
 		),
+	)
+
+	// Test<Map>RandomOps: random operations checked after every step, on a
+	// preallocated map, a NoPrealloc map, and a degenerate one whose keys all
+	// fall into bucket 0 (mask 0), which forces the longest chains.
+	f.Commentf("Test%sRandomOps runs random operations, checked after every step against", g.mapT)
+	f.Comment("a builtin map; preallocated, NoPrealloc, and degenerate (every key in bucket 0).")
+	f.Func().Id(T("Test")+"RandomOps").Params(jen.Id("t").Op("*").Qual("testing", "T")).Block(
+		jen.For(jen.List(jen.Id("_"), jen.Id("mode")).Op(":=").Range().Index().String().Values(jen.Lit("prealloc"), jen.Lit("noprealloc"), jen.Lit("degenerate"))).Block(
+			jen.Id("t").Dot("Run").Call(jen.Id("mode"), jen.Func().Params(jen.Id("t").Op("*").Qual("testing", "T")).Block(
+				jen.Id("opts").Op(":=").Add(opts(maxEntries)),
+				jen.Id("opts").Dot("NoPrealloc").Op("=").Id("mode").Op("==").Lit("noprealloc"),
+				jen.List(jen.Id("m"), jen.Err()).Op(":=").Id("New"+g.mapT).Call(jen.Id("opts")),
+				fatalIf(jen.Err().Op("!=").Nil(), "New: %v", jen.Err()),
+				jen.If(jen.Id("mode").Op("==").Lit("degenerate")).Block(jen.Id("m").Dot("mask").Op("=").Lit(0)),
+				jen.Id("ref").Op(":=").Map(key).Add(val).Values(),
+				jen.Id("rng").Op(":=").Qual("math/rand/v2", "New").Call(jen.Qual("math/rand/v2", "NewPCG").Call(jen.Lit(1), jen.Lit(2))),
+				jen.For(jen.Id("step").Op(":=").Range().Lit(10000)).Block(
+					jen.Id(T("checkOp")).Call(jen.Id("t"), jen.Id("m"), jen.Id("ref"), jen.Id("step"), jen.Id("rng").Dot("IntN").Call(jen.Lit(4)), jen.Id("rng").Dot("IntN").Call(jen.Lit(nkeys)),
+						jen.Qual(htabPkg, "UpdateFlags").Call(jen.Id("rng").Dot("IntN").Call(jen.Lit(4)))),
+				),
+				jen.Id(T("checkContents")).Call(jen.Id("t"), jen.Id("m"), jen.Id("ref")),
+			)),
+		),
+	)
+
+	// Fuzz<Map>Ops: each pair of input bytes is one operation and one key.
+	f.Commentf("Fuzz%sOps decodes its input into operations (two bytes each: operation and", g.mapT)
+	f.Comment("flags, key) and checks each one, then the contents, against a builtin map.")
+	f.Func().Id(T("Fuzz")+"Ops").Params(jen.Id("f").Op("*").Qual("testing", "F")).Block(
+		jen.Id("f").Dot("Add").Call(jen.Index().Byte().Parens(jen.Lit("\x00\x01\x00\x02\x03\x01\x01\x01\x02\x02"))),
+		jen.Id("f").Dot("Fuzz").Call(jen.Func().Params(jen.Id("t").Op("*").Qual("testing", "T"), jen.Id("data").Index().Byte()).Block(
+			jen.List(jen.Id("m"), jen.Err()).Op(":=").Id("New"+g.mapT).Call(opts(8)),
+			fatalIf(jen.Err().Op("!=").Nil(), "New: %v", jen.Err()),
+			jen.Id("ref").Op(":=").Map(key).Add(val).Values(),
+			jen.For(jen.Id("i").Op(":=").Lit(0), jen.Id("i").Op("+").Lit(1).Op("<").Len(jen.Id("data")), jen.Id("i").Op("+=").Lit(2)).Block(
+				jen.Id(T("checkOp")).Call(jen.Id("t"), jen.Id("m"), jen.Id("ref"), jen.Id("i"), jen.Int().Call(jen.Id("data").Index(jen.Id("i")).Op("&").Lit(3)), jen.Int().Call(jen.Id("data").Index(jen.Id("i").Op("+").Lit(1)).Op("%").Lit(16)),
+					jen.Qual(htabPkg, "UpdateFlags").Call(jen.Id("data").Index(jen.Id("i")).Op(">>").Lit(2).Op("&").Lit(3))),
+			),
+			jen.Id(T("checkContents")).Call(jen.Id("t"), jen.Id("m"), jen.Id("ref")),
+		)),
 	)
 
 	// Test<Map>Concurrent: writers on disjoint keys, readers and iterators, under -race.
@@ -163,8 +202,51 @@ func (g *generator) tests(f *jen.File) {
 			jen.If(jen.List(jen.Id("_"), jen.Id("ok")).Op(":=").Id("m").Dot("Lookup").Call(jen.Id("keys").Index(jen.Id("i"))), jen.Op("!").Id("ok")).Block(
 				jen.Id("b").Dot("Fatal").Call(jen.Lit("miss")),
 			),
-			jen.If(jen.Id("i").Op("++").Empty(), jen.Id("i").Op("==").Len(jen.Id("keys"))).Block(jen.Id("i").Op("=").Lit(0)),
+			jen.Id("i").Op("++"),
+			jen.If(jen.Id("i").Op("==").Len(jen.Id("keys"))).Block(jen.Id("i").Op("=").Lit(0)),
 		),
 		jen.Id("b").Dot("ReportMetric").Call(jen.Float64().Call(jen.Id("b").Dot("N")).Op("/").Id("b").Dot("Elapsed").Call().Dot("Seconds").Call(), jen.Lit("lookups/s")),
+	)
+}
+
+// seedBench emits Benchmark<Map>Seed000: the kernel's bpf-hashmap-lookup
+// method (seed 000): 65536 max entries, 25/50/75/100 % full, ZeroSeed, keys
+// with word 0 = i+1 and word j = 2654435761*j, looked up in insertion order,
+// all hits.
+//
+//	func Benchmark<Map>Seed000(b *testing.B) {
+//		for _, full := range []int{25, 50, 75, 100} { b.Run(fmt.Sprintf("fullness=%d", full), ...) }
+//	}
+func (g *generator) seedBench(f *jen.File) {
+	key := jen.Id(g.keyT)
+	f.Commentf("Benchmark%sSeed000 is the kernel's bpf-hashmap-lookup benchmark (seed 000):", g.mapT)
+	f.Comment("a map of 65536 entries filled to 25..100 %, every key looked up in turn.")
+	f.Func().Id("Benchmark"+g.mapT+"Seed000").Params(jen.Id("b").Op("*").Qual("testing", "B")).Block(
+		jen.For(jen.List(jen.Id("_"), jen.Id("full")).Op(":=").Range().Index().Int().Values(jen.Lit(25), jen.Lit(50), jen.Lit(75), jen.Lit(100))).Block(
+			jen.Id("b").Dot("Run").Call(jen.Qual("fmt", "Sprintf").Call(jen.Lit("fullness=%d"), jen.Id("full")), jen.Func().Params(jen.Id("b").Op("*").Qual("testing", "B")).Block(
+				jen.Id("n").Op(":=").Lit(65536).Op("*").Id("full").Op("/").Lit(100),
+				jen.List(jen.Id("m"), jen.Err()).Op(":=").Id("New"+g.mapT).Call(jen.Qual(htabPkg, "Options").Values(jen.Dict{jen.Id("MaxEntries"): jen.Lit(65536), jen.Id("ZeroSeed"): jen.True()})),
+				jen.If(jen.Err().Op("!=").Nil()).Block(jen.Id("b").Dot("Fatal").Call(jen.Err())),
+				jen.Id("keys").Op(":=").Make(jen.Index().Add(key), jen.Id("n")),
+				jen.For(jen.Id("i").Op(":=").Range().Id("keys")).Block(
+					jen.Var().Id("buf").Index(jen.Lit(4*(g.l.KeyWords+1))).Byte(),
+					jen.Qual(binaryPkg, "LittleEndian").Dot("PutUint32").Call(jen.Id("buf").Index(jen.Op(":")), jen.Uint32().Call(jen.Id("i").Op("+").Lit(1))),
+					jen.For(jen.Id("j").Op(":=").Lit(1), jen.Id("j").Op("<").Lit(g.l.Spec.Key/4), jen.Id("j").Op("++")).Block(
+						jen.Qual(binaryPkg, "LittleEndian").Dot("PutUint32").Call(jen.Id("buf").Index(jen.Lit(4).Op("*").Id("j").Op(":")), jen.Lit(2654435761).Op("*").Uint32().Call(jen.Id("j"))),
+					),
+					jen.Copy(jen.Id("keys").Index(jen.Id("i")).Index(jen.Op(":")), jen.Id("buf").Index(jen.Op(":"))),
+					jen.Var().Id("v").Id(g.valT),
+					jen.Id("v").Index(jen.Lit(0)).Op("=").Byte().Call(jen.Id("i")),
+					jen.If(jen.Err().Op(":=").Id("m").Dot("Update").Call(jen.Id("keys").Index(jen.Id("i")), jen.Id("v"), jen.Qual(htabPkg, "UpdateAny")), jen.Err().Op("!=").Nil()).Block(jen.Id("b").Dot("Fatal").Call(jen.Err())),
+				),
+				jen.Id("i").Op(":=").Lit(0),
+				jen.For(jen.Id("b").Dot("Loop").Call()).Block(
+					jen.If(jen.List(jen.Id("_"), jen.Id("ok")).Op(":=").Id("m").Dot("Lookup").Call(jen.Id("keys").Index(jen.Id("i"))), jen.Op("!").Id("ok")).Block(jen.Id("b").Dot("Fatal").Call(jen.Lit("miss"))),
+					jen.Id("i").Op("++"),
+					jen.If(jen.Id("i").Op("==").Id("n")).Block(jen.Id("i").Op("=").Lit(0)),
+				),
+				jen.Id("b").Dot("ReportMetric").Call(jen.Float64().Call(jen.Id("b").Dot("N")).Op("/").Id("b").Dot("Elapsed").Call().Dot("Seconds").Call(), jen.Lit("lookups/s")),
+			)),
+		),
 	)
 }

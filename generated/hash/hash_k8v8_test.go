@@ -4,7 +4,9 @@
 package hash
 
 import (
+	"encoding/binary"
 	"errors"
+	"fmt"
 	"github.com/htabgen/htabgen/htab"
 	"math/rand/v2"
 	"sync"
@@ -31,67 +33,57 @@ func testValHashK8V8(i int) (v HashK8V8Value) {
 	return
 }
 
-// TestHashK8V8RandomOps runs random operations and checks every result, and the
-// whole contents at the end, against a builtin map with the kernel's rules.
-func TestHashK8V8RandomOps(t *testing.T) {
-	const maxEntries = 48
-	m, err := NewHashK8V8(htab.Options{
-		CPUs:       2,
-		MaxEntries: 48,
-		ZeroSeed:   true,
-	})
-	if err != nil {
-		t.Fatalf("New: %v", err)
-	}
-	ref := map[HashK8V8Key]HashK8V8Value{}
-	rng := rand.New(rand.NewPCG(1, 2))
-	for step := range 20000 {
-		k := testKeyHashK8V8(rng.IntN(96))
-		v := testValHashK8V8(step)
-		old, present := ref[k]
-		switch rng.IntN(4) {
-		case 0:
-			flags := htab.UpdateFlags(rng.IntN(4))
-			err := m.Update(k, v, flags)
-			var want error
-			switch {
-			case flags > htab.UpdateExist:
-				want = htab.ErrInvalid
-			case flags == htab.UpdateNoExist && present:
-				want = htab.ErrKeyExist
-			case flags == htab.UpdateExist && !present:
-				want = htab.ErrKeyNotExist
-			case !present && len(ref) == maxEntries:
-				want = htab.ErrFull
-			default:
-				ref[k] = v
-			}
-			if !errors.Is(err, want) || (want == nil && err != nil) {
-				t.Fatalf("step %d: Update(%x, flags %d) = %v, want %v", step, k, flags, err, want)
-			}
-		case 1:
-			err := m.Delete(k)
-			if (err == nil) != present {
-				t.Fatalf("step %d: Delete(%x) = %v, present %v", step, k, err, present)
-			}
-			delete(ref, k)
-		case 2:
-			got, err := m.LookupAndDelete(k)
-			if (err == nil) != present || got != old {
-				t.Fatalf("step %d: LookupAndDelete(%x) = %x, %v; want %x, present %v", step, k, got, err, old, present)
-			}
-			delete(ref, k)
+// checkOpHashK8V8 applies operation op (0 update, 1 delete, 2 lookup-and-delete,
+// 3 lookup) on key ki to m and to the reference ref, and fails t if they differ.
+func checkOpHashK8V8(t testing.TB, m *HashK8V8, ref map[HashK8V8Key]HashK8V8Value, step, op, ki int, flags htab.UpdateFlags) {
+	k := testKeyHashK8V8(ki)
+	v := testValHashK8V8(step)
+	old, present := ref[k]
+	switch op {
+	case 0:
+		err := m.Update(k, v, flags)
+		var want error
+		switch {
+		case flags > htab.UpdateExist:
+			want = htab.ErrInvalid
+		case flags == htab.UpdateNoExist && present:
+			want = htab.ErrKeyExist
+		case flags == htab.UpdateExist && !present:
+			want = htab.ErrKeyNotExist
+		case !present && len(ref) == m.MaxEntries():
+			want = htab.ErrFull
 		default:
-			got, ok := m.Lookup(k)
-			if ok != present || got != old {
-				t.Fatalf("step %d: Lookup(%x) = %x, %v; want %x, %v", step, k, got, ok, old, present)
-			}
+			ref[k] = v
 		}
-		if m.Len() != len(ref) {
-			t.Fatalf("step %d: Len() = %d, want %d", step, m.Len(), len(ref))
+		if !errors.Is(err, want) || (want == nil && err != nil) {
+			t.Fatalf("step %d: Update(%x, flags %d) = %v, want %v", step, k, flags, err, want)
+		}
+	case 1:
+		err := m.Delete(k)
+		if (err == nil) != present {
+			t.Fatalf("step %d: Delete(%x) = %v, present %v", step, k, err, present)
+		}
+		delete(ref, k)
+	case 2:
+		got, err := m.LookupAndDelete(k)
+		if (err == nil) != present || got != old {
+			t.Fatalf("step %d: LookupAndDelete(%x) = %x, %v; want %x, present %v", step, k, got, err, old, present)
+		}
+		delete(ref, k)
+	default:
+		got, ok := m.Lookup(k)
+		if ok != present || got != old {
+			t.Fatalf("step %d: Lookup(%x) = %x, %v; want %x, %v", step, k, got, ok, old, present)
 		}
 	}
-	// All and a NextKey walk both see exactly the reference's contents, in one order.
+	if m.Len() != len(ref) {
+		t.Fatalf("step %d: Len() = %d, want %d", step, m.Len(), len(ref))
+	}
+}
+
+// checkContentsHashK8V8 checks that All and a NextKey walk both give exactly ref,
+// in the same order.
+func checkContentsHashK8V8(t testing.TB, m *HashK8V8, ref map[HashK8V8Key]HashK8V8Value) {
 	var order []HashK8V8Key
 	for k, v := range m.All() {
 		if ref[k] != v {
@@ -113,6 +105,55 @@ func TestHashK8V8RandomOps(t *testing.T) {
 	if _, err := m.NextKey(cur); !errors.Is(err, htab.ErrKeyNotExist) {
 		t.Fatalf("NextKey after the last key = %v, want ErrKeyNotExist", err)
 	}
+}
+
+// TestHashK8V8RandomOps runs random operations, checked after every step against
+// a builtin map; preallocated, NoPrealloc, and degenerate (every key in bucket 0).
+func TestHashK8V8RandomOps(t *testing.T) {
+	for _, mode := range []string{"prealloc", "noprealloc", "degenerate"} {
+		t.Run(mode, func(t *testing.T) {
+			opts := htab.Options{
+				CPUs:       2,
+				MaxEntries: 48,
+				ZeroSeed:   true,
+			}
+			opts.NoPrealloc = mode == "noprealloc"
+			m, err := NewHashK8V8(opts)
+			if err != nil {
+				t.Fatalf("New: %v", err)
+			}
+			if mode == "degenerate" {
+				m.mask = 0
+			}
+			ref := map[HashK8V8Key]HashK8V8Value{}
+			rng := rand.New(rand.NewPCG(1, 2))
+			for step := range 10000 {
+				checkOpHashK8V8(t, m, ref, step, rng.IntN(4), rng.IntN(96), htab.UpdateFlags(rng.IntN(4)))
+			}
+			checkContentsHashK8V8(t, m, ref)
+		})
+	}
+}
+
+// FuzzHashK8V8Ops decodes its input into operations (two bytes each: operation and
+// flags, key) and checks each one, then the contents, against a builtin map.
+func FuzzHashK8V8Ops(f *testing.F) {
+	f.Add([]byte("\x00\x01\x00\x02\x03\x01\x01\x01\x02\x02"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		m, err := NewHashK8V8(htab.Options{
+			CPUs:       2,
+			MaxEntries: 8,
+			ZeroSeed:   true,
+		})
+		if err != nil {
+			t.Fatalf("New: %v", err)
+		}
+		ref := map[HashK8V8Key]HashK8V8Value{}
+		for i := 0; i+1 < len(data); i += 2 {
+			checkOpHashK8V8(t, m, ref, i, int(data[i]&3), int(data[i+1]%16), htab.UpdateFlags(data[i]>>2&3))
+		}
+		checkContentsHashK8V8(t, m, ref)
+	})
 }
 
 // TestHashK8V8Concurrent runs writers on disjoint keys with lock-free readers and
@@ -188,9 +229,52 @@ func BenchmarkHashK8V8Lookup(b *testing.B) {
 		if _, ok := m.Lookup(keys[i]); !ok {
 			b.Fatal("miss")
 		}
-		if i++; i == len(keys) {
+		i++
+		if i == len(keys) {
 			i = 0
 		}
 	}
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "lookups/s")
+}
+
+// BenchmarkHashK8V8Seed000 is the kernel's bpf-hashmap-lookup benchmark (seed 000):
+// a map of 65536 entries filled to 25..100 %, every key looked up in turn.
+func BenchmarkHashK8V8Seed000(b *testing.B) {
+	for _, full := range []int{25, 50, 75, 100} {
+		b.Run(fmt.Sprintf("fullness=%d", full), func(b *testing.B) {
+			n := 65536 * full / 100
+			m, err := NewHashK8V8(htab.Options{
+				MaxEntries: 65536,
+				ZeroSeed:   true,
+			})
+			if err != nil {
+				b.Fatal(err)
+			}
+			keys := make([]HashK8V8Key, n)
+			for i := range keys {
+				var buf [12]byte
+				binary.LittleEndian.PutUint32(buf[:], uint32(i+1))
+				for j := 1; j < 2; j++ {
+					binary.LittleEndian.PutUint32(buf[4*j:], 2654435761*uint32(j))
+				}
+				copy(keys[i][:], buf[:])
+				var v HashK8V8Value
+				v[0] = byte(i)
+				if err := m.Update(keys[i], v, htab.UpdateAny); err != nil {
+					b.Fatal(err)
+				}
+			}
+			i := 0
+			for b.Loop() {
+				if _, ok := m.Lookup(keys[i]); !ok {
+					b.Fatal("miss")
+				}
+				i++
+				if i == n {
+					i = 0
+				}
+			}
+			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "lookups/s")
+		})
+	}
 }
