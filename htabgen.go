@@ -64,6 +64,18 @@ func WriteFiles(files []File) error {
 			os.Remove(t)
 		}
 	}
+	// Refuse up front what a rename could only half do: two files to one
+	// path, or a target that exists and is not a regular file.
+	seen := map[string]bool{}
+	for _, f := range files {
+		if seen[filepath.Clean(f.Path)] {
+			return fmt.Errorf("writing %s: two maps go to the same file", f.Path)
+		}
+		seen[filepath.Clean(f.Path)] = true
+		if fi, err := os.Lstat(f.Path); err == nil && !fi.Mode().IsRegular() {
+			return fmt.Errorf("writing %s: exists and is not a regular file", f.Path)
+		}
+	}
 	for _, f := range files {
 		dir := filepath.Dir(f.Path)
 		tmp, err := os.CreateTemp(dir, "."+filepath.Base(f.Path)+".*.tmp")

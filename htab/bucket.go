@@ -1,6 +1,7 @@
 package htab
 
 import (
+	"math/bits"
 	"runtime"
 	"sync/atomic"
 )
@@ -81,9 +82,8 @@ func (b *Bucket) waitStable() uint32 {
 // BucketCount is the number of buckets of a map of maxEntries:
 // roundup_pow_of_two(maxEntries), as the kernel sizes it.
 func BucketCount(maxEntries int) int {
-	n := 1
-	for n < maxEntries {
-		n <<= 1
+	if maxEntries <= 1 {
+		return 1
 	}
-	return n
+	return 1 << bits.Len(uint(maxEntries-1))
 }

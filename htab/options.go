@@ -2,6 +2,7 @@ package htab
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"runtime"
 )
@@ -57,8 +58,8 @@ func (o Options) Check(t MapType) (Options, error) {
 	bad := func(format string, args ...any) (Options, error) {
 		return o, fmt.Errorf("%w: %s map: %s", ErrInvalid, t, fmt.Sprintf(format, args...))
 	}
-	if o.MaxEntries < 1 || o.MaxEntries > MaxMaxEntries {
-		return bad("MaxEntries %d (allowed: 1..%d)", o.MaxEntries, MaxMaxEntries)
+	if o.MaxEntries < 1 || int64(o.MaxEntries) > MaxMaxEntries || int64(o.MaxEntries) > math.MaxInt/2 {
+		return bad("MaxEntries %d (allowed: 1..%d)", o.MaxEntries, min(int64(MaxMaxEntries), math.MaxInt/2))
 	}
 	if o.CPUs < 0 || o.CPUs > 1<<16 {
 		return bad("CPUs %d (allowed: 0 for runtime.NumCPU(), or 1..65536)", o.CPUs)

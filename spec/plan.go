@@ -141,6 +141,8 @@ func checkImplemented(s Spec) error {
 		return todo("bloom", s.Bloom)
 	case s.EbpfCompat:
 		return todo("ebpf-compat", s.EbpfCompat)
+	case s.BatchLock != BatchLockNonEmpty:
+		return todo("batch-lock", s.BatchLock)
 	case s.Type != Hash:
 		return todo("type", s.Type)
 	}
@@ -171,7 +173,7 @@ func (l *Layout) HashDescription() string {
 		tail = fmt.Sprintf(", then a %d-byte tail", l.Spec.Key%4)
 	}
 	if l.HashUnrolled {
-		return fmt.Sprintf("static: jhash unrolled for %d bytes (%d word loads%s)", l.Spec.Key, l.Spec.Key/4, tail)
+		return fmt.Sprintf("static: jhash unrolled for %d bytes (%s%s)", l.Spec.Key, plural(l.Spec.Key/4, "word load"), tail)
 	}
 	return fmt.Sprintf("static: jhash over %d words in 12-byte blocks (key longer than %d bytes is not unrolled)", l.KeyWords, 4*UnrollWords)
 }
@@ -202,4 +204,11 @@ func lowerFirst(s string) string {
 	default:
 		return strings.ToLower(string(r[:i-1])) + string(r[i-1:])
 	}
+}
+
+func plural(n int, what string) string {
+	if n == 1 {
+		return fmt.Sprintf("1 %s", what)
+	}
+	return fmt.Sprintf("%d %ss", n, what)
 }

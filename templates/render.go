@@ -36,8 +36,8 @@ type Header struct {
 type generator struct {
 	l *spec.Layout
 	// Type names of the generated code.
-	mapT, keyT, valT, cpuT string
-	elemT, chunkT, keyWordsT  string
+	mapT, keyT, valT, cpuT   string
+	elemT, chunkT, keyWordsT string
 }
 
 func newGenerator(l *spec.Layout) *generator {

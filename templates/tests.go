@@ -106,7 +106,7 @@ func (g *generator) tests(f *jen.File) {
 	// fall into bucket 0 (mask 0), which forces the longest chains.
 	f.Commentf("Test%sRandomOps runs random operations, checked after every step against", g.mapT)
 	f.Comment("a builtin map; preallocated, NoPrealloc, and degenerate (every key in bucket 0).")
-	f.Func().Id(T("Test")+"RandomOps").Params(jen.Id("t").Op("*").Qual("testing", "T")).Block(
+	f.Func().Id(T("Test") + "RandomOps").Params(jen.Id("t").Op("*").Qual("testing", "T")).Block(
 		jen.For(jen.List(jen.Id("_"), jen.Id("mode")).Op(":=").Range().Index().String().Values(jen.Lit("prealloc"), jen.Lit("noprealloc"), jen.Lit("degenerate"))).Block(
 			jen.Id("t").Dot("Run").Call(jen.Id("mode"), jen.Func().Params(jen.Id("t").Op("*").Qual("testing", "T")).Block(
 				jen.Id("opts").Op(":=").Add(opts(maxEntries)),
@@ -221,7 +221,7 @@ func (g *generator) seedBench(f *jen.File) {
 	key := jen.Id(g.keyT)
 	f.Commentf("Benchmark%sSeed000 is the kernel's bpf-hashmap-lookup benchmark (seed 000):", g.mapT)
 	f.Comment("a map of 65536 entries filled to 25..100 %, every key looked up in turn.")
-	f.Func().Id("Benchmark"+g.mapT+"Seed000").Params(jen.Id("b").Op("*").Qual("testing", "B")).Block(
+	f.Func().Id("Benchmark" + g.mapT + "Seed000").Params(jen.Id("b").Op("*").Qual("testing", "B")).Block(
 		jen.For(jen.List(jen.Id("_"), jen.Id("full")).Op(":=").Range().Index().Int().Values(jen.Lit(25), jen.Lit(50), jen.Lit(75), jen.Lit(100))).Block(
 			jen.Id("b").Dot("Run").Call(jen.Qual("fmt", "Sprintf").Call(jen.Lit("fullness=%d"), jen.Id("full")), jen.Func().Params(jen.Id("b").Op("*").Qual("testing", "B")).Block(
 				jen.Id("n").Op(":=").Lit(65536).Op("*").Id("full").Op("/").Lit(100),

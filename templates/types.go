@@ -32,7 +32,7 @@ func (g *generator) types(f *jen.File) {
 	// const <prefix>ChunkShift = <n>; type <prefix>Chunk [1 << <prefix>ChunkShift]<elem>
 	shift := chunkShift(l.ElemSize)
 	f.Commentf("With NoPrealloc elements are allocated in chunks of 1<<%sChunkShift (about 16 KiB), on first use.", l.Prefix)
-	f.Const().Id(l.Prefix+"ChunkShift").Op("=").Lit(shift)
+	f.Const().Id(l.Prefix + "ChunkShift").Op("=").Lit(shift)
 	f.Type().Id(g.chunkT).Index(jen.Lit(1).Op("<<").Id(l.Prefix + "ChunkShift")).Id(g.elemT)
 
 	g.mapStruct(f)

@@ -72,12 +72,14 @@ func run(args []string, stdout, stderr io.Writer) int {
 
 	var specs []spec.Spec
 	if *specFile != "" {
-		set := map[string]bool{}
-		fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-		for name := range set {
-			if name != "spec" && name != "out-dir" {
-				return usageError(stderr, fmt.Errorf("-%s: with -spec, every setting comes from the spec file (only -out-dir may be given)", name))
+		var extra string
+		fs.Visit(func(f *flag.Flag) {
+			if extra == "" && f.Name != "spec" && f.Name != "out-dir" {
+				extra = f.Name
 			}
+		})
+		if extra != "" {
+			return usageError(stderr, fmt.Errorf("-%s: with -spec, every setting comes from the spec file (only -out-dir may be given)", extra))
 		}
 		data, err := os.ReadFile(*specFile)
 		if err != nil {
@@ -91,7 +93,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 			if specs[i].Out == "" {
 				specs[i].Out = strings.ToLower(specs[i].TypeName()) + "_htab.go"
 			}
-			specs[i].Out = filepath.Join(*outDir, specs[i].Out)
+			if !filepath.IsAbs(specs[i].Out) {
+				specs[i].Out = filepath.Join(*outDir, specs[i].Out)
+			}
+		}
+		if err := checkDistinct(specs); err != nil {
+			return usageError(stderr, err)
 		}
 	} else {
 		if *outDir != "" {
@@ -111,7 +118,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 			if err != nil {
 				return usageError(stderr, err)
 			}
-			fmt.Fprintln(stdout, l.Explain())
+			fmt.Fprint(stdout, l.Explain())
 			continue
 		}
 		fs, err := htabgen.Generate(s, command)
@@ -152,3 +159,22 @@ func typeNames() []string {
 }
 
 func typesList() string { return strings.Join(typeNames(), ", ") }
+
+// checkDistinct rejects a spec file whose maps would overwrite each other's
+// files or clash by name in one package.
+func checkDistinct(specs []spec.Spec) error {
+	outs, names := map[string]int{}, map[string]int{}
+	for i, s := range specs {
+		out := filepath.Clean(s.Out)
+		if j, dup := outs[out]; dup {
+			return fmt.Errorf("spec file: maps %d and %d both write %s", j, i, s.Out)
+		}
+		outs[out] = i
+		name := filepath.Dir(out) + "." + s.TypeName()
+		if j, dup := names[name]; dup {
+			return fmt.Errorf("spec file: maps %d and %d are both named %s in %s", j, i, s.TypeName(), filepath.Dir(out))
+		}
+		names[name] = i
+	}
+	return nil
+}

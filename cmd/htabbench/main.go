@@ -1,0 +1,105 @@
+// Command htabbench turns `go test -bench` output into the tables of the
+// seeds, side by side with the published figures. Today it knows seed 000:
+//
+//	go test -run '^$' -bench Seed000 -count 5 ./generated/seed000/ > seed000.txt
+//	go run ./cmd/htabbench seed000.txt
+//
+// Each cell is the median of the runs; gains are ratios measured in one run.
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"os"
+	"regexp"
+	"slices"
+	"strconv"
+)
+
+// seed000Gain is the published gain of jhash2 over jhash (seed 000's table),
+// by key size and fullness.
+var seed000Gain = map[int][4]float64{
+	4: {7.0, 3.1, 4.7, 3.0}, 8: {13.2, 10.0, 10.5, 10.8}, 12: {14.0, 13.1, 15.1, 11.6},
+	16: {1.0, 0.7, 1.5, 2.5}, 20: {7.4, 7.7, 6.6, 6.7}, 24: {11.8, 11.5, 10.6, 9.4},
+	28: {1.3, 1.2, 3.3, -0.1}, 32: {5.7, 3.4, 2.7, 3.3}, 64: {0.1, 1.0, 0.4, 2.4},
+}
+
+var fullness = []int{25, 50, 75, 100}
+
+// benchLine matches BenchmarkK8StaticSeed000/fullness=25-2  N  ns/op  X lookups/s.
+var benchLine = regexp.MustCompile(`^BenchmarkK(\d+)(Jhash2|Jhash|Static)Seed000/fullness=(\d+)\S*\s+\d+\s+\S+ ns/op\s+(\S+) lookups/s`)
+
+type cell struct {
+	key, full int
+	hash      string
+}
+
+func main() {
+	in := io.Reader(os.Stdin)
+	if len(os.Args) > 1 {
+		f, err := os.Open(os.Args[1])
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "htabbench:", err)
+			os.Exit(1)
+		}
+		defer f.Close()
+		in = f
+	}
+	runs := map[cell][]float64{}
+	sc := bufio.NewScanner(in)
+	for sc.Scan() {
+		m := benchLine.FindStringSubmatch(sc.Text())
+		if m == nil {
+			continue
+		}
+		key, _ := strconv.Atoi(m[1])
+		full, _ := strconv.Atoi(m[3])
+		v, err := strconv.ParseFloat(m[4], 64)
+		if err != nil {
+			continue
+		}
+		c := cell{key, full, m[2]}
+		runs[c] = append(runs[c], v)
+	}
+	if len(runs) == 0 {
+		fmt.Fprintln(os.Stderr, "htabbench: no Seed000 benchmark lines in the input")
+		os.Exit(1)
+	}
+	printSeed000(os.Stdout, runs)
+}
+
+func median(xs []float64) float64 {
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+func printSeed000(w io.Writer, runs map[cell][]float64) {
+	fmt.Fprintln(w, "| key | full | jhash M/s | jhash2 M/s | static M/s | jhash2 gain | static gain | seed gain | static ≥ seed |")
+	fmt.Fprintln(w, "|---:|---:|---:|---:|---:|---:|---:|---:|:---:|")
+	keys := []int{4, 8, 12, 16, 20, 24, 28, 32, 64}
+	for _, k := range keys {
+		for fi, full := range fullness {
+			j := median(runs[cell{k, full, "Jhash"}])
+			j2 := median(runs[cell{k, full, "Jhash2"}])
+			st := median(runs[cell{k, full, "Static"}])
+			if j == 0 || j2 == 0 || st == 0 {
+				continue
+			}
+			seed := seed000Gain[k][fi]
+			verdict := "n/a"
+			if seed >= 3 {
+				verdict = "no"
+				if 100*(st/j-1) >= seed {
+					verdict = "yes"
+				}
+			}
+			fmt.Fprintf(w, "| %d | %d%% | %.2f | %.2f | %.2f | %+.1f%% | %+.1f%% | %+.1f%% | %s |\n",
+				k, full, j/1e6, j2/1e6, st/1e6, 100*(j2/j-1), 100*(st/j-1), seed, verdict)
+		}
+	}
+}

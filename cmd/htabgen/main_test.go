@@ -1,0 +1,125 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/testscript"
+)
+
+// TestMain lets the scripts run the command as "htabgen": testscript re-runs
+// this test binary, which calls run exactly as main does.
+func TestMain(m *testing.M) {
+	testscript.Main(m, map[string]func(){
+		"htabgen": func() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) },
+	})
+}
+
+// TestScripts runs the command-line tests in testdata/*.txtar. Besides the
+// standard commands, the scripts have
+//
+//	exits N prog args...   run prog; its exit status must be N
+//	dirlist DIR            print every file and directory under DIR, dot files
+//	                       included, one path a line, sorted
+//
+// and the environment variables REPO (the module's root, for go.mod replace
+// directives) and the Go caches, so that `go vet` can compile output.
+func TestScripts(t *testing.T) {
+	repo, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	goEnv := map[string]string{}
+	for _, name := range []string{"GOCACHE", "GOMODCACHE", "GOPATH", "GOROOT"} {
+		out, err := exec.Command("go", "env", name).Output()
+		if err != nil {
+			t.Fatalf("go env %s: %v", name, err)
+		}
+		goEnv[name] = strings.TrimSpace(string(out))
+	}
+	testscript.Run(t, testscript.Params{
+		Dir:                 "testdata",
+		RequireExplicitExec: true,
+		RequireUniqueNames:  true,
+		Setup: func(env *testscript.Env) error {
+			env.Setenv("REPO", repo)
+			for k, v := range goEnv {
+				env.Setenv(k, v)
+			}
+			env.Setenv("GOFLAGS", "-mod=mod")
+			env.Setenv("GOPROXY", "off")
+			env.Setenv("GOTOOLCHAIN", "local")
+			env.Setenv("GOWORK", "off")
+			return nil
+		},
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			"exits":   cmdExits,
+			"dirlist": cmdDirlist,
+		},
+	})
+}
+
+// cmdExits runs a program like exec and checks its exact exit status, which
+// exec cannot: 1 (I/O error) and 2 (usage error) must not be confused.
+func cmdExits(ts *testscript.TestScript, neg bool, args []string) {
+	if neg {
+		ts.Fatalf("unsupported: ! exits")
+	}
+	if len(args) < 2 {
+		ts.Fatalf("usage: exits N prog args...")
+	}
+	want, err := strconv.Atoi(args[0])
+	ts.Check(err)
+	got := 0
+	if err := ts.Exec(args[1], args[2:]...); err != nil {
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) {
+			ts.Fatalf("%s: %v", args[1], err)
+		}
+		got = ee.ExitCode()
+	}
+	if got != want {
+		ts.Fatalf("%s exited with status %d, want %d", args[1], got, want)
+	}
+}
+
+// cmdDirlist lists a directory tree, so that a script can check that no file
+// was created, and no temporary file was left behind.
+func cmdDirlist(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: dirlist DIR")
+	}
+	root := ts.MkAbs(args[0])
+	var names []string
+	err := filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if path == root {
+			return nil
+		}
+		rel, err := filepath.Rel(root, path)
+		if err != nil {
+			return err
+		}
+		rel = filepath.ToSlash(rel)
+		if d.IsDir() {
+			rel += "/"
+		}
+		names = append(names, rel)
+		return nil
+	})
+	ts.Check(err)
+	sort.Strings(names)
+	out := ts.Stdout() // even when empty: replaces the previous command's stdout
+	for _, n := range names {
+		fmt.Fprintln(out, n)
+	}
+}

@@ -1,0 +1,580 @@
+package spec
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// hashSpec is a valid hash map spec with every option at its default.
+func hashSpec(key, val int) Spec {
+	s := Default()
+	s.Type, s.Key, s.Val = Hash, key, val
+	return s
+}
+
+func TestDefault(t *testing.T) {
+	s := Default()
+	assert.Equal(t, HashStatic, s.Hash)
+	assert.True(t, s.Lean)
+	assert.Equal(t, 5, s.Hashes)
+	assert.Equal(t, BatchLockNonEmpty, s.BatchLock)
+	assert.Equal(t, 0, s.Bloom)
+	assert.False(t, s.Tests)
+	assert.False(t, s.EbpfCompat)
+}
+
+func TestValidateOK(t *testing.T) {
+	with := func(f func(*Spec)) Spec {
+		s := hashSpec(8, 8)
+		f(&s)
+		return s
+	}
+	tests := []struct {
+		name string
+		s    Spec
+	}{
+		{"hash k8v8", hashSpec(8, 8)},
+		{"key 1", hashSpec(1, 8)},
+		{"key max", hashSpec(MaxKeySize, 8)},
+		{"val 1", hashSpec(8, 1)},
+		{"val max", hashSpec(8, MaxValueSize)},
+		{"jhash2 word-aligned", with(func(s *Spec) { s.Hash = HashJhash2; s.Key = 12 })},
+		{"jhash any key", with(func(s *Spec) { s.Hash = HashJhash; s.Key = 7 })},
+		{"lean false", with(func(s *Spec) { s.Lean = false })},
+		{"batch-lock always", with(func(s *Spec) { s.BatchLock = BatchLockAlways })},
+		{"bloom 1 on hash", with(func(s *Spec) { s.Bloom = 1 })},
+		{"bloom 15 on lru", with(func(s *Spec) { s.Type = LRU; s.Bloom = 15 })},
+		{"pcpu val max", with(func(s *Spec) { s.Type = PerCPU; s.Val = MaxPerCPUValSize })},
+		{"lru_pcpu", with(func(s *Spec) { s.Type = LRUPerCPU })},
+		{"bloom type", with(func(s *Spec) { s.Type = Bloom; s.Key = 0 })},
+		{"bloom hashes 1", with(func(s *Spec) { s.Type = Bloom; s.Key = 0; s.Hashes = 1 })},
+		{"bloom hashes 15", with(func(s *Spec) { s.Type = Bloom; s.Key = 0; s.Hashes = 15 })},
+		{"ebpf-compat", with(func(s *Spec) { s.EbpfCompat = true })},
+		{"name", with(func(s *Spec) { s.Name = "Conns" })},
+		{"pkg", with(func(s *Spec) { s.Pkg = "flows" })},
+		{"pkg main", with(func(s *Spec) { s.Pkg = "main" })},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.NoError(t, tt.s.Validate())
+		})
+	}
+}
+
+func TestValidateErrors(t *testing.T) {
+	with := func(f func(*Spec)) Spec {
+		s := hashSpec(8, 8)
+		f(&s)
+		return s
+	}
+	tests := []struct {
+		name    string
+		s       Spec
+		option  string
+		allowed []string // substrings of Allowed: what is allowed
+	}{
+		{"missing type", with(func(s *Spec) { s.Type = "" }), "type", []string{"required", "hash, pcpu, lru, lru_pcpu, bloom"}},
+		{"bad type", with(func(s *Spec) { s.Type = "array" }), "type", []string{"hash, pcpu, lru, lru_pcpu, bloom"}},
+		{"key 0", hashSpec(0, 8), "key", []string{"1..65535"}},
+		{"key negative", hashSpec(-1, 8), "key", []string{"1..65535"}},
+		{"key 65536", hashSpec(65536, 8), "key", []string{"1..65535"}},
+		{"val 0", hashSpec(8, 0), "val", []string{"1..1048576"}},
+		{"val 1048577", hashSpec(8, MaxValueSize+1), "val", []string{"1..1048576"}},
+		{"pcpu val 32769", with(func(s *Spec) { s.Type = PerCPU; s.Val = 32769 }), "val", []string{"1..32768", "pcpu"}},
+		{"lru_pcpu val 32769", with(func(s *Spec) { s.Type = LRUPerCPU; s.Val = 32769 }), "val", []string{"1..32768"}},
+		{"bloom with key", with(func(s *Spec) { s.Type = Bloom }), "key", []string{"applies only to -type hash, pcpu, lru, lru_pcpu"}},
+		{"bloom val 0", with(func(s *Spec) { s.Type = Bloom; s.Key = 0; s.Val = 0 }), "val", []string{"1..1048576"}},
+		{"jhash2 key 7", with(func(s *Spec) { s.Hash = HashJhash2; s.Key = 7 }), "hash", []string{"multiple of 4", "static or jhash"}},
+		{"jhash2 key 9", with(func(s *Spec) { s.Hash = HashJhash2; s.Key = 9 }), "hash", []string{"multiple of 4"}},
+		{"bad hash", with(func(s *Spec) { s.Hash = "fnv" }), "hash", []string{"static, jhash2, jhash"}},
+		{"bad batch-lock", with(func(s *Spec) { s.BatchLock = "bogus" }), "batch-lock", []string{"nonempty, always"}},
+		{"hashes on hash", with(func(s *Spec) { s.Hashes = 3 }), "hashes", []string{"applies only to -type bloom"}},
+		{"hashes 0 on bloom", with(func(s *Spec) { s.Type = Bloom; s.Key = 0; s.Hashes = 0 }), "hashes", []string{"1..15"}},
+		{"hashes 16 on bloom", with(func(s *Spec) { s.Type = Bloom; s.Key = 0; s.Hashes = 16 }), "hashes", []string{"1..15"}},
+		{"bloom on lru_pcpu", with(func(s *Spec) { s.Type = LRUPerCPU; s.Bloom = 3 }), "bloom", []string{"applies only to -type hash, pcpu, lru"}},
+		{"bloom on bloom", with(func(s *Spec) { s.Type = Bloom; s.Key = 0; s.Bloom = 3 }), "bloom", []string{"applies only to"}},
+		{"bloom 16", with(func(s *Spec) { s.Bloom = 16 }), "bloom", []string{"1..15"}},
+		{"bloom negative", with(func(s *Spec) { s.Bloom = -1 }), "bloom", []string{"1..15"}},
+		{"lean false on bloom", with(func(s *Spec) { s.Type = Bloom; s.Key = 0; s.Lean = false }), "lean", []string{"applies only to -type hash, pcpu, lru, lru_pcpu"}},
+		{"batch-lock on bloom", with(func(s *Spec) { s.Type = Bloom; s.Key = 0; s.BatchLock = BatchLockAlways }), "batch-lock", []string{"applies only to"}},
+		{"name lowercase", with(func(s *Spec) { s.Name = "conns" }), "name", []string{"exported Go identifier"}},
+		{"name not identifier", with(func(s *Spec) { s.Name = "My-Map" }), "name", []string{"exported Go identifier"}},
+		{"name keyword-ish digit", with(func(s *Spec) { s.Name = "9Map" }), "name", []string{"exported Go identifier"}},
+		{"pkg invalid", with(func(s *Spec) { s.Pkg = "my-pkg" }), "pkg", []string{"Go package name"}},
+		{"pkg keyword", with(func(s *Spec) { s.Pkg = "func" }), "pkg", []string{"Go package name"}},
+		{"pkg blank", with(func(s *Spec) { s.Pkg = "_" }), "pkg", []string{"Go package name"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := tt.s.Validate()
+			require.Error(t, err)
+			var se *Error
+			require.True(t, errors.As(err, &se), "want a *spec.Error, got %T: %v", err, err)
+			assert.Equal(t, tt.option, se.Option)
+			msg := err.Error()
+			assert.True(t, strings.HasPrefix(msg, "-"+tt.option+" "), "message %q does not start with the flag -%s", msg, tt.option)
+			for _, a := range tt.allowed {
+				assert.Contains(t, msg, a, "message should say what is allowed")
+			}
+		})
+	}
+}
+
+func TestErrorMessage(t *testing.T) {
+	err := &Error{Option: "key", Value: 0, Allowed: "key size in bytes, 1..65535"}
+	assert.Equal(t, "-key 0: key size in bytes, 1..65535", err.Error())
+}
+
+// Plan must reject what this version cannot generate rather than generate a
+// map without the feature asked for.
+func TestPlanNotImplemented(t *testing.T) {
+	with := func(f func(*Spec)) Spec {
+		s := hashSpec(8, 8)
+		f(&s)
+		return s
+	}
+	tests := []struct {
+		name   string
+		s      Spec
+		option string
+	}{
+		{"pcpu", with(func(s *Spec) { s.Type = PerCPU }), "type"},
+		{"lru", with(func(s *Spec) { s.Type = LRU }), "type"},
+		{"lru_pcpu", with(func(s *Spec) { s.Type = LRUPerCPU }), "type"},
+		{"bloom type", with(func(s *Spec) { s.Type = Bloom; s.Key = 0 }), "type"},
+		{"bloom option", with(func(s *Spec) { s.Bloom = 3 }), "bloom"},
+		{"ebpf-compat", with(func(s *Spec) { s.EbpfCompat = true }), "ebpf-compat"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			l, err := Plan(tt.s)
+			require.Error(t, err)
+			assert.Nil(t, l)
+			var se *Error
+			require.True(t, errors.As(err, &se))
+			assert.Equal(t, tt.option, se.Option)
+			assert.Contains(t, err.Error(), "not implemented")
+		})
+	}
+}
+
+func TestPlanRejectsInvalid(t *testing.T) {
+	l, err := Plan(hashSpec(0, 8))
+	require.Error(t, err)
+	assert.Nil(t, l)
+	assert.Contains(t, err.Error(), "-key 0")
+}
+
+// field is the part of Field that the layout tests compare.
+type field struct {
+	Name   string
+	GoType string
+	Offset int
+	Size   int
+}
+
+func fieldsOf(l *Layout) []field {
+	var fs []field
+	for _, f := range l.Elem {
+		fs = append(fs, field{f.Name, f.GoType, f.Offset, f.Size})
+	}
+	return fs
+}
+
+func TestPlanElem(t *testing.T) {
+	lean := func(key, val int) Spec { return hashSpec(key, val) }
+	full := func(key, val int) Spec { s := hashSpec(key, val); s.Lean = false; return s }
+	tests := []struct {
+		name       string
+		s          Spec
+		fields     []field
+		size       int
+		cachedHash bool
+	}{
+		{
+			name: "k8v8 lean: next, key, val",
+			s:    lean(8, 8),
+			fields: []field{
+				{"next", "uint32", 0, 4},
+				{"key", "[2]uint32", 4, 8},
+				{"val", "[2]uint32", 12, 8},
+			},
+			size: 20,
+		},
+		{
+			name: "k1v1 lean: one word each",
+			s:    lean(1, 1),
+			fields: []field{
+				{"next", "uint32", 0, 4},
+				{"key", "[1]uint32", 4, 4},
+				{"val", "[1]uint32", 8, 4},
+			},
+			size: 12,
+		},
+		{
+			name: "k4v8 lean",
+			s:    lean(4, 8),
+			fields: []field{
+				{"next", "uint32", 0, 4},
+				{"key", "[1]uint32", 4, 4},
+				{"val", "[2]uint32", 8, 8},
+			},
+			size: 16,
+		},
+		{
+			name: "k7v13 lean: words rounded up, no cached hash",
+			s:    lean(7, 13),
+			fields: []field{
+				{"next", "uint32", 0, 4},
+				{"key", "[2]uint32", 4, 8},
+				{"val", "[4]uint32", 12, 16},
+			},
+			size: 28,
+		},
+		{
+			name: "k9v8 lean: cached hash past 8 bytes",
+			s:    lean(9, 8),
+			fields: []field{
+				{"next", "uint32", 0, 4},
+				{"hash", "uint32", 4, 4},
+				{"key", "[3]uint32", 8, 12},
+				{"val", "[2]uint32", 20, 8},
+			},
+			size:       28,
+			cachedHash: true,
+		},
+		{
+			name: "k64v64 lean",
+			s:    lean(64, 64),
+			fields: []field{
+				{"next", "uint32", 0, 4},
+				{"hash", "uint32", 4, 4},
+				{"key", "[16]uint32", 8, 64},
+				{"val", "[16]uint32", 72, 64},
+			},
+			size:       136,
+			cachedHash: true,
+		},
+		{
+			name: "k8v8 all fields",
+			s:    full(8, 8),
+			fields: []field{
+				{"next", "uint32", 0, 4},
+				{"hash", "uint32", 4, 4},
+				{"lru", "[3]uint32", 8, 12},
+				{"pcpu", "uint32", 20, 4},
+				{"key", "[2]uint32", 24, 8},
+				{"val", "[2]uint32", 32, 8},
+			},
+			size:       40,
+			cachedHash: true,
+		},
+		{
+			name: "k1v1 all fields",
+			s:    full(1, 1),
+			fields: []field{
+				{"next", "uint32", 0, 4},
+				{"hash", "uint32", 4, 4},
+				{"lru", "[3]uint32", 8, 12},
+				{"pcpu", "uint32", 20, 4},
+				{"key", "[1]uint32", 24, 4},
+				{"val", "[1]uint32", 28, 4},
+			},
+			size:       32,
+			cachedHash: true,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			l, err := Plan(tt.s)
+			require.NoError(t, err)
+			assert.Equal(t, tt.fields, fieldsOf(l))
+			assert.Equal(t, tt.size, l.ElemSize)
+			assert.Equal(t, tt.cachedHash, l.CachedHash)
+			assert.Equal(t, 8, l.BucketSize)
+			assert.True(t, l.ValuesInline, "hash maps keep the value in the element")
+			assert.Zero(t, l.LRUNodeSize, "hash maps have no LRU nodes")
+			// Offsets are contiguous, 4-byte aligned, and the size is their end.
+			off := 0
+			for _, f := range l.Elem {
+				assert.Equal(t, off, f.Offset, "field %s", f.Name)
+				assert.Zero(t, f.Offset%4, "field %s is not 4-byte aligned", f.Name)
+				assert.NotEmpty(t, f.Doc, "field %s says why it exists", f.Name)
+				off += f.Size
+			}
+			assert.Equal(t, off, l.ElemSize)
+		})
+	}
+}
+
+// The lean element drops the cached hash for keys up to NoCacheHashMaxKey
+// bytes and keeps it for every longer key.
+func TestPlanCachedHashThreshold(t *testing.T) {
+	for key := 1; key <= 20; key++ {
+		l, err := Plan(hashSpec(key, 8))
+		require.NoError(t, err)
+		assert.Equal(t, key > NoCacheHashMaxKey, l.CachedHash, "key %d", key)
+
+		s := hashSpec(key, 8)
+		s.Lean = false
+		l, err = Plan(s)
+		require.NoError(t, err)
+		assert.True(t, l.CachedHash, "key %d, lean=false always caches the hash", key)
+	}
+}
+
+func TestPlanWords(t *testing.T) {
+	tests := []struct{ bytes, words int }{
+		{1, 1}, {2, 1}, {3, 1}, {4, 1}, {5, 2}, {7, 2}, {8, 2}, {9, 3}, {12, 3}, {13, 4},
+		{16, 4}, {24, 6}, {63, 16}, {64, 16}, {65, 17}, {4112, 1028}, {MaxKeySize, 16384},
+	}
+	for _, tt := range tests {
+		l, err := Plan(hashSpec(tt.bytes, tt.bytes))
+		require.NoError(t, err)
+		assert.Equal(t, tt.words, l.KeyWords, "key %d", tt.bytes)
+		assert.Equal(t, tt.words, l.ValueWords, "val %d", tt.bytes)
+	}
+	l, err := Plan(hashSpec(8, MaxValueSize))
+	require.NoError(t, err)
+	assert.Equal(t, MaxValueSize/4, l.ValueWords)
+}
+
+func TestPlanUnroll(t *testing.T) {
+	tests := []struct {
+		key, val                       int
+		hash                           HashKind
+		hashUnrolled, keyUnr, valUnrol bool
+	}{
+		{1, 1, HashStatic, true, true, true},
+		{8, 8, HashStatic, true, true, true},
+		{61, 64, HashStatic, true, true, true},
+		{64, 64, HashStatic, true, true, true},
+		{65, 65, HashStatic, false, false, false},
+		{68, 8, HashStatic, false, false, true},
+		{8, 68, HashStatic, true, true, false},
+		{4112, 8, HashStatic, false, false, true},
+		// Only the static hash is unrolled; the kernel's hashes are loops.
+		{8, 8, HashJhash, false, true, true},
+		{8, 8, HashJhash2, false, true, true},
+		{64, 8, HashJhash2, false, true, true},
+	}
+	for _, tt := range tests {
+		s := hashSpec(tt.key, tt.val)
+		s.Hash = tt.hash
+		l, err := Plan(s)
+		require.NoError(t, err)
+		assert.Equal(t, tt.hash, l.Hash)
+		assert.Equal(t, tt.hashUnrolled, l.HashUnrolled, "key %d val %d %s: HashUnrolled", tt.key, tt.val, tt.hash)
+		assert.Equal(t, tt.keyUnr, l.KeyUnrolled, "key %d val %d %s: KeyUnrolled", tt.key, tt.val, tt.hash)
+		assert.Equal(t, tt.valUnrol, l.ValUnrolled, "key %d val %d %s: ValUnrolled", tt.key, tt.val, tt.hash)
+	}
+}
+
+func TestPlanNames(t *testing.T) {
+	tests := []struct {
+		name                               string // -name, "" to derive
+		key, val                           int
+		typeName, keyT, valT, cpuT, prefix string
+	}{
+		{"", 8, 8, "HashK8V8", "HashK8V8Key", "HashK8V8Value", "HashK8V8CPU", "hashK8V8"},
+		{"", 13, 1, "HashK13V1", "HashK13V1Key", "HashK13V1Value", "HashK13V1CPU", "hashK13V1"},
+		{"Conns", 16, 8, "Conns", "ConnsKey", "ConnsValue", "ConnsCPU", "conns"},
+		{"LRUConns", 16, 8, "LRUConns", "LRUConnsKey", "LRUConnsValue", "LRUConnsCPU", "lruConns"},
+		{"K13V8", 13, 8, "K13V8", "K13V8Key", "K13V8Value", "K13V8CPU", "k13V8"},
+		{"ABC", 8, 8, "ABC", "ABCKey", "ABCValue", "ABCCPU", "abc"},
+		{"X", 8, 8, "X", "XKey", "XValue", "XCPU", "x"},
+		{"Ä", 8, 8, "Ä", "ÄKey", "ÄValue", "ÄCPU", "ä"},
+	}
+	for _, tt := range tests {
+		s := hashSpec(tt.key, tt.val)
+		s.Name = tt.name
+		l, err := Plan(s)
+		require.NoError(t, err, "name %q", tt.name)
+		assert.Equal(t, tt.typeName, l.Name)
+		assert.Equal(t, tt.keyT, l.KeyType)
+		assert.Equal(t, tt.valT, l.ValueType)
+		assert.Equal(t, tt.cpuT, l.CPUType)
+		assert.Equal(t, tt.prefix, l.Prefix)
+		assert.Equal(t, s, l.Spec)
+	}
+}
+
+func TestTypeName(t *testing.T) {
+	tests := []struct {
+		s    Spec
+		want string
+	}{
+		{Spec{Type: Hash, Key: 8, Val: 8}, "HashK8V8"},
+		{Spec{Type: Hash, Key: 1, Val: 1048576}, "HashK1V1048576"},
+		{Spec{Type: PerCPU, Key: 16, Val: 8}, "PcpuK16V8"},
+		{Spec{Type: LRU, Key: 16, Val: 8}, "LruK16V8"},
+		{Spec{Type: LRUPerCPU, Key: 8, Val: 8}, "LruPcpuK8V8"},
+		{Spec{Type: Bloom, Val: 8}, "BloomV8"},
+		{Spec{Type: Hash, Key: 8, Val: 8, Name: "Conns"}, "Conns"},
+		{Spec{Type: Bloom, Val: 8, Name: "Seen"}, "Seen"},
+	}
+	for _, tt := range tests {
+		assert.Equal(t, tt.want, tt.s.TypeName(), "%+v", tt.s)
+	}
+}
+
+func TestParseJSON(t *testing.T) {
+	t.Run("defaults", func(t *testing.T) {
+		specs, err := ParseJSON([]byte(`[{"type":"hash","key":16,"val":8}]`))
+		require.NoError(t, err)
+		require.Len(t, specs, 1)
+		want := Default()
+		want.Type, want.Key, want.Val = Hash, 16, 8
+		assert.Equal(t, want, specs[0])
+	})
+	t.Run("every field", func(t *testing.T) {
+		specs, err := ParseJSON([]byte(`[
+			{"type":"lru","key":16,"val":8,"name":"Conns","pkg":"flows","out":"conns_htab.go",
+			 "hash":"jhash2","lean":false,"bloom":3,"hashes":5,"batch-lock":"always","ebpf-compat":true,"tests":true},
+			{"type":"bloom","val":4,"hashes":7}
+		]`))
+		require.NoError(t, err)
+		require.Len(t, specs, 2)
+		assert.Equal(t, Spec{
+			Type: LRU, Key: 16, Val: 8, Name: "Conns", Pkg: "flows", Out: "conns_htab.go",
+			Hash: HashJhash2, Lean: false, Bloom: 3, Hashes: 5, BatchLock: BatchLockAlways,
+			EbpfCompat: true, Tests: true,
+		}, specs[0])
+		want := Default()
+		want.Type, want.Val, want.Hashes = Bloom, 4, 7
+		assert.Equal(t, want, specs[1])
+	})
+	tests := []struct {
+		name string
+		json string
+		want []string // substrings of the error
+	}{
+		{"unknown field", `[{"type":"hash","key":8,"val":8,"size":3}]`, []string{"map 0", `unknown field "size"`}},
+		{"unknown field in second map", `[{"type":"hash","key":8,"val":8},{"type":"hash","key":8,"val":8,"Lean ":true}]`, []string{"map 1", "unknown field"}},
+		{"empty array", `[]`, []string{"empty array"}},
+		{"not an array", `{"type":"hash","key":8,"val":8}`, []string{"JSON array"}},
+		{"malformed", `[{"type":"hash",`, []string{"spec file"}},
+		{"empty input", ``, []string{"spec file"}},
+		{"wrong field type", `[{"type":"hash","key":"8","val":8}]`, []string{"map 0", "key"}},
+		{"invalid spec", `[{"type":"hash","key":0,"val":8}]`, []string{"map 0", "-key 0", "1..65535"}},
+		{"invalid second spec", `[{"type":"hash","key":8,"val":8},{"type":"hash","key":7,"val":8,"hash":"jhash2"}]`, []string{"map 1", "-hash jhash2", "multiple of 4"}},
+		{"missing type", `[{"key":8,"val":8}]`, []string{"map 0", "-type", "required"}},
+		{"trailing data", `[{"type":"hash","key":8,"val":8}] x`, []string{"spec file"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			specs, err := ParseJSON([]byte(tt.json))
+			require.Error(t, err)
+			assert.Nil(t, specs)
+			for _, w := range tt.want {
+				assert.Contains(t, err.Error(), w)
+			}
+		})
+	}
+	t.Run("spec errors stay *Error", func(t *testing.T) {
+		_, err := ParseJSON([]byte(`[{"type":"hash","key":8,"val":0}]`))
+		var se *Error
+		require.True(t, errors.As(err, &se))
+		assert.Equal(t, "val", se.Option)
+	})
+}
+
+func TestExplain(t *testing.T) {
+	l, err := Plan(hashSpec(9, 8))
+	require.NoError(t, err)
+	got := l.Explain()
+	for _, want := range []string{
+		"HashK9V8: hash map, key 9 B, value 8 B (lean=true)",
+		"struct hashK9V8Elem {",
+		"next;  /*     0     4 */",
+		"hash;  /*     4     4 */",
+		"key;   /*     8    12 */",
+		"val;   /*    20     8 */",
+		"/* size: 28, cachelines: 1, members: 4 */",
+		"struct htab.Bucket {",
+		"/* size: 8 */",
+		"bytes per element: 28",
+		// 1000 entries: 1024 buckets of 8 B over 1000 entries.
+		"MaxEntries 1000 (elements + buckets): 36.2",
+		"MaxEntries 65536 (elements + buckets): 36.0",
+		"hash: static: jhash unrolled for 9 bytes (2 word loads, then a 1-byte tail)",
+	} {
+		assert.Contains(t, got, want)
+	}
+
+	s := hashSpec(8, 8)
+	s.Lean = false
+	l, err = Plan(s)
+	require.NoError(t, err)
+	got = l.Explain()
+	assert.Contains(t, got, "(lean=false)")
+	assert.Contains(t, got, "lru;   /*     8    12 */")
+	assert.Contains(t, got, "/* size: 40, cachelines: 1, members: 6 */")
+	assert.Contains(t, got, "hash: static: jhash unrolled for 8 bytes (2 word loads)")
+
+	l, err = Plan(hashSpec(100, 8))
+	require.NoError(t, err)
+	assert.Contains(t, l.Explain(), "cachelines: 2")
+}
+
+func TestHashDescription(t *testing.T) {
+	tests := []struct {
+		key  int
+		hash HashKind
+		want string
+	}{
+		{8, HashStatic, "static: jhash unrolled for 8 bytes (2 word loads)"},
+		{7, HashStatic, "static: jhash unrolled for 7 bytes (1 word loads, then a 3-byte tail)"},
+		{64, HashStatic, "static: jhash unrolled for 64 bytes (16 word loads)"},
+		{4112, HashStatic, "static: jhash over 1028 words in 12-byte blocks (key longer than 64 bytes is not unrolled)"},
+		{12, HashJhash2, "jhash2: the kernel's word loop over 3 words"},
+		{7, HashJhash, "jhash: the kernel's byte loop over 7 bytes"},
+	}
+	for _, tt := range tests {
+		s := hashSpec(tt.key, 8)
+		s.Hash = tt.hash
+		l, err := Plan(s)
+		require.NoError(t, err)
+		assert.Equal(t, tt.want, l.HashDescription())
+	}
+}
+
+func TestEntryBytes(t *testing.T) {
+	l, err := Plan(hashSpec(8, 8))
+	require.NoError(t, err)
+	assert.InDelta(t, 20+8.0, l.EntryBytes(1024, 1), 1e-9)
+	assert.InDelta(t, 20+8*1024/1000.0, l.EntryBytes(1000, 1), 1e-9)
+	assert.InDelta(t, 20+8.0, l.EntryBytes(1, 1), 1e-9, "1 entry, 1 bucket")
+	assert.InDelta(t, 20+8*4/3.0, l.EntryBytes(3, 1), 1e-9, "3 entries, 4 buckets")
+	assert.InDelta(t, 20+8.0, l.EntryBytes(1, 4), 1e-9, "cpus do not matter for inline values")
+}
+
+// The feature table must name every option the way the flags do and list
+// only real types.
+func TestFeatures(t *testing.T) {
+	seen := map[string]bool{}
+	for _, f := range Features {
+		assert.False(t, seen[f.Name], "feature %s listed twice", f.Name)
+		seen[f.Name] = true
+		assert.NotEmpty(t, f.Usage, f.Name)
+		assert.NotEmpty(t, f.Default, f.Name)
+		assert.NotEmpty(t, f.Types, f.Name)
+		for _, typ := range f.Types {
+			assert.Contains(t, MapTypes, typ, f.Name)
+		}
+		// The defaults are not "set".
+		d := Default()
+		d.Type = f.Types[0]
+		if d.Type != Bloom {
+			d.Key = 8
+		}
+		d.Val = 8
+		if f.Name != "key" {
+			assert.False(t, f.IsSet(d), "%s is set in Default()", f.Name)
+		}
+	}
+}
