@@ -528,7 +528,7 @@ func TestHashDescription(t *testing.T) {
 		want string
 	}{
 		{8, HashStatic, "static: jhash unrolled for 8 bytes (2 word loads)"},
-		{7, HashStatic, "static: jhash unrolled for 7 bytes (1 word loads, then a 3-byte tail)"},
+		{7, HashStatic, "static: jhash unrolled for 7 bytes (1 word load, then a 3-byte tail)"},
 		{64, HashStatic, "static: jhash unrolled for 64 bytes (16 word loads)"},
 		{4112, HashStatic, "static: jhash over 1028 words in 12-byte blocks (key longer than 64 bytes is not unrolled)"},
 		{12, HashJhash2, "jhash2: the kernel's word loop over 3 words"},

@@ -118,7 +118,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 			if err != nil {
 				return usageError(stderr, err)
 			}
-			fmt.Fprint(stdout, l.Explain())
+			fmt.Fprintln(stdout, l.Explain())
 			continue
 		}
 		fs, err := htabgen.Generate(s, command)
