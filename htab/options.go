@@ -58,6 +58,7 @@ func (o Options) Check(t MapType) (Options, error) {
 	bad := func(format string, args ...any) (Options, error) {
 		return o, fmt.Errorf("%w: %s map: %s", ErrInvalid, t, fmt.Sprintf(format, args...))
 	}
+	// On 32-bit platforms the cap is 2^30, so that the bucket count fits an int.
 	if o.MaxEntries < 1 || int64(o.MaxEntries) > MaxMaxEntries || int64(o.MaxEntries) > math.MaxInt/2 {
 		return bad("MaxEntries %d (allowed: 1..%d)", o.MaxEntries, min(int64(MaxMaxEntries), math.MaxInt/2))
 	}

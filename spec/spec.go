@@ -116,11 +116,8 @@ func (s Spec) Validate() error {
 			return bad(f.Name, f.Value(s), fmt.Sprintf("applies only to -type %s", joinList(f.Types)))
 		}
 	}
-	if s.Type == Bloom {
-		if s.Key != 0 {
-			return bad("key", s.Key, "a bloom filter has no key; leave -key out")
-		}
-	} else if s.Key < 1 || s.Key > MaxKeySize {
+	// (-key on a bloom filter was rejected by the feature table above.)
+	if s.Type != Bloom && (s.Key < 1 || s.Key > MaxKeySize) {
 		return bad("key", s.Key, fmt.Sprintf("key size in bytes, 1..%d", MaxKeySize))
 	}
 	maxVal := MaxValueSize

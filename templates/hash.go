@@ -46,7 +46,7 @@ func (g *generator) hashStatic() []jen.Code {
 	l := g.l
 	blocks := (l.Spec.Key - 1) / 12 // jhash mixes while more than 12 bytes remain
 	body := hashInit(jen.Lit(l.Spec.Key))
-	addBlock := func(i jen.Code, off func(int) jen.Code) []jen.Code {
+	addBlock := func(off func(int) jen.Code) []jen.Code {
 		return append([]jen.Code{
 			jen.Id("a").Op("+=").Id("w").Index(off(0)),
 			jen.Id("b").Op("+=").Id("w").Index(off(1)),
@@ -55,12 +55,12 @@ func (g *generator) hashStatic() []jen.Code {
 	}
 	if l.HashUnrolled {
 		for blk := 0; blk < blocks; blk++ {
-			body = append(body, addBlock(nil, func(j int) jen.Code { return jen.Lit(3*blk + j) })...)
+			body = append(body, addBlock(func(j int) jen.Code { return jen.Lit(3*blk + j) })...)
 		}
 	} else {
 		body = append(body, jen.For(
 			jen.Id("i").Op(":=").Lit(0), jen.Id("i").Op("<").Lit(3*blocks), jen.Id("i").Op("+=").Lit(3),
-		).Block(addBlock(nil, func(j int) jen.Code {
+		).Block(addBlock(func(j int) jen.Code {
 			if j == 0 {
 				return jen.Id("i")
 			}

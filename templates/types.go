@@ -1,9 +1,10 @@
 package templates
 
 import (
-	"fmt"
 
 	"github.com/dave/jennifer/jen"
+
+	"github.com/htabgen/htabgen/spec"
 )
 
 // types emits the key and value types, the element, the map struct and the
@@ -76,8 +77,9 @@ func (g *generator) mapStruct(f *jen.File) {
 	)
 }
 
-func kernelTypeName(t interface{ IsPerCPU() bool }) string {
-	return map[string]string{"hash": "HASH", "pcpu": "PERCPU_HASH", "lru": "LRU_HASH", "lru_pcpu": "LRU_PERCPU_HASH"}[fmt.Sprint(t)]
+// kernelTypeName is the suffix of the kernel's BPF_MAP_TYPE_ name for t.
+func kernelTypeName(t spec.MapType) string {
+	return map[spec.MapType]string{spec.Hash: "HASH", spec.PerCPU: "PERCPU_HASH", spec.LRU: "LRU_HASH", spec.LRUPerCPU: "LRU_PERCPU_HASH"}[t]
 }
 
 // constructor emits New<Map> and the size accessors.

@@ -62,7 +62,7 @@ func (g *generator) words(f *jen.File) {
 	} else {
 		setKey = append(setKey, jen.Id("_").Op("=").Id("h"))
 	}
-	setKey = append(setKey, storeWords("e.key", "w", l.KeyWords, l.KeyUnrolled, true)...)
+	setKey = append(setKey, storeWords("e.key", "w", l.KeyWords, l.KeyUnrolled)...)
 	f.Func().Params(g.recvElem()).Id("setKey").Params(jen.Id("w").Op("*").Id(g.keyWordsT), jen.Id("h").Uint32()).Block(setKey...)
 
 	// func (e *<elem>) key() (k <Key>)
@@ -102,8 +102,8 @@ func field(path string) *jen.Statement {
 // (a pointer to an array): little-endian loads, the last partial word
 // assembled from its bytes.
 func bytesToWords(src string, n int, unrolled bool, set func(i, v jen.Code) jen.Code) []jen.Code {
-	le := func(off jen.Code) jen.Code {
-		return jen.Qual(binaryPkg, "LittleEndian").Dot("Uint32").Call(jen.Id(src).Index(off.(*jen.Statement).Op(":")))
+	le := func(off *jen.Statement) jen.Code {
+		return jen.Qual(binaryPkg, "LittleEndian").Dot("Uint32").Call(jen.Id(src).Index(off.Op(":")))
 	}
 	var out []jen.Code
 	whole := n / 4
@@ -135,7 +135,7 @@ func bytesToWords(src string, n int, unrolled bool, set func(i, v jen.Code) jen.
 }
 
 // storeWords emits atomic stores of every word of src into dst.
-func storeWords(dst, src string, nWords int, unrolled, srcPtr bool) []jen.Code {
+func storeWords(dst, src string, nWords int, unrolled bool) []jen.Code {
 	if unrolled {
 		var out []jen.Code
 		for i := 0; i < nWords; i++ {

@@ -121,11 +121,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintln(stdout, l.Explain())
 			continue
 		}
-		fs, err := htabgen.Generate(s, command)
+		generated, err := htabgen.Generate(s, command)
 		if err != nil {
 			return usageError(stderr, err)
 		}
-		files = append(files, fs...)
+		files = append(files, generated...)
 	}
 	if *explain {
 		return exitOK
