@@ -27,10 +27,7 @@ func (g *generator) lookup(f *jen.File) {
 	f.Comment("Lookup returns the value of k, as BPF_MAP_LOOKUP_ELEM does. It takes no lock:")
 	f.Comment("it reads the bucket between two loads of its sequence and retries if a")
 	f.Comment("writer came in between.")
-	f.Func().Params(g.recvMap()).Id("Lookup").Params(jen.Id("k").Id(g.keyT)).Params(jen.Id(g.valT), jen.Bool()).Block(
-		jen.Id("w").Op(":=").Id("k").Dot("words").Call(),
-		jen.Id("h").Op(":=").Add(m("hash")).Call(jen.Op("&").Id("k"), jen.Op("&").Id("w")),
-		jen.Id("b").Op(":=").Op("&").Add(m("buckets")).Index(jen.Id("h").Op("&").Add(m("mask"))),
+	f.Func().Params(g.recvMap()).Id("Lookup").Params(jen.Id("k").Id(g.keyT)).Params(jen.Id(g.valT), jen.Bool()).Block(append(keyBucket(),
 		jen.For().Block(
 			jen.Id("s").Op(":=").Id("b").Dot("ReadBegin").Call(),
 			jen.List(jen.Id("_"), jen.Id("i")).Op(":=").Add(m("find")).Call(jen.Id("b"), jen.Op("&").Id("w"), jen.Id("h")),
@@ -40,5 +37,5 @@ func (g *generator) lookup(f *jen.File) {
 			),
 			jen.If(jen.Id("b").Dot("ReadValid").Call(jen.Id("s"))).Block(jen.Return(jen.Id("v"), jen.Id("i").Op("!=").Lit(0))),
 		),
-	)
+	)...)
 }

@@ -1,7 +1,6 @@
 package templates
 
 import (
-
 	"github.com/dave/jennifer/jen"
 
 	"github.com/htabgen/htabgen/spec"

@@ -6,11 +6,7 @@ import "github.com/dave/jennifer/jen"
 // the key's bucket lock, so single-key operations are linearizable.
 func (g *generator) update(f *jen.File) {
 	m := func(name string) *jen.Statement { return jen.Id("m").Dot(name) }
-	hashKey := []jen.Code{
-		jen.Id("w").Op(":=").Id("k").Dot("words").Call(),
-		jen.Id("h").Op(":=").Add(m("hash")).Call(jen.Op("&").Id("k"), jen.Op("&").Id("w")),
-		jen.Id("b").Op(":=").Op("&").Add(m("buckets")).Index(jen.Id("h").Op("&").Add(m("mask"))),
-	}
+	hashKey := keyBucket()
 	unlockReturn := func(v ...jen.Code) jen.Code {
 		return jen.Block(jen.Id("b").Dot("Unlock").Call(), jen.Return(v...))
 	}
