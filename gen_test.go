@@ -64,6 +64,26 @@ func goldenCases() []goldenCase {
 	add("hash_k8v8_notlean", s, args)
 	s, args = hash(8, 4112, nil)
 	add("hash_k8v4112", s, args)
+	// The batch walks of -batch-lock always and sparse (nonempty is the default).
+	s, args = hash(8, 8, func(s *spec.Spec) { s.BatchLock = spec.BatchLockAlways }, "-batch-lock", "always")
+	add("hash_k8v8_batch_always", s, args)
+	s, args = hash(8, 8, func(s *spec.Spec) { s.BatchLock = spec.BatchLockSparse }, "-batch-lock", "sparse")
+	add("hash_k8v8_batch_sparse", s, args)
+	// The other types, lean and all-fields; a cached hash (key 16) for LRU's
+	// evict, and a value tail (13 bytes) for the per-CPU slots.
+	for _, typ := range []spec.MapType{spec.PerCPU, spec.LRU, spec.LRUPerCPU} {
+		for _, kv := range [][2]int{{8, 8}, {16, 13}} {
+			for _, lean := range []bool{true, false} {
+				s, args := hash(kv[0], kv[1], func(s *spec.Spec) { s.Type, s.Lean = typ, lean }, "-lean="+strconv.FormatBool(lean))
+				args[1] = string(typ)
+				name := fmt.Sprintf("%s_k%dv%d", typ, kv[0], kv[1])
+				if !lean {
+					name += "_notlean"
+				}
+				add(name, s, args)
+			}
+		}
+	}
 	return cases
 }
 
@@ -454,31 +474,41 @@ func TestMatrix(t *testing.T) {
 	hashes := []spec.HashKind{spec.HashStatic, spec.HashJhash2, spec.HashJhash}
 	start := time.Now()
 	maps, pkgs := 0, 0
+	gen := func(typ spec.MapType, h spec.HashKind, lean bool, keys, vals []int) {
+		pkg := fmt.Sprintf("%s_%s_lean%v", typ, h, lean)
+		dir := filepath.Join(mod, pkg)
+		require.NoError(t, os.MkdirAll(dir, 0o755))
+		pkgs++
+		for _, key := range keys {
+			if h == spec.HashJhash2 && key%4 != 0 {
+				continue
+			}
+			for _, val := range vals {
+				s := spec.Default()
+				s.Type, s.Key, s.Val, s.Hash, s.Lean = typ, key, val, h, lean
+				s.Name = fmt.Sprintf("K%dV%d", key, val)
+				s.Pkg = pkg
+				s.Out = filepath.Join(dir, fmt.Sprintf("k%dv%d_htab.go", key, val))
+				s.Tests = true
+				cmd := fmt.Sprintf("htabgen -type %s -key %d -val %d -hash %s -lean=%v -name %s -out k%dv%d_htab.go -tests",
+					typ, key, val, h, lean, s.Name, key, val)
+				files, err := Generate(s, cmd)
+				require.NoError(t, err, cmd)
+				require.NoError(t, WriteFiles(files), cmd)
+				maps++
+			}
+		}
+	}
 	for _, h := range hashes {
 		for _, lean := range []bool{true, false} {
-			pkg := fmt.Sprintf("%s_lean%v", h, lean)
-			dir := filepath.Join(mod, pkg)
-			require.NoError(t, os.MkdirAll(dir, 0o755))
-			pkgs++
-			for _, key := range keys {
-				if h == spec.HashJhash2 && key%4 != 0 {
-					continue
-				}
-				for _, val := range vals {
-					s := spec.Default()
-					s.Type, s.Key, s.Val, s.Hash, s.Lean = spec.Hash, key, val, h, lean
-					s.Name = fmt.Sprintf("K%dV%d", key, val)
-					s.Pkg = pkg
-					s.Out = filepath.Join(dir, fmt.Sprintf("k%dv%d_htab.go", key, val))
-					s.Tests = true
-					cmd := fmt.Sprintf("htabgen -type hash -key %d -val %d -hash %s -lean=%v -name %s -out k%dv%d_htab.go -tests",
-						key, val, h, lean, s.Name, key, val)
-					files, err := Generate(s, cmd)
-					require.NoError(t, err, cmd)
-					require.NoError(t, WriteFiles(files), cmd)
-					maps++
-				}
-			}
+			gen(spec.Hash, h, lean, keys, vals)
+		}
+	}
+	// The other types share the hash code; their matrix covers what they
+	// add: cached hash or not (LRU's evict), value tails (per-CPU slots).
+	for _, typ := range []spec.MapType{spec.PerCPU, spec.LRU, spec.LRUPerCPU} {
+		for _, lean := range []bool{true, false} {
+			gen(typ, spec.HashStatic, lean, []int{1, 4, 8, 9, 16}, []int{1, 8, 13})
 		}
 	}
 	gomod := "module matrix\n\ngo 1.26.0\n\nrequire github.com/htabgen/htabgen v0.0.0\n\nreplace github.com/htabgen/htabgen => " + root + "\n"

@@ -29,8 +29,23 @@ func (l *Layout) Explain() string {
 		fmt.Fprintf(&b, "LRU node: %d B per element in the LRU engine's parallel array (prev, next, cpu/type/ref)\n", l.LRUNodeSize)
 	}
 	fmt.Fprintf(&b, "bytes per element: %d\n", l.ElemSize+l.LRUNodeSize)
+	what := "elements + buckets"
+	if l.LRUNodeSize > 0 {
+		what += " + LRU nodes"
+	}
+	cpus := []int{1}
+	if !l.ValuesInline {
+		what += " + values of every CPU"
+		cpus = []int{1, 2, 64}
+	}
 	for _, max := range []int{1000, 65536} {
-		fmt.Fprintf(&b, "bytes per entry, full, MaxEntries %d (elements + buckets): %.1f\n", max, l.EntryBytes(max, 1))
+		for _, c := range cpus {
+			on := ""
+			if !l.ValuesInline {
+				on = fmt.Sprintf(", %s", plural(c, "CPU"))
+			}
+			fmt.Fprintf(&b, "bytes per entry, full, MaxEntries %d%s (%s): %.1f\n", max, on, what, l.EntryBytes(max, c))
+		}
 	}
 	fmt.Fprintf(&b, "hash: %s\n", l.HashDescription())
 	return b.String()

@@ -36,7 +36,7 @@ var Features = []Feature{
 		IsSet: func(s Spec) bool { return !s.Lean }, Value: func(s Spec) any { return s.Lean },
 	},
 	{
-		Name: "batch-lock", Usage: "nonempty: batches skip empty buckets without locking; always: lock every bucket (the kernel before the fix)", Default: string(BatchLockNonEmpty),
+		Name: "batch-lock", Usage: "nonempty: batches skip empty buckets without locking; always: lock every bucket (the kernel before the fix); sparse: nonempty plus an occupancy bitmap, so that a dump costs in proportion to the entries", Default: string(BatchLockNonEmpty),
 		Types: hashFamily,
 		IsSet: func(s Spec) bool { return s.BatchLock != BatchLockNonEmpty }, Value: func(s Spec) any { return s.BatchLock },
 	},

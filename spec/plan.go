@@ -12,6 +12,10 @@ import (
 // and a 4112-byte key must not turn into thousands of statements.
 const UnrollWords = 16
 
+// LRUNodeSize is the size of htab.LRU's node (prev, next, cpu|type, ref): the
+// per-element cost of the LRU lists, kept beside the elements, not in them.
+const LRUNodeSize = 16
+
 // NoCacheHashMaxKey is the largest key for which a lean element keeps no
 // cached hash (seed 002): two word compares cost no more than a hash compare.
 const NoCacheHashMaxKey = 8
@@ -51,6 +55,29 @@ type Layout struct {
 	// LRUNodeSize is the bytes per element of the LRU engine's node array
 	// (a parallel array indexed like the elements); 0 for non-LRU maps.
 	LRUNodeSize int
+
+	// PerCPU: every key holds one value per CPU slot (pcpu, lru_pcpu).
+	PerCPU bool
+	// LRU: elements come from, and are evicted by, the kernel's LRU engine
+	// (htab.LRU) instead of a free stack; the map is never full.
+	LRU bool
+	// SlotLocks: a program's update of a present key writes its CPU's slot
+	// without the bucket lock, under a per-CPU slot lock instead, so that
+	// CPUs counting on shared keys do not bounce the bucket's cache line
+	// (pcpu; lru_pcpu takes an LRU element first, as the kernel does, so it
+	// keeps the bucket lock).
+	SlotLocks bool
+
+	// Batch operations (issue 4, seed 003); see templates/batch.go.
+	//
+	// BatchLock is how a batch walk finds non-empty buckets: always locks
+	// every bucket (the kernel before seed 003); nonempty reads a bucket's
+	// head without its lock and skips it if empty; sparse jumps through an
+	// occupancy bitmap (htab.Occupancy) that the writers keep.
+	BatchLock BatchLock
+	// Occupancy: the map keeps the bitmap (BatchLock sparse). linkHead and
+	// unlink set and clear a bucket's bit when it becomes non-empty or empty.
+	Occupancy bool
 }
 
 // Field is one field of the element struct.
@@ -88,9 +115,14 @@ func Plan(s Spec) (*Layout, error) {
 	l.KeyUnrolled = l.KeyWords <= UnrollWords
 	l.ValUnrolled = l.ValueWords <= UnrollWords
 	l.HashUnrolled = s.Hash == HashStatic && l.KeyUnrolled
-	if s.Type.IsLRU() {
-		l.LRUNodeSize = 12
+	l.PerCPU = s.Type.IsPerCPU()
+	l.LRU = s.Type.IsLRU()
+	l.SlotLocks = l.PerCPU && !l.LRU
+	if l.LRU {
+		l.LRUNodeSize = LRUNodeSize
 	}
+	l.BatchLock = s.BatchLock
+	l.Occupancy = s.BatchLock == BatchLockSparse
 	l.Elem = planElem(s, l)
 	for _, f := range l.Elem {
 		l.ElemSize = f.Offset + f.Size
@@ -118,8 +150,8 @@ func planElem(s Spec, l *Layout) []Field {
 	if !s.Lean {
 		// The all-fields element: what every type needs, in every type, as the
 		// kernel's htab_elem had before seed 002.
-		add("lru", "[3]uint32", 12, "LRU node (prev, next, state); unused unless LRU (all-fields element)")
-		add("pcpu", "uint32", 4, "per-CPU value slot; unused unless per-CPU (all-fields element)")
+		add("lru", "[3]uint32", 12, "room for an LRU node (prev, next, state), as every element had before seed 002; unused (LRU nodes live in htab.LRU)")
+		add("pcpu", "uint32", 4, "room for a per-CPU value reference, as every element had before seed 002; unused (values are indexed by element)")
 	}
 	add("key", fmt.Sprintf("[%d]uint32", l.KeyWords), 4*l.KeyWords, fmt.Sprintf("the %d key bytes, little-endian words, zero-padded", s.Key))
 	if l.ValuesInline {
@@ -141,10 +173,6 @@ func checkImplemented(s Spec) error {
 		return todo("bloom", s.Bloom)
 	case s.EbpfCompat:
 		return todo("ebpf-compat", s.EbpfCompat)
-	case s.BatchLock != BatchLockNonEmpty:
-		return todo("batch-lock", s.BatchLock)
-	case s.Type != Hash:
-		return todo("type", s.Type)
 	}
 	return nil
 }

@@ -57,6 +57,11 @@ const (
 	BatchLockNonEmpty BatchLock = "nonempty"
 	// BatchLockAlways locks every bucket, as the kernel did before the fix.
 	BatchLockAlways BatchLock = "always"
+	// BatchLockSparse is nonempty plus an occupancy bitmap (htab.Occupancy)
+	// that writers keep, so that batch walks jump from one non-empty bucket
+	// to the next: a dump costs in proportion to the entries, not the buckets.
+	// An extension of the contract.
+	BatchLockSparse BatchLock = "sparse"
 )
 
 // Limits mirroring the kernel's.
@@ -137,9 +142,9 @@ func (s Spec) Validate() error {
 		return bad("hash", s.Hash, "one of static, jhash2, jhash")
 	}
 	switch s.BatchLock {
-	case BatchLockNonEmpty, BatchLockAlways:
+	case BatchLockNonEmpty, BatchLockAlways, BatchLockSparse:
 	default:
-		return bad("batch-lock", s.BatchLock, "one of nonempty, always")
+		return bad("batch-lock", s.BatchLock, "one of nonempty, always, sparse")
 	}
 	if s.Hashes < 1 || s.Hashes > MaxBloomHashes {
 		return bad("hashes", s.Hashes, fmt.Sprintf("number of hash functions, 1..%d", MaxBloomHashes))

@@ -46,6 +46,7 @@ func TestValidateOK(t *testing.T) {
 		{"jhash any key", with(func(s *Spec) { s.Hash = HashJhash; s.Key = 7 })},
 		{"lean false", with(func(s *Spec) { s.Lean = false })},
 		{"batch-lock always", with(func(s *Spec) { s.BatchLock = BatchLockAlways })},
+		{"batch-lock sparse", with(func(s *Spec) { s.BatchLock = BatchLockSparse })},
 		{"bloom 1 on hash", with(func(s *Spec) { s.Bloom = 1 })},
 		{"bloom 15 on lru", with(func(s *Spec) { s.Type = LRU; s.Bloom = 15 })},
 		{"pcpu val max", with(func(s *Spec) { s.Type = PerCPU; s.Val = MaxPerCPUValSize })},
@@ -91,7 +92,7 @@ func TestValidateErrors(t *testing.T) {
 		{"jhash2 key 7", with(func(s *Spec) { s.Hash = HashJhash2; s.Key = 7 }), "hash", []string{"multiple of 4", "static or jhash"}},
 		{"jhash2 key 9", with(func(s *Spec) { s.Hash = HashJhash2; s.Key = 9 }), "hash", []string{"multiple of 4"}},
 		{"bad hash", with(func(s *Spec) { s.Hash = "fnv" }), "hash", []string{"static, jhash2, jhash"}},
-		{"bad batch-lock", with(func(s *Spec) { s.BatchLock = "bogus" }), "batch-lock", []string{"nonempty, always"}},
+		{"bad batch-lock", with(func(s *Spec) { s.BatchLock = "bogus" }), "batch-lock", []string{"nonempty, always, sparse"}},
 		{"hashes on hash", with(func(s *Spec) { s.Hashes = 3 }), "hashes", []string{"applies only to -type bloom"}},
 		{"hashes 0 on bloom", with(func(s *Spec) { s.Type = Bloom; s.Key = 0; s.Hashes = 0 }), "hashes", []string{"1..15"}},
 		{"hashes 16 on bloom", with(func(s *Spec) { s.Type = Bloom; s.Key = 0; s.Hashes = 16 }), "hashes", []string{"1..15"}},
@@ -142,9 +143,6 @@ func TestPlanNotImplemented(t *testing.T) {
 		s      Spec
 		option string
 	}{
-		{"pcpu", with(func(s *Spec) { s.Type = PerCPU }), "type"},
-		{"lru", with(func(s *Spec) { s.Type = LRU }), "type"},
-		{"lru_pcpu", with(func(s *Spec) { s.Type = LRUPerCPU }), "type"},
 		{"bloom type", with(func(s *Spec) { s.Type = Bloom; s.Key = 0 }), "type"},
 		{"bloom option", with(func(s *Spec) { s.Bloom = 3 }), "bloom"},
 		{"ebpf-compat", with(func(s *Spec) { s.EbpfCompat = true }), "ebpf-compat"},

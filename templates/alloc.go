@@ -18,6 +18,11 @@ func (g *generator) alloc(f *jen.File) {
 			jen.Id("i").Op("&").Parens(jen.Lit(1).Op("<<").Id(p+"ChunkShift").Op("-").Lit(1)))),
 	)
 
+	if g.l.LRU {
+		g.lruFree(f)
+		return
+	}
+
 	// func (m *<Map>) alloc() (uint32, bool)
 	f.Comment("alloc takes a free element: a freed one, else a never-used one.")
 	f.Comment("It reports false when all maxEntries elements are in use.")
@@ -49,6 +54,7 @@ func (g *generator) alloc(f *jen.File) {
 		jen.If(m("chunks").Index(jen.Id("c")).Dot("Load").Call().Op("!=").Nil()).Block(jen.Return()),
 		m("chunkMu").Dot("Lock").Call(),
 		jen.If(m("chunks").Index(jen.Id("c")).Dot("Load").Call().Op("==").Nil()).Block(
+			g.perCPUChunk(),
 			m("chunks").Index(jen.Id("c")).Dot("Store").Call(jen.New(jen.Id(g.chunkT))),
 		),
 		m("chunkMu").Dot("Unlock").Call(),
@@ -57,6 +63,7 @@ func (g *generator) alloc(f *jen.File) {
 	// func (m *<Map>) free(i uint32)
 	f.Comment("free puts element i, already unlinked from its bucket, back for reuse.")
 	f.Func().Params(g.recvMap()).Id("free").Params(jen.Id("i").Uint32()).Block(
+		g.quiesceBeforeFree(),
 		m("count").Dot("Add").Call(jen.Lit(-1)),
 		jen.Id("e").Op(":=").Add(m("elem").Call(jen.Id("i"))),
 		jen.For().Block(
@@ -68,4 +75,26 @@ func (g *generator) alloc(f *jen.File) {
 			),
 		),
 	)
+}
+
+// lruFree emits free for the LRU types: the element goes back to the LRU
+// engine (bpf_lru_push_free), which hands out elements and evicts for them.
+func (g *generator) lruFree(f *jen.File) {
+	// func (m *<Map>) free(i uint32)
+	f.Comment("free gives element i, already unlinked from its bucket, back to the LRU.")
+	f.Comment("Never under a bucket lock: the LRU takes bucket locks when it evicts.")
+	f.Func().Params(g.recvMap()).Id("free").Params(jen.Id("i").Uint32()).Block(
+		jen.Id("m").Dot("count").Dot("Add").Call(jen.Lit(-1)),
+		jen.Id("m").Dot("lru").Dot("Push").Call(jen.Id("i")),
+	)
+}
+
+// quiesceBeforeFree makes free of a pcpu map (Layout.SlotLocks) wait out the
+// program writes still in flight on the element, so that none lands after
+// the element is reused.
+func (g *generator) quiesceBeforeFree() jen.Code {
+	if !g.l.SlotLocks {
+		return jen.Null()
+	}
+	return jen.Id("m").Dot("quiesce").Call(jen.Id("i"))
 }

@@ -20,13 +20,49 @@ func (g *generator) cpuHandles(f *jen.File) {
 		jen.Return(jen.Op("&").Id("m").Dot("handles").Index(jen.Id("i"))),
 	)
 	c := func() *jen.Statement { return jen.Id("c").Op("*").Id(g.cpuT) }
-	f.Comment("Lookup is bpf_map_lookup_elem from a program on this CPU.")
-	f.Func().Params(c()).Id("Lookup").Params(jen.Id("k").Id(g.keyT)).Params(jen.Id(g.valT), jen.Bool()).Block(
-		jen.Return(jen.Id("c").Dot("m").Dot("Lookup").Call(jen.Id("k"))),
-	)
-	f.Comment("Update is bpf_map_update_elem from a program on this CPU.")
+	l := g.l
+	cm := func(name string) *jen.Statement { return jen.Id("c").Dot("m").Dot(name) }
+
+	// func (c *<Map>CPU) Lookup(k <Key>) (<Value>, bool)
+	var lookup []jen.Code
+	switch {
+	case !l.PerCPU && !l.LRU:
+		f.Comment("Lookup is bpf_map_lookup_elem from a program on this CPU.")
+		lookup = []jen.Code{jen.Return(cm("Lookup").Call(jen.Id("k")))}
+	default:
+		switch {
+		case l.PerCPU && l.LRU:
+			f.Comment("Lookup is bpf_map_lookup_elem from a program on this CPU: this CPU's value;")
+			f.Comment("it sets the element's ref bit, which the LRU uses to keep it.")
+		case l.PerCPU:
+			f.Comment("Lookup is bpf_map_lookup_elem from a program on this CPU: this CPU's value.")
+		default:
+			f.Comment("Lookup is bpf_map_lookup_elem from a program on this CPU: it sets the")
+			f.Comment("element's ref bit, which the LRU uses to keep it.")
+		}
+		lookup = []jen.Code{jen.List(jen.Id("v"), jen.Id("i")).Op(":=").Add(cm("lookupOn")).Call(jen.Op("&").Id("k"), jen.Id("c").Dot("cpu"))}
+		if l.LRU {
+			lookup = append(lookup, jen.If(jen.Id("i").Op("!=").Lit(0)).Block(cm("lru").Dot("Ref").Call(jen.Id("i").Op("-").Lit(1))))
+		}
+		lookup = append(lookup, jen.Return(jen.Id("v"), jen.Id("i").Op("!=").Lit(0)))
+	}
+	f.Func().Params(c()).Id("Lookup").Params(jen.Id("k").Id(g.keyT)).Params(jen.Id(g.valT), jen.Bool()).Block(lookup...)
+
+	// func (c *<Map>CPU) Update(k <Key>, v <Value>, flags htab.UpdateFlags) error
+	update := cm("update").Call(jen.Op("&").Id("k"), jen.Op("&").Id("v"), jen.Id("c").Dot("cpu"), jen.Id("flags"))
+	switch {
+	case l.PerCPU:
+		f.Comment("Update is bpf_map_update_elem from a program on this CPU: it sets this CPU's")
+		f.Comment("value; a new key has every other CPU's value zeroed.")
+		update = cm("update").Call(jen.Op("&").Id("k"), jen.Nil(), jen.Op("&").Id("v"), jen.Id("c").Dot("cpu"), jen.Id("flags"))
+	case l.LRU:
+		f.Comment("Update is bpf_map_update_elem from a program on this CPU: a new element comes")
+		f.Comment("from this CPU's LRU lists.")
+	default:
+		f.Comment("Update is bpf_map_update_elem from a program on this CPU.")
+	}
 	f.Func().Params(c()).Id("Update").Params(jen.Id("k").Id(g.keyT), jen.Id("v").Id(g.valT), jen.Id("flags").Qual(htabPkg, "UpdateFlags")).Error().Block(
-		jen.Return(jen.Id("c").Dot("m").Dot("Update").Call(jen.Id("k"), jen.Id("v"), jen.Id("flags"))),
+		jen.Return(update),
 	)
 	f.Comment("Delete is bpf_map_delete_elem from a program on this CPU.")
 	f.Func().Params(c()).Id("Delete").Params(jen.Id("k").Id(g.keyT)).Error().Block(

@@ -55,9 +55,32 @@ func (g *generator) designComment(f *jen.File) {
 		"  sequence is odd while they hold it) and store with atomic stores. A freed",
 		"  element is reused at once; a reader that reached it through its old bucket",
 		"  sees that bucket's sequence change and retries.",
-		"  Capacity: a new key takes a freed element, else a never-used one; when all",
-		"  MaxEntries are in use it is htab.ErrFull. A replace never needs one.",
 	)
+	switch {
+	case l.LRU:
+		lines = append(lines,
+			"  Capacity: elements come from htab.LRU, the kernel's bpf_lru: per-CPU free",
+			"  lists refilled in batches, active and inactive lists aged by a ref bit",
+			"  (set by CPU(i).Lookup), eviction from the inactive tail. An update takes",
+			"  its element before it locks the bucket, and LRU locks are never taken",
+			"  inside a bucket lock, so evict (which locks the victim's bucket) cannot",
+			"  deadlock with writers. The map is never full.",
+		)
+	default:
+		lines = append(lines,
+			"  Capacity: a new key takes a freed element, else a never-used one; when all",
+			"  MaxEntries are in use it is htab.ErrFull. A replace never needs one.",
+		)
+	}
+	if l.PerCPU {
+		lines = append(lines,
+			"",
+			"Per-CPU values",
+			fmt.Sprintf("  slots[cpu][element index], %d B each, one array per CPU: the element", 4*l.ValueWords),
+			"  needs no pointer to its values (seed 002) and CPUs never share a cache",
+			"  line of values. A replace writes the slots in place, under the bucket lock.",
+		)
+	}
 	for _, line := range lines {
 		f.Comment(line)
 	}

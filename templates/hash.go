@@ -23,6 +23,9 @@ func (g *generator) hashFunc(f *jen.File) {
 	default:
 		body = g.hashStatic()
 	}
+	if l.Hash == spec.HashStatic {
+		g.hashInitVar(f)
+	}
 	f.Commentf("hash is the kernel's htab_map_hash(): jhash of the %d key bytes with the map's seed.", l.Spec.Key)
 	f.Commentf("It is computed as %s.", l.HashDescription())
 	f.Func().Params(g.recvMap()).Id("hash").Params(
@@ -32,47 +35,99 @@ func (g *generator) hashFunc(f *jen.File) {
 
 // hashInit is a := 0xdeadbeef + <length> + m.seed; b, c := a, a
 func hashInit(length jen.Code) []jen.Code {
+	return hashInitFrom(jen.Uint32().Call(jen.Op("0xdeadbeef")).Op("+").Add(length))
+}
+
+// hashInitFrom is a := <init> + m.seed; b, c := a, a
+func hashInitFrom(init jen.Code) []jen.Code {
 	return []jen.Code{
-		jen.Id("a").Op(":=").Uint32().Call(jen.Op("0xdeadbeef")).Op("+").Add(length).Op("+").Id("m").Dot("seed"),
+		jen.Id("a").Op(":=").Add(init).Op("+").Id("m").Dot("seed"),
 		jen.List(jen.Id("b"), jen.Id("c")).Op(":=").List(jen.Id("a"), jen.Id("a")),
 	}
 }
 
 // hashStatic is jhash specialised for the key size: whole 12-byte blocks
-// (unrolled, or a loop for long keys), then the 1..12-byte tail as words. The
-// key words are zero-padded, so a partial last word adds exactly the bytes
-// jhash's tail switch would.
+// (unrolled, or a loop for long keys), then the 1..12-byte tail, zero-padded
+// to words. It reads the key bytes themselves, with constant offsets (one
+// 32-bit load each, no bounds checks), not the key words w: w is a copy the
+// caller has just built, and reading it back costs a store-forwarding stall
+// before the first mix. The initial state comes from a variable, see
+// hashInitVar.
 func (g *generator) hashStatic() []jen.Code {
 	l := g.l
-	blocks := (l.Spec.Key - 1) / 12 // jhash mixes while more than 12 bytes remain
-	body := hashInit(jen.Lit(l.Spec.Key))
-	addBlock := func(off func(int) jen.Code) []jen.Code {
+	key := l.Spec.Key
+	blocks := (key - 1) / 12 // jhash mixes while more than 12 bytes remain
+	body := hashInitFrom(jen.Id(g.hashInitT()))
+	le := func(s string, off int) jen.Code {
+		return jen.Qual(binaryPkg, "LittleEndian").Dot("Uint32").Call(jen.Id(s).Index(jen.Lit(off).Op(":")))
+	}
+	addBlock := func(s string, off int) []jen.Code {
 		return append([]jen.Code{
-			jen.Id("a").Op("+=").Id("w").Index(off(0)),
-			jen.Id("b").Op("+=").Id("w").Index(off(1)),
-			jen.Id("c").Op("+=").Id("w").Index(off(2)),
+			jen.Id("a").Op("+=").Add(le(s, off)),
+			jen.Id("b").Op("+=").Add(le(s, off+4)),
+			jen.Id("c").Op("+=").Add(le(s, off+8)),
 		}, mix()...)
 	}
 	if l.HashUnrolled {
 		for blk := 0; blk < blocks; blk++ {
-			body = append(body, addBlock(func(j int) jen.Code { return jen.Lit(3*blk + j) })...)
+			body = append(body, addBlock("k", 12*blk)...)
 		}
 	} else {
-		body = append(body, jen.For(
-			jen.Id("i").Op(":=").Lit(0), jen.Id("i").Op("<").Lit(3*blocks), jen.Id("i").Op("+=").Lit(3),
-		).Block(addBlock(func(j int) jen.Code {
-			if j == 0 {
-				return jen.Id("i")
-			}
-			return jen.Id("i").Op("+").Lit(j)
-		})...))
+		// The kernel's loop: it runs exactly blocks times for this key size.
+		body = append(body,
+			jen.Id("s").Op(":=").Id("k").Index(jen.Op(":")),
+			jen.For(jen.Len(jen.Id("s")).Op(">").Lit(12)).Block(
+				append(addBlock("s", 0), jen.Id("s").Op("=").Id("s").Index(jen.Lit(12).Op(":")))...,
+			),
+		)
 	}
+	// The tail, 1..12 bytes at constant offsets of the key.
 	regs := []string{"a", "b", "c"}
-	for j := 3 * blocks; j < l.KeyWords; j++ {
-		body = append(body, jen.Id(regs[j-3*blocks]).Op("+=").Id("w").Index(jen.Lit(j)))
+	for off := 12 * blocks; off < key; off += 4 {
+		var word jen.Code
+		switch n := key - off; {
+		case n >= 4:
+			word = le("k", off)
+		case key >= 4:
+			// The last n bytes: the top of the word that ends the key.
+			word = jen.Add(le("k", key-4)).Op(">>").Lit(8 * (4 - n))
+		default:
+			var e *jen.Statement
+			for i := 0; i < n; i++ {
+				b := jen.Uint32().Call(jen.Id("k").Index(jen.Lit(off + i)))
+				if i > 0 {
+					b = b.Op("<<").Lit(8 * i)
+				}
+				if e == nil {
+					e = b
+				} else {
+					e = e.Op("|").Add(b)
+				}
+			}
+			word = e
+		}
+		body = append(body, jen.Id(regs[(off-12*blocks)/4]).Op("+=").Add(word))
 	}
 	body = append(body, final()...)
 	return append(body, jen.Return(jen.Id("c")))
+}
+
+// hashInitT is the name of the static hash's initial-state variable.
+func (g *generator) hashInitT() string { return g.l.Prefix + "HashInit" }
+
+// hashInitVar emits, for the static hash, its initial state before the seed:
+//
+//	var <prefix>HashInit uint32 = 0xdeadbeef + <K>
+//
+// A variable, not a constant: with a constant the compiler moves the
+// addition of 0xdeadbeef+K outwards through every += and -= of the unrolled
+// mixes and adds it back before each rotation, a dozen extra instructions
+// on the hash's critical path.
+func (g *generator) hashInitVar(f *jen.File) {
+	f.Commentf("%s is jhash's initial state before the seed, 0xdeadbeef + %d. It is a", g.hashInitT(), g.l.Spec.Key)
+	f.Comment("variable so that the compiler cannot carry the constant through the unrolled")
+	f.Comment("mixes (it would add it back before every rotation); never change it.")
+	f.Var().Id(g.hashInitT()).Uint32().Op("=").Op("0xdeadbeef").Op("+").Lit(g.l.Spec.Key)
 }
 
 // hashJhash2Loop is the kernel's jhash2() over the key words, as a loop.

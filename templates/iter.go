@@ -21,7 +21,7 @@ func (g *generator) iteration(f *jen.File) {
 			jen.For(jen.Id("n").Op(":=").Uint32().Call(jen.Lit(0)), jen.Id("i").Op("!=").Lit(0).Op("&&").Id("n").Op("<").Add(m("maxEntries")), jen.Id("n").Op("++")).Block(
 				jen.Id("e").Op(":=").Add(m("elem")).Call(jen.Id("i").Op("-").Lit(1)),
 				jen.Id("keys").Op("=").Append(jen.Id("keys"), jen.Id("e").Dot("loadKey").Call()),
-				jen.Id("vals").Op("=").Append(jen.Id("vals"), jen.Id("e").Dot("loadValue").Call()),
+				g.appendValues(),
 				jen.Id("i").Op("=").Add(load(jen.Id("e").Dot("next"))),
 			),
 			jen.If(jen.Id("b").Dot("ReadValid").Call(jen.Id("s"))).Block(jen.Return(jen.Id("keys"), jen.Id("vals"))),
@@ -77,8 +77,14 @@ func (g *generator) iteration(f *jen.File) {
 	f.Comment("All yields every key and value in NextKey's order. Each bucket is read as")
 	f.Comment("one snapshot, so a key present for the whole iteration is yielded exactly")
 	f.Comment("once, even while other goroutines update the map.")
-	f.Func().Params(g.recvMap()).Id("All").Params().Qual("iter", "Seq2").Types(jen.Id(g.keyT), jen.Id(g.valT)).Block(
-		jen.Return(jen.Func().Params(jen.Id("yield").Func().Params(jen.Id(g.keyT), jen.Id(g.valT)).Bool()).Block(
+	valT, yielded := jen.Id(g.valT), jen.Id("vals").Index(jen.Id("j"))
+	if g.l.PerCPU {
+		f.Comment("A key's values are every CPU's, in a slice reused between steps.")
+		valT = jen.Index().Id(g.valT)
+		yielded = jen.Id("vals").Index(jen.Id("j").Op("*").Add(m("cpus")).Op(":").Parens(jen.Id("j").Op("+").Lit(1)).Op("*").Add(m("cpus")))
+	}
+	f.Func().Params(g.recvMap()).Id("All").Params().Qual("iter", "Seq2").Types(jen.Id(g.keyT), valT).Block(
+		jen.Return(jen.Func().Params(jen.Id("yield").Func().Params(jen.Id(g.keyT), valT).Bool()).Block(
 			jen.Var().Id("keys").Index().Id(g.keyT),
 			jen.Var().Id("vals").Index().Id(g.valT),
 			jen.For(jen.Id("bi").Op(":=").Range().Add(m("buckets"))).Block(
@@ -86,9 +92,20 @@ func (g *generator) iteration(f *jen.File) {
 				jen.If(jen.Id("b").Dot("Head").Call().Op("==").Lit(0)).Block(jen.Continue()),
 				jen.List(jen.Id("keys"), jen.Id("vals")).Op("=").Add(m("snapshot")).Call(jen.Id("b"), jen.Id("keys").Index(jen.Op(":").Lit(0)), jen.Id("vals").Index(jen.Op(":").Lit(0))),
 				jen.For(jen.Id("j").Op(":=").Range().Id("keys")).Block(
-					jen.If(jen.Op("!").Id("yield").Call(jen.Id("keys").Index(jen.Id("j")), jen.Id("vals").Index(jen.Id("j")))).Block(jen.Return()),
+					jen.If(jen.Op("!").Id("yield").Call(jen.Id("keys").Index(jen.Id("j")), yielded)).Block(jen.Return()),
 				),
 			),
 		)),
+	)
+}
+
+// appendValues is the snapshot's copy of element e (index i-1): its value,
+// or for the per-CPU types every CPU's.
+func (g *generator) appendValues() jen.Code {
+	if !g.l.PerCPU {
+		return jen.Id("vals").Op("=").Append(jen.Id("vals"), jen.Id("e").Dot("loadValue").Call())
+	}
+	return jen.For(jen.Id("c").Op(":=").Range().Id("m").Dot("cpus")).Block(
+		jen.Id("vals").Op("=").Append(jen.Id("vals"), g.readSlot(jen.Id("c"), jen.Id("i").Op("-").Lit(1))),
 	)
 }

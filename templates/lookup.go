@@ -23,6 +23,12 @@ func (g *generator) lookup(f *jen.File) {
 		jen.Return(jen.Lit(0), jen.Lit(0)),
 	)
 
+	g.lookupOn(f)
+	if g.l.PerCPU {
+		g.lookupPerCPU(f)
+		return
+	}
+
 	// func (m *<Map>) Lookup(k <Key>) (<Value>, bool)
 	f.Comment("Lookup returns the value of k, as BPF_MAP_LOOKUP_ELEM does. It takes no lock:")
 	f.Comment("it reads the bucket between two loads of its sequence and retries if a")
@@ -38,4 +44,54 @@ func (g *generator) lookup(f *jen.File) {
 			jen.If(jen.Id("b").Dot("ReadValid").Call(jen.Id("s"))).Block(jen.Return(jen.Id("v"), jen.Id("i").Op("!=").Lit(0))),
 		),
 	)...)
+}
+
+// lookupPerCPU emits the per-CPU types' userspace Lookup, which copies every
+// CPU's value (bpf_percpu_hash_copy).
+func (g *generator) lookupPerCPU(f *jen.File) {
+	m := func(name string) *jen.Statement { return jen.Id("m").Dot(name) }
+	// func (m *<Map>) Lookup(k <Key>, vals []<Value>) bool
+	f.Comment("Lookup copies every CPU's value of k into vals[:CPUs()], as BPF_MAP_LOOKUP_ELEM")
+	f.Comment("does, and reports whether k is present; vals is left alone if not. It panics")
+	f.Comment("if len(vals) < CPUs(). It takes no lock (see the design comment).")
+	f.Func().Params(g.recvMap()).Id("Lookup").Params(jen.Id("k").Id(g.keyT), jen.Id("vals").Index().Id(g.valT)).Bool().Block(append(append([]jen.Code{
+		jen.Id("vals").Op("=").Id("vals").Index(jen.Op(":").Add(m("cpus"))),
+	}, keyBucket()...),
+		jen.For().Block(
+			jen.Id("s").Op(":=").Id("b").Dot("ReadBegin").Call(),
+			jen.List(jen.Id("_"), jen.Id("i")).Op(":=").Add(m("find")).Call(jen.Id("b"), jen.Op("&").Id("w"), jen.Id("h")),
+			jen.If(jen.Id("i").Op("!=").Lit(0)).Block(m("loadValues").Call(jen.Id("i").Op("-").Lit(1), jen.Id("vals"))),
+			jen.If(jen.Id("b").Dot("ReadValid").Call(jen.Id("s"))).Block(jen.Return(jen.Id("i").Op("!=").Lit(0))),
+		),
+	)...)
+}
+
+// lookupOn emits the program-side lookup that the CPU handles of the per-CPU
+// and LRU types share: the value as CPU cpu sees it (its own slot for the
+// per-CPU types) and the element's index+1 (0: absent), which the LRU types
+// need to set the ref bit. Nothing for hash, whose handles use Lookup.
+func (g *generator) lookupOn(f *jen.File) {
+	if !g.l.PerCPU && !g.l.LRU {
+		return
+	}
+	m := func(name string) *jen.Statement { return jen.Id("m").Dot(name) }
+	val := m("elem").Call(jen.Id("i").Op("-").Lit(1)).Dot("loadValue").Call()
+	if g.l.PerCPU {
+		val = g.readSlot(jen.Id("cpu"), jen.Id("i").Op("-").Lit(1))
+	}
+	// func (m *<Map>) lookupOn(k *<Key>, cpu int) (v <Value>, i uint32)
+	f.Comment("lookupOn is a program's lookup of k on CPU cpu: the value it sees and the")
+	f.Comment("index+1 of k's element, 0 if k is absent.")
+	f.Func().Params(g.recvMap()).Id("lookupOn").Params(jen.Id("k").Op("*").Id(g.keyT), jen.Id("cpu").Int()).Params(jen.Id(g.valT), jen.Uint32()).Block(
+		jen.Id("w").Op(":=").Id("k").Dot("words").Call(),
+		jen.Id("h").Op(":=").Id("m").Dot("hash").Call(jen.Id("k"), jen.Op("&").Id("w")),
+		jen.Id("b").Op(":=").Op("&").Id("m").Dot("buckets").Index(jen.Id("h").Op("&").Id("m").Dot("mask")),
+		jen.For().Block(
+			jen.Id("s").Op(":=").Id("b").Dot("ReadBegin").Call(),
+			jen.List(jen.Id("_"), jen.Id("i")).Op(":=").Add(m("find")).Call(jen.Id("b"), jen.Op("&").Id("w"), jen.Id("h")),
+			jen.Var().Id("v").Id(g.valT),
+			jen.If(jen.Id("i").Op("!=").Lit(0)).Block(jen.Id("v").Op("=").Add(val)),
+			jen.If(jen.Id("b").Dot("ReadValid").Call(jen.Id("s"))).Block(jen.Return(jen.Id("v"), jen.Id("i"))),
+		),
+	)
 }

@@ -38,6 +38,7 @@ type generator struct {
 	// Type names of the generated code.
 	mapT, keyT, valT, cpuT   string
 	elemT, chunkT, keyWordsT string
+	slotT, slotChunkT        string // per-CPU types: one CPU's value, and a NoPrealloc chunk of them
 }
 
 func newGenerator(l *spec.Layout) *generator {
@@ -50,6 +51,8 @@ func newGenerator(l *spec.Layout) *generator {
 		elemT:     l.Prefix + "Elem",
 		chunkT:    l.Prefix + "Chunk",
 		keyWordsT: l.Prefix + "KeyWords",
+		slotT:     l.Prefix + "Slot",
+		slotChunkT: l.Prefix + "SlotChunk",
 	}
 }
 
@@ -62,10 +65,13 @@ func Render(l *spec.Layout, h Header) ([]byte, error) {
 	g.constructor(f)
 	g.hashFunc(f)
 	g.words(f)
+	g.perCPUValues(f)
 	g.alloc(f)
+	g.lruEvict(f)
 	g.lookup(f)
 	g.update(f)
 	g.iteration(f)
+	g.batch(f)
 	g.cpuHandles(f)
 	return render(f)
 }
@@ -76,6 +82,7 @@ func RenderTests(l *spec.Layout, h Header) ([]byte, error) {
 	g := newGenerator(l)
 	f := newFile(l, h)
 	g.tests(f)
+	g.batchTests(f)
 	g.seedBench(f)
 	return render(f)
 }

@@ -1,6 +1,10 @@
 package templates
 
-import "github.com/dave/jennifer/jen"
+import (
+	"github.com/dave/jennifer/jen"
+
+	"github.com/htabgen/htabgen/spec"
+)
 
 // tests emits the -tests file: behaviour tests of the map against a builtin
 // map, a concurrency test for the race detector, and benchmarks. It uses the
@@ -8,6 +12,7 @@ import "github.com/dave/jennifer/jen"
 func (g *generator) tests(f *jen.File) {
 	T := func(s string) string { return s + g.mapT }
 	key, val := jen.Id(g.keyT), jen.Id(g.valT)
+	g.testAdapters(f)
 	opts := func(max int) jen.Code {
 		return jen.Qual(htabPkg, "Options").Values(jen.Dict{jen.Id("MaxEntries"): jen.Lit(max), jen.Id("ZeroSeed"): jen.True(), jen.Id("CPUs"): jen.Lit(2)})
 	}
@@ -50,17 +55,8 @@ func (g *generator) tests(f *jen.File) {
 		jen.List(jen.Id("old"), jen.Id("present")).Op(":=").Id("ref").Index(jen.Id("k")),
 		jen.Switch(jen.Id("op")).Block(
 			jen.Case(jen.Lit(0)).Block(
-				jen.Id("err").Op(":=").Id("m").Dot("Update").Call(jen.Id("k"), jen.Id("v"), jen.Id("flags")),
-				jen.Var().Id("want").Error(),
-				jen.Switch().Block(
-					jen.Case(jen.Id("flags").Op(">").Qual(htabPkg, "UpdateExist")).Block(jen.Id("want").Op("=").Qual(htabPkg, "ErrInvalid")),
-					jen.Case(jen.Id("flags").Op("==").Qual(htabPkg, "UpdateNoExist").Op("&&").Id("present")).Block(jen.Id("want").Op("=").Qual(htabPkg, "ErrKeyExist")),
-					jen.Case(jen.Id("flags").Op("==").Qual(htabPkg, "UpdateExist").Op("&&").Op("!").Id("present")).Block(jen.Id("want").Op("=").Qual(htabPkg, "ErrKeyNotExist")),
-					jen.Case(jen.Op("!").Id("present").Op("&&").Len(jen.Id("ref")).Op("==").Id("m").Dot("MaxEntries").Call()).Block(jen.Id("want").Op("=").Qual(htabPkg, "ErrFull")),
-					jen.Default().Block(jen.Id("ref").Index(jen.Id("k")).Op("=").Id("v")),
-				),
-				fatalIf(jen.Op("!").Qual("errors", "Is").Call(jen.Id("err"), jen.Id("want")).Op("||").Parens(jen.Id("want").Op("==").Nil().Op("&&").Id("err").Op("!=").Nil()),
-					"step %d: Update(%x, flags %d) = %v, want %v", jen.Id("step"), jen.Id("k"), jen.Id("flags"), jen.Id("err"), jen.Id("want")),
+				jen.Id("err").Op(":=").Id(T("testUpdate")).Call(jen.Id("m"), jen.Id("k"), jen.Id("v"), jen.Id("flags")),
+				g.checkUpdateResult(fatalIf),
 			),
 			jen.Case(jen.Lit(1)).Block(
 				jen.Id("err").Op(":=").Id("m").Dot("Delete").Call(jen.Id("k")),
@@ -68,12 +64,12 @@ func (g *generator) tests(f *jen.File) {
 				jen.Delete(jen.Id("ref"), jen.Id("k")),
 			),
 			jen.Case(jen.Lit(2)).Block(
-				jen.List(jen.Id("got"), jen.Id("err")).Op(":=").Id("m").Dot("LookupAndDelete").Call(jen.Id("k")),
+				jen.List(jen.Id("got"), jen.Id("err")).Op(":=").Id(T("testLookupAndDelete")).Call(jen.Id("t"), jen.Id("m"), jen.Id("k")),
 				fatalIf(jen.Parens(jen.Id("err").Op("==").Nil()).Op("!=").Id("present").Op("||").Id("got").Op("!=").Id("old"), "step %d: LookupAndDelete(%x) = %x, %v; want %x, present %v", jen.Id("step"), jen.Id("k"), jen.Id("got"), jen.Id("err"), jen.Id("old"), jen.Id("present")),
 				jen.Delete(jen.Id("ref"), jen.Id("k")),
 			),
 			jen.Default().Block(
-				jen.List(jen.Id("got"), jen.Id("ok")).Op(":=").Id("m").Dot("Lookup").Call(jen.Id("k")),
+				jen.List(jen.Id("got"), jen.Id("ok")).Op(":=").Id(T("testLookup")).Call(jen.Id("t"), jen.Id("m"), jen.Id("k")),
 				fatalIf(jen.Id("ok").Op("!=").Id("present").Op("||").Id("got").Op("!=").Id("old"), "step %d: Lookup(%x) = %x, %v; want %x, %v", jen.Id("step"), jen.Id("k"), jen.Id("got"), jen.Id("ok"), jen.Id("old"), jen.Id("present")),
 			),
 		),
@@ -84,10 +80,9 @@ func (g *generator) tests(f *jen.File) {
 	f.Commentf("checkContents%s checks that All and a NextKey walk both give exactly ref,", g.mapT)
 	f.Comment("in the same order.")
 	f.Func().Id(T("checkContents")).Params(jen.Id("t").Qual("testing", "TB"), jen.Id("m").Op("*").Id(g.mapT), jen.Id("ref").Map(key).Add(val)).Block(
-		jen.Var().Id("order").Index().Add(key),
-		jen.For(jen.List(jen.Id("k"), jen.Id("v")).Op(":=").Range().Id("m").Dot("All").Call()).Block(
-			fatalIf(jen.Id("ref").Index(jen.Id("k")).Op("!=").Id("v"), "All yields %x = %x, want %x", jen.Id("k"), jen.Id("v"), jen.Id("ref").Index(jen.Id("k"))),
-			jen.Id("order").Op("=").Append(jen.Id("order"), jen.Id("k")),
+		jen.List(jen.Id("order"), jen.Id("vals")).Op(":=").Id(T("testAll")).Call(jen.Id("t"), jen.Id("m")),
+		jen.For(jen.List(jen.Id("i"), jen.Id("k")).Op(":=").Range().Id("order")).Block(
+			fatalIf(jen.Id("ref").Index(jen.Id("k")).Op("!=").Id("vals").Index(jen.Id("i")), "All yields %x = %x, want %x", jen.Id("k"), jen.Id("vals").Index(jen.Id("i")), jen.Id("ref").Index(jen.Id("k"))),
 		),
 		fatalIf(jen.Len(jen.Id("order")).Op("!=").Len(jen.Id("ref")), "All yields %d keys, want %d", jen.Len(jen.Id("order")), jen.Len(jen.Id("ref"))),
 		jen.Var().Id("cur").Op("*").Add(key),
@@ -101,13 +96,17 @@ func (g *generator) tests(f *jen.File) {
 		),
 	)
 
+	modes := []jen.Code{jen.Lit("prealloc"), jen.Lit("noprealloc"), jen.Lit("degenerate")}
+	if g.l.LRU {
+		modes = []jen.Code{jen.Lit("prealloc"), jen.Lit("degenerate")} // LRU maps have no NoPrealloc
+	}
 	// Test<Map>RandomOps: random operations checked after every step, on a
 	// preallocated map, a NoPrealloc map, and a degenerate one whose keys all
 	// fall into bucket 0 (mask 0), which forces the longest chains.
 	f.Commentf("Test%sRandomOps runs random operations, checked after every step against", g.mapT)
 	f.Comment("a builtin map; preallocated, NoPrealloc, and degenerate (every key in bucket 0).")
 	f.Func().Id(T("Test") + "RandomOps").Params(jen.Id("t").Op("*").Qual("testing", "T")).Block(
-		jen.For(jen.List(jen.Id("_"), jen.Id("mode")).Op(":=").Range().Index().String().Values(jen.Lit("prealloc"), jen.Lit("noprealloc"), jen.Lit("degenerate"))).Block(
+		jen.For(jen.List(jen.Id("_"), jen.Id("mode")).Op(":=").Range().Index().String().Values(modes...)).Block(
 			jen.Id("t").Dot("Run").Call(jen.Id("mode"), jen.Func().Params(jen.Id("t").Op("*").Qual("testing", "T")).Block(
 				jen.Id("opts").Op(":=").Add(opts(maxEntries)),
 				jen.Id("opts").Dot("NoPrealloc").Op("=").Id("mode").Op("==").Lit("noprealloc"),
@@ -142,11 +141,17 @@ func (g *generator) tests(f *jen.File) {
 		)),
 	)
 
+	// The 64 keys fit; an LRU map gets room to spare so that it never evicts
+	// them (its CPUs cache free elements in batches of max/cpus/2).
+	concurrentMax := 64
+	if g.l.LRU {
+		concurrentMax = 1024
+	}
 	// Test<Map>Concurrent: writers on disjoint keys, readers and iterators, under -race.
 	f.Commentf("Test%sConcurrent runs writers on disjoint keys with lock-free readers and", g.mapT)
 	f.Comment("iterators; run it with -race. Each writer's keys must end as it left them.")
 	f.Func().Id(T("Test")+"Concurrent").Params(jen.Id("t").Op("*").Qual("testing", "T")).Block(
-		jen.List(jen.Id("m"), jen.Err()).Op(":=").Id("New"+g.mapT).Call(opts(64)),
+		jen.List(jen.Id("m"), jen.Err()).Op(":=").Id("New"+g.mapT).Call(opts(concurrentMax)),
 		fatalIf(jen.Err().Op("!=").Nil(), "New: %v", jen.Err()),
 		jen.Var().Id("wg").Qual("sync", "WaitGroup"),
 		jen.For(jen.Id("w").Op(":=").Range().Lit(2)).Block(
@@ -163,7 +168,7 @@ func (g *generator) tests(f *jen.File) {
 		),
 		jen.Id("wg").Dot("Go").Call(jen.Func().Params().Block(
 			jen.For(jen.Id("i").Op(":=").Range().Lit(200)).Block(
-				jen.Id("m").Dot("Lookup").Call(jen.Id(T("testKey")).Call(jen.Id("i").Op("%").Lit(64))),
+				jen.Id("m").Dot("CPU").Call(jen.Lit(1)).Dot("Lookup").Call(jen.Id(T("testKey")).Call(jen.Id("i").Op("%").Lit(64))),
 				jen.For(jen.Range().Id("m").Dot("All").Call()).Block(),
 				jen.List(jen.Id("_"), jen.Id("_")).Op("=").Id("m").Dot("NextKey").Call(jen.Nil()),
 			),
@@ -173,7 +178,7 @@ func (g *generator) tests(f *jen.File) {
 		jen.For(jen.Id("w").Op(":=").Range().Lit(2)).Block(
 			jen.For(jen.Id("j").Op(":=").Range().Lit(32)).Block(
 				jen.Id("last").Op(":=").Id("j").Op("+").Lit(32).Op("*").Parens(jen.Parens(jen.Lit(1999).Op("-").Id("j")).Op("/").Lit(32)),
-				jen.List(jen.Id("v"), jen.Id("ok")).Op(":=").Id("m").Dot("Lookup").Call(jen.Id(T("testKey")).Call(jen.Id("w").Op("*").Lit(32).Op("+").Id("j"))),
+				jen.List(jen.Id("v"), jen.Id("ok")).Op(":=").Id("m").Dot("CPU").Call(jen.Id("w")).Dot("Lookup").Call(jen.Id(T("testKey")).Call(jen.Id("w").Op("*").Lit(32).Op("+").Id("j"))),
 				jen.Id("want").Op(":=").Id("last").Op("%").Lit(3).Op("!=").Lit(2),
 				fatalIf(jen.Id("ok").Op("!=").Id("want").Op("||").Id("ok").Op("&&").Id("v").Op("!=").Id(T("testVal")).Call(jen.Id("last")), "writer %d key %d: got %x, %v", jen.Id("w"), jen.Id("j"), jen.Id("v"), jen.Id("ok")),
 			),
@@ -182,7 +187,8 @@ func (g *generator) tests(f *jen.File) {
 
 	// Benchmark<Map>Lookup: hits on a 75% full map of 65536 entries, in random order.
 	f.Commentf("Benchmark%sLookup looks up present keys of a 3/4-full map of 65536", g.mapT)
-	f.Comment("entries in random order and reports lookups/s.")
+	f.Comment("entries in random order and reports lookups/s; keys an LRU map evicted")
+	f.Comment("while it filled are left out.")
 	f.Func().Id(T("Benchmark")+"Lookup").Params(jen.Id("b").Op("*").Qual("testing", "B")).Block(
 		jen.Const().Id("n").Op("=").Lit(49152),
 		jen.List(jen.Id("m"), jen.Err()).Op(":=").Id("New"+g.mapT).Call(opts(65536)),
@@ -190,7 +196,7 @@ func (g *generator) tests(f *jen.File) {
 		jen.Id("keys").Op(":=").Make(jen.Index().Add(key), jen.Lit(0), jen.Id("n")),
 		jen.For(jen.Id("i").Op(":=").Range().Id("n")).Block(
 			jen.Id("k").Op(":=").Id(T("testKey")).Call(jen.Id("i")),
-			jen.If(jen.Id("m").Dot("Update").Call(jen.Id("k"), jen.Id(T("testVal")).Call(jen.Id("i")), jen.Qual(htabPkg, "UpdateNoExist")).Op("==").Nil()).Block(
+			jen.If(jen.Id(T("testUpdate")).Call(jen.Id("m"), jen.Id("k"), jen.Id(T("testVal")).Call(jen.Id("i")), jen.Qual(htabPkg, "UpdateNoExist")).Op("==").Nil()).Block(
 				jen.Id("keys").Op("=").Append(jen.Id("keys"), jen.Id("k")),
 			),
 		),
@@ -199,7 +205,7 @@ func (g *generator) tests(f *jen.File) {
 		)),
 		jen.Id("i").Op(":=").Lit(0),
 		jen.For(jen.Id("b").Dot("Loop").Call()).Block(
-			jen.If(jen.List(jen.Id("_"), jen.Id("ok")).Op(":=").Id("m").Dot("Lookup").Call(jen.Id("keys").Index(jen.Id("i"))), jen.Op("!").Id("ok")).Block(
+			jen.If(jen.List(jen.Id("_"), jen.Id("ok")).Op(":=").Add(g.benchLookup()).Call(jen.Id("keys").Index(jen.Id("i"))), jen.Op("!").Id("ok")).Block(
 				jen.Id("b").Dot("Fatal").Call(jen.Lit("miss")),
 			),
 			jen.Id("i").Op("++"),
@@ -218,6 +224,9 @@ func (g *generator) tests(f *jen.File) {
 //		for _, full := range []int{25, 50, 75, 100} { b.Run(fmt.Sprintf("fullness=%d", full), ...) }
 //	}
 func (g *generator) seedBench(f *jen.File) {
+	if g.l.Spec.Type != spec.Hash {
+		return // the seed measures BPF_MAP_TYPE_HASH
+	}
 	key := jen.Id(g.keyT)
 	f.Commentf("Benchmark%sSeed000 is the kernel's bpf-hashmap-lookup benchmark (seed 000):", g.mapT)
 	f.Comment("a map of 65536 entries filled to 25..100 %, every key looked up in turn.")
@@ -247,6 +256,52 @@ func (g *generator) seedBench(f *jen.File) {
 				),
 				jen.Id("b").Dot("ReportMetric").Call(jen.Float64().Call(jen.Id("b").Dot("N")).Op("/").Id("b").Dot("Elapsed").Call().Dot("Seconds").Call(), jen.Lit("lookups/s")),
 			)),
+		),
+	)
+}
+
+// benchLookup is the lookup the Lookup benchmark measures: the userspace
+// Lookup, or for the per-CPU types (whose Lookup copies every CPU's value)
+// a program's lookup on CPU 0.
+func (g *generator) benchLookup() *jen.Statement {
+	if g.l.PerCPU {
+		return jen.Id("m").Dot("CPU").Call(jen.Lit(0)).Dot("Lookup")
+	}
+	return jen.Id("m").Dot("Lookup")
+}
+
+// checkUpdateResult checks the err of an update of k (present: whether ref
+// holds it) with flags, and brings ref up to date. Hash and per-CPU maps
+// answer exactly; an LRU map may evict any keys for the update (even k,
+// before looking it up, so that UpdateNoExist of a present key may succeed
+// and UpdateExist fail), so the LRU check allows that and then drops from
+// ref the keys the map no longer has.
+func (g *generator) checkUpdateResult(fatalIf func(cond jen.Code, format string, args ...jen.Code) jen.Code) jen.Code {
+	is := func(err string) *jen.Statement { return jen.Qual("errors", "Is").Call(jen.Id("err"), htabId(err)) }
+	if !g.l.LRU {
+		return jen.Add(
+			jen.Var().Id("want").Error(), jen.Line(),
+			jen.Switch().Block(
+				jen.Case(jen.Id("flags").Op(">").Qual(htabPkg, "UpdateExist")).Block(jen.Id("want").Op("=").Qual(htabPkg, "ErrInvalid")),
+				jen.Case(jen.Id("flags").Op("==").Qual(htabPkg, "UpdateNoExist").Op("&&").Id("present")).Block(jen.Id("want").Op("=").Qual(htabPkg, "ErrKeyExist")),
+				jen.Case(jen.Id("flags").Op("==").Qual(htabPkg, "UpdateExist").Op("&&").Op("!").Id("present")).Block(jen.Id("want").Op("=").Qual(htabPkg, "ErrKeyNotExist")),
+				jen.Case(jen.Op("!").Id("present").Op("&&").Len(jen.Id("ref")).Op("==").Id("m").Dot("MaxEntries").Call()).Block(jen.Id("want").Op("=").Qual(htabPkg, "ErrFull")),
+				jen.Default().Block(jen.Id("ref").Index(jen.Id("k")).Op("=").Id("v")),
+			), jen.Line(),
+			fatalIf(jen.Op("!").Qual("errors", "Is").Call(jen.Id("err"), jen.Id("want")).Op("||").Parens(jen.Id("want").Op("==").Nil().Op("&&").Id("err").Op("!=").Nil()),
+				"step %d: Update(%x, flags %d) = %v, want %v", jen.Id("step"), jen.Id("k"), jen.Id("flags"), jen.Id("err"), jen.Id("want")),
+		)
+	}
+	return jen.Add(
+		jen.Id("ok").Op(":=").Id("err").Op("==").Nil().Op("&&").Id("flags").Op("<=").Qual(htabPkg, "UpdateExist").Op("||").Line().
+			Add(is("ErrInvalid")).Op("&&").Id("flags").Op(">").Qual(htabPkg, "UpdateExist").Op("||").Line().
+			Add(is("ErrKeyExist")).Op("&&").Id("flags").Op("==").Qual(htabPkg, "UpdateNoExist").Op("&&").Id("present").Op("||").Line().
+			Add(is("ErrKeyNotExist")).Op("&&").Id("flags").Op("==").Qual(htabPkg, "UpdateExist"), jen.Line(),
+		fatalIf(jen.Op("!").Id("ok"), "step %d: Update(%x, flags %d) = %v (present %v)", jen.Id("step"), jen.Id("k"), jen.Id("flags"), jen.Id("err"), jen.Id("present")), jen.Line(),
+		jen.If(jen.Id("err").Op("==").Nil()).Block(jen.Id("ref").Index(jen.Id("k")).Op("=").Id("v")), jen.Line(),
+		jen.Comment("Forget what the LRU evicted; the checks after the switch see the rest."), jen.Line(),
+		jen.For(jen.Id("rk").Op(":=").Range().Id("ref")).Block(
+			jen.If(jen.List(jen.Id("_"), jen.Id("in")).Op(":=").Id("testLookup"+g.mapT).Call(jen.Id("t"), jen.Id("m"), jen.Id("rk")), jen.Op("!").Id("in")).Block(jen.Delete(jen.Id("ref"), jen.Id("rk"))),
 		),
 	)
 }

@@ -56,7 +56,7 @@ func chunkShift(elemSize int) int {
 func (g *generator) mapStruct(f *jen.File) {
 	f.Commentf("%s is a fixed-capacity hash map with the semantics of the kernel's", g.mapT)
 	f.Commentf("BPF_MAP_TYPE_%s. Every method is safe for concurrent use.", kernelTypeName(g.l.Spec.Type))
-	f.Type().Id(g.mapT).Struct(
+	f.Type().Id(g.mapT).Struct(append([]jen.Code{
 		jen.Id("buckets").Index().Qual(htabPkg, "Bucket").Comment("roundup_pow_of_two(maxEntries) buckets"),
 		jen.Id("mask").Uint32().Comment("len(buckets)-1: a hash's bucket is hash&mask"),
 		jen.Id("seed").Uint32().Comment("the jhash initval: 0 with ZeroSeed, else random"),
@@ -71,9 +71,26 @@ func (g *generator) mapStruct(f *jen.File) {
 		jen.Id("elems").Index().Id(g.elemT).Comment("all maxEntries elements; nil with NoPrealloc"),
 		jen.Id("chunks").Index().Qual(atomicPkg, "Pointer").Types(jen.Id(g.chunkT)).Comment("NoPrealloc: allocated on first use"),
 		jen.Id("chunkMu").Qual("sync", "Mutex").Comment("serialises chunk allocation"),
-		jen.Id("fresh").Qual(atomicPkg, "Uint32").Comment("elements fresh..maxEntries-1 were never used"),
+		g.freeElements(),
+		g.occField(),
+	}, g.perCPUStorage()...)...)
+}
+
+// freeElements is the map struct's record of free elements: a free stack,
+// or for the LRU types the LRU engine, which also decides what to evict.
+func (g *generator) freeElements() jen.Code {
+	if g.l.LRU {
+		return jen.Id("lru").Op("*").Qual(htabPkg, "LRU").Comment("hands out free elements, evicting when none is left (bpf_lru)")
+	}
+	return jen.Add(
+		jen.Id("fresh").Qual(atomicPkg, "Uint32").Comment("elements fresh..maxEntries-1 were never used"), jen.Line(),
 		jen.Id("freeHead").Qual(atomicPkg, "Uint64").Comment("freed elements: a Treiber stack, ABA tag<<32 | index+1, linked through next"),
 	)
+}
+
+// htabMapType is the htab.MapType constant of the layout's type.
+func (g *generator) htabMapType() *jen.Statement {
+	return htabId(map[spec.MapType]string{spec.Hash: "Hash", spec.PerCPU: "PerCPUHash", spec.LRU: "LRUHash", spec.LRUPerCPU: "LRUPerCPUHash"}[g.l.Spec.Type])
 }
 
 // kernelTypeName is the suffix of the kernel's BPF_MAP_TYPE_ name for t.
@@ -87,8 +104,9 @@ func (g *generator) constructor(f *jen.File) {
 	f.Commentf("New%s creates an empty map, as BPF_MAP_CREATE does. Bad options are", g.mapT)
 	f.Comment("htab.ErrInvalid, wrapped with the reason.")
 	f.Func().Id("New"+g.mapT).Params(jen.Id("opts").Qual(htabPkg, "Options")).Params(jen.Op("*").Id(g.mapT), jen.Error()).Block(
-		jen.List(jen.Id("opts"), jen.Err()).Op(":=").Id("opts").Dot("Check").Call(htabId("Hash")),
+		jen.List(jen.Id("opts"), jen.Err()).Op(":=").Id("opts").Dot("Check").Call(g.htabMapType()),
 		jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
+		g.lruMaxEntries(),
 		jen.Id("n").Op(":=").Qual(htabPkg, "BucketCount").Call(jen.Id("opts").Dot("MaxEntries")),
 		jen.Id("m").Op(":=").Op("&").Id(g.mapT).Values(jen.Dict{
 			jen.Id("buckets"):    jen.Make(jen.Index().Qual(htabPkg, "Bucket"), jen.Id("n")),
@@ -105,6 +123,9 @@ func (g *generator) constructor(f *jen.File) {
 		).Else().Block(
 			jen.Id("m").Dot("elems").Op("=").Make(jen.Index().Id(g.elemT), jen.Id("opts").Dot("MaxEntries")),
 		),
+		g.perCPUAlloc(),
+		g.lruCreate(),
+		g.occInit(),
 		jen.Id("m").Dot("handles").Op("=").Make(jen.Index().Id(g.cpuT), jen.Id("opts").Dot("CPUs")),
 		jen.For(jen.Id("i").Op(":=").Range().Id("m").Dot("handles")).Block(
 			jen.Id("m").Dot("handles").Index(jen.Id("i")).Op("=").Id(g.cpuT).Values(jen.Id("m"), jen.Id("i")),
@@ -124,4 +145,20 @@ func (g *generator) constructor(f *jen.File) {
 	f.Func().Params(g.recvMap()).Id("CPUs").Params().Int().Block(
 		jen.Return(jen.Id("m").Dot("cpus")),
 	)
+}
+
+// occField is the map's occupancy bitmap field (-batch-lock sparse), else nothing.
+func (g *generator) occField() jen.Code {
+	if !g.l.Occupancy {
+		return jen.Null()
+	}
+	return jen.Line().Id("occ").Qual(htabPkg, "Occupancy").Comment("-batch-lock sparse: one bit per bucket, set while it is non-empty")
+}
+
+// occInit makes the occupancy bitmap (-batch-lock sparse), else nothing.
+func (g *generator) occInit() jen.Code {
+	if !g.l.Occupancy {
+		return jen.Null()
+	}
+	return jen.Id("m").Dot("occ").Op("=").Qual(htabPkg, "NewOccupancy").Call(jen.Id("n"))
 }

@@ -1,8 +1,11 @@
 // Command htabbench turns `go test -bench` output into the tables of the
-// seeds, side by side with the published figures. Today it knows seed 000:
+// seeds, side by side with the published figures. It knows seed 000 and
+// seed 003:
 //
 //	go test -run '^$' -bench Seed000 -count 5 ./generated/seed000/ > seed000.txt
 //	go run ./cmd/htabbench seed000.txt
+//	go test -run '^$' -bench DumpHashMap -count 6 ./generated/batchbench/ > batch-dump.txt
+//	go run ./cmd/htabbench batch-dump.txt
 //
 // Each cell is the median of the runs; gains are ratios measured in one run.
 package main
@@ -47,8 +50,15 @@ func main() {
 		in = f
 	}
 	runs := map[cell][]float64{}
+	dumps := map[dumpCell][]float64{}
 	sc := bufio.NewScanner(in)
 	for sc.Scan() {
+		if d := dumpLine.FindStringSubmatch(sc.Text()); d != nil {
+			if v, err := strconv.ParseFloat(d[3], 64); err == nil {
+				dumps[dumpCell{d[1], d[2]}] = append(dumps[dumpCell{d[1], d[2]}], v)
+			}
+			continue
+		}
 		m := benchLine.FindStringSubmatch(sc.Text())
 		if m == nil {
 			continue
@@ -62,8 +72,12 @@ func main() {
 		c := cell{key, full, m[2]}
 		runs[c] = append(runs[c], v)
 	}
+	if len(dumps) > 0 {
+		printSeed003(os.Stdout, dumps)
+		return
+	}
 	if len(runs) == 0 {
-		fmt.Fprintln(os.Stderr, "htabbench: no Seed000 benchmark lines in the input")
+		fmt.Fprintln(os.Stderr, "htabbench: no Seed000 or DumpHashMap benchmark lines in the input")
 		os.Exit(1)
 	}
 	printSeed000(os.Stdout, runs)
@@ -101,5 +115,36 @@ func printSeed000(w io.Writer, runs map[cell][]float64) {
 			fmt.Fprintf(w, "| %d | %d%% | %.2f | %.2f | %.2f | %+.1f%% | %+.1f%% | %+.1f%% | %s |\n",
 				k, full, j/1e6, j2/1e6, st/1e6, 100*(j2/j-1), 100*(st/j-1), seed, verdict)
 		}
+	}
+}
+
+// dumpLine matches BenchmarkDumpHashMap/entries=1k/lock=sparse-2  N  ns/op.
+var dumpLine = regexp.MustCompile(`^BenchmarkDumpHashMap/entries=(\w+)/lock=(\w+)\S*\s+\d+\s+(\S+) ns/op`)
+
+type dumpCell struct{ entries, lock string }
+
+// seed003 is seed 003's BM_DumpHashMap table: Time(ns) before and after the
+// fix, by entries (the seed's names; 1000 is our 1k).
+var seed003 = []struct {
+	name, entries string
+	before, after float64
+}{
+	{"1", "1", 2759655, 202707}, {"10", "10", 2933722, 213441}, {"200", "200", 3171680, 478641},
+	{"500", "500", 3639607, 980061}, {"1000", "1k", 4369008, 1863835}, {"5k", "5k", 11171919, 8961836},
+	{"20k", "20k", 69150080, 69761497}, {"39k", "39k", 190501036, 187437830},
+}
+
+func printSeed003(w io.Writer, runs map[dumpCell][]float64) {
+	fmt.Fprintln(w, "| Benchmark | kernel before (ns) | kernel after (ns) | kernel gain | always (ns) | nonempty (ns) | sparse (ns) | always/nonempty | always/sparse | nonempty/sparse |")
+	fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+	for _, r := range seed003 {
+		a := median(runs[dumpCell{r.entries, "always"}])
+		n := median(runs[dumpCell{r.entries, "nonempty"}])
+		s := median(runs[dumpCell{r.entries, "sparse"}])
+		if a == 0 || n == 0 || s == 0 {
+			continue
+		}
+		fmt.Fprintf(w, "| BM_DumpHashMap/%s | %.0f | %.0f | %.1fx | %.0f | %.0f | %.0f | %.1fx | %.0fx | %.1fx |\n",
+			r.name, r.before, r.after, r.before/r.after, a, n, s, a/n, a/s, n/s)
 	}
 }

@@ -40,7 +40,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.BoolVar(&s.Lean, "lean", s.Lean, "per-type lean element; false: the all-fields element, for comparison")
 	fs.IntVar(&s.Bloom, "bloom", 0, "hash/pcpu/lru: a bloom filter with K hash functions in front of lookups")
 	fs.IntVar(&s.Hashes, "hashes", s.Hashes, "bloom type: default number of hash functions (1..15)")
-	batch := fs.String("batch-lock", string(s.BatchLock), "nonempty: batches skip empty buckets without locking; always: lock every bucket")
+	batch := fs.String("batch-lock", string(s.BatchLock), "nonempty: batches skip empty buckets without locking; always: lock every bucket; sparse: nonempty plus an occupancy bitmap")
 	fs.BoolVar(&s.EbpfCompat, "ebpf-compat", false, "also write <out>_ebpf.go, an adapter with the methods of cilium/ebpf's *ebpf.Map")
 	fs.BoolVar(&s.Tests, "tests", false, "also write <out>_test.go: behaviour tests and benchmarks of this map")
 	explain := fs.Bool("explain", false, "print the planned layout instead of code")

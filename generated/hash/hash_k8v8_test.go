@@ -9,9 +9,32 @@ import (
 	"fmt"
 	"github.com/htabgen/htabgen/htab"
 	"math/rand/v2"
+	"slices"
 	"sync"
 	"testing"
 )
+
+// testUpdateHashK8V8, testLookupHashK8V8, testLookupAndDeleteHashK8V8 and testAllHashK8V8
+// are the map's userspace methods, as the checks below use them (testAll
+// collects All).
+func testUpdateHashK8V8(m *HashK8V8, k HashK8V8Key, v HashK8V8Value, flags htab.UpdateFlags) error {
+	return m.Update(k, v, flags)
+}
+
+func testLookupHashK8V8(t testing.TB, m *HashK8V8, k HashK8V8Key) (HashK8V8Value, bool) {
+	return m.Lookup(k)
+}
+
+func testLookupAndDeleteHashK8V8(t testing.TB, m *HashK8V8, k HashK8V8Key) (HashK8V8Value, error) {
+	return m.LookupAndDelete(k)
+}
+
+func testAllHashK8V8(t testing.TB, m *HashK8V8) (keys []HashK8V8Key, vals []HashK8V8Value) {
+	for k, v := range m.All() {
+		keys, vals = append(keys, k), append(vals, v)
+	}
+	return keys, vals
+}
 
 // testKeyHashK8V8 makes distinct keys from small integers.
 func testKeyHashK8V8(i int) (k HashK8V8Key) {
@@ -41,7 +64,7 @@ func checkOpHashK8V8(t testing.TB, m *HashK8V8, ref map[HashK8V8Key]HashK8V8Valu
 	old, present := ref[k]
 	switch op {
 	case 0:
-		err := m.Update(k, v, flags)
+		err := testUpdateHashK8V8(m, k, v, flags)
 		var want error
 		switch {
 		case flags > htab.UpdateExist:
@@ -65,13 +88,13 @@ func checkOpHashK8V8(t testing.TB, m *HashK8V8, ref map[HashK8V8Key]HashK8V8Valu
 		}
 		delete(ref, k)
 	case 2:
-		got, err := m.LookupAndDelete(k)
+		got, err := testLookupAndDeleteHashK8V8(t, m, k)
 		if (err == nil) != present || got != old {
 			t.Fatalf("step %d: LookupAndDelete(%x) = %x, %v; want %x, present %v", step, k, got, err, old, present)
 		}
 		delete(ref, k)
 	default:
-		got, ok := m.Lookup(k)
+		got, ok := testLookupHashK8V8(t, m, k)
 		if ok != present || got != old {
 			t.Fatalf("step %d: Lookup(%x) = %x, %v; want %x, %v", step, k, got, ok, old, present)
 		}
@@ -84,12 +107,11 @@ func checkOpHashK8V8(t testing.TB, m *HashK8V8, ref map[HashK8V8Key]HashK8V8Valu
 // checkContentsHashK8V8 checks that All and a NextKey walk both give exactly ref,
 // in the same order.
 func checkContentsHashK8V8(t testing.TB, m *HashK8V8, ref map[HashK8V8Key]HashK8V8Value) {
-	var order []HashK8V8Key
-	for k, v := range m.All() {
-		if ref[k] != v {
-			t.Fatalf("All yields %x = %x, want %x", k, v, ref[k])
+	order, vals := testAllHashK8V8(t, m)
+	for i, k := range order {
+		if ref[k] != vals[i] {
+			t.Fatalf("All yields %x = %x, want %x", k, vals[i], ref[k])
 		}
-		order = append(order, k)
 	}
 	if len(order) != len(ref) {
 		t.Fatalf("All yields %d keys, want %d", len(order), len(ref))
@@ -182,7 +204,7 @@ func TestHashK8V8Concurrent(t *testing.T) {
 	}
 	wg.Go(func() {
 		for i := range 200 {
-			m.Lookup(testKeyHashK8V8(i % 64))
+			m.CPU(1).Lookup(testKeyHashK8V8(i % 64))
 			for range m.All() {
 			}
 			_, _ = m.NextKey(nil)
@@ -193,7 +215,7 @@ func TestHashK8V8Concurrent(t *testing.T) {
 	for w := range 2 {
 		for j := range 32 {
 			last := j + 32*((1999-j)/32)
-			v, ok := m.Lookup(testKeyHashK8V8(w*32 + j))
+			v, ok := m.CPU(w).Lookup(testKeyHashK8V8(w*32 + j))
 			want := last%3 != 2
 			if ok != want || ok && v != testValHashK8V8(last) {
 				t.Fatalf("writer %d key %d: got %x, %v", w, j, v, ok)
@@ -203,7 +225,8 @@ func TestHashK8V8Concurrent(t *testing.T) {
 }
 
 // BenchmarkHashK8V8Lookup looks up present keys of a 3/4-full map of 65536
-// entries in random order and reports lookups/s.
+// entries in random order and reports lookups/s; keys an LRU map evicted
+// while it filled are left out.
 func BenchmarkHashK8V8Lookup(b *testing.B) {
 	const n = 49152
 	m, err := NewHashK8V8(htab.Options{
@@ -217,7 +240,7 @@ func BenchmarkHashK8V8Lookup(b *testing.B) {
 	keys := make([]HashK8V8Key, 0, n)
 	for i := range n {
 		k := testKeyHashK8V8(i)
-		if m.Update(k, testValHashK8V8(i), htab.UpdateNoExist) == nil {
+		if testUpdateHashK8V8(m, k, testValHashK8V8(i), htab.UpdateNoExist) == nil {
 			keys = append(keys, k)
 		}
 	}
@@ -235,6 +258,127 @@ func BenchmarkHashK8V8Lookup(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "lookups/s")
+}
+
+// testBatchIsHashK8V8 is errors.Is.
+func testBatchIsHashK8V8(err, target error) bool {
+	return errors.Is(err, target)
+}
+
+// testBatchSameHashK8V8 is slices.Equal.
+func testBatchSameHashK8V8[E comparable](a, b []E) bool {
+	return slices.Equal(a, b)
+}
+
+// testBatchValsHashK8V8 is a value buffer for a batch of n keys.
+func testBatchValsHashK8V8(m *HashK8V8, n int) []HashK8V8Value { return make([]HashK8V8Value, n) }
+
+// testBatchValueHashK8V8 is key i's value in a batch's vals.
+func testBatchValueHashK8V8(t testing.TB, m *HashK8V8, k HashK8V8Key, vals []HashK8V8Value, i int) HashK8V8Value {
+	return vals[i]
+}
+
+// testBatchSpreadHashK8V8 is what UpdateBatch takes for these values.
+func testBatchSpreadHashK8V8(m *HashK8V8, vs []HashK8V8Value) []HashK8V8Value { return vs }
+
+// testBatchWalkHashK8V8 runs one whole batch walk with buffers of buf keys
+// (doubled for a call that says ErrNoSpace) and returns what it got.
+func testBatchWalkHashK8V8(t *testing.T, m *HashK8V8, buf int, del bool) (keys []HashK8V8Key, vals []HashK8V8Value) {
+	t.Helper()
+	c := new(htab.Cursor)
+	for call := 0; ; call++ {
+		if call > 4*m.MaxEntries()+10 {
+			t.Fatalf("buf %d: the walk does not end", buf)
+		}
+		ks, vs := make([]HashK8V8Key, buf), testBatchValsHashK8V8(m, buf)
+		var n int
+		var err error
+		if del {
+			n, err = m.LookupAndDeleteBatch(c, ks, vs)
+		} else {
+			n, err = m.LookupBatch(c, ks, vs)
+		}
+		if testBatchIsHashK8V8(err, htab.ErrNoSpace) {
+			if n != 0 || c.Done() {
+				t.Fatalf("buf %d: ErrNoSpace with %d keys, done %v", buf, n, c.Done())
+			}
+			buf *= 2
+			continue
+		}
+		if err != nil && !testBatchIsHashK8V8(err, htab.ErrKeyNotExist) {
+			t.Fatalf("buf %d: %v", buf, err)
+		}
+		for i := range n {
+			keys = append(keys, ks[i])
+			vals = append(vals, testBatchValueHashK8V8(t, m, ks[i], vs, i))
+		}
+		if err != nil {
+			if !c.Done() {
+				t.Fatalf("buf %d: ErrKeyNotExist but the cursor is not done", buf)
+			}
+			return keys, vals
+		}
+		if n == 0 {
+			t.Fatalf("buf %d: a call returned nothing and no error", buf)
+		}
+	}
+}
+
+// TestHashK8V8Batch checks the batch operations against All.
+func TestHashK8V8Batch(t *testing.T) {
+	m, err := NewHashK8V8(htab.Options{MaxEntries: 48, ZeroSeed: true, CPUs: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, err := m.LookupBatch(nil, make([]HashK8V8Key, 4), testBatchValsHashK8V8(m, 4)); n != 0 || !testBatchIsHashK8V8(err, htab.ErrKeyNotExist) {
+		t.Fatalf("empty map: %d, %v; want 0, ErrKeyNotExist", n, err)
+	}
+	var ks []HashK8V8Key
+	var vs []HashK8V8Value
+	for i := range 40 {
+		ks, vs = append(ks, testKeyHashK8V8(i)), append(vs, testValHashK8V8(i))
+	}
+	if n, err := m.UpdateBatch(ks, testBatchSpreadHashK8V8(m, vs), htab.UpdateAny); n != len(ks) || err != nil {
+		t.Fatalf("UpdateBatch: %d, %v", n, err)
+	}
+	wantKeys, wantVals := testAllHashK8V8(t, m)
+	if len(wantKeys) == 0 || len(wantKeys) != m.Len() {
+		t.Fatalf("All yields %d keys, Len is %d", len(wantKeys), m.Len())
+	}
+
+	c := new(htab.Cursor)
+	if n, err := m.LookupBatch(c, nil, nil); n != 0 || err != nil || *c != (htab.Cursor{}) {
+		t.Fatalf("zero-length batch: %d, %v, cursor %v", n, err, *c)
+	}
+	for buf := 1; buf <= 8; buf++ {
+		keys, vals := testBatchWalkHashK8V8(t, m, buf, false)
+		if !testBatchSameHashK8V8(keys, wantKeys) || !testBatchSameHashK8V8(vals, wantVals) {
+			t.Fatalf("buf %d: the walk returned\n%x\n%x\nAll yields\n%x\n%x", buf, keys, vals, wantKeys, wantVals)
+		}
+	}
+	if m.Len() != len(wantKeys) {
+		t.Fatalf("LookupBatch changed the map: Len %d", m.Len())
+	}
+	keys, vals := testBatchWalkHashK8V8(t, m, 3, true)
+	if !testBatchSameHashK8V8(keys, wantKeys) || !testBatchSameHashK8V8(vals, wantVals) {
+		t.Fatalf("lookup-and-delete walk returned\n%x\nAll yielded\n%x", keys, wantKeys)
+	}
+	if k, _ := testAllHashK8V8(t, m); m.Len() != 0 || len(k) != 0 {
+		t.Fatalf("after a lookup-and-delete walk: Len %d, All %x", m.Len(), k)
+	}
+
+	if n, err := m.UpdateBatch(ks[:1], testBatchSpreadHashK8V8(m, vs[:1]), htab.UpdateNoExist); n != 0 || !testBatchIsHashK8V8(err, htab.ErrInvalid) {
+		t.Fatalf("UpdateBatch with UpdateNoExist: %d, %v; want ErrInvalid, as the kernel", n, err)
+	}
+	if n, err := m.UpdateBatch(ks[:3], testBatchSpreadHashK8V8(m, vs[:3]), htab.UpdateAny); n != 3 || err != nil {
+		t.Fatalf("UpdateBatch: %d, %v", n, err)
+	}
+	if n, err := m.DeleteBatch([]HashK8V8Key{ks[0], ks[1], ks[5], ks[2]}); n != 2 || !testBatchIsHashK8V8(err, htab.ErrKeyNotExist) {
+		t.Fatalf("DeleteBatch with an absent third key: %d, %v; want 2, ErrKeyNotExist", n, err)
+	}
+	if _, ok := testLookupHashK8V8(t, m, ks[2]); !ok || m.Len() != 1 {
+		t.Fatalf("DeleteBatch went past the absent key: Len %d", m.Len())
+	}
 }
 
 // BenchmarkHashK8V8Seed000 is the kernel's bpf-hashmap-lookup benchmark (seed 000):

@@ -5,6 +5,7 @@ package keysizes
 
 import (
 	"encoding/binary"
+	"fmt"
 	"github.com/htabgen/htabgen/htab"
 	"iter"
 	"math/bits"
@@ -135,14 +136,19 @@ func (m *K35) CPUs() int {
 	return m.cpus
 }
 
+// k35HashInit is jhash's initial state before the seed, 0xdeadbeef + 35. It is a
+// variable so that the compiler cannot carry the constant through the unrolled
+// mixes (it would add it back before every rotation); never change it.
+var k35HashInit uint32 = 0xdeadbeef + 35
+
 // hash is the kernel's htab_map_hash(): jhash of the 35 key bytes with the map's seed.
 // It is computed as static: jhash unrolled for 35 bytes (8 word loads, then a 3-byte tail).
 func (m *K35) hash(k *K35Key, w *k35KeyWords) uint32 {
-	a := uint32(0xdeadbeef) + 35 + m.seed
+	a := k35HashInit + m.seed
 	b, c := a, a
-	a += w[0]
-	b += w[1]
-	c += w[2]
+	a += binary.LittleEndian.Uint32(k[0:])
+	b += binary.LittleEndian.Uint32(k[4:])
+	c += binary.LittleEndian.Uint32(k[8:])
 	a -= c
 	a ^= bits.RotateLeft32(c, 4)
 	c += b
@@ -161,9 +167,9 @@ func (m *K35) hash(k *K35Key, w *k35KeyWords) uint32 {
 	c -= b
 	c ^= bits.RotateLeft32(b, 4)
 	b += a
-	a += w[3]
-	b += w[4]
-	c += w[5]
+	a += binary.LittleEndian.Uint32(k[12:])
+	b += binary.LittleEndian.Uint32(k[16:])
+	c += binary.LittleEndian.Uint32(k[20:])
 	a -= c
 	a ^= bits.RotateLeft32(c, 4)
 	c += b
@@ -182,9 +188,9 @@ func (m *K35) hash(k *K35Key, w *k35KeyWords) uint32 {
 	c -= b
 	c ^= bits.RotateLeft32(b, 4)
 	b += a
-	a += w[6]
-	b += w[7]
-	c += w[8]
+	a += binary.LittleEndian.Uint32(k[24:])
+	b += binary.LittleEndian.Uint32(k[28:])
+	c += binary.LittleEndian.Uint32(k[31:]) >> 8
 	c ^= b
 	c -= bits.RotateLeft32(b, 14)
 	a ^= c
@@ -373,16 +379,14 @@ func (m *K35) Lookup(k K35Key) (K35Value, bool) {
 	}
 }
 
-// Update sets the value of k, as BPF_MAP_UPDATE_ELEM does. flags is
-// htab.UpdateAny, UpdateNoExist (htab.ErrKeyExist if k is present) or
-// UpdateExist (htab.ErrKeyNotExist if absent); a new key into a full map is
-// htab.ErrFull. As in the kernel, a replaced key moves to the head of its bucket.
-func (m *K35) Update(k K35Key, v K35Value, flags htab.UpdateFlags) error {
+// update is Update as on CPU cpu: the CPU whose LRU lists provide a new
+// element, and, with one value v of a per-CPU map, whose slot it sets.
+func (m *K35) update(k *K35Key, v *K35Value, cpu int, flags htab.UpdateFlags) error {
 	if err := flags.Check(); err != nil {
 		return err
 	}
 	w := k.words()
-	h := m.hash(&k, &w)
+	h := m.hash(k, &w)
 	b := &m.buckets[h&m.mask]
 	b.Lock()
 	prev, i := m.find(b, &w, h)
@@ -395,11 +399,10 @@ func (m *K35) Update(k K35Key, v K35Value, flags htab.UpdateFlags) error {
 		return htab.ErrKeyNotExist
 	}
 	if i != 0 {
-		// The kernel links a new copy at the head and unlinks the old one;
-		// in place plus a move to the head is the same to every observer.
-		e := m.elem(i - 1)
-		e.setValue(&v)
+		m.elem(i - 1).setValue(v)
 		if prev != 0 {
+			// The kernel links a new copy at the head and unlinks the old one;
+			// in place plus a move to the head is the same to every observer.
 			m.unlink(b, prev, i)
 			m.linkHead(b, i)
 		}
@@ -413,11 +416,20 @@ func (m *K35) Update(k K35Key, v K35Value, flags htab.UpdateFlags) error {
 	}
 	e := m.elem(n)
 	e.setKey(&w, h)
-	e.setValue(&v)
+	e.setValue(v)
 	m.linkHead(b, n+1)
 	m.count.Add(1)
 	b.Unlock()
 	return nil
+}
+
+// Update sets the value of k, as BPF_MAP_UPDATE_ELEM does. flags is
+// htab.UpdateAny, UpdateNoExist (htab.ErrKeyExist if k is present) or
+// UpdateExist (htab.ErrKeyNotExist if absent); a new key into a full map is
+// htab.ErrFull.
+// As in the kernel, a replaced key moves to the head of its bucket.
+func (m *K35) Update(k K35Key, v K35Value, flags htab.UpdateFlags) error {
+	return m.update(&k, &v, 0, flags)
 }
 
 // Delete removes k, as BPF_MAP_DELETE_ELEM does: htab.ErrKeyNotExist if absent.
@@ -569,6 +581,130 @@ func (m *K35) All() iter.Seq2[K35Key, K35Value] {
 	}
 }
 
+// LookupBatch copies the next elements of the walk that c remembers into keys
+// and vals (vals[i] is the value of keys[i]), as BPF_MAP_LOOKUP_BATCH does, and returns
+// how many. A zero Cursor starts at the first bucket; nil also does, and is not
+// advanced. A call returns whole buckets only: htab.ErrNoSpace (and nothing)
+// when the first non-empty bucket holds more than len(keys) elements; the call
+// that reaches the last bucket returns htab.ErrKeyNotExist, possibly with
+// elements, and so do later calls. A call with no room returns 0 and does nothing.
+func (m *K35) LookupBatch(c *htab.Cursor, keys []K35Key, vals []K35Value) (int, error) {
+	return m.batch(c, keys, vals, false)
+}
+
+// LookupAndDeleteBatch is LookupBatch that also deletes what it returns, as
+// BPF_MAP_LOOKUP_AND_DELETE_BATCH does. Each bucket is copied and emptied
+// under its lock, so every element it deletes is returned exactly once.
+func (m *K35) LookupAndDeleteBatch(c *htab.Cursor, keys []K35Key, vals []K35Value) (int, error) {
+	return m.batch(c, keys, vals, true)
+}
+
+// batch checks the arguments of a lookup batch, walks, and advances c.
+func (m *K35) batch(c *htab.Cursor, keys []K35Key, vals []K35Value, del bool) (int, error) {
+	if len(vals) != len(keys) {
+		return 0, fmt.Errorf("%w: batch of %d keys needs %d values, got %d", htab.ErrInvalid, len(keys), len(keys), len(vals))
+	}
+	if len(keys) == 0 {
+		// The kernel returns before it reads or writes the cursor.
+		return 0, nil
+	}
+	bi := uint32(0)
+	if c != nil {
+		bi = c.Bucket()
+	}
+	n, next, err := m.batchWalk(bi, keys, vals, del)
+	if c != nil {
+		c.Advance(next, err == htab.ErrKeyNotExist)
+	}
+	return n, err
+}
+
+// batchWalk copies whole buckets from bucket bi on into keys and vals while they
+// fit, and returns how many elements it copied and the next bucket to read.
+// -batch-lock nonempty: an empty bucket is seen without its lock and skipped (seed 003).
+func (m *K35) batchWalk(bi uint32, keys []K35Key, vals []K35Value, del bool) (total int, next uint32, err error) {
+	for bi <= m.mask {
+		if m.buckets[bi].Head() == 0 {
+			bi++
+			continue
+		}
+		b := &m.buckets[bi]
+		b.Lock()
+		head := b.Head()
+		cnt := 0
+		for i := head; i != 0; i = atomic.LoadUint32(&m.elem(i - 1).next) {
+			cnt++
+		}
+		if cnt > len(keys)-total {
+			// The bucket does not fit: it is not consumed, the cursor stays on it.
+			b.Unlock()
+			if total == 0 {
+				return 0, bi, htab.ErrNoSpace
+			}
+			return total, bi, nil
+		}
+		j := total
+		for i := head; i != 0; {
+			e := m.elem(i - 1)
+			keys[j] = e.loadKey()
+			vals[j] = e.loadValue()
+			j++
+			i = atomic.LoadUint32(&e.next)
+		}
+		if del && head != 0 {
+			// The whole bucket goes: it was copied under this same lock.
+			b.SetHead(0)
+		}
+		b.Unlock()
+		if del {
+			// Free after unlocking, as the kernel does. The chain is unreachable
+			// now, so nothing else writes its next links.
+			for i := head; i != 0; {
+				nx := atomic.LoadUint32(&m.elem(i - 1).next)
+				m.free(i - 1)
+				i = nx
+			}
+		}
+		total += cnt
+		bi++
+	}
+	// bi is len(m.buckets) here, or the cursor passed in if it was already past
+	// the end (the kernel returns ENOENT before it writes out_batch).
+	return total, bi, htab.ErrKeyNotExist
+}
+
+// UpdateBatch stores vals under keys in order, as BPF_MAP_UPDATE_BATCH does, and
+// returns how many it stored: it stops at the first error (htab.ErrFull, ...).
+// flags must be htab.UpdateAny: the kernel's generic_map_update_batch takes
+// only BPF_F_LOCK in elem_flags, so BPF_NOEXIST and BPF_EXIST are EINVAL
+// there, before anything is stored and even for no keys (checked against
+// Linux 6.18 with internal/kernel); here they are htab.ErrInvalid likewise.
+func (m *K35) UpdateBatch(keys []K35Key, vals []K35Value, flags htab.UpdateFlags) (int, error) {
+	if flags != htab.UpdateAny {
+		return 0, fmt.Errorf("%w: batch update flags %#x: the kernel's BPF_MAP_UPDATE_BATCH takes only BPF_ANY", htab.ErrInvalid, uint64(flags))
+	}
+	if len(vals) != len(keys) {
+		return 0, fmt.Errorf("%w: batch of %d keys needs %d values, got %d", htab.ErrInvalid, len(keys), len(keys), len(vals))
+	}
+	for i := range keys {
+		if err := m.Update(keys[i], vals[i], flags); err != nil {
+			return i, err
+		}
+	}
+	return len(keys), nil
+}
+
+// DeleteBatch deletes keys in order, as BPF_MAP_DELETE_BATCH does, and returns
+// how many it deleted: it stops at the first absent key (htab.ErrKeyNotExist).
+func (m *K35) DeleteBatch(keys []K35Key) (int, error) {
+	for i := range keys {
+		if err := m.Delete(keys[i]); err != nil {
+			return i, err
+		}
+	}
+	return len(keys), nil
+}
+
 // K35CPU is the program side of K35 as on one CPU: the door BPF programs
 // use. Worker goroutines that each hold their own handle get per-CPU behaviour
 // deterministically.
@@ -589,7 +725,7 @@ func (c *K35CPU) Lookup(k K35Key) (K35Value, bool) {
 
 // Update is bpf_map_update_elem from a program on this CPU.
 func (c *K35CPU) Update(k K35Key, v K35Value, flags htab.UpdateFlags) error {
-	return c.m.Update(k, v, flags)
+	return c.m.update(&k, &v, c.cpu, flags)
 }
 
 // Delete is bpf_map_delete_elem from a program on this CPU.

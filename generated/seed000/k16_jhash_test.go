@@ -9,9 +9,32 @@ import (
 	"fmt"
 	"github.com/htabgen/htabgen/htab"
 	"math/rand/v2"
+	"slices"
 	"sync"
 	"testing"
 )
+
+// testUpdateK16Jhash, testLookupK16Jhash, testLookupAndDeleteK16Jhash and testAllK16Jhash
+// are the map's userspace methods, as the checks below use them (testAll
+// collects All).
+func testUpdateK16Jhash(m *K16Jhash, k K16JhashKey, v K16JhashValue, flags htab.UpdateFlags) error {
+	return m.Update(k, v, flags)
+}
+
+func testLookupK16Jhash(t testing.TB, m *K16Jhash, k K16JhashKey) (K16JhashValue, bool) {
+	return m.Lookup(k)
+}
+
+func testLookupAndDeleteK16Jhash(t testing.TB, m *K16Jhash, k K16JhashKey) (K16JhashValue, error) {
+	return m.LookupAndDelete(k)
+}
+
+func testAllK16Jhash(t testing.TB, m *K16Jhash) (keys []K16JhashKey, vals []K16JhashValue) {
+	for k, v := range m.All() {
+		keys, vals = append(keys, k), append(vals, v)
+	}
+	return keys, vals
+}
 
 // testKeyK16Jhash makes distinct keys from small integers.
 func testKeyK16Jhash(i int) (k K16JhashKey) {
@@ -41,7 +64,7 @@ func checkOpK16Jhash(t testing.TB, m *K16Jhash, ref map[K16JhashKey]K16JhashValu
 	old, present := ref[k]
 	switch op {
 	case 0:
-		err := m.Update(k, v, flags)
+		err := testUpdateK16Jhash(m, k, v, flags)
 		var want error
 		switch {
 		case flags > htab.UpdateExist:
@@ -65,13 +88,13 @@ func checkOpK16Jhash(t testing.TB, m *K16Jhash, ref map[K16JhashKey]K16JhashValu
 		}
 		delete(ref, k)
 	case 2:
-		got, err := m.LookupAndDelete(k)
+		got, err := testLookupAndDeleteK16Jhash(t, m, k)
 		if (err == nil) != present || got != old {
 			t.Fatalf("step %d: LookupAndDelete(%x) = %x, %v; want %x, present %v", step, k, got, err, old, present)
 		}
 		delete(ref, k)
 	default:
-		got, ok := m.Lookup(k)
+		got, ok := testLookupK16Jhash(t, m, k)
 		if ok != present || got != old {
 			t.Fatalf("step %d: Lookup(%x) = %x, %v; want %x, %v", step, k, got, ok, old, present)
 		}
@@ -84,12 +107,11 @@ func checkOpK16Jhash(t testing.TB, m *K16Jhash, ref map[K16JhashKey]K16JhashValu
 // checkContentsK16Jhash checks that All and a NextKey walk both give exactly ref,
 // in the same order.
 func checkContentsK16Jhash(t testing.TB, m *K16Jhash, ref map[K16JhashKey]K16JhashValue) {
-	var order []K16JhashKey
-	for k, v := range m.All() {
-		if ref[k] != v {
-			t.Fatalf("All yields %x = %x, want %x", k, v, ref[k])
+	order, vals := testAllK16Jhash(t, m)
+	for i, k := range order {
+		if ref[k] != vals[i] {
+			t.Fatalf("All yields %x = %x, want %x", k, vals[i], ref[k])
 		}
-		order = append(order, k)
 	}
 	if len(order) != len(ref) {
 		t.Fatalf("All yields %d keys, want %d", len(order), len(ref))
@@ -182,7 +204,7 @@ func TestK16JhashConcurrent(t *testing.T) {
 	}
 	wg.Go(func() {
 		for i := range 200 {
-			m.Lookup(testKeyK16Jhash(i % 64))
+			m.CPU(1).Lookup(testKeyK16Jhash(i % 64))
 			for range m.All() {
 			}
 			_, _ = m.NextKey(nil)
@@ -193,7 +215,7 @@ func TestK16JhashConcurrent(t *testing.T) {
 	for w := range 2 {
 		for j := range 32 {
 			last := j + 32*((1999-j)/32)
-			v, ok := m.Lookup(testKeyK16Jhash(w*32 + j))
+			v, ok := m.CPU(w).Lookup(testKeyK16Jhash(w*32 + j))
 			want := last%3 != 2
 			if ok != want || ok && v != testValK16Jhash(last) {
 				t.Fatalf("writer %d key %d: got %x, %v", w, j, v, ok)
@@ -203,7 +225,8 @@ func TestK16JhashConcurrent(t *testing.T) {
 }
 
 // BenchmarkK16JhashLookup looks up present keys of a 3/4-full map of 65536
-// entries in random order and reports lookups/s.
+// entries in random order and reports lookups/s; keys an LRU map evicted
+// while it filled are left out.
 func BenchmarkK16JhashLookup(b *testing.B) {
 	const n = 49152
 	m, err := NewK16Jhash(htab.Options{
@@ -217,7 +240,7 @@ func BenchmarkK16JhashLookup(b *testing.B) {
 	keys := make([]K16JhashKey, 0, n)
 	for i := range n {
 		k := testKeyK16Jhash(i)
-		if m.Update(k, testValK16Jhash(i), htab.UpdateNoExist) == nil {
+		if testUpdateK16Jhash(m, k, testValK16Jhash(i), htab.UpdateNoExist) == nil {
 			keys = append(keys, k)
 		}
 	}
@@ -235,6 +258,127 @@ func BenchmarkK16JhashLookup(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "lookups/s")
+}
+
+// testBatchIsK16Jhash is errors.Is.
+func testBatchIsK16Jhash(err, target error) bool {
+	return errors.Is(err, target)
+}
+
+// testBatchSameK16Jhash is slices.Equal.
+func testBatchSameK16Jhash[E comparable](a, b []E) bool {
+	return slices.Equal(a, b)
+}
+
+// testBatchValsK16Jhash is a value buffer for a batch of n keys.
+func testBatchValsK16Jhash(m *K16Jhash, n int) []K16JhashValue { return make([]K16JhashValue, n) }
+
+// testBatchValueK16Jhash is key i's value in a batch's vals.
+func testBatchValueK16Jhash(t testing.TB, m *K16Jhash, k K16JhashKey, vals []K16JhashValue, i int) K16JhashValue {
+	return vals[i]
+}
+
+// testBatchSpreadK16Jhash is what UpdateBatch takes for these values.
+func testBatchSpreadK16Jhash(m *K16Jhash, vs []K16JhashValue) []K16JhashValue { return vs }
+
+// testBatchWalkK16Jhash runs one whole batch walk with buffers of buf keys
+// (doubled for a call that says ErrNoSpace) and returns what it got.
+func testBatchWalkK16Jhash(t *testing.T, m *K16Jhash, buf int, del bool) (keys []K16JhashKey, vals []K16JhashValue) {
+	t.Helper()
+	c := new(htab.Cursor)
+	for call := 0; ; call++ {
+		if call > 4*m.MaxEntries()+10 {
+			t.Fatalf("buf %d: the walk does not end", buf)
+		}
+		ks, vs := make([]K16JhashKey, buf), testBatchValsK16Jhash(m, buf)
+		var n int
+		var err error
+		if del {
+			n, err = m.LookupAndDeleteBatch(c, ks, vs)
+		} else {
+			n, err = m.LookupBatch(c, ks, vs)
+		}
+		if testBatchIsK16Jhash(err, htab.ErrNoSpace) {
+			if n != 0 || c.Done() {
+				t.Fatalf("buf %d: ErrNoSpace with %d keys, done %v", buf, n, c.Done())
+			}
+			buf *= 2
+			continue
+		}
+		if err != nil && !testBatchIsK16Jhash(err, htab.ErrKeyNotExist) {
+			t.Fatalf("buf %d: %v", buf, err)
+		}
+		for i := range n {
+			keys = append(keys, ks[i])
+			vals = append(vals, testBatchValueK16Jhash(t, m, ks[i], vs, i))
+		}
+		if err != nil {
+			if !c.Done() {
+				t.Fatalf("buf %d: ErrKeyNotExist but the cursor is not done", buf)
+			}
+			return keys, vals
+		}
+		if n == 0 {
+			t.Fatalf("buf %d: a call returned nothing and no error", buf)
+		}
+	}
+}
+
+// TestK16JhashBatch checks the batch operations against All.
+func TestK16JhashBatch(t *testing.T) {
+	m, err := NewK16Jhash(htab.Options{MaxEntries: 48, ZeroSeed: true, CPUs: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, err := m.LookupBatch(nil, make([]K16JhashKey, 4), testBatchValsK16Jhash(m, 4)); n != 0 || !testBatchIsK16Jhash(err, htab.ErrKeyNotExist) {
+		t.Fatalf("empty map: %d, %v; want 0, ErrKeyNotExist", n, err)
+	}
+	var ks []K16JhashKey
+	var vs []K16JhashValue
+	for i := range 40 {
+		ks, vs = append(ks, testKeyK16Jhash(i)), append(vs, testValK16Jhash(i))
+	}
+	if n, err := m.UpdateBatch(ks, testBatchSpreadK16Jhash(m, vs), htab.UpdateAny); n != len(ks) || err != nil {
+		t.Fatalf("UpdateBatch: %d, %v", n, err)
+	}
+	wantKeys, wantVals := testAllK16Jhash(t, m)
+	if len(wantKeys) == 0 || len(wantKeys) != m.Len() {
+		t.Fatalf("All yields %d keys, Len is %d", len(wantKeys), m.Len())
+	}
+
+	c := new(htab.Cursor)
+	if n, err := m.LookupBatch(c, nil, nil); n != 0 || err != nil || *c != (htab.Cursor{}) {
+		t.Fatalf("zero-length batch: %d, %v, cursor %v", n, err, *c)
+	}
+	for buf := 1; buf <= 8; buf++ {
+		keys, vals := testBatchWalkK16Jhash(t, m, buf, false)
+		if !testBatchSameK16Jhash(keys, wantKeys) || !testBatchSameK16Jhash(vals, wantVals) {
+			t.Fatalf("buf %d: the walk returned\n%x\n%x\nAll yields\n%x\n%x", buf, keys, vals, wantKeys, wantVals)
+		}
+	}
+	if m.Len() != len(wantKeys) {
+		t.Fatalf("LookupBatch changed the map: Len %d", m.Len())
+	}
+	keys, vals := testBatchWalkK16Jhash(t, m, 3, true)
+	if !testBatchSameK16Jhash(keys, wantKeys) || !testBatchSameK16Jhash(vals, wantVals) {
+		t.Fatalf("lookup-and-delete walk returned\n%x\nAll yielded\n%x", keys, wantKeys)
+	}
+	if k, _ := testAllK16Jhash(t, m); m.Len() != 0 || len(k) != 0 {
+		t.Fatalf("after a lookup-and-delete walk: Len %d, All %x", m.Len(), k)
+	}
+
+	if n, err := m.UpdateBatch(ks[:1], testBatchSpreadK16Jhash(m, vs[:1]), htab.UpdateNoExist); n != 0 || !testBatchIsK16Jhash(err, htab.ErrInvalid) {
+		t.Fatalf("UpdateBatch with UpdateNoExist: %d, %v; want ErrInvalid, as the kernel", n, err)
+	}
+	if n, err := m.UpdateBatch(ks[:3], testBatchSpreadK16Jhash(m, vs[:3]), htab.UpdateAny); n != 3 || err != nil {
+		t.Fatalf("UpdateBatch: %d, %v", n, err)
+	}
+	if n, err := m.DeleteBatch([]K16JhashKey{ks[0], ks[1], ks[5], ks[2]}); n != 2 || !testBatchIsK16Jhash(err, htab.ErrKeyNotExist) {
+		t.Fatalf("DeleteBatch with an absent third key: %d, %v; want 2, ErrKeyNotExist", n, err)
+	}
+	if _, ok := testLookupK16Jhash(t, m, ks[2]); !ok || m.Len() != 1 {
+		t.Fatalf("DeleteBatch went past the absent key: Len %d", m.Len())
+	}
 }
 
 // BenchmarkK16JhashSeed000 is the kernel's bpf-hashmap-lookup benchmark (seed 000):

@@ -9,9 +9,32 @@ import (
 	"fmt"
 	"github.com/htabgen/htabgen/htab"
 	"math/rand/v2"
+	"slices"
 	"sync"
 	"testing"
 )
+
+// testUpdateK28Jhash2, testLookupK28Jhash2, testLookupAndDeleteK28Jhash2 and testAllK28Jhash2
+// are the map's userspace methods, as the checks below use them (testAll
+// collects All).
+func testUpdateK28Jhash2(m *K28Jhash2, k K28Jhash2Key, v K28Jhash2Value, flags htab.UpdateFlags) error {
+	return m.Update(k, v, flags)
+}
+
+func testLookupK28Jhash2(t testing.TB, m *K28Jhash2, k K28Jhash2Key) (K28Jhash2Value, bool) {
+	return m.Lookup(k)
+}
+
+func testLookupAndDeleteK28Jhash2(t testing.TB, m *K28Jhash2, k K28Jhash2Key) (K28Jhash2Value, error) {
+	return m.LookupAndDelete(k)
+}
+
+func testAllK28Jhash2(t testing.TB, m *K28Jhash2) (keys []K28Jhash2Key, vals []K28Jhash2Value) {
+	for k, v := range m.All() {
+		keys, vals = append(keys, k), append(vals, v)
+	}
+	return keys, vals
+}
 
 // testKeyK28Jhash2 makes distinct keys from small integers.
 func testKeyK28Jhash2(i int) (k K28Jhash2Key) {
@@ -41,7 +64,7 @@ func checkOpK28Jhash2(t testing.TB, m *K28Jhash2, ref map[K28Jhash2Key]K28Jhash2
 	old, present := ref[k]
 	switch op {
 	case 0:
-		err := m.Update(k, v, flags)
+		err := testUpdateK28Jhash2(m, k, v, flags)
 		var want error
 		switch {
 		case flags > htab.UpdateExist:
@@ -65,13 +88,13 @@ func checkOpK28Jhash2(t testing.TB, m *K28Jhash2, ref map[K28Jhash2Key]K28Jhash2
 		}
 		delete(ref, k)
 	case 2:
-		got, err := m.LookupAndDelete(k)
+		got, err := testLookupAndDeleteK28Jhash2(t, m, k)
 		if (err == nil) != present || got != old {
 			t.Fatalf("step %d: LookupAndDelete(%x) = %x, %v; want %x, present %v", step, k, got, err, old, present)
 		}
 		delete(ref, k)
 	default:
-		got, ok := m.Lookup(k)
+		got, ok := testLookupK28Jhash2(t, m, k)
 		if ok != present || got != old {
 			t.Fatalf("step %d: Lookup(%x) = %x, %v; want %x, %v", step, k, got, ok, old, present)
 		}
@@ -84,12 +107,11 @@ func checkOpK28Jhash2(t testing.TB, m *K28Jhash2, ref map[K28Jhash2Key]K28Jhash2
 // checkContentsK28Jhash2 checks that All and a NextKey walk both give exactly ref,
 // in the same order.
 func checkContentsK28Jhash2(t testing.TB, m *K28Jhash2, ref map[K28Jhash2Key]K28Jhash2Value) {
-	var order []K28Jhash2Key
-	for k, v := range m.All() {
-		if ref[k] != v {
-			t.Fatalf("All yields %x = %x, want %x", k, v, ref[k])
+	order, vals := testAllK28Jhash2(t, m)
+	for i, k := range order {
+		if ref[k] != vals[i] {
+			t.Fatalf("All yields %x = %x, want %x", k, vals[i], ref[k])
 		}
-		order = append(order, k)
 	}
 	if len(order) != len(ref) {
 		t.Fatalf("All yields %d keys, want %d", len(order), len(ref))
@@ -182,7 +204,7 @@ func TestK28Jhash2Concurrent(t *testing.T) {
 	}
 	wg.Go(func() {
 		for i := range 200 {
-			m.Lookup(testKeyK28Jhash2(i % 64))
+			m.CPU(1).Lookup(testKeyK28Jhash2(i % 64))
 			for range m.All() {
 			}
 			_, _ = m.NextKey(nil)
@@ -193,7 +215,7 @@ func TestK28Jhash2Concurrent(t *testing.T) {
 	for w := range 2 {
 		for j := range 32 {
 			last := j + 32*((1999-j)/32)
-			v, ok := m.Lookup(testKeyK28Jhash2(w*32 + j))
+			v, ok := m.CPU(w).Lookup(testKeyK28Jhash2(w*32 + j))
 			want := last%3 != 2
 			if ok != want || ok && v != testValK28Jhash2(last) {
 				t.Fatalf("writer %d key %d: got %x, %v", w, j, v, ok)
@@ -203,7 +225,8 @@ func TestK28Jhash2Concurrent(t *testing.T) {
 }
 
 // BenchmarkK28Jhash2Lookup looks up present keys of a 3/4-full map of 65536
-// entries in random order and reports lookups/s.
+// entries in random order and reports lookups/s; keys an LRU map evicted
+// while it filled are left out.
 func BenchmarkK28Jhash2Lookup(b *testing.B) {
 	const n = 49152
 	m, err := NewK28Jhash2(htab.Options{
@@ -217,7 +240,7 @@ func BenchmarkK28Jhash2Lookup(b *testing.B) {
 	keys := make([]K28Jhash2Key, 0, n)
 	for i := range n {
 		k := testKeyK28Jhash2(i)
-		if m.Update(k, testValK28Jhash2(i), htab.UpdateNoExist) == nil {
+		if testUpdateK28Jhash2(m, k, testValK28Jhash2(i), htab.UpdateNoExist) == nil {
 			keys = append(keys, k)
 		}
 	}
@@ -235,6 +258,127 @@ func BenchmarkK28Jhash2Lookup(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "lookups/s")
+}
+
+// testBatchIsK28Jhash2 is errors.Is.
+func testBatchIsK28Jhash2(err, target error) bool {
+	return errors.Is(err, target)
+}
+
+// testBatchSameK28Jhash2 is slices.Equal.
+func testBatchSameK28Jhash2[E comparable](a, b []E) bool {
+	return slices.Equal(a, b)
+}
+
+// testBatchValsK28Jhash2 is a value buffer for a batch of n keys.
+func testBatchValsK28Jhash2(m *K28Jhash2, n int) []K28Jhash2Value { return make([]K28Jhash2Value, n) }
+
+// testBatchValueK28Jhash2 is key i's value in a batch's vals.
+func testBatchValueK28Jhash2(t testing.TB, m *K28Jhash2, k K28Jhash2Key, vals []K28Jhash2Value, i int) K28Jhash2Value {
+	return vals[i]
+}
+
+// testBatchSpreadK28Jhash2 is what UpdateBatch takes for these values.
+func testBatchSpreadK28Jhash2(m *K28Jhash2, vs []K28Jhash2Value) []K28Jhash2Value { return vs }
+
+// testBatchWalkK28Jhash2 runs one whole batch walk with buffers of buf keys
+// (doubled for a call that says ErrNoSpace) and returns what it got.
+func testBatchWalkK28Jhash2(t *testing.T, m *K28Jhash2, buf int, del bool) (keys []K28Jhash2Key, vals []K28Jhash2Value) {
+	t.Helper()
+	c := new(htab.Cursor)
+	for call := 0; ; call++ {
+		if call > 4*m.MaxEntries()+10 {
+			t.Fatalf("buf %d: the walk does not end", buf)
+		}
+		ks, vs := make([]K28Jhash2Key, buf), testBatchValsK28Jhash2(m, buf)
+		var n int
+		var err error
+		if del {
+			n, err = m.LookupAndDeleteBatch(c, ks, vs)
+		} else {
+			n, err = m.LookupBatch(c, ks, vs)
+		}
+		if testBatchIsK28Jhash2(err, htab.ErrNoSpace) {
+			if n != 0 || c.Done() {
+				t.Fatalf("buf %d: ErrNoSpace with %d keys, done %v", buf, n, c.Done())
+			}
+			buf *= 2
+			continue
+		}
+		if err != nil && !testBatchIsK28Jhash2(err, htab.ErrKeyNotExist) {
+			t.Fatalf("buf %d: %v", buf, err)
+		}
+		for i := range n {
+			keys = append(keys, ks[i])
+			vals = append(vals, testBatchValueK28Jhash2(t, m, ks[i], vs, i))
+		}
+		if err != nil {
+			if !c.Done() {
+				t.Fatalf("buf %d: ErrKeyNotExist but the cursor is not done", buf)
+			}
+			return keys, vals
+		}
+		if n == 0 {
+			t.Fatalf("buf %d: a call returned nothing and no error", buf)
+		}
+	}
+}
+
+// TestK28Jhash2Batch checks the batch operations against All.
+func TestK28Jhash2Batch(t *testing.T) {
+	m, err := NewK28Jhash2(htab.Options{MaxEntries: 48, ZeroSeed: true, CPUs: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, err := m.LookupBatch(nil, make([]K28Jhash2Key, 4), testBatchValsK28Jhash2(m, 4)); n != 0 || !testBatchIsK28Jhash2(err, htab.ErrKeyNotExist) {
+		t.Fatalf("empty map: %d, %v; want 0, ErrKeyNotExist", n, err)
+	}
+	var ks []K28Jhash2Key
+	var vs []K28Jhash2Value
+	for i := range 40 {
+		ks, vs = append(ks, testKeyK28Jhash2(i)), append(vs, testValK28Jhash2(i))
+	}
+	if n, err := m.UpdateBatch(ks, testBatchSpreadK28Jhash2(m, vs), htab.UpdateAny); n != len(ks) || err != nil {
+		t.Fatalf("UpdateBatch: %d, %v", n, err)
+	}
+	wantKeys, wantVals := testAllK28Jhash2(t, m)
+	if len(wantKeys) == 0 || len(wantKeys) != m.Len() {
+		t.Fatalf("All yields %d keys, Len is %d", len(wantKeys), m.Len())
+	}
+
+	c := new(htab.Cursor)
+	if n, err := m.LookupBatch(c, nil, nil); n != 0 || err != nil || *c != (htab.Cursor{}) {
+		t.Fatalf("zero-length batch: %d, %v, cursor %v", n, err, *c)
+	}
+	for buf := 1; buf <= 8; buf++ {
+		keys, vals := testBatchWalkK28Jhash2(t, m, buf, false)
+		if !testBatchSameK28Jhash2(keys, wantKeys) || !testBatchSameK28Jhash2(vals, wantVals) {
+			t.Fatalf("buf %d: the walk returned\n%x\n%x\nAll yields\n%x\n%x", buf, keys, vals, wantKeys, wantVals)
+		}
+	}
+	if m.Len() != len(wantKeys) {
+		t.Fatalf("LookupBatch changed the map: Len %d", m.Len())
+	}
+	keys, vals := testBatchWalkK28Jhash2(t, m, 3, true)
+	if !testBatchSameK28Jhash2(keys, wantKeys) || !testBatchSameK28Jhash2(vals, wantVals) {
+		t.Fatalf("lookup-and-delete walk returned\n%x\nAll yielded\n%x", keys, wantKeys)
+	}
+	if k, _ := testAllK28Jhash2(t, m); m.Len() != 0 || len(k) != 0 {
+		t.Fatalf("after a lookup-and-delete walk: Len %d, All %x", m.Len(), k)
+	}
+
+	if n, err := m.UpdateBatch(ks[:1], testBatchSpreadK28Jhash2(m, vs[:1]), htab.UpdateNoExist); n != 0 || !testBatchIsK28Jhash2(err, htab.ErrInvalid) {
+		t.Fatalf("UpdateBatch with UpdateNoExist: %d, %v; want ErrInvalid, as the kernel", n, err)
+	}
+	if n, err := m.UpdateBatch(ks[:3], testBatchSpreadK28Jhash2(m, vs[:3]), htab.UpdateAny); n != 3 || err != nil {
+		t.Fatalf("UpdateBatch: %d, %v", n, err)
+	}
+	if n, err := m.DeleteBatch([]K28Jhash2Key{ks[0], ks[1], ks[5], ks[2]}); n != 2 || !testBatchIsK28Jhash2(err, htab.ErrKeyNotExist) {
+		t.Fatalf("DeleteBatch with an absent third key: %d, %v; want 2, ErrKeyNotExist", n, err)
+	}
+	if _, ok := testLookupK28Jhash2(t, m, ks[2]); !ok || m.Len() != 1 {
+		t.Fatalf("DeleteBatch went past the absent key: Len %d", m.Len())
+	}
 }
 
 // BenchmarkK28Jhash2Seed000 is the kernel's bpf-hashmap-lookup benchmark (seed 000):

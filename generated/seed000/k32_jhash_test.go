@@ -9,9 +9,32 @@ import (
 	"fmt"
 	"github.com/htabgen/htabgen/htab"
 	"math/rand/v2"
+	"slices"
 	"sync"
 	"testing"
 )
+
+// testUpdateK32Jhash, testLookupK32Jhash, testLookupAndDeleteK32Jhash and testAllK32Jhash
+// are the map's userspace methods, as the checks below use them (testAll
+// collects All).
+func testUpdateK32Jhash(m *K32Jhash, k K32JhashKey, v K32JhashValue, flags htab.UpdateFlags) error {
+	return m.Update(k, v, flags)
+}
+
+func testLookupK32Jhash(t testing.TB, m *K32Jhash, k K32JhashKey) (K32JhashValue, bool) {
+	return m.Lookup(k)
+}
+
+func testLookupAndDeleteK32Jhash(t testing.TB, m *K32Jhash, k K32JhashKey) (K32JhashValue, error) {
+	return m.LookupAndDelete(k)
+}
+
+func testAllK32Jhash(t testing.TB, m *K32Jhash) (keys []K32JhashKey, vals []K32JhashValue) {
+	for k, v := range m.All() {
+		keys, vals = append(keys, k), append(vals, v)
+	}
+	return keys, vals
+}
 
 // testKeyK32Jhash makes distinct keys from small integers.
 func testKeyK32Jhash(i int) (k K32JhashKey) {
@@ -41,7 +64,7 @@ func checkOpK32Jhash(t testing.TB, m *K32Jhash, ref map[K32JhashKey]K32JhashValu
 	old, present := ref[k]
 	switch op {
 	case 0:
-		err := m.Update(k, v, flags)
+		err := testUpdateK32Jhash(m, k, v, flags)
 		var want error
 		switch {
 		case flags > htab.UpdateExist:
@@ -65,13 +88,13 @@ func checkOpK32Jhash(t testing.TB, m *K32Jhash, ref map[K32JhashKey]K32JhashValu
 		}
 		delete(ref, k)
 	case 2:
-		got, err := m.LookupAndDelete(k)
+		got, err := testLookupAndDeleteK32Jhash(t, m, k)
 		if (err == nil) != present || got != old {
 			t.Fatalf("step %d: LookupAndDelete(%x) = %x, %v; want %x, present %v", step, k, got, err, old, present)
 		}
 		delete(ref, k)
 	default:
-		got, ok := m.Lookup(k)
+		got, ok := testLookupK32Jhash(t, m, k)
 		if ok != present || got != old {
 			t.Fatalf("step %d: Lookup(%x) = %x, %v; want %x, %v", step, k, got, ok, old, present)
 		}
@@ -84,12 +107,11 @@ func checkOpK32Jhash(t testing.TB, m *K32Jhash, ref map[K32JhashKey]K32JhashValu
 // checkContentsK32Jhash checks that All and a NextKey walk both give exactly ref,
 // in the same order.
 func checkContentsK32Jhash(t testing.TB, m *K32Jhash, ref map[K32JhashKey]K32JhashValue) {
-	var order []K32JhashKey
-	for k, v := range m.All() {
-		if ref[k] != v {
-			t.Fatalf("All yields %x = %x, want %x", k, v, ref[k])
+	order, vals := testAllK32Jhash(t, m)
+	for i, k := range order {
+		if ref[k] != vals[i] {
+			t.Fatalf("All yields %x = %x, want %x", k, vals[i], ref[k])
 		}
-		order = append(order, k)
 	}
 	if len(order) != len(ref) {
 		t.Fatalf("All yields %d keys, want %d", len(order), len(ref))
@@ -182,7 +204,7 @@ func TestK32JhashConcurrent(t *testing.T) {
 	}
 	wg.Go(func() {
 		for i := range 200 {
-			m.Lookup(testKeyK32Jhash(i % 64))
+			m.CPU(1).Lookup(testKeyK32Jhash(i % 64))
 			for range m.All() {
 			}
 			_, _ = m.NextKey(nil)
@@ -193,7 +215,7 @@ func TestK32JhashConcurrent(t *testing.T) {
 	for w := range 2 {
 		for j := range 32 {
 			last := j + 32*((1999-j)/32)
-			v, ok := m.Lookup(testKeyK32Jhash(w*32 + j))
+			v, ok := m.CPU(w).Lookup(testKeyK32Jhash(w*32 + j))
 			want := last%3 != 2
 			if ok != want || ok && v != testValK32Jhash(last) {
 				t.Fatalf("writer %d key %d: got %x, %v", w, j, v, ok)
@@ -203,7 +225,8 @@ func TestK32JhashConcurrent(t *testing.T) {
 }
 
 // BenchmarkK32JhashLookup looks up present keys of a 3/4-full map of 65536
-// entries in random order and reports lookups/s.
+// entries in random order and reports lookups/s; keys an LRU map evicted
+// while it filled are left out.
 func BenchmarkK32JhashLookup(b *testing.B) {
 	const n = 49152
 	m, err := NewK32Jhash(htab.Options{
@@ -217,7 +240,7 @@ func BenchmarkK32JhashLookup(b *testing.B) {
 	keys := make([]K32JhashKey, 0, n)
 	for i := range n {
 		k := testKeyK32Jhash(i)
-		if m.Update(k, testValK32Jhash(i), htab.UpdateNoExist) == nil {
+		if testUpdateK32Jhash(m, k, testValK32Jhash(i), htab.UpdateNoExist) == nil {
 			keys = append(keys, k)
 		}
 	}
@@ -235,6 +258,127 @@ func BenchmarkK32JhashLookup(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "lookups/s")
+}
+
+// testBatchIsK32Jhash is errors.Is.
+func testBatchIsK32Jhash(err, target error) bool {
+	return errors.Is(err, target)
+}
+
+// testBatchSameK32Jhash is slices.Equal.
+func testBatchSameK32Jhash[E comparable](a, b []E) bool {
+	return slices.Equal(a, b)
+}
+
+// testBatchValsK32Jhash is a value buffer for a batch of n keys.
+func testBatchValsK32Jhash(m *K32Jhash, n int) []K32JhashValue { return make([]K32JhashValue, n) }
+
+// testBatchValueK32Jhash is key i's value in a batch's vals.
+func testBatchValueK32Jhash(t testing.TB, m *K32Jhash, k K32JhashKey, vals []K32JhashValue, i int) K32JhashValue {
+	return vals[i]
+}
+
+// testBatchSpreadK32Jhash is what UpdateBatch takes for these values.
+func testBatchSpreadK32Jhash(m *K32Jhash, vs []K32JhashValue) []K32JhashValue { return vs }
+
+// testBatchWalkK32Jhash runs one whole batch walk with buffers of buf keys
+// (doubled for a call that says ErrNoSpace) and returns what it got.
+func testBatchWalkK32Jhash(t *testing.T, m *K32Jhash, buf int, del bool) (keys []K32JhashKey, vals []K32JhashValue) {
+	t.Helper()
+	c := new(htab.Cursor)
+	for call := 0; ; call++ {
+		if call > 4*m.MaxEntries()+10 {
+			t.Fatalf("buf %d: the walk does not end", buf)
+		}
+		ks, vs := make([]K32JhashKey, buf), testBatchValsK32Jhash(m, buf)
+		var n int
+		var err error
+		if del {
+			n, err = m.LookupAndDeleteBatch(c, ks, vs)
+		} else {
+			n, err = m.LookupBatch(c, ks, vs)
+		}
+		if testBatchIsK32Jhash(err, htab.ErrNoSpace) {
+			if n != 0 || c.Done() {
+				t.Fatalf("buf %d: ErrNoSpace with %d keys, done %v", buf, n, c.Done())
+			}
+			buf *= 2
+			continue
+		}
+		if err != nil && !testBatchIsK32Jhash(err, htab.ErrKeyNotExist) {
+			t.Fatalf("buf %d: %v", buf, err)
+		}
+		for i := range n {
+			keys = append(keys, ks[i])
+			vals = append(vals, testBatchValueK32Jhash(t, m, ks[i], vs, i))
+		}
+		if err != nil {
+			if !c.Done() {
+				t.Fatalf("buf %d: ErrKeyNotExist but the cursor is not done", buf)
+			}
+			return keys, vals
+		}
+		if n == 0 {
+			t.Fatalf("buf %d: a call returned nothing and no error", buf)
+		}
+	}
+}
+
+// TestK32JhashBatch checks the batch operations against All.
+func TestK32JhashBatch(t *testing.T) {
+	m, err := NewK32Jhash(htab.Options{MaxEntries: 48, ZeroSeed: true, CPUs: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, err := m.LookupBatch(nil, make([]K32JhashKey, 4), testBatchValsK32Jhash(m, 4)); n != 0 || !testBatchIsK32Jhash(err, htab.ErrKeyNotExist) {
+		t.Fatalf("empty map: %d, %v; want 0, ErrKeyNotExist", n, err)
+	}
+	var ks []K32JhashKey
+	var vs []K32JhashValue
+	for i := range 40 {
+		ks, vs = append(ks, testKeyK32Jhash(i)), append(vs, testValK32Jhash(i))
+	}
+	if n, err := m.UpdateBatch(ks, testBatchSpreadK32Jhash(m, vs), htab.UpdateAny); n != len(ks) || err != nil {
+		t.Fatalf("UpdateBatch: %d, %v", n, err)
+	}
+	wantKeys, wantVals := testAllK32Jhash(t, m)
+	if len(wantKeys) == 0 || len(wantKeys) != m.Len() {
+		t.Fatalf("All yields %d keys, Len is %d", len(wantKeys), m.Len())
+	}
+
+	c := new(htab.Cursor)
+	if n, err := m.LookupBatch(c, nil, nil); n != 0 || err != nil || *c != (htab.Cursor{}) {
+		t.Fatalf("zero-length batch: %d, %v, cursor %v", n, err, *c)
+	}
+	for buf := 1; buf <= 8; buf++ {
+		keys, vals := testBatchWalkK32Jhash(t, m, buf, false)
+		if !testBatchSameK32Jhash(keys, wantKeys) || !testBatchSameK32Jhash(vals, wantVals) {
+			t.Fatalf("buf %d: the walk returned\n%x\n%x\nAll yields\n%x\n%x", buf, keys, vals, wantKeys, wantVals)
+		}
+	}
+	if m.Len() != len(wantKeys) {
+		t.Fatalf("LookupBatch changed the map: Len %d", m.Len())
+	}
+	keys, vals := testBatchWalkK32Jhash(t, m, 3, true)
+	if !testBatchSameK32Jhash(keys, wantKeys) || !testBatchSameK32Jhash(vals, wantVals) {
+		t.Fatalf("lookup-and-delete walk returned\n%x\nAll yielded\n%x", keys, wantKeys)
+	}
+	if k, _ := testAllK32Jhash(t, m); m.Len() != 0 || len(k) != 0 {
+		t.Fatalf("after a lookup-and-delete walk: Len %d, All %x", m.Len(), k)
+	}
+
+	if n, err := m.UpdateBatch(ks[:1], testBatchSpreadK32Jhash(m, vs[:1]), htab.UpdateNoExist); n != 0 || !testBatchIsK32Jhash(err, htab.ErrInvalid) {
+		t.Fatalf("UpdateBatch with UpdateNoExist: %d, %v; want ErrInvalid, as the kernel", n, err)
+	}
+	if n, err := m.UpdateBatch(ks[:3], testBatchSpreadK32Jhash(m, vs[:3]), htab.UpdateAny); n != 3 || err != nil {
+		t.Fatalf("UpdateBatch: %d, %v", n, err)
+	}
+	if n, err := m.DeleteBatch([]K32JhashKey{ks[0], ks[1], ks[5], ks[2]}); n != 2 || !testBatchIsK32Jhash(err, htab.ErrKeyNotExist) {
+		t.Fatalf("DeleteBatch with an absent third key: %d, %v; want 2, ErrKeyNotExist", n, err)
+	}
+	if _, ok := testLookupK32Jhash(t, m, ks[2]); !ok || m.Len() != 1 {
+		t.Fatalf("DeleteBatch went past the absent key: Len %d", m.Len())
+	}
 }
 
 // BenchmarkK32JhashSeed000 is the kernel's bpf-hashmap-lookup benchmark (seed 000):

@@ -1,0 +1,217 @@
+package batchbench
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/htabgen/htabgen/htab"
+)
+
+// benchMap is what the benchmarks need of the three maps.
+type benchMap[K ~[8]byte, V ~[8]byte] interface {
+	Update(K, V, htab.UpdateFlags) error
+	Delete(K) error
+	Lookup(K) (V, bool)
+	Len() int
+	LookupBatch(*htab.Cursor, []K, []V) (int, error)
+}
+
+// seedMaxEntries and seedEntries are BM_DumpHashMap's map size and fills.
+const seedMaxEntries = 50000
+
+var seedEntries = []struct {
+	name string
+	n    int
+}{{"1", 1}, {"10", 10}, {"200", 200}, {"500", 500}, {"1k", 1000}, {"5k", 5000}, {"20k", 20000}, {"39k", 39000}}
+
+// dumpBuffer is the elements per LookupBatch call.
+const dumpBuffer = 1024
+
+// fill puts n random keys into m.
+func fill[K ~[8]byte, V ~[8]byte, M benchMap[K, V]](tb testing.TB, m M, n int, seed uint64) []K {
+	rng := rand.New(rand.NewPCG(seed, 3))
+	keys := make([]K, 0, n)
+	for m.Len() < n {
+		var k K
+		binary.LittleEndian.PutUint64(k[:], rng.Uint64())
+		if err := m.Update(k, V(k), htab.UpdateNoExist); err == nil {
+			keys = append(keys, k)
+		} else if !errors.Is(err, htab.ErrKeyExist) {
+			tb.Fatal(err)
+		}
+	}
+	return keys
+}
+
+// dump reads the whole map with LookupBatch and returns how many elements it got.
+func dump[K ~[8]byte, V ~[8]byte, M benchMap[K, V]](m M, keys []K, vals []V) (int, error) {
+	var c htab.Cursor
+	total := 0
+	for {
+		n, err := m.LookupBatch(&c, keys, vals)
+		total += n
+		if errors.Is(err, htab.ErrKeyNotExist) {
+			return total, nil
+		}
+		if err != nil {
+			return total, err
+		}
+	}
+}
+
+func benchDump[K ~[8]byte, V ~[8]byte, M benchMap[K, V]](b *testing.B, newMap func(htab.Options) (M, error), n int) {
+	m, err := newMap(htab.Options{MaxEntries: seedMaxEntries})
+	if err != nil {
+		b.Fatal(err)
+	}
+	fill[K, V](b, m, n, 1)
+	keys, vals := make([]K, dumpBuffer), make([]V, dumpBuffer)
+	for b.Loop() {
+		got, err := dump[K, V](m, keys, vals)
+		if err != nil || got != n {
+			b.Fatalf("dumped %d of %d: %v", got, n, err)
+		}
+	}
+	b.ReportMetric(float64(n), "entries")
+}
+
+// BenchmarkDumpHashMap is seed 003's BM_DumpHashMap, per -batch-lock mode.
+// Turn its output into the seed's table with `go run ./cmd/htabbench`.
+func BenchmarkDumpHashMap(b *testing.B) {
+	for _, e := range seedEntries {
+		b.Run(fmt.Sprintf("entries=%s/lock=always", e.name), func(b *testing.B) { benchDump[AlwaysKey, AlwaysValue](b, NewAlways, e.n) })
+		b.Run(fmt.Sprintf("entries=%s/lock=nonempty", e.name), func(b *testing.B) { benchDump[NonEmptyKey, NonEmptyValue](b, NewNonEmpty, e.n) })
+		b.Run(fmt.Sprintf("entries=%s/lock=sparse", e.name), func(b *testing.B) { benchDump[SparseKey, SparseValue](b, NewSparse, e.n) })
+	}
+}
+
+// benchOps measures the single-key operations the occupancy bitmap could
+// slow, on a map of 65536 entries at fullness pct:
+//
+//	lookup   Lookup of present keys, random order
+//	replace  Update of present keys (no bucket changes emptiness)
+//	churn    Delete of a present key and Update to put it back: with few keys
+//	         per bucket, most of them empty a bucket and fill it again, the
+//	         case that sets and clears bits
+func benchOps[K ~[8]byte, V ~[8]byte, M benchMap[K, V]](b *testing.B, newMap func(htab.Options) (M, error), op string, pct int) {
+	const max = 65536
+	m, err := newMap(htab.Options{MaxEntries: max})
+	if err != nil {
+		b.Fatal(err)
+	}
+	keys := fill[K, V](b, m, max*pct/100, 2)
+	rand.New(rand.NewPCG(4, 5)).Shuffle(len(keys), func(i, j int) { keys[i], keys[j] = keys[j], keys[i] })
+	i := 0
+	for b.Loop() {
+		k := keys[i]
+		switch op {
+		case "lookup":
+			if _, ok := m.Lookup(k); !ok {
+				b.Fatal("miss")
+			}
+		case "replace":
+			if err := m.Update(k, V(k), htab.UpdateExist); err != nil {
+				b.Fatal(err)
+			}
+		case "churn":
+			if err := m.Delete(k); err != nil {
+				b.Fatal(err)
+			}
+			if err := m.Update(k, V(k), htab.UpdateNoExist); err != nil {
+				b.Fatal(err)
+			}
+		}
+		if i++; i == len(keys) {
+			i = 0
+		}
+	}
+}
+
+// BenchmarkBatchLockOps compares the single-key operations of a sparse map
+// (which keeps the occupancy bitmap) with a nonempty one (which does not):
+// `benchstat -col /lock` gives the ratio.
+func BenchmarkBatchLockOps(b *testing.B) {
+	for _, op := range []string{"lookup", "replace", "churn"} {
+		for _, pct := range []int{25, 75} {
+			b.Run(fmt.Sprintf("op=%s/fullness=%d/lock=nonempty", op, pct), func(b *testing.B) { benchOps[NonEmptyKey, NonEmptyValue](b, NewNonEmpty, op, pct) })
+			b.Run(fmt.Sprintf("op=%s/fullness=%d/lock=sparse", op, pct), func(b *testing.B) { benchOps[SparseKey, SparseValue](b, NewSparse, op, pct) })
+		}
+	}
+}
+
+// BenchmarkBatchLockChurnParallel is churn from every P at once: the bitmap's
+// words are shared between buckets, so this is where its atomic updates
+// would contend.
+func BenchmarkBatchLockChurnParallel(b *testing.B) {
+	b.Run("lock=nonempty", func(b *testing.B) { benchChurnParallel[NonEmptyKey, NonEmptyValue](b, NewNonEmpty) })
+	b.Run("lock=sparse", func(b *testing.B) { benchChurnParallel[SparseKey, SparseValue](b, NewSparse) })
+}
+
+func benchChurnParallel[K ~[8]byte, V ~[8]byte, M benchMap[K, V]](b *testing.B, newMap func(htab.Options) (M, error)) {
+	const max = 65536
+	m, err := newMap(htab.Options{MaxEntries: max})
+	if err != nil {
+		b.Fatal(err)
+	}
+	keys := fill[K, V](b, m, max/4, 2)
+	var next int64
+	b.RunParallel(func(pb *testing.PB) {
+		// Each goroutine churns its own stripe of keys.
+		stripe := int(next)
+		next++
+		i := stripe
+		for pb.Next() {
+			k := keys[i]
+			if err := m.Delete(k); err != nil {
+				b.Error(err)
+				return
+			}
+			if err := m.Update(k, V(k), htab.UpdateNoExist); err != nil {
+				b.Error(err)
+				return
+			}
+			if i += 8; i >= len(keys) {
+				i = stripe
+			}
+		}
+	})
+}
+
+// TestDumpMatchesAcrossModes: the three maps, filled alike under ZeroSeed,
+// dump the same elements in the same order (the benchmark compares like
+// with like), with nothing missing.
+func TestDumpMatchesAcrossModes(t *testing.T) {
+	opts := htab.Options{MaxEntries: seedMaxEntries, ZeroSeed: true}
+	a, _ := NewAlways(opts)
+	ne, _ := NewNonEmpty(opts)
+	sp, _ := NewSparse(opts)
+	for _, n := range []int{0, 1, 10, 1000, 39000} {
+		fill[AlwaysKey, AlwaysValue](t, a, n, uint64(n))
+		fill[NonEmptyKey, NonEmptyValue](t, ne, n, uint64(n))
+		fill[SparseKey, SparseValue](t, sp, n, uint64(n))
+		ak, av := make([]AlwaysKey, n+1), make([]AlwaysValue, n+1)
+		nk, nv := make([]NonEmptyKey, n+1), make([]NonEmptyValue, n+1)
+		sk, sv := make([]SparseKey, n+1), make([]SparseValue, n+1)
+		an, aerr := a.LookupBatch(nil, ak, av)
+		nn, nerr := ne.LookupBatch(nil, nk, nv)
+		sn, serr := sp.LookupBatch(nil, sk, sv)
+		if an != n || nn != n || sn != n || !errors.Is(aerr, htab.ErrKeyNotExist) || !errors.Is(nerr, htab.ErrKeyNotExist) || !errors.Is(serr, htab.ErrKeyNotExist) {
+			t.Fatalf("n=%d: got %d %v, %d %v, %d %v", n, an, aerr, nn, nerr, sn, serr)
+		}
+		for i := range n {
+			if ak[i] != AlwaysKey(nk[i]) || ak[i] != AlwaysKey(sk[i]) || av[i] != AlwaysValue(sv[i]) {
+				t.Fatalf("n=%d: element %d differs: %x %x %x", n, i, ak[i], nk[i], sk[i])
+			}
+		}
+		for i := range n {
+			for _, err := range []error{a.Delete(ak[i]), ne.Delete(NonEmptyKey(ak[i])), sp.Delete(SparseKey(ak[i]))} {
+				if err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+	}
+}

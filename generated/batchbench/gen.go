@@ -1,0 +1,11 @@
+// Package batchbench reproduces seed 003's BM_DumpHashMap: a hash map of
+// max_entries 50,000 holding 1 to 39,000 entries, dumped whole with
+// LookupBatch, once per -batch-lock mode (always: the kernel before the seed;
+// nonempty: the seed's fix; sparse: the occupancy bitmap). It also measures
+// what the bitmap costs lookups and updates, sparse against nonempty. See the
+// README for the commands and bench/results/seed003-table.md for the table.
+package batchbench
+
+//go:generate go run ../../cmd/htabgen -type hash -key 8 -val 8 -batch-lock always -name Always -out always.go
+//go:generate go run ../../cmd/htabgen -type hash -key 8 -val 8 -batch-lock nonempty -name NonEmpty -out nonempty.go -tests
+//go:generate go run ../../cmd/htabgen -type hash -key 8 -val 8 -batch-lock sparse -name Sparse -out sparse.go -tests

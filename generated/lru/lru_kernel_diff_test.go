@@ -1,0 +1,801 @@
+package lru
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"golang.org/x/sys/unix"
+
+	"github.com/htabgen/htabgen/htab"
+	"github.com/htabgen/htabgen/internal/kernel"
+)
+
+// lruDiffMap is a generated LRU map seen as the kernel harness sees a kernel
+// map: keys and values are bytes, a per-CPU value is every CPU's 8 bytes
+// concatenated.
+type lruDiffMap interface {
+	maxEntries() int
+	length() int
+	update(key, val []byte, flags uint64) error
+	lookup(key []byte) ([]byte, error)
+	progLookup(key []byte) ([]byte, error) // CPU(0).Lookup: CPU 0's value
+	delete(key []byte) error
+	lookupAndDelete(key []byte) ([]byte, error)
+	nextKey(key []byte) ([]byte, error)
+	all() (keys, vals [][]byte)
+}
+
+type lruDiffHash struct{ m *LruK8V8 }
+
+func (d lruDiffHash) maxEntries() int { return d.m.MaxEntries() }
+func (d lruDiffHash) length() int     { return d.m.Len() }
+
+func (d lruDiffHash) update(key, val []byte, flags uint64) error {
+	return d.m.Update(LruK8V8Key(key), LruK8V8Value(val), htab.UpdateFlags(flags))
+}
+
+// updateOn is a syscall update issued on CPU cpu (LRU_HASH only: the value is
+// the same whichever CPU writes it).
+func (d lruDiffHash) updateOn(cpu int, key, val []byte, flags uint64) error {
+	if cpu == 0 {
+		return d.update(key, val, flags)
+	}
+	return d.m.CPU(cpu).Update(LruK8V8Key(key), LruK8V8Value(val), htab.UpdateFlags(flags))
+}
+
+func (d lruDiffHash) progLookupOn(cpu int, key []byte) ([]byte, error) {
+	v, ok := d.m.CPU(cpu).Lookup(LruK8V8Key(key))
+	if !ok {
+		return nil, htab.ErrKeyNotExist
+	}
+	return v[:], nil
+}
+
+func (d lruDiffHash) lookup(key []byte) ([]byte, error) {
+	v, ok := d.m.Lookup(LruK8V8Key(key))
+	if !ok {
+		return nil, htab.ErrKeyNotExist
+	}
+	return v[:], nil
+}
+
+func (d lruDiffHash) progLookup(key []byte) ([]byte, error) {
+	v, ok := d.m.CPU(0).Lookup(LruK8V8Key(key))
+	if !ok {
+		return nil, htab.ErrKeyNotExist
+	}
+	return v[:], nil
+}
+
+func (d lruDiffHash) delete(key []byte) error { return d.m.Delete(LruK8V8Key(key)) }
+
+func (d lruDiffHash) lookupAndDelete(key []byte) ([]byte, error) {
+	v, err := d.m.LookupAndDelete(LruK8V8Key(key))
+	if err != nil {
+		return nil, err
+	}
+	return v[:], nil
+}
+
+func (d lruDiffHash) nextKey(key []byte) ([]byte, error) {
+	var kp *LruK8V8Key
+	if key != nil {
+		k := LruK8V8Key(key)
+		kp = &k
+	}
+	n, err := d.m.NextKey(kp)
+	if err != nil {
+		return nil, err
+	}
+	return n[:], nil
+}
+
+func (d lruDiffHash) all() (keys, vals [][]byte) {
+	for k, v := range d.m.All() {
+		keys, vals = append(keys, bytes.Clone(k[:])), append(vals, bytes.Clone(v[:]))
+	}
+	return keys, vals
+}
+
+type lruDiffPcpu struct{ m *LruPcpuK8V8 }
+
+func (d lruDiffPcpu) maxEntries() int { return d.m.MaxEntries() }
+func (d lruDiffPcpu) length() int     { return d.m.Len() }
+
+func (d lruDiffPcpu) split(val []byte) []LruPcpuK8V8Value {
+	out := make([]LruPcpuK8V8Value, d.m.CPUs())
+	for i := range out {
+		out[i] = LruPcpuK8V8Value(val[8*i:])
+	}
+	return out
+}
+
+func lruDiffJoin(vals []LruPcpuK8V8Value) []byte {
+	var out []byte
+	for _, v := range vals {
+		out = append(out, v[:]...)
+	}
+	return out
+}
+
+func (d lruDiffPcpu) update(key, val []byte, flags uint64) error {
+	return d.m.Update(LruPcpuK8V8Key(key), d.split(val), htab.UpdateFlags(flags))
+}
+
+func (d lruDiffPcpu) lookup(key []byte) ([]byte, error) {
+	vals := make([]LruPcpuK8V8Value, d.m.CPUs())
+	if !d.m.Lookup(LruPcpuK8V8Key(key), vals) {
+		return nil, htab.ErrKeyNotExist
+	}
+	return lruDiffJoin(vals), nil
+}
+
+func (d lruDiffPcpu) progLookup(key []byte) ([]byte, error) {
+	v, ok := d.m.CPU(0).Lookup(LruPcpuK8V8Key(key))
+	if !ok {
+		return nil, htab.ErrKeyNotExist
+	}
+	return v[:], nil
+}
+
+func (d lruDiffPcpu) delete(key []byte) error { return d.m.Delete(LruPcpuK8V8Key(key)) }
+
+func (d lruDiffPcpu) lookupAndDelete(key []byte) ([]byte, error) {
+	vals := make([]LruPcpuK8V8Value, d.m.CPUs())
+	if err := d.m.LookupAndDelete(LruPcpuK8V8Key(key), vals); err != nil {
+		return nil, err
+	}
+	return lruDiffJoin(vals), nil
+}
+
+func (d lruDiffPcpu) nextKey(key []byte) ([]byte, error) {
+	var kp *LruPcpuK8V8Key
+	if key != nil {
+		k := LruPcpuK8V8Key(key)
+		kp = &k
+	}
+	n, err := d.m.NextKey(kp)
+	if err != nil {
+		return nil, err
+	}
+	return n[:], nil
+}
+
+func (d lruDiffPcpu) all() (keys, vals [][]byte) {
+	for k, vs := range d.m.All() {
+		keys, vals = append(keys, bytes.Clone(k[:])), append(vals, lruDiffJoin(vs))
+	}
+	return keys, vals
+}
+
+// lruErrClass names the errno an error stands for, on either side.
+func lruErrClass(err error) string {
+	switch {
+	case err == nil:
+		return "ok"
+	case errors.Is(err, htab.ErrKeyNotExist):
+		return "ENOENT"
+	case errors.Is(err, htab.ErrKeyExist):
+		return "EEXIST"
+	case errors.Is(err, htab.ErrInvalid):
+		return "EINVAL"
+	case errors.Is(err, htab.ErrFull):
+		return "E2BIG"
+	case errors.Is(err, htab.ErrNoSpace):
+		return "ENOSPC"
+	case errors.Is(err, htab.ErrNoMem), errors.Is(err, unix.ENOMEM):
+		return "ENOMEM"
+	}
+	return "other: " + err.Error()
+}
+
+// lruDiffRun drives one kernel map and its generated twin.
+type lruDiffRun struct {
+	t    *testing.T
+	km   *kernel.Map
+	g    lruDiffMap
+	ncpu int // value slots (1 for LRU_HASH)
+	log  []string
+	step int
+
+	evictions int // keys evicted by updates
+
+	// multi > 1: updates and program lookups run on a random CPU of
+	// 0..multi-1 (LRU_HASH only), the kernel side pinned there by pin.
+	multi int
+	pin   func(cpu int)
+}
+
+func (r *lruDiffRun) logf(format string, args ...any) {
+	r.log = append(r.log, fmt.Sprintf("%d: ", r.step)+fmt.Sprintf(format, args...))
+	if len(r.log) > 40 {
+		r.log = r.log[len(r.log)-30:]
+	}
+}
+
+func (r *lruDiffRun) fatalf(format string, args ...any) {
+	r.t.Helper()
+	r.t.Fatalf("step %d: %s\nlast operations:\n%s", r.step, fmt.Sprintf(format, args...), strings.Join(r.log, "\n"))
+}
+
+func (r *lruDiffRun) sameErr(op string, kerr, gerr error) {
+	r.t.Helper()
+	if kc, gc := lruErrClass(kerr), lruErrClass(gerr); kc != gc {
+		r.fatalf("%s: kernel %s (%v), generated %s (%v)", op, kc, kerr, gc, gerr)
+	}
+}
+
+func (r *lruDiffRun) sameVal(op string, kv, gv []byte) {
+	r.t.Helper()
+	if !bytes.Equal(kv, gv) {
+		r.fatalf("%s: kernel value %x, generated %x", op, kv, gv)
+	}
+}
+
+// checkContents compares the whole maps: the NextKey walk of both (identical
+// order under ZeroSeed), All's order, every value, and Len.
+func (r *lruDiffRun) checkContents() {
+	r.t.Helper()
+	var kkeys [][]byte
+	var prev []byte
+	for {
+		k, err := r.km.NextKey(prev)
+		if errors.Is(err, htab.ErrKeyNotExist) {
+			break
+		}
+		if err != nil {
+			r.fatalf("kernel NextKey: %v", err)
+		}
+		kkeys = append(kkeys, k)
+		prev = k
+		if len(kkeys) > r.km.MaxEntries() {
+			r.fatalf("kernel NextKey walk longer than max_entries")
+		}
+	}
+	var gkeys [][]byte
+	prev = nil
+	for {
+		k, err := r.g.nextKey(prev)
+		if errors.Is(err, htab.ErrKeyNotExist) {
+			break
+		}
+		if err != nil {
+			r.fatalf("generated NextKey: %v", err)
+		}
+		gkeys = append(gkeys, k)
+		prev = k
+		if len(gkeys) > r.g.maxEntries() {
+			r.fatalf("generated NextKey walk longer than MaxEntries")
+		}
+	}
+	if !slicesEqualBytes(kkeys, gkeys) {
+		r.fatalf("NextKey order differs:\nkernel    %v\ngenerated %v", lruDiffKeys(kkeys), lruDiffKeys(gkeys))
+	}
+	akeys, avals := r.g.all()
+	if !slicesEqualBytes(kkeys, akeys) {
+		r.fatalf("All order differs from the kernel's NextKey order:\nkernel %v\nAll    %v", lruDiffKeys(kkeys), lruDiffKeys(akeys))
+	}
+	if r.g.length() != len(kkeys) {
+		r.fatalf("Len %d, kernel holds %d keys", r.g.length(), len(kkeys))
+	}
+	for i, k := range kkeys {
+		kv, err := r.km.Lookup(k) // a syscall lookup: no ref bit
+		if err != nil {
+			r.fatalf("kernel Lookup(%x) of a key its NextKey walk returned: %v", k, err)
+		}
+		r.sameVal(fmt.Sprintf("contents: key %x", k), kv, avals[i])
+	}
+}
+
+func slicesEqualBytes(a, b [][]byte) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if !bytes.Equal(a[i], b[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+func lruDiffKeys(keys [][]byte) []uint64 {
+	out := make([]uint64, len(keys))
+	for i, k := range keys {
+		out[i] = binary.LittleEndian.Uint64(k)
+	}
+	return out
+}
+
+// lruDiffSteps is the length of a random run on a map of size entries: long
+// enough for the LRU to turn the map over (the tests require that more than
+// size/2 keys were evicted).
+func lruDiffSteps(size int) int { return 20*size + 1000 }
+
+var lruDiffInvalidFlags = []uint64{3, 4 /* BPF_F_LOCK */, 8, 16, 1 << 32, ^uint64(0)}
+
+// cpu picks the CPU of the next update or program lookup and pins the kernel
+// side there; without multi it is always CPU 0 and draws nothing from rng.
+func (r *lruDiffRun) cpu(rng *rand.Rand) int {
+	if r.multi <= 1 {
+		return 0
+	}
+	c := rng.IntN(r.multi)
+	r.pin(c)
+	return c
+}
+
+// run performs steps random operations on both maps, comparing every result,
+// and the contents every checkEvery steps and at the end.
+func (r *lruDiffRun) run(rng *rand.Rand, size, steps, checkEvery int) {
+	r.t.Helper()
+	hot := max(2, size/4)
+	keySpace := 4*size + 3
+	for r.step = 0; r.step < steps; r.step++ {
+		var kn uint64
+		if rng.IntN(2) == 0 {
+			kn = uint64(rng.IntN(hot))
+		} else {
+			kn = uint64(rng.IntN(keySpace))
+		}
+		key := binary.LittleEndian.AppendUint64(nil, kn)
+		switch op := rng.IntN(100); {
+		case op < 50:
+			flags := []uint64{0, 0, 0, 1, 1, 2}[rng.IntN(6)]
+			if rng.IntN(25) == 0 {
+				flags = lruDiffInvalidFlags[rng.IntN(len(lruDiffInvalidFlags))]
+			}
+			val := make([]byte, 8*r.ncpu)
+			for i := range r.ncpu {
+				binary.LittleEndian.PutUint64(val[8*i:], rng.Uint64())
+			}
+			cpu := r.cpu(rng)
+			r.logf("update %d flags %#x on cpu %d", kn, flags, cpu)
+			_, absentErr := r.g.lookup(key)
+			before := r.g.length()
+			kerr := r.km.Update(key, val, flags)
+			var gerr error
+			if cpu == 0 {
+				gerr = r.g.update(key, val, flags)
+			} else {
+				gerr = r.g.(lruDiffHash).updateOn(cpu, key, val, flags)
+			}
+			r.sameErr(fmt.Sprintf("update(%d, flags %#x) on cpu %d", kn, flags, cpu), kerr, gerr)
+			if gerr == nil && absentErr != nil {
+				r.evictions += before + 1 - r.g.length() // keys evicted for a new one
+			}
+		case op < 62:
+			r.logf("lookup %d", kn)
+			kv, kerr := r.km.Lookup(key)
+			gv, gerr := r.g.lookup(key)
+			r.sameErr(fmt.Sprintf("lookup(%d)", kn), kerr, gerr)
+			r.sameVal(fmt.Sprintf("lookup(%d)", kn), kv, gv)
+		case op < 87:
+			cpu := r.cpu(rng)
+			r.logf("prog lookup %d on cpu %d", kn, cpu)
+			kerr := r.km.ProgLookup(key)
+			var gv []byte
+			var gerr error
+			if cpu == 0 {
+				gv, gerr = r.g.progLookup(key)
+			} else {
+				gv, gerr = r.g.(lruDiffHash).progLookupOn(cpu, key)
+			}
+			r.sameErr(fmt.Sprintf("prog lookup(%d)", kn), kerr, gerr)
+			if kerr == nil {
+				kv, err := r.km.Lookup(key) // no ref bit: does not change the LRU
+				if err != nil {
+					r.fatalf("kernel lookup after prog lookup(%d): %v", kn, err)
+				}
+				r.sameVal(fmt.Sprintf("prog lookup(%d): CPU 0's value", kn), kv[:8], gv)
+			}
+		case op < 93:
+			r.logf("delete %d", kn)
+			r.sameErr(fmt.Sprintf("delete(%d)", kn), r.km.Delete(key), r.g.delete(key))
+		case op < 97:
+			r.logf("lookup and delete %d", kn)
+			kv, kerr := r.km.LookupAndDelete(key)
+			gv, gerr := r.g.lookupAndDelete(key)
+			r.sameErr(fmt.Sprintf("lookup and delete(%d)", kn), kerr, gerr)
+			r.sameVal(fmt.Sprintf("lookup and delete(%d)", kn), kv, gv)
+		default:
+			var k []byte
+			if rng.IntN(4) != 0 {
+				k = key
+			}
+			r.logf("next key %x", k)
+			kn, kerr := r.km.NextKey(k)
+			gn, gerr := r.g.nextKey(k)
+			r.sameErr(fmt.Sprintf("next key(%x)", k), kerr, gerr)
+			r.sameVal(fmt.Sprintf("next key(%x)", k), kn, gn)
+		}
+		if (r.step+1)%checkEvery == 0 {
+			r.checkContents()
+		}
+	}
+	r.checkContents()
+}
+
+// TestKernelDifferentialLRU runs the same random operations (updates with
+// every flag, invalid ones included; syscall lookups; program lookups, which
+// set the ref bit; deletes; lookup-and-deletes; NextKey) on a generated LRU
+// map and on the kernel's map of the same type, both with a zero seed, the
+// generated map with CPUs = the kernel's possible CPUs (so that target_free
+// is the same), every operation on CPU 0. Every result must be identical,
+// and so must the map's contents and their NextKey order, compared every few
+// steps: the LRU evicts exactly the keys the kernel's evicts.
+func TestKernelDifferentialLRU(t *testing.T) {
+	kernel.Require(t)
+	ncpu := kernel.PossibleCPUs()
+	for _, percpu := range []bool{false, true} {
+		typ, mt := "lru_hash", htab.LRUHash
+		if percpu {
+			typ, mt = "lru_percpu_hash", htab.LRUPerCPUHash
+		}
+		for _, noCommon := range []bool{false, true} {
+			lists := "common"
+			if noCommon {
+				lists = "no_common_lru"
+			}
+			for _, size := range []int{4, 7, 33, 100, 127, 256, 300, 1000} {
+				t.Run(fmt.Sprintf("%s/%s/size=%d", typ, lists, size), func(t *testing.T) {
+					// Subtests run on their own goroutines: pin this one.
+					unpin, err := kernel.PinCPU(0)
+					require.NoError(t, err)
+					defer unpin()
+
+					opts := htab.Options{MaxEntries: size, ZeroSeed: true, CPUs: ncpu, NoCommonLRU: noCommon}
+					km, err := kernel.New(mt, 8, 8, opts)
+					require.NoError(t, err)
+					defer km.Close()
+					r := &lruDiffRun{t: t, km: km, ncpu: 1}
+					if percpu {
+						m, err := NewLruPcpuK8V8(opts)
+						require.NoError(t, err)
+						r.g, r.ncpu = lruDiffPcpu{m}, ncpu
+					} else {
+						m, err := NewLruK8V8(opts)
+						require.NoError(t, err)
+						r.g = lruDiffHash{m}
+					}
+					require.Equal(t, km.MaxEntries(), r.g.maxEntries(), "max_entries after NO_COMMON_LRU rounding")
+
+					rng := rand.New(rand.NewPCG(uint64(size), uint64(mt)<<1|map[bool]uint64{false: 0, true: 1}[noCommon]))
+					steps := lruDiffSteps(size)
+					checkEvery := max(1, min(200, size/5)) // every step for the smallest maps
+
+					r.run(rng, size, steps, checkEvery)
+					// The point is the LRU: the run must have evicted, often.
+					require.Greater(t, r.evictions, size/2, "keys evicted in %d steps", steps)
+					t.Logf("%d steps, %d keys evicted, %d keys at the end", steps, r.evictions, r.g.length())
+				})
+			}
+		}
+	}
+}
+
+// TestKernelDifferentialLRUFill replays the shapes of test_lru_map.c at the
+// kernel's own target_free: fills well past capacity with sequential keys,
+// with every other key referenced by a program lookup, then deletes a range
+// and fills again, comparing the contents after each phase.
+func TestKernelDifferentialLRUFill(t *testing.T) {
+	kernel.Require(t)
+	ncpu := kernel.PossibleCPUs()
+	for _, percpu := range []bool{false, true} {
+		typ, mt := "lru_hash", htab.LRUHash
+		if percpu {
+			typ, mt = "lru_percpu_hash", htab.LRUPerCPUHash
+		}
+		for _, noCommon := range []bool{false, true} {
+			lists := "common"
+			if noCommon {
+				lists = "no_common_lru"
+			}
+			for _, size := range []int{4, 7, 33, 127, 300, 1000} {
+				t.Run(fmt.Sprintf("%s/%s/size=%d", typ, lists, size), func(t *testing.T) {
+					unpin, err := kernel.PinCPU(0)
+					require.NoError(t, err)
+					defer unpin()
+					opts := htab.Options{MaxEntries: size, ZeroSeed: true, CPUs: ncpu, NoCommonLRU: noCommon}
+					km, err := kernel.New(mt, 8, 8, opts)
+					require.NoError(t, err)
+					defer km.Close()
+					r := &lruDiffRun{t: t, km: km, ncpu: 1}
+					if percpu {
+						m, err := NewLruPcpuK8V8(opts)
+						require.NoError(t, err)
+						r.g, r.ncpu = lruDiffPcpu{m}, ncpu
+					} else {
+						m, err := NewLruK8V8(opts)
+						require.NoError(t, err)
+						r.g = lruDiffHash{m}
+					}
+					val := make([]byte, 8*r.ncpu)
+					ins := func(k uint64) {
+						key := binary.LittleEndian.AppendUint64(nil, k)
+						binary.LittleEndian.PutUint64(val, k*7)
+						r.logf("insert %d", k)
+						r.sameErr(fmt.Sprintf("insert %d", k), r.km.Update(key, val, 1), r.g.update(key, val, 1))
+					}
+					ref := func(k uint64) {
+						key := binary.LittleEndian.AppendUint64(nil, k)
+						r.logf("prog lookup %d", k)
+						_, gerr := r.g.progLookup(key)
+						r.sameErr(fmt.Sprintf("prog lookup %d", k), r.km.ProgLookup(key), gerr)
+					}
+					n := uint64(size)
+					for k := uint64(1); k <= 2*n; k++ {
+						r.step++
+						ins(k)
+						if k%2 == 0 {
+							ref(k / 2)
+						}
+					}
+					r.checkContents()
+					for k := uint64(1); k <= 2*n; k++ {
+						r.step++
+						if k%3 == 0 {
+							ref(k)
+						}
+					}
+					for k := 2 * n; k > n; k-- {
+						r.step++
+						key := binary.LittleEndian.AppendUint64(nil, k)
+						r.logf("delete %d", k)
+						r.sameErr(fmt.Sprintf("delete %d", k), r.km.Delete(key), r.g.delete(key))
+					}
+					r.checkContents()
+					for k := 3 * n; k <= 5*n; k++ {
+						r.step++
+						ins(k)
+					}
+					r.checkContents()
+				})
+			}
+		}
+	}
+}
+
+// TestKernelDifferentialLRUMultiCPU is TestKernelDifferentialLRU for LRU_HASH
+// with updates and program lookups spread over every possible CPU: the
+// kernel side is pinned to the CPU, the generated map uses CPU(cpu).Update
+// and CPU(cpu).Lookup. This drives the other CPUs' local free and pending
+// lists, stealing between CPUs (common LRU) and the per-CPU lists of
+// NO_COMMON_LRU, which a CPU-0-only run never reaches. (LRU_PERCPU_HASH is
+// left out: a syscall update on CPU c writes every CPU's value, which no
+// single generated call does.)
+func TestKernelDifferentialLRUMultiCPU(t *testing.T) {
+	kernel.Require(t)
+	ncpu := kernel.PossibleCPUs()
+	if ncpu < 2 {
+		t.Skipf("%d possible CPU: nothing to spread over", ncpu)
+	}
+	for c := range ncpu {
+		unpin, err := kernel.PinCPU(c)
+		if err != nil {
+			t.Skipf("cannot pin to possible CPU %d (offline?): %v", c, err)
+		}
+		unpin()
+	}
+	for _, noCommon := range []bool{false, true} {
+		lists := "common"
+		if noCommon {
+			lists = "no_common_lru"
+		}
+		for _, size := range []int{4, 7, 33, 100, 127, 300, 1000} {
+			t.Run(fmt.Sprintf("lru_hash/%s/size=%d", lists, size), func(t *testing.T) {
+				cur := -1
+				var unpin func()
+				pin := func(c int) {
+					if c == cur {
+						return
+					}
+					if unpin != nil {
+						unpin()
+					}
+					var err error
+					unpin, err = kernel.PinCPU(c)
+					require.NoError(t, err)
+					cur = c
+				}
+				defer func() {
+					if unpin != nil {
+						unpin()
+					}
+				}()
+				pin(0)
+				opts := htab.Options{MaxEntries: size, ZeroSeed: true, CPUs: ncpu, NoCommonLRU: noCommon}
+				km, err := kernel.New(htab.LRUHash, 8, 8, opts)
+				require.NoError(t, err)
+				defer km.Close()
+				m, err := NewLruK8V8(opts)
+				require.NoError(t, err)
+				r := &lruDiffRun{t: t, km: km, g: lruDiffHash{m}, ncpu: 1, multi: ncpu, pin: pin}
+				require.Equal(t, km.MaxEntries(), m.MaxEntries())
+				rng := rand.New(rand.NewPCG(uint64(size), 77+map[bool]uint64{false: 0, true: 1}[noCommon]))
+				steps := lruDiffSteps(size)
+				r.run(rng, size, steps, max(1, min(200, size/5)))
+				require.Greater(t, r.evictions, size/2, "keys evicted in %d steps", steps)
+				t.Logf("%d steps, %d keys evicted, %d keys at the end", steps, r.evictions, r.g.length())
+			})
+		}
+	}
+}
+
+// lruKernelTwin is a kernel LRU map behind lruTwin, so that the ports of
+// test_lru_map.c run unchanged on the kernel itself: operations on CPU c run
+// pinned to CPU c, lookup_ref is ProgLookup. A per-CPU update on a CPU other
+// than 0 writes that CPU's slot and zeroes the others, which is what the
+// generated CPU(c).Update does for a new key (the only use: sanity5).
+type lruKernelTwin struct {
+	t      testing.TB
+	km     *kernel.Map
+	percpu bool
+	ncpu   int
+	pin    func(cpu int)
+}
+
+func (k *lruKernelTwin) typeName() string { return k.km.Type().String() }
+func (k *lruKernelTwin) cpus() int        { return k.ncpu }
+func (k *lruKernelTwin) maxEntries() int  { return k.km.MaxEntries() }
+func (k *lruKernelTwin) length() int      { return len(k.allKeys()) }
+
+func (k *lruKernelTwin) slots() int {
+	if k.percpu {
+		return k.ncpu
+	}
+	return 1
+}
+
+func (k *lruKernelTwin) update(cpu int, key, val uint64, flags htab.UpdateFlags) error {
+	k.pin(cpu)
+	v := make([]byte, 8*k.slots())
+	for c := range k.slots() {
+		if !k.percpu || cpu == 0 || c == cpu {
+			binary.LittleEndian.PutUint64(v[8*c:], val)
+		}
+	}
+	kb := lruKey(key)
+	return k.km.Update(kb[:], v, uint64(flags))
+}
+
+func (k *lruKernelTwin) lookup(key uint64) (uint64, bool) {
+	kb := lruKey(key)
+	v, err := k.km.Lookup(kb[:])
+	if err != nil {
+		require.ErrorIs(k.t, err, htab.ErrKeyNotExist)
+		return 0, false
+	}
+	return binary.LittleEndian.Uint64(v), true
+}
+
+func (k *lruKernelTwin) lookupRef(key uint64) (uint64, bool) { return k.lookupRefOn(0, key) }
+
+func (k *lruKernelTwin) lookupRefOn(cpu int, key uint64) (uint64, bool) {
+	k.pin(cpu)
+	kb := lruKey(key)
+	if err := k.km.ProgLookup(kb[:]); err != nil {
+		require.ErrorIs(k.t, err, htab.ErrKeyNotExist)
+		return 0, false
+	}
+	v, err := k.km.Lookup(kb[:]) // the value the program saw: its CPU's slot
+	require.NoError(k.t, err)
+	if k.percpu {
+		return binary.LittleEndian.Uint64(v[8*cpu:]), true
+	}
+	return binary.LittleEndian.Uint64(v), true
+}
+
+func (k *lruKernelTwin) lookupAndDelete(key uint64) (uint64, error) {
+	kb := lruKey(key)
+	v, err := k.km.LookupAndDelete(kb[:])
+	if err != nil {
+		return 0, err
+	}
+	return binary.LittleEndian.Uint64(v), nil
+}
+
+func (k *lruKernelTwin) delete(key uint64) error {
+	kb := lruKey(key)
+	return k.km.Delete(kb[:])
+}
+
+func (k *lruKernelTwin) allKeys() []uint64 {
+	var out []uint64
+	var prev []byte
+	for {
+		n, err := k.km.NextKey(prev)
+		if errors.Is(err, htab.ErrKeyNotExist) {
+			return out
+		}
+		require.NoError(k.t, err)
+		out = append(out, binary.LittleEndian.Uint64(n))
+		prev = n
+		require.LessOrEqual(k.t, len(out), k.km.MaxEntries())
+	}
+}
+
+func (k *lruKernelTwin) nextKeys() ([]uint64, error) { return k.allKeys(), nil }
+
+func (k *lruKernelTwin) contents() map[uint64]uint64 {
+	out := map[uint64]uint64{}
+	for _, key := range k.allKeys() {
+		v, ok := k.lookup(key)
+		require.True(k.t, ok)
+		out[key] = v
+	}
+	return out
+}
+
+// TestKernelLRUSanity runs the ports of test_lru_map.c (lru_map_test.go) on
+// the kernel's own LRU_HASH and LRU_PERCPU_HASH with nr_cpus = its possible
+// CPUs: the expected survivors the generated maps are held to are the
+// kernel's.
+func TestKernelLRUSanity(t *testing.T) {
+	kernel.Require(t)
+	ncpu := kernel.PossibleCPUs()
+	for c := range ncpu {
+		unpin, err := kernel.PinCPU(c)
+		if err != nil {
+			t.Skipf("cannot pin to possible CPU %d (offline?): %v", c, err)
+		}
+		unpin()
+	}
+	tests := lruMapSanityTests()
+	for _, percpu := range []bool{false, true} {
+		typ := "lru_hash"
+		if percpu {
+			typ = "lru_percpu_hash"
+		}
+		for _, noCommon := range []bool{false, true} {
+			lists, tgt := "common", uint64(lruMapLocalFreeTarget)
+			if noCommon {
+				lists, tgt = "no_common_lru", lruMapPercpuFreeTarget
+			}
+			for _, tc := range tests {
+				if (noCommon && !tc.noCommon) || (!noCommon && !tc.common) {
+					continue
+				}
+				t.Run(fmt.Sprintf("%s/%s/cpus=%d/%s", typ, lists, ncpu, tc.name), func(t *testing.T) {
+					cur := -1
+					var unpin func()
+					pin := func(c int) {
+						if c == cur {
+							return
+						}
+						if unpin != nil {
+							unpin()
+						}
+						var err error
+						unpin, err = kernel.PinCPU(c)
+						require.NoError(t, err)
+						cur = c
+					}
+					defer func() {
+						if unpin != nil {
+							unpin()
+						}
+					}()
+					pin(0)
+					newTwin := func(t testing.TB, percpu bool, opts htab.Options) lruTwin {
+						mt := htab.LRUHash
+						if percpu {
+							mt = htab.LRUPerCPUHash
+						}
+						km, err := kernel.New(mt, 8, 8, opts)
+						require.NoError(t, err)
+						t.Cleanup(func() { km.Close() })
+						return &lruKernelTwin{t: t, km: km, percpu: percpu, ncpu: ncpu, pin: pin}
+					}
+					tc.run(&lruMapEnv{t: t, percpu: percpu, noCommon: noCommon, cpus: ncpu, tgtFree: tgt, newTwin: newTwin})
+				})
+			}
+		}
+	}
+}

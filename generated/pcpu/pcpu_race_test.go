@@ -1,0 +1,333 @@
+package pcpu
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/htabgen/htabgen/htab"
+)
+
+// Keys of the stress test: counter keys 0..raceCounters-1 are never deleted;
+// volatile keys raceVolatileBase.. are updated, deleted and looked up from both
+// sides.
+const (
+	raceCounters     = 64
+	raceVolatile     = 256
+	raceVolatileBase = 1 << 20
+)
+
+// raceTagged is a volatile value written for CPU c: the low byte is c, and
+// the two 32-bit halves are equal, so that a torn read or a value in the
+// wrong CPU's slot shows.
+func raceTagged(c int, tag uint32) (v PcpuK8V8Value) {
+	w := tag<<8 | uint32(c)
+	binary.LittleEndian.PutUint32(v[:4], w)
+	binary.LittleEndian.PutUint32(v[4:], w)
+	return
+}
+
+// raceCheckTagged returns an error unless every vals[c] is zero or a value
+// raceTagged wrote for CPU c.
+func raceCheckTagged(k PcpuK8V8Key, vals []PcpuK8V8Value) error {
+	for c, v := range vals {
+		if v == (PcpuK8V8Value{}) {
+			continue
+		}
+		lo, hi := binary.LittleEndian.Uint32(v[:4]), binary.LittleEndian.Uint32(v[4:])
+		if lo != hi || int(lo&0xff) != c {
+			return fmt.Errorf("volatile key %d: CPU %d's value %x is not one written for CPU %d (torn or misplaced)", kpInt(k[:]), c, v, c)
+		}
+	}
+	return nil
+}
+
+// TestPerCPUStressCounters: goroutines, each with its own CPU(i) handle,
+// increment per-CPU counters (CPU(i).Lookup then CPU(i).Update, inserting the
+// key with NOEXIST when absent, as a BPF program does) and write volatile keys,
+// while userspace goroutines Update, Lookup, LookupAndDelete, Delete and
+// iterate with All. Run with -race. Afterwards each counter key's slot i is
+// the number of increments goroutine i did on it (counter keys are never
+// deleted, and only CPU i writes slot i after the insert); all along, readers
+// see every counter slot never decrease, and every volatile slot hold zero or
+// a whole value written for that slot's CPU.
+func TestPerCPUStressCounters(t *testing.T) {
+	const workers = 4
+	ops := 20000
+	if testing.Short() {
+		ops = 3000
+	}
+	for _, f := range kpFlags {
+		t.Run(f.name, func(t *testing.T) {
+			o := f.opts
+			o.MaxEntries, o.CPUs = raceCounters+raceVolatile, workers
+			m, err := NewPcpuK8V8(o)
+			require.NoError(t, err)
+
+			errs := make(chan error, 64)
+			report := func(err error) {
+				select {
+				case errs <- err:
+				default:
+				}
+			}
+			counts := make([][raceCounters]int64, workers)
+			var wg sync.WaitGroup
+			for w := range workers {
+				wg.Go(func() {
+					cpu := m.CPU(w)
+					rng := rand.New(rand.NewPCG(uint64(w), 1))
+					for n := range ops {
+						if rng.IntN(8) == 0 {
+							// A volatile key: this CPU's slot only.
+							k := kpKey(raceVolatileBase + int64(rng.IntN(raceVolatile)))
+							flags := htab.UpdateFlags(rng.IntN(3))
+							err := cpu.Update(k, raceTagged(w, uint32(n)), flags)
+							if err != nil && !errors.Is(err, htab.ErrKeyExist) && !errors.Is(err, htab.ErrKeyNotExist) {
+								report(fmt.Errorf("CPU %d: Update of volatile key: %w", w, err))
+								return
+							}
+							continue
+						}
+						ki := rng.IntN(raceCounters)
+						k := kpKey(int64(ki))
+						for {
+							v, ok := cpu.Lookup(k)
+							if !ok {
+								err := cpu.Update(k, kpVal(1), htab.UpdateNoExist)
+								if errors.Is(err, htab.ErrKeyExist) {
+									continue // another CPU inserted it first: count again
+								}
+								if err != nil {
+									report(fmt.Errorf("CPU %d: insert of counter %d: %w", w, ki, err))
+									return
+								}
+								break
+							}
+							if got := kpInt(v[:]); got != counts[w][ki] {
+								report(fmt.Errorf("CPU %d: counter %d reads %d, want %d", w, ki, got, counts[w][ki]))
+								return
+							}
+							if err := cpu.Update(k, kpVal(kpInt(v[:])+1), htab.UpdateExist); err != nil {
+								report(fmt.Errorf("CPU %d: increment of counter %d: %w", w, ki, err))
+								return
+							}
+							break
+						}
+						counts[w][ki]++
+					}
+				})
+			}
+
+			stop := make(chan struct{})
+			var users sync.WaitGroup
+			// Userspace writers and deleters of volatile keys.
+			for u := range 2 {
+				users.Go(func() {
+					rng := rand.New(rand.NewPCG(uint64(100+u), 2))
+					vals := make([]PcpuK8V8Value, workers)
+					for n := 0; ; n++ {
+						select {
+						case <-stop:
+							return
+						default:
+						}
+						k := kpKey(raceVolatileBase + int64(rng.IntN(raceVolatile)))
+						switch rng.IntN(4) {
+						case 0, 1:
+							for c := range vals {
+								vals[c] = raceTagged(c, uint32(n))
+							}
+							err := m.Update(k, vals, htab.UpdateFlags(rng.IntN(3)))
+							if err != nil && !errors.Is(err, htab.ErrKeyExist) && !errors.Is(err, htab.ErrKeyNotExist) {
+								report(fmt.Errorf("userspace Update: %w", err))
+								return
+							}
+						case 2:
+							err := m.LookupAndDelete(k, vals)
+							if err == nil {
+								err = raceCheckTagged(k, vals)
+							} else if errors.Is(err, htab.ErrKeyNotExist) {
+								err = nil
+							}
+							if err != nil {
+								report(fmt.Errorf("userspace LookupAndDelete: %w", err))
+								return
+							}
+						default:
+							if err := m.Delete(k); err != nil && !errors.Is(err, htab.ErrKeyNotExist) {
+								report(fmt.Errorf("userspace Delete: %w", err))
+								return
+							}
+						}
+					}
+				})
+			}
+			// Userspace readers: Lookup and All. Counter slots never decrease.
+			for u := range 2 {
+				users.Go(func() {
+					var last [raceCounters][workers]int64
+					vals := make([]PcpuK8V8Value, workers)
+					check := func(k PcpuK8V8Key, vals []PcpuK8V8Value) error {
+						ki := kpInt(k[:])
+						if ki >= raceVolatileBase {
+							return raceCheckTagged(k, vals)
+						}
+						if ki < 0 || ki >= raceCounters {
+							return fmt.Errorf("unknown key %d", ki)
+						}
+						for c, v := range vals {
+							x := kpInt(v[:])
+							if x < last[ki][c] {
+								return fmt.Errorf("counter %d on CPU %d went back from %d to %d", ki, c, last[ki][c], x)
+							}
+							last[ki][c] = x
+						}
+						return nil
+					}
+					rng := rand.New(rand.NewPCG(uint64(200+u), 3))
+					for {
+						select {
+						case <-stop:
+							return
+						default:
+						}
+						if u == 0 {
+							seen := map[PcpuK8V8Key]bool{}
+							for k, vs := range m.All() {
+								if seen[k] {
+									report(fmt.Errorf("All yielded key %d twice", kpInt(k[:])))
+									return
+								}
+								seen[k] = true
+								if len(vs) != workers {
+									report(fmt.Errorf("All yielded %d values, want %d", len(vs), workers))
+									return
+								}
+								if err := check(k, vs); err != nil {
+									report(fmt.Errorf("All: %w", err))
+									return
+								}
+							}
+							continue
+						}
+						var k PcpuK8V8Key
+						if rng.IntN(2) == 0 {
+							k = kpKey(int64(rng.IntN(raceCounters)))
+						} else {
+							k = kpKey(raceVolatileBase + int64(rng.IntN(raceVolatile)))
+						}
+						if m.Lookup(k, vals) {
+							if err := check(k, vals); err != nil {
+								report(fmt.Errorf("Lookup: %w", err))
+								return
+							}
+						}
+					}
+				})
+			}
+
+			wg.Wait()
+			close(stop)
+			users.Wait()
+			close(errs)
+			for err := range errs {
+				assert.NoError(t, err)
+			}
+			if t.Failed() {
+				t.FailNow()
+			}
+
+			// Every counter slot equals the goroutine's increments.
+			vals := make([]PcpuK8V8Value, workers)
+			total := int64(0)
+			for ki := range raceCounters {
+				incremented := false
+				for w := range workers {
+					incremented = incremented || counts[w][ki] != 0
+				}
+				if !m.Lookup(kpKey(int64(ki)), vals) {
+					require.False(t, incremented, "counter %d was incremented but is absent", ki)
+					continue
+				}
+				for w := range workers {
+					require.Equal(t, counts[w][ki], kpInt(vals[w][:]), "counter %d on CPU %d", ki, w)
+					total += counts[w][ki]
+				}
+			}
+			require.Positive(t, total)
+			// The map is consistent at rest: All agrees with Len and Lookup.
+			n := 0
+			got := make([]PcpuK8V8Value, workers)
+			for k, vs := range m.All() {
+				n++
+				require.True(t, m.Lookup(k, got))
+				require.Equal(t, vs, got)
+			}
+			require.Equal(t, m.Len(), n)
+		})
+	}
+}
+
+// TestPerCPUConcurrentInsertZeroes: many CPUs race to insert the same fresh
+// keys through their own handles (UpdateAny, so the losers update in place);
+// each CPU writes only some keys. Whoever inserted first zeroed the others, so
+// each slot is exactly its own CPU's value if that CPU wrote the key, else
+// zero, even though the elements are reused from the previous round: no
+// goroutine's value is lost to another's insert, and nothing stale survives.
+func TestPerCPUConcurrentInsertZeroes(t *testing.T) {
+	const workers, keys = 4, 512
+	for _, f := range kpFlags {
+		t.Run(f.name, func(t *testing.T) {
+			o := f.opts
+			o.MaxEntries, o.CPUs = keys, workers
+			m, err := NewPcpuK8V8(o)
+			require.NoError(t, err)
+			for round := range 4 {
+				var wg sync.WaitGroup
+				for w := range workers {
+					wg.Go(func() {
+						for i := range keys {
+							if !raceWrites(round, w, i) {
+								continue
+							}
+							k := kpKey(int64(i))
+							assert.NoError(t, m.CPU(w).Update(k, kpVal(int64(round*100+w+1)), htab.UpdateAny))
+						}
+					})
+				}
+				wg.Wait()
+				vals := make([]PcpuK8V8Value, workers)
+				for i := range keys {
+					require.True(t, m.Lookup(kpKey(int64(i)), vals))
+					for w := range workers {
+						want := int64(0)
+						if raceWrites(round, w, i) {
+							want = int64(round*100 + w + 1)
+						}
+						require.Equal(t, want, kpInt(vals[w][:]), "round %d, key %d, CPU %d", round, i, w)
+					}
+				}
+				// Empty the map for the next round, half from each side.
+				for i := range keys {
+					if i%2 == 0 {
+						require.NoError(t, m.Delete(kpKey(int64(i))))
+					} else {
+						require.NoError(t, m.CPU(i%workers).Delete(kpKey(int64(i))))
+					}
+				}
+				require.Zero(t, m.Len())
+			}
+		})
+	}
+}
+
+// raceWrites reports whether CPU w writes key i in the given round: at least
+// one CPU writes every key, and never all of them.
+func raceWrites(round, w, i int) bool { return (i*7+round+w)%3 != 0 }
