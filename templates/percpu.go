@@ -167,12 +167,12 @@ func (g *generator) slotLocks(f *jen.File) {
 	}
 	p := g.l.Prefix
 	f.Commentf("%sSlotLocks is the number of slot locks per CPU.", p)
-	f.Const().Id(p+"SlotLocks").Op("=").Lit(slotLocksPerCPU)
+	f.Const().Id(p + "SlotLocks").Op("=").Lit(slotLocksPerCPU)
 	// func (m *<Map>) slotLock(cpu int, i uint32) *htab.Bucket
 	f.Comment("slotLock is the lock of CPU cpu's slot of element i: a sequence lock, so")
 	f.Comment("that a program's lookup reads its slot without writing to it.")
 	f.Func().Params(g.recvMap()).Id("slotLock").Params(jen.Id("cpu").Int(), jen.Id("i").Uint32()).Op("*").Qual(htabPkg, "Bucket").Block(
-		jen.Return(jen.Op("&").Id("m").Dot("slotLocks").Index(jen.Id("cpu")).Index(jen.Id("i").Op("%").Id(p+"SlotLocks"))),
+		jen.Return(jen.Op("&").Id("m").Dot("slotLocks").Index(jen.Id("cpu")).Index(jen.Id("i").Op("%").Id(p + "SlotLocks"))),
 	)
 	// func (m *<Map>) readSlot(cpu int, i uint32) <Value>
 	f.Comment("readSlot reads CPU cpu's slot of element i whole, without writing to shared")

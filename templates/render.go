@@ -43,15 +43,15 @@ type generator struct {
 
 func newGenerator(l *spec.Layout) *generator {
 	return &generator{
-		l:         l,
-		mapT:      l.Name,
-		keyT:      l.KeyType,
-		valT:      l.ValueType,
-		cpuT:      l.CPUType,
-		elemT:     l.Prefix + "Elem",
-		chunkT:    l.Prefix + "Chunk",
-		keyWordsT: l.Prefix + "KeyWords",
-		slotT:     l.Prefix + "Slot",
+		l:          l,
+		mapT:       l.Name,
+		keyT:       l.KeyType,
+		valT:       l.ValueType,
+		cpuT:       l.CPUType,
+		elemT:      l.Prefix + "Elem",
+		chunkT:     l.Prefix + "Chunk",
+		keyWordsT:  l.Prefix + "KeyWords",
+		slotT:      l.Prefix + "Slot",
 		slotChunkT: l.Prefix + "SlotChunk",
 	}
 }
