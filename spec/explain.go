@@ -22,6 +22,9 @@ func (l *Layout) Explain() string {
 	fmt.Fprintf(&b, "\t%-12s %-6s /* %5d %5d */  %s\n", "uint32", "seq;", 0, 4, "sequence lock: odd while a writer holds the bucket")
 	fmt.Fprintf(&b, "\t%-12s %-6s /* %5d %5d */  %s\n", "uint32", "head;", 4, 4, "index+1 of the newest element; 0: empty")
 	fmt.Fprintf(&b, "\n\t/* size: %d */\n};\n\n", l.BucketSize)
+	if l.Occupancy {
+		fmt.Fprintf(&b, "occupancy bitmap (-batch-lock sparse): 1 bit per bucket, set while it is non-empty\n")
+	}
 	if !l.ValuesInline {
 		fmt.Fprintf(&b, "per-CPU values: one array per CPU, %d B per element per CPU\n", 4*l.ValueWords)
 	}
@@ -30,6 +33,9 @@ func (l *Layout) Explain() string {
 	}
 	fmt.Fprintf(&b, "bytes per element: %d\n", l.ElemSize+l.LRUNodeSize)
 	what := "elements + buckets"
+	if l.Occupancy {
+		what += " + occupancy bitmap"
+	}
 	if l.LRUNodeSize > 0 {
 		what += " + LRU nodes"
 	}

@@ -185,7 +185,11 @@ func (l *Layout) EntryBytes(maxEntries, cpus int) float64 {
 	if !l.ValuesInline {
 		per += 4 * l.ValueWords * cpus
 	}
-	return float64(per) + float64(nb*l.BucketSize)/float64(maxEntries)
+	buckets := nb * l.BucketSize
+	if l.Occupancy {
+		buckets += (nb + 63) / 64 * 8 // the occupancy bitmap: one bit per bucket, in uint64 words
+	}
+	return float64(per) + float64(buckets)/float64(maxEntries)
 }
 
 // HashDescription says in words which hash the map uses.

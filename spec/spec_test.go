@@ -549,6 +549,12 @@ func TestEntryBytes(t *testing.T) {
 	assert.InDelta(t, 20+8.0, l.EntryBytes(1, 1), 1e-9, "1 entry, 1 bucket")
 	assert.InDelta(t, 20+8*4/3.0, l.EntryBytes(3, 1), 1e-9, "3 entries, 4 buckets")
 	assert.InDelta(t, 20+8.0, l.EntryBytes(1, 4), 1e-9, "cpus do not matter for inline values")
+	sparse := hashSpec(8, 8)
+	sparse.BatchLock = BatchLockSparse
+	ls, err := Plan(sparse)
+	require.NoError(t, err)
+	assert.InDelta(t, 20+8.0+1/8.0, ls.EntryBytes(65536, 1), 1e-9, "sparse: one bit per bucket more")
+	assert.InDelta(t, 20+8.0+8, ls.EntryBytes(1, 1), 1e-9, "sparse: the bitmap is whole words")
 }
 
 // The feature table must name every option the way the flags do and list
@@ -574,5 +580,54 @@ func TestFeatures(t *testing.T) {
 		if f.Name != "key" {
 			assert.False(t, f.IsSet(d), "%s is set in Default()", f.Name)
 		}
+	}
+}
+
+// Seed 002: each type's lean element holds only what that type needs; the
+// all-fields element (-lean=false) has every type's fields, as the kernel's
+// htab_elem had before the seed.
+func TestPlanTypes(t *testing.T) {
+	typed := func(typ MapType, key, val int, lean bool) Spec {
+		s := hashSpec(key, val)
+		s.Type, s.Lean = typ, lean
+		return s
+	}
+	names := func(l *Layout) []string {
+		var out []string
+		for _, f := range l.Elem {
+			out = append(out, f.Name)
+		}
+		return out
+	}
+	tests := []struct {
+		name                   string
+		s                      Spec
+		fields                 []string
+		elemSize, lruNode      int
+		perCPU, lru, slotLocks bool
+		entry1CPU, entry2CPUs  float64 // EntryBytes(65536, 1) and (65536, 2)
+	}{
+		{"pcpu k8v8 lean: no value, no pointer to one", typed(PerCPU, 8, 8, true), []string{"next", "key"}, 12, 0, true, false, true, 12 + 8 + 8, 12 + 8 + 16},
+		{"pcpu k16v8 lean: cached hash past 8 bytes", typed(PerCPU, 16, 8, true), []string{"next", "hash", "key"}, 24, 0, true, false, true, 24 + 8 + 8, 24 + 8 + 16},
+		{"pcpu k8v8 all fields", typed(PerCPU, 8, 8, false), []string{"next", "hash", "lru", "pcpu", "key"}, 32, 0, true, false, true, 32 + 8 + 8, 32 + 8 + 16},
+		{"lru k8v8 lean: no cached hash, node beside", typed(LRU, 8, 8, true), []string{"next", "key", "val"}, 20, 16, false, true, false, 20 + 16 + 8, 20 + 16 + 8},
+		{"lru k16v8 lean", typed(LRU, 16, 8, true), []string{"next", "hash", "key", "val"}, 32, 16, false, true, false, 32 + 16 + 8, 32 + 16 + 8},
+		{"lru k8v8 all fields", typed(LRU, 8, 8, false), []string{"next", "hash", "lru", "pcpu", "key", "val"}, 40, 16, false, true, false, 40 + 16 + 8, 40 + 16 + 8},
+		{"lru_pcpu k8v8 lean: slots, no slot locks", typed(LRUPerCPU, 8, 8, true), []string{"next", "key"}, 12, 16, true, true, false, 12 + 16 + 8 + 8, 12 + 16 + 8 + 16},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			l, err := Plan(tt.s)
+			require.NoError(t, err)
+			assert.Equal(t, tt.fields, names(l))
+			assert.Equal(t, tt.elemSize, l.ElemSize)
+			assert.Equal(t, tt.lruNode, l.LRUNodeSize)
+			assert.Equal(t, tt.perCPU, l.PerCPU)
+			assert.Equal(t, !tt.perCPU, l.ValuesInline)
+			assert.Equal(t, tt.lru, l.LRU)
+			assert.Equal(t, tt.slotLocks, l.SlotLocks)
+			assert.InDelta(t, tt.entry1CPU, l.EntryBytes(65536, 1), 1e-9)
+			assert.InDelta(t, tt.entry2CPUs, l.EntryBytes(65536, 2), 1e-9)
+		})
 	}
 }

@@ -225,10 +225,8 @@ func (g *generator) batchValuesLen() *jen.Statement {
 // slot j of the lookup batch's vals. Only under the element's bucket lock.
 //
 //	hash, lru: vals[j] = e.loadValue()
-//	per-CPU:   CPU c's value into vals[j*m.cpus+c] for every c
-//
-// The per-CPU shape is the per-CPU types' to fill in (their value storage is
-// theirs): it expects a method m.loadValues(idx uint32, dst []<Value>).
+//	per-CPU:   m.loadValues(idx, vals[j*m.cpus:(j+1)*m.cpus]), CPU c's value
+//	           into vals[j*m.cpus+c] (loadValues is in percpu.go)
 func (g *generator) batchValueCopy(j, e, idx jen.Code) jen.Code {
 	if g.l.Spec.Type.IsPerCPU() {
 		return jen.Id("m").Dot("loadValues").Call(idx, jen.Id("vals").Index(

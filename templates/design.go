@@ -78,8 +78,18 @@ func (g *generator) designComment(f *jen.File) {
 			"Per-CPU values",
 			fmt.Sprintf("  slots[cpu][element index], %d B each, one array per CPU: the element", 4*l.ValueWords),
 			"  needs no pointer to its values (seed 002) and CPUs never share a cache",
-			"  line of values. A replace writes the slots in place, under the bucket lock.",
+			"  line of values. A replace writes the slots in place.",
 		)
+		if l.SlotLocks {
+			lines = append(lines,
+				"  A program's update of a present key (CPU(i).Update) takes no bucket lock:",
+				"  it finds the element optimistically, takes CPU i's slot lock (one of",
+				fmt.Sprintf("  %d per CPU, in that CPU's own memory), checks that the bucket did not", slotLocksPerCPU),
+				"  change, and writes its slot. Everyone else who touches an element's slots",
+				"  or frees it takes its slot locks once, so no such write is lost or lands",
+				"  on a reused element; readers of one slot validate its lock's sequence.",
+			)
+		}
 	}
 	for _, line := range lines {
 		f.Comment(line)

@@ -187,12 +187,12 @@ func (g *generator) slotLocks(f *jen.File) {
 	)
 
 	// func (m *<Map>) quiesce(i uint32)
-	f.Comment("quiesce returns once no program write to element i's slots is in flight.")
+	f.Comment("quiesce returns once no program write to element i's slots is in flight:")
+	f.Comment("ReadBegin waits while a slot lock is held. A write that takes its lock")
+	f.Comment("later fails its bucket check, for the caller changed the bucket first.")
 	f.Func().Params(g.recvMap()).Id("quiesce").Params(jen.Id("i").Uint32()).Block(
 		jen.For(jen.Id("c").Op(":=").Range().Id("m").Dot("cpus")).Block(
-			jen.Id("sl").Op(":=").Id("m").Dot("slotLock").Call(jen.Id("c"), jen.Id("i")),
-			jen.Id("sl").Dot("Lock").Call(),
-			jen.Id("sl").Dot("Unlock").Call(),
+			jen.Id("m").Dot("slotLock").Call(jen.Id("c"), jen.Id("i")).Dot("ReadBegin").Call(),
 		),
 	)
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"testing"
+	"time"
 
 	"github.com/htabgen/htabgen/htab"
 )
@@ -126,6 +127,84 @@ func benchOps[K ~[8]byte, V ~[8]byte, M benchMap[K, V]](b *testing.B, newMap fun
 		}
 		if i++; i == len(keys) {
 			i = 0
+		}
+	}
+}
+
+// opsFixture runs single-key operations on a map filled to a fullness.
+type opsFixture[K ~[8]byte, V ~[8]byte, M benchMap[K, V]] struct {
+	m    M
+	keys []K
+	i    int
+}
+
+func newOpsFixture[K ~[8]byte, V ~[8]byte, M benchMap[K, V]](b *testing.B, newMap func(htab.Options) (M, error), pct int) *opsFixture[K, V, M] {
+	const max = 65536
+	m, err := newMap(htab.Options{MaxEntries: max})
+	if err != nil {
+		b.Fatal(err)
+	}
+	keys := fill[K, V](b, m, max*pct/100, 2)
+	rand.New(rand.NewPCG(4, 5)).Shuffle(len(keys), func(i, j int) { keys[i], keys[j] = keys[j], keys[i] })
+	return &opsFixture[K, V, M]{m: m, keys: keys}
+}
+
+// run does n operations op (as in benchOps) and returns how long they took.
+func (f *opsFixture[K, V, M]) run(b *testing.B, op string, n int) time.Duration {
+	start := time.Now()
+	for range n {
+		k := f.keys[f.i]
+		var err error
+		switch op {
+		case "lookup":
+			if _, ok := f.m.Lookup(k); !ok {
+				err = htab.ErrKeyNotExist
+			}
+		case "replace":
+			err = f.m.Update(k, V(k), htab.UpdateExist)
+		case "churn":
+			if err = f.m.Delete(k); err == nil {
+				err = f.m.Update(k, V(k), htab.UpdateNoExist)
+			}
+		}
+		if err != nil {
+			b.Fatal(err)
+		}
+		if f.i++; f.i == len(f.keys) {
+			f.i = 0
+		}
+	}
+	return time.Since(start)
+}
+
+// BenchmarkBatchLockPaired measures sparse against nonempty side by side:
+// each iteration runs a block of 512 operations on each map, in alternating
+// order, so that both see the same load on a noisy machine. It reports each
+// map's ns per operation and their ratio (sparse/nonempty; 1 is no cost).
+func BenchmarkBatchLockPaired(b *testing.B) {
+	const block = 512
+	for _, op := range []string{"lookup", "replace", "churn"} {
+		for _, pct := range []int{25, 75} {
+			b.Run(fmt.Sprintf("op=%s/fullness=%d", op, pct), func(b *testing.B) {
+				ne := newOpsFixture[NonEmptyKey, NonEmptyValue](b, NewNonEmpty, pct)
+				sp := newOpsFixture[SparseKey, SparseValue](b, NewSparse, pct)
+				var tNE, tSP time.Duration
+				iter := 0
+				for b.Loop() {
+					if iter%2 == 0 {
+						tNE += ne.run(b, op, block)
+						tSP += sp.run(b, op, block)
+					} else {
+						tSP += sp.run(b, op, block)
+						tNE += ne.run(b, op, block)
+					}
+					iter++
+				}
+				ops := float64(iter * block)
+				b.ReportMetric(float64(tNE.Nanoseconds())/ops, "nonempty-ns/op")
+				b.ReportMetric(float64(tSP.Nanoseconds())/ops, "sparse-ns/op")
+				b.ReportMetric(float64(tSP)/float64(tNE), "sparse/nonempty")
+			})
 		}
 	}
 }

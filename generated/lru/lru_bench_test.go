@@ -246,54 +246,130 @@ func BenchmarkLRUSpeed(b *testing.B) {
 	for _, ng := range []int{1, speedGoroutines} {
 		for _, impl := range speedImpls {
 			b.Run(fmt.Sprintf("mix=90-10/g=%d/impl=%s", ng, impl.name), func(b *testing.B) {
-				lookup, update := impl.make(b)
-				// Warm the cache to its steady state before timing.
-				for j, r := range trace[:200_000] {
-					if !lookup(j%speedGoroutines, r) {
-						update(j%speedGoroutines, r)
-					}
-				}
-				var hits [speedGoroutines]struct {
-					n int
-					_ [56]byte
-				}
-				per := b.N/ng + 1
-				var wg sync.WaitGroup
+				r := newSpeedRun(b, impl, trace)
 				b.ResetTimer()
 				cpu0 := cpuTime()
 				start := time.Now()
-				for g := range ng {
-					wg.Go(func() {
-						j := g * len(trace) / ng
-						for range per {
-							if j == len(trace) {
-								j = 0
-							}
-							r := trace[j]
-							if j%10 == 0 {
-								update(g, r)
-							} else if lookup(g, r) {
-								hits[g].n++
-							}
-							j++
-						}
-					})
-				}
-				wg.Wait()
+				total := r.run(ng, b.N/ng+1)
 				el := time.Since(start)
 				cpu := cpuTime() - cpu0
 				b.StopTimer()
-				total := per * ng
-				h := 0
-				for _, x := range hits {
-					h += x.n
-				}
 				b.ReportMetric(float64(total)/el.Seconds(), "ops/s")
-				b.ReportMetric(100*float64(h)/(0.9*float64(total)), "hit%")
+				b.ReportMetric(r.hitRatio(), "hit%")
 				b.ReportMetric(float64(total)/cpu.Seconds(), "ops/cpu-s")
 			})
 		}
 	}
+}
+
+// BenchmarkLRUSpeedPaired is BenchmarkLRUSpeed with 2 goroutines for every
+// implementation in one benchmark: slices of speedSlice requests per
+// goroutine go to each implementation in turn (rotating which goes first),
+// each slice timed, so that all see the same load of a shared machine.
+// Reports each one's "<impl>-ops/s" and "<impl>-ops/cpu-s" and the ratios
+// "htab/golang-lru" and "htab-nocommon/golang-lru" of the wall-clock rates.
+// ns/op is per request of every implementation together.
+func BenchmarkLRUSpeedPaired(b *testing.B) {
+	const speedSlice = 20_000
+	trace := zipfTrace(speedZipfS)
+	b.Run(fmt.Sprintf("mix=90-10/g=%d", speedGoroutines), func(b *testing.B) {
+		runs := make([]*speedRun, len(speedImpls))
+		for i, impl := range speedImpls {
+			runs[i] = newSpeedRun(b, impl, trace)
+		}
+		wall := make([]time.Duration, len(runs))
+		cpu := make([]time.Duration, len(runs))
+		ops := make([]int, len(runs))
+		b.ResetTimer()
+		for slice, left := 0, b.N; left > 0; slice++ {
+			n := min(left, speedSlice*speedGoroutines)
+			left -= n
+			for j := range runs {
+				i := (j + slice) % len(runs)
+				c0, t0 := cpuTime(), time.Now()
+				ops[i] += runs[i].run(speedGoroutines, n/speedGoroutines+1)
+				wall[i] += time.Since(t0)
+				cpu[i] += cpuTime() - c0
+			}
+		}
+		b.StopTimer()
+		rate := make([]float64, len(runs))
+		for i, impl := range speedImpls {
+			rate[i] = float64(ops[i]) / wall[i].Seconds()
+			b.ReportMetric(rate[i], impl.name+"-ops/s")
+			b.ReportMetric(float64(ops[i])/cpu[i].Seconds(), impl.name+"-ops/cpu-s")
+		}
+		for i := 1; i < len(runs); i++ {
+			b.ReportMetric(rate[i]/rate[0], speedImpls[i].name+"/"+speedImpls[0].name)
+		}
+	})
+}
+
+// speedRun is one implementation of BenchmarkLRUSpeed, warmed up, with each
+// goroutine's position in the trace and its hit count.
+type speedRun struct {
+	trace  []uint64
+	lookup func(g int, rank uint64) bool
+	update func(g int, rank uint64)
+	pos    [speedGoroutines]int
+	hits   [speedGoroutines]struct {
+		n, lookups int
+		_          [48]byte
+	}
+}
+
+func newSpeedRun(tb testing.TB, impl speedImpl, trace []uint64) *speedRun {
+	r := &speedRun{trace: trace}
+	r.lookup, r.update = impl.make(tb)
+	// Warm the cache to its steady state before timing.
+	for j, k := range trace[:200_000] {
+		if !r.lookup(j%speedGoroutines, k) {
+			r.update(j%speedGoroutines, k)
+		}
+	}
+	for g := range r.pos {
+		r.pos[g] = g * len(trace) / speedGoroutines
+	}
+	return r
+}
+
+// run has goroutines 0..ng-1 each do per requests, continuing in the trace
+// where they stopped, and returns the number of requests done.
+func (r *speedRun) run(ng, per int) int {
+	var wg sync.WaitGroup
+	for g := range ng {
+		wg.Go(func() {
+			j, hits, lookups := r.pos[g], 0, 0
+			for range per {
+				if j == len(r.trace) {
+					j = 0
+				}
+				k := r.trace[j]
+				if j%10 == 0 {
+					r.update(g, k)
+				} else {
+					lookups++
+					if r.lookup(g, k) {
+						hits++
+					}
+				}
+				j++
+			}
+			r.pos[g] = j
+			r.hits[g].n += hits
+			r.hits[g].lookups += lookups
+		})
+	}
+	wg.Wait()
+	return ng * per
+}
+
+func (r *speedRun) hitRatio() float64 {
+	h, l := 0, 0
+	for _, x := range r.hits {
+		h, l = h+x.n, l+x.lookups
+	}
+	return 100 * float64(h) / float64(l)
 }
 
 // cpuTime is the CPU time (user + system) the process has used: on a shared,

@@ -54,7 +54,7 @@ import (
 // Per-CPU values
 //   slots[cpu][element index], 8 B each, one array per CPU: the element
 //   needs no pointer to its values (seed 002) and CPUs never share a cache
-//   line of values. A replace writes the slots in place, under the bucket lock.
+//   line of values. A replace writes the slots in place.
 
 // LruPcpuK8V8Key is a key of LruPcpuK8V8: 8 bytes, hashed and compared as they are.
 type LruPcpuK8V8Key [8]byte

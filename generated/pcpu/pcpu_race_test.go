@@ -23,26 +23,29 @@ const (
 	raceVolatileBase = 1 << 20
 )
 
-// raceTagged is a volatile value written for CPU c: the low byte is c, and
-// the two 32-bit halves are equal, so that a torn read or a value in the
-// wrong CPU's slot shows.
-func raceTagged(c int, tag uint32) (v PcpuK8V8Value) {
-	w := tag<<8 | uint32(c)
+// raceTagged is the value written for CPU c under volatile key k (its index
+// from raceVolatileBase) in step n: the low byte is c, the next the key's index,
+// and the two 32-bit halves are equal, so that a torn read, a value in the
+// wrong CPU's slot or under the wrong key (a write that landed on a freed and
+// reused element) shows.
+func raceTagged(c int, k PcpuK8V8Key, n int) (v PcpuK8V8Value) {
+	w := uint32(n)<<16 | uint32(kpInt(k[:])-raceVolatileBase)<<8 | uint32(c)
 	binary.LittleEndian.PutUint32(v[:4], w)
 	binary.LittleEndian.PutUint32(v[4:], w)
 	return
 }
 
 // raceCheckTagged returns an error unless every vals[c] is zero or a value
-// raceTagged wrote for CPU c.
+// raceTagged wrote for CPU c under k.
 func raceCheckTagged(k PcpuK8V8Key, vals []PcpuK8V8Value) error {
+	ki := kpInt(k[:]) - raceVolatileBase
 	for c, v := range vals {
 		if v == (PcpuK8V8Value{}) {
 			continue
 		}
 		lo, hi := binary.LittleEndian.Uint32(v[:4]), binary.LittleEndian.Uint32(v[4:])
-		if lo != hi || int(lo&0xff) != c {
-			return fmt.Errorf("volatile key %d: CPU %d's value %x is not one written for CPU %d (torn or misplaced)", kpInt(k[:]), c, v, c)
+		if lo != hi || int(lo&0xff) != c || int64(lo>>8&0xff) != ki {
+			return fmt.Errorf("volatile key %d: CPU %d's value %x is not one written for CPU %d under this key (torn, misplaced or on a reused element)", ki, c, v, c)
 		}
 	}
 	return nil
@@ -66,7 +69,10 @@ func TestPerCPUStressCounters(t *testing.T) {
 	for _, f := range kpFlags {
 		t.Run(f.name, func(t *testing.T) {
 			o := f.opts
-			o.MaxEntries, o.CPUs = raceCounters+raceVolatile, workers
+			// Room for every key plus the elements the 2 userspace deleters
+			// may hold between unlinking and freeing them (a transient
+			// ErrFull there is kernel-like but not what this test checks).
+			o.MaxEntries, o.CPUs = raceCounters+raceVolatile+4, workers
 			m, err := NewPcpuK8V8(o)
 			require.NoError(t, err)
 
@@ -88,7 +94,7 @@ func TestPerCPUStressCounters(t *testing.T) {
 							// A volatile key: this CPU's slot only.
 							k := kpKey(raceVolatileBase + int64(rng.IntN(raceVolatile)))
 							flags := htab.UpdateFlags(rng.IntN(3))
-							err := cpu.Update(k, raceTagged(w, uint32(n)), flags)
+							err := cpu.Update(k, raceTagged(w, k, n), flags)
 							if err != nil && !errors.Is(err, htab.ErrKeyExist) && !errors.Is(err, htab.ErrKeyNotExist) {
 								report(fmt.Errorf("CPU %d: Update of volatile key: %w", w, err))
 								return
@@ -142,7 +148,7 @@ func TestPerCPUStressCounters(t *testing.T) {
 						switch rng.IntN(4) {
 						case 0, 1:
 							for c := range vals {
-								vals[c] = raceTagged(c, uint32(n))
+								vals[c] = raceTagged(c, k, n)
 							}
 							err := m.Update(k, vals, htab.UpdateFlags(rng.IntN(3)))
 							if err != nil && !errors.Is(err, htab.ErrKeyExist) && !errors.Is(err, htab.ErrKeyNotExist) {
@@ -331,3 +337,101 @@ func TestPerCPUConcurrentInsertZeroes(t *testing.T) {
 // raceWrites reports whether CPU w writes key i in the given round: at least
 // one CPU writes every key, and never all of them.
 func raceWrites(round, w, i int) bool { return (i*7+round+w)%3 != 0 }
+
+// TestPerCPUStressUpdateDeleteReuse: CPUs update present keys of a tiny map
+// through their handles (EXIST, the lock-free path) while userspace goroutines
+// delete keys and insert others, so that freed elements are reused at once.
+// A program's write that lands after its key's element was freed and reused
+// would show up under another key (every value names its key and CPU); a
+// torn read shows as unequal halves.
+func TestPerCPUStressUpdateDeleteReuse(t *testing.T) {
+	const workers, keys = 2, 8
+	ops := 200000
+	if testing.Short() || raceEnabled {
+		ops = 20000
+	}
+	for _, f := range kpFlags {
+		t.Run(f.name, func(t *testing.T) {
+			o := f.opts
+			// Two spare elements: each userspace deleter may hold one between
+			// unlinking and freeing it, when an insert would find none free.
+			o.MaxEntries, o.CPUs = keys+2, workers
+			m, err := NewPcpuK8V8(o)
+			require.NoError(t, err)
+			key := func(i int) PcpuK8V8Key { return kpKey(raceVolatileBase + int64(i)) }
+			errs := make(chan error, 16)
+			report := func(err error) {
+				select {
+				case errs <- err:
+				default:
+				}
+			}
+			var wg sync.WaitGroup
+			for w := range workers {
+				wg.Go(func() {
+					rng := rand.New(rand.NewPCG(uint64(w), 4))
+					for n := range ops {
+						k := key(rng.IntN(keys))
+						err := m.CPU(w).Update(k, raceTagged(w, k, n), htab.UpdateExist)
+						if err != nil && !errors.Is(err, htab.ErrKeyNotExist) {
+							report(fmt.Errorf("CPU %d: %w", w, err))
+							return
+						}
+					}
+				})
+			}
+			stop := make(chan struct{})
+			var users sync.WaitGroup
+			for u := range 2 {
+				users.Go(func() {
+					rng := rand.New(rand.NewPCG(uint64(u), 5))
+					vals := make([]PcpuK8V8Value, workers)
+					zero := make([]PcpuK8V8Value, workers)
+					for {
+						select {
+						case <-stop:
+							return
+						default:
+						}
+						k := key(rng.IntN(keys))
+						if err := m.LookupAndDelete(k, vals); err == nil {
+							if err := raceCheckTagged(k, vals); err != nil {
+								report(fmt.Errorf("LookupAndDelete: %w", err))
+								return
+							}
+						}
+						k2 := key(rng.IntN(keys))
+						if err := m.Update(k2, zero, htab.UpdateNoExist); err != nil && !errors.Is(err, htab.ErrKeyExist) {
+							report(fmt.Errorf("insert: %w", err))
+							return
+						}
+						if m.Lookup(k2, vals) {
+							if err := raceCheckTagged(k2, vals); err != nil {
+								report(fmt.Errorf("Lookup: %w", err))
+								return
+							}
+						}
+						for k, vs := range m.All() {
+							if err := raceCheckTagged(k, vs); err != nil {
+								report(fmt.Errorf("All: %w", err))
+								return
+							}
+						}
+					}
+				})
+			}
+			wg.Wait()
+			close(stop)
+			users.Wait()
+			close(errs)
+			for err := range errs {
+				assert.NoError(t, err)
+			}
+			vals := make([]PcpuK8V8Value, workers)
+			for k := range m.All() {
+				require.True(t, m.Lookup(k, vals))
+				require.NoError(t, raceCheckTagged(k, vals))
+			}
+		})
+	}
+}

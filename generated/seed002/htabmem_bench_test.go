@@ -12,6 +12,8 @@ package seed002
 // Metrics: "ops/s" is the kernel's per-producer op rate (op_cnt/producers
 // per second, op_cnt counted per batch as the kernel does: +1 per overwrite
 // batch, +2 per add-then-delete batch, +1 per side of add_del_on_diff_cpu);
+// "ops/cpu-s" the same op_cnt per CPU-second the process used (steadier than
+// wall clock on a shared, oversubscribed machine);
 // "peak-MiB" is the highest HeapAlloc seen during the run (sampled every
 // 20 ms and at the end) minus the heap before the map was made: the map
 // itself plus whatever the operations allocate.
@@ -152,13 +154,15 @@ func BenchmarkHtabMem(b *testing.B) {
 					s := startHeapSampler()
 					m, cpu := impl.make(b, htab.Options{MaxEntries: maxEntries, NoPrealloc: alloc == "normal", CPUs: htabMemProducers})
 					b.ResetTimer()
-					start := time.Now()
+					c0, start := processCPUTime(), time.Now()
 					ops := c.run(b, b.N, cpu)
 					el := time.Since(start)
+					ct := processCPUTime() - c0
 					b.StopTimer()
 					peak := s.Stop()
 					runtime.KeepAlive(m)
 					b.ReportMetric(float64(ops)/el.Seconds(), "ops/s")
+					b.ReportMetric(float64(ops)/ct.Seconds(), "ops/cpu-s")
 					b.ReportMetric(float64(peak-min(peak, base))/(1<<20), "peak-MiB")
 				})
 			}

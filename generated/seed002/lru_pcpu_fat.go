@@ -54,7 +54,7 @@ import (
 // Per-CPU values
 //   slots[cpu][element index], 8 B each, one array per CPU: the element
 //   needs no pointer to its values (seed 002) and CPUs never share a cache
-//   line of values. A replace writes the slots in place, under the bucket lock.
+//   line of values. A replace writes the slots in place.
 
 // LRUPcpuFatKey is a key of LRUPcpuFat: 8 bytes, hashed and compared as they are.
 type LRUPcpuFatKey [8]byte

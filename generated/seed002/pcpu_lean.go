@@ -50,7 +50,13 @@ import (
 // Per-CPU values
 //   slots[cpu][element index], 8 B each, one array per CPU: the element
 //   needs no pointer to its values (seed 002) and CPUs never share a cache
-//   line of values. A replace writes the slots in place, under the bucket lock.
+//   line of values. A replace writes the slots in place.
+//   A program's update of a present key (CPU(i).Update) takes no bucket lock:
+//   it finds the element optimistically, takes CPU i's slot lock (one of
+//   64 per CPU, in that CPU's own memory), checks that the bucket did not
+//   change, and writes its slot. Everyone else who touches an element's slots
+//   or frees it takes its slot locks once, so no such write is lost or lands
+//   on a reused element; readers of one slot validate its lock's sequence.
 
 // PcpuLeanKey is a key of PcpuLean: 8 bytes, hashed and compared as they are.
 type PcpuLeanKey [8]byte
@@ -316,12 +322,12 @@ func (m *PcpuLean) readSlot(cpu int, i uint32) PcpuLeanValue {
 	}
 }
 
-// quiesce returns once no program write to element i's slots is in flight.
+// quiesce returns once no program write to element i's slots is in flight:
+// ReadBegin waits while a slot lock is held. A write that takes its lock
+// later fails its bucket check, for the caller changed the bucket first.
 func (m *PcpuLean) quiesce(i uint32) {
 	for c := range m.cpus {
-		sl := m.slotLock(c, i)
-		sl.Lock()
-		sl.Unlock()
+		m.slotLock(c, i).ReadBegin()
 	}
 }
 
