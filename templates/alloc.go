@@ -12,11 +12,15 @@ func (g *generator) alloc(f *jen.File) {
 
 	// func (m *<Map>) elem(i uint32) *<elem>
 	f.Comment("elem is element i (an index, not index+1).")
-	f.Func().Params(g.recvMap()).Id("elem").Params(jen.Id("i").Uint32()).Op("*").Id(g.elemT).Block(
-		jen.If(m("elems").Op("!=").Nil()).Block(jen.Return(jen.Op("&").Add(m("elems")).Index(jen.Id("i")))),
-		jen.Return(jen.Op("&").Add(m("chunks")).Index(jen.Id("i").Op(">>").Id(p+"ChunkShift")).Dot("Load").Call().Index(
-			jen.Id("i").Op("&").Parens(jen.Lit(1).Op("<<").Id(p+"ChunkShift").Op("-").Lit(1)))),
-	)
+	f.Func().Params(g.recvMap()).Id("elem").Params(jen.Id("i").Uint32()).Op("*").Id(g.elemT).BlockFunc(func(gr *jen.Group) {
+		if g.l.LRU {
+			gr.Return(jen.Op("&").Add(m("elems")).Index(jen.Id("i")))
+			return
+		}
+		gr.If(m("elems").Op("!=").Nil()).Block(jen.Return(jen.Op("&").Add(m("elems")).Index(jen.Id("i"))))
+		gr.Return(jen.Op("&").Add(m("chunks")).Index(jen.Id("i").Op(">>").Id(p+"ChunkShift")).Dot("Load").Call().Index(
+			jen.Id("i").Op("&").Parens(jen.Lit(1).Op("<<").Id(p+"ChunkShift").Op("-").Lit(1))))
+	})
 
 	if g.l.LRU {
 		g.lruFree(f)

@@ -16,8 +16,10 @@ func (g *generator) perCPUValues(f *jen.File) {
 	// type <prefix>Slot [<VW>]uint32
 	f.Commentf("%s is one CPU's value of one element: little-endian words, zero-padded.", g.slotT)
 	f.Type().Id(g.slotT).Index(jen.Lit(l.ValueWords)).Uint32()
-	f.Commentf("%s is a NoPrealloc chunk of one CPU's slots, beside the element chunk.", g.slotChunkT)
-	f.Type().Id(g.slotChunkT).Index(jen.Lit(1).Op("<<").Id(p + "ChunkShift")).Id(g.slotT)
+	if !l.LRU {
+		f.Commentf("%s is a NoPrealloc chunk of one CPU's slots, beside the element chunk.", g.slotChunkT)
+		f.Type().Id(g.slotChunkT).Index(jen.Lit(1).Op("<<").Id(p + "ChunkShift")).Id(g.slotT)
+	}
 
 	s := func() *jen.Statement { return jen.Id("s").Op("*").Id(g.slotT) }
 	// func (s *<Slot>) load() (v <Value>)
@@ -40,13 +42,16 @@ func (g *generator) perCPUValues(f *jen.File) {
 
 	// func (m *<Map>) slot(cpu int, i uint32) *<Slot>
 	f.Comment("slot is CPU cpu's value of element i.")
-	f.Func().Params(g.recvMap()).Id("slot").Params(jen.Id("cpu").Int(), jen.Id("i").Uint32()).Op("*").Id(g.slotT).Block(
-		jen.If(jen.Id("m").Dot("slots").Op("!=").Nil()).Block(
-			jen.Return(jen.Op("&").Id("m").Dot("slots").Index(jen.Id("cpu")).Index(jen.Id("i"))),
-		),
-		jen.Return(jen.Op("&").Id("m").Dot("slotChunks").Index(jen.Id("cpu")).Index(jen.Id("i").Op(">>").Id(p+"ChunkShift")).Dot("Load").Call().Index(
-			jen.Id("i").Op("&").Parens(jen.Lit(1).Op("<<").Id(p+"ChunkShift").Op("-").Lit(1)))),
-	)
+	f.Func().Params(g.recvMap()).Id("slot").Params(jen.Id("cpu").Int(), jen.Id("i").Uint32()).Op("*").Id(g.slotT).BlockFunc(func(gr *jen.Group) {
+		prealloc := jen.Return(jen.Op("&").Id("m").Dot("slots").Index(jen.Id("cpu")).Index(jen.Id("i")))
+		if l.LRU {
+			gr.Add(prealloc)
+			return
+		}
+		gr.If(jen.Id("m").Dot("slots").Op("!=").Nil()).Block(prealloc)
+		gr.Return(jen.Op("&").Id("m").Dot("slotChunks").Index(jen.Id("cpu")).Index(jen.Id("i").Op(">>").Id(p+"ChunkShift")).Dot("Load").Call().Index(
+			jen.Id("i").Op("&").Parens(jen.Lit(1).Op("<<").Id(p+"ChunkShift").Op("-").Lit(1))))
+	})
 
 	// func (m *<Map>) loadValues(i uint32, dst []<Value>)
 	f.Comment("loadValues copies every CPU's value of element i into dst[:m.cpus].")
@@ -105,6 +110,13 @@ func (g *generator) perCPUStorage() []jen.Code {
 	if !g.l.PerCPU {
 		return nil
 	}
+	if g.l.LRU {
+		return []jen.Code{
+			jen.Line(),
+			jen.Comment("Per-CPU values: CPU c's value of element i is slots[c][i]."),
+			jen.Id("slots").Index().Index().Id(g.slotT).Comment("one array per CPU, each padded by a cache line"),
+		}
+	}
 	return []jen.Code{
 		jen.Line(),
 		jen.Comment("Per-CPU values: CPU c's value of element i is slots[c][i], or with"),
@@ -131,18 +143,22 @@ func (g *generator) perCPUAlloc() jen.Code {
 	}
 	pad := (64 + 4*g.l.ValueWords - 1) / (4 * g.l.ValueWords)
 	chunkPtr := func() *jen.Statement { return jen.Qual(atomicPkg, "Pointer").Types(jen.Id(g.slotChunkT)) }
-	return jen.Add(g.slotLocksAlloc(), jen.Line(), jen.If(jen.Id("opts").Dot("NoPrealloc")).Block(
-		jen.Id("m").Dot("slotChunks").Op("=").Make(jen.Index().Index().Add(chunkPtr()), jen.Id("opts").Dot("CPUs")),
-		jen.For(jen.Id("c").Op(":=").Range().Id("m").Dot("slotChunks")).Block(
-			jen.Id("m").Dot("slotChunks").Index(jen.Id("c")).Op("=").Make(jen.Index().Add(chunkPtr()), jen.Len(jen.Id("m").Dot("chunks"))),
-		),
-	).Else().Block(
+	prealloc := []jen.Code{
 		jen.Id("m").Dot("slots").Op("=").Make(jen.Index().Index().Id(g.slotT), jen.Id("opts").Dot("CPUs")),
 		jen.For(jen.Id("c").Op(":=").Range().Id("m").Dot("slots")).Block(
 			jen.Comment("The spare capacity keeps the next allocation off this array's last line."),
 			jen.Id("m").Dot("slots").Index(jen.Id("c")).Op("=").Make(jen.Index().Id(g.slotT), jen.Id("opts").Dot("MaxEntries"), jen.Id("opts").Dot("MaxEntries").Op("+").Lit(pad)),
 		),
-	))
+	}
+	if g.l.LRU {
+		return jen.Add(prealloc[0], jen.Line(), prealloc[1])
+	}
+	return jen.Add(g.slotLocksAlloc(), jen.Line(), jen.If(jen.Id("opts").Dot("NoPrealloc")).Block(
+		jen.Id("m").Dot("slotChunks").Op("=").Make(jen.Index().Index().Add(chunkPtr()), jen.Id("opts").Dot("CPUs")),
+		jen.For(jen.Id("c").Op(":=").Range().Id("m").Dot("slotChunks")).Block(
+			jen.Id("m").Dot("slotChunks").Index(jen.Id("c")).Op("=").Make(jen.Index().Add(chunkPtr()), jen.Len(jen.Id("m").Dot("chunks"))),
+		),
+	).Else().Block(prealloc...))
 }
 
 // slotLocksPerCPU is how many slot locks each CPU has; element i's slot on

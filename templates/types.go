@@ -30,10 +30,12 @@ func (g *generator) types(f *jen.File) {
 	})
 
 	// const <prefix>ChunkShift = <n>; type <prefix>Chunk [1 << <prefix>ChunkShift]<elem>
-	shift := chunkShift(l.ElemSize)
-	f.Commentf("With NoPrealloc elements are allocated in chunks of 1<<%sChunkShift (about 16 KiB), on first use.", l.Prefix)
-	f.Const().Id(l.Prefix + "ChunkShift").Op("=").Lit(shift)
-	f.Type().Id(g.chunkT).Index(jen.Lit(1).Op("<<").Id(l.Prefix + "ChunkShift")).Id(g.elemT)
+	if !l.LRU { // LRU maps are always preallocated, as in the kernel
+		shift := chunkShift(l.ElemSize)
+		f.Commentf("With NoPrealloc elements are allocated in chunks of 1<<%sChunkShift (about 16 KiB), on first use.", l.Prefix)
+		f.Const().Id(l.Prefix + "ChunkShift").Op("=").Lit(shift)
+		f.Type().Id(g.chunkT).Index(jen.Lit(1).Op("<<").Id(l.Prefix + "ChunkShift")).Id(g.elemT)
+	}
 
 	g.mapStruct(f)
 
@@ -66,14 +68,43 @@ func (g *generator) mapStruct(f *jen.File) {
 		jen.Line(),
 		jen.Id("count").Qual(atomicPkg, "Int64").Comment("live elements, for Len"),
 		jen.Line(),
-		jen.Comment("Element storage. Element i is elems[i] when preallocated, else"),
-		jen.Comment("chunks[i>>shift][i&mask]; a bucket links index+1 so that 0 is nil."),
-		jen.Id("elems").Index().Id(g.elemT).Comment("all maxEntries elements; nil with NoPrealloc"),
-		jen.Id("chunks").Index().Qual(atomicPkg, "Pointer").Types(jen.Id(g.chunkT)).Comment("NoPrealloc: allocated on first use"),
-		jen.Id("chunkMu").Qual("sync", "Mutex").Comment("serialises chunk allocation"),
+		g.elemStorage(),
 		g.freeElements(),
 		g.occField(),
 	}, g.perCPUStorage()...)...)
+}
+
+// elemStorage is the map struct's element storage: one array, and for the
+// types that allow NoPrealloc the chunks that replace it.
+func (g *generator) elemStorage() jen.Code {
+	if g.l.LRU {
+		return jen.Add(
+			jen.Comment("Element storage: element i is elems[i]; a bucket links index+1 so that 0 is nil."), jen.Line(),
+			jen.Id("elems").Index().Id(g.elemT).Comment("all maxEntries elements"),
+		)
+	}
+	return jen.Add(
+		jen.Comment("Element storage. Element i is elems[i] when preallocated, else"), jen.Line(),
+		jen.Comment("chunks[i>>shift][i&mask]; a bucket links index+1 so that 0 is nil."), jen.Line(),
+		jen.Id("elems").Index().Id(g.elemT).Comment("all maxEntries elements; nil with NoPrealloc"), jen.Line(),
+		jen.Id("chunks").Index().Qual(atomicPkg, "Pointer").Types(jen.Id(g.chunkT)).Comment("NoPrealloc: allocated on first use"), jen.Line(),
+		jen.Id("chunkMu").Qual("sync", "Mutex").Comment("serialises chunk allocation"),
+	)
+}
+
+// elemAlloc is the constructor's allocation of the elements (or of the chunk
+// table, with NoPrealloc).
+func (g *generator) elemAlloc() jen.Code {
+	prealloc := jen.Id("m").Dot("elems").Op("=").Make(jen.Index().Id(g.elemT), jen.Id("opts").Dot("MaxEntries"))
+	if g.l.LRU {
+		return prealloc // Options.Check has refused NoPrealloc
+	}
+	return jen.If(jen.Id("opts").Dot("NoPrealloc")).Block(
+		jen.Id("m").Dot("chunks").Op("=").Make(
+			jen.Index().Qual(atomicPkg, "Pointer").Types(jen.Id(g.chunkT)),
+			jen.Parens(jen.Id("opts").Dot("MaxEntries").Op("-").Lit(1)).Op(">>").Id(g.l.Prefix+"ChunkShift").Op("+").Lit(1),
+		),
+	).Else().Block(prealloc)
 }
 
 // freeElements is the map struct's record of free elements: a free stack,
@@ -115,14 +146,7 @@ func (g *generator) constructor(f *jen.File) {
 			jen.Id("maxEntries"): u32(jen.Id("opts").Dot("MaxEntries")),
 			jen.Id("cpus"):       jen.Id("opts").Dot("CPUs"),
 		}),
-		jen.If(jen.Id("opts").Dot("NoPrealloc")).Block(
-			jen.Id("m").Dot("chunks").Op("=").Make(
-				jen.Index().Qual(atomicPkg, "Pointer").Types(jen.Id(g.chunkT)),
-				jen.Parens(jen.Id("opts").Dot("MaxEntries").Op("-").Lit(1)).Op(">>").Id(g.l.Prefix+"ChunkShift").Op("+").Lit(1),
-			),
-		).Else().Block(
-			jen.Id("m").Dot("elems").Op("=").Make(jen.Index().Id(g.elemT), jen.Id("opts").Dot("MaxEntries")),
-		),
+		g.elemAlloc(),
 		g.perCPUAlloc(),
 		g.lruCreate(),
 		g.occInit(),

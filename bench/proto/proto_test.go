@@ -35,6 +35,9 @@ var variants = []variant{
 	{"home", func(max int) protoMap { return NewHome(max, 0) }, func(m protoMap, y func(Key, Value) bool) {
 		m.(*Home).All()(y)
 	}},
+	{"homeB", func(max int) protoMap { return NewHomeB(max, 0) }, func(m protoMap, y func(Key, Value) bool) {
+		m.(*HomeB).All()(y)
+	}},
 	{"line", func(max int) protoMap { return NewLine(max, 0) }, func(m protoMap, y func(Key, Value) bool) {
 		m.(*Line).All()(y)
 	}},
@@ -71,6 +74,9 @@ func TestAgainstGenerated(t *testing.T) {
 				steps := 4000
 				if max >= 1000 {
 					steps = 30000
+				}
+				if raceEnabled || testing.Short() {
+					steps /= 10
 				}
 				for step := range steps {
 					k := key(rng.Uint64N(space))
@@ -217,6 +223,11 @@ type home32Peer struct{ m *Home32 }
 func (p home32Peer) Lookup(k [8]byte) ([8]byte, bool) { return p.m.Lookup(k) }
 func (p home32Peer) Store(k, v [8]byte)               { _ = p.m.Update(k, v, htab.UpdateAny) }
 
+type homeBPeer struct{ m *HomeB }
+
+func (p homeBPeer) Lookup(k [8]byte) ([8]byte, bool) { return p.m.Lookup(k) }
+func (p homeBPeer) Store(k, v [8]byte)               { _ = p.m.Update(k, v, htab.UpdateAny) }
+
 type linePeer struct{ m *Line }
 
 func (p linePeer) Lookup(k [8]byte) ([8]byte, bool) { return p.m.Lookup(k) }
@@ -266,6 +277,7 @@ var peers = []struct {
 	}},
 	{"home", true, func() peerMap { return homePeer{NewHome(peerMaxEntries, 0)} }},
 	// {"home32", true, func() peerMap { return home32Peer{NewHome32(peerMaxEntries, 0)} }}, // no better than home
+	{"homeB", true, func() peerMap { return homeBPeer{NewHomeB(peerMaxEntries, 0)} }},
 	{"line", true, func() peerMap { return linePeer{NewLine(peerMaxEntries, 0)} }},
 	{"builtin", false, func() peerMap { return builtinPeer(make(map[[8]byte][8]byte, peerMaxEntries)) }},
 	{"xsync", true, func() peerMap {

@@ -9,7 +9,6 @@ import (
 	"github.com/htabgen/htabgen/htab"
 	"iter"
 	"math/bits"
-	"sync"
 	"sync/atomic"
 	"unsafe"
 )
@@ -68,11 +67,6 @@ type lruK8V8Elem struct {
 	val  [2]uint32 // off 12, 8 B: the 8 value bytes, little-endian words, zero-padded
 }
 
-// With NoPrealloc elements are allocated in chunks of 1<<lruK8V8ChunkShift (about 16 KiB), on first use.
-const lruK8V8ChunkShift = 9
-
-type lruK8V8Chunk [1 << lruK8V8ChunkShift]lruK8V8Elem
-
 // LruK8V8 is a fixed-capacity hash map with the semantics of the kernel's
 // BPF_MAP_TYPE_LRU_HASH. Every method is safe for concurrent use.
 type LruK8V8 struct {
@@ -85,12 +79,9 @@ type LruK8V8 struct {
 
 	count atomic.Int64 // live elements, for Len
 
-	// Element storage. Element i is elems[i] when preallocated, else
-	// chunks[i>>shift][i&mask]; a bucket links index+1 so that 0 is nil.
-	elems   []lruK8V8Elem                  // all maxEntries elements; nil with NoPrealloc
-	chunks  []atomic.Pointer[lruK8V8Chunk] // NoPrealloc: allocated on first use
-	chunkMu sync.Mutex                     // serialises chunk allocation
-	lru     *htab.LRU                      // hands out free elements, evicting when none is left (bpf_lru)
+	// Element storage: element i is elems[i]; a bucket links index+1 so that 0 is nil.
+	elems []lruK8V8Elem // all maxEntries elements
+	lru   *htab.LRU     // hands out free elements, evicting when none is left (bpf_lru)
 }
 
 // The element must be 20 bytes, as planned; if this fails to compile, regenerate the map.
@@ -112,11 +103,7 @@ func NewLruK8V8(opts htab.Options) (*LruK8V8, error) {
 		maxEntries: uint32(opts.MaxEntries),
 		seed:       opts.Seed(),
 	}
-	if opts.NoPrealloc {
-		m.chunks = make([]atomic.Pointer[lruK8V8Chunk], (opts.MaxEntries-1)>>lruK8V8ChunkShift+1)
-	} else {
-		m.elems = make([]lruK8V8Elem, opts.MaxEntries)
-	}
+	m.elems = make([]lruK8V8Elem, opts.MaxEntries)
 	m.lru = htab.NewLRU(opts.MaxEntries, opts.CPUs, opts.NoCommonLRU, m.evict)
 	m.handles = make([]LruK8V8CPU, opts.CPUs)
 	for i := range m.handles {
@@ -213,10 +200,7 @@ func (e *lruK8V8Elem) setValue(v *LruK8V8Value) {
 
 // elem is element i (an index, not index+1).
 func (m *LruK8V8) elem(i uint32) *lruK8V8Elem {
-	if m.elems != nil {
-		return &m.elems[i]
-	}
-	return &m.chunks[i>>lruK8V8ChunkShift].Load()[i&(1<<lruK8V8ChunkShift-1)]
+	return &m.elems[i]
 }
 
 // free gives element i, already unlinked from its bucket, back to the LRU.

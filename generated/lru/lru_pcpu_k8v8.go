@@ -9,7 +9,6 @@ import (
 	"github.com/htabgen/htabgen/htab"
 	"iter"
 	"math/bits"
-	"sync"
 	"sync/atomic"
 	"unsafe"
 )
@@ -72,11 +71,6 @@ type lruPcpuK8V8Elem struct {
 	key  [2]uint32 // off 4, 8 B: the 8 key bytes, little-endian words, zero-padded
 }
 
-// With NoPrealloc elements are allocated in chunks of 1<<lruPcpuK8V8ChunkShift (about 16 KiB), on first use.
-const lruPcpuK8V8ChunkShift = 10
-
-type lruPcpuK8V8Chunk [1 << lruPcpuK8V8ChunkShift]lruPcpuK8V8Elem
-
 // LruPcpuK8V8 is a fixed-capacity hash map with the semantics of the kernel's
 // BPF_MAP_TYPE_LRU_PERCPU_HASH. Every method is safe for concurrent use.
 type LruPcpuK8V8 struct {
@@ -89,17 +83,12 @@ type LruPcpuK8V8 struct {
 
 	count atomic.Int64 // live elements, for Len
 
-	// Element storage. Element i is elems[i] when preallocated, else
-	// chunks[i>>shift][i&mask]; a bucket links index+1 so that 0 is nil.
-	elems   []lruPcpuK8V8Elem                  // all maxEntries elements; nil with NoPrealloc
-	chunks  []atomic.Pointer[lruPcpuK8V8Chunk] // NoPrealloc: allocated on first use
-	chunkMu sync.Mutex                         // serialises chunk allocation
-	lru     *htab.LRU                          // hands out free elements, evicting when none is left (bpf_lru)
+	// Element storage: element i is elems[i]; a bucket links index+1 so that 0 is nil.
+	elems []lruPcpuK8V8Elem // all maxEntries elements
+	lru   *htab.LRU         // hands out free elements, evicting when none is left (bpf_lru)
 
-	// Per-CPU values: CPU c's value of element i is slots[c][i], or with
-	// NoPrealloc slotChunks[c][i>>shift][i&mask], allocated with the element chunk.
-	slots      [][]lruPcpuK8V8Slot // one array per CPU, each padded by a cache line
-	slotChunks [][]atomic.Pointer[lruPcpuK8V8SlotChunk]
+	// Per-CPU values: CPU c's value of element i is slots[c][i].
+	slots [][]lruPcpuK8V8Slot // one array per CPU, each padded by a cache line
 }
 
 // The element must be 12 bytes, as planned; if this fails to compile, regenerate the map.
@@ -121,23 +110,11 @@ func NewLruPcpuK8V8(opts htab.Options) (*LruPcpuK8V8, error) {
 		maxEntries: uint32(opts.MaxEntries),
 		seed:       opts.Seed(),
 	}
-	if opts.NoPrealloc {
-		m.chunks = make([]atomic.Pointer[lruPcpuK8V8Chunk], (opts.MaxEntries-1)>>lruPcpuK8V8ChunkShift+1)
-	} else {
-		m.elems = make([]lruPcpuK8V8Elem, opts.MaxEntries)
-	}
-
-	if opts.NoPrealloc {
-		m.slotChunks = make([][]atomic.Pointer[lruPcpuK8V8SlotChunk], opts.CPUs)
-		for c := range m.slotChunks {
-			m.slotChunks[c] = make([]atomic.Pointer[lruPcpuK8V8SlotChunk], len(m.chunks))
-		}
-	} else {
-		m.slots = make([][]lruPcpuK8V8Slot, opts.CPUs)
-		for c := range m.slots {
-			// The spare capacity keeps the next allocation off this array's last line.
-			m.slots[c] = make([]lruPcpuK8V8Slot, opts.MaxEntries, opts.MaxEntries+8)
-		}
+	m.elems = make([]lruPcpuK8V8Elem, opts.MaxEntries)
+	m.slots = make([][]lruPcpuK8V8Slot, opts.CPUs)
+	for c := range m.slots {
+		// The spare capacity keeps the next allocation off this array's last line.
+		m.slots[c] = make([]lruPcpuK8V8Slot, opts.MaxEntries, opts.MaxEntries+8)
 	}
 	m.lru = htab.NewLRU(opts.MaxEntries, opts.CPUs, opts.NoCommonLRU, m.evict)
 	m.handles = make([]LruPcpuK8V8CPU, opts.CPUs)
@@ -223,9 +200,6 @@ func (e *lruPcpuK8V8Elem) loadKey() (k LruPcpuK8V8Key) {
 // lruPcpuK8V8Slot is one CPU's value of one element: little-endian words, zero-padded.
 type lruPcpuK8V8Slot [2]uint32
 
-// lruPcpuK8V8SlotChunk is a NoPrealloc chunk of one CPU's slots, beside the element chunk.
-type lruPcpuK8V8SlotChunk [1 << lruPcpuK8V8ChunkShift]lruPcpuK8V8Slot
-
 // load loads the slot's value.
 func (s *lruPcpuK8V8Slot) load() (v LruPcpuK8V8Value) {
 	binary.LittleEndian.PutUint32(v[0:], atomic.LoadUint32(&s[0]))
@@ -248,10 +222,7 @@ func (s *lruPcpuK8V8Slot) clear() {
 
 // slot is CPU cpu's value of element i.
 func (m *LruPcpuK8V8) slot(cpu int, i uint32) *lruPcpuK8V8Slot {
-	if m.slots != nil {
-		return &m.slots[cpu][i]
-	}
-	return &m.slotChunks[cpu][i>>lruPcpuK8V8ChunkShift].Load()[i&(1<<lruPcpuK8V8ChunkShift-1)]
+	return &m.slots[cpu][i]
 }
 
 // loadValues copies every CPU's value of element i into dst[:m.cpus].
@@ -286,10 +257,7 @@ func (m *LruPcpuK8V8) storeValues(i uint32, vals []LruPcpuK8V8Value, v *LruPcpuK
 
 // elem is element i (an index, not index+1).
 func (m *LruPcpuK8V8) elem(i uint32) *lruPcpuK8V8Elem {
-	if m.elems != nil {
-		return &m.elems[i]
-	}
-	return &m.chunks[i>>lruPcpuK8V8ChunkShift].Load()[i&(1<<lruPcpuK8V8ChunkShift-1)]
+	return &m.elems[i]
 }
 
 // free gives element i, already unlinked from its bucket, back to the LRU.

@@ -147,10 +147,8 @@ func TestLruK8V8StressRace(t *testing.T) {
 								return
 							}
 						}
-						if len(seen) > m.MaxEntries() {
-							t.Errorf("All yielded %d keys, MaxEntries %d", len(seen), m.MaxEntries())
-							return
-						}
+						// No bound on len(seen): while writers run, a key yielded
+						// early may be replaced by one in a later bucket.
 					default:
 						var kp *LruK8V8Key
 						if r.IntN(2) == 0 {
@@ -267,10 +265,8 @@ func TestLruPcpuK8V8StressRace(t *testing.T) {
 								return
 							}
 						}
-						if len(seen) > m.MaxEntries() {
-							t.Errorf("All yielded %d keys, MaxEntries %d", len(seen), m.MaxEntries())
-							return
-						}
+						// No bound on len(seen): while writers run, a key yielded
+						// early may be replaced by one in a later bucket.
 					default:
 						var kp *LruPcpuK8V8Key
 						if r.IntN(2) == 0 {

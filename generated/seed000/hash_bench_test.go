@@ -1,10 +1,13 @@
 package seed000
 
-// Micro-benchmarks of the hash alone (hand-written, not generated): the
-// latency of k.words() and m.hash for each key size of seed 000, with the
-// kernel's byte loop (jhash), its word loop (jhash2) and the static hash.
-// Each key's index depends on the previous hash, so that the figure is the
-// latency a lookup waits for before it can load its bucket.
+// Hand-written benchmarks (not generated) next to the seed's; see also
+// paired_linux_test.go.
+//
+// BenchmarkHashLatency is the hash alone: the latency of k.words() and m.hash
+// for each key size of seed 000, with the kernel's byte loop (jhash), its
+// word loop (jhash2) and the static hash. Each key's index depends on the
+// previous hash, so the figure is what a lookup waits for before it can load
+// its bucket.
 //
 //	go test -run '^$' -bench HashLatency ./generated/seed000/
 

@@ -9,7 +9,6 @@ import (
 	"github.com/htabgen/htabgen/htab"
 	"iter"
 	"math/bits"
-	"sync"
 	"sync/atomic"
 	"unsafe"
 )
@@ -71,11 +70,6 @@ type lruFatElem struct {
 	val  [2]uint32 // off 32, 8 B: the 8 value bytes, little-endian words, zero-padded
 }
 
-// With NoPrealloc elements are allocated in chunks of 1<<lruFatChunkShift (about 16 KiB), on first use.
-const lruFatChunkShift = 8
-
-type lruFatChunk [1 << lruFatChunkShift]lruFatElem
-
 // LRUFat is a fixed-capacity hash map with the semantics of the kernel's
 // BPF_MAP_TYPE_LRU_HASH. Every method is safe for concurrent use.
 type LRUFat struct {
@@ -88,12 +82,9 @@ type LRUFat struct {
 
 	count atomic.Int64 // live elements, for Len
 
-	// Element storage. Element i is elems[i] when preallocated, else
-	// chunks[i>>shift][i&mask]; a bucket links index+1 so that 0 is nil.
-	elems   []lruFatElem                  // all maxEntries elements; nil with NoPrealloc
-	chunks  []atomic.Pointer[lruFatChunk] // NoPrealloc: allocated on first use
-	chunkMu sync.Mutex                    // serialises chunk allocation
-	lru     *htab.LRU                     // hands out free elements, evicting when none is left (bpf_lru)
+	// Element storage: element i is elems[i]; a bucket links index+1 so that 0 is nil.
+	elems []lruFatElem // all maxEntries elements
+	lru   *htab.LRU    // hands out free elements, evicting when none is left (bpf_lru)
 }
 
 // The element must be 40 bytes, as planned; if this fails to compile, regenerate the map.
@@ -115,11 +106,7 @@ func NewLRUFat(opts htab.Options) (*LRUFat, error) {
 		maxEntries: uint32(opts.MaxEntries),
 		seed:       opts.Seed(),
 	}
-	if opts.NoPrealloc {
-		m.chunks = make([]atomic.Pointer[lruFatChunk], (opts.MaxEntries-1)>>lruFatChunkShift+1)
-	} else {
-		m.elems = make([]lruFatElem, opts.MaxEntries)
-	}
+	m.elems = make([]lruFatElem, opts.MaxEntries)
 	m.lru = htab.NewLRU(opts.MaxEntries, opts.CPUs, opts.NoCommonLRU, m.evict)
 	m.handles = make([]LRUFatCPU, opts.CPUs)
 	for i := range m.handles {
@@ -216,10 +203,7 @@ func (e *lruFatElem) setValue(v *LRUFatValue) {
 
 // elem is element i (an index, not index+1).
 func (m *LRUFat) elem(i uint32) *lruFatElem {
-	if m.elems != nil {
-		return &m.elems[i]
-	}
-	return &m.chunks[i>>lruFatChunkShift].Load()[i&(1<<lruFatChunkShift-1)]
+	return &m.elems[i]
 }
 
 // free gives element i, already unlinked from its bucket, back to the LRU.

@@ -9,7 +9,6 @@ import (
 	"github.com/htabgen/htabgen/htab"
 	"iter"
 	"math/bits"
-	"sync"
 	"sync/atomic"
 	"unsafe"
 )
@@ -68,11 +67,6 @@ type lruLeanElem struct {
 	val  [2]uint32 // off 12, 8 B: the 8 value bytes, little-endian words, zero-padded
 }
 
-// With NoPrealloc elements are allocated in chunks of 1<<lruLeanChunkShift (about 16 KiB), on first use.
-const lruLeanChunkShift = 9
-
-type lruLeanChunk [1 << lruLeanChunkShift]lruLeanElem
-
 // LRULean is a fixed-capacity hash map with the semantics of the kernel's
 // BPF_MAP_TYPE_LRU_HASH. Every method is safe for concurrent use.
 type LRULean struct {
@@ -85,12 +79,9 @@ type LRULean struct {
 
 	count atomic.Int64 // live elements, for Len
 
-	// Element storage. Element i is elems[i] when preallocated, else
-	// chunks[i>>shift][i&mask]; a bucket links index+1 so that 0 is nil.
-	elems   []lruLeanElem                  // all maxEntries elements; nil with NoPrealloc
-	chunks  []atomic.Pointer[lruLeanChunk] // NoPrealloc: allocated on first use
-	chunkMu sync.Mutex                     // serialises chunk allocation
-	lru     *htab.LRU                      // hands out free elements, evicting when none is left (bpf_lru)
+	// Element storage: element i is elems[i]; a bucket links index+1 so that 0 is nil.
+	elems []lruLeanElem // all maxEntries elements
+	lru   *htab.LRU     // hands out free elements, evicting when none is left (bpf_lru)
 }
 
 // The element must be 20 bytes, as planned; if this fails to compile, regenerate the map.
@@ -112,11 +103,7 @@ func NewLRULean(opts htab.Options) (*LRULean, error) {
 		maxEntries: uint32(opts.MaxEntries),
 		seed:       opts.Seed(),
 	}
-	if opts.NoPrealloc {
-		m.chunks = make([]atomic.Pointer[lruLeanChunk], (opts.MaxEntries-1)>>lruLeanChunkShift+1)
-	} else {
-		m.elems = make([]lruLeanElem, opts.MaxEntries)
-	}
+	m.elems = make([]lruLeanElem, opts.MaxEntries)
 	m.lru = htab.NewLRU(opts.MaxEntries, opts.CPUs, opts.NoCommonLRU, m.evict)
 	m.handles = make([]LRULeanCPU, opts.CPUs)
 	for i := range m.handles {
@@ -213,10 +200,7 @@ func (e *lruLeanElem) setValue(v *LRULeanValue) {
 
 // elem is element i (an index, not index+1).
 func (m *LRULean) elem(i uint32) *lruLeanElem {
-	if m.elems != nil {
-		return &m.elems[i]
-	}
-	return &m.chunks[i>>lruLeanChunkShift].Load()[i&(1<<lruLeanChunkShift-1)]
+	return &m.elems[i]
 }
 
 // free gives element i, already unlinked from its bucket, back to the LRU.

@@ -9,7 +9,6 @@ import (
 	"github.com/htabgen/htabgen/htab"
 	"iter"
 	"math/bits"
-	"sync"
 	"sync/atomic"
 	"unsafe"
 )
@@ -75,11 +74,6 @@ type lruPcpuFatElem struct {
 	key  [2]uint32 // off 24, 8 B: the 8 key bytes, little-endian words, zero-padded
 }
 
-// With NoPrealloc elements are allocated in chunks of 1<<lruPcpuFatChunkShift (about 16 KiB), on first use.
-const lruPcpuFatChunkShift = 9
-
-type lruPcpuFatChunk [1 << lruPcpuFatChunkShift]lruPcpuFatElem
-
 // LRUPcpuFat is a fixed-capacity hash map with the semantics of the kernel's
 // BPF_MAP_TYPE_LRU_PERCPU_HASH. Every method is safe for concurrent use.
 type LRUPcpuFat struct {
@@ -92,17 +86,12 @@ type LRUPcpuFat struct {
 
 	count atomic.Int64 // live elements, for Len
 
-	// Element storage. Element i is elems[i] when preallocated, else
-	// chunks[i>>shift][i&mask]; a bucket links index+1 so that 0 is nil.
-	elems   []lruPcpuFatElem                  // all maxEntries elements; nil with NoPrealloc
-	chunks  []atomic.Pointer[lruPcpuFatChunk] // NoPrealloc: allocated on first use
-	chunkMu sync.Mutex                        // serialises chunk allocation
-	lru     *htab.LRU                         // hands out free elements, evicting when none is left (bpf_lru)
+	// Element storage: element i is elems[i]; a bucket links index+1 so that 0 is nil.
+	elems []lruPcpuFatElem // all maxEntries elements
+	lru   *htab.LRU        // hands out free elements, evicting when none is left (bpf_lru)
 
-	// Per-CPU values: CPU c's value of element i is slots[c][i], or with
-	// NoPrealloc slotChunks[c][i>>shift][i&mask], allocated with the element chunk.
-	slots      [][]lruPcpuFatSlot // one array per CPU, each padded by a cache line
-	slotChunks [][]atomic.Pointer[lruPcpuFatSlotChunk]
+	// Per-CPU values: CPU c's value of element i is slots[c][i].
+	slots [][]lruPcpuFatSlot // one array per CPU, each padded by a cache line
 }
 
 // The element must be 32 bytes, as planned; if this fails to compile, regenerate the map.
@@ -124,23 +113,11 @@ func NewLRUPcpuFat(opts htab.Options) (*LRUPcpuFat, error) {
 		maxEntries: uint32(opts.MaxEntries),
 		seed:       opts.Seed(),
 	}
-	if opts.NoPrealloc {
-		m.chunks = make([]atomic.Pointer[lruPcpuFatChunk], (opts.MaxEntries-1)>>lruPcpuFatChunkShift+1)
-	} else {
-		m.elems = make([]lruPcpuFatElem, opts.MaxEntries)
-	}
-
-	if opts.NoPrealloc {
-		m.slotChunks = make([][]atomic.Pointer[lruPcpuFatSlotChunk], opts.CPUs)
-		for c := range m.slotChunks {
-			m.slotChunks[c] = make([]atomic.Pointer[lruPcpuFatSlotChunk], len(m.chunks))
-		}
-	} else {
-		m.slots = make([][]lruPcpuFatSlot, opts.CPUs)
-		for c := range m.slots {
-			// The spare capacity keeps the next allocation off this array's last line.
-			m.slots[c] = make([]lruPcpuFatSlot, opts.MaxEntries, opts.MaxEntries+8)
-		}
+	m.elems = make([]lruPcpuFatElem, opts.MaxEntries)
+	m.slots = make([][]lruPcpuFatSlot, opts.CPUs)
+	for c := range m.slots {
+		// The spare capacity keeps the next allocation off this array's last line.
+		m.slots[c] = make([]lruPcpuFatSlot, opts.MaxEntries, opts.MaxEntries+8)
 	}
 	m.lru = htab.NewLRU(opts.MaxEntries, opts.CPUs, opts.NoCommonLRU, m.evict)
 	m.handles = make([]LRUPcpuFatCPU, opts.CPUs)
@@ -226,9 +203,6 @@ func (e *lruPcpuFatElem) loadKey() (k LRUPcpuFatKey) {
 // lruPcpuFatSlot is one CPU's value of one element: little-endian words, zero-padded.
 type lruPcpuFatSlot [2]uint32
 
-// lruPcpuFatSlotChunk is a NoPrealloc chunk of one CPU's slots, beside the element chunk.
-type lruPcpuFatSlotChunk [1 << lruPcpuFatChunkShift]lruPcpuFatSlot
-
 // load loads the slot's value.
 func (s *lruPcpuFatSlot) load() (v LRUPcpuFatValue) {
 	binary.LittleEndian.PutUint32(v[0:], atomic.LoadUint32(&s[0]))
@@ -251,10 +225,7 @@ func (s *lruPcpuFatSlot) clear() {
 
 // slot is CPU cpu's value of element i.
 func (m *LRUPcpuFat) slot(cpu int, i uint32) *lruPcpuFatSlot {
-	if m.slots != nil {
-		return &m.slots[cpu][i]
-	}
-	return &m.slotChunks[cpu][i>>lruPcpuFatChunkShift].Load()[i&(1<<lruPcpuFatChunkShift-1)]
+	return &m.slots[cpu][i]
 }
 
 // loadValues copies every CPU's value of element i into dst[:m.cpus].
@@ -289,10 +260,7 @@ func (m *LRUPcpuFat) storeValues(i uint32, vals []LRUPcpuFatValue, v *LRUPcpuFat
 
 // elem is element i (an index, not index+1).
 func (m *LRUPcpuFat) elem(i uint32) *lruPcpuFatElem {
-	if m.elems != nil {
-		return &m.elems[i]
-	}
-	return &m.chunks[i>>lruPcpuFatChunkShift].Load()[i&(1<<lruPcpuFatChunkShift-1)]
+	return &m.elems[i]
 }
 
 // free gives element i, already unlinked from its bucket, back to the LRU.

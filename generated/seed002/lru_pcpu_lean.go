@@ -9,7 +9,6 @@ import (
 	"github.com/htabgen/htabgen/htab"
 	"iter"
 	"math/bits"
-	"sync"
 	"sync/atomic"
 	"unsafe"
 )
@@ -72,11 +71,6 @@ type lruPcpuLeanElem struct {
 	key  [2]uint32 // off 4, 8 B: the 8 key bytes, little-endian words, zero-padded
 }
 
-// With NoPrealloc elements are allocated in chunks of 1<<lruPcpuLeanChunkShift (about 16 KiB), on first use.
-const lruPcpuLeanChunkShift = 10
-
-type lruPcpuLeanChunk [1 << lruPcpuLeanChunkShift]lruPcpuLeanElem
-
 // LRUPcpuLean is a fixed-capacity hash map with the semantics of the kernel's
 // BPF_MAP_TYPE_LRU_PERCPU_HASH. Every method is safe for concurrent use.
 type LRUPcpuLean struct {
@@ -89,17 +83,12 @@ type LRUPcpuLean struct {
 
 	count atomic.Int64 // live elements, for Len
 
-	// Element storage. Element i is elems[i] when preallocated, else
-	// chunks[i>>shift][i&mask]; a bucket links index+1 so that 0 is nil.
-	elems   []lruPcpuLeanElem                  // all maxEntries elements; nil with NoPrealloc
-	chunks  []atomic.Pointer[lruPcpuLeanChunk] // NoPrealloc: allocated on first use
-	chunkMu sync.Mutex                         // serialises chunk allocation
-	lru     *htab.LRU                          // hands out free elements, evicting when none is left (bpf_lru)
+	// Element storage: element i is elems[i]; a bucket links index+1 so that 0 is nil.
+	elems []lruPcpuLeanElem // all maxEntries elements
+	lru   *htab.LRU         // hands out free elements, evicting when none is left (bpf_lru)
 
-	// Per-CPU values: CPU c's value of element i is slots[c][i], or with
-	// NoPrealloc slotChunks[c][i>>shift][i&mask], allocated with the element chunk.
-	slots      [][]lruPcpuLeanSlot // one array per CPU, each padded by a cache line
-	slotChunks [][]atomic.Pointer[lruPcpuLeanSlotChunk]
+	// Per-CPU values: CPU c's value of element i is slots[c][i].
+	slots [][]lruPcpuLeanSlot // one array per CPU, each padded by a cache line
 }
 
 // The element must be 12 bytes, as planned; if this fails to compile, regenerate the map.
@@ -121,23 +110,11 @@ func NewLRUPcpuLean(opts htab.Options) (*LRUPcpuLean, error) {
 		maxEntries: uint32(opts.MaxEntries),
 		seed:       opts.Seed(),
 	}
-	if opts.NoPrealloc {
-		m.chunks = make([]atomic.Pointer[lruPcpuLeanChunk], (opts.MaxEntries-1)>>lruPcpuLeanChunkShift+1)
-	} else {
-		m.elems = make([]lruPcpuLeanElem, opts.MaxEntries)
-	}
-
-	if opts.NoPrealloc {
-		m.slotChunks = make([][]atomic.Pointer[lruPcpuLeanSlotChunk], opts.CPUs)
-		for c := range m.slotChunks {
-			m.slotChunks[c] = make([]atomic.Pointer[lruPcpuLeanSlotChunk], len(m.chunks))
-		}
-	} else {
-		m.slots = make([][]lruPcpuLeanSlot, opts.CPUs)
-		for c := range m.slots {
-			// The spare capacity keeps the next allocation off this array's last line.
-			m.slots[c] = make([]lruPcpuLeanSlot, opts.MaxEntries, opts.MaxEntries+8)
-		}
+	m.elems = make([]lruPcpuLeanElem, opts.MaxEntries)
+	m.slots = make([][]lruPcpuLeanSlot, opts.CPUs)
+	for c := range m.slots {
+		// The spare capacity keeps the next allocation off this array's last line.
+		m.slots[c] = make([]lruPcpuLeanSlot, opts.MaxEntries, opts.MaxEntries+8)
 	}
 	m.lru = htab.NewLRU(opts.MaxEntries, opts.CPUs, opts.NoCommonLRU, m.evict)
 	m.handles = make([]LRUPcpuLeanCPU, opts.CPUs)
@@ -223,9 +200,6 @@ func (e *lruPcpuLeanElem) loadKey() (k LRUPcpuLeanKey) {
 // lruPcpuLeanSlot is one CPU's value of one element: little-endian words, zero-padded.
 type lruPcpuLeanSlot [2]uint32
 
-// lruPcpuLeanSlotChunk is a NoPrealloc chunk of one CPU's slots, beside the element chunk.
-type lruPcpuLeanSlotChunk [1 << lruPcpuLeanChunkShift]lruPcpuLeanSlot
-
 // load loads the slot's value.
 func (s *lruPcpuLeanSlot) load() (v LRUPcpuLeanValue) {
 	binary.LittleEndian.PutUint32(v[0:], atomic.LoadUint32(&s[0]))
@@ -248,10 +222,7 @@ func (s *lruPcpuLeanSlot) clear() {
 
 // slot is CPU cpu's value of element i.
 func (m *LRUPcpuLean) slot(cpu int, i uint32) *lruPcpuLeanSlot {
-	if m.slots != nil {
-		return &m.slots[cpu][i]
-	}
-	return &m.slotChunks[cpu][i>>lruPcpuLeanChunkShift].Load()[i&(1<<lruPcpuLeanChunkShift-1)]
+	return &m.slots[cpu][i]
 }
 
 // loadValues copies every CPU's value of element i into dst[:m.cpus].
@@ -286,10 +257,7 @@ func (m *LRUPcpuLean) storeValues(i uint32, vals []LRUPcpuLeanValue, v *LRUPcpuL
 
 // elem is element i (an index, not index+1).
 func (m *LRUPcpuLean) elem(i uint32) *lruPcpuLeanElem {
-	if m.elems != nil {
-		return &m.elems[i]
-	}
-	return &m.chunks[i>>lruPcpuLeanChunkShift].Load()[i&(1<<lruPcpuLeanChunkShift-1)]
+	return &m.elems[i]
 }
 
 // free gives element i, already unlinked from its bucket, back to the LRU.

@@ -1,0 +1,187 @@
+package seed000
+
+// BenchmarkPairedGain is the seed's lookup benchmark measured so that a noisy
+// shared machine biases it less: the three maps of one key size and fullness
+// (jhash, jhash2, static) run in alternation, each round timing a pass over
+// all keys by the thread's CPU time (time spent descheduled is not counted),
+// and the gains reported are medians of the per-round ratios.
+//
+//	go test -run '^$' -bench PairedGain -benchtime 40x ./generated/seed000/
+
+import (
+	"fmt"
+	"runtime"
+	"slices"
+	"syscall"
+	"testing"
+	"unsafe"
+
+	"github.com/htabgen/htabgen/htab"
+)
+
+// seedMap is what the paired benchmark needs of a map.
+type seedMap[K, V any] interface {
+	Lookup(K) (V, bool)
+	Update(K, V, htab.UpdateFlags) error
+}
+
+// seedLookups fills m with the first n keys of seed 000 and returns a pass:
+// one lookup of each key, in order, all hits.
+func seedLookups[K, V any](m seedMap[K, V], n int, view func(*K) []byte) func() {
+	keys := make([]K, n)
+	var v V
+	for i := range keys {
+		seedKey(view(&keys[i]), i)
+		if err := m.Update(keys[i], v, htab.UpdateAny); err != nil {
+			panic(err)
+		}
+	}
+	return func() {
+		for i := range keys {
+			if _, ok := m.Lookup(keys[i]); !ok {
+				panic("miss")
+			}
+		}
+	}
+}
+
+// threadCPU is the CPU time of the calling thread, in nanoseconds.
+func threadCPU() int64 {
+	const clockThreadCPUTime = 3 // CLOCK_THREAD_CPUTIME_ID
+	var ts syscall.Timespec
+	if _, _, e := syscall.Syscall(syscall.SYS_CLOCK_GETTIME, clockThreadCPUTime, uintptr(unsafe.Pointer(&ts)), 0); e != 0 {
+		panic(e)
+	}
+	return ts.Nano()
+}
+
+// pairedGain runs b.N rounds of the passes (jhash, jhash2, static), in a
+// rotating order, and reports the median gain of jhash2 and static over jhash
+// in the same round, and the median ns per lookup of each.
+func pairedGain(b *testing.B, n int, passes [3]func()) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	reps := max(1, 65536/n) // a few ms of CPU time per timing
+	var ns [3][]float64
+	var gain [2][]float64
+	for r := 0; b.Loop(); r++ {
+		var t [3]float64
+		for o := range 3 {
+			j := (o + r) % 3
+			start := threadCPU()
+			for range reps {
+				passes[j]()
+			}
+			t[j] = float64(threadCPU()-start) / float64(reps*n)
+		}
+		for j := range 3 {
+			ns[j] = append(ns[j], t[j])
+		}
+		gain[0] = append(gain[0], 100*(t[0]/t[1]-1))
+		gain[1] = append(gain[1], 100*(t[0]/t[2]-1))
+	}
+	med := func(xs []float64) float64 {
+		slices.Sort(xs)
+		return xs[len(xs)/2]
+	}
+	b.ReportMetric(0, "ns/op")
+	b.ReportMetric(med(ns[0]), "jhash-ns/lookup")
+	b.ReportMetric(med(ns[1]), "jhash2-ns/lookup")
+	b.ReportMetric(med(ns[2]), "static-ns/lookup")
+	b.ReportMetric(med(gain[0]), "jhash2-gain-%")
+	b.ReportMetric(med(gain[1]), "static-gain-%")
+}
+
+func BenchmarkPairedGain(b *testing.B) {
+	opts := htab.Options{MaxEntries: 65536, ZeroSeed: true}
+	for _, full := range []int{25, 50, 75, 100} {
+		b.Run(fmt.Sprintf("key=4/fullness=%d", full), func(b *testing.B) {
+			n := 65536 * full / 100
+			pairedGain(b, n, [3]func(){
+				seedLookups(seedMap[K4JhashKey, K4JhashValue](must(NewK4Jhash(opts))), n, func(k *K4JhashKey) []byte { return k[:] }),
+				seedLookups(seedMap[K4Jhash2Key, K4Jhash2Value](must(NewK4Jhash2(opts))), n, func(k *K4Jhash2Key) []byte { return k[:] }),
+				seedLookups(seedMap[K4StaticKey, K4StaticValue](must(NewK4Static(opts))), n, func(k *K4StaticKey) []byte { return k[:] }),
+			})
+		})
+	}
+	for _, full := range []int{25, 50, 75, 100} {
+		b.Run(fmt.Sprintf("key=8/fullness=%d", full), func(b *testing.B) {
+			n := 65536 * full / 100
+			pairedGain(b, n, [3]func(){
+				seedLookups(seedMap[K8JhashKey, K8JhashValue](must(NewK8Jhash(opts))), n, func(k *K8JhashKey) []byte { return k[:] }),
+				seedLookups(seedMap[K8Jhash2Key, K8Jhash2Value](must(NewK8Jhash2(opts))), n, func(k *K8Jhash2Key) []byte { return k[:] }),
+				seedLookups(seedMap[K8StaticKey, K8StaticValue](must(NewK8Static(opts))), n, func(k *K8StaticKey) []byte { return k[:] }),
+			})
+		})
+	}
+	for _, full := range []int{25, 50, 75, 100} {
+		b.Run(fmt.Sprintf("key=12/fullness=%d", full), func(b *testing.B) {
+			n := 65536 * full / 100
+			pairedGain(b, n, [3]func(){
+				seedLookups(seedMap[K12JhashKey, K12JhashValue](must(NewK12Jhash(opts))), n, func(k *K12JhashKey) []byte { return k[:] }),
+				seedLookups(seedMap[K12Jhash2Key, K12Jhash2Value](must(NewK12Jhash2(opts))), n, func(k *K12Jhash2Key) []byte { return k[:] }),
+				seedLookups(seedMap[K12StaticKey, K12StaticValue](must(NewK12Static(opts))), n, func(k *K12StaticKey) []byte { return k[:] }),
+			})
+		})
+	}
+	for _, full := range []int{25, 50, 75, 100} {
+		b.Run(fmt.Sprintf("key=16/fullness=%d", full), func(b *testing.B) {
+			n := 65536 * full / 100
+			pairedGain(b, n, [3]func(){
+				seedLookups(seedMap[K16JhashKey, K16JhashValue](must(NewK16Jhash(opts))), n, func(k *K16JhashKey) []byte { return k[:] }),
+				seedLookups(seedMap[K16Jhash2Key, K16Jhash2Value](must(NewK16Jhash2(opts))), n, func(k *K16Jhash2Key) []byte { return k[:] }),
+				seedLookups(seedMap[K16StaticKey, K16StaticValue](must(NewK16Static(opts))), n, func(k *K16StaticKey) []byte { return k[:] }),
+			})
+		})
+	}
+	for _, full := range []int{25, 50, 75, 100} {
+		b.Run(fmt.Sprintf("key=20/fullness=%d", full), func(b *testing.B) {
+			n := 65536 * full / 100
+			pairedGain(b, n, [3]func(){
+				seedLookups(seedMap[K20JhashKey, K20JhashValue](must(NewK20Jhash(opts))), n, func(k *K20JhashKey) []byte { return k[:] }),
+				seedLookups(seedMap[K20Jhash2Key, K20Jhash2Value](must(NewK20Jhash2(opts))), n, func(k *K20Jhash2Key) []byte { return k[:] }),
+				seedLookups(seedMap[K20StaticKey, K20StaticValue](must(NewK20Static(opts))), n, func(k *K20StaticKey) []byte { return k[:] }),
+			})
+		})
+	}
+	for _, full := range []int{25, 50, 75, 100} {
+		b.Run(fmt.Sprintf("key=24/fullness=%d", full), func(b *testing.B) {
+			n := 65536 * full / 100
+			pairedGain(b, n, [3]func(){
+				seedLookups(seedMap[K24JhashKey, K24JhashValue](must(NewK24Jhash(opts))), n, func(k *K24JhashKey) []byte { return k[:] }),
+				seedLookups(seedMap[K24Jhash2Key, K24Jhash2Value](must(NewK24Jhash2(opts))), n, func(k *K24Jhash2Key) []byte { return k[:] }),
+				seedLookups(seedMap[K24StaticKey, K24StaticValue](must(NewK24Static(opts))), n, func(k *K24StaticKey) []byte { return k[:] }),
+			})
+		})
+	}
+	for _, full := range []int{25, 50, 75, 100} {
+		b.Run(fmt.Sprintf("key=28/fullness=%d", full), func(b *testing.B) {
+			n := 65536 * full / 100
+			pairedGain(b, n, [3]func(){
+				seedLookups(seedMap[K28JhashKey, K28JhashValue](must(NewK28Jhash(opts))), n, func(k *K28JhashKey) []byte { return k[:] }),
+				seedLookups(seedMap[K28Jhash2Key, K28Jhash2Value](must(NewK28Jhash2(opts))), n, func(k *K28Jhash2Key) []byte { return k[:] }),
+				seedLookups(seedMap[K28StaticKey, K28StaticValue](must(NewK28Static(opts))), n, func(k *K28StaticKey) []byte { return k[:] }),
+			})
+		})
+	}
+	for _, full := range []int{25, 50, 75, 100} {
+		b.Run(fmt.Sprintf("key=32/fullness=%d", full), func(b *testing.B) {
+			n := 65536 * full / 100
+			pairedGain(b, n, [3]func(){
+				seedLookups(seedMap[K32JhashKey, K32JhashValue](must(NewK32Jhash(opts))), n, func(k *K32JhashKey) []byte { return k[:] }),
+				seedLookups(seedMap[K32Jhash2Key, K32Jhash2Value](must(NewK32Jhash2(opts))), n, func(k *K32Jhash2Key) []byte { return k[:] }),
+				seedLookups(seedMap[K32StaticKey, K32StaticValue](must(NewK32Static(opts))), n, func(k *K32StaticKey) []byte { return k[:] }),
+			})
+		})
+	}
+	for _, full := range []int{25, 50, 75, 100} {
+		b.Run(fmt.Sprintf("key=64/fullness=%d", full), func(b *testing.B) {
+			n := 65536 * full / 100
+			pairedGain(b, n, [3]func(){
+				seedLookups(seedMap[K64JhashKey, K64JhashValue](must(NewK64Jhash(opts))), n, func(k *K64JhashKey) []byte { return k[:] }),
+				seedLookups(seedMap[K64Jhash2Key, K64Jhash2Value](must(NewK64Jhash2(opts))), n, func(k *K64Jhash2Key) []byte { return k[:] }),
+				seedLookups(seedMap[K64StaticKey, K64StaticValue](must(NewK64Static(opts))), n, func(k *K64StaticKey) []byte { return k[:] }),
+			})
+		})
+	}
+}
