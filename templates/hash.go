@@ -8,7 +8,8 @@ import (
 
 // hashFunc emits the map's hash: the kernel's jhash of the key bytes with the
 // map's seed, in the form the layout chose (static, jhash2 or jhash). All three
-// give the same value; they differ in speed only (seed 000).
+// give the same value; they differ in speed only (seed 000). The static hash
+// comes with its initial-state variable (hashInitVar).
 //
 //	// hash is jhash(<key>, <K>, m.seed) computed as <description>.
 //	func (m *<Map>) hash(k *<Key>, w *<keyWords>) uint32 { <body> }
@@ -21,10 +22,8 @@ func (g *generator) hashFunc(f *jen.File) {
 	case l.Hash == spec.HashJhash2:
 		body = g.hashJhash2Loop()
 	default:
-		body = g.hashStatic()
-	}
-	if l.Hash == spec.HashStatic {
 		g.hashInitVar(f)
+		body = g.hashStatic()
 	}
 	f.Commentf("hash is the kernel's htab_map_hash(): jhash of the %d key bytes with the map's seed.", l.Spec.Key)
 	f.Commentf("It is computed as %s.", l.HashDescription())

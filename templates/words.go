@@ -154,10 +154,22 @@ func wordsToBytes(dst, src string, n int, unrolled bool) []jen.Code {
 	put := func(off, word jen.Code) jen.Code {
 		return jen.Qual(binaryPkg, "LittleEndian").Dot("PutUint32").Call(jen.Id(dst).Index(jen.Add(off).Op(":")), load(field(src).Index(word)))
 	}
+	// Whole pairs of words are stored 8 bytes at a time: the caller reads the
+	// result back in 8-byte moves, and a move that spans two 4-byte stores
+	// cannot be forwarded from them (a stall of about ten cycles per lookup).
+	put64 := func(i int) jen.Code {
+		lo := jen.Uint64().Call(load(field(src).Index(jen.Lit(i))))
+		hi := jen.Uint64().Call(load(field(src).Index(jen.Lit(i + 1))))
+		return jen.Qual(binaryPkg, "LittleEndian").Dot("PutUint64").Call(jen.Id(dst).Index(jen.Lit(4*i).Op(":")), lo.Op("|").Add(hi).Op("<<").Lit(32))
+	}
 	var out []jen.Code
 	whole := n / 4
 	if unrolled {
-		for i := 0; i < whole; i++ {
+		i := 0
+		for ; i+1 < whole; i += 2 {
+			out = append(out, put64(i))
+		}
+		if i < whole {
 			out = append(out, put(jen.Lit(4*i), jen.Lit(i)))
 		}
 	} else {

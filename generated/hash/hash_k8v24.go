@@ -188,19 +188,15 @@ func (e *hashK8V24Elem) setKey(w *hashK8V24KeyWords, h uint32) {
 
 // loadKey loads e's key.
 func (e *hashK8V24Elem) loadKey() (k HashK8V24Key) {
-	binary.LittleEndian.PutUint32(k[0:], atomic.LoadUint32(&e.key[0]))
-	binary.LittleEndian.PutUint32(k[4:], atomic.LoadUint32(&e.key[1]))
+	binary.LittleEndian.PutUint64(k[0:], uint64(atomic.LoadUint32(&e.key[0]))|uint64(atomic.LoadUint32(&e.key[1]))<<32)
 	return
 }
 
 // loadValue loads e's value.
 func (e *hashK8V24Elem) loadValue() (v HashK8V24Value) {
-	binary.LittleEndian.PutUint32(v[0:], atomic.LoadUint32(&e.val[0]))
-	binary.LittleEndian.PutUint32(v[4:], atomic.LoadUint32(&e.val[1]))
-	binary.LittleEndian.PutUint32(v[8:], atomic.LoadUint32(&e.val[2]))
-	binary.LittleEndian.PutUint32(v[12:], atomic.LoadUint32(&e.val[3]))
-	binary.LittleEndian.PutUint32(v[16:], atomic.LoadUint32(&e.val[4]))
-	binary.LittleEndian.PutUint32(v[20:], atomic.LoadUint32(&e.val[5]))
+	binary.LittleEndian.PutUint64(v[0:], uint64(atomic.LoadUint32(&e.val[0]))|uint64(atomic.LoadUint32(&e.val[1]))<<32)
+	binary.LittleEndian.PutUint64(v[8:], uint64(atomic.LoadUint32(&e.val[2]))|uint64(atomic.LoadUint32(&e.val[3]))<<32)
+	binary.LittleEndian.PutUint64(v[16:], uint64(atomic.LoadUint32(&e.val[4]))|uint64(atomic.LoadUint32(&e.val[5]))<<32)
 	return
 }
 

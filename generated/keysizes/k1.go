@@ -191,8 +191,7 @@ func (e *k1Elem) loadKey() (k K1Key) {
 
 // loadValue loads e's value.
 func (e *k1Elem) loadValue() (v K1Value) {
-	binary.LittleEndian.PutUint32(v[0:], atomic.LoadUint32(&e.val[0]))
-	binary.LittleEndian.PutUint32(v[4:], atomic.LoadUint32(&e.val[1]))
+	binary.LittleEndian.PutUint64(v[0:], uint64(atomic.LoadUint32(&e.val[0]))|uint64(atomic.LoadUint32(&e.val[1]))<<32)
 	return
 }
 

@@ -193,8 +193,7 @@ func (e *k10Elem) setKey(w *k10KeyWords, h uint32) {
 
 // loadKey loads e's key.
 func (e *k10Elem) loadKey() (k K10Key) {
-	binary.LittleEndian.PutUint32(k[0:], atomic.LoadUint32(&e.key[0]))
-	binary.LittleEndian.PutUint32(k[4:], atomic.LoadUint32(&e.key[1]))
+	binary.LittleEndian.PutUint64(k[0:], uint64(atomic.LoadUint32(&e.key[0]))|uint64(atomic.LoadUint32(&e.key[1]))<<32)
 	t := atomic.LoadUint32(&e.key[2])
 	k[8] = byte(t)
 	k[9] = byte((t >> 8))
@@ -203,8 +202,7 @@ func (e *k10Elem) loadKey() (k K10Key) {
 
 // loadValue loads e's value.
 func (e *k10Elem) loadValue() (v K10Value) {
-	binary.LittleEndian.PutUint32(v[0:], atomic.LoadUint32(&e.val[0]))
-	binary.LittleEndian.PutUint32(v[4:], atomic.LoadUint32(&e.val[1]))
+	binary.LittleEndian.PutUint64(v[0:], uint64(atomic.LoadUint32(&e.val[0]))|uint64(atomic.LoadUint32(&e.val[1]))<<32)
 	return
 }
 

@@ -247,16 +247,14 @@ func (e *k12JhashElem) setKey(w *k12JhashKeyWords, h uint32) {
 
 // loadKey loads e's key.
 func (e *k12JhashElem) loadKey() (k K12JhashKey) {
-	binary.LittleEndian.PutUint32(k[0:], atomic.LoadUint32(&e.key[0]))
-	binary.LittleEndian.PutUint32(k[4:], atomic.LoadUint32(&e.key[1]))
+	binary.LittleEndian.PutUint64(k[0:], uint64(atomic.LoadUint32(&e.key[0]))|uint64(atomic.LoadUint32(&e.key[1]))<<32)
 	binary.LittleEndian.PutUint32(k[8:], atomic.LoadUint32(&e.key[2]))
 	return
 }
 
 // loadValue loads e's value.
 func (e *k12JhashElem) loadValue() (v K12JhashValue) {
-	binary.LittleEndian.PutUint32(v[0:], atomic.LoadUint32(&e.val[0]))
-	binary.LittleEndian.PutUint32(v[4:], atomic.LoadUint32(&e.val[1]))
+	binary.LittleEndian.PutUint64(v[0:], uint64(atomic.LoadUint32(&e.val[0]))|uint64(atomic.LoadUint32(&e.val[1]))<<32)
 	return
 }
 

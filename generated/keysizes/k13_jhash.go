@@ -250,8 +250,7 @@ func (e *k13JhashElem) setKey(w *k13JhashKeyWords, h uint32) {
 
 // loadKey loads e's key.
 func (e *k13JhashElem) loadKey() (k K13JhashKey) {
-	binary.LittleEndian.PutUint32(k[0:], atomic.LoadUint32(&e.key[0]))
-	binary.LittleEndian.PutUint32(k[4:], atomic.LoadUint32(&e.key[1]))
+	binary.LittleEndian.PutUint64(k[0:], uint64(atomic.LoadUint32(&e.key[0]))|uint64(atomic.LoadUint32(&e.key[1]))<<32)
 	binary.LittleEndian.PutUint32(k[8:], atomic.LoadUint32(&e.key[2]))
 	t := atomic.LoadUint32(&e.key[3])
 	k[12] = byte(t)
@@ -260,8 +259,7 @@ func (e *k13JhashElem) loadKey() (k K13JhashKey) {
 
 // loadValue loads e's value.
 func (e *k13JhashElem) loadValue() (v K13JhashValue) {
-	binary.LittleEndian.PutUint32(v[0:], atomic.LoadUint32(&e.val[0]))
-	binary.LittleEndian.PutUint32(v[4:], atomic.LoadUint32(&e.val[1]))
+	binary.LittleEndian.PutUint64(v[0:], uint64(atomic.LoadUint32(&e.val[0]))|uint64(atomic.LoadUint32(&e.val[1]))<<32)
 	return
 }
 

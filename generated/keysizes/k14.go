@@ -215,8 +215,7 @@ func (e *k14Elem) setKey(w *k14KeyWords, h uint32) {
 
 // loadKey loads e's key.
 func (e *k14Elem) loadKey() (k K14Key) {
-	binary.LittleEndian.PutUint32(k[0:], atomic.LoadUint32(&e.key[0]))
-	binary.LittleEndian.PutUint32(k[4:], atomic.LoadUint32(&e.key[1]))
+	binary.LittleEndian.PutUint64(k[0:], uint64(atomic.LoadUint32(&e.key[0]))|uint64(atomic.LoadUint32(&e.key[1]))<<32)
 	binary.LittleEndian.PutUint32(k[8:], atomic.LoadUint32(&e.key[2]))
 	t := atomic.LoadUint32(&e.key[3])
 	k[12] = byte(t)
@@ -226,8 +225,7 @@ func (e *k14Elem) loadKey() (k K14Key) {
 
 // loadValue loads e's value.
 func (e *k14Elem) loadValue() (v K14Value) {
-	binary.LittleEndian.PutUint32(v[0:], atomic.LoadUint32(&e.val[0]))
-	binary.LittleEndian.PutUint32(v[4:], atomic.LoadUint32(&e.val[1]))
+	binary.LittleEndian.PutUint64(v[0:], uint64(atomic.LoadUint32(&e.val[0]))|uint64(atomic.LoadUint32(&e.val[1]))<<32)
 	return
 }
 

@@ -215,8 +215,7 @@ func (e *k15Elem) setKey(w *k15KeyWords, h uint32) {
 
 // loadKey loads e's key.
 func (e *k15Elem) loadKey() (k K15Key) {
-	binary.LittleEndian.PutUint32(k[0:], atomic.LoadUint32(&e.key[0]))
-	binary.LittleEndian.PutUint32(k[4:], atomic.LoadUint32(&e.key[1]))
+	binary.LittleEndian.PutUint64(k[0:], uint64(atomic.LoadUint32(&e.key[0]))|uint64(atomic.LoadUint32(&e.key[1]))<<32)
 	binary.LittleEndian.PutUint32(k[8:], atomic.LoadUint32(&e.key[2]))
 	t := atomic.LoadUint32(&e.key[3])
 	k[12] = byte(t)
@@ -227,8 +226,7 @@ func (e *k15Elem) loadKey() (k K15Key) {
 
 // loadValue loads e's value.
 func (e *k15Elem) loadValue() (v K15Value) {
-	binary.LittleEndian.PutUint32(v[0:], atomic.LoadUint32(&e.val[0]))
-	binary.LittleEndian.PutUint32(v[4:], atomic.LoadUint32(&e.val[1]))
+	binary.LittleEndian.PutUint64(v[0:], uint64(atomic.LoadUint32(&e.val[0]))|uint64(atomic.LoadUint32(&e.val[1]))<<32)
 	return
 }
 

@@ -219,10 +219,8 @@ func (e *k17Elem) setKey(w *k17KeyWords, h uint32) {
 
 // loadKey loads e's key.
 func (e *k17Elem) loadKey() (k K17Key) {
-	binary.LittleEndian.PutUint32(k[0:], atomic.LoadUint32(&e.key[0]))
-	binary.LittleEndian.PutUint32(k[4:], atomic.LoadUint32(&e.key[1]))
-	binary.LittleEndian.PutUint32(k[8:], atomic.LoadUint32(&e.key[2]))
-	binary.LittleEndian.PutUint32(k[12:], atomic.LoadUint32(&e.key[3]))
+	binary.LittleEndian.PutUint64(k[0:], uint64(atomic.LoadUint32(&e.key[0]))|uint64(atomic.LoadUint32(&e.key[1]))<<32)
+	binary.LittleEndian.PutUint64(k[8:], uint64(atomic.LoadUint32(&e.key[2]))|uint64(atomic.LoadUint32(&e.key[3]))<<32)
 	t := atomic.LoadUint32(&e.key[4])
 	k[16] = byte(t)
 	return
@@ -230,8 +228,7 @@ func (e *k17Elem) loadKey() (k K17Key) {
 
 // loadValue loads e's value.
 func (e *k17Elem) loadValue() (v K17Value) {
-	binary.LittleEndian.PutUint32(v[0:], atomic.LoadUint32(&e.val[0]))
-	binary.LittleEndian.PutUint32(v[4:], atomic.LoadUint32(&e.val[1]))
+	binary.LittleEndian.PutUint64(v[0:], uint64(atomic.LoadUint32(&e.val[0]))|uint64(atomic.LoadUint32(&e.val[1]))<<32)
 	return
 }
 

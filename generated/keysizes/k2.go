@@ -192,8 +192,7 @@ func (e *k2Elem) loadKey() (k K2Key) {
 
 // loadValue loads e's value.
 func (e *k2Elem) loadValue() (v K2Value) {
-	binary.LittleEndian.PutUint32(v[0:], atomic.LoadUint32(&e.val[0]))
-	binary.LittleEndian.PutUint32(v[4:], atomic.LoadUint32(&e.val[1]))
+	binary.LittleEndian.PutUint64(v[0:], uint64(atomic.LoadUint32(&e.val[0]))|uint64(atomic.LoadUint32(&e.val[1]))<<32)
 	return
 }
 

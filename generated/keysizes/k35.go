@@ -253,14 +253,10 @@ func (e *k35Elem) setKey(w *k35KeyWords, h uint32) {
 
 // loadKey loads e's key.
 func (e *k35Elem) loadKey() (k K35Key) {
-	binary.LittleEndian.PutUint32(k[0:], atomic.LoadUint32(&e.key[0]))
-	binary.LittleEndian.PutUint32(k[4:], atomic.LoadUint32(&e.key[1]))
-	binary.LittleEndian.PutUint32(k[8:], atomic.LoadUint32(&e.key[2]))
-	binary.LittleEndian.PutUint32(k[12:], atomic.LoadUint32(&e.key[3]))
-	binary.LittleEndian.PutUint32(k[16:], atomic.LoadUint32(&e.key[4]))
-	binary.LittleEndian.PutUint32(k[20:], atomic.LoadUint32(&e.key[5]))
-	binary.LittleEndian.PutUint32(k[24:], atomic.LoadUint32(&e.key[6]))
-	binary.LittleEndian.PutUint32(k[28:], atomic.LoadUint32(&e.key[7]))
+	binary.LittleEndian.PutUint64(k[0:], uint64(atomic.LoadUint32(&e.key[0]))|uint64(atomic.LoadUint32(&e.key[1]))<<32)
+	binary.LittleEndian.PutUint64(k[8:], uint64(atomic.LoadUint32(&e.key[2]))|uint64(atomic.LoadUint32(&e.key[3]))<<32)
+	binary.LittleEndian.PutUint64(k[16:], uint64(atomic.LoadUint32(&e.key[4]))|uint64(atomic.LoadUint32(&e.key[5]))<<32)
+	binary.LittleEndian.PutUint64(k[24:], uint64(atomic.LoadUint32(&e.key[6]))|uint64(atomic.LoadUint32(&e.key[7]))<<32)
 	t := atomic.LoadUint32(&e.key[8])
 	k[32] = byte(t)
 	k[33] = byte((t >> 8))
@@ -270,8 +266,7 @@ func (e *k35Elem) loadKey() (k K35Key) {
 
 // loadValue loads e's value.
 func (e *k35Elem) loadValue() (v K35Value) {
-	binary.LittleEndian.PutUint32(v[0:], atomic.LoadUint32(&e.val[0]))
-	binary.LittleEndian.PutUint32(v[4:], atomic.LoadUint32(&e.val[1]))
+	binary.LittleEndian.PutUint64(v[0:], uint64(atomic.LoadUint32(&e.val[0]))|uint64(atomic.LoadUint32(&e.val[1]))<<32)
 	return
 }
 

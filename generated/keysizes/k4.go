@@ -190,8 +190,7 @@ func (e *k4Elem) loadKey() (k K4Key) {
 
 // loadValue loads e's value.
 func (e *k4Elem) loadValue() (v K4Value) {
-	binary.LittleEndian.PutUint32(v[0:], atomic.LoadUint32(&e.val[0]))
-	binary.LittleEndian.PutUint32(v[4:], atomic.LoadUint32(&e.val[1]))
+	binary.LittleEndian.PutUint64(v[0:], uint64(atomic.LoadUint32(&e.val[0]))|uint64(atomic.LoadUint32(&e.val[1]))<<32)
 	return
 }
 

@@ -246,8 +246,7 @@ func (e *k4JhashElem) loadKey() (k K4JhashKey) {
 
 // loadValue loads e's value.
 func (e *k4JhashElem) loadValue() (v K4JhashValue) {
-	binary.LittleEndian.PutUint32(v[0:], atomic.LoadUint32(&e.val[0]))
-	binary.LittleEndian.PutUint32(v[4:], atomic.LoadUint32(&e.val[1]))
+	binary.LittleEndian.PutUint64(v[0:], uint64(atomic.LoadUint32(&e.val[0]))|uint64(atomic.LoadUint32(&e.val[1]))<<32)
 	return
 }
 

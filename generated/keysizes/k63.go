@@ -335,20 +335,13 @@ func (e *k63Elem) setKey(w *k63KeyWords, h uint32) {
 
 // loadKey loads e's key.
 func (e *k63Elem) loadKey() (k K63Key) {
-	binary.LittleEndian.PutUint32(k[0:], atomic.LoadUint32(&e.key[0]))
-	binary.LittleEndian.PutUint32(k[4:], atomic.LoadUint32(&e.key[1]))
-	binary.LittleEndian.PutUint32(k[8:], atomic.LoadUint32(&e.key[2]))
-	binary.LittleEndian.PutUint32(k[12:], atomic.LoadUint32(&e.key[3]))
-	binary.LittleEndian.PutUint32(k[16:], atomic.LoadUint32(&e.key[4]))
-	binary.LittleEndian.PutUint32(k[20:], atomic.LoadUint32(&e.key[5]))
-	binary.LittleEndian.PutUint32(k[24:], atomic.LoadUint32(&e.key[6]))
-	binary.LittleEndian.PutUint32(k[28:], atomic.LoadUint32(&e.key[7]))
-	binary.LittleEndian.PutUint32(k[32:], atomic.LoadUint32(&e.key[8]))
-	binary.LittleEndian.PutUint32(k[36:], atomic.LoadUint32(&e.key[9]))
-	binary.LittleEndian.PutUint32(k[40:], atomic.LoadUint32(&e.key[10]))
-	binary.LittleEndian.PutUint32(k[44:], atomic.LoadUint32(&e.key[11]))
-	binary.LittleEndian.PutUint32(k[48:], atomic.LoadUint32(&e.key[12]))
-	binary.LittleEndian.PutUint32(k[52:], atomic.LoadUint32(&e.key[13]))
+	binary.LittleEndian.PutUint64(k[0:], uint64(atomic.LoadUint32(&e.key[0]))|uint64(atomic.LoadUint32(&e.key[1]))<<32)
+	binary.LittleEndian.PutUint64(k[8:], uint64(atomic.LoadUint32(&e.key[2]))|uint64(atomic.LoadUint32(&e.key[3]))<<32)
+	binary.LittleEndian.PutUint64(k[16:], uint64(atomic.LoadUint32(&e.key[4]))|uint64(atomic.LoadUint32(&e.key[5]))<<32)
+	binary.LittleEndian.PutUint64(k[24:], uint64(atomic.LoadUint32(&e.key[6]))|uint64(atomic.LoadUint32(&e.key[7]))<<32)
+	binary.LittleEndian.PutUint64(k[32:], uint64(atomic.LoadUint32(&e.key[8]))|uint64(atomic.LoadUint32(&e.key[9]))<<32)
+	binary.LittleEndian.PutUint64(k[40:], uint64(atomic.LoadUint32(&e.key[10]))|uint64(atomic.LoadUint32(&e.key[11]))<<32)
+	binary.LittleEndian.PutUint64(k[48:], uint64(atomic.LoadUint32(&e.key[12]))|uint64(atomic.LoadUint32(&e.key[13]))<<32)
 	binary.LittleEndian.PutUint32(k[56:], atomic.LoadUint32(&e.key[14]))
 	t := atomic.LoadUint32(&e.key[15])
 	k[60] = byte(t)
@@ -359,8 +352,7 @@ func (e *k63Elem) loadKey() (k K63Key) {
 
 // loadValue loads e's value.
 func (e *k63Elem) loadValue() (v K63Value) {
-	binary.LittleEndian.PutUint32(v[0:], atomic.LoadUint32(&e.val[0]))
-	binary.LittleEndian.PutUint32(v[4:], atomic.LoadUint32(&e.val[1]))
+	binary.LittleEndian.PutUint64(v[0:], uint64(atomic.LoadUint32(&e.val[0]))|uint64(atomic.LoadUint32(&e.val[1]))<<32)
 	return
 }
 

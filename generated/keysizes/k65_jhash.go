@@ -263,8 +263,7 @@ func (e *k65JhashElem) loadKey() (k K65JhashKey) {
 
 // loadValue loads e's value.
 func (e *k65JhashElem) loadValue() (v K65JhashValue) {
-	binary.LittleEndian.PutUint32(v[0:], atomic.LoadUint32(&e.val[0]))
-	binary.LittleEndian.PutUint32(v[4:], atomic.LoadUint32(&e.val[1]))
+	binary.LittleEndian.PutUint64(v[0:], uint64(atomic.LoadUint32(&e.val[0]))|uint64(atomic.LoadUint32(&e.val[1]))<<32)
 	return
 }
 

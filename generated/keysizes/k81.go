@@ -234,8 +234,7 @@ func (e *k81Elem) loadKey() (k K81Key) {
 
 // loadValue loads e's value.
 func (e *k81Elem) loadValue() (v K81Value) {
-	binary.LittleEndian.PutUint32(v[0:], atomic.LoadUint32(&e.val[0]))
-	binary.LittleEndian.PutUint32(v[4:], atomic.LoadUint32(&e.val[1]))
+	binary.LittleEndian.PutUint64(v[0:], uint64(atomic.LoadUint32(&e.val[0]))|uint64(atomic.LoadUint32(&e.val[1]))<<32)
 	return
 }
 

@@ -192,8 +192,7 @@ func (e *lruPcpuK8V8Elem) setKey(w *lruPcpuK8V8KeyWords, h uint32) {
 
 // loadKey loads e's key.
 func (e *lruPcpuK8V8Elem) loadKey() (k LruPcpuK8V8Key) {
-	binary.LittleEndian.PutUint32(k[0:], atomic.LoadUint32(&e.key[0]))
-	binary.LittleEndian.PutUint32(k[4:], atomic.LoadUint32(&e.key[1]))
+	binary.LittleEndian.PutUint64(k[0:], uint64(atomic.LoadUint32(&e.key[0]))|uint64(atomic.LoadUint32(&e.key[1]))<<32)
 	return
 }
 
@@ -202,8 +201,7 @@ type lruPcpuK8V8Slot [2]uint32
 
 // load loads the slot's value.
 func (s *lruPcpuK8V8Slot) load() (v LruPcpuK8V8Value) {
-	binary.LittleEndian.PutUint32(v[0:], atomic.LoadUint32(&s[0]))
-	binary.LittleEndian.PutUint32(v[4:], atomic.LoadUint32(&s[1]))
+	binary.LittleEndian.PutUint64(v[0:], uint64(atomic.LoadUint32(&s[0]))|uint64(atomic.LoadUint32(&s[1]))<<32)
 	return
 }
 

@@ -220,8 +220,7 @@ func (e *pcpuK8V8Elem) setKey(w *pcpuK8V8KeyWords, h uint32) {
 
 // loadKey loads e's key.
 func (e *pcpuK8V8Elem) loadKey() (k PcpuK8V8Key) {
-	binary.LittleEndian.PutUint32(k[0:], atomic.LoadUint32(&e.key[0]))
-	binary.LittleEndian.PutUint32(k[4:], atomic.LoadUint32(&e.key[1]))
+	binary.LittleEndian.PutUint64(k[0:], uint64(atomic.LoadUint32(&e.key[0]))|uint64(atomic.LoadUint32(&e.key[1]))<<32)
 	return
 }
 
@@ -233,8 +232,7 @@ type pcpuK8V8SlotChunk [1 << pcpuK8V8ChunkShift]pcpuK8V8Slot
 
 // load loads the slot's value.
 func (s *pcpuK8V8Slot) load() (v PcpuK8V8Value) {
-	binary.LittleEndian.PutUint32(v[0:], atomic.LoadUint32(&s[0]))
-	binary.LittleEndian.PutUint32(v[4:], atomic.LoadUint32(&s[1]))
+	binary.LittleEndian.PutUint64(v[0:], uint64(atomic.LoadUint32(&s[0]))|uint64(atomic.LoadUint32(&s[1]))<<32)
 	return
 }
 

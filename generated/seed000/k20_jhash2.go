@@ -226,18 +226,15 @@ func (e *k20Jhash2Elem) setKey(w *k20Jhash2KeyWords, h uint32) {
 
 // loadKey loads e's key.
 func (e *k20Jhash2Elem) loadKey() (k K20Jhash2Key) {
-	binary.LittleEndian.PutUint32(k[0:], atomic.LoadUint32(&e.key[0]))
-	binary.LittleEndian.PutUint32(k[4:], atomic.LoadUint32(&e.key[1]))
-	binary.LittleEndian.PutUint32(k[8:], atomic.LoadUint32(&e.key[2]))
-	binary.LittleEndian.PutUint32(k[12:], atomic.LoadUint32(&e.key[3]))
+	binary.LittleEndian.PutUint64(k[0:], uint64(atomic.LoadUint32(&e.key[0]))|uint64(atomic.LoadUint32(&e.key[1]))<<32)
+	binary.LittleEndian.PutUint64(k[8:], uint64(atomic.LoadUint32(&e.key[2]))|uint64(atomic.LoadUint32(&e.key[3]))<<32)
 	binary.LittleEndian.PutUint32(k[16:], atomic.LoadUint32(&e.key[4]))
 	return
 }
 
 // loadValue loads e's value.
 func (e *k20Jhash2Elem) loadValue() (v K20Jhash2Value) {
-	binary.LittleEndian.PutUint32(v[0:], atomic.LoadUint32(&e.val[0]))
-	binary.LittleEndian.PutUint32(v[4:], atomic.LoadUint32(&e.val[1]))
+	binary.LittleEndian.PutUint64(v[0:], uint64(atomic.LoadUint32(&e.val[0]))|uint64(atomic.LoadUint32(&e.val[1]))<<32)
 	return
 }
 

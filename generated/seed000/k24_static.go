@@ -223,19 +223,15 @@ func (e *k24StaticElem) setKey(w *k24StaticKeyWords, h uint32) {
 
 // loadKey loads e's key.
 func (e *k24StaticElem) loadKey() (k K24StaticKey) {
-	binary.LittleEndian.PutUint32(k[0:], atomic.LoadUint32(&e.key[0]))
-	binary.LittleEndian.PutUint32(k[4:], atomic.LoadUint32(&e.key[1]))
-	binary.LittleEndian.PutUint32(k[8:], atomic.LoadUint32(&e.key[2]))
-	binary.LittleEndian.PutUint32(k[12:], atomic.LoadUint32(&e.key[3]))
-	binary.LittleEndian.PutUint32(k[16:], atomic.LoadUint32(&e.key[4]))
-	binary.LittleEndian.PutUint32(k[20:], atomic.LoadUint32(&e.key[5]))
+	binary.LittleEndian.PutUint64(k[0:], uint64(atomic.LoadUint32(&e.key[0]))|uint64(atomic.LoadUint32(&e.key[1]))<<32)
+	binary.LittleEndian.PutUint64(k[8:], uint64(atomic.LoadUint32(&e.key[2]))|uint64(atomic.LoadUint32(&e.key[3]))<<32)
+	binary.LittleEndian.PutUint64(k[16:], uint64(atomic.LoadUint32(&e.key[4]))|uint64(atomic.LoadUint32(&e.key[5]))<<32)
 	return
 }
 
 // loadValue loads e's value.
 func (e *k24StaticElem) loadValue() (v K24StaticValue) {
-	binary.LittleEndian.PutUint32(v[0:], atomic.LoadUint32(&e.val[0]))
-	binary.LittleEndian.PutUint32(v[4:], atomic.LoadUint32(&e.val[1]))
+	binary.LittleEndian.PutUint64(v[0:], uint64(atomic.LoadUint32(&e.val[0]))|uint64(atomic.LoadUint32(&e.val[1]))<<32)
 	return
 }
 

@@ -219,8 +219,7 @@ func (e *k4Jhash2Elem) loadKey() (k K4Jhash2Key) {
 
 // loadValue loads e's value.
 func (e *k4Jhash2Elem) loadValue() (v K4Jhash2Value) {
-	binary.LittleEndian.PutUint32(v[0:], atomic.LoadUint32(&e.val[0]))
-	binary.LittleEndian.PutUint32(v[4:], atomic.LoadUint32(&e.val[1]))
+	binary.LittleEndian.PutUint64(v[0:], uint64(atomic.LoadUint32(&e.val[0]))|uint64(atomic.LoadUint32(&e.val[1]))<<32)
 	return
 }
 

@@ -190,8 +190,7 @@ func (e *k4StaticElem) loadKey() (k K4StaticKey) {
 
 // loadValue loads e's value.
 func (e *k4StaticElem) loadValue() (v K4StaticValue) {
-	binary.LittleEndian.PutUint32(v[0:], atomic.LoadUint32(&e.val[0]))
-	binary.LittleEndian.PutUint32(v[4:], atomic.LoadUint32(&e.val[1]))
+	binary.LittleEndian.PutUint64(v[0:], uint64(atomic.LoadUint32(&e.val[0]))|uint64(atomic.LoadUint32(&e.val[1]))<<32)
 	return
 }
 

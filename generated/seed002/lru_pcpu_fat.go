@@ -195,8 +195,7 @@ func (e *lruPcpuFatElem) setKey(w *lruPcpuFatKeyWords, h uint32) {
 
 // loadKey loads e's key.
 func (e *lruPcpuFatElem) loadKey() (k LRUPcpuFatKey) {
-	binary.LittleEndian.PutUint32(k[0:], atomic.LoadUint32(&e.key[0]))
-	binary.LittleEndian.PutUint32(k[4:], atomic.LoadUint32(&e.key[1]))
+	binary.LittleEndian.PutUint64(k[0:], uint64(atomic.LoadUint32(&e.key[0]))|uint64(atomic.LoadUint32(&e.key[1]))<<32)
 	return
 }
 
@@ -205,8 +204,7 @@ type lruPcpuFatSlot [2]uint32
 
 // load loads the slot's value.
 func (s *lruPcpuFatSlot) load() (v LRUPcpuFatValue) {
-	binary.LittleEndian.PutUint32(v[0:], atomic.LoadUint32(&s[0]))
-	binary.LittleEndian.PutUint32(v[4:], atomic.LoadUint32(&s[1]))
+	binary.LittleEndian.PutUint64(v[0:], uint64(atomic.LoadUint32(&s[0]))|uint64(atomic.LoadUint32(&s[1]))<<32)
 	return
 }
 

@@ -193,8 +193,7 @@ func (e *memFatElem) loadKey() (k MemFatKey) {
 
 // loadValue loads e's value.
 func (e *memFatElem) loadValue() (v MemFatValue) {
-	binary.LittleEndian.PutUint32(v[0:], atomic.LoadUint32(&e.val[0]))
-	binary.LittleEndian.PutUint32(v[4:], atomic.LoadUint32(&e.val[1]))
+	binary.LittleEndian.PutUint64(v[0:], uint64(atomic.LoadUint32(&e.val[0]))|uint64(atomic.LoadUint32(&e.val[1]))<<32)
 	return
 }
 

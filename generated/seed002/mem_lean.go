@@ -190,8 +190,7 @@ func (e *memLeanElem) loadKey() (k MemLeanKey) {
 
 // loadValue loads e's value.
 func (e *memLeanElem) loadValue() (v MemLeanValue) {
-	binary.LittleEndian.PutUint32(v[0:], atomic.LoadUint32(&e.val[0]))
-	binary.LittleEndian.PutUint32(v[4:], atomic.LoadUint32(&e.val[1]))
+	binary.LittleEndian.PutUint64(v[0:], uint64(atomic.LoadUint32(&e.val[0]))|uint64(atomic.LoadUint32(&e.val[1]))<<32)
 	return
 }
 

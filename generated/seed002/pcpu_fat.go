@@ -223,8 +223,7 @@ func (e *pcpuFatElem) setKey(w *pcpuFatKeyWords, h uint32) {
 
 // loadKey loads e's key.
 func (e *pcpuFatElem) loadKey() (k PcpuFatKey) {
-	binary.LittleEndian.PutUint32(k[0:], atomic.LoadUint32(&e.key[0]))
-	binary.LittleEndian.PutUint32(k[4:], atomic.LoadUint32(&e.key[1]))
+	binary.LittleEndian.PutUint64(k[0:], uint64(atomic.LoadUint32(&e.key[0]))|uint64(atomic.LoadUint32(&e.key[1]))<<32)
 	return
 }
 
@@ -236,8 +235,7 @@ type pcpuFatSlotChunk [1 << pcpuFatChunkShift]pcpuFatSlot
 
 // load loads the slot's value.
 func (s *pcpuFatSlot) load() (v PcpuFatValue) {
-	binary.LittleEndian.PutUint32(v[0:], atomic.LoadUint32(&s[0]))
-	binary.LittleEndian.PutUint32(v[4:], atomic.LoadUint32(&s[1]))
+	binary.LittleEndian.PutUint64(v[0:], uint64(atomic.LoadUint32(&s[0]))|uint64(atomic.LoadUint32(&s[1]))<<32)
 	return
 }
 

@@ -220,8 +220,7 @@ func (e *pcpuLeanElem) setKey(w *pcpuLeanKeyWords, h uint32) {
 
 // loadKey loads e's key.
 func (e *pcpuLeanElem) loadKey() (k PcpuLeanKey) {
-	binary.LittleEndian.PutUint32(k[0:], atomic.LoadUint32(&e.key[0]))
-	binary.LittleEndian.PutUint32(k[4:], atomic.LoadUint32(&e.key[1]))
+	binary.LittleEndian.PutUint64(k[0:], uint64(atomic.LoadUint32(&e.key[0]))|uint64(atomic.LoadUint32(&e.key[1]))<<32)
 	return
 }
 
@@ -233,8 +232,7 @@ type pcpuLeanSlotChunk [1 << pcpuLeanChunkShift]pcpuLeanSlot
 
 // load loads the slot's value.
 func (s *pcpuLeanSlot) load() (v PcpuLeanValue) {
-	binary.LittleEndian.PutUint32(v[0:], atomic.LoadUint32(&s[0]))
-	binary.LittleEndian.PutUint32(v[4:], atomic.LoadUint32(&s[1]))
+	binary.LittleEndian.PutUint64(v[0:], uint64(atomic.LoadUint32(&s[0]))|uint64(atomic.LoadUint32(&s[1]))<<32)
 	return
 }
 
