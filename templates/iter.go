@@ -100,12 +100,14 @@ func (g *generator) iteration(f *jen.File) {
 }
 
 // appendValues is the snapshot's copy of element e (index i-1): its value,
-// or for the per-CPU types every CPU's.
+// or for the per-CPU types every CPU's, as one snapshot (loadValues).
 func (g *generator) appendValues() jen.Code {
 	if !g.l.PerCPU {
 		return jen.Id("vals").Op("=").Append(jen.Id("vals"), jen.Id("e").Dot("loadValue").Call())
 	}
-	return jen.For(jen.Id("c").Op(":=").Range().Id("m").Dot("cpus")).Block(
-		jen.Id("vals").Op("=").Append(jen.Id("vals"), g.readSlot(jen.Id("c"), jen.Id("i").Op("-").Lit(1))),
+	// vals = append(vals, make([]<Value>, m.cpus)...); m.loadValues(i-1, vals[len(vals)-m.cpus:])
+	return jen.Add(
+		jen.Id("vals").Op("=").Append(jen.Id("vals"), jen.Make(jen.Index().Id(g.valT), jen.Id("m").Dot("cpus")).Op("...")), jen.Line(),
+		jen.Id("m").Dot("loadValues").Call(jen.Id("i").Op("-").Lit(1), jen.Id("vals").Index(jen.Len(jen.Id("vals")).Op("-").Id("m").Dot("cpus").Op(":"))),
 	)
 }

@@ -55,15 +55,24 @@ func (g *generator) perCPUValues(f *jen.File) {
 
 	// func (m *<Map>) loadValues(i uint32, dst []<Value>)
 	f.Comment("loadValues copies every CPU's value of element i into dst[:m.cpus].")
-	read := []jen.Code{jen.Id("dst").Index(jen.Id("c")).Op("=").Id("m").Dot("slot").Call(jen.Id("c"), jen.Id("i")).Dot("load").Call()}
-	if l.SlotLocks {
-		f.Comment("Each slot is read under its slot lock: whole, and after any program write")
-		f.Comment("in flight; under the bucket lock that makes the copy linearizable.")
-		read = slotLocked(read...)
-	}
-	f.Func().Params(g.recvMap()).Id("loadValues").Params(jen.Id("i").Uint32(), jen.Id("dst").Index().Id(g.valT)).Block(
-		jen.For(jen.Id("c").Op(":=").Range().Id("dst").Index(jen.Op(":").Id("m").Dot("cpus"))).Block(read...),
+	read := jen.For(jen.Id("c").Op(":=").Range().Id("dst").Index(jen.Op(":").Id("m").Dot("cpus"))).Block(
+		jen.Id("dst").Index(jen.Id("c")).Op("=").Id("m").Dot("slot").Call(jen.Id("c"), jen.Id("i")).Dot("load").Call(),
 	)
+	if l.SlotLocks {
+		f.Comment("It holds the element's slot lock on every CPU (taken in CPU order; a program")
+		f.Comment("write holds one) while it reads, so the copy is one snapshot of all CPUs,")
+		f.Comment("after every program write in flight.")
+		lockAll := func(op string) jen.Code {
+			return jen.For(jen.Id("c").Op(":=").Range().Id("m").Dot("cpus")).Block(
+				jen.Id("m").Dot("slotLock").Call(jen.Id("c"), jen.Id("i")).Dot(op).Call(),
+			)
+		}
+		f.Func().Params(g.recvMap()).Id("loadValues").Params(jen.Id("i").Uint32(), jen.Id("dst").Index().Id(g.valT)).Block(
+			lockAll("Lock"), read, lockAll("Unlock"),
+		)
+	} else {
+		f.Func().Params(g.recvMap()).Id("loadValues").Params(jen.Id("i").Uint32(), jen.Id("dst").Index().Id(g.valT)).Block(read)
+	}
 
 	// func (m *<Map>) storeValues(i uint32, vals []<Value>, v *<Value>, cpu int, fresh bool)
 	f.Comment("storeValues sets element i's values: every CPU's from vals (the userspace")
@@ -237,13 +246,6 @@ func (g *generator) slotLocksAlloc() jen.Code {
 	)
 }
 
-// slotLocked wraps code that reads CPU c's slot of element i in that slot's lock.
-func slotLocked(code ...jen.Code) []jen.Code {
-	return append(append([]jen.Code{
-		jen.Id("sl").Op(":=").Id("m").Dot("slotLock").Call(jen.Id("c"), jen.Id("i")),
-		jen.Id("sl").Dot("Lock").Call(),
-	}, code...), jen.Id("sl").Dot("Unlock").Call())
-}
 
 // perCPUChunk is ensureChunk's allocation of chunk c's slots, before the
 // element chunk is published; nothing for the other types.

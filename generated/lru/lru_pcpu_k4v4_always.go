@@ -324,9 +324,14 @@ func (m *LruPcpuK4V4Always) lookupOn(k *LruPcpuK4V4AlwaysKey, cpu int) (LruPcpuK
 
 // Lookup copies every CPU's value of k into vals[:CPUs()], as BPF_MAP_LOOKUP_ELEM
 // does, and reports whether k is present; vals is left alone if not. It panics
-// if len(vals) < CPUs(). It takes no lock (see the design comment).
+// if len(vals) < CPUs(). It takes no bucket lock (see the design comment).
 func (m *LruPcpuK4V4Always) Lookup(k LruPcpuK4V4AlwaysKey, vals []LruPcpuK4V4AlwaysValue) bool {
 	vals = vals[:m.cpus]
+	var small [16]LruPcpuK4V4AlwaysValue
+	buf := small[:]
+	if m.cpus > len(small) {
+		buf = make([]LruPcpuK4V4AlwaysValue, m.cpus)
+	}
 	w := k.words()
 	h := m.hash(&k, &w)
 	b := &m.buckets[h&m.mask]
@@ -334,11 +339,15 @@ func (m *LruPcpuK4V4Always) Lookup(k LruPcpuK4V4AlwaysKey, vals []LruPcpuK4V4Alw
 		s := b.ReadBegin()
 		_, i := m.find(b, &w, h)
 		if i != 0 {
-			m.loadValues(i-1, vals)
+			m.loadValues(i-1, buf[:m.cpus])
 		}
-		if b.ReadValid(s) {
-			return i != 0
+		if !b.ReadValid(s) {
+			continue
 		}
+		if i != 0 {
+			copy(vals, buf)
+		}
+		return i != 0
 	}
 }
 
@@ -477,9 +486,8 @@ func (m *LruPcpuK4V4Always) snapshot(b *htab.Bucket, keys []LruPcpuK4V4AlwaysKey
 		for n := uint32(0); i != 0 && n < m.maxEntries; n++ {
 			e := m.elem(i - 1)
 			keys = append(keys, e.loadKey())
-			for c := range m.cpus {
-				vals = append(vals, m.slot(c, i-1).load())
-			}
+			vals = append(vals, make([]LruPcpuK4V4AlwaysValue, m.cpus)...)
+			m.loadValues(i-1, vals[len(vals)-m.cpus:])
 			i = atomic.LoadUint32(&e.next)
 		}
 		if b.ReadValid(s) {

@@ -253,14 +253,18 @@ func (m *PcpuK4V4Always) slot(cpu int, i uint32) *pcpuK4V4AlwaysSlot {
 }
 
 // loadValues copies every CPU's value of element i into dst[:m.cpus].
-// Each slot is read under its slot lock: whole, and after any program write
-// in flight; under the bucket lock that makes the copy linearizable.
+// It holds the element's slot lock on every CPU (taken in CPU order; a program
+// write holds one) while it reads, so the copy is one snapshot of all CPUs,
+// after every program write in flight.
 func (m *PcpuK4V4Always) loadValues(i uint32, dst []PcpuK4V4AlwaysValue) {
+	for c := range m.cpus {
+		m.slotLock(c, i).Lock()
+	}
 	for c := range dst[:m.cpus] {
-		sl := m.slotLock(c, i)
-		sl.Lock()
 		dst[c] = m.slot(c, i).load()
-		sl.Unlock()
+	}
+	for c := range m.cpus {
+		m.slotLock(c, i).Unlock()
 	}
 }
 
@@ -427,9 +431,14 @@ func (m *PcpuK4V4Always) lookupOn(k *PcpuK4V4AlwaysKey, cpu int) (PcpuK4V4Always
 
 // Lookup copies every CPU's value of k into vals[:CPUs()], as BPF_MAP_LOOKUP_ELEM
 // does, and reports whether k is present; vals is left alone if not. It panics
-// if len(vals) < CPUs(). It takes no lock (see the design comment).
+// if len(vals) < CPUs(). It takes no bucket lock (see the design comment).
 func (m *PcpuK4V4Always) Lookup(k PcpuK4V4AlwaysKey, vals []PcpuK4V4AlwaysValue) bool {
 	vals = vals[:m.cpus]
+	var small [16]PcpuK4V4AlwaysValue
+	buf := small[:]
+	if m.cpus > len(small) {
+		buf = make([]PcpuK4V4AlwaysValue, m.cpus)
+	}
 	w := k.words()
 	h := m.hash(&k, &w)
 	b := &m.buckets[h&m.mask]
@@ -437,11 +446,15 @@ func (m *PcpuK4V4Always) Lookup(k PcpuK4V4AlwaysKey, vals []PcpuK4V4AlwaysValue)
 		s := b.ReadBegin()
 		_, i := m.find(b, &w, h)
 		if i != 0 {
-			m.loadValues(i-1, vals)
+			m.loadValues(i-1, buf[:m.cpus])
 		}
-		if b.ReadValid(s) {
-			return i != 0
+		if !b.ReadValid(s) {
+			continue
 		}
+		if i != 0 {
+			copy(vals, buf)
+		}
+		return i != 0
 	}
 }
 
@@ -593,9 +606,8 @@ func (m *PcpuK4V4Always) snapshot(b *htab.Bucket, keys []PcpuK4V4AlwaysKey, vals
 		for n := uint32(0); i != 0 && n < m.maxEntries; n++ {
 			e := m.elem(i - 1)
 			keys = append(keys, e.loadKey())
-			for c := range m.cpus {
-				vals = append(vals, m.readSlot(c, i-1))
-			}
+			vals = append(vals, make([]PcpuK4V4AlwaysValue, m.cpus)...)
+			m.loadValues(i-1, vals[len(vals)-m.cpus:])
 			i = atomic.LoadUint32(&e.next)
 		}
 		if b.ReadValid(s) {

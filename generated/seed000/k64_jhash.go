@@ -396,13 +396,19 @@ func (m *K64Jhash) Lookup(k K64JhashKey) (K64JhashValue, bool) {
 	b := &m.buckets[h&m.mask]
 	for {
 		s := b.ReadBegin()
-		_, i := m.find(b, &w, h)
 		var v K64JhashValue
-		if i != 0 {
-			v = m.elem(i - 1).loadValue()
+		found := false
+		// find, written out: the hot path makes no call but the hash.
+		for i, n := b.Head(), uint32(0); i != 0 && n < m.maxEntries; n++ {
+			e := m.elem(i - 1)
+			if e.matches(&w, h) {
+				v, found = e.loadValue(), true
+				break
+			}
+			i = atomic.LoadUint32(&e.next)
 		}
 		if b.ReadValid(s) {
-			return v, i != 0
+			return v, found
 		}
 	}
 }

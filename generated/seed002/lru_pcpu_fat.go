@@ -327,9 +327,14 @@ func (m *LRUPcpuFat) lookupOn(k *LRUPcpuFatKey, cpu int) (LRUPcpuFatValue, uint3
 
 // Lookup copies every CPU's value of k into vals[:CPUs()], as BPF_MAP_LOOKUP_ELEM
 // does, and reports whether k is present; vals is left alone if not. It panics
-// if len(vals) < CPUs(). It takes no lock (see the design comment).
+// if len(vals) < CPUs(). It takes no bucket lock (see the design comment).
 func (m *LRUPcpuFat) Lookup(k LRUPcpuFatKey, vals []LRUPcpuFatValue) bool {
 	vals = vals[:m.cpus]
+	var small [16]LRUPcpuFatValue
+	buf := small[:]
+	if m.cpus > len(small) {
+		buf = make([]LRUPcpuFatValue, m.cpus)
+	}
 	w := k.words()
 	h := m.hash(&k, &w)
 	b := &m.buckets[h&m.mask]
@@ -337,11 +342,15 @@ func (m *LRUPcpuFat) Lookup(k LRUPcpuFatKey, vals []LRUPcpuFatValue) bool {
 		s := b.ReadBegin()
 		_, i := m.find(b, &w, h)
 		if i != 0 {
-			m.loadValues(i-1, vals)
+			m.loadValues(i-1, buf[:m.cpus])
 		}
-		if b.ReadValid(s) {
-			return i != 0
+		if !b.ReadValid(s) {
+			continue
 		}
+		if i != 0 {
+			copy(vals, buf)
+		}
+		return i != 0
 	}
 }
 
@@ -480,9 +489,8 @@ func (m *LRUPcpuFat) snapshot(b *htab.Bucket, keys []LRUPcpuFatKey, vals []LRUPc
 		for n := uint32(0); i != 0 && n < m.maxEntries; n++ {
 			e := m.elem(i - 1)
 			keys = append(keys, e.loadKey())
-			for c := range m.cpus {
-				vals = append(vals, m.slot(c, i-1).load())
-			}
+			vals = append(vals, make([]LRUPcpuFatValue, m.cpus)...)
+			m.loadValues(i-1, vals[len(vals)-m.cpus:])
 			i = atomic.LoadUint32(&e.next)
 		}
 		if b.ReadValid(s) {

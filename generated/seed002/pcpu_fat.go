@@ -261,14 +261,18 @@ func (m *PcpuFat) slot(cpu int, i uint32) *pcpuFatSlot {
 }
 
 // loadValues copies every CPU's value of element i into dst[:m.cpus].
-// Each slot is read under its slot lock: whole, and after any program write
-// in flight; under the bucket lock that makes the copy linearizable.
+// It holds the element's slot lock on every CPU (taken in CPU order; a program
+// write holds one) while it reads, so the copy is one snapshot of all CPUs,
+// after every program write in flight.
 func (m *PcpuFat) loadValues(i uint32, dst []PcpuFatValue) {
+	for c := range m.cpus {
+		m.slotLock(c, i).Lock()
+	}
 	for c := range dst[:m.cpus] {
-		sl := m.slotLock(c, i)
-		sl.Lock()
 		dst[c] = m.slot(c, i).load()
-		sl.Unlock()
+	}
+	for c := range m.cpus {
+		m.slotLock(c, i).Unlock()
 	}
 }
 
@@ -435,9 +439,14 @@ func (m *PcpuFat) lookupOn(k *PcpuFatKey, cpu int) (PcpuFatValue, uint32) {
 
 // Lookup copies every CPU's value of k into vals[:CPUs()], as BPF_MAP_LOOKUP_ELEM
 // does, and reports whether k is present; vals is left alone if not. It panics
-// if len(vals) < CPUs(). It takes no lock (see the design comment).
+// if len(vals) < CPUs(). It takes no bucket lock (see the design comment).
 func (m *PcpuFat) Lookup(k PcpuFatKey, vals []PcpuFatValue) bool {
 	vals = vals[:m.cpus]
+	var small [16]PcpuFatValue
+	buf := small[:]
+	if m.cpus > len(small) {
+		buf = make([]PcpuFatValue, m.cpus)
+	}
 	w := k.words()
 	h := m.hash(&k, &w)
 	b := &m.buckets[h&m.mask]
@@ -445,11 +454,15 @@ func (m *PcpuFat) Lookup(k PcpuFatKey, vals []PcpuFatValue) bool {
 		s := b.ReadBegin()
 		_, i := m.find(b, &w, h)
 		if i != 0 {
-			m.loadValues(i-1, vals)
+			m.loadValues(i-1, buf[:m.cpus])
 		}
-		if b.ReadValid(s) {
-			return i != 0
+		if !b.ReadValid(s) {
+			continue
 		}
+		if i != 0 {
+			copy(vals, buf)
+		}
+		return i != 0
 	}
 }
 
@@ -601,9 +614,8 @@ func (m *PcpuFat) snapshot(b *htab.Bucket, keys []PcpuFatKey, vals []PcpuFatValu
 		for n := uint32(0); i != 0 && n < m.maxEntries; n++ {
 			e := m.elem(i - 1)
 			keys = append(keys, e.loadKey())
-			for c := range m.cpus {
-				vals = append(vals, m.readSlot(c, i-1))
-			}
+			vals = append(vals, make([]PcpuFatValue, m.cpus)...)
+			m.loadValues(i-1, vals[len(vals)-m.cpus:])
 			i = atomic.LoadUint32(&e.next)
 		}
 		if b.ReadValid(s) {
