@@ -66,12 +66,25 @@ func (g *generator) mapStruct(f *jen.File) {
 		jen.Id("cpus").Int().Comment("number of CPU slots (Options.CPUs)"),
 		jen.Id("handles").Index().Id(g.cpuT).Comment("one program-side handle per CPU"),
 		jen.Line(),
-		jen.Id("count").Qual(atomicPkg, "Int64").Comment("live elements, for Len"),
-		jen.Line(),
 		g.elemStorage(),
-		g.freeElements(),
+		g.lruField(),
 		g.occField(),
-	}, g.perCPUStorage()...)...)
+	}, append(g.perCPUStorage(),
+		jen.Line(),
+		jen.Comment("Written by inserts and deletes; the padding keeps them off the cache"),
+		jen.Comment("line of the fields above, which every lookup reads."),
+		jen.Id("_").Index(jen.Lit(64)).Byte(),
+		jen.Id("count").Qual(atomicPkg, "Int64").Comment("live elements, for Len"),
+		g.freeElements(),
+	)...)...)
+}
+
+// lruField is the LRU types' engine, which hands out free elements.
+func (g *generator) lruField() jen.Code {
+	if !g.l.LRU {
+		return jen.Null()
+	}
+	return jen.Id("lru").Op("*").Qual(htabPkg, "LRU").Comment("hands out free elements, evicting when none is left (bpf_lru)")
 }
 
 // elemStorage is the map struct's element storage: one array, and for the
@@ -107,11 +120,11 @@ func (g *generator) elemAlloc() jen.Code {
 	).Else().Block(prealloc)
 }
 
-// freeElements is the map struct's record of free elements: a free stack,
-// or for the LRU types the LRU engine, which also decides what to evict.
+// freeElements is the map struct's record of free elements, a free stack;
+// nothing for the LRU types, whose LRU engine keeps them (lruField).
 func (g *generator) freeElements() jen.Code {
 	if g.l.LRU {
-		return jen.Id("lru").Op("*").Qual(htabPkg, "LRU").Comment("hands out free elements, evicting when none is left (bpf_lru)")
+		return jen.Null()
 	}
 	return jen.Add(
 		jen.Id("fresh").Qual(atomicPkg, "Uint32").Comment("elements fresh..maxEntries-1 were never used"), jen.Line(),

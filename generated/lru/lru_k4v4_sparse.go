@@ -77,13 +77,16 @@ type LruK4V4Sparse struct {
 	cpus       int                // number of CPU slots (Options.CPUs)
 	handles    []LruK4V4SparseCPU // one program-side handle per CPU
 
-	count atomic.Int64 // live elements, for Len
-
 	// Element storage: element i is elems[i]; a bucket links index+1 so that 0 is nil.
 	elems []lruK4V4SparseElem // all maxEntries elements
 	lru   *htab.LRU           // hands out free elements, evicting when none is left (bpf_lru)
 
 	occ htab.Occupancy // -batch-lock sparse: one bit per bucket, set while it is non-empty
+
+	// Written by inserts and deletes; the padding keeps them off the cache
+	// line of the fields above, which every lookup reads.
+	_     [64]byte
+	count atomic.Int64 // live elements, for Len
 }
 
 // The element must be 12 bytes, as planned; if this fails to compile, regenerate the map.

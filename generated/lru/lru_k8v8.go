@@ -77,11 +77,14 @@ type LruK8V8 struct {
 	cpus       int          // number of CPU slots (Options.CPUs)
 	handles    []LruK8V8CPU // one program-side handle per CPU
 
-	count atomic.Int64 // live elements, for Len
-
 	// Element storage: element i is elems[i]; a bucket links index+1 so that 0 is nil.
 	elems []lruK8V8Elem // all maxEntries elements
 	lru   *htab.LRU     // hands out free elements, evicting when none is left (bpf_lru)
+
+	// Written by inserts and deletes; the padding keeps them off the cache
+	// line of the fields above, which every lookup reads.
+	_     [64]byte
+	count atomic.Int64 // live elements, for Len
 }
 
 // The element must be 20 bytes, as planned; if this fails to compile, regenerate the map.

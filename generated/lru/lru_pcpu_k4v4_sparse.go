@@ -81,8 +81,6 @@ type LruPcpuK4V4Sparse struct {
 	cpus       int                    // number of CPU slots (Options.CPUs)
 	handles    []LruPcpuK4V4SparseCPU // one program-side handle per CPU
 
-	count atomic.Int64 // live elements, for Len
-
 	// Element storage: element i is elems[i]; a bucket links index+1 so that 0 is nil.
 	elems []lruPcpuK4V4SparseElem // all maxEntries elements
 	lru   *htab.LRU               // hands out free elements, evicting when none is left (bpf_lru)
@@ -91,6 +89,11 @@ type LruPcpuK4V4Sparse struct {
 
 	// Per-CPU values: CPU c's value of element i is slots[c][i].
 	slots [][]lruPcpuK4V4SparseSlot // one array per CPU, each padded by a cache line
+
+	// Written by inserts and deletes; the padding keeps them off the cache
+	// line of the fields above, which every lookup reads.
+	_     [64]byte
+	count atomic.Int64 // live elements, for Len
 }
 
 // The element must be 8 bytes, as planned; if this fails to compile, regenerate the map.

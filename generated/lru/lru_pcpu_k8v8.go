@@ -81,14 +81,17 @@ type LruPcpuK8V8 struct {
 	cpus       int              // number of CPU slots (Options.CPUs)
 	handles    []LruPcpuK8V8CPU // one program-side handle per CPU
 
-	count atomic.Int64 // live elements, for Len
-
 	// Element storage: element i is elems[i]; a bucket links index+1 so that 0 is nil.
 	elems []lruPcpuK8V8Elem // all maxEntries elements
 	lru   *htab.LRU         // hands out free elements, evicting when none is left (bpf_lru)
 
 	// Per-CPU values: CPU c's value of element i is slots[c][i].
 	slots [][]lruPcpuK8V8Slot // one array per CPU, each padded by a cache line
+
+	// Written by inserts and deletes; the padding keeps them off the cache
+	// line of the fields above, which every lookup reads.
+	_     [64]byte
+	count atomic.Int64 // live elements, for Len
 }
 
 // The element must be 12 bytes, as planned; if this fails to compile, regenerate the map.

@@ -89,21 +89,24 @@ type PcpuK4V4 struct {
 	cpus       int           // number of CPU slots (Options.CPUs)
 	handles    []PcpuK4V4CPU // one program-side handle per CPU
 
-	count atomic.Int64 // live elements, for Len
-
 	// Element storage. Element i is elems[i] when preallocated, else
 	// chunks[i>>shift][i&mask]; a bucket links index+1 so that 0 is nil.
-	elems    []pcpuK4V4Elem                  // all maxEntries elements; nil with NoPrealloc
-	chunks   []atomic.Pointer[pcpuK4V4Chunk] // NoPrealloc: allocated on first use
-	chunkMu  sync.Mutex                      // serialises chunk allocation
-	fresh    atomic.Uint32                   // elements fresh..maxEntries-1 were never used
-	freeHead atomic.Uint64                   // freed elements: a Treiber stack, ABA tag<<32 | index+1, linked through next
+	elems   []pcpuK4V4Elem                  // all maxEntries elements; nil with NoPrealloc
+	chunks  []atomic.Pointer[pcpuK4V4Chunk] // NoPrealloc: allocated on first use
+	chunkMu sync.Mutex                      // serialises chunk allocation
 
 	// Per-CPU values: CPU c's value of element i is slots[c][i], or with
 	// NoPrealloc slotChunks[c][i>>shift][i&mask], allocated with the element chunk.
 	slots      [][]pcpuK4V4Slot // one array per CPU, each padded by a cache line
 	slotChunks [][]atomic.Pointer[pcpuK4V4SlotChunk]
 	slotLocks  [][]htab.Bucket // per CPU: the locks of that CPU's slots (see slotLock), each array padded by a cache line
+
+	// Written by inserts and deletes; the padding keeps them off the cache
+	// line of the fields above, which every lookup reads.
+	_        [64]byte
+	count    atomic.Int64  // live elements, for Len
+	fresh    atomic.Uint32 // elements fresh..maxEntries-1 were never used
+	freeHead atomic.Uint64 // freed elements: a Treiber stack, ABA tag<<32 | index+1, linked through next
 }
 
 // The element must be 8 bytes, as planned; if this fails to compile, regenerate the map.

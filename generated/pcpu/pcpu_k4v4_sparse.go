@@ -89,15 +89,11 @@ type PcpuK4V4Sparse struct {
 	cpus       int                 // number of CPU slots (Options.CPUs)
 	handles    []PcpuK4V4SparseCPU // one program-side handle per CPU
 
-	count atomic.Int64 // live elements, for Len
-
 	// Element storage. Element i is elems[i] when preallocated, else
 	// chunks[i>>shift][i&mask]; a bucket links index+1 so that 0 is nil.
-	elems    []pcpuK4V4SparseElem                  // all maxEntries elements; nil with NoPrealloc
-	chunks   []atomic.Pointer[pcpuK4V4SparseChunk] // NoPrealloc: allocated on first use
-	chunkMu  sync.Mutex                            // serialises chunk allocation
-	fresh    atomic.Uint32                         // elements fresh..maxEntries-1 were never used
-	freeHead atomic.Uint64                         // freed elements: a Treiber stack, ABA tag<<32 | index+1, linked through next
+	elems   []pcpuK4V4SparseElem                  // all maxEntries elements; nil with NoPrealloc
+	chunks  []atomic.Pointer[pcpuK4V4SparseChunk] // NoPrealloc: allocated on first use
+	chunkMu sync.Mutex                            // serialises chunk allocation
 
 	occ htab.Occupancy // -batch-lock sparse: one bit per bucket, set while it is non-empty
 
@@ -106,6 +102,13 @@ type PcpuK4V4Sparse struct {
 	slots      [][]pcpuK4V4SparseSlot // one array per CPU, each padded by a cache line
 	slotChunks [][]atomic.Pointer[pcpuK4V4SparseSlotChunk]
 	slotLocks  [][]htab.Bucket // per CPU: the locks of that CPU's slots (see slotLock), each array padded by a cache line
+
+	// Written by inserts and deletes; the padding keeps them off the cache
+	// line of the fields above, which every lookup reads.
+	_        [64]byte
+	count    atomic.Int64  // live elements, for Len
+	fresh    atomic.Uint32 // elements fresh..maxEntries-1 were never used
+	freeHead atomic.Uint64 // freed elements: a Treiber stack, ABA tag<<32 | index+1, linked through next
 }
 
 // The element must be 8 bytes, as planned; if this fails to compile, regenerate the map.

@@ -80,15 +80,18 @@ type K64Jhash struct {
 	cpus       int           // number of CPU slots (Options.CPUs)
 	handles    []K64JhashCPU // one program-side handle per CPU
 
-	count atomic.Int64 // live elements, for Len
-
 	// Element storage. Element i is elems[i] when preallocated, else
 	// chunks[i>>shift][i&mask]; a bucket links index+1 so that 0 is nil.
-	elems    []k64JhashElem                  // all maxEntries elements; nil with NoPrealloc
-	chunks   []atomic.Pointer[k64JhashChunk] // NoPrealloc: allocated on first use
-	chunkMu  sync.Mutex                      // serialises chunk allocation
-	fresh    atomic.Uint32                   // elements fresh..maxEntries-1 were never used
-	freeHead atomic.Uint64                   // freed elements: a Treiber stack, ABA tag<<32 | index+1, linked through next
+	elems   []k64JhashElem                  // all maxEntries elements; nil with NoPrealloc
+	chunks  []atomic.Pointer[k64JhashChunk] // NoPrealloc: allocated on first use
+	chunkMu sync.Mutex                      // serialises chunk allocation
+
+	// Written by inserts and deletes; the padding keeps them off the cache
+	// line of the fields above, which every lookup reads.
+	_        [64]byte
+	count    atomic.Int64  // live elements, for Len
+	fresh    atomic.Uint32 // elements fresh..maxEntries-1 were never used
+	freeHead atomic.Uint64 // freed elements: a Treiber stack, ABA tag<<32 | index+1, linked through next
 }
 
 // The element must be 80 bytes, as planned; if this fails to compile, regenerate the map.

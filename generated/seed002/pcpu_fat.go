@@ -92,21 +92,24 @@ type PcpuFat struct {
 	cpus       int          // number of CPU slots (Options.CPUs)
 	handles    []PcpuFatCPU // one program-side handle per CPU
 
-	count atomic.Int64 // live elements, for Len
-
 	// Element storage. Element i is elems[i] when preallocated, else
 	// chunks[i>>shift][i&mask]; a bucket links index+1 so that 0 is nil.
-	elems    []pcpuFatElem                  // all maxEntries elements; nil with NoPrealloc
-	chunks   []atomic.Pointer[pcpuFatChunk] // NoPrealloc: allocated on first use
-	chunkMu  sync.Mutex                     // serialises chunk allocation
-	fresh    atomic.Uint32                  // elements fresh..maxEntries-1 were never used
-	freeHead atomic.Uint64                  // freed elements: a Treiber stack, ABA tag<<32 | index+1, linked through next
+	elems   []pcpuFatElem                  // all maxEntries elements; nil with NoPrealloc
+	chunks  []atomic.Pointer[pcpuFatChunk] // NoPrealloc: allocated on first use
+	chunkMu sync.Mutex                     // serialises chunk allocation
 
 	// Per-CPU values: CPU c's value of element i is slots[c][i], or with
 	// NoPrealloc slotChunks[c][i>>shift][i&mask], allocated with the element chunk.
 	slots      [][]pcpuFatSlot // one array per CPU, each padded by a cache line
 	slotChunks [][]atomic.Pointer[pcpuFatSlotChunk]
 	slotLocks  [][]htab.Bucket // per CPU: the locks of that CPU's slots (see slotLock), each array padded by a cache line
+
+	// Written by inserts and deletes; the padding keeps them off the cache
+	// line of the fields above, which every lookup reads.
+	_        [64]byte
+	count    atomic.Int64  // live elements, for Len
+	fresh    atomic.Uint32 // elements fresh..maxEntries-1 were never used
+	freeHead atomic.Uint64 // freed elements: a Treiber stack, ABA tag<<32 | index+1, linked through next
 }
 
 // The element must be 32 bytes, as planned; if this fails to compile, regenerate the map.
