@@ -69,6 +69,12 @@ func goldenCases() []goldenCase {
 	add("hash_k8v8_batch_always", s, args)
 	s, args = hash(8, 8, func(s *spec.Spec) { s.BatchLock = spec.BatchLockSparse }, "-batch-lock", "sparse")
 	add("hash_k8v8_batch_sparse", s, args)
+	// The experimental home layout: no cached hash (key 8), and a cached hash
+	// with the occupancy bitmap (key 16, -batch-lock sparse).
+	s, args = hash(8, 8, func(s *spec.Spec) { s.Layout = spec.LayoutHome }, "-layout", "home")
+	add("hash_k8v8_home", s, args)
+	s, args = hash(16, 8, func(s *spec.Spec) { s.Layout, s.BatchLock = spec.LayoutHome, spec.BatchLockSparse }, "-layout", "home", "-batch-lock", "sparse")
+	add("hash_k16v8_home_sparse", s, args)
 	// The other types, lean and all-fields; a cached hash (key 16) for LRU's
 	// evict, and a value tail (13 bytes) for the per-CPU slots.
 	for _, typ := range []spec.MapType{spec.PerCPU, spec.LRU, spec.LRUPerCPU} {

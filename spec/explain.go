@@ -18,10 +18,15 @@ func (l *Layout) Explain() string {
 	lines := (l.ElemSize + 63) / 64
 	fmt.Fprintf(&b, "\n\t/* size: %d, cachelines: %d, members: %d */\n", l.ElemSize, lines, len(l.Elem))
 	fmt.Fprintf(&b, "};\n\n")
-	fmt.Fprintf(&b, "struct htab.Bucket {\n")
-	fmt.Fprintf(&b, "\t%-12s %-6s /* %5d %5d */  %s\n", "uint32", "seq;", 0, 4, "sequence lock: odd while a writer holds the bucket")
-	fmt.Fprintf(&b, "\t%-12s %-6s /* %5d %5d */  %s\n", "uint32", "head;", 4, 4, "index+1 of the newest element; 0: empty")
-	fmt.Fprintf(&b, "\n\t/* size: %d */\n};\n\n", l.BucketSize)
+	if l.Home {
+		fmt.Fprintf(&b, "home layout (experimental): slot i is bucket i and one element; roundup_pow_of_two(MaxEntries) slots, all made at creation\n")
+		fmt.Fprintf(&b, "free bitmap: 1 bit per slot\n")
+	} else {
+		fmt.Fprintf(&b, "struct htab.Bucket {\n")
+		fmt.Fprintf(&b, "\t%-12s %-6s /* %5d %5d */  %s\n", "uint32", "seq;", 0, 4, "sequence lock: odd while a writer holds the bucket")
+		fmt.Fprintf(&b, "\t%-12s %-6s /* %5d %5d */  %s\n", "uint32", "head;", 4, 4, "index+1 of the newest element; 0: empty")
+		fmt.Fprintf(&b, "\n\t/* size: %d */\n};\n\n", l.BucketSize)
+	}
 	if l.Occupancy {
 		fmt.Fprintf(&b, "occupancy bitmap (-batch-lock sparse): 1 bit per bucket, set while it is non-empty\n")
 	}
@@ -33,6 +38,9 @@ func (l *Layout) Explain() string {
 	}
 	fmt.Fprintf(&b, "bytes per element: %d\n", l.ElemSize+l.LRUNodeSize)
 	what := "elements + buckets"
+	if l.Home {
+		what = "slots + free bitmap"
+	}
 	if l.Occupancy {
 		what += " + occupancy bitmap"
 	}

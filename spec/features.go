@@ -41,6 +41,11 @@ var Features = []Feature{
 		IsSet: func(s Spec) bool { return s.BatchLock != BatchLockNonEmpty }, Value: func(s Spec) any { return s.BatchLock },
 	},
 	{
+		Name: "layout", Usage: "classic: buckets and elements apart, as the kernel; home (experimental): each bucket's newest element in the bucket, one cache miss per lookup", Default: string(LayoutClassic),
+		Types: []MapType{Hash},
+		IsSet: func(s Spec) bool { return s.Layout != "" && s.Layout != LayoutClassic }, Value: func(s Spec) any { return s.Layout },
+	},
+	{
 		Name: "bloom", Usage: "K > 0: a bloom filter with K hash functions in front of lookups", Default: "0",
 		Types: []MapType{Hash, PerCPU, LRU},
 		IsSet: func(s Spec) bool { return s.Bloom != 0 }, Value: func(s Spec) any { return s.Bloom },

@@ -78,6 +78,12 @@ type Layout struct {
 	// Occupancy: the map keeps the bitmap (BatchLock sparse). linkHead and
 	// unlink set and clear a bucket's bit when it becomes non-empty or empty.
 	Occupancy bool
+
+	// Home: -layout home (experimental, hash only; see templates/home.go).
+	// The elements are the buckets: Elem starts with the bucket's sequence
+	// lock, there are roundup_pow_of_two(MaxEntries) of them and no separate
+	// bucket array.
+	Home bool
 }
 
 // Field is one field of the element struct.
@@ -123,6 +129,7 @@ func Plan(s Spec) (*Layout, error) {
 	}
 	l.BatchLock = s.BatchLock
 	l.Occupancy = s.BatchLock == BatchLockSparse
+	l.Home = s.Layout == LayoutHome
 	l.Elem = planElem(s, l)
 	for _, f := range l.Elem {
 		l.ElemSize = f.Offset + f.Size
@@ -143,7 +150,12 @@ func planElem(s Spec, l *Layout) []Field {
 		}
 		fs = append(fs, Field{name, typ, off, size, doc})
 	}
-	add("next", "uint32", 4, "index+1 of the next older element in the bucket; 0 ends the chain")
+	if l.Home {
+		add("seq", "uint32", 4, "the sequence lock of the bucket whose home this slot is: odd while a writer holds it")
+		add("next", "uint32", 4, "bit 31: this slot holds its bucket's newest element; bits 0-30: index+1 of the next older element, 0 ends the chain")
+	} else {
+		add("next", "uint32", 4, "index+1 of the next older element in the bucket; 0 ends the chain")
+	}
 	if l.CachedHash {
 		add("hash", "uint32", 4, "the key's hash, compared before the key")
 	}
@@ -181,6 +193,10 @@ func checkImplemented(s Spec) error {
 // preallocated entries: elements, buckets, per-CPU values and LRU nodes.
 func (l *Layout) EntryBytes(maxEntries, cpus int) float64 {
 	nb := roundUpPow2(maxEntries)
+	if l.Home {
+		// The slots are the buckets; plus the free bitmap, one bit per slot.
+		return float64(nb*l.ElemSize+(nb+63)/64*8*(1+b2i(l.Occupancy))) / float64(maxEntries)
+	}
 	per := l.ElemSize + l.LRUNodeSize
 	if !l.ValuesInline {
 		per += 4 * l.ValueWords * cpus
@@ -208,6 +224,13 @@ func (l *Layout) HashDescription() string {
 		return fmt.Sprintf("static: jhash unrolled for %d bytes (%s%s)", l.Spec.Key, plural(l.Spec.Key/4, "word load"), tail)
 	}
 	return fmt.Sprintf("static: jhash over %d words in 12-byte blocks (key longer than %d bytes is not unrolled)", l.KeyWords, 4*UnrollWords)
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 func words(n int) int { return (n + 3) / 4 }

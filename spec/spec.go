@@ -64,6 +64,20 @@ const (
 	BatchLockSparse BatchLock = "sparse"
 )
 
+// StorageLayout is how a hash map stores its buckets and elements.
+type StorageLayout string
+
+const (
+	// LayoutClassic is the kernel's shape: a bucket array of seqlocks and
+	// chain heads, and a separate element array.
+	LayoutClassic StorageLayout = "classic"
+	// LayoutHome (experimental, -type hash only) stores each bucket's newest
+	// element in the bucket itself ("home slot"), so that a lookup of a
+	// bucket's head touches one cache line; older elements live in the home
+	// slots of empty buckets. Same order, capacity and errors as classic.
+	LayoutHome StorageLayout = "home"
+)
+
 // Limits mirroring the kernel's.
 const (
 	MaxKeySize       = 65535
@@ -88,6 +102,8 @@ type Spec struct {
 	BatchLock  BatchLock `json:"batch-lock"`
 	EbpfCompat bool      `json:"ebpf-compat"`
 	Tests      bool      `json:"tests"`
+	// Layout is the storage layout; "" means classic.
+	Layout StorageLayout `json:"layout"`
 }
 
 // Default returns a Spec with every option at its default and no type or sizes.
@@ -145,6 +161,11 @@ func (s Spec) Validate() error {
 	case BatchLockNonEmpty, BatchLockAlways, BatchLockSparse:
 	default:
 		return bad("batch-lock", s.BatchLock, "one of nonempty, always, sparse")
+	}
+	switch s.Layout {
+	case "", LayoutClassic, LayoutHome:
+	default:
+		return bad("layout", s.Layout, "one of classic, home")
 	}
 	if s.Hashes < 1 || s.Hashes > MaxBloomHashes {
 		return bad("hashes", s.Hashes, fmt.Sprintf("number of hash functions, 1..%d", MaxBloomHashes))

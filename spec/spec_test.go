@@ -631,3 +631,38 @@ func TestPlanTypes(t *testing.T) {
 		})
 	}
 }
+
+// -layout home (experimental): hash only, two values, and the slot starts
+// with the bucket's sequence lock; classic (or unset) plans as before.
+func TestLayoutHome(t *testing.T) {
+	s := hashSpec(8, 8)
+	s.Layout = LayoutHome
+	l, err := Plan(s)
+	require.NoError(t, err)
+	assert.True(t, l.Home)
+	require.Len(t, l.Elem, 4)
+	assert.Equal(t, []string{"seq", "next", "key", "val"}, []string{l.Elem[0].Name, l.Elem[1].Name, l.Elem[2].Name, l.Elem[3].Name})
+	assert.Equal(t, 24, l.ElemSize)
+	assert.InDelta(t, 24+1/8.0, l.EntryBytes(65536, 1), 1e-9, "slots plus the free bitmap")
+
+	for _, classic := range []StorageLayout{"", LayoutClassic} {
+		s.Layout = classic
+		l, err := Plan(s)
+		require.NoError(t, err)
+		assert.False(t, l.Home)
+		assert.Equal(t, "next", l.Elem[0].Name)
+	}
+
+	s.Layout = "open"
+	var se *Error
+	require.ErrorAs(t, s.Validate(), &se)
+	assert.Equal(t, "layout", se.Option)
+	assert.Contains(t, se.Allowed, "classic, home")
+	for _, typ := range []MapType{PerCPU, LRU, LRUPerCPU} {
+		s := hashSpec(8, 8)
+		s.Type, s.Layout = typ, LayoutHome
+		require.ErrorAs(t, s.Validate(), &se, "%s", typ)
+		assert.Equal(t, "layout", se.Option)
+		assert.Equal(t, "applies only to -type hash", se.Allowed)
+	}
+}

@@ -246,7 +246,6 @@ func (g *generator) slotLocksAlloc() jen.Code {
 	)
 }
 
-
 // perCPUChunk is ensureChunk's allocation of chunk c's slots, before the
 // element chunk is published; nothing for the other types.
 func (g *generator) perCPUChunk() jen.Code {

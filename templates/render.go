@@ -60,6 +60,10 @@ func newGenerator(l *spec.Layout) *generator {
 func Render(l *spec.Layout, h Header) ([]byte, error) {
 	g := newGenerator(l)
 	f := newFile(l, h)
+	if l.Home {
+		g.renderHome(f) // -layout home: home.go
+		return render(f)
+	}
 	g.designComment(f)
 	g.types(f)
 	g.constructor(f)

@@ -1,0 +1,618 @@
+package home
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"iter"
+	"math/rand/v2"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/htabgen/htabgen/htab"
+	"github.com/htabgen/htabgen/internal/kernel"
+)
+
+// batchMap is what the batch tests need of a generated k4v4 hash map; the
+// three -batch-lock modes (HomeK4V4, HomeK4V4Always, HomeK4V4Sparse) all have it.
+type batchMap[K ~[4]byte, V ~[4]byte] interface {
+	Update(K, V, htab.UpdateFlags) error
+	Delete(K) error
+	Lookup(K) (V, bool)
+	NextKey(*K) (K, error)
+	Len() int
+	All() iter.Seq2[K, V]
+	LookupBatch(*htab.Cursor, []K, []V) (int, error)
+	LookupAndDeleteBatch(*htab.Cursor, []K, []V) (int, error)
+	UpdateBatch([]K, []V, htab.UpdateFlags) (int, error)
+	DeleteBatch([]K) (int, error)
+}
+
+// forEachBatchLock runs f once per -batch-lock mode.
+func forEachBatchLock(t *testing.T, f func(t *testing.T, mode string)) {
+	for _, mode := range []string{"nonempty", "always", "sparse"} {
+		t.Run("lock="+mode, func(t *testing.T) { f(t, mode) })
+	}
+}
+
+// batchTest runs body on the map type of mode.
+func batchTest(t *testing.T, mode string, body func(newMap func(htab.Options) (batchMap[[4]byte, [4]byte], error))) {
+	t.Helper()
+	switch mode {
+	case "nonempty":
+		body(adapt(NewHomeK4V4))
+	case "always":
+		body(adapt(NewHomeK4V4Always))
+	case "sparse":
+		body(adapt(NewHomeK4V4Sparse))
+	default:
+		t.Fatalf("no map for -batch-lock %s", mode)
+	}
+}
+
+// adapt turns a map with named [4]byte keys and values into one with plain
+// [4]byte keys and values, so that one generic test body serves every mode.
+func adapt[K ~[4]byte, V ~[4]byte, M batchMap[K, V]](newMap func(htab.Options) (M, error)) func(htab.Options) (batchMap[[4]byte, [4]byte], error) {
+	return func(o htab.Options) (batchMap[[4]byte, [4]byte], error) {
+		m, err := newMap(o)
+		if err != nil {
+			return nil, err
+		}
+		return plain[K, V, M]{m}, nil
+	}
+}
+
+type plain[K ~[4]byte, V ~[4]byte, M batchMap[K, V]] struct{ m M }
+
+func (p plain[K, V, M]) Update(k [4]byte, v [4]byte, f htab.UpdateFlags) error {
+	return p.m.Update(K(k), V(v), f)
+}
+func (p plain[K, V, M]) Delete(k [4]byte) error { return p.m.Delete(K(k)) }
+func (p plain[K, V, M]) Lookup(k [4]byte) ([4]byte, bool) {
+	v, ok := p.m.Lookup(K(k))
+	return [4]byte(v), ok
+}
+func (p plain[K, V, M]) NextKey(k *[4]byte) ([4]byte, error) {
+	var kp *K
+	if k != nil {
+		kk := K(*k)
+		kp = &kk
+	}
+	n, err := p.m.NextKey(kp)
+	return [4]byte(n), err
+}
+func (p plain[K, V, M]) Len() int { return p.m.Len() }
+func (p plain[K, V, M]) All() iter.Seq2[[4]byte, [4]byte] {
+	return func(yield func([4]byte, [4]byte) bool) {
+		for k, v := range p.m.All() {
+			if !yield([4]byte(k), [4]byte(v)) {
+				return
+			}
+		}
+	}
+}
+
+// The batch methods convert the buffers; converting a []K to a [][4]byte is
+// not allowed, so they copy (the tests are not about speed).
+func (p plain[K, V, M]) lookup(c *htab.Cursor, keys, vals [][4]byte, del bool) (int, error) {
+	ks, vs := make([]K, len(keys)), make([]V, len(vals))
+	var n int
+	var err error
+	if del {
+		n, err = p.m.LookupAndDeleteBatch(c, ks, vs)
+	} else {
+		n, err = p.m.LookupBatch(c, ks, vs)
+	}
+	for i := range n {
+		keys[i], vals[i] = [4]byte(ks[i]), [4]byte(vs[i])
+	}
+	return n, err
+}
+func (p plain[K, V, M]) LookupBatch(c *htab.Cursor, keys, vals [][4]byte) (int, error) {
+	return p.lookup(c, keys, vals, false)
+}
+func (p plain[K, V, M]) LookupAndDeleteBatch(c *htab.Cursor, keys, vals [][4]byte) (int, error) {
+	return p.lookup(c, keys, vals, true)
+}
+func (p plain[K, V, M]) UpdateBatch(keys, vals [][4]byte, f htab.UpdateFlags) (int, error) {
+	ks, vs := make([]K, len(keys)), make([]V, len(vals))
+	for i := range keys {
+		ks[i] = K(keys[i])
+	}
+	for i := range vals {
+		vs[i] = V(vals[i])
+	}
+	return p.m.UpdateBatch(ks, vs, f)
+}
+func (p plain[K, V, M]) DeleteBatch(keys [][4]byte) (int, error) {
+	ks := make([]K, len(keys))
+	for i := range keys {
+		ks[i] = K(keys[i])
+	}
+	return p.m.DeleteBatch(ks)
+}
+
+func u32k(i uint32) (b [4]byte) {
+	binary.LittleEndian.PutUint32(b[:], i)
+	return
+}
+
+// TestBatchOpsPort ports the kernel's htab_map_batch_ops.c
+// (tools/testing/selftests/bpf/map_tests): max_entries 10, keys i+1 and
+// values i+2, every chunk size 1..9 for lookup, delete and lookup-and-delete
+// batches. As there, a step whose first bucket does not fit (ErrNoSpace) is
+// skipped, and at least one step must succeed. As there, each call's buffer
+// is the count the previous call returned.
+func TestBatchOpsPort(t *testing.T) {
+	forEachBatchLock(t, func(t *testing.T, mode string) {
+		for _, zero := range []bool{false, true} {
+			t.Run(fmt.Sprintf("zeroseed=%v", zero), func(t *testing.T) {
+				batchTest(t, mode, func(newMap func(htab.Options) (batchMap[[4]byte, [4]byte], error)) {
+					batchOpsPort(t, newMap, zero)
+				})
+			})
+		}
+	})
+}
+
+func batchOpsPort(t *testing.T, newMap func(htab.Options) (batchMap[[4]byte, [4]byte], error), zeroSeed bool) {
+	const max = 10
+	m, err := newMap(htab.Options{MaxEntries: max, ZeroSeed: zeroSeed})
+	require.NoError(t, err)
+	inKeys, inVals := make([][4]byte, max), make([][4]byte, max)
+	for i := range max {
+		inKeys[i], inVals[i] = u32k(uint32(i+1)), u32k(uint32(i+2))
+	}
+	populate := func() {
+		n, err := m.UpdateBatch(inKeys, inVals, htab.UpdateAny)
+		require.NoError(t, err)
+		require.Equal(t, max, n)
+	}
+	// map_batch_verify: every key once, with its value.
+	verify := func(keys, vals [][4]byte) {
+		t.Helper()
+		visited := make([]int, max)
+		for i := range max {
+			k := binary.LittleEndian.Uint32(keys[i][:])
+			require.True(t, k >= 1 && k <= max, "key %d", k)
+			require.Equal(t, k+1, binary.LittleEndian.Uint32(vals[i][:]), "value of key %d", k)
+			visited[k-1]++
+		}
+		for i, n := range visited {
+			require.Equal(t, 1, n, "key %d returned %d times", i+1, n)
+		}
+	}
+	requireEmpty := func() {
+		t.Helper()
+		_, err := m.NextKey(nil)
+		require.ErrorIs(t, err, htab.ErrKeyNotExist, "map not empty")
+		require.Zero(t, m.Len())
+	}
+	keys, vals := make([][4]byte, 2*max), make([][4]byte, 2*max)
+
+	// test 1: lookup/delete an empty hash table: ENOENT.
+	n, err := m.LookupAndDeleteBatch(new(htab.Cursor), keys[:max], vals[:max])
+	require.ErrorIs(t, err, htab.ErrKeyNotExist)
+	require.Zero(t, n)
+
+	populate()
+	// test 2: count 0 succeeds and does nothing.
+	c := new(htab.Cursor)
+	n, err = m.LookupAndDeleteBatch(c, nil, nil)
+	require.NoError(t, err)
+	require.Zero(t, n)
+	require.Equal(t, htab.Cursor{}, *c, "a zero-length call does not touch the cursor")
+	require.Equal(t, max, m.Len())
+
+	// test 3: count max_entries returns everything (nil or ENOENT).
+	n, err = m.LookupAndDeleteBatch(new(htab.Cursor), keys[:max], vals[:max])
+	if err != nil {
+		require.ErrorIs(t, err, htab.ErrKeyNotExist)
+	}
+	require.Equal(t, max, n)
+	verify(keys, vals)
+	requireEmpty()
+
+	// walk runs one batch walk in calls of count elements, each next call
+	// with the count the previous one returned; false when a call said ErrNoSpace.
+	walk := func(step int, del bool) bool {
+		clear(keys)
+		clear(vals)
+		c := new(htab.Cursor)
+		total, count := 0, step
+		for calls := 0; ; calls++ {
+			require.Less(t, calls, 100, "the walk does not end")
+			var n int
+			var err error
+			if del {
+				n, err = m.LookupAndDeleteBatch(c, keys[total:total+count], vals[total:total+count])
+			} else {
+				n, err = m.LookupBatch(c, keys[total:total+count], vals[total:total+count])
+			}
+			if errors.Is(err, htab.ErrNoSpace) {
+				require.Zero(t, n)
+				return false
+			}
+			if err != nil {
+				require.ErrorIs(t, err, htab.ErrKeyNotExist)
+			}
+			require.LessOrEqual(t, n, count)
+			total += n
+			count = n
+			if err != nil {
+				require.True(t, c.Done())
+				break
+			}
+			require.Positive(t, n, "a successful call returns something")
+		}
+		require.Equal(t, max, total)
+		verify(keys, vals)
+		return true
+	}
+
+	// test 4: lookup / delete / lookup-and-delete in steps.
+	success := 0
+	for step := 1; step < max; step++ {
+		populate()
+		if !walk(step, false) {
+			// As in the kernel's test: a step this small cannot take the
+			// largest bucket. Empty the map for the next step.
+			n, err := m.DeleteBatch(inKeys)
+			require.NoError(t, err)
+			require.Equal(t, max, n)
+			continue
+		}
+		require.Equal(t, max, m.Len(), "LookupBatch deletes nothing")
+		total := 0
+		for total < max {
+			count := min(step, max-total)
+			n, err := m.DeleteBatch(keys[total : total+count])
+			if err != nil {
+				require.ErrorIs(t, err, htab.ErrKeyNotExist)
+			}
+			total += n
+			if err != nil {
+				break
+			}
+		}
+		require.Equal(t, max, total, "delete with steps")
+		requireEmpty()
+
+		populate()
+		if !walk(step, true) {
+			t.Fatalf("step %d: lookup-and-delete ErrNoSpace although lookup fitted", step)
+		}
+		requireEmpty()
+		success++
+	}
+	require.Positive(t, success, "no step succeeded")
+}
+
+// TestBatchEdges checks the calls at the edges of the contract on every mode:
+// a zero-length call, a cursor past the end, a done cursor, slice lengths,
+// update flags, and UpdateBatch / DeleteBatch stopping at the first error.
+func TestBatchEdges(t *testing.T) {
+	forEachBatchLock(t, func(t *testing.T, mode string) {
+		batchTest(t, mode, func(newMap func(htab.Options) (batchMap[[4]byte, [4]byte], error)) {
+			m, err := newMap(htab.Options{MaxEntries: 4, ZeroSeed: true})
+			require.NoError(t, err)
+			keys, vals := make([][4]byte, 8), make([][4]byte, 8)
+
+			n, err := m.LookupBatch(nil, keys, vals)
+			require.ErrorIs(t, err, htab.ErrKeyNotExist, "empty map")
+			require.Zero(t, n)
+
+			n, err = m.UpdateBatch([][4]byte{u32k(1), u32k(2), u32k(3), u32k(4), u32k(5), u32k(6)}, make([][4]byte, 6), htab.UpdateAny)
+			require.ErrorIs(t, err, htab.ErrFull)
+			require.Equal(t, 4, n, "ErrFull at the fifth key")
+			require.Equal(t, 4, m.Len())
+
+			for _, f := range []htab.UpdateFlags{htab.UpdateNoExist, htab.UpdateExist, 3, 4} {
+				n, err = m.UpdateBatch([][4]byte{u32k(9)}, make([][4]byte, 1), f)
+				require.ErrorIs(t, err, htab.ErrInvalid, "flags %d", f)
+				require.Zero(t, n)
+				n, err = m.UpdateBatch(nil, nil, f)
+				require.ErrorIs(t, err, htab.ErrInvalid, "flags %d, no keys", f)
+				require.Zero(t, n)
+			}
+			_, err = m.UpdateBatch(make([][4]byte, 2), make([][4]byte, 1), htab.UpdateAny)
+			require.ErrorIs(t, err, htab.ErrInvalid, "fewer values than keys")
+			_, err = m.LookupBatch(nil, make([][4]byte, 2), make([][4]byte, 3))
+			require.ErrorIs(t, err, htab.ErrInvalid, "more values than keys")
+
+			n, err = m.DeleteBatch([][4]byte{u32k(1), u32k(2), u32k(9), u32k(3)})
+			require.ErrorIs(t, err, htab.ErrKeyNotExist)
+			require.Equal(t, 2, n, "stops at the missing third key")
+			require.Equal(t, 2, m.Len())
+			n, err = m.DeleteBatch(nil)
+			require.NoError(t, err)
+			require.Zero(t, n)
+
+			c := new(htab.Cursor)
+			n, err = m.LookupBatch(c, nil, nil)
+			require.NoError(t, err)
+			require.Zero(t, n)
+			require.Equal(t, htab.Cursor{}, *c)
+
+			n, err = m.LookupBatch(c, keys, vals)
+			require.ErrorIs(t, err, htab.ErrKeyNotExist)
+			require.Equal(t, 2, n)
+			require.True(t, c.Done())
+			require.Equal(t, uint32(4), c.Bucket(), "the cursor is past the last bucket")
+			n, err = m.LookupBatch(c, keys, vals)
+			require.ErrorIs(t, err, htab.ErrKeyNotExist, "a done walk stays done")
+			require.Zero(t, n)
+
+			c.Advance(100, false)
+			n, err = m.LookupAndDeleteBatch(c, keys, vals)
+			require.ErrorIs(t, err, htab.ErrKeyNotExist, "cursor past the end")
+			require.Zero(t, n)
+			require.Equal(t, uint32(100), c.Bucket(), "left where it was, as the kernel leaves out_batch")
+			require.Equal(t, 2, m.Len())
+		})
+	})
+}
+
+// TestBatchKernelDifferential compares every batch call with the kernel's
+// BPF_MAP_TYPE_HASH (4-byte keys and values, ZeroSeed) after random fills:
+// walks with every buffer size 1..16 must return the same keys and values in
+// each call, in the same order, leave the cursor on the same bucket and end
+// with the same error; the same for lookup-and-delete walks, which must also
+// leave both maps with the same contents. UpdateBatch and DeleteBatch must
+// fail at the same element with the same error.
+func TestBatchKernelDifferential(t *testing.T) {
+	kernel.Require(t)
+	forEachBatchLock(t, func(t *testing.T, mode string) {
+		for _, max := range []int{1, 2, 7, 10, 33, 256, 1000} {
+			t.Run(fmt.Sprintf("max=%d", max), func(t *testing.T) {
+				batchTest(t, mode, func(newMap func(htab.Options) (batchMap[[4]byte, [4]byte], error)) {
+					batchDifferential(t, newMap, max)
+				})
+			})
+		}
+	})
+}
+
+func batchDifferential(t *testing.T, newMap func(htab.Options) (batchMap[[4]byte, [4]byte], error), max int) {
+	opts := htab.Options{MaxEntries: max, ZeroSeed: true, CPUs: 1}
+	km, err := kernel.New(htab.Hash, 4, 4, opts)
+	require.NoError(t, err)
+	defer km.Close()
+	m, err := newMap(opts)
+	require.NoError(t, err)
+	rng := rand.New(rand.NewPCG(uint64(max), 3))
+	keySpace := 3*max + 3
+	randKey := func() [4]byte { return u32k(uint32(rng.IntN(keySpace))) }
+
+	// fill makes both maps hold about want keys, by random updates and
+	// deletes (single and batched), comparing every result.
+	fill := func(want int) {
+		for step := 0; m.Len() < want || step < want; step++ {
+			switch rng.IntN(6) {
+			case 0, 1, 2:
+				k, v := randKey(), u32k(rng.Uint32())
+				requireSameErr(t, km.Update(k[:], v[:], 0), m.Update(k, v, htab.UpdateAny), "Update")
+			case 3:
+				if m.Len() > want {
+					k := randKey()
+					requireSameErr(t, km.Delete(k[:]), m.Delete(k), "Delete")
+				}
+			case 4: // a batch, which may hit ErrFull mid-way
+				ks, vs := make([][4]byte, 1+rng.IntN(8)), make([][4]byte, 0)
+				var kks, kvs [][]byte
+				for i := range ks {
+					ks[i] = randKey()
+					vs = append(vs, u32k(rng.Uint32()))
+					kks, kvs = append(kks, ks[i][:]), append(kvs, vs[i][:])
+				}
+				flags := uint64(0) // now and then invalid flags: EINVAL from the kernel
+				if rng.IntN(8) == 0 {
+					flags = uint64(1 + rng.IntN(4))
+				}
+				wn, werr := km.UpdateBatch(kks, kvs, flags)
+				gn, gerr := m.UpdateBatch(ks, vs, htab.UpdateFlags(flags))
+				requireSameErr(t, werr, gerr, "UpdateBatch(%x, flags %d)", ks, flags)
+				require.Equal(t, wn, gn, "UpdateBatch(%x): count", ks)
+			case 5: // a delete batch, which may stop at a missing key
+				if m.Len() > want {
+					ks := make([][4]byte, 1+rng.IntN(4))
+					var kks [][]byte
+					for i := range ks {
+						ks[i] = randKey()
+						kks = append(kks, ks[i][:])
+					}
+					wn, werr := km.DeleteBatch(kks)
+					gn, gerr := m.DeleteBatch(ks)
+					requireSameErr(t, werr, gerr, "DeleteBatch(%x)", ks)
+					require.Equal(t, wn, gn, "DeleteBatch(%x): count", ks)
+				}
+			}
+			if step > 20*max+100 {
+				break // the key space cannot reach want (a full map)
+			}
+		}
+	}
+
+	// walk runs one whole walk with buffers of size buf on both maps and
+	// compares every call.
+	walk := func(buf int, del bool) {
+		t.Helper()
+		var kc uint32
+		c := new(htab.Cursor)
+		keys, vals := make([][4]byte, buf), make([][4]byte, buf)
+		for call := 0; ; call++ {
+			require.Less(t, call, 4*max+10, "walk does not end")
+			var kb kernel.Batch
+			var werr, gerr error
+			var n int
+			cur := &kc
+			if call == 0 {
+				cur = nil
+			}
+			if del {
+				kb, werr = km.LookupAndDeleteBatch(cur, buf)
+				n, gerr = m.LookupAndDeleteBatch(c, keys, vals)
+			} else {
+				kb, werr = km.LookupBatch(cur, buf)
+				n, gerr = m.LookupBatch(c, keys, vals)
+			}
+			what := fmt.Sprintf("buf %d, del %v, call %d", buf, del, call)
+			requireSameErr(t, werr, gerr, "%s", what)
+			require.Equal(t, len(kb.Keys), n, "%s: count", what)
+			for i := range n {
+				require.Equal(t, kb.Keys[i], keys[i][:], "%s: key %d", what, i)
+				require.Equal(t, kb.Values[i], vals[i][:], "%s: value %d", what, i)
+			}
+			if errors.Is(werr, htab.ErrNoSpace) {
+				// Both stop on the bucket that did not fit; a bigger buffer
+				// takes it (the kernel's users retry so).
+				require.Equal(t, kb.Next, c.Bucket(), "%s: cursor", what)
+				kc = kb.Next
+				buf *= 2
+				keys, vals = make([][4]byte, buf), make([][4]byte, buf)
+				continue
+			}
+			require.Equal(t, kb.Next, c.Bucket(), "%s: cursor", what)
+			kc = kb.Next
+			if werr != nil {
+				require.True(t, c.Done())
+				return
+			}
+		}
+	}
+
+	for _, size := range []int{0, 1, max / 4, max / 2, max - 1, max} {
+		fill(size)
+		for buf := 1; buf <= 16; buf++ {
+			walk(buf, false)
+		}
+		requireSameContents(t, km, m)
+		walk(1+rng.IntN(16), true)
+		require.Zero(t, m.Len(), "lookup-and-delete walk leaves an empty map")
+		requireSameContents(t, km, m)
+		// A partial lookup-and-delete walk (one call) leaves the same rest.
+		fill(size)
+		buf := 1 + rng.IntN(16)
+		kb, werr := km.LookupAndDeleteBatch(nil, buf)
+		gk, gv := make([][4]byte, buf), make([][4]byte, buf)
+		n, gerr := m.LookupAndDeleteBatch(nil, gk, gv)
+		requireSameErr(t, werr, gerr, "one lookup-and-delete call")
+		require.Equal(t, len(kb.Keys), n)
+		requireSameContents(t, km, m)
+		// Empty both for the next size.
+		for k := range m.All() {
+			require.NoError(t, km.Delete(k[:]))
+			require.NoError(t, m.Delete(k))
+		}
+	}
+}
+
+// requireSameContents requires the same keys in the same NextKey order, with
+// the same values.
+func requireSameContents(t *testing.T, km *kernel.Map, m batchMap[[4]byte, [4]byte]) {
+	t.Helper()
+	var want, got [][]byte
+	for k, err := km.NextKey(nil); err == nil; k, err = km.NextKey(k) {
+		v, err := km.Lookup(k)
+		require.NoError(t, err)
+		want = append(want, append(k, v...))
+	}
+	for k, v := range m.All() {
+		got = append(got, append(k[:], v[:]...))
+	}
+	require.Equal(t, want, got)
+}
+
+// TestBatchLookupAndDeleteRace races lookup-and-delete walks (two drainers,
+// each with its own cursor and buffer sizes) with goroutines inserting
+// distinct keys, on every -batch-lock mode. Every key must end up either
+// returned by exactly one batch, with its value, or still in the map: the
+// batches lose nothing and return nothing twice. Run it with -race.
+func TestBatchLookupAndDeleteRace(t *testing.T) {
+	forEachBatchLock(t, func(t *testing.T, mode string) {
+		batchTest(t, mode, func(newMap func(htab.Options) (batchMap[[4]byte, [4]byte], error)) {
+			const writers, perWriter = 3, 3000
+			m, err := newMap(htab.Options{MaxEntries: writers * perWriter})
+			require.NoError(t, err)
+			var stop atomic.Bool
+			var wg sync.WaitGroup
+			returned := make([]map[[4]byte][4]byte, 2)
+			var dupes atomic.Int64
+			for d := range returned {
+				returned[d] = map[[4]byte][4]byte{}
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					rng := rand.New(rand.NewPCG(uint64(d), 9))
+					c := new(htab.Cursor)
+					for !stop.Load() {
+						buf := 1 + rng.IntN(12)
+						keys, vals := make([][4]byte, buf), make([][4]byte, buf)
+						n, err := m.LookupAndDeleteBatch(c, keys, vals)
+						for i := range n {
+							if _, dup := returned[d][keys[i]]; dup {
+								dupes.Add(1)
+							}
+							returned[d][keys[i]] = vals[i]
+						}
+						switch {
+						case errors.Is(err, htab.ErrKeyNotExist):
+							c = new(htab.Cursor) // start the next walk
+						case errors.Is(err, htab.ErrNoSpace), err == nil:
+						default:
+							t.Errorf("LookupAndDeleteBatch: %v", err)
+							return
+						}
+					}
+				}()
+			}
+			var writersWG sync.WaitGroup
+			for w := range writers {
+				writersWG.Add(1)
+				go func() {
+					defer writersWG.Done()
+					for i := range perWriter {
+						k := uint32(w<<20 | i)
+						if err := m.Update(u32k(k), u32k(^k), htab.UpdateNoExist); err != nil {
+							t.Errorf("Update(%#x): %v", k, err)
+							return
+						}
+					}
+				}()
+			}
+			writersWG.Wait()
+			stop.Store(true)
+			wg.Wait()
+
+			assert.Zero(t, dupes.Load(), "a drainer got a key twice")
+			all := map[[4]byte][4]byte{}
+			for _, r := range returned {
+				for k, v := range r {
+					_, dup := all[k]
+					assert.False(t, dup, "key %x returned by both drainers", k)
+					all[k] = v
+				}
+			}
+			remaining := 0
+			for k, v := range m.All() {
+				_, dup := all[k]
+				assert.False(t, dup, "key %x returned and still in the map", k)
+				all[k] = v
+				remaining++
+			}
+			assert.Equal(t, remaining, m.Len())
+			require.Len(t, all, writers*perWriter, "keys lost")
+			for w := range writers {
+				for i := range perWriter {
+					k := uint32(w<<20 | i)
+					require.Equal(t, u32k(^k), all[u32k(k)], "key %#x", k)
+				}
+			}
+			t.Logf("returned by batches: %d, left: %d", len(all)-remaining, remaining)
+		})
+	})
+}

@@ -1,0 +1,167 @@
+package home
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math/rand/v2"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/htabgen/htabgen/htab"
+	"github.com/htabgen/htabgen/internal/kernel"
+)
+
+func k16(i uint64) (k HomeK16V8Key) {
+	binary.LittleEndian.PutUint64(k[:], i)
+	binary.LittleEndian.PutUint64(k[8:], ^i*0x9e3779b97f4a7c15)
+	return
+}
+
+// TestKernelDifferentialK16 is TestKernelDifferential for the 16-byte key
+// (the slot caches the hash; eviction reads it back): random operations on
+// HomeK16V8 and the kernel's BPF_MAP_TYPE_HASH, every result compared, and
+// the whole iteration order compared every so often.
+func TestKernelDifferentialK16(t *testing.T) {
+	kernel.Require(t)
+	for _, max := range []int{1, 3, 16, 100, 1000, 4096} {
+		t.Run(fmt.Sprintf("max=%d", max), func(t *testing.T) {
+			opts := htab.Options{MaxEntries: max, ZeroSeed: true, CPUs: 1}
+			km, err := kernel.New(htab.Hash, 16, 8, opts)
+			require.NoError(t, err)
+			defer km.Close()
+			m, err := NewHomeK16V8(opts)
+			require.NoError(t, err)
+			rng := rand.New(rand.NewPCG(uint64(max), 16))
+			steps := min(20000, 40*max+200)
+			for step := range steps {
+				k := k16(uint64(rng.IntN(2*max + 2)))
+				var v HomeK16V8Value
+				binary.LittleEndian.PutUint64(v[:], uint64(step))
+				switch op := rng.IntN(10); {
+				case op < 5:
+					flags := uint64(rng.IntN(3))
+					requireSameErr(t, km.Update(k[:], v[:], flags), m.Update(k, v, htab.UpdateFlags(flags)), "step %d: Update(%x, %d)", step, k, flags)
+				case op < 7:
+					requireSameErr(t, km.Delete(k[:]), m.Delete(k), "step %d: Delete(%x)", step, k)
+				case op < 9:
+					got, ok := m.Lookup(k)
+					want, werr := km.Lookup(k[:])
+					require.Equal(t, werr == nil, ok, "step %d: Lookup(%x)", step, k)
+					if ok {
+						require.Equal(t, want, got[:], "step %d: Lookup(%x)", step, k)
+					}
+				default:
+					got, gerr := m.NextKey(&k)
+					want, werr := km.NextKey(k[:])
+					requireSameErr(t, werr, gerr, "step %d: NextKey(%x)", step, k)
+					if werr == nil {
+						require.Equal(t, want, got[:], "step %d: NextKey(%x)", step, k)
+					}
+				}
+				if step%(steps/4) == steps/4-1 {
+					var kernelKeys, ourKeys [][]byte
+					for k, err := km.NextKey(nil); err == nil; k, err = km.NextKey(k) {
+						kernelKeys = append(kernelKeys, k)
+					}
+					for k := range m.All() {
+						ourKeys = append(ourKeys, append([]byte(nil), k[:]...))
+					}
+					require.Equal(t, kernelKeys, ourKeys, "step %d: iteration order", step)
+					require.Equal(t, len(kernelKeys), m.Len())
+				}
+			}
+		})
+	}
+}
+
+// TestHomeConcurrentRace churns a small, full map (every insert into an empty
+// bucket relocates overflow elements; every insert into a full one fails)
+// while readers look up a set of stable keys that nobody touches: each must
+// be found, with its value, every time, although the elements around it are
+// moved, pushed and evicted; All must yield each exactly once. Run with -race.
+func TestHomeConcurrentRace(t *testing.T) {
+	for _, max := range []int{8, 64, 1000} {
+		t.Run(fmt.Sprintf("max=%d", max), func(t *testing.T) {
+			m, err := NewHomeK8V8(htab.Options{MaxEntries: max})
+			require.NoError(t, err)
+			stable := max / 4
+			key := func(i int) (k HomeK8V8Key) { binary.LittleEndian.PutUint64(k[:], uint64(i)); return }
+			val := func(i int) (v HomeK8V8Value) { binary.LittleEndian.PutUint64(v[:], uint64(i)*7+1); return }
+			for i := range stable {
+				require.NoError(t, m.Update(key(i), val(i), htab.UpdateNoExist))
+			}
+			iters := 20000
+			if testing.Short() {
+				iters = 3000
+			}
+			var stop atomic.Bool
+			var wg, writers sync.WaitGroup
+			for w := range 4 {
+				writers.Add(1)
+				go func() {
+					defer writers.Done()
+					rng := rand.New(rand.NewPCG(uint64(w), 1))
+					for range iters {
+						i := stable + rng.IntN(2*max)
+						switch rng.IntN(4) {
+						case 0, 1:
+							_ = m.Update(key(i), val(i), htab.UpdateAny)
+						case 2:
+							_ = m.Delete(key(i))
+						default:
+							if v, ok := m.Lookup(key(i)); ok && v != val(i) {
+								t.Errorf("churn key %d: value %x", i, v)
+							}
+						}
+					}
+				}()
+			}
+			for r := range 3 {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					rng := rand.New(rand.NewPCG(uint64(r), 2))
+					for n := 0; !stop.Load(); n++ {
+						if stable == 0 {
+							return
+						}
+						if n%500 == 499 {
+							seen := map[HomeK8V8Key]int{}
+							for k := range m.All() {
+								seen[k]++
+							}
+							for i := range stable {
+								if seen[key(i)] != 1 {
+									t.Errorf("All yielded stable key %d %d times", i, seen[key(i)])
+								}
+							}
+							continue
+						}
+						i := rng.IntN(stable)
+						if v, ok := m.Lookup(key(i)); !ok || v != val(i) {
+							t.Errorf("stable key %d: %x, %v", i, v, ok)
+							return
+						}
+					}
+				}()
+			}
+			writers.Wait()
+			stop.Store(true)
+			wg.Wait()
+			n := 0
+			seen := map[HomeK8V8Key]bool{}
+			for k, v := range m.All() {
+				require.False(t, seen[k], "key %x twice", k)
+				seen[k] = true
+				i := int(binary.LittleEndian.Uint64(k[:]))
+				require.Equal(t, val(i), v)
+				n++
+			}
+			require.Equal(t, n, m.Len())
+			require.LessOrEqual(t, n, max)
+		})
+	}
+}

@@ -1,0 +1,124 @@
+package home
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/htabgen/htabgen/htab"
+	"github.com/htabgen/htabgen/internal/kernel"
+)
+
+// TestKernelDifferential runs the same random operations on HomeK8V8 and on the
+// kernel's BPF_MAP_TYPE_HASH (both with a zero seed) and compares every result;
+// every so often it compares the whole NextKey order, which must be identical.
+func TestKernelDifferential(t *testing.T) {
+	kernel.Require(t)
+	for _, max := range []int{2, 3, 16, 100, 1000, 65536} {
+		for _, prealloc := range []bool{true, false} {
+			t.Run(fmt.Sprintf("max=%d/prealloc=%v", max, prealloc), func(t *testing.T) {
+				opts := htab.Options{MaxEntries: max, ZeroSeed: true, NoPrealloc: !prealloc, CPUs: 1}
+				km, err := kernel.New(htab.Hash, 8, 8, opts)
+				require.NoError(t, err)
+				defer km.Close()
+				m, err := NewHomeK8V8(opts)
+				require.NoError(t, err)
+
+				rng := rand.New(rand.NewPCG(uint64(max), 7))
+				keySpace := 2*max + 2
+				steps := min(20000, 40*max+200)
+				for step := range steps {
+					var k HomeK8V8Key
+					binary.LittleEndian.PutUint64(k[:], uint64(rng.IntN(keySpace)))
+					var v HomeK8V8Value
+					binary.LittleEndian.PutUint64(v[:], uint64(step))
+					switch op := rng.IntN(10); {
+					case op < 5: // updates, with a few invalid flags
+						flags := uint64(rng.IntN(3))
+						if rng.IntN(20) == 0 {
+							flags = []uint64{3, 4, ^uint64(0)}[rng.IntN(3)]
+						}
+						got := m.Update(k, v, htab.UpdateFlags(flags))
+						want := km.Update(k[:], v[:], flags)
+						requireSameErr(t, want, got, "step %d: Update(%x, flags %#x)", step, k, flags)
+					case op < 7:
+						requireSameErr(t, km.Delete(k[:]), m.Delete(k), "step %d: Delete(%x)", step, k)
+					case op < 8:
+						got, gerr := m.LookupAndDelete(k)
+						want, werr := km.LookupAndDelete(k[:])
+						requireSameErr(t, werr, gerr, "step %d: LookupAndDelete(%x)", step, k)
+						if werr == nil {
+							require.Equal(t, want, got[:], "step %d: LookupAndDelete(%x)", step, k)
+						}
+					case op < 9:
+						got, ok := m.Lookup(k)
+						want, werr := km.Lookup(k[:])
+						require.Equal(t, werr == nil, ok, "step %d: Lookup(%x): kernel %v", step, k, werr)
+						if ok {
+							require.Equal(t, want, got[:], "step %d: Lookup(%x)", step, k)
+						}
+					default:
+						var kp *HomeK8V8Key
+						if rng.IntN(2) == 0 {
+							kp = &k
+						}
+						got, gerr := m.NextKey(kp)
+						var kb []byte
+						if kp != nil {
+							kb = kp[:]
+						}
+						want, werr := km.NextKey(kb)
+						requireSameErr(t, werr, gerr, "step %d: NextKey(%x)", step, kb)
+						if werr == nil {
+							require.Equal(t, want, got[:], "step %d: NextKey(%x)", step, kb)
+						}
+					}
+					if step%(steps/4) == steps/4-1 {
+						requireSameOrder(t, km, m)
+					}
+				}
+				requireSameOrder(t, km, m)
+			})
+		}
+	}
+}
+
+// requireSameErr fails unless got is the same htab error as the kernel's want
+// (or both are nil).
+func requireSameErr(t *testing.T, want, got error, format string, args ...any) {
+	t.Helper()
+	for _, e := range []error{htab.ErrKeyNotExist, htab.ErrKeyExist, htab.ErrFull, htab.ErrInvalid, htab.ErrNoSpace} {
+		if errors.Is(want, e) {
+			require.ErrorIs(t, got, e, append([]any{format + ": kernel says %v"}, append(args, want)...)...)
+			return
+		}
+	}
+	require.NoError(t, want, "kernel error with no htab equivalent")
+	require.NoError(t, got, append([]any{format}, args...)...)
+}
+
+// requireSameOrder walks both maps with NextKey and requires the same keys in
+// the same order, and the same values.
+func requireSameOrder(t *testing.T, km *kernel.Map, m *HomeK8V8) {
+	t.Helper()
+	var kernelKeys, ourKeys [][]byte
+	for k, err := km.NextKey(nil); err == nil; k, err = km.NextKey(k) {
+		kernelKeys = append(kernelKeys, k)
+	}
+	for k := range m.All() {
+		ourKeys = append(ourKeys, k[:])
+	}
+	require.Equal(t, kernelKeys, ourKeys, "iteration order differs from the kernel's")
+	require.Equal(t, len(kernelKeys), m.Len())
+	for _, k := range kernelKeys {
+		want, err := km.Lookup(k)
+		require.NoError(t, err)
+		got, ok := m.Lookup(HomeK8V8Key(k))
+		require.True(t, ok)
+		require.Equal(t, want, got[:])
+	}
+}

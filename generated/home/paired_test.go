@@ -1,0 +1,139 @@
+package home
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// TestPaired measures the peers in short alternating rounds (every impl once
+// per round, in rotating order), so that the noise of a shared machine hits
+// all of them alike, and prints the median over rounds of each impl's
+// throughput ratio to builtin, xsync, rwmutex and the classic layout.
+// HOME_PAIRED=rounds enables it (e.g. 40).
+func TestPaired(t *testing.T) {
+	rounds := 0
+	fmt.Sscan(os.Getenv("HOME_PAIRED"), &rounds)
+	if rounds == 0 {
+		t.Skip("HOME_PAIRED=rounds not set")
+	}
+	names := []string{}
+	for _, p := range peers {
+		names = append(names, p.name)
+	}
+	report := func(title string, ns map[string][]float64) {
+		var sb strings.Builder
+		fmt.Fprintf(&sb, "%s (median of %d rounds; ratio = throughput / peer's throughput, same round)\n", title, rounds)
+		for _, n := range names {
+			if ns[n] == nil {
+				continue
+			}
+			fmt.Fprintf(&sb, "  %-8s %7.2f ns/op", n, median(ns[n]))
+			for _, base := range []string{"builtin", "xsync", "rwmutex", "classic"} {
+				if ns[base] == nil || base == n {
+					continue
+				}
+				r := make([]float64, rounds)
+				for i := range r {
+					r[i] = ns[base][i] / ns[n][i]
+				}
+				fmt.Fprintf(&sb, "  /%s %.2fx", base, median(r))
+			}
+			sb.WriteString("\n")
+		}
+		t.Log(sb.String())
+	}
+	const per = 1 << 17
+	for _, full := range []int{25, 50, 75, 100} {
+		keys := peerKeys(peerMaxEntries * full / 100)
+		maps := make([]peerMap, len(peers))
+		for i, p := range peers {
+			maps[i] = p.make()
+			fill(maps[i], keys)
+		}
+		if os.Getenv("HOME_SHUFFLE") != "" {
+			// Look up in an order unrelated to the insertion order: storage
+			// allocated in insertion order (xsync's entries, classic's elements)
+			// otherwise gets sequential, prefetchable accesses.
+			keys = slices.Clone(keys)
+			rand.New(rand.NewPCG(5, 6)).Shuffle(len(keys), func(i, j int) { keys[i], keys[j] = keys[j], keys[i] })
+		}
+		ns := map[string][]float64{}
+		rng := rand.New(rand.NewPCG(1, 2))
+		for r := range rounds {
+			off := rng.IntN(len(keys))
+			for j := range peers {
+				i := (j + r) % len(peers)
+				m := maps[i]
+				k := off
+				for range per / 2 { // warm the caches with this map, untimed
+					m.Lookup(keys[k])
+					if k++; k == len(keys) {
+						k = 0
+					}
+				}
+				start := time.Now()
+				for range per {
+					if _, ok := m.Lookup(keys[k]); !ok {
+						t.Fatal("miss")
+					}
+					if k++; k == len(keys) {
+						k = 0
+					}
+				}
+				ns[peers[i].name] = append(ns[peers[i].name], float64(time.Since(start).Nanoseconds())/per)
+			}
+		}
+		report(fmt.Sprintf("lookup, 1 goroutine, fullness %d%%", full), ns)
+	}
+	// Mixed: 2 goroutines, 90 % lookups, 10 % updates of present keys, 75 % full.
+	keys := peerKeys(peerMaxEntries * 3 / 4)
+	ns := map[string][]float64{}
+	maps := make([]peerMap, len(peers))
+	for i, p := range peers {
+		if p.concurrent {
+			maps[i] = p.make()
+			fill(maps[i], keys)
+		}
+	}
+	for r := range rounds {
+		for j := range peers {
+			i := (j + r) % len(peers)
+			m := maps[i]
+			if m == nil {
+				continue
+			}
+			var wg sync.WaitGroup
+			start := time.Now()
+			for w := range 2 {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					rng := rand.New(rand.NewPCG(uint64(r*2+w), 1))
+					for range per / 2 {
+						k := keys[rng.IntN(len(keys))]
+						if rng.IntN(10) == 0 {
+							m.Store(k, k)
+						} else if _, ok := m.Lookup(k); !ok {
+							panic("miss")
+						}
+					}
+				}()
+			}
+			wg.Wait()
+			ns[peers[i].name] = append(ns[peers[i].name], float64(time.Since(start).Nanoseconds())/per)
+		}
+	}
+	report("mixed, 2 goroutines, 10 % updates, 75 % full", ns)
+}
+
+func median(x []float64) float64 {
+	y := slices.Clone(x)
+	slices.Sort(y)
+	return y[len(y)/2]
+}

@@ -1,0 +1,202 @@
+package home
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math/rand/v2"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/puzpuzpuz/xsync/v4"
+
+	"github.com/htabgen/htabgen/htab"
+)
+
+// The peers of the home layout: the same map in the classic layout, and what a
+// Go user would pick instead of a generated k8v8 map (a copy of
+// generated/hash/peers_bench_test.go with impl=home and impl=classic). Each
+// is driven through the same small interface so that every benchmark runs the
+// same loop; the interface call costs each of them the same.
+type peerMap interface {
+	Lookup(k [8]byte) ([8]byte, bool)
+	Store(k [8]byte, v [8]byte)
+}
+
+type homePeer struct{ m *HomeK8V8 }
+
+func (p homePeer) Lookup(k [8]byte) ([8]byte, bool) { return p.m.Lookup(k) }
+func (p homePeer) Store(k, v [8]byte)               { _ = p.m.Update(k, v, htab.UpdateAny) }
+
+type classicPeer struct{ m *ClassicK8V8 }
+
+func (p classicPeer) Lookup(k [8]byte) ([8]byte, bool) { return p.m.Lookup(k) }
+func (p classicPeer) Store(k, v [8]byte)               { _ = p.m.Update(k, v, htab.UpdateAny) }
+
+type builtinPeer map[[8]byte][8]byte
+
+func (p builtinPeer) Lookup(k [8]byte) ([8]byte, bool) { v, ok := p[k]; return v, ok }
+func (p builtinPeer) Store(k, v [8]byte)               { p[k] = v }
+
+type xsyncPeer struct{ m *xsync.Map[[8]byte, [8]byte] }
+
+func (p xsyncPeer) Lookup(k [8]byte) ([8]byte, bool) { return p.m.Load(k) }
+func (p xsyncPeer) Store(k, v [8]byte)               { p.m.Store(k, v) }
+
+type rwMutexPeer struct {
+	mu sync.RWMutex
+	m  map[[8]byte][8]byte
+}
+
+func (p *rwMutexPeer) Lookup(k [8]byte) ([8]byte, bool) {
+	p.mu.RLock()
+	v, ok := p.m[k]
+	p.mu.RUnlock()
+	return v, ok
+}
+
+func (p *rwMutexPeer) Store(k, v [8]byte) {
+	p.mu.Lock()
+	p.m[k] = v
+	p.mu.Unlock()
+}
+
+const peerMaxEntries = 65536
+
+var peers = []struct {
+	name       string
+	concurrent bool // safe for concurrent writers
+	make       func() peerMap
+}{
+	{"home", true, func() peerMap {
+		m, err := NewHomeK8V8(htab.Options{MaxEntries: peerMaxEntries, ZeroSeed: true})
+		if err != nil {
+			panic(err)
+		}
+		return homePeer{m}
+	}},
+	{"classic", true, func() peerMap {
+		m, err := NewClassicK8V8(htab.Options{MaxEntries: peerMaxEntries, ZeroSeed: true})
+		if err != nil {
+			panic(err)
+		}
+		return classicPeer{m}
+	}},
+	{"builtin", false, func() peerMap { return builtinPeer(make(map[[8]byte][8]byte, peerMaxEntries)) }},
+	{"xsync", true, func() peerMap {
+		return xsyncPeer{xsync.NewMap[[8]byte, [8]byte](xsync.WithPresize(peerMaxEntries))}
+	}},
+	{"rwmutex", true, func() peerMap { return &rwMutexPeer{m: make(map[[8]byte][8]byte, peerMaxEntries)} }},
+}
+
+// peerKeys are n distinct random keys in random order.
+func peerKeys(n int) [][8]byte {
+	rng := rand.New(rand.NewPCG(42, 43))
+	seen := make(map[uint64]bool, n)
+	keys := make([][8]byte, 0, n)
+	for len(keys) < n {
+		x := rng.Uint64()
+		if seen[x] {
+			continue
+		}
+		seen[x] = true
+		var k [8]byte
+		binary.LittleEndian.PutUint64(k[:], x)
+		keys = append(keys, k)
+	}
+	return keys
+}
+
+func fill(m peerMap, keys [][8]byte) {
+	for i, k := range keys {
+		var v [8]byte
+		binary.LittleEndian.PutUint64(v[:], uint64(i))
+		m.Store(k, v)
+	}
+}
+
+// BenchmarkHomePeersLookup: one goroutine, hits in random order, a map of 65536
+// max entries filled to 25..100 %. Reports lookups/s.
+func BenchmarkHomePeersLookup(b *testing.B) {
+	for _, full := range []int{25, 50, 75, 100} {
+		keys := peerKeys(peerMaxEntries * full / 100)
+		for _, p := range peers {
+			b.Run(fmt.Sprintf("fullness=%d/impl=%s", full, p.name), func(b *testing.B) {
+				m := p.make()
+				fill(m, keys)
+				i := 0
+				for b.Loop() {
+					if _, ok := m.Lookup(keys[i]); !ok {
+						b.Fatal("miss")
+					}
+					if i++; i == len(keys) {
+						i = 0
+					}
+				}
+				b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "lookups/s")
+			})
+		}
+	}
+}
+
+// BenchmarkHomePeersMixed: two goroutines on a 75 % full map, 90 % lookups and
+// 10 % updates of present keys. Reports operations/s.
+func BenchmarkHomePeersMixed(b *testing.B) {
+	keys := peerKeys(peerMaxEntries * 3 / 4)
+	for _, p := range peers {
+		if !p.concurrent {
+			continue
+		}
+		b.Run("impl="+p.name, func(b *testing.B) {
+			m := p.make()
+			fill(m, keys)
+			var worker atomic.Uint64
+			b.SetParallelism(2 / runtime.GOMAXPROCS(0)) // two goroutines whatever GOMAXPROCS is
+			b.RunParallel(func(pb *testing.PB) {
+				rng := rand.New(rand.NewPCG(worker.Add(1), 1))
+				for pb.Next() {
+					k := keys[rng.IntN(len(keys))]
+					if rng.IntN(10) == 0 {
+						m.Store(k, k)
+					} else if _, ok := m.Lookup(k); !ok {
+						panic("miss")
+					}
+				}
+			})
+			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "ops/s")
+		})
+	}
+}
+
+// BenchmarkHomePeersMemory: bytes per entry of a full map of 65536 k8v8 entries,
+// everything included (for home: the slots and the free bitmap; for classic: elements, buckets, locks). Measured as the
+// live heap a full map adds, after garbage collection.
+func BenchmarkHomePeersMemory(b *testing.B) {
+	keys := peerKeys(peerMaxEntries)
+	for _, p := range peers {
+		if p.name == "rwmutex" { // the builtin map plus one lock
+			continue
+		}
+		b.Run("impl="+p.name, func(b *testing.B) {
+			var perEntry float64
+			for b.Loop() {
+				before := liveHeap()
+				m := p.make()
+				fill(m, keys)
+				after := liveHeap()
+				runtime.KeepAlive(m)
+				perEntry = float64(after-before) / float64(len(keys))
+			}
+			b.ReportMetric(perEntry, "bytes/entry")
+		})
+	}
+}
+
+func liveHeap() uint64 {
+	runtime.GC()
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	return ms.HeapAlloc
+}

@@ -1,0 +1,1077 @@
+package templates
+
+// -layout home (experimental, -type hash only): the hash map whose buckets are
+// also its elements. renderHome is the one hook (Render calls it instead of
+// the classic storage, allocation, lookup, update, iteration and batch
+// emitters); the hash function, the key/value word helpers and the CPU
+// handles are the classic emitters, shared.
+//
+// The design is the prototype bench/proto/home.go, generalised to every key
+// and value size (words of the element, cached hash for keys over 8 bytes),
+// every -hash and every -batch-lock:
+//
+//	slot i | seq uint32 | next uint32 | [hash uint32] | key [KW]uint32 | val [VW]uint32 |
+//	next: bit 31 (home) = slot i holds bucket i's newest element;
+//	      bits 0-30 = index+1 of the next older element of that chain (0 ends it).
+//
+// Invariant: bucket b is non-empty iff slot b has the home bit. Older elements
+// of b's chain sit in slots whose own bucket is empty ("overflow" slots).
+//
+// The emitters below write their code as Go text with $-placeholders (the
+// text is the shape of the code, so each shows its target directly); homeCode
+// turns that text into jennifer code, qualifying the standard packages and
+// htab so that jennifer writes the imports.
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/dave/jennifer/jen"
+
+	"github.com/htabgen/htabgen/spec"
+)
+
+// renderHome emits the whole map of a -layout home spec.
+func (g *generator) renderHome(f *jen.File) {
+	g.homeDesign(f)
+	g.homeTypes(f)
+	g.hashFunc(f)
+	g.words(f)
+	g.homeSlots(f)
+	g.homeAlloc(f)
+	g.homeLookup(f)
+	g.homeUpdate(f)
+	g.homeIteration(f)
+	g.homeBatch(f)
+	g.cpuHandles(f)
+}
+
+// homeQual matches a qualified identifier of a package the home code uses.
+var homeQual = regexp.MustCompile(`(^|[^\w.])(atomic|binary|bits|runtime|iter|fmt|htab|unsafe)\.([A-Za-z_]\w*)`)
+
+var homePkgs = map[string]string{
+	"atomic": atomicPkg, "binary": binaryPkg, "bits": bitsPkg, "runtime": "runtime",
+	"iter": "iter", "fmt": "fmt", "htab": htabPkg, "unsafe": "unsafe",
+}
+
+// homeCode is the Go text src, with its placeholders filled in, as jennifer
+// code: the qualified identifiers outside comments become jen.Qual (so that
+// their imports are written), the rest is kept as it is. gofmt (which
+// jennifer runs) normalises the spacing.
+func (g *generator) homeCode(src string) jen.Code {
+	src = strings.NewReplacer(
+		"$Map", g.mapT, "$Key", g.keyT, "$Value", g.valT, "$Elem", g.elemT,
+		"$KW", g.keyWordsT, "$CPU", g.cpuT, "$p", g.l.Prefix,
+	).Replace(src)
+	st := jen.Statement{}
+	var text strings.Builder
+	flush := func() {
+		if text.Len() > 0 {
+			st = append(st, jen.Id(text.String()))
+			text.Reset()
+		}
+	}
+	for _, line := range strings.SplitAfter(src, "\n") {
+		code, comment := line, ""
+		if i := strings.Index(line, "//"); i >= 0 {
+			code, comment = line[:i], line[i:]
+		}
+		last := 0
+		for _, mt := range homeQual.FindAllStringSubmatchIndex(code, -1) {
+			text.WriteString(code[last:mt[3]])
+			flush()
+			st = append(st, jen.Qual(homePkgs[code[mt[4]:mt[5]]], code[mt[6]:mt[7]]))
+			last = mt[1]
+		}
+		text.WriteString(code[last:])
+		text.WriteString(comment)
+	}
+	flush()
+	return &st
+}
+
+// homeDesign emits the design comment of a home map:
+//
+//	// Design of <Map>: ... (layout, invariant, concurrency, capacity)
+func (g *generator) homeDesign(f *jen.File) {
+	l := g.l
+	var elemRow, offRow strings.Builder
+	for _, fl := range l.Elem {
+		cell := fmt.Sprintf("%s %s", fl.Name, fl.GoType)
+		fmt.Fprintf(&elemRow, "| %-*s", len(cell)+1, cell)
+		fmt.Fprintf(&offRow, "%-*d", len(cell)+3, fl.Offset)
+	}
+	lines := []string{
+		fmt.Sprintf("Design of %s: the kernel's BPF_MAP_TYPE_HASH for %d-byte keys and %d-byte values,", g.mapT, l.Spec.Key, l.Spec.Val),
+		"in the home layout (-layout home, experimental).",
+		"",
+		"Terms",
+		"  slot     one entry of the single array of roundup_pow_of_two(MaxEntries)",
+		"           slots. Slot b is at once bucket b (its sequence lock) and the",
+		"           storage of one element. All slots are made at creation, also",
+		"           with NoPrealloc: in this layout the slots are the bucket table.",
+		"  bucket   a chain of elements, newest first; a key's bucket is hash & mask.",
+		"           Bucket b is non-empty iff slot b holds b's newest element (the",
+		"           home bit of its next word). Older elements of the chain live in",
+		"           slots whose own bucket is empty (overflow slots).",
+		"  index+1  how elements link; 0 is nil. Nothing holds a pointer.",
+		"",
+		"Layout, in bytes",
+		"  slot " + elemRow.String() + "|",
+		"       " + offRow.String() + fmt.Sprint(l.ElemSize),
+		"  next: bit 31 = home (this slot is its bucket's head), bits 0-30 = index+1",
+		"  of the next older element.",
+		"",
+		"  slots[hash & mask] (newest) --> overflow slot --> overflow slot --> 0",
+		"",
+		"Hash: " + l.HashDescription() + ".",
+		"",
+		"Concurrency",
+		"  Readers take no lock: they load slot b's sequence, read the head in slot b",
+		"  (and the chain), and keep what they read only if the sequence is unchanged",
+		"  and even. A lookup of a bucket's newest key touches one slot.",
+		"  Writers lock slot b's sequence. A new key in a non-empty bucket moves the",
+		"  old head to a free slot near b; in an empty bucket it takes slot b, first",
+		"  moving the overflow element there (if any) under its own bucket's lock (a",
+		"  higher bucket is waited for, a lower one only tried). A replace of an",
+		"  older element moves the key to the head, as the kernel does.",
+		"  Capacity: count reserves an element before an insert; past MaxEntries it",
+		"  is htab.ErrFull. A free bitmap (one bit per slot) finds free slots.",
+		"",
+		"Order: buckets ascending, each newest first: the same as the classic layout",
+		"and the kernel.",
+	}
+	for _, s := range lines {
+		if s == "" {
+			f.Comment("")
+		} else {
+			f.Comment(s)
+		}
+	}
+}
+
+// homeTypes emits the key, value and key-word types, the slot (named like
+// the classic element, so that the words helpers apply), the map, the
+// constructor and the size accessors:
+//
+//	type <Elem> struct { seq, next uint32; [hash uint32]; key; val }
+//	type <Map> struct { slots []<Elem>; mask, seed, maxEntries; ...; free []atomic.Uint64 }
+//	func New<Map>(opts htab.Options) (*<Map>, error)
+func (g *generator) homeTypes(f *jen.File) {
+	l := g.l
+	var fields strings.Builder
+	for _, fl := range l.Elem {
+		fmt.Fprintf(&fields, "\t%s %s // off %d, %d B: %s\n", fl.Name, fl.GoType, fl.Offset, fl.Size, fl.Doc)
+	}
+	occField, occInit := "", ""
+	if l.Occupancy {
+		occField = "\n\tocc htab.Occupancy // -batch-lock sparse: one bit per bucket, set while it is non-empty\n"
+		occInit = "\tm.occ = htab.NewOccupancy(n)\n"
+	}
+	src := fmt.Sprintf(`
+// $Key is a key of $Map: %[1]d bytes, hashed and compared as they are.
+type $Key [%[1]d]byte
+
+// $Value is a value of $Map: %[2]d bytes.
+type $Value [%[2]d]byte
+
+// $KW is a key as the slot stores it: little-endian words, zero-padded.
+type $KW [%[3]d]uint32
+
+// $Elem is one slot: bucket i's sequence lock and one element, %[4]d bytes,
+// 4-byte aligned, no pointers. Lock-free readers load every field with
+// sync/atomic; writers store them under the lock of the bucket whose chain
+// holds the element.
+type $Elem struct {
+%[5]s}
+
+const (
+	$pHome   = 1 << 31    // next: the slot holds its bucket's newest element
+	$pIdx    = $pHome - 1 // next: index+1 of the next older element
+	$pSpins  = 64         // busy-waits before a lock or read yields
+	$pMaxLen = 1 << 30    // most slots: index+1 must stay clear of the home bit
+)
+
+// $Map is a fixed-capacity hash map with the semantics of the kernel's
+// BPF_MAP_TYPE_HASH, in the home layout. Every method is safe for concurrent use.
+type $Map struct {
+	slots      []$Elem // roundup_pow_of_two(maxEntries) slots: slot b is bucket b and one element
+	mask       uint32  // len(slots)-1: a hash's bucket is hash&mask
+	seed       uint32  // the jhash initval: 0 with ZeroSeed, else random
+	maxEntries uint32
+	cpus       int    // number of CPU slots (Options.CPUs)
+	handles    []$CPU // one program-side handle per CPU
+
+	count  atomic.Int64    // live elements plus the reservations of inserts in progress
+	free   []atomic.Uint64 // one bit per slot, set: the slot is free
+	cursor atomic.Uint32   // where the global free-slot search resumes, in bitmap words
+%[6]s}
+
+// The slot must be %[4]d bytes, as planned; if this fails to compile, regenerate the map.
+var _ [0]struct{} = [unsafe.Sizeof($Elem{}) - %[4]d]struct{}{}
+
+// New$Map creates an empty map, as BPF_MAP_CREATE does. Bad options are
+// htab.ErrInvalid, wrapped with the reason. All slots are allocated here, also
+// with NoPrealloc (in the home layout the slots are the bucket table).
+func New$Map(opts htab.Options) (*$Map, error) {
+	opts, err := opts.Check(htab.Hash)
+	if err != nil {
+		return nil, err
+	}
+	n := htab.BucketCount(opts.MaxEntries)
+	if n > $pMaxLen {
+		return nil, fmt.Errorf("%%w: hash map: MaxEntries %%d (allowed in the home layout: 1..%%d)", htab.ErrInvalid, opts.MaxEntries, $pMaxLen)
+	}
+	m := &$Map{
+		slots:      make([]$Elem, n),
+		mask:       uint32(n - 1),
+		seed:       opts.Seed(),
+		maxEntries: uint32(opts.MaxEntries),
+		cpus:       opts.CPUs,
+		free:       make([]atomic.Uint64, (n+63)/64),
+	}
+	for i := range m.free {
+		m.free[i].Store(^uint64(0))
+	}
+	if n%%64 != 0 {
+		m.free[0].Store(1<<n - 1)
+	}
+%[7]s	m.handles = make([]$CPU, opts.CPUs)
+	for i := range m.handles {
+		m.handles[i] = $CPU{m, i}
+	}
+	return m, nil
+}
+
+// Len is the number of keys in the map (counting inserts in progress).
+func (m *$Map) Len() int {
+	return int(m.count.Load())
+}
+
+// MaxEntries is the capacity the map was created with.
+func (m *$Map) MaxEntries() int {
+	return int(m.maxEntries)
+}
+
+// CPUs is the number of CPU slots: Options.CPUs, or runtime.NumCPU().
+func (m *$Map) CPUs() int {
+	return m.cpus
+}
+`, l.Spec.Key, l.Spec.Val, l.KeyWords, l.ElemSize, fields.String(), occField, occInit)
+	f.Add(g.homeCode(src))
+}
+
+// homeSlots emits the slot's lock, its copy, and the map's chain search:
+//
+//	func (e *<Elem>) lock() / tryLock() bool / unlock() / readBegin() uint32
+//	func (e *<Elem>) copyFrom(src *<Elem>, next uint32)
+//	func (m *<Map>) slotBucket(e *<Elem>) uint32
+//	func (m *<Map>) find(b uint32, w *<KW>, h uint32) (prev, i uint32)
+func (g *generator) homeSlots(f *jen.File) {
+	l := g.l
+	copyHash, bucketOf := "", ""
+	if l.CachedHash {
+		copyHash = "\tatomic.StoreUint32(&e.hash, atomic.LoadUint32(&src.hash))\n"
+		bucketOf = "\treturn atomic.LoadUint32(&e.hash) & m.mask\n"
+	} else {
+		bucketOf = "\tk := e.loadKey()\n\tw := k.words()\n\treturn m.hash(&k, &w) & m.mask\n"
+	}
+	src := `
+// lock takes bucket e (the slot's sequence) for writing: odd while held.
+func (e *$Elem) lock() {
+	for n := 0; ; n++ {
+		s := atomic.LoadUint32(&e.seq)
+		if s&1 == 0 && atomic.CompareAndSwapUint32(&e.seq, s, s+1) {
+			return
+		}
+		if n >= $pSpins {
+			runtime.Gosched()
+		}
+	}
+}
+
+// tryLock takes bucket e if no one holds it.
+func (e *$Elem) tryLock() bool {
+	s := atomic.LoadUint32(&e.seq)
+	return s&1 == 0 && atomic.CompareAndSwapUint32(&e.seq, s, s+1)
+}
+
+// unlock releases bucket e and lets readers validate again.
+func (e *$Elem) unlock() { atomic.AddUint32(&e.seq, 1) }
+
+// readBegin waits until no writer holds bucket e and returns the sequence to
+// compare after reading.
+func (e *$Elem) readBegin() uint32 {
+	for n := 0; ; n++ {
+		if s := atomic.LoadUint32(&e.seq); s&1 == 0 {
+			return s
+		}
+		if n >= $pSpins {
+			runtime.Gosched()
+		}
+	}
+}
+
+// copyFrom copies src's element into e, with e's next word set to next. Only
+// under the lock of the bucket whose chain e is (or is about to be) in.
+func (e *$Elem) copyFrom(src *$Elem, next uint32) {
+` + copyHash + `	for i := range src.key {
+		atomic.StoreUint32(&e.key[i], atomic.LoadUint32(&src.key[i]))
+	}
+	for i := range src.val {
+		atomic.StoreUint32(&e.val[i], atomic.LoadUint32(&src.val[i]))
+	}
+	atomic.StoreUint32(&e.next, next)
+}
+
+// slotBucket is the bucket of the key slot e holds (only meaningful while the
+// caller's lock keeps it still, or as a guess to be checked).
+func (m *$Map) slotBucket(e *$Elem) uint32 {
+` + bucketOf + `}
+
+// find walks bucket b for key w (of hash h) and returns index+1 of its slot
+// and of the slot before it in the chain (0: it is the head). Readers must
+// validate slot b's sequence afterwards; the walk is bounded so that a chain
+// that changes under a reader cannot keep it looping.
+func (m *$Map) find(b uint32, w *$KW, h uint32) (prev, i uint32) {
+	if atomic.LoadUint32(&m.slots[b].next)&$pHome == 0 {
+		return 0, 0
+	}
+	i = b + 1
+	for n := 0; i != 0 && n < len(m.slots); n++ {
+		e := &m.slots[i-1]
+		if e.matches(w, h) {
+			return prev, i
+		}
+		prev, i = i, atomic.LoadUint32(&e.next)&$pIdx
+	}
+	return 0, 0
+}
+`
+	f.Add(g.homeCode(src))
+}
+
+// homeAlloc emits the free bitmap: claim (take one given slot), alloc (take a
+// free slot near a hint: the nearest in the hint's 64-slot word, then the next
+// words, then a global search) and release.
+//
+//	func (m *<Map>) claim(i uint32) bool
+//	func (m *<Map>) alloc(hint uint32) uint32
+//	func (m *<Map>) release(i uint32)
+func (g *generator) homeAlloc(f *jen.File) {
+	src := `
+// claim takes slot i if it is free.
+func (m *$Map) claim(i uint32) bool {
+	w := &m.free[i>>6]
+	bit := uint64(1) << (i & 63)
+	for {
+		x := w.Load()
+		if x&bit == 0 {
+			return false
+		}
+		if w.CompareAndSwap(x, x&^bit) {
+			return true
+		}
+	}
+}
+
+// release frees slot i, already out of every chain, and its element's count.
+func (m *$Map) release(i uint32) {
+	m.free[i>>6].Or(uint64(1) << (i & 63))
+	m.count.Add(-1)
+}
+
+// alloc takes a free slot for an overflow element, near hint if it can: the
+// nearest free slot in the hint's bitmap word (likely the same cache line or
+// page as the home slot), then the next word, then a search from the global
+// cursor. The caller holds a reservation in count, so a free slot exists.
+func (m *$Map) alloc(hint uint32) uint32 {
+	nw := uint32(len(m.free))
+	if i, ok := m.takeNearest(hint); ok {
+		return i
+	}
+	if nw > 1 {
+		if i, ok := m.takeIn((hint>>6 + 1) & (nw - 1)); ok {
+			return i
+		}
+	}
+	for {
+		wi := m.cursor.Load() % nw
+		for j := uint32(0); j < nw; j++ {
+			if i, ok := m.takeIn((wi + j) % nw); ok {
+				m.cursor.Store((wi + j) % nw)
+				return i
+			}
+		}
+		runtime.Gosched() // a slot is being freed right now
+	}
+}
+
+// takeNearest takes the free slot nearest to hint within hint's bitmap word.
+func (m *$Map) takeNearest(hint uint32) (uint32, bool) {
+	w := &m.free[hint>>6]
+	pos := hint & 63
+	for {
+		x := w.Load()
+		if x == 0 {
+			return 0, false
+		}
+		up := x >> pos // free slots at or above pos
+		below := x & (uint64(1)<<pos - 1)
+		var bit uint32
+		switch {
+		case up == 0:
+			bit = uint32(63 - bits.LeadingZeros64(below))
+		case below == 0:
+			bit = pos + uint32(bits.TrailingZeros64(up))
+		default:
+			a := uint32(bits.TrailingZeros64(up))
+			if hi := uint32(63 - bits.LeadingZeros64(below)); a <= pos-hi {
+				bit = pos + a
+			} else {
+				bit = hi
+			}
+		}
+		if w.CompareAndSwap(x, x&^(uint64(1)<<bit)) {
+			return hint&^63 | bit, true
+		}
+	}
+}
+
+// takeIn takes the lowest free slot of bitmap word wi.
+func (m *$Map) takeIn(wi uint32) (uint32, bool) {
+	w := &m.free[wi]
+	for {
+		x := w.Load()
+		if x == 0 {
+			return 0, false
+		}
+		if w.CompareAndSwap(x, x&(x-1)) {
+			return wi<<6 | uint32(bits.TrailingZeros64(x)), true
+		}
+	}
+}
+`
+	f.Add(g.homeCode(src))
+}
+
+// homeLookup emits Lookup: the head (and the second element) inline, between
+// two loads of the home slot's sequence; the rest in lookupChain.
+//
+//	func (m *<Map>) Lookup(k <Key>) (<Value>, bool)
+//	func (m *<Map>) lookupChain(s *<Elem>, w *<KW>, h uint32) (<Value>, bool)
+func (g *generator) homeLookup(f *jen.File) {
+	src := `
+// Lookup returns the value of k, as BPF_MAP_LOOKUP_ELEM does. It takes no lock:
+// it reads the home slot (and, if it must, the chain) between two loads of the
+// slot's sequence. The fast path, k is its bucket's newest or second newest
+// element, is inline; the rest is lookupChain.
+func (m *$Map) Lookup(k $Key) ($Value, bool) {
+$PRE$HASH
+	s := &m.slots[h&m.mask]
+	seq := atomic.LoadUint32(&s.seq)
+	nx := atomic.LoadUint32(&s.next)
+	if nx&$pHome != 0 && seq&1 == 0 {
+		e := s
+		if $NOMATCHe {
+			e = nil
+			if i := nx & $pIdx; i != 0 {
+				if x := &m.slots[i-1]; $MATCHx {
+					e = x
+				}
+			}
+		}
+		if e != nil {
+$LOADV			if atomic.LoadUint32(&s.seq) == seq {
+				return v, true
+			}
+		}
+	}
+$TAIL}
+
+// lookupChain is Lookup past the fast path: the whole sequence-checked read of
+// the chain of home slot s, retried until no writer came in between.
+func (m *$Map) lookupChain(s *$Elem, w *$KW, h uint32) ($Value, bool) {
+	for {
+		seq := s.readBegin()
+		var v $Value
+		found := false
+		nx := atomic.LoadUint32(&s.next)
+		if nx&$pHome != 0 {
+			e := s
+			for n := 0; n < len(m.slots); n++ {
+				if e.matches(w, h) {
+					v, found = e.loadValue(), true
+					break
+				}
+				i := nx & $pIdx
+				if i == 0 {
+					break
+				}
+				e = &m.slots[i-1]
+				nx = atomic.LoadUint32(&e.next)
+			}
+		}
+		if atomic.LoadUint32(&s.seq) == seq {
+			return v, found
+		}
+	}
+}
+`
+	// The generic fast path compares key words and copies the value word by
+	// word. An 8-byte key at an 8-byte offset (no cached hash) is compared
+	// with one 64-bit load instead, and an 8-byte value at an 8-byte offset
+	// copied with one (the slot array is 8-aligned, the slot 24 bytes):
+	//
+	//	kw := binary.LittleEndian.Uint64(k[:])   (rotated on big-endian hosts)
+	//	atomic.LoadUint64((*uint64)(unsafe.Pointer(&e.key))) == kw
+	key8, val8 := g.homeWord64("key", 8), g.homeWord64("val", 8)
+	pre, match, nomatch, loadv := "\tw := k.words()\n", "$.matches(&w, h)", "!e.matches(&w, h)", "\t\t\tv := e.loadValue()\n"
+	tail := "\treturn m.lookupChain(s, &w, h)\n"
+	if key8 || val8 {
+		f.Comment("nativeLE: the host is little-endian, so a 64-bit load of two little-endian")
+		f.Comment("words of a slot gives the 8 bytes as binary.LittleEndian reads them.")
+		f.Add(g.homeCode("var $pNativeLE = binary.NativeEndian.Uint16([]byte{1, 0}) == 1\n"))
+	}
+	if key8 {
+		pre = "\tkw := binary.LittleEndian.Uint64(k[:])\n"
+		match = "atomic.LoadUint64((*uint64)(unsafe.Pointer(&$.key))) == kw"
+		nomatch = "atomic.LoadUint64((*uint64)(unsafe.Pointer(&e.key))) != kw"
+		tail = "\tw := k.words()\n" + tail
+	}
+	if val8 {
+		loadv = "\t\t\tvar v $Value\n\t\t\tx := atomic.LoadUint64((*uint64)(unsafe.Pointer(&e.val)))\n" +
+			"\t\t\tif !$pNativeLE {\n\t\t\t\tx = bits.RotateLeft64(x, 32)\n\t\t\t}\n" +
+			"\t\t\tbinary.LittleEndian.PutUint64(v[:], x)\n"
+	}
+	src = strings.NewReplacer("$PRE", pre, "$NOMATCHe", nomatch,
+		"$MATCHx", strings.ReplaceAll(match, "$.", "x."), "$LOADV", loadv, "$TAIL", tail).Replace(src)
+	before, after, _ := strings.Cut(src, "$HASH\n")
+	f.Add(g.homeCode(before))
+	f.Add(g.homeLookupHash(key8))
+	if key8 {
+		// After the hash, which takes the little-endian words: the slot's two
+		// words, loaded as one native uint64, are swapped on big-endian hosts.
+		f.Add(g.homeCode("\tif !$pNativeLE {\n\t\tkw = bits.RotateLeft64(kw, 32)\n\t}\n"))
+	}
+	f.Add(g.homeCode(after))
+}
+
+// homeWord64 reports whether the slot's field name is size bytes at an
+// 8-byte offset of a slot whose size is a multiple of 8, for one 64-bit load (keys: only without a cached hash, as the
+// hash is compared first otherwise; the lookup's hash must be the unrolled
+// static one, which reads the key bytes and not the words).
+func (g *generator) homeWord64(name string, size int) bool {
+	l := g.l
+	if name == "key" && (l.CachedHash || l.Spec.Key != size || l.Hash != spec.HashStatic || !l.HashUnrolled) {
+		return false
+	}
+	if name == "val" && l.Spec.Val != size {
+		return false
+	}
+	if l.ElemSize%8 != 0 {
+		return false // slot i+1 would start 4 bytes off
+	}
+	for _, fl := range l.Elem {
+		if fl.Name == name {
+			return fl.Size == size && fl.Offset%8 == 0
+		}
+	}
+	return false
+}
+
+// homeLookupHash is the hash of Lookup's key k: for a static, unrolled hash of
+// a key up to 16 bytes, the hash function's body written out (a call costs
+// more than the one cache miss left to save), else the call:
+//
+//	a := <prefix>HashInit + m.seed
+//	b, c := a, a
+//	... (the mixes of hash)
+//	h := c
+//
+//	or: h := m.hash(&k, &w)
+//
+// With kw (an 8-byte key, already loaded as binary.LittleEndian.Uint64), the
+// two words come from kw: a += uint32(kw); b += uint32(kw >> 32).
+func (g *generator) homeLookupHash(kw bool) jen.Code {
+	l := g.l
+	if l.Hash != spec.HashStatic || !l.HashUnrolled || l.Spec.Key > 16 {
+		return jen.Id("h").Op(":=").Id("m").Dot("hash").Call(jen.Op("&").Id("k"), jen.Op("&").Id("w")).Line()
+	}
+	body := g.hashStatic()
+	if kw { // jhash of 8 bytes: no block, a and b take the two words, then final
+		body = append(hashInitFrom(jen.Id(g.hashInitT())),
+			jen.Id("a").Op("+=").Uint32().Call(jen.Id("kw")),
+			jen.Id("b").Op("+=").Uint32().Call(jen.Id("kw").Op(">>").Lit(32)))
+		body = append(append(body, final()...), jen.Return(jen.Id("c")))
+	}
+	st := jen.Statement{jen.Comment("The hash, written out (m.hash is too big to inline).").Line()}
+	for _, c := range body[:len(body)-1] { // all but return c
+		st = append(st, jen.Add(c).Line())
+	}
+	st = append(st, jen.Id("h").Op(":=").Id("c").Line())
+	return &st
+}
+
+// homeUpdate emits update (Update and the CPU handles' Update), evict,
+// Delete, LookupAndDelete and unlink:
+//
+//	func (m *<Map>) update(k *<Key>, v *<Value>, cpu int, flags htab.UpdateFlags) error
+//	func (m *<Map>) evict(b uint32) bool
+//	func (m *<Map>) unlink(b, prev, i uint32) (freed uint32)
+func (g *generator) homeUpdate(f *jen.File) {
+	occSet, occClear := "", ""
+	if g.l.Occupancy {
+		occSet = "\t\t\tm.occ.Set(b)\n"
+		occClear = "\t\tm.occ.Clear(b)\n"
+	}
+	src := `
+// update is Update as on CPU cpu (a hash map's update is the same on every CPU).
+func (m *$Map) update(k *$Key, v *$Value, cpu int, flags htab.UpdateFlags) error {
+	_ = cpu
+	if err := flags.Check(); err != nil {
+		return err
+	}
+	w := k.words()
+	h := m.hash(k, &w)
+	b := h & m.mask
+	hs := &m.slots[b]
+	for {
+		hs.lock()
+		prev, i := m.find(b, &w, h)
+		if i != 0 && flags == htab.UpdateNoExist {
+			hs.unlock()
+			return htab.ErrKeyExist
+		}
+		if i == 0 && flags == htab.UpdateExist {
+			hs.unlock()
+			return htab.ErrKeyNotExist
+		}
+		if i != 0 {
+			if prev == 0 { // the head: in place
+				hs.setValue(v)
+				hs.unlock()
+				return nil
+			}
+			// Unlink e, reuse its slot for the old head, put k at the head:
+			// the kernel's move to the head, without an allocation.
+			e, p := &m.slots[i-1], &m.slots[prev-1]
+			atomic.StoreUint32(&p.next, atomic.LoadUint32(&p.next)&$pHome|atomic.LoadUint32(&e.next)&$pIdx)
+			e.copyFrom(hs, atomic.LoadUint32(&hs.next)&$pIdx)
+			hs.setKey(&w, h)
+			hs.setValue(v)
+			atomic.StoreUint32(&hs.next, $pHome|i)
+			hs.unlock()
+			return nil
+		}
+		if m.count.Add(1) > int64(m.maxEntries) {
+			m.count.Add(-1)
+			hs.unlock()
+			return htab.ErrFull
+		}
+		if atomic.LoadUint32(&hs.next)&$pHome != 0 {
+			// Push the old head to an overflow slot near b.
+			f := m.alloc(b)
+			m.slots[f].copyFrom(hs, atomic.LoadUint32(&hs.next)&$pIdx)
+			hs.setKey(&w, h)
+			hs.setValue(v)
+			atomic.StoreUint32(&hs.next, $pHome|(f+1))
+			hs.unlock()
+			return nil
+		}
+		// Empty bucket: slot b is free, or holds another bucket's overflow element.
+		if m.claim(b) || m.evict(b) {
+			hs.setKey(&w, h)
+			hs.setValue(v)
+			atomic.StoreUint32(&hs.next, $pHome)
+` + occSet + `			hs.unlock()
+			return nil
+		}
+		m.count.Add(-1)
+		hs.unlock()
+		runtime.Gosched()
+	}
+}
+
+// Update sets the value of k, as BPF_MAP_UPDATE_ELEM does. flags is
+// htab.UpdateAny, UpdateNoExist (htab.ErrKeyExist if k is present) or
+// UpdateExist (htab.ErrKeyNotExist if absent); a new key into a full map is
+// htab.ErrFull.
+// As in the kernel, a replaced key moves to the head of its bucket.
+func (m *$Map) Update(k $Key, v $Value, flags htab.UpdateFlags) error {
+	return m.update(&k, &v, 0, flags)
+}
+
+// evict makes slot b, whose bucket b is empty and locked by the caller, the
+// caller's: it claims it if it became free, else moves the overflow element in
+// it to another slot under the lock of that element's bucket c. False: the
+// caller must drop its lock and start over (lock order: a higher bucket is
+// waited for, a lower one only tried).
+func (m *$Map) evict(b uint32) bool {
+	s := &m.slots[b]
+	for n := 0; ; n++ {
+		if m.claim(b) {
+			return true
+		}
+		c := m.slotBucket(s)
+		if c == b {
+			// Being written or freed by b's own past owner right now.
+			if n >= $pSpins {
+				runtime.Gosched()
+			}
+			continue
+		}
+		cs := &m.slots[c]
+		if c > b {
+			cs.lock()
+		} else if !cs.tryLock() {
+			return false
+		}
+		// Is slot b in c's chain? Find the slot before it.
+		var prev uint32
+		if atomic.LoadUint32(&cs.next)&$pHome != 0 {
+			for i, k := c+1, 0; i != 0 && k < len(m.slots); k++ {
+				nx := atomic.LoadUint32(&m.slots[i-1].next) & $pIdx
+				if nx == b+1 {
+					prev = i
+					break
+				}
+				i = nx
+			}
+		}
+		if prev == 0 {
+			// The element left c's chain meanwhile and its slot is about to be
+			// released, or the key was stale: look again.
+			cs.unlock()
+			if n >= $pSpins {
+				runtime.Gosched()
+			}
+			continue
+		}
+		f := m.alloc(c)
+		m.slots[f].copyFrom(s, atomic.LoadUint32(&s.next)&$pIdx)
+		p := &m.slots[prev-1]
+		atomic.StoreUint32(&p.next, atomic.LoadUint32(&p.next)&$pHome|(f+1))
+		cs.unlock()
+		return true
+	}
+}
+
+// Delete removes k, as BPF_MAP_DELETE_ELEM does: htab.ErrKeyNotExist if absent.
+func (m *$Map) Delete(k $Key) error {
+	w := k.words()
+	h := m.hash(&k, &w)
+	b := h & m.mask
+	hs := &m.slots[b]
+	hs.lock()
+	prev, i := m.find(b, &w, h)
+	if i == 0 {
+		hs.unlock()
+		return htab.ErrKeyNotExist
+	}
+	freed := m.unlink(b, prev, i)
+	hs.unlock()
+	m.release(freed)
+	return nil
+}
+
+// LookupAndDelete removes k and returns its value, as
+// BPF_MAP_LOOKUP_AND_DELETE_ELEM does: htab.ErrKeyNotExist if absent.
+func (m *$Map) LookupAndDelete(k $Key) ($Value, error) {
+	w := k.words()
+	h := m.hash(&k, &w)
+	b := h & m.mask
+	hs := &m.slots[b]
+	hs.lock()
+	prev, i := m.find(b, &w, h)
+	if i == 0 {
+		hs.unlock()
+		return $Value{}, htab.ErrKeyNotExist
+	}
+	v := m.slots[i-1].loadValue()
+	freed := m.unlink(b, prev, i)
+	hs.unlock()
+	m.release(freed)
+	return v, nil
+}
+
+// unlink takes the element in slot i (index+1) out of bucket b, whose element
+// before it is prev (0: i is the head), and returns the slot that is no longer
+// used, for the caller to release after unlocking. Only under b's lock.
+func (m *$Map) unlink(b, prev, i uint32) uint32 {
+	hs, e := &m.slots[b], &m.slots[i-1]
+	enx := atomic.LoadUint32(&e.next) & $pIdx
+	switch {
+	case prev != 0: // an overflow element: unlink it
+		p := &m.slots[prev-1]
+		atomic.StoreUint32(&p.next, atomic.LoadUint32(&p.next)&$pHome|enx)
+		return i - 1
+	case enx != 0: // the head of a chain: the second element moves home
+		x := &m.slots[enx-1]
+		hs.copyFrom(x, $pHome|atomic.LoadUint32(&x.next)&$pIdx)
+		return enx - 1
+	default: // the only element
+		atomic.StoreUint32(&hs.next, 0)
+` + occClear + `		return b
+	}
+}
+`
+	f.Add(g.homeCode(src))
+}
+
+// homeIteration emits snapshot, NextKey and All, in the kernel's order
+// (buckets ascending, each newest first):
+//
+//	func (m *<Map>) snapshot(b uint32, keys []<Key>, vals []<Value>) ([]<Key>, []<Value>)
+//	func (m *<Map>) NextKey(k *<Key>) (<Key>, error)
+//	func (m *<Map>) All() iter.Seq2[<Key>, <Value>]
+func (g *generator) homeIteration(f *jen.File) {
+	src := `
+// snapshot appends the keys and values of bucket b, newest first, as one
+// consistent view: it rereads the bucket until no writer came in between.
+func (m *$Map) snapshot(b uint32, keys []$Key, vals []$Value) ([]$Key, []$Value) {
+	k0, v0 := len(keys), len(vals)
+	s := &m.slots[b]
+	for {
+		seq := s.readBegin()
+		keys, vals = keys[:k0], vals[:v0]
+		if nx := atomic.LoadUint32(&s.next); nx&$pHome != 0 {
+			for i, n := b+1, 0; i != 0 && n < len(m.slots); n++ {
+				e := &m.slots[i-1]
+				keys = append(keys, e.loadKey())
+				vals = append(vals, e.loadValue())
+				i = atomic.LoadUint32(&e.next) & $pIdx
+			}
+		}
+		if atomic.LoadUint32(&s.seq) == seq {
+			return keys, vals
+		}
+	}
+}
+
+// NextKey returns the key after k in the map's order, as BPF_MAP_GET_NEXT_KEY
+// does: the first key when k is nil or absent, htab.ErrKeyNotExist after the
+// last. Order: buckets in ascending index, each bucket newest first.
+func (m *$Map) NextKey(k *$Key) ($Key, error) {
+	start := uint32(0)
+	if k != nil {
+		w := k.words()
+		h := m.hash(k, &w)
+		b := h & m.mask
+		s := &m.slots[b]
+		for {
+			seq := s.readBegin()
+			_, i := m.find(b, &w, h)
+			var next uint32
+			var nk $Key
+			if i != 0 {
+				if next = atomic.LoadUint32(&m.slots[i-1].next) & $pIdx; next != 0 {
+					nk = m.slots[next-1].loadKey()
+				}
+			}
+			if atomic.LoadUint32(&s.seq) != seq {
+				continue
+			}
+			if next != 0 {
+				return nk, nil
+			}
+			if i != 0 {
+				// k was its bucket's last: go on with the next bucket. An absent k
+				// restarts from the first bucket, as in the kernel.
+				start = b + 1
+			}
+			break
+		}
+	}
+	for bi := start; bi <= m.mask; bi++ {
+		s := &m.slots[bi]
+		for {
+			seq := s.readBegin()
+			head := atomic.LoadUint32(&s.next)&$pHome != 0
+			var nk $Key
+			if head {
+				nk = s.loadKey()
+			}
+			if atomic.LoadUint32(&s.seq) != seq {
+				continue
+			}
+			if head {
+				return nk, nil
+			}
+			break
+		}
+	}
+	return $Key{}, htab.ErrKeyNotExist
+}
+
+// All yields every key and value in NextKey's order. Each bucket is read as
+// one snapshot, so a key present for the whole iteration is yielded exactly
+// once, even while other goroutines update the map.
+func (m *$Map) All() iter.Seq2[$Key, $Value] {
+	return func(yield func($Key, $Value) bool) {
+		var keys []$Key
+		var vals []$Value
+		for bi := uint32(0); bi <= m.mask; bi++ {
+			if atomic.LoadUint32(&m.slots[bi].next)&$pHome == 0 {
+				continue
+			}
+			keys, vals = m.snapshot(bi, keys[:0], vals[:0])
+			for j := range keys {
+				if !yield(keys[j], vals[j]) {
+					return
+				}
+			}
+		}
+	}
+}
+`
+	f.Add(g.homeCode(src))
+}
+
+// homeBatch emits the batch operations with the classic contract (whole
+// buckets, ErrNoSpace, ErrKeyNotExist at the end; see batch.go); a bucket is
+// non-empty iff its home bit is set.
+//
+//	func (m *<Map>) LookupBatch / LookupAndDeleteBatch / UpdateBatch / DeleteBatch
+//	func (m *<Map>) batchWalk(bi uint32, keys []<Key>, vals []<Value>, del bool) (total int, next uint32, err error)
+func (g *generator) homeBatch(f *jen.File) {
+	var find, occClear string
+	switch g.l.BatchLock {
+	case spec.BatchLockAlways:
+		find = "\t\t// -batch-lock always: every bucket is locked, empty or not.\n"
+	case spec.BatchLockSparse:
+		find = "\t\t// -batch-lock sparse: the occupancy bitmap leads to the next non-empty bucket.\n" +
+			"\t\tif bi = m.occ.Next(bi); bi > m.mask {\n\t\t\tbreak\n\t\t}\n"
+		occClear = "\t\t\tm.occ.Clear(bi)\n"
+	default:
+		find = "\t\t// -batch-lock nonempty: an empty bucket is seen without its lock and skipped.\n" +
+			"\t\tif atomic.LoadUint32(&m.slots[bi].next)&$pHome == 0 {\n\t\t\tbi++\n\t\t\tcontinue\n\t\t}\n"
+	}
+	src := `
+// LookupBatch copies the next elements of the walk that c remembers into keys
+// and vals (vals[i] is the value of keys[i]), as BPF_MAP_LOOKUP_BATCH does, and returns
+// how many. A zero Cursor starts at the first bucket; nil also does, and is not
+// advanced. A call returns whole buckets only: htab.ErrNoSpace (and nothing)
+// when the first non-empty bucket holds more than len(keys) elements; the call
+// that reaches the last bucket returns htab.ErrKeyNotExist, possibly with
+// elements, and so do later calls. A call with no room returns 0 and does nothing.
+func (m *$Map) LookupBatch(c *htab.Cursor, keys []$Key, vals []$Value) (int, error) {
+	return m.batch(c, keys, vals, false)
+}
+
+// LookupAndDeleteBatch is LookupBatch that also deletes what it returns, as
+// BPF_MAP_LOOKUP_AND_DELETE_BATCH does. Each bucket is copied and emptied
+// under its lock, so every element it deletes is returned exactly once.
+func (m *$Map) LookupAndDeleteBatch(c *htab.Cursor, keys []$Key, vals []$Value) (int, error) {
+	return m.batch(c, keys, vals, true)
+}
+
+// batch checks the arguments of a lookup batch, walks, and advances c.
+func (m *$Map) batch(c *htab.Cursor, keys []$Key, vals []$Value, del bool) (int, error) {
+	if len(vals) != len(keys) {
+		return 0, fmt.Errorf("%w: batch of %d keys needs %d values, got %d", htab.ErrInvalid, len(keys), len(keys), len(vals))
+	}
+	if len(keys) == 0 {
+		// The kernel returns before it reads or writes the cursor.
+		return 0, nil
+	}
+	bi := uint32(0)
+	if c != nil {
+		bi = c.Bucket()
+	}
+	n, next, err := m.batchWalk(bi, keys, vals, del)
+	if c != nil {
+		c.Advance(next, err == htab.ErrKeyNotExist)
+	}
+	return n, err
+}
+
+// batchWalk copies whole buckets from bucket bi on into keys and vals while they
+// fit, and returns how many elements it copied and the next bucket to read.
+func (m *$Map) batchWalk(bi uint32, keys []$Key, vals []$Value, del bool) (total int, next uint32, err error) {
+	for bi <= m.mask {
+` + find + `		hs := &m.slots[bi]
+		hs.lock()
+		cnt := 0
+		if atomic.LoadUint32(&hs.next)&$pHome != 0 {
+			for i := bi + 1; i != 0; i = atomic.LoadUint32(&m.slots[i-1].next) & $pIdx {
+				cnt++
+			}
+		}
+		if cnt > len(keys)-total {
+			// The bucket does not fit: it is not consumed, the cursor stays on it.
+			hs.unlock()
+			if total == 0 {
+				return 0, bi, htab.ErrNoSpace
+			}
+			return total, bi, nil
+		}
+		if cnt != 0 {
+			j := total
+			for i := bi + 1; i != 0; {
+				e := &m.slots[i-1]
+				keys[j] = e.loadKey()
+				vals[j] = e.loadValue()
+				j++
+				i = atomic.LoadUint32(&e.next) & $pIdx
+			}
+		}
+		if del && cnt != 0 {
+			// The whole bucket goes: it was copied under this same lock. Its
+			// slots are freed after unlocking, as the kernel does; the chain is
+			// unreachable now, so nothing else writes its next links.
+			chain := atomic.LoadUint32(&hs.next) & $pIdx
+			atomic.StoreUint32(&hs.next, 0)
+` + occClear + `			hs.unlock()
+			for i := chain; i != 0; {
+				nx := atomic.LoadUint32(&m.slots[i-1].next) & $pIdx
+				m.release(i - 1)
+				i = nx
+			}
+			m.release(bi)
+		} else {
+			hs.unlock()
+		}
+		total += cnt
+		bi++
+	}
+	// bi is len(m.slots) here, or the cursor passed in if it was already past
+	// the end (the kernel returns ENOENT before it writes out_batch).
+	return total, bi, htab.ErrKeyNotExist
+}
+
+// UpdateBatch stores vals under keys in order, as BPF_MAP_UPDATE_BATCH does, and
+// returns how many it stored: it stops at the first error (htab.ErrFull, ...).
+// flags must be htab.UpdateAny: the kernel's generic_map_update_batch takes
+// only BPF_F_LOCK in elem_flags, so BPF_NOEXIST and BPF_EXIST are EINVAL
+// there, before anything is stored and even for no keys; here they are
+// htab.ErrInvalid likewise.
+func (m *$Map) UpdateBatch(keys []$Key, vals []$Value, flags htab.UpdateFlags) (int, error) {
+	if flags != htab.UpdateAny {
+		return 0, fmt.Errorf("%w: batch update flags %#x: the kernel's BPF_MAP_UPDATE_BATCH takes only BPF_ANY", htab.ErrInvalid, uint64(flags))
+	}
+	if len(vals) != len(keys) {
+		return 0, fmt.Errorf("%w: batch of %d keys needs %d values, got %d", htab.ErrInvalid, len(keys), len(keys), len(vals))
+	}
+	for i := range keys {
+		if err := m.Update(keys[i], vals[i], flags); err != nil {
+			return i, err
+		}
+	}
+	return len(keys), nil
+}
+
+// DeleteBatch deletes keys in order, as BPF_MAP_DELETE_BATCH does, and returns
+// how many it deleted: it stops at the first absent key (htab.ErrKeyNotExist).
+func (m *$Map) DeleteBatch(keys []$Key) (int, error) {
+	for i := range keys {
+		if err := m.Delete(keys[i]); err != nil {
+			return i, err
+		}
+	}
+	return len(keys), nil
+}
+`
+	f.Add(g.homeCode(src))
+}
