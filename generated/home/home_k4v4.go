@@ -90,9 +90,13 @@ type HomeK4V4 struct {
 	cpus       int           // number of CPU slots (Options.CPUs)
 	handles    []HomeK4V4CPU // one program-side handle per CPU
 
-	count  atomic.Int64    // live elements plus the reservations of inserts in progress
-	free   []atomic.Uint64 // one bit per slot, set: the slot is free
-	cursor atomic.Uint32   // where the global free-slot search resumes, in bitmap words
+	free []atomic.Uint64 // one bit per slot, set: the slot is free
+
+	// Written by inserts and deletes; the padding keeps them off the cache
+	// line of the fields above, which every lookup reads.
+	_      [64]byte
+	count  atomic.Int64  // live elements plus the reservations of inserts in progress
+	cursor atomic.Uint32 // where the global free-slot search resumes, in bitmap words
 }
 
 // The slot must be 16 bytes, as planned; if this fails to compile, regenerate the map.
@@ -131,9 +135,10 @@ func NewHomeK4V4(opts htab.Options) (*HomeK4V4, error) {
 	return m, nil
 }
 
-// Len is the number of keys in the map (counting inserts in progress).
+// Len is the number of keys in the map, counting inserts in progress; an
+// insert into a full map reserves for a moment before it fails, hence the cap.
 func (m *HomeK4V4) Len() int {
-	return int(m.count.Load())
+	return int(min(m.count.Load(), int64(m.maxEntries)))
 }
 
 // MaxEntries is the capacity the map was created with.
