@@ -35,14 +35,8 @@ var variants = []variant{
 	{"home", func(max int) protoMap { return NewHome(max, 0) }, func(m protoMap, y func(Key, Value) bool) {
 		m.(*Home).All()(y)
 	}},
-	{"homeB", func(max int) protoMap { return NewHomeB(max, 0) }, func(m protoMap, y func(Key, Value) bool) {
-		m.(*HomeB).All()(y)
-	}},
 	{"line", func(max int) protoMap { return NewLine(max, 0) }, func(m protoMap, y func(Key, Value) bool) {
 		m.(*Line).All()(y)
-	}},
-	{"home32", func(max int) protoMap { return NewHome32(max, 0) }, func(m protoMap, y func(Key, Value) bool) {
-		m.(*Home32).All()(y)
 	}},
 }
 
@@ -218,16 +212,6 @@ type homePeer struct{ m *Home }
 func (p homePeer) Lookup(k [8]byte) ([8]byte, bool) { return p.m.Lookup(k) }
 func (p homePeer) Store(k, v [8]byte)               { _ = p.m.Update(k, v, htab.UpdateAny) }
 
-type home32Peer struct{ m *Home32 }
-
-func (p home32Peer) Lookup(k [8]byte) ([8]byte, bool) { return p.m.Lookup(k) }
-func (p home32Peer) Store(k, v [8]byte)               { _ = p.m.Update(k, v, htab.UpdateAny) }
-
-type homeBPeer struct{ m *HomeB }
-
-func (p homeBPeer) Lookup(k [8]byte) ([8]byte, bool) { return p.m.Lookup(k) }
-func (p homeBPeer) Store(k, v [8]byte)               { _ = p.m.Update(k, v, htab.UpdateAny) }
-
 type linePeer struct{ m *Line }
 
 func (p linePeer) Lookup(k [8]byte) ([8]byte, bool) { return p.m.Lookup(k) }
@@ -276,8 +260,6 @@ var peers = []struct {
 		return htabPeer{m}
 	}},
 	{"home", true, func() peerMap { return homePeer{NewHome(peerMaxEntries, 0)} }},
-	// {"home32", true, func() peerMap { return home32Peer{NewHome32(peerMaxEntries, 0)} }}, // no better than home
-	{"homeB", true, func() peerMap { return homeBPeer{NewHomeB(peerMaxEntries, 0)} }},
 	{"line", true, func() peerMap { return linePeer{NewLine(peerMaxEntries, 0)} }},
 	{"builtin", false, func() peerMap { return builtinPeer(make(map[[8]byte][8]byte, peerMaxEntries)) }},
 	{"xsync", true, func() peerMap {
