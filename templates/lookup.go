@@ -33,7 +33,19 @@ func (g *generator) lookup(f *jen.File) {
 	f.Comment("Lookup returns the value of k, as BPF_MAP_LOOKUP_ELEM does. It takes no lock:")
 	f.Comment("it reads the bucket between two loads of its sequence and retries if a")
 	f.Comment("writer came in between.")
-	f.Func().Params(g.recvMap()).Id("Lookup").Params(jen.Id("k").Id(g.keyT)).Params(jen.Id(g.valT), jen.Bool()).Block(append(keyBucket(),
+	f.Func().Params(g.recvMap()).Id("Lookup").Params(jen.Id("k").Id(g.keyT)).Params(jen.Id(g.valT), jen.Bool()).Block(
+		jen.Return(m("lookup").Call(jen.Op("&").Id("k"))),
+	)
+	// func (m *<Map>) lookup(k *<Key>) (<Value>, bool)
+	f.Comment("lookup is Lookup with the key by pointer. Lookup, small enough to be inlined,")
+	f.Comment("spares its callers a copy of the key into the arguments: for keys the compiler")
+	f.Comment("copies in overlapping 16-byte moves (20, 24, 28 bytes) that copy stalls on the")
+	f.Comment("one before it (no store forwarding), which cost lookups a fifth of their time.")
+	f.Func().Params(g.recvMap()).Id("lookup").Params(jen.Id("k").Op("*").Id(g.keyT)).Params(jen.Id(g.valT), jen.Bool()).Block(append([]jen.Code{
+		jen.Id("w").Op(":=").Id("k").Dot("words").Call(),
+		jen.Id("h").Op(":=").Id("m").Dot("hash").Call(jen.Id("k"), jen.Op("&").Id("w")),
+		jen.Id("b").Op(":=").Op("&").Id("m").Dot("buckets").Index(jen.Id("h").Op("&").Id("m").Dot("mask")),
+	},
 		jen.For().Block(
 			jen.Id("s").Op(":=").Id("b").Dot("ReadBegin").Call(),
 			jen.Var().Id("v").Id(g.valT),

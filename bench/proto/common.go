@@ -22,12 +22,13 @@
 //	next: bit 31 = home (this slot is its bucket's head), bits 0..30 = index+1
 //	of the next older element of the chain (0 ends it).
 //
-// Variants measured and not better, kept as results only
-// (results/): Home32 (the slot padded to 32 B so that no slot straddles a
-// cache line), HomeB (a branch-free check of the head and second element) and
-// Line (line.go, kept: two buckets and three slots per 64-B line, a
-// branch-free three-way match). The generator's -layout home
-// (templates/home.go, generated/home) is this package's Home.
+// Variants measured and not better, kept as results only (results/):
+// Home32 (the slot padded to 32 B so that no slot straddles a cache line),
+// HomeB (a branch-free check of the head and second element) and Line (two
+// buckets and three slots per 64-B line, a branch-free three-way match; its
+// code had a concurrency bug, found by TestConcurrent, and was dropped with
+// the others). The generator's -layout home (templates/home.go,
+// generated/home) is this package's Home.
 //
 // Tests: proto_test.go (random operations against the generated HashK8V8
 // under ZeroSeed and a builtin map, with the full iteration order compared

@@ -35,9 +35,6 @@ var variants = []variant{
 	{"home", func(max int) protoMap { return NewHome(max, 0) }, func(m protoMap, y func(Key, Value) bool) {
 		m.(*Home).All()(y)
 	}},
-	{"line", func(max int) protoMap { return NewLine(max, 0) }, func(m protoMap, y func(Key, Value) bool) {
-		m.(*Line).All()(y)
-	}},
 }
 
 func key(x uint64) (k Key) { binary.LittleEndian.PutUint64(k[:], x); return }
@@ -212,11 +209,6 @@ type homePeer struct{ m *Home }
 func (p homePeer) Lookup(k [8]byte) ([8]byte, bool) { return p.m.Lookup(k) }
 func (p homePeer) Store(k, v [8]byte)               { _ = p.m.Update(k, v, htab.UpdateAny) }
 
-type linePeer struct{ m *Line }
-
-func (p linePeer) Lookup(k [8]byte) ([8]byte, bool) { return p.m.Lookup(k) }
-func (p linePeer) Store(k, v [8]byte)               { _ = p.m.Update(k, v, htab.UpdateAny) }
-
 type builtinPeer map[[8]byte][8]byte
 
 func (p builtinPeer) Lookup(k [8]byte) ([8]byte, bool) { v, ok := p[k]; return v, ok }
@@ -260,7 +252,6 @@ var peers = []struct {
 		return htabPeer{m}
 	}},
 	{"home", true, func() peerMap { return homePeer{NewHome(peerMaxEntries, 0)} }},
-	{"line", true, func() peerMap { return linePeer{NewLine(peerMaxEntries, 0)} }},
 	{"builtin", false, func() peerMap { return builtinPeer(make(map[[8]byte][8]byte, peerMaxEntries)) }},
 	{"xsync", true, func() peerMap {
 		return xsyncPeer{xsync.NewMap[[8]byte, [8]byte](xsync.WithPresize(peerMaxEntries))}

@@ -1,7 +1,6 @@
 package proto
 
 import (
-	"encoding/binary"
 	"fmt"
 	"os"
 	"sync/atomic"
@@ -56,32 +55,5 @@ func TestLayoutStats(t *testing.T) {
 			fmt.Printf("full %3d%% slot %dB: head %.1f%%  line %.1f%%  pair %.1f%%  page %.1f%%  far %.1f%%\n",
 				full, sz, float64(st[0])/n, float64(st[1])/n, float64(st[2])/n, float64(st[3])/n, float64(st[4])/n)
 		}
-	}
-}
-
-func TestLineStats(t *testing.T) {
-	if os.Getenv("PROTO_STATS") == "" {
-		t.Skip("PROTO_STATS not set")
-	}
-	for _, full := range []int{25, 50, 75, 100} {
-		keys := peerKeys(peerMaxEntries * full / 100)
-		m := NewLine(peerMaxEntries, 0)
-		fill(linePeer{m}, keys)
-		var in, near, far int
-		for _, k := range keys {
-			kw := binary.LittleEndian.Uint64(k[:])
-			bk := m.bucketOf(kw)
-			_, i := m.find(bk, kw)
-			switch d := int((i-1)/3) - int(bk>>1); {
-			case d == 0:
-				in++
-			case d >= -1 && d <= 1:
-				near++
-			default:
-				far++
-			}
-		}
-		n := float64(len(keys)) / 100
-		fmt.Printf("line full %3d%%: in own line %.1f%%  adjacent line %.1f%%  further %.1f%%\n", full, float64(in)/n, float64(near)/n, float64(far)/n)
 	}
 }

@@ -284,8 +284,16 @@ func (m *HashK4V4Always) find(b *htab.Bucket, w *hashK4V4AlwaysKeyWords, h uint3
 // it reads the bucket between two loads of its sequence and retries if a
 // writer came in between.
 func (m *HashK4V4Always) Lookup(k HashK4V4AlwaysKey) (HashK4V4AlwaysValue, bool) {
+	return m.lookup(&k)
+}
+
+// lookup is Lookup with the key by pointer. Lookup, small enough to be inlined,
+// spares its callers a copy of the key into the arguments: for keys the compiler
+// copies in overlapping 16-byte moves (20, 24, 28 bytes) that copy stalls on the
+// one before it (no store forwarding), which cost lookups a fifth of their time.
+func (m *HashK4V4Always) lookup(k *HashK4V4AlwaysKey) (HashK4V4AlwaysValue, bool) {
 	w := k.words()
-	h := m.hash(&k, &w)
+	h := m.hash(k, &w)
 	b := &m.buckets[h&m.mask]
 	for {
 		s := b.ReadBegin()

@@ -329,8 +329,16 @@ func (m *K22) find(b *htab.Bucket, w *k22KeyWords, h uint32) (prev, i uint32) {
 // it reads the bucket between two loads of its sequence and retries if a
 // writer came in between.
 func (m *K22) Lookup(k K22Key) (K22Value, bool) {
+	return m.lookup(&k)
+}
+
+// lookup is Lookup with the key by pointer. Lookup, small enough to be inlined,
+// spares its callers a copy of the key into the arguments: for keys the compiler
+// copies in overlapping 16-byte moves (20, 24, 28 bytes) that copy stalls on the
+// one before it (no store forwarding), which cost lookups a fifth of their time.
+func (m *K22) lookup(k *K22Key) (K22Value, bool) {
 	w := k.words()
-	h := m.hash(&k, &w)
+	h := m.hash(k, &w)
 	b := &m.buckets[h&m.mask]
 	for {
 		s := b.ReadBegin()

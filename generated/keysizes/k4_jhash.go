@@ -341,8 +341,16 @@ func (m *K4Jhash) find(b *htab.Bucket, w *k4JhashKeyWords, h uint32) (prev, i ui
 // it reads the bucket between two loads of its sequence and retries if a
 // writer came in between.
 func (m *K4Jhash) Lookup(k K4JhashKey) (K4JhashValue, bool) {
+	return m.lookup(&k)
+}
+
+// lookup is Lookup with the key by pointer. Lookup, small enough to be inlined,
+// spares its callers a copy of the key into the arguments: for keys the compiler
+// copies in overlapping 16-byte moves (20, 24, 28 bytes) that copy stalls on the
+// one before it (no store forwarding), which cost lookups a fifth of their time.
+func (m *K4Jhash) lookup(k *K4JhashKey) (K4JhashValue, bool) {
 	w := k.words()
-	h := m.hash(&k, &w)
+	h := m.hash(k, &w)
 	b := &m.buckets[h&m.mask]
 	for {
 		s := b.ReadBegin()

@@ -272,8 +272,16 @@ func (m *LruK4V4Always) lookupOn(k *LruK4V4AlwaysKey, cpu int) (LruK4V4AlwaysVal
 // it reads the bucket between two loads of its sequence and retries if a
 // writer came in between.
 func (m *LruK4V4Always) Lookup(k LruK4V4AlwaysKey) (LruK4V4AlwaysValue, bool) {
+	return m.lookup(&k)
+}
+
+// lookup is Lookup with the key by pointer. Lookup, small enough to be inlined,
+// spares its callers a copy of the key into the arguments: for keys the compiler
+// copies in overlapping 16-byte moves (20, 24, 28 bytes) that copy stalls on the
+// one before it (no store forwarding), which cost lookups a fifth of their time.
+func (m *LruK4V4Always) lookup(k *LruK4V4AlwaysKey) (LruK4V4AlwaysValue, bool) {
 	w := k.words()
-	h := m.hash(&k, &w)
+	h := m.hash(k, &w)
 	b := &m.buckets[h&m.mask]
 	for {
 		s := b.ReadBegin()

@@ -443,8 +443,16 @@ func (m *K64Static) find(b *htab.Bucket, w *k64StaticKeyWords, h uint32) (prev, 
 // it reads the bucket between two loads of its sequence and retries if a
 // writer came in between.
 func (m *K64Static) Lookup(k K64StaticKey) (K64StaticValue, bool) {
+	return m.lookup(&k)
+}
+
+// lookup is Lookup with the key by pointer. Lookup, small enough to be inlined,
+// spares its callers a copy of the key into the arguments: for keys the compiler
+// copies in overlapping 16-byte moves (20, 24, 28 bytes) that copy stalls on the
+// one before it (no store forwarding), which cost lookups a fifth of their time.
+func (m *K64Static) lookup(k *K64StaticKey) (K64StaticValue, bool) {
 	w := k.words()
-	h := m.hash(&k, &w)
+	h := m.hash(k, &w)
 	b := &m.buckets[h&m.mask]
 	for {
 		s := b.ReadBegin()

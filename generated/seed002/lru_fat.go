@@ -275,8 +275,16 @@ func (m *LRUFat) lookupOn(k *LRUFatKey, cpu int) (LRUFatValue, uint32) {
 // it reads the bucket between two loads of its sequence and retries if a
 // writer came in between.
 func (m *LRUFat) Lookup(k LRUFatKey) (LRUFatValue, bool) {
+	return m.lookup(&k)
+}
+
+// lookup is Lookup with the key by pointer. Lookup, small enough to be inlined,
+// spares its callers a copy of the key into the arguments: for keys the compiler
+// copies in overlapping 16-byte moves (20, 24, 28 bytes) that copy stalls on the
+// one before it (no store forwarding), which cost lookups a fifth of their time.
+func (m *LRUFat) lookup(k *LRUFatKey) (LRUFatValue, bool) {
 	w := k.words()
-	h := m.hash(&k, &w)
+	h := m.hash(k, &w)
 	b := &m.buckets[h&m.mask]
 	for {
 		s := b.ReadBegin()
