@@ -92,7 +92,7 @@ func (g *generator) updateElem(f *jen.File) {
 			m("linkHead").Call(id("b"), id("n").Op("+").Lit(1)),
 			m("count").Dot("Add").Call(jen.Lit(1)),
 			jen.If(id("i").Op("==").Lit(0)).Block(unlock(), jen.Return(jen.Nil())),
-			jen.Comment("A replace: the new element inherits the old one's use (its ref bit)."),
+			jen.Comment("A replace: the kernel sets the new element's ref bit (htab_lru_map_update_elem)."),
 			m("lru").Dot("Ref").Call(id("n")),
 			jen.If(id("prev").Op("==").Lit(0)).Block(id("prev").Op("=").Id("n").Op("+").Lit(1)),
 			m("unlink").Call(id("b"), id("prev"), id("i")),

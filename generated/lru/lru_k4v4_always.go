@@ -338,7 +338,7 @@ func (m *LruK4V4Always) update(k *LruK4V4AlwaysKey, v *LruK4V4AlwaysValue, cpu i
 		b.Unlock()
 		return nil
 	}
-	// A replace: the new element inherits the old one's use (its ref bit).
+	// A replace: the kernel sets the new element's ref bit (htab_lru_map_update_elem).
 	m.lru.Ref(n)
 	if prev == 0 {
 		prev = n + 1

@@ -341,7 +341,7 @@ func (m *LRUFat) update(k *LRUFatKey, v *LRUFatValue, cpu int, flags htab.Update
 		b.Unlock()
 		return nil
 	}
-	// A replace: the new element inherits the old one's use (its ref bit).
+	// A replace: the kernel sets the new element's ref bit (htab_lru_map_update_elem).
 	m.lru.Ref(n)
 	if prev == 0 {
 		prev = n + 1

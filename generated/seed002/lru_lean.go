@@ -343,7 +343,7 @@ func (m *LRULean) update(k *LRULeanKey, v *LRULeanValue, cpu int, flags htab.Upd
 		b.Unlock()
 		return nil
 	}
-	// A replace: the new element inherits the old one's use (its ref bit).
+	// A replace: the kernel sets the new element's ref bit (htab_lru_map_update_elem).
 	m.lru.Ref(n)
 	if prev == 0 {
 		prev = n + 1
