@@ -54,9 +54,11 @@ import (
 //   A program's update of a present key (CPU(i).Update) takes no bucket lock:
 //   it finds the element optimistically, takes CPU i's slot lock (one of
 //   64 per CPU, in that CPU's own memory), checks that the bucket did not
-//   change, and writes its slot. Everyone else who touches an element's slots
-//   or frees it takes its slot locks once, so no such write is lost or lands
-//   on a reused element; readers of one slot validate its lock's sequence.
+//   change, and writes its slot. Whoever frees an element first waits until
+//   none of its slot locks is held, so no write lands on a reused element.
+//   Reading every CPU's value (Lookup, All, batches) holds all of the
+//   element's slot locks, taken in CPU order, so the copy is one snapshot;
+//   CPU(i).Lookup reads its one slot by validating that lock's sequence.
 
 // PcpuK8V8Key is a key of PcpuK8V8: 8 bytes, hashed and compared as they are.
 type PcpuK8V8Key [8]byte
