@@ -40,7 +40,11 @@ func (g *generator) cpuHandles(f *jen.File) {
 			f.Comment("Lookup is bpf_map_lookup_elem from a program on this CPU: it sets the")
 			f.Comment("element's ref bit, which the LRU uses to keep it.")
 		}
-		lookup = []jen.Code{jen.List(jen.Id("v"), jen.Id("i")).Op(":=").Add(cm("lookupOn")).Call(jen.Op("&").Id("k"), jen.Id("c").Dot("cpu"))}
+		args := []jen.Code{jen.Op("&").Id("k")}
+		if l.PerCPU {
+			args = append(args, jen.Id("c").Dot("cpu"))
+		}
+		lookup = []jen.Code{jen.List(jen.Id("v"), jen.Id("i")).Op(":=").Add(cm("lookupOn")).Call(args...)}
 		if l.LRU {
 			lookup = append(lookup, jen.If(jen.Id("i").Op("!=").Lit(0)).Block(cm("lru").Dot("Ref").Call(jen.Id("i").Op("-").Lit(1))))
 		}

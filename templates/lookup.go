@@ -110,10 +110,18 @@ func (g *generator) lookupOn(f *jen.File) {
 	if g.l.PerCPU {
 		val = g.readSlot(jen.Id("cpu"), jen.Id("i").Op("-").Lit(1))
 	}
-	// func (m *<Map>) lookupOn(k *<Key>, cpu int) (v <Value>, i uint32)
-	f.Comment("lookupOn is a program's lookup of k on CPU cpu: the value it sees and the")
+	// func (m *<Map>) lookupOn(k *<Key>[, cpu int]) (v <Value>, i uint32)
+	if g.l.PerCPU {
+		f.Comment("lookupOn is a program's lookup of k on CPU cpu: the value it sees and the")
+	} else {
+		f.Comment("lookupOn is a program's lookup of k: the value it sees and the")
+	}
 	f.Comment("index+1 of k's element, 0 if k is absent.")
-	f.Func().Params(g.recvMap()).Id("lookupOn").Params(jen.Id("k").Op("*").Id(g.keyT), jen.Id("cpu").Int()).Params(jen.Id(g.valT), jen.Uint32()).Block(
+	params := []jen.Code{jen.Id("k").Op("*").Id(g.keyT)}
+	if g.l.PerCPU {
+		params = append(params, jen.Id("cpu").Int()) // whose slot to read
+	}
+	f.Func().Params(g.recvMap()).Id("lookupOn").Params(params...).Params(jen.Id(g.valT), jen.Uint32()).Block(
 		jen.Id("w").Op(":=").Id("k").Dot("words").Call(),
 		jen.Id("h").Op(":=").Id("m").Dot("hash").Call(jen.Id("k"), jen.Op("&").Id("w")),
 		jen.Id("b").Op(":=").Op("&").Id("m").Dot("buckets").Index(jen.Id("h").Op("&").Id("m").Dot("mask")),

@@ -28,7 +28,7 @@
 // buckets and three slots per 64-B line, a branch-free three-way match; its
 // code had a concurrency bug, found by TestConcurrent, and was dropped with
 // the others). The generator's -layout home (templates/home.go,
-// generated/home) is this package's Home.
+// generated/hash/home_*.go) is this package's Home.
 //
 // Tests: proto_test.go (random operations against the generated HashK8V8
 // under ZeroSeed and a builtin map, with the full iteration order compared

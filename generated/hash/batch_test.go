@@ -18,7 +18,8 @@ import (
 )
 
 // batchMap is what the batch tests need of a generated k4v4 hash map; the
-// three -batch-lock modes (HashK4V4, HashK4V4Always, HashK4V4Sparse) all have it.
+// three -batch-lock modes in both layouts (HashK4V4, HashK4V4Always,
+// HashK4V4Sparse, and the same names with Home) all have it.
 type batchMap[K ~[4]byte, V ~[4]byte] interface {
 	Update(K, V, htab.UpdateFlags) error
 	Delete(K) error
@@ -32,25 +33,24 @@ type batchMap[K ~[4]byte, V ~[4]byte] interface {
 	DeleteBatch([]K) (int, error)
 }
 
-// forEachBatchLock runs f once per -batch-lock mode.
-func forEachBatchLock(t *testing.T, f func(t *testing.T, mode string)) {
-	for _, mode := range []string{"nonempty", "always", "sparse"} {
-		t.Run("lock="+mode, func(t *testing.T) { f(t, mode) })
-	}
+// batchMaps are the k4v4 maps, by layout and -batch-lock mode.
+var batchMaps = []struct {
+	layout, mode string
+	newMap       func(htab.Options) (batchMap[[4]byte, [4]byte], error)
+}{
+	{"classic", "nonempty", adapt(NewHashK4V4)},
+	{"classic", "always", adapt(NewHashK4V4Always)},
+	{"classic", "sparse", adapt(NewHashK4V4Sparse)},
+	{"home", "nonempty", adapt(NewHomeK4V4)},
+	{"home", "always", adapt(NewHomeK4V4Always)},
+	{"home", "sparse", adapt(NewHomeK4V4Sparse)},
 }
 
-// batchTest runs body on the map type of mode.
-func batchTest(t *testing.T, mode string, body func(newMap func(htab.Options) (batchMap[[4]byte, [4]byte], error))) {
-	t.Helper()
-	switch mode {
-	case "nonempty":
-		body(adapt(NewHashK4V4))
-	case "always":
-		body(adapt(NewHashK4V4Always))
-	case "sparse":
-		body(adapt(NewHashK4V4Sparse))
-	default:
-		t.Fatalf("no map for -batch-lock %s", mode)
+// forEachBatchMap runs body once per layout and -batch-lock mode, with that
+// map's constructor.
+func forEachBatchMap(t *testing.T, body func(t *testing.T, newMap func(htab.Options) (batchMap[[4]byte, [4]byte], error))) {
+	for _, bm := range batchMaps {
+		t.Run("layout="+bm.layout+"/lock="+bm.mode, func(t *testing.T) { body(t, bm.newMap) })
 	}
 }
 
@@ -148,12 +148,10 @@ func u32k(i uint32) (b [4]byte) {
 // skipped, and at least one step must succeed. As there, each call's buffer
 // is the count the previous call returned.
 func TestBatchOpsPort(t *testing.T) {
-	forEachBatchLock(t, func(t *testing.T, mode string) {
+	forEachBatchMap(t, func(t *testing.T, newMap func(htab.Options) (batchMap[[4]byte, [4]byte], error)) {
 		for _, zero := range []bool{false, true} {
 			t.Run(fmt.Sprintf("zeroseed=%v", zero), func(t *testing.T) {
-				batchTest(t, mode, func(newMap func(htab.Options) (batchMap[[4]byte, [4]byte], error)) {
-					batchOpsPort(t, newMap, zero)
-				})
+				batchOpsPort(t, newMap, zero)
 			})
 		}
 	})
@@ -296,64 +294,62 @@ func batchOpsPort(t *testing.T, newMap func(htab.Options) (batchMap[[4]byte, [4]
 // a zero-length call, a cursor past the end, a done cursor, slice lengths,
 // update flags, and UpdateBatch / DeleteBatch stopping at the first error.
 func TestBatchEdges(t *testing.T) {
-	forEachBatchLock(t, func(t *testing.T, mode string) {
-		batchTest(t, mode, func(newMap func(htab.Options) (batchMap[[4]byte, [4]byte], error)) {
-			m, err := newMap(htab.Options{MaxEntries: 4, ZeroSeed: true})
-			require.NoError(t, err)
-			keys, vals := make([][4]byte, 8), make([][4]byte, 8)
+	forEachBatchMap(t, func(t *testing.T, newMap func(htab.Options) (batchMap[[4]byte, [4]byte], error)) {
+		m, err := newMap(htab.Options{MaxEntries: 4, ZeroSeed: true})
+		require.NoError(t, err)
+		keys, vals := make([][4]byte, 8), make([][4]byte, 8)
 
-			n, err := m.LookupBatch(nil, keys, vals)
-			require.ErrorIs(t, err, htab.ErrKeyNotExist, "empty map")
+		n, err := m.LookupBatch(nil, keys, vals)
+		require.ErrorIs(t, err, htab.ErrKeyNotExist, "empty map")
+		require.Zero(t, n)
+
+		n, err = m.UpdateBatch([][4]byte{u32k(1), u32k(2), u32k(3), u32k(4), u32k(5), u32k(6)}, make([][4]byte, 6), htab.UpdateAny)
+		require.ErrorIs(t, err, htab.ErrFull)
+		require.Equal(t, 4, n, "ErrFull at the fifth key")
+		require.Equal(t, 4, m.Len())
+
+		for _, f := range []htab.UpdateFlags{htab.UpdateNoExist, htab.UpdateExist, 3, 4} {
+			n, err = m.UpdateBatch([][4]byte{u32k(9)}, make([][4]byte, 1), f)
+			require.ErrorIs(t, err, htab.ErrInvalid, "flags %d", f)
 			require.Zero(t, n)
-
-			n, err = m.UpdateBatch([][4]byte{u32k(1), u32k(2), u32k(3), u32k(4), u32k(5), u32k(6)}, make([][4]byte, 6), htab.UpdateAny)
-			require.ErrorIs(t, err, htab.ErrFull)
-			require.Equal(t, 4, n, "ErrFull at the fifth key")
-			require.Equal(t, 4, m.Len())
-
-			for _, f := range []htab.UpdateFlags{htab.UpdateNoExist, htab.UpdateExist, 3, 4} {
-				n, err = m.UpdateBatch([][4]byte{u32k(9)}, make([][4]byte, 1), f)
-				require.ErrorIs(t, err, htab.ErrInvalid, "flags %d", f)
-				require.Zero(t, n)
-				n, err = m.UpdateBatch(nil, nil, f)
-				require.ErrorIs(t, err, htab.ErrInvalid, "flags %d, no keys", f)
-				require.Zero(t, n)
-			}
-			_, err = m.UpdateBatch(make([][4]byte, 2), make([][4]byte, 1), htab.UpdateAny)
-			require.ErrorIs(t, err, htab.ErrInvalid, "fewer values than keys")
-			_, err = m.LookupBatch(nil, make([][4]byte, 2), make([][4]byte, 3))
-			require.ErrorIs(t, err, htab.ErrInvalid, "more values than keys")
-
-			n, err = m.DeleteBatch([][4]byte{u32k(1), u32k(2), u32k(9), u32k(3)})
-			require.ErrorIs(t, err, htab.ErrKeyNotExist)
-			require.Equal(t, 2, n, "stops at the missing third key")
-			require.Equal(t, 2, m.Len())
-			n, err = m.DeleteBatch(nil)
-			require.NoError(t, err)
+			n, err = m.UpdateBatch(nil, nil, f)
+			require.ErrorIs(t, err, htab.ErrInvalid, "flags %d, no keys", f)
 			require.Zero(t, n)
+		}
+		_, err = m.UpdateBatch(make([][4]byte, 2), make([][4]byte, 1), htab.UpdateAny)
+		require.ErrorIs(t, err, htab.ErrInvalid, "fewer values than keys")
+		_, err = m.LookupBatch(nil, make([][4]byte, 2), make([][4]byte, 3))
+		require.ErrorIs(t, err, htab.ErrInvalid, "more values than keys")
 
-			c := new(htab.Cursor)
-			n, err = m.LookupBatch(c, nil, nil)
-			require.NoError(t, err)
-			require.Zero(t, n)
-			require.Equal(t, htab.Cursor{}, *c)
+		n, err = m.DeleteBatch([][4]byte{u32k(1), u32k(2), u32k(9), u32k(3)})
+		require.ErrorIs(t, err, htab.ErrKeyNotExist)
+		require.Equal(t, 2, n, "stops at the missing third key")
+		require.Equal(t, 2, m.Len())
+		n, err = m.DeleteBatch(nil)
+		require.NoError(t, err)
+		require.Zero(t, n)
 
-			n, err = m.LookupBatch(c, keys, vals)
-			require.ErrorIs(t, err, htab.ErrKeyNotExist)
-			require.Equal(t, 2, n)
-			require.True(t, c.Done())
-			require.Equal(t, uint32(4), c.Bucket(), "the cursor is past the last bucket")
-			n, err = m.LookupBatch(c, keys, vals)
-			require.ErrorIs(t, err, htab.ErrKeyNotExist, "a done walk stays done")
-			require.Zero(t, n)
+		c := new(htab.Cursor)
+		n, err = m.LookupBatch(c, nil, nil)
+		require.NoError(t, err)
+		require.Zero(t, n)
+		require.Equal(t, htab.Cursor{}, *c)
 
-			c.Advance(100, false)
-			n, err = m.LookupAndDeleteBatch(c, keys, vals)
-			require.ErrorIs(t, err, htab.ErrKeyNotExist, "cursor past the end")
-			require.Zero(t, n)
-			require.Equal(t, uint32(100), c.Bucket(), "left where it was, as the kernel leaves out_batch")
-			require.Equal(t, 2, m.Len())
-		})
+		n, err = m.LookupBatch(c, keys, vals)
+		require.ErrorIs(t, err, htab.ErrKeyNotExist)
+		require.Equal(t, 2, n)
+		require.True(t, c.Done())
+		require.Equal(t, uint32(4), c.Bucket(), "the cursor is past the last bucket")
+		n, err = m.LookupBatch(c, keys, vals)
+		require.ErrorIs(t, err, htab.ErrKeyNotExist, "a done walk stays done")
+		require.Zero(t, n)
+
+		c.Advance(100, false)
+		n, err = m.LookupAndDeleteBatch(c, keys, vals)
+		require.ErrorIs(t, err, htab.ErrKeyNotExist, "cursor past the end")
+		require.Zero(t, n)
+		require.Equal(t, uint32(100), c.Bucket(), "left where it was, as the kernel leaves out_batch")
+		require.Equal(t, 2, m.Len())
 	})
 }
 
@@ -366,12 +362,10 @@ func TestBatchEdges(t *testing.T) {
 // fail at the same element with the same error.
 func TestBatchKernelDifferential(t *testing.T) {
 	kernel.Require(t)
-	forEachBatchLock(t, func(t *testing.T, mode string) {
+	forEachBatchMap(t, func(t *testing.T, newMap func(htab.Options) (batchMap[[4]byte, [4]byte], error)) {
 		for _, max := range []int{1, 2, 7, 10, 33, 256, 1000} {
 			t.Run(fmt.Sprintf("max=%d", max), func(t *testing.T) {
-				batchTest(t, mode, func(newMap func(htab.Options) (batchMap[[4]byte, [4]byte], error)) {
-					batchDifferential(t, newMap, max)
-				})
+				batchDifferential(t, newMap, max)
 			})
 		}
 	})
@@ -533,86 +527,84 @@ func requireSameContents(t *testing.T, km *kernel.Map, m batchMap[[4]byte, [4]by
 // returned by exactly one batch, with its value, or still in the map: the
 // batches lose nothing and return nothing twice. Run it with -race.
 func TestBatchLookupAndDeleteRace(t *testing.T) {
-	forEachBatchLock(t, func(t *testing.T, mode string) {
-		batchTest(t, mode, func(newMap func(htab.Options) (batchMap[[4]byte, [4]byte], error)) {
-			const writers, perWriter = 3, 3000
-			m, err := newMap(htab.Options{MaxEntries: writers * perWriter})
-			require.NoError(t, err)
-			var stop atomic.Bool
-			var wg sync.WaitGroup
-			returned := make([]map[[4]byte][4]byte, 2)
-			var dupes atomic.Int64
-			for d := range returned {
-				returned[d] = map[[4]byte][4]byte{}
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					rng := rand.New(rand.NewPCG(uint64(d), 9))
-					c := new(htab.Cursor)
-					for !stop.Load() {
-						buf := 1 + rng.IntN(12)
-						keys, vals := make([][4]byte, buf), make([][4]byte, buf)
-						n, err := m.LookupAndDeleteBatch(c, keys, vals)
-						for i := range n {
-							if _, dup := returned[d][keys[i]]; dup {
-								dupes.Add(1)
-							}
-							returned[d][keys[i]] = vals[i]
+	forEachBatchMap(t, func(t *testing.T, newMap func(htab.Options) (batchMap[[4]byte, [4]byte], error)) {
+		const writers, perWriter = 3, 3000
+		m, err := newMap(htab.Options{MaxEntries: writers * perWriter})
+		require.NoError(t, err)
+		var stop atomic.Bool
+		var wg sync.WaitGroup
+		returned := make([]map[[4]byte][4]byte, 2)
+		var dupes atomic.Int64
+		for d := range returned {
+			returned[d] = map[[4]byte][4]byte{}
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				rng := rand.New(rand.NewPCG(uint64(d), 9))
+				c := new(htab.Cursor)
+				for !stop.Load() {
+					buf := 1 + rng.IntN(12)
+					keys, vals := make([][4]byte, buf), make([][4]byte, buf)
+					n, err := m.LookupAndDeleteBatch(c, keys, vals)
+					for i := range n {
+						if _, dup := returned[d][keys[i]]; dup {
+							dupes.Add(1)
 						}
-						switch {
-						case errors.Is(err, htab.ErrKeyNotExist):
-							c = new(htab.Cursor) // start the next walk
-						case errors.Is(err, htab.ErrNoSpace), err == nil:
-						default:
-							t.Errorf("LookupAndDeleteBatch: %v", err)
-							return
-						}
+						returned[d][keys[i]] = vals[i]
 					}
-				}()
-			}
-			var writersWG sync.WaitGroup
-			for w := range writers {
-				writersWG.Add(1)
-				go func() {
-					defer writersWG.Done()
-					for i := range perWriter {
-						k := uint32(w<<20 | i)
-						if err := m.Update(u32k(k), u32k(^k), htab.UpdateNoExist); err != nil {
-							t.Errorf("Update(%#x): %v", k, err)
-							return
-						}
+					switch {
+					case errors.Is(err, htab.ErrKeyNotExist):
+						c = new(htab.Cursor) // start the next walk
+					case errors.Is(err, htab.ErrNoSpace), err == nil:
+					default:
+						t.Errorf("LookupAndDeleteBatch: %v", err)
+						return
 					}
-				}()
-			}
-			writersWG.Wait()
-			stop.Store(true)
-			wg.Wait()
-
-			assert.Zero(t, dupes.Load(), "a drainer got a key twice")
-			all := map[[4]byte][4]byte{}
-			for _, r := range returned {
-				for k, v := range r {
-					_, dup := all[k]
-					assert.False(t, dup, "key %x returned by both drainers", k)
-					all[k] = v
 				}
-			}
-			remaining := 0
-			for k, v := range m.All() {
-				_, dup := all[k]
-				assert.False(t, dup, "key %x returned and still in the map", k)
-				all[k] = v
-				remaining++
-			}
-			assert.Equal(t, remaining, m.Len())
-			require.Len(t, all, writers*perWriter, "keys lost")
-			for w := range writers {
+			}()
+		}
+		var writersWG sync.WaitGroup
+		for w := range writers {
+			writersWG.Add(1)
+			go func() {
+				defer writersWG.Done()
 				for i := range perWriter {
 					k := uint32(w<<20 | i)
-					require.Equal(t, u32k(^k), all[u32k(k)], "key %#x", k)
+					if err := m.Update(u32k(k), u32k(^k), htab.UpdateNoExist); err != nil {
+						t.Errorf("Update(%#x): %v", k, err)
+						return
+					}
 				}
+			}()
+		}
+		writersWG.Wait()
+		stop.Store(true)
+		wg.Wait()
+
+		assert.Zero(t, dupes.Load(), "a drainer got a key twice")
+		all := map[[4]byte][4]byte{}
+		for _, r := range returned {
+			for k, v := range r {
+				_, dup := all[k]
+				assert.False(t, dup, "key %x returned by both drainers", k)
+				all[k] = v
 			}
-			t.Logf("returned by batches: %d, left: %d", len(all)-remaining, remaining)
-		})
+		}
+		remaining := 0
+		for k, v := range m.All() {
+			_, dup := all[k]
+			assert.False(t, dup, "key %x returned and still in the map", k)
+			all[k] = v
+			remaining++
+		}
+		assert.Equal(t, remaining, m.Len())
+		require.Len(t, all, writers*perWriter, "keys lost")
+		for w := range writers {
+			for i := range perWriter {
+				k := uint32(w<<20 | i)
+				require.Equal(t, u32k(^k), all[u32k(k)], "key %#x", k)
+			}
+		}
+		t.Logf("returned by batches: %d, left: %d", len(all)-remaining, remaining)
 	})
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"iter"
 	"math/rand/v2"
 	"testing"
 
@@ -13,11 +14,29 @@ import (
 	"github.com/htabgen/htabgen/internal/kernel"
 )
 
-// TestKernelDifferential runs the same random operations on HashK8V8 and on the
-// kernel's BPF_MAP_TYPE_HASH (both with a zero seed) and compares every result;
-// every so often it compares the whole NextKey order, which must be identical.
+// k8v8Map is what the differential test needs of a k8v8 hash map; both
+// layouts (HashK8V8, HomeK8V8) have it.
+type k8v8Map[K ~[8]byte, V ~[8]byte] interface {
+	Update(K, V, htab.UpdateFlags) error
+	Delete(K) error
+	LookupAndDelete(K) (V, error)
+	Lookup(K) (V, bool)
+	NextKey(*K) (K, error)
+	All() iter.Seq2[K, V]
+	Len() int
+}
+
+// TestKernelDifferential runs the same random operations on HashK8V8 (and on
+// HomeK8V8, the home layout) and on the kernel's BPF_MAP_TYPE_HASH (both with
+// a zero seed) and compares every result; every so often it compares the
+// whole NextKey order, which must be identical.
 func TestKernelDifferential(t *testing.T) {
 	kernel.Require(t)
+	t.Run("layout=classic", func(t *testing.T) { kernelDifferential(t, NewHashK8V8) })
+	t.Run("layout=home", func(t *testing.T) { kernelDifferential(t, NewHomeK8V8) })
+}
+
+func kernelDifferential[K ~[8]byte, V ~[8]byte, M k8v8Map[K, V]](t *testing.T, newMap func(htab.Options) (M, error)) {
 	for _, max := range []int{2, 3, 16, 100, 1000, 65536} {
 		for _, prealloc := range []bool{true, false} {
 			t.Run(fmt.Sprintf("max=%d/prealloc=%v", max, prealloc), func(t *testing.T) {
@@ -25,16 +44,16 @@ func TestKernelDifferential(t *testing.T) {
 				km, err := kernel.New(htab.Hash, 8, 8, opts)
 				require.NoError(t, err)
 				defer km.Close()
-				m, err := NewHashK8V8(opts)
+				m, err := newMap(opts)
 				require.NoError(t, err)
 
 				rng := rand.New(rand.NewPCG(uint64(max), 7))
 				keySpace := 2*max + 2
 				steps := min(20000, 40*max+200)
 				for step := range steps {
-					var k HashK8V8Key
+					var k K
 					binary.LittleEndian.PutUint64(k[:], uint64(rng.IntN(keySpace)))
-					var v HashK8V8Value
+					var v V
 					binary.LittleEndian.PutUint64(v[:], uint64(step))
 					switch op := rng.IntN(10); {
 					case op < 5: // updates, with a few invalid flags
@@ -62,14 +81,14 @@ func TestKernelDifferential(t *testing.T) {
 							require.Equal(t, want, got[:], "step %d: Lookup(%x)", step, k)
 						}
 					default:
-						var kp *HashK8V8Key
+						var kp *K
 						if rng.IntN(2) == 0 {
 							kp = &k
 						}
 						got, gerr := m.NextKey(kp)
 						var kb []byte
 						if kp != nil {
-							kb = kp[:]
+							kb = (*kp)[:]
 						}
 						want, werr := km.NextKey(kb)
 						requireSameErr(t, werr, gerr, "step %d: NextKey(%x)", step, kb)
@@ -78,10 +97,10 @@ func TestKernelDifferential(t *testing.T) {
 						}
 					}
 					if step%(steps/4) == steps/4-1 {
-						requireSameOrder(t, km, m)
+						requireSameOrder[K](t, km, m)
 					}
 				}
-				requireSameOrder(t, km, m)
+				requireSameOrder[K](t, km, m)
 			})
 		}
 	}
@@ -103,7 +122,7 @@ func requireSameErr(t *testing.T, want, got error, format string, args ...any) {
 
 // requireSameOrder walks both maps with NextKey and requires the same keys in
 // the same order, and the same values.
-func requireSameOrder(t *testing.T, km *kernel.Map, m *HashK8V8) {
+func requireSameOrder[K ~[8]byte, V ~[8]byte, M k8v8Map[K, V]](t *testing.T, km *kernel.Map, m M) {
 	t.Helper()
 	var kernelKeys, ourKeys [][]byte
 	for k, err := km.NextKey(nil); err == nil; k, err = km.NextKey(k) {
@@ -117,7 +136,7 @@ func requireSameOrder(t *testing.T, km *kernel.Map, m *HashK8V8) {
 	for _, k := range kernelKeys {
 		want, err := km.Lookup(k)
 		require.NoError(t, err)
-		got, ok := m.Lookup(HashK8V8Key(k))
+		got, ok := m.Lookup(K(k))
 		require.True(t, ok)
 		require.Equal(t, want, got[:])
 	}

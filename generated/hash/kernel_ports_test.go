@@ -4,12 +4,14 @@ package hash
 // tools/testing/selftests/bpf/test_maps.c (reference kernel-htab.md §3.7):
 // test_hashmap, test_hashmap_walk, test_hashmap_zero_seed and, sized down,
 // test_map_parallel. Each runs twice, as in the kernel: map_flags=0 and
-// BPF_F_NO_PREALLOC. test_map_large is in generated/keysizes.
+// BPF_F_NO_PREALLOC, and on both layouts (HashK8V8 and HashK8V24, and
+// HomeK8V8 and HomeK8V24). test_map_large is in generated/keysizes.
 
 import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"iter"
 	"runtime"
 	"sync"
 	"testing"
@@ -29,27 +31,61 @@ var kpFlags = []struct {
 }
 
 // kpKey is a long long key as the kernel test stores it (native, little-endian).
-func kpKey(i int64) (k HashK8V8Key) {
+func kpKey[K ~[8]byte](i int64) (k K) {
 	binary.LittleEndian.PutUint64(k[:], uint64(i))
 	return
 }
 
-func kpVal(i int64) (v HashK8V8Value) {
+func kpVal[V ~[8]byte](i int64) (v V) {
 	binary.LittleEndian.PutUint64(v[:], uint64(i))
 	return
+}
+
+// kpMap is what the ports need of a k8v8 map (HashK8V8, HomeK8V8).
+type kpMap[K ~[8]byte, V ~[8]byte] interface {
+	k8v8Map[K, V]
+	MaxEntries() int
+}
+
+// kpWalkMap is what the walk ports need of a k8v24 map (HashK8V24, HomeK8V24).
+type kpWalkMap[K ~[8]byte, V ~[24]byte] interface {
+	Update(K, V, htab.UpdateFlags) error
+	Lookup(K) (V, bool)
+	NextKey(*K) (K, error)
+	All() iter.Seq2[K, V]
+	Len() int
+}
+
+// kpDoor is a door to a map for kpParallel: the map itself or a CPU handle.
+type kpDoor[K, V any] interface {
+	Update(K, V, htab.UpdateFlags) error
+	Delete(K) error
+}
+
+// kpLayouts runs a port on each layout.
+func kpLayouts(t *testing.T, classic, home func(t *testing.T)) {
+	t.Run("layout=classic", classic)
+	t.Run("layout=home", home)
 }
 
 func kpInt(b []byte) int64 { return int64(binary.LittleEndian.Uint64(b)) }
 
 // TestKernelPortHashmap is test_hashmap: 8-byte key and value, max_entries 2.
 func TestKernelPortHashmap(t *testing.T) {
+	kpLayouts(t,
+		func(t *testing.T) { kpHashmap(t, NewHashK8V8) },
+		func(t *testing.T) { kpHashmap(t, NewHomeK8V8) })
+}
+
+func kpHashmap[K ~[8]byte, V ~[8]byte, M kpMap[K, V]](t *testing.T, newMap func(htab.Options) (M, error)) {
+	kpKey, kpVal := kpKey[K], kpVal[V]
 	for _, f := range kpFlags {
 		t.Run(f.name, func(t *testing.T) {
 			o := f.opts
 			o.MaxEntries = 2
-			m, err := NewHashK8V8(o)
+			m, err := newMap(o)
 			require.NoError(t, err)
-			var v HashK8V8Value
+			var v V
 
 			// Insert key=1 element.
 			require.NoError(t, m.Update(kpKey(1), kpVal(1234), htab.UpdateAny))
@@ -137,19 +173,19 @@ func TestKernelPortHashmap(t *testing.T) {
 
 // kpFillWalkMap is helper_fill_hashmap: keys 0..n-1 with value[0] = key,
 // inserted with BPF_NOEXIST.
-func kpFillWalkMap(t require.TestingT, o htab.Options, n int) *HashK8V24 {
+func kpFillWalkMap[K ~[8]byte, V ~[24]byte, W kpWalkMap[K, V]](t require.TestingT, newMap func(htab.Options) (W, error), o htab.Options, n int) W {
 	o.MaxEntries = n
-	m, err := NewHashK8V24(o)
+	m, err := newMap(o)
 	require.NoError(t, err)
 	for i := range n {
-		require.NoError(t, m.Update(HashK8V24Key(kpKey(int64(i))), kpWalkVal(int64(i)), htab.UpdateNoExist), "key %d", i)
+		require.NoError(t, m.Update(kpKey[K](int64(i)), kpWalkVal[V](int64(i)), htab.UpdateNoExist), "key %d", i)
 	}
 	require.Equal(t, n, m.Len())
 	return m
 }
 
 // kpWalkVal is long long value[3] with value[0] = x.
-func kpWalkVal(x int64) (v HashK8V24Value) {
+func kpWalkVal[V ~[24]byte](x int64) (v V) {
 	binary.LittleEndian.PutUint64(v[:], uint64(x))
 	return
 }
@@ -157,23 +193,29 @@ func kpWalkVal(x int64) (v HashK8V24Value) {
 // TestKernelPortHashmapWalk is test_hashmap_walk: 10000 entries, 8-byte key,
 // 24-byte value.
 func TestKernelPortHashmapWalk(t *testing.T) {
+	kpLayouts(t,
+		func(t *testing.T) { kpHashmapWalk(t, NewHashK8V24) },
+		func(t *testing.T) { kpHashmapWalk(t, NewHomeK8V24) })
+}
+
+func kpHashmapWalk[K ~[8]byte, V ~[24]byte, W kpWalkMap[K, V]](t *testing.T, newMap func(htab.Options) (W, error)) {
 	const maxEntries = 10000
 	for _, f := range kpFlags {
 		t.Run(f.name, func(t *testing.T) {
-			m := kpFillWalkMap(t, f.opts, maxEntries)
+			m := kpFillWalkMap(t, newMap, f.opts, maxEntries)
 			kpWalk(t, m, maxEntries)
 		})
 	}
 }
 
 // kpWalk runs the three walks of test_hashmap_walk on a filled map.
-func kpWalk(t require.TestingT, m *HashK8V24, maxEntries int) {
+func kpWalk[K ~[8]byte, V ~[24]byte, W kpWalkMap[K, V]](t require.TestingT, m W, maxEntries int) {
 	// A full walk visits every key once.
-	seen := make(map[HashK8V24Key]bool, maxEntries)
-	var key HashK8V24Key
+	seen := make(map[K]bool, maxEntries)
+	var key K
 	i := 0
 	for ; ; i++ {
-		var prev *HashK8V24Key
+		var prev *K
 		if i != 0 {
 			prev = &key
 		}
@@ -216,7 +258,7 @@ func kpWalk(t require.TestingT, m *HashK8V24, maxEntries int) {
 
 	// Every key was incremented once.
 	for i = 0; ; i++ {
-		var prev *HashK8V24Key
+		var prev *K
 		if i != 0 {
 			prev = &key
 		}
@@ -237,16 +279,22 @@ func kpWalk(t require.TestingT, m *HashK8V24, maxEntries int) {
 // filled the same way iterate identically. The kernel fills 3 entries; more
 // entries make the check stronger.
 func TestKernelPortHashmapZeroSeed(t *testing.T) {
+	kpLayouts(t,
+		func(t *testing.T) { kpHashmapZeroSeed(t, NewHashK8V24, func(m *HashK8V24) uint32 { return m.seed }) },
+		func(t *testing.T) { kpHashmapZeroSeed(t, NewHomeK8V24, func(m *HomeK8V24) uint32 { return m.seed }) })
+}
+
+func kpHashmapZeroSeed[K ~[8]byte, V ~[24]byte, W kpWalkMap[K, V]](t *testing.T, newMap func(htab.Options) (W, error), seed func(W) uint32) {
 	for _, f := range kpFlags {
 		for _, n := range []int{3, 1000} {
 			t.Run(fmt.Sprintf("%s/%d", f.name, n), func(t *testing.T) {
 				o := f.opts
 				o.ZeroSeed = true
-				old := kpFillWalkMap(t, o, n)
-				cur := kpFillWalkMap(t, o, n)
-				require.Zero(t, old.seed)
-				require.Zero(t, cur.seed)
-				var keyPtr *HashK8V24Key
+				old := kpFillWalkMap(t, newMap, o, n)
+				cur := kpFillWalkMap(t, newMap, o, n)
+				require.Zero(t, seed(old))
+				require.Zero(t, seed(cur))
+				var keyPtr *K
 				for i := 0; ; i++ {
 					k1, err1 := old.NextKey(keyPtr)
 					k2, err2 := cur.NextKey(keyPtr)
@@ -259,7 +307,7 @@ func TestKernelPortHashmapZeroSeed(t *testing.T) {
 					require.Equal(t, k1, k2, "step %d", i)
 					keyPtr = &k1
 				}
-				var a, b []HashK8V24Key
+				var a, b []K
 				for k := range old.All() {
 					a = append(a, k)
 				}
@@ -276,23 +324,30 @@ func TestKernelPortHashmapZeroSeed(t *testing.T) {
 // kernel's: ascending bucket index jhash(key,0) & (roundup_pow_of_two(n)-1),
 // and within a bucket newest first.
 func TestKernelPortHashmapZeroSeedOrder(t *testing.T) {
+	kpLayouts(t,
+		func(t *testing.T) { kpHashmapZeroSeedOrder(t, NewHashK8V8) },
+		func(t *testing.T) { kpHashmapZeroSeedOrder(t, NewHomeK8V8) })
+}
+
+func kpHashmapZeroSeedOrder[K ~[8]byte, V ~[8]byte, M kpMap[K, V]](t *testing.T, newMap func(htab.Options) (M, error)) {
+	kpKey, kpVal := kpKey[K], kpVal[V]
 	const n = 100
-	m, err := NewHashK8V8(htab.Options{MaxEntries: n, ZeroSeed: true})
+	m, err := newMap(htab.Options{MaxEntries: n, ZeroSeed: true})
 	require.NoError(t, err)
 	mask := uint32(htab.BucketCount(n) - 1)
-	buckets := make([][]HashK8V8Key, mask+1)
+	buckets := make([][]K, mask+1)
 	for i := range int64(n) {
 		k := kpKey(i * 7919)
 		require.NoError(t, m.Update(k, kpVal(i), htab.UpdateNoExist))
 		b := htab.Jhash(k[:], 0) & mask
-		buckets[b] = append([]HashK8V8Key{k}, buckets[b]...) // newest first
+		buckets[b] = append([]K{k}, buckets[b]...) // newest first
 	}
-	var want []HashK8V8Key
+	var want []K
 	for _, b := range buckets {
 		want = append(want, b...)
 	}
-	var got []HashK8V8Key
-	var prev *HashK8V8Key
+	var got []K
+	var prev *K
 	for {
 		k, err := m.NextKey(prev)
 		if err != nil {
@@ -313,7 +368,7 @@ func TestKernelPortHashmapZeroSeedOrder(t *testing.T) {
 	if b == htab.Jhash(want[0][:], 0)&mask {
 		require.Equal(t, last, first)
 	}
-	var bucketKeys []HashK8V8Key
+	var bucketKeys []K
 	for k := range m.All() {
 		if htab.Jhash(k[:], 0)&mask == b {
 			bucketKeys = append(bucketKeys, k)
@@ -327,6 +382,19 @@ func TestKernelPortHashmapZeroSeedOrder(t *testing.T) {
 // tasks also run test_hashmap_walk on a map of their own, as in the kernel.
 // Readers iterate all the while. Run with -race.
 func TestKernelPortMapParallel(t *testing.T) {
+	kpLayouts(t,
+		func(t *testing.T) {
+			kpMapParallel(t, NewHashK8V8, NewHashK8V24, func(m *HashK8V8, i int) kpDoor[HashK8V8Key, HashK8V8Value] { return m.CPU(i) })
+		},
+		func(t *testing.T) {
+			kpMapParallel(t, NewHomeK8V8, NewHomeK8V24, func(m *HomeK8V8, i int) kpDoor[HomeK8V8Key, HomeK8V8Value] { return m.CPU(i) })
+		})
+}
+
+func kpMapParallel[K ~[8]byte, V ~[8]byte, M kpMap[K, V], WK ~[8]byte, WV ~[24]byte, W kpWalkMap[WK, WV]](
+	t *testing.T, newMap func(htab.Options) (M, error), newWalkMap func(htab.Options) (W, error), cpu func(M, int) kpDoor[K, V],
+) {
+	kpKey, kpVal := kpKey[K], kpVal[V]
 	const tasks = 4
 	mapSize, walkEntries, rounds := 4096, 1000, 6
 	if testing.Short() {
@@ -337,10 +405,10 @@ func TestKernelPortMapParallel(t *testing.T) {
 			o := f.opts
 			o.MaxEntries = mapSize
 			o.CPUs = tasks
-			m, err := NewHashK8V8(o)
+			m, err := newMap(o)
 			require.NoError(t, err)
 			for round := range rounds {
-				kpParallel(t, m, f.opts, tasks, walkEntries, true)
+				kpParallel(t, m, cpu, newWalkMap, f.opts, tasks, walkEntries, true)
 				require.Equal(t, mapSize, m.Len())
 
 				// Check that key=0 is already there.
@@ -353,7 +421,7 @@ func TestKernelPortMapParallel(t *testing.T) {
 				_, err := m.NextKey(nil)
 				require.NoError(t, err)
 				key := kpKey(-1)
-				seen := map[HashK8V8Key]bool{}
+				seen := map[K]bool{}
 				for i := range mapSize {
 					key, err = m.NextKey(&key)
 					require.NoError(t, err, "round %d, step %d", round, i)
@@ -372,7 +440,7 @@ func TestKernelPortMapParallel(t *testing.T) {
 				}
 
 				// Now delete all elements in parallel.
-				kpParallel(t, m, f.opts, tasks, walkEntries, false)
+				kpParallel(t, m, cpu, newWalkMap, f.opts, tasks, walkEntries, false)
 
 				// Nothing should be left.
 				_, err = m.NextKey(nil)
@@ -391,7 +459,10 @@ func TestKernelPortMapParallel(t *testing.T) {
 // keys fn, fn+tasks, ...; odd tasks use the program side (CPU(fn)) and first
 // run a walk test on their own map. Two readers iterate meanwhile and check
 // that no key is yielded twice and every value equals its key.
-func kpParallel(t *testing.T, m *HashK8V8, walkOpts htab.Options, tasks, walkEntries int, update bool) {
+func kpParallel[K ~[8]byte, V ~[8]byte, M kpMap[K, V], WK ~[8]byte, WV ~[24]byte, W kpWalkMap[WK, WV]](
+	t *testing.T, m M, cpu func(M, int) kpDoor[K, V], newWalkMap func(htab.Options) (W, error),
+	walkOpts htab.Options, tasks, walkEntries int, update bool,
+) {
 	mapSize := m.MaxEntries()
 	var wg sync.WaitGroup
 	errs := make(chan error, tasks+2)
@@ -405,14 +476,14 @@ func kpParallel(t *testing.T, m *HashK8V8, walkOpts htab.Options, tasks, walkEnt
 					return
 				default:
 				}
-				seen := map[HashK8V8Key]bool{}
+				seen := map[K]bool{}
 				for k, v := range m.All() {
 					if seen[k] {
 						errs <- fmt.Errorf("All yielded key %d twice", kpInt(k[:]))
 						return
 					}
 					seen[k] = true
-					if k != HashK8V8Key(v) {
+					if [8]byte(k) != [8]byte(v) {
 						errs <- fmt.Errorf("All yielded key %d with value %d", kpInt(k[:]), kpInt(v[:]))
 						return
 					}
@@ -429,19 +500,15 @@ func kpParallel(t *testing.T, m *HashK8V8, walkOpts htab.Options, tasks, walkEnt
 			if fn&1 != 0 {
 				// require in a goroutine: record the failure and end the goroutine.
 				ft := &kpGoroutineT{task: fn, errs: errs}
-				wm := kpFillWalkMap(ft, walkOpts, walkEntries)
+				wm := kpFillWalkMap(ft, newWalkMap, walkOpts, walkEntries)
 				kpWalk(ft, wm, walkEntries)
 			}
-			type door interface {
-				Update(HashK8V8Key, HashK8V8Value, htab.UpdateFlags) error
-				Delete(HashK8V8Key) error
-			}
-			var d door = m
+			var d kpDoor[K, V] = m
 			if fn&1 != 0 {
-				d = m.CPU(fn)
+				d = cpu(m, fn)
 			}
 			for i := fn; i < mapSize; i += tasks {
-				k, v := kpKey(int64(i)), kpVal(int64(i))
+				k, v := kpKey[K](int64(i)), kpVal[V](int64(i))
 				if update {
 					if err := d.Update(k, v, htab.UpdateNoExist); err != nil {
 						errs <- fmt.Errorf("task %d: NOEXIST update of key %d: %w", fn, i, err)

@@ -14,7 +14,8 @@ import (
 	"github.com/htabgen/htabgen/htab"
 )
 
-// The peers: what a Go user would pick instead of a generated k8v8 map. Each
+// The peers: what a Go user would pick instead of a generated k8v8 map, and
+// the same map in the experimental home layout (impl=home). Each
 // is driven through the same small interface so that every benchmark runs the
 // same loop; the interface call costs each of them the same.
 type peerMap interface {
@@ -26,6 +27,11 @@ type htabPeer struct{ m *HashK8V8 }
 
 func (p htabPeer) Lookup(k [8]byte) ([8]byte, bool) { return p.m.Lookup(k) }
 func (p htabPeer) Store(k, v [8]byte)               { _ = p.m.Update(k, v, htab.UpdateAny) }
+
+type homePeer struct{ m *HomeK8V8 }
+
+func (p homePeer) Lookup(k [8]byte) ([8]byte, bool) { return p.m.Lookup(k) }
+func (p homePeer) Store(k, v [8]byte)               { _ = p.m.Update(k, v, htab.UpdateAny) }
 
 type builtinPeer map[[8]byte][8]byte
 
@@ -68,6 +74,13 @@ var peers = []struct {
 			panic(err)
 		}
 		return htabPeer{m}
+	}},
+	{"home", true, func() peerMap { // the experimental -layout home
+		m, err := NewHomeK8V8(htab.Options{MaxEntries: peerMaxEntries, ZeroSeed: true})
+		if err != nil {
+			panic(err)
+		}
+		return homePeer{m}
 	}},
 	{"builtin", false, func() peerMap { return builtinPeer(make(map[[8]byte][8]byte, peerMaxEntries)) }},
 	{"xsync", true, func() peerMap {

@@ -249,9 +249,9 @@ func (m *LruK4V4Always) find(b *htab.Bucket, w *lruK4V4AlwaysKeyWords, h uint32)
 	return 0, 0
 }
 
-// lookupOn is a program's lookup of k on CPU cpu: the value it sees and the
+// lookupOn is a program's lookup of k: the value it sees and the
 // index+1 of k's element, 0 if k is absent.
-func (m *LruK4V4Always) lookupOn(k *LruK4V4AlwaysKey, cpu int) (LruK4V4AlwaysValue, uint32) {
+func (m *LruK4V4Always) lookupOn(k *LruK4V4AlwaysKey) (LruK4V4AlwaysValue, uint32) {
 	w := k.words()
 	h := m.hash(k, &w)
 	b := &m.buckets[h&m.mask]
@@ -642,7 +642,7 @@ func (m *LruK4V4Always) CPU(i int) *LruK4V4AlwaysCPU {
 // Lookup is bpf_map_lookup_elem from a program on this CPU: it sets the
 // element's ref bit, which the LRU uses to keep it.
 func (c *LruK4V4AlwaysCPU) Lookup(k LruK4V4AlwaysKey) (LruK4V4AlwaysValue, bool) {
-	v, i := c.m.lookupOn(&k, c.cpu)
+	v, i := c.m.lookupOn(&k)
 	if i != 0 {
 		c.m.lru.Ref(i - 1)
 	}

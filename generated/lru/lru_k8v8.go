@@ -254,9 +254,9 @@ func (m *LruK8V8) find(b *htab.Bucket, w *lruK8V8KeyWords, h uint32) (prev, i ui
 	return 0, 0
 }
 
-// lookupOn is a program's lookup of k on CPU cpu: the value it sees and the
+// lookupOn is a program's lookup of k: the value it sees and the
 // index+1 of k's element, 0 if k is absent.
-func (m *LruK8V8) lookupOn(k *LruK8V8Key, cpu int) (LruK8V8Value, uint32) {
+func (m *LruK8V8) lookupOn(k *LruK8V8Key) (LruK8V8Value, uint32) {
 	w := k.words()
 	h := m.hash(k, &w)
 	b := &m.buckets[h&m.mask]
@@ -651,7 +651,7 @@ func (m *LruK8V8) CPU(i int) *LruK8V8CPU {
 // Lookup is bpf_map_lookup_elem from a program on this CPU: it sets the
 // element's ref bit, which the LRU uses to keep it.
 func (c *LruK8V8CPU) Lookup(k LruK8V8Key) (LruK8V8Value, bool) {
-	v, i := c.m.lookupOn(&k, c.cpu)
+	v, i := c.m.lookupOn(&k)
 	if i != 0 {
 		c.m.lru.Ref(i - 1)
 	}

@@ -252,9 +252,9 @@ func (m *LRUFat) find(b *htab.Bucket, w *lruFatKeyWords, h uint32) (prev, i uint
 	return 0, 0
 }
 
-// lookupOn is a program's lookup of k on CPU cpu: the value it sees and the
+// lookupOn is a program's lookup of k: the value it sees and the
 // index+1 of k's element, 0 if k is absent.
-func (m *LRUFat) lookupOn(k *LRUFatKey, cpu int) (LRUFatValue, uint32) {
+func (m *LRUFat) lookupOn(k *LRUFatKey) (LRUFatValue, uint32) {
 	w := k.words()
 	h := m.hash(k, &w)
 	b := &m.buckets[h&m.mask]
@@ -649,7 +649,7 @@ func (m *LRUFat) CPU(i int) *LRUFatCPU {
 // Lookup is bpf_map_lookup_elem from a program on this CPU: it sets the
 // element's ref bit, which the LRU uses to keep it.
 func (c *LRUFatCPU) Lookup(k LRUFatKey) (LRUFatValue, bool) {
-	v, i := c.m.lookupOn(&k, c.cpu)
+	v, i := c.m.lookupOn(&k)
 	if i != 0 {
 		c.m.lru.Ref(i - 1)
 	}

@@ -1,4 +1,4 @@
-package home
+package hash
 
 import (
 	"encoding/binary"

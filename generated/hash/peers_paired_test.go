@@ -1,4 +1,4 @@
-package home
+package hash
 
 import (
 	"fmt"
@@ -14,13 +14,14 @@ import (
 // TestPaired measures the peers in short alternating rounds (every impl once
 // per round, in rotating order), so that the noise of a shared machine hits
 // all of them alike, and prints the median over rounds of each impl's
-// throughput ratio to builtin, xsync, rwmutex and the classic layout.
-// HOME_PAIRED=rounds enables it (e.g. 40).
-func TestPaired(t *testing.T) {
+// throughput ratio to builtin, xsync, rwmutex and htab (the classic layout).
+// PEERS_PAIRED=rounds enables it (e.g. 40); PEERS_SHUFFLE=1 looks keys up in
+// random order.
+func TestPeersPaired(t *testing.T) {
 	rounds := 0
-	fmt.Sscan(os.Getenv("HOME_PAIRED"), &rounds)
+	fmt.Sscan(os.Getenv("PEERS_PAIRED"), &rounds)
 	if rounds == 0 {
-		t.Skip("HOME_PAIRED=rounds not set")
+		t.Skip("PEERS_PAIRED=rounds not set")
 	}
 	names := []string{}
 	for _, p := range peers {
@@ -34,7 +35,7 @@ func TestPaired(t *testing.T) {
 				continue
 			}
 			fmt.Fprintf(&sb, "  %-8s %7.2f ns/op", n, median(ns[n]))
-			for _, base := range []string{"builtin", "xsync", "rwmutex", "classic"} {
+			for _, base := range []string{"builtin", "xsync", "rwmutex", "htab"} {
 				if ns[base] == nil || base == n {
 					continue
 				}
@@ -56,9 +57,9 @@ func TestPaired(t *testing.T) {
 			maps[i] = p.make()
 			fill(maps[i], keys)
 		}
-		if os.Getenv("HOME_SHUFFLE") != "" {
+		if os.Getenv("PEERS_SHUFFLE") != "" {
 			// Look up in an order unrelated to the insertion order: storage
-			// allocated in insertion order (xsync's entries, classic's elements)
+			// allocated in insertion order (xsync's entries, htab's elements)
 			// otherwise gets sequential, prefetchable accesses.
 			keys = slices.Clone(keys)
 			rand.New(rand.NewPCG(5, 6)).Shuffle(len(keys), func(i, j int) { keys[i], keys[j] = keys[j], keys[i] })
