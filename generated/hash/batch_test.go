@@ -389,11 +389,11 @@ func batchDifferential(t *testing.T, newMap func(htab.Options) (batchMap[[4]byte
 			switch rng.IntN(6) {
 			case 0, 1, 2:
 				k, v := randKey(), u32k(rng.Uint32())
-				requireSameErr(t, km.Update(k[:], v[:], 0), m.Update(k, v, htab.UpdateAny), "Update")
+				kernel.RequireSameErr(t, km.Update(k[:], v[:], 0), m.Update(k, v, htab.UpdateAny), "Update")
 			case 3:
 				if m.Len() > want {
 					k := randKey()
-					requireSameErr(t, km.Delete(k[:]), m.Delete(k), "Delete")
+					kernel.RequireSameErr(t, km.Delete(k[:]), m.Delete(k), "Delete")
 				}
 			case 4: // a batch, which may hit ErrFull mid-way
 				ks, vs := make([][4]byte, 1+rng.IntN(8)), make([][4]byte, 0)
@@ -409,7 +409,7 @@ func batchDifferential(t *testing.T, newMap func(htab.Options) (batchMap[[4]byte
 				}
 				wn, werr := km.UpdateBatch(kks, kvs, flags)
 				gn, gerr := m.UpdateBatch(ks, vs, htab.UpdateFlags(flags))
-				requireSameErr(t, werr, gerr, "UpdateBatch(%x, flags %d)", ks, flags)
+				kernel.RequireSameErr(t, werr, gerr, "UpdateBatch(%x, flags %d)", ks, flags)
 				require.Equal(t, wn, gn, "UpdateBatch(%x): count", ks)
 			case 5: // a delete batch, which may stop at a missing key
 				if m.Len() > want {
@@ -421,7 +421,7 @@ func batchDifferential(t *testing.T, newMap func(htab.Options) (batchMap[[4]byte
 					}
 					wn, werr := km.DeleteBatch(kks)
 					gn, gerr := m.DeleteBatch(ks)
-					requireSameErr(t, werr, gerr, "DeleteBatch(%x)", ks)
+					kernel.RequireSameErr(t, werr, gerr, "DeleteBatch(%x)", ks)
 					require.Equal(t, wn, gn, "DeleteBatch(%x): count", ks)
 				}
 			}
@@ -455,7 +455,7 @@ func batchDifferential(t *testing.T, newMap func(htab.Options) (batchMap[[4]byte
 				n, gerr = m.LookupBatch(c, keys, vals)
 			}
 			what := fmt.Sprintf("buf %d, del %v, call %d", buf, del, call)
-			requireSameErr(t, werr, gerr, "%s", what)
+			kernel.RequireSameErr(t, werr, gerr, "%s", what)
 			require.Equal(t, len(kb.Keys), n, "%s: count", what)
 			for i := range n {
 				require.Equal(t, kb.Keys[i], keys[i][:], "%s: key %d", what, i)
@@ -494,7 +494,7 @@ func batchDifferential(t *testing.T, newMap func(htab.Options) (batchMap[[4]byte
 		kb, werr := km.LookupAndDeleteBatch(nil, buf)
 		gk, gv := make([][4]byte, buf), make([][4]byte, buf)
 		n, gerr := m.LookupAndDeleteBatch(nil, gk, gv)
-		requireSameErr(t, werr, gerr, "one lookup-and-delete call")
+		kernel.RequireSameErr(t, werr, gerr, "one lookup-and-delete call")
 		require.Equal(t, len(kb.Keys), n)
 		requireSameContents(t, km, m)
 		// Empty both for the next size.

@@ -43,9 +43,9 @@ func TestKernelDifferentialK16(t *testing.T) {
 				switch op := rng.IntN(10); {
 				case op < 5:
 					flags := uint64(rng.IntN(3))
-					requireSameErr(t, km.Update(k[:], v[:], flags), m.Update(k, v, htab.UpdateFlags(flags)), "step %d: Update(%x, %d)", step, k, flags)
+					kernel.RequireSameErr(t, km.Update(k[:], v[:], flags), m.Update(k, v, htab.UpdateFlags(flags)), "step %d: Update(%x, %d)", step, k, flags)
 				case op < 7:
-					requireSameErr(t, km.Delete(k[:]), m.Delete(k), "step %d: Delete(%x)", step, k)
+					kernel.RequireSameErr(t, km.Delete(k[:]), m.Delete(k), "step %d: Delete(%x)", step, k)
 				case op < 9:
 					got, ok := m.Lookup(k)
 					want, werr := km.Lookup(k[:])
@@ -56,7 +56,7 @@ func TestKernelDifferentialK16(t *testing.T) {
 				default:
 					got, gerr := m.NextKey(&k)
 					want, werr := km.NextKey(k[:])
-					requireSameErr(t, werr, gerr, "step %d: NextKey(%x)", step, k)
+					kernel.RequireSameErr(t, werr, gerr, "step %d: NextKey(%x)", step, k)
 					if werr == nil {
 						require.Equal(t, want, got[:], "step %d: NextKey(%x)", step, k)
 					}

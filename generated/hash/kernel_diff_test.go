@@ -2,7 +2,6 @@ package hash
 
 import (
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"iter"
 	"math/rand/v2"
@@ -63,13 +62,13 @@ func kernelDifferential[K ~[8]byte, V ~[8]byte, M k8v8Map[K, V]](t *testing.T, n
 						}
 						got := m.Update(k, v, htab.UpdateFlags(flags))
 						want := km.Update(k[:], v[:], flags)
-						requireSameErr(t, want, got, "step %d: Update(%x, flags %#x)", step, k, flags)
+						kernel.RequireSameErr(t, want, got, "step %d: Update(%x, flags %#x)", step, k, flags)
 					case op < 7:
-						requireSameErr(t, km.Delete(k[:]), m.Delete(k), "step %d: Delete(%x)", step, k)
+						kernel.RequireSameErr(t, km.Delete(k[:]), m.Delete(k), "step %d: Delete(%x)", step, k)
 					case op < 8:
 						got, gerr := m.LookupAndDelete(k)
 						want, werr := km.LookupAndDelete(k[:])
-						requireSameErr(t, werr, gerr, "step %d: LookupAndDelete(%x)", step, k)
+						kernel.RequireSameErr(t, werr, gerr, "step %d: LookupAndDelete(%x)", step, k)
 						if werr == nil {
 							require.Equal(t, want, got[:], "step %d: LookupAndDelete(%x)", step, k)
 						}
@@ -91,7 +90,7 @@ func kernelDifferential[K ~[8]byte, V ~[8]byte, M k8v8Map[K, V]](t *testing.T, n
 							kb = (*kp)[:]
 						}
 						want, werr := km.NextKey(kb)
-						requireSameErr(t, werr, gerr, "step %d: NextKey(%x)", step, kb)
+						kernel.RequireSameErr(t, werr, gerr, "step %d: NextKey(%x)", step, kb)
 						if werr == nil {
 							require.Equal(t, want, got[:], "step %d: NextKey(%x)", step, kb)
 						}
@@ -104,20 +103,6 @@ func kernelDifferential[K ~[8]byte, V ~[8]byte, M k8v8Map[K, V]](t *testing.T, n
 			})
 		}
 	}
-}
-
-// requireSameErr fails unless got is the same htab error as the kernel's want
-// (or both are nil).
-func requireSameErr(t *testing.T, want, got error, format string, args ...any) {
-	t.Helper()
-	for _, e := range []error{htab.ErrKeyNotExist, htab.ErrKeyExist, htab.ErrFull, htab.ErrInvalid, htab.ErrNoSpace} {
-		if errors.Is(want, e) {
-			require.ErrorIs(t, got, e, append([]any{format + ": kernel says %v"}, append(args, want)...)...)
-			return
-		}
-	}
-	require.NoError(t, want, "kernel error with no htab equivalent")
-	require.NoError(t, got, append([]any{format}, args...)...)
 }
 
 // requireSameOrder walks both maps with NextKey and requires the same keys in

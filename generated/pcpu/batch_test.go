@@ -200,19 +200,6 @@ func pboJoin(vals [][4]byte) []byte {
 	return b
 }
 
-// pboSameErr requires got to be the htab error that the kernel's want maps to.
-func pboSameErr(t *testing.T, want, got error, format string, args ...any) {
-	t.Helper()
-	for _, e := range []error{htab.ErrKeyNotExist, htab.ErrKeyExist, htab.ErrFull, htab.ErrInvalid, htab.ErrNoSpace} {
-		if errors.Is(want, e) {
-			require.ErrorIs(t, got, e, append([]any{format + ": kernel says %v"}, append(args, want)...)...)
-			return
-		}
-	}
-	require.NoError(t, want, "kernel error with no htab equivalent")
-	require.NoError(t, got, append([]any{format}, args...)...)
-}
-
 // TestPcpuBatchOpsPort ports the PERCPU_HASH variant of the kernel's
 // htab_map_batch_ops.c (tools/testing/selftests/bpf/map_tests): max_entries
 // 10, keys i+1, and on CPU j the value i+2+j; every chunk size 1..9 for
@@ -476,11 +463,11 @@ func pboDifferential(t *testing.T, newMap pboNew, max int) {
 			case 0, 1, 2:
 				k, v := randKey(), randVals()
 				flags := uint64(rng.IntN(3))
-				pboSameErr(t, km.Update(k[:], pboJoin(v), flags), m.Update(k, v, htab.UpdateFlags(flags)), "Update(%x, flags %d)", k, flags)
+				kernel.RequireSameErr(t, km.Update(k[:], pboJoin(v), flags), m.Update(k, v, htab.UpdateFlags(flags)), "Update(%x, flags %d)", k, flags)
 			case 3:
 				if m.Len() > want {
 					k := randKey()
-					pboSameErr(t, km.Delete(k[:]), m.Delete(k), "Delete(%x)", k)
+					kernel.RequireSameErr(t, km.Delete(k[:]), m.Delete(k), "Delete(%x)", k)
 				}
 			case 4: // a batch, which may hit ErrFull mid-way
 				ks := make([][4]byte, 1+rng.IntN(8))
@@ -498,7 +485,7 @@ func pboDifferential(t *testing.T, newMap pboNew, max int) {
 				}
 				wn, werr := km.UpdateBatch(kks, kvs, flags)
 				gn, gerr := m.UpdateBatch(ks, vs, htab.UpdateFlags(flags))
-				pboSameErr(t, werr, gerr, "UpdateBatch(%x, flags %d)", ks, flags)
+				kernel.RequireSameErr(t, werr, gerr, "UpdateBatch(%x, flags %d)", ks, flags)
 				require.Equal(t, wn, gn, "UpdateBatch(%x): count", ks)
 			case 5: // a delete batch, which may stop at a missing key
 				if m.Len() > want {
@@ -510,7 +497,7 @@ func pboDifferential(t *testing.T, newMap pboNew, max int) {
 					}
 					wn, werr := km.DeleteBatch(kks)
 					gn, gerr := m.DeleteBatch(ks)
-					pboSameErr(t, werr, gerr, "DeleteBatch(%x)", ks)
+					kernel.RequireSameErr(t, werr, gerr, "DeleteBatch(%x)", ks)
 					require.Equal(t, wn, gn, "DeleteBatch(%x): count", ks)
 				}
 			}
@@ -544,7 +531,7 @@ func pboDifferential(t *testing.T, newMap pboNew, max int) {
 				n, gerr = m.LookupBatch(c, keys, vals)
 			}
 			what := fmt.Sprintf("buf %d, del %v, call %d", buf, del, call)
-			pboSameErr(t, werr, gerr, "%s", what)
+			kernel.RequireSameErr(t, werr, gerr, "%s", what)
 			require.Equal(t, len(kb.Keys), n, "%s: count", what)
 			for i := range n {
 				require.Equal(t, kb.Keys[i], keys[i][:], "%s: key %d", what, i)
@@ -589,7 +576,7 @@ func pboDifferential(t *testing.T, newMap pboNew, max int) {
 			pboSameContents(t, km, m)
 			wn, werr := km.UpdateBatch(kks, kvs, 0)
 			gn, gerr := m.UpdateBatch(gks, gvs, htab.UpdateAny)
-			pboSameErr(t, werr, gerr, "refill")
+			kernel.RequireSameErr(t, werr, gerr, "refill")
 			require.Equal(t, wn, gn, "refill count")
 			pboSameContents(t, km, m)
 		}
@@ -598,7 +585,7 @@ func pboDifferential(t *testing.T, newMap pboNew, max int) {
 		kb, werr := km.LookupAndDeleteBatch(nil, buf)
 		gk, gv := make([][4]byte, buf), make([][4]byte, buf*ncpu)
 		n, gerr := m.LookupAndDeleteBatch(nil, gk, gv)
-		pboSameErr(t, werr, gerr, "one lookup-and-delete call")
+		kernel.RequireSameErr(t, werr, gerr, "one lookup-and-delete call")
 		require.Equal(t, len(kb.Keys), n)
 		pboSameContents(t, km, m)
 		// Empty both for the next size.

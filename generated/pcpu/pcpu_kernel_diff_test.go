@@ -2,7 +2,6 @@ package pcpu
 
 import (
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"math/rand/v2"
 	"testing"
@@ -53,14 +52,14 @@ func TestKernelDifferentialPerCPU(t *testing.T) {
 						}
 						gerr := m.Update(k, vals, htab.UpdateFlags(flags))
 						werr := km.Update(k[:], kdBytes(vals), flags)
-						kdRequireSameErr(t, werr, gerr, "step %d: Update(%x, flags %#x)", step, k, flags)
+						kernel.RequireSameErr(t, werr, gerr, "step %d: Update(%x, flags %#x)", step, k, flags)
 					case op < 7:
-						kdRequireSameErr(t, km.Delete(k[:]), m.Delete(k), "step %d: Delete(%x)", step, k)
+						kernel.RequireSameErr(t, km.Delete(k[:]), m.Delete(k), "step %d: Delete(%x)", step, k)
 					case op < 8:
 						clear(got)
 						gerr := m.LookupAndDelete(k, got)
 						want, werr := km.LookupAndDelete(k[:])
-						kdRequireSameErr(t, werr, gerr, "step %d: LookupAndDelete(%x)", step, k)
+						kernel.RequireSameErr(t, werr, gerr, "step %d: LookupAndDelete(%x)", step, k)
 						if werr == nil {
 							require.Equal(t, want, kdBytes(got), "step %d: LookupAndDelete(%x): every CPU's value", step, k)
 						}
@@ -85,7 +84,7 @@ func TestKernelDifferentialPerCPU(t *testing.T) {
 							kb = kp[:]
 						}
 						want, werr := km.NextKey(kb)
-						kdRequireSameErr(t, werr, gerr, "step %d: NextKey(%x)", step, kb)
+						kernel.RequireSameErr(t, werr, gerr, "step %d: NextKey(%x)", step, kb)
 						if werr == nil {
 							require.Equal(t, want, gk[:], "step %d: NextKey(%x)", step, kb)
 						}
@@ -169,20 +168,6 @@ func kdBytes(vals []PcpuK8V8Value) []byte {
 		b = append(b, v[:]...)
 	}
 	return b
-}
-
-// kdRequireSameErr fails unless got is the same htab error as the kernel's
-// want (or both are nil).
-func kdRequireSameErr(t *testing.T, want, got error, format string, args ...any) {
-	t.Helper()
-	for _, e := range []error{htab.ErrKeyNotExist, htab.ErrKeyExist, htab.ErrFull, htab.ErrInvalid, htab.ErrNoSpace} {
-		if errors.Is(want, e) {
-			require.ErrorIs(t, got, e, append([]any{format + ": kernel says %v"}, append(args, want)...)...)
-			return
-		}
-	}
-	require.NoError(t, want, "kernel error with no htab equivalent")
-	require.NoError(t, got, append([]any{format}, args...)...)
 }
 
 // kdRequireSameOrder walks both maps (the kernel's with NextKey, ours with

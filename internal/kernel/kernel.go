@@ -175,6 +175,27 @@ var htabErrors = map[unix.Errno]error{
 	unix.E2BIG:  htab.ErrFull,
 	unix.ENOSPC: htab.ErrNoSpace,
 	unix.EINVAL: htab.ErrInvalid,
+	unix.ENOMEM: htab.ErrNoMem,
+}
+
+// RequireSameErr fails t unless got is the htab error that want, a kernel
+// call's error, maps to, or both are nil. format and args name the call.
+func RequireSameErr(t testing.TB, want, got error, format string, args ...any) {
+	t.Helper()
+	for _, h := range htabErrors {
+		if errors.Is(want, h) {
+			if !errors.Is(got, h) {
+				t.Fatalf(format+": got %v, kernel says %v", append(args, got, want)...)
+			}
+			return
+		}
+	}
+	if want != nil {
+		t.Fatalf(format+": kernel error with no htab equivalent: %v", append(args, want)...)
+	}
+	if got != nil {
+		t.Fatalf(format+": got %v, kernel says no error", append(args, got)...)
+	}
 }
 
 // mapErrno wraps err, the result of the kernel call op, so that errors.Is
