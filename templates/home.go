@@ -6,7 +6,8 @@ package templates
 // emitters); the hash function, the key/value word helpers and the CPU
 // handles are the classic emitters, shared.
 //
-// The design is the prototype bench/proto/home.go, generalised to every key
+// The design is a hand-written k8v8 prototype (measured in
+// bench/results/proto), generalised to every key
 // and value size (words of the element, cached hash for keys over 8 bytes),
 // every -hash and every -batch-lock:
 //

@@ -1,5 +1,0 @@
-//go:build !race
-
-package proto
-
-const raceEnabled = false
