@@ -6,10 +6,9 @@ package templates
 // emitters); the hash function, the key/value word helpers and the CPU
 // handles are the classic emitters, shared.
 //
-// The design is a hand-written k8v8 prototype (measured in
-// bench/results/proto), generalised to every key
-// and value size (words of the element, cached hash for keys over 8 bytes),
-// every -hash and every -batch-lock:
+// The design is a hand-written k8v8 prototype (measured in bench/results/proto),
+// generalised to every key and value size (words of the element, cached hash
+// for keys over 8 bytes), every -hash and every -batch-lock:
 //
 //	slot i | seq uint32 | next uint32 | [hash uint32] | key [KW]uint32 | val [VW]uint32 |
 //	next: bit 31 (home) = slot i holds bucket i's newest element;
