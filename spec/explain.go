@@ -30,7 +30,7 @@ func (l *Layout) Explain() string {
 	if l.Occupancy {
 		fmt.Fprintf(&b, "occupancy bitmap (-batch-lock sparse): 1 bit per bucket, set while it is non-empty\n")
 	}
-	if !l.ValuesInline {
+	if !l.ValuesInline() {
 		fmt.Fprintf(&b, "per-CPU values: one array per CPU, %d B per element per CPU\n", 4*l.ValueWords)
 	}
 	if l.LRUNodeSize > 0 {
@@ -48,14 +48,14 @@ func (l *Layout) Explain() string {
 		what += " + LRU nodes"
 	}
 	cpus := []int{1}
-	if !l.ValuesInline {
+	if !l.ValuesInline() {
 		what += " + values of every CPU"
 		cpus = []int{1, 2, 64}
 	}
 	for _, max := range []int{1000, 65536} {
 		for _, c := range cpus {
 			on := ""
-			if !l.ValuesInline {
+			if !l.ValuesInline() {
 				on = fmt.Sprintf(", %s", plural(c, "CPU"))
 			}
 			fmt.Fprintf(&b, "bytes per entry, full, MaxEntries %d%s (%s): %.1f\n", max, on, what, l.EntryBytes(max, c))

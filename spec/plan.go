@@ -48,15 +48,13 @@ type Layout struct {
 	ElemSize   int     // bytes, as unsafe.Sizeof reports it
 	BucketSize int     // bytes per bucket: seqlock word + head index
 
-	// ValuesInline: the value lives in the element. Per-CPU maps keep values
-	// in one array per CPU instead, indexed by the element's index, so that
-	// different CPUs' values never share a cache line.
-	ValuesInline bool
 	// LRUNodeSize is the bytes per element of the LRU engine's node array
 	// (a parallel array indexed like the elements); 0 for non-LRU maps.
 	LRUNodeSize int
 
-	// PerCPU: every key holds one value per CPU slot (pcpu, lru_pcpu).
+	// PerCPU: every key holds one value per CPU slot (pcpu, lru_pcpu), kept
+	// in one array per CPU indexed by the element's index, so that different
+	// CPUs' values never share a cache line; see ValuesInline.
 	PerCPU bool
 	// LRU: elements come from, and are evicted by, the kernel's LRU engine
 	// (htab.LRU) instead of a free stack; the map is never full.
@@ -105,17 +103,16 @@ func Plan(s Spec) (*Layout, error) {
 	}
 	name := s.TypeName()
 	l := &Layout{
-		Spec:         s,
-		Name:         name,
-		KeyType:      name + "Key",
-		ValueType:    name + "Value",
-		CPUType:      name + "CPU",
-		Prefix:       lowerFirst(name),
-		KeyWords:     words(s.Key),
-		ValueWords:   words(s.Val),
-		Hash:         s.Hash,
-		BucketSize:   8,
-		ValuesInline: !s.Type.IsPerCPU(),
+		Spec:       s,
+		Name:       name,
+		KeyType:    name + "Key",
+		ValueType:  name + "Value",
+		CPUType:    name + "CPU",
+		Prefix:     lowerFirst(name),
+		KeyWords:   words(s.Key),
+		ValueWords: words(s.Val),
+		Hash:       s.Hash,
+		BucketSize: 8,
 	}
 	l.CachedHash = !s.Lean || s.Key > NoCacheHashMaxKey
 	l.KeyUnrolled = l.KeyWords <= UnrollWords
@@ -166,7 +163,7 @@ func planElem(s Spec, l *Layout) []Field {
 		add("pcpu", "uint32", 4, "room for a per-CPU value reference, as every element had before seed 002; unused (values are indexed by element)")
 	}
 	add("key", fmt.Sprintf("[%d]uint32", l.KeyWords), 4*l.KeyWords, fmt.Sprintf("the %d key bytes, little-endian words, zero-padded", s.Key))
-	if l.ValuesInline {
+	if l.ValuesInline() {
 		add("val", fmt.Sprintf("[%d]uint32", l.ValueWords), 4*l.ValueWords, fmt.Sprintf("the %d value bytes, little-endian words, zero-padded", s.Val))
 	}
 	return fs
@@ -189,6 +186,10 @@ func checkImplemented(s Spec) error {
 	return nil
 }
 
+// ValuesInline reports whether the value lives in the element: every type
+// but the per-CPU ones.
+func (l *Layout) ValuesInline() bool { return !l.PerCPU }
+
 // EntryBytes is the memory per entry of a full map with maxEntries
 // preallocated entries: elements, buckets, per-CPU values and LRU nodes.
 func (l *Layout) EntryBytes(maxEntries, cpus int) float64 {
@@ -198,7 +199,7 @@ func (l *Layout) EntryBytes(maxEntries, cpus int) float64 {
 		return float64(nb*l.ElemSize+(nb+63)/64*8*(1+b2i(l.Occupancy))) / float64(maxEntries)
 	}
 	per := l.ElemSize + l.LRUNodeSize
-	if !l.ValuesInline {
+	if !l.ValuesInline() {
 		per += 4 * l.ValueWords * cpus
 	}
 	buckets := nb * l.BucketSize

@@ -294,7 +294,7 @@ func TestPlanElem(t *testing.T) {
 			assert.Equal(t, tt.size, l.ElemSize)
 			assert.Equal(t, tt.cachedHash, l.CachedHash)
 			assert.Equal(t, 8, l.BucketSize)
-			assert.True(t, l.ValuesInline, "hash maps keep the value in the element")
+			assert.True(t, l.ValuesInline(), "hash maps keep the value in the element")
 			assert.Zero(t, l.LRUNodeSize, "hash maps have no LRU nodes")
 			// Offsets are contiguous, 4-byte aligned, and the size is their end.
 			off := 0
@@ -623,7 +623,7 @@ func TestPlanTypes(t *testing.T) {
 			assert.Equal(t, tt.elemSize, l.ElemSize)
 			assert.Equal(t, tt.lruNode, l.LRUNodeSize)
 			assert.Equal(t, tt.perCPU, l.PerCPU)
-			assert.Equal(t, !tt.perCPU, l.ValuesInline)
+			assert.Equal(t, !tt.perCPU, l.ValuesInline())
 			assert.Equal(t, tt.lru, l.LRU)
 			assert.Equal(t, tt.slotLocks, l.SlotLocks)
 			assert.InDelta(t, tt.entry1CPU, l.EntryBytes(65536, 1), 1e-9)

@@ -71,7 +71,7 @@ func (g *generator) words(f *jen.File) {
 		append(wordsToBytes("k", "e.key", l.Spec.Key, l.KeyUnrolled), jen.Return())...,
 	)
 
-	if !l.ValuesInline {
+	if !l.ValuesInline() {
 		return
 	}
 	// func (e *<elem>) value() (v <Value>)
