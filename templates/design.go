@@ -18,12 +18,35 @@ func (g *generator) designComment(f *jen.File) {
 		fmt.Fprintf(&elemRow, "| %-*s", len(cell)+1, cell)
 		fmt.Fprintf(&offRow, "%-*d", len(cell)+3, fl.Offset)
 	}
+	element := []string{
+		"  element  one key and its value. All MaxEntries elements are one array, made",
+		"           at creation (with NoPrealloc: chunks made on first use).",
+	}
+	switch {
+	case l.PerCPU && l.LRU:
+		element = []string{
+			"  element  one key; its values, one per CPU, are slots (below). All MaxEntries",
+			"           elements are one array, made at creation.",
+		}
+	case l.PerCPU:
+		element = []string{
+			"  element  one key; its values, one per CPU, are slots (below). All MaxEntries",
+			"           elements are one array, made at creation (with NoPrealloc: chunks",
+			"           made on first use, elements and slots alike).",
+		}
+	case l.LRU:
+		element = []string{
+			"  element  one key and its value. All MaxEntries elements are one array, made",
+			"           at creation.",
+		}
+	}
 	lines := []string{
 		fmt.Sprintf("Design of %s: the kernel's BPF_MAP_TYPE_%s for %d-byte keys and %d-byte values.", g.mapT, kernelTypeName(l.Spec.Type), l.Spec.Key, l.Spec.Val),
 		"",
 		"Terms",
-		"  element  one key and its value. All MaxEntries elements are one array, made",
-		"           at creation (with NoPrealloc: chunks made on first use).",
+	}
+	lines = append(lines, element...)
+	lines = append(lines,
 		"  bucket   a sequence lock and the head of a chain of elements, newest first.",
 		"           There are roundup_pow_of_two(MaxEntries) buckets; a key's bucket",
 		"           is hash & mask.",
@@ -35,14 +58,33 @@ func (g *generator) designComment(f *jen.File) {
 		fmt.Sprintf("          0            4             %d", l.BucketSize),
 		"  element " + elemRow.String() + "|",
 		"          " + offRow.String() + fmt.Sprint(l.ElemSize),
+	)
+	if l.PerCPU {
+		cell := fmt.Sprintf("val [%d]uint32", l.ValueWords)
+		lines = append(lines,
+			"  slot    | "+cell+" |   slots[cpu][i]: CPU cpu's value of element i",
+			fmt.Sprintf("          %-*d%d", len(cell)+3, 0, 4*l.ValueWords),
+		)
+	}
+	if l.LRU {
+		lines = append(lines,
+			fmt.Sprintf("  LRU node  %d bytes in htab.LRU, node i for element i: prev, next,", l.LRUNodeSize),
+			"            cpu|type and ref; the LRU lists link nodes, not elements",
+		)
+	}
+	lines = append(lines,
 		"",
 		"  buckets[hash & mask] --> element --> element --> 0",
 		"",
-		"Hash: " + l.HashDescription() + ".",
-	}
-	if l.CachedHash {
+		"Hash: "+l.HashDescription()+".",
+	)
+	switch {
+	case l.CachedHash:
 		lines = append(lines, "The element caches its key's hash and compares it before the key.")
-	} else {
+	case l.LRU:
+		lines = append(lines, fmt.Sprintf("No cached hash: comparing the %d-byte key costs no more than comparing a hash,", l.Spec.Key),
+			"and evict, which needs the victim's bucket, hashes its key again.")
+	default:
 		lines = append(lines, fmt.Sprintf("No cached hash: comparing the %d-byte key costs no more than comparing a hash.", l.Spec.Key))
 	}
 	lines = append(lines,

@@ -17,7 +17,7 @@ import (
 //
 // Terms
 //   element  one key and its value. All MaxEntries elements are one array, made
-//            at creation (with NoPrealloc: chunks made on first use).
+//            at creation.
 //   bucket   a sequence lock and the head of a chain of elements, newest first.
 //            There are roundup_pow_of_two(MaxEntries) buckets; a key's bucket
 //            is hash & mask.
@@ -29,11 +29,14 @@ import (
 //           0            4             8
 //   element | next uint32 | key [1]uint32 | val [1]uint32 |
 //           0             4               8               12
+//   LRU node  16 bytes in htab.LRU, node i for element i: prev, next,
+//             cpu|type and ref; the LRU lists link nodes, not elements
 //
 //   buckets[hash & mask] --> element --> element --> 0
 //
 // Hash: static: jhash unrolled for 4 bytes (1 word load).
-// No cached hash: comparing the 4-byte key costs no more than comparing a hash.
+// No cached hash: comparing the 4-byte key costs no more than comparing a hash,
+// and evict, which needs the victim's bucket, hashes its key again.
 //
 // Concurrency
 //   Readers (Lookup, NextKey, All) take no lock. They load the bucket's sequence,

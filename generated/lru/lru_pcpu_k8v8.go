@@ -16,8 +16,8 @@ import (
 // Design of LruPcpuK8V8: the kernel's BPF_MAP_TYPE_LRU_PERCPU_HASH for 8-byte keys and 8-byte values.
 //
 // Terms
-//   element  one key and its value. All MaxEntries elements are one array, made
-//            at creation (with NoPrealloc: chunks made on first use).
+//   element  one key; its values, one per CPU, are slots (below). All MaxEntries
+//            elements are one array, made at creation.
 //   bucket   a sequence lock and the head of a chain of elements, newest first.
 //            There are roundup_pow_of_two(MaxEntries) buckets; a key's bucket
 //            is hash & mask.
@@ -29,11 +29,16 @@ import (
 //           0            4             8
 //   element | next uint32 | key [2]uint32 |
 //           0             4               12
+//   slot    | val [2]uint32 |   slots[cpu][i]: CPU cpu's value of element i
+//           0               8
+//   LRU node  16 bytes in htab.LRU, node i for element i: prev, next,
+//             cpu|type and ref; the LRU lists link nodes, not elements
 //
 //   buckets[hash & mask] --> element --> element --> 0
 //
 // Hash: static: jhash unrolled for 8 bytes (2 word loads).
-// No cached hash: comparing the 8-byte key costs no more than comparing a hash.
+// No cached hash: comparing the 8-byte key costs no more than comparing a hash,
+// and evict, which needs the victim's bucket, hashes its key again.
 //
 // Concurrency
 //   Readers (Lookup, NextKey, All) take no lock. They load the bucket's sequence,

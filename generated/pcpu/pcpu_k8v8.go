@@ -17,8 +17,9 @@ import (
 // Design of PcpuK8V8: the kernel's BPF_MAP_TYPE_PERCPU_HASH for 8-byte keys and 8-byte values.
 //
 // Terms
-//   element  one key and its value. All MaxEntries elements are one array, made
-//            at creation (with NoPrealloc: chunks made on first use).
+//   element  one key; its values, one per CPU, are slots (below). All MaxEntries
+//            elements are one array, made at creation (with NoPrealloc: chunks
+//            made on first use, elements and slots alike).
 //   bucket   a sequence lock and the head of a chain of elements, newest first.
 //            There are roundup_pow_of_two(MaxEntries) buckets; a key's bucket
 //            is hash & mask.
@@ -30,6 +31,8 @@ import (
 //           0            4             8
 //   element | next uint32 | key [2]uint32 |
 //           0             4               12
+//   slot    | val [2]uint32 |   slots[cpu][i]: CPU cpu's value of element i
+//           0               8
 //
 //   buckets[hash & mask] --> element --> element --> 0
 //

@@ -17,7 +17,7 @@ import (
 //
 // Terms
 //   element  one key and its value. All MaxEntries elements are one array, made
-//            at creation (with NoPrealloc: chunks made on first use).
+//            at creation.
 //   bucket   a sequence lock and the head of a chain of elements, newest first.
 //            There are roundup_pow_of_two(MaxEntries) buckets; a key's bucket
 //            is hash & mask.
@@ -29,6 +29,8 @@ import (
 //           0            4             8
 //   element | next uint32 | hash uint32 | lru [3]uint32 | pcpu uint32 | key [2]uint32 | val [2]uint32 |
 //           0             4             8               20            24              32              40
+//   LRU node  16 bytes in htab.LRU, node i for element i: prev, next,
+//             cpu|type and ref; the LRU lists link nodes, not elements
 //
 //   buckets[hash & mask] --> element --> element --> 0
 //

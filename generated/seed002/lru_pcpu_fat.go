@@ -16,8 +16,8 @@ import (
 // Design of LRUPcpuFat: the kernel's BPF_MAP_TYPE_LRU_PERCPU_HASH for 8-byte keys and 8-byte values.
 //
 // Terms
-//   element  one key and its value. All MaxEntries elements are one array, made
-//            at creation (with NoPrealloc: chunks made on first use).
+//   element  one key; its values, one per CPU, are slots (below). All MaxEntries
+//            elements are one array, made at creation.
 //   bucket   a sequence lock and the head of a chain of elements, newest first.
 //            There are roundup_pow_of_two(MaxEntries) buckets; a key's bucket
 //            is hash & mask.
@@ -29,6 +29,10 @@ import (
 //           0            4             8
 //   element | next uint32 | hash uint32 | lru [3]uint32 | pcpu uint32 | key [2]uint32 |
 //           0             4             8               20            24              32
+//   slot    | val [2]uint32 |   slots[cpu][i]: CPU cpu's value of element i
+//           0               8
+//   LRU node  16 bytes in htab.LRU, node i for element i: prev, next,
+//             cpu|type and ref; the LRU lists link nodes, not elements
 //
 //   buckets[hash & mask] --> element --> element --> 0
 //
