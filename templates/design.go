@@ -56,8 +56,8 @@ func (g *generator) designComment(f *jen.File) {
 		"Layout, in bytes",
 		"  bucket  | seq uint32 | head uint32 |",
 		fmt.Sprintf("          0            4             %d", l.BucketSize),
-		"  element " + elemRow.String() + "|",
-		"          " + offRow.String() + fmt.Sprint(l.ElemSize),
+		"  element "+elemRow.String()+"|",
+		"          "+offRow.String()+fmt.Sprint(l.ElemSize),
 	)
 	if l.PerCPU {
 		cell := fmt.Sprintf("val [%d]uint32", l.ValueWords)
