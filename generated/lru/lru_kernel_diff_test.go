@@ -590,25 +590,8 @@ func TestKernelDifferentialLRUMultiCPU(t *testing.T) {
 		}
 		for _, size := range []int{4, 7, 33, 100, 127, 300, 1000} {
 			t.Run(fmt.Sprintf("lru_hash/%s/size=%d", lists, size), func(t *testing.T) {
-				cur := -1
-				var unpin func()
-				pin := func(c int) {
-					if c == cur {
-						return
-					}
-					if unpin != nil {
-						unpin()
-					}
-					var err error
-					unpin, err = kernel.PinCPU(c)
-					require.NoError(t, err)
-					cur = c
-				}
-				defer func() {
-					if unpin != nil {
-						unpin()
-					}
-				}()
+				pin, unpin := cpuPinner(t)
+				defer unpin()
 				pin(0)
 				opts := htab.Options{MaxEntries: size, ZeroSeed: true, CPUs: ncpu, NoCommonLRU: noCommon}
 				km, err := kernel.New(htab.LRUHash, 8, 8, opts)
@@ -763,25 +746,8 @@ func TestKernelLRUSanity(t *testing.T) {
 					continue
 				}
 				t.Run(fmt.Sprintf("%s/%s/cpus=%d/%s", typ, lists, ncpu, tc.name), func(t *testing.T) {
-					cur := -1
-					var unpin func()
-					pin := func(c int) {
-						if c == cur {
-							return
-						}
-						if unpin != nil {
-							unpin()
-						}
-						var err error
-						unpin, err = kernel.PinCPU(c)
-						require.NoError(t, err)
-						cur = c
-					}
-					defer func() {
-						if unpin != nil {
-							unpin()
-						}
-					}()
+					pin, unpin := cpuPinner(t)
+					defer unpin()
 					pin(0)
 					newTwin := func(t testing.TB, percpu bool, opts htab.Options) lruTwin {
 						mt := htab.LRUHash
@@ -798,4 +764,30 @@ func TestKernelLRUSanity(t *testing.T) {
 			}
 		}
 	}
+}
+
+// cpuPinner returns pin(c), which moves the calling goroutine's OS thread to
+// CPU c (kernel.PinCPU) unless it is there already, and unpin, which undoes
+// the last pin; call both from the test's goroutine.
+func cpuPinner(t testing.TB) (pin func(c int), unpin func()) {
+	cur := -1
+	var undo func()
+	pin = func(c int) {
+		if c == cur {
+			return
+		}
+		if undo != nil {
+			undo()
+		}
+		var err error
+		undo, err = kernel.PinCPU(c)
+		require.NoError(t, err)
+		cur = c
+	}
+	unpin = func() {
+		if undo != nil {
+			undo()
+		}
+	}
+	return pin, unpin
 }
