@@ -64,17 +64,23 @@ func goldenCases() []goldenCase {
 	add("hash_k8v8_notlean", s, args)
 	s, args = hash(8, 4112, nil)
 	add("hash_k8v4112", s, args)
-	// The batch walks of -batch-lock always and sparse (nonempty is the default).
+	// The batch walks of -batch-lock always and sparse (nonempty is the
+	// default); sparse with a cached hash (key 16).
 	s, args = hash(8, 8, func(s *spec.Spec) { s.BatchLock = spec.BatchLockAlways }, "-batch-lock", "always")
 	add("hash_k8v8_batch_always", s, args)
-	s, args = hash(8, 8, func(s *spec.Spec) { s.BatchLock = spec.BatchLockSparse }, "-batch-lock", "sparse")
-	add("hash_k8v8_batch_sparse", s, args)
-	// The experimental home layout: no cached hash (key 8), and a cached hash
-	// with the occupancy bitmap (key 16, -batch-lock sparse).
-	s, args = hash(8, 8, func(s *spec.Spec) { s.Layout = spec.LayoutHome }, "-layout", "home")
-	add("hash_k8v8_home", s, args)
-	s, args = hash(16, 8, func(s *spec.Spec) { s.Layout, s.BatchLock = spec.LayoutHome, spec.BatchLockSparse }, "-layout", "home", "-batch-lock", "sparse")
-	add("hash_k16v8_home_sparse", s, args)
+	s, args = hash(16, 8, func(s *spec.Spec) { s.BatchLock = spec.BatchLockSparse }, "-batch-lock", "sparse")
+	add("hash_k16v8_batch_sparse", s, args)
+	// The classic layout (the kernel's): no cached hash (key 8), a cached hash
+	// (key 9), and its batch walks.
+	classic := func(s *spec.Spec) { s.Layout = spec.LayoutClassic }
+	for _, key := range []int{8, 9} {
+		s, args = hash(key, 8, classic, "-layout", "classic")
+		add(fmt.Sprintf("hash_k%dv8_classic", key), s, args)
+	}
+	for _, mode := range []spec.BatchLock{spec.BatchLockAlways, spec.BatchLockSparse} {
+		s, args = hash(8, 8, func(s *spec.Spec) { classic(s); s.BatchLock = mode }, "-layout", "classic", "-batch-lock", string(mode))
+		add(fmt.Sprintf("hash_k8v8_classic_batch_%s", mode), s, args)
+	}
 	// The other types, lean and all-fields; a cached hash (key 16) for LRU's
 	// evict, and a value tail (13 bytes) for the per-CPU slots.
 	for _, typ := range []spec.MapType{spec.PerCPU, spec.LRU, spec.LRUPerCPU} {
@@ -464,7 +470,7 @@ func TestSplitDirective(t *testing.T) {
 }
 
 // TestMatrix generates every combination of the spec matrix with its tests
-// into one temporary module, a package per (hash, lean) pair with many maps
+// into one temporary module, a package per (type, layout, hash, lean) with many maps
 // each (so that maps prove they compile together), then runs go vet and go
 // test once over the module.
 func TestMatrix(t *testing.T) {
@@ -480,8 +486,8 @@ func TestMatrix(t *testing.T) {
 	hashes := []spec.HashKind{spec.HashStatic, spec.HashJhash2, spec.HashJhash}
 	start := time.Now()
 	maps, pkgs := 0, 0
-	gen := func(typ spec.MapType, h spec.HashKind, lean bool, keys, vals []int) {
-		pkg := fmt.Sprintf("%s_%s_lean%v", typ, h, lean)
+	gen := func(typ spec.MapType, layout spec.StorageLayout, h spec.HashKind, lean bool, keys, vals []int) {
+		pkg := fmt.Sprintf("%s_%s_%s_lean%v", typ, layout, h, lean)
 		dir := filepath.Join(mod, pkg)
 		require.NoError(t, os.MkdirAll(dir, 0o755))
 		pkgs++
@@ -491,13 +497,13 @@ func TestMatrix(t *testing.T) {
 			}
 			for _, val := range vals {
 				s := spec.Default()
-				s.Type, s.Key, s.Val, s.Hash, s.Lean = typ, key, val, h, lean
+				s.Type, s.Key, s.Val, s.Hash, s.Lean, s.Layout = typ, key, val, h, lean, layout
 				s.Name = fmt.Sprintf("K%dV%d", key, val)
 				s.Pkg = pkg
 				s.Out = filepath.Join(dir, fmt.Sprintf("k%dv%d_htab.go", key, val))
 				s.Tests = true
-				cmd := fmt.Sprintf("htabgen -type %s -key %d -val %d -hash %s -lean=%v -name %s -out k%dv%d_htab.go -tests",
-					typ, key, val, h, lean, s.Name, key, val)
+				cmd := fmt.Sprintf("htabgen -type %s -layout %s -key %d -val %d -hash %s -lean=%v -name %s -out k%dv%d_htab.go -tests",
+					typ, layout, key, val, h, lean, s.Name, key, val)
 				files, err := Generate(s, cmd)
 				require.NoError(t, err, cmd)
 				require.NoError(t, WriteFiles(files), cmd)
@@ -505,16 +511,18 @@ func TestMatrix(t *testing.T) {
 			}
 		}
 	}
-	for _, h := range hashes {
-		for _, lean := range []bool{true, false} {
-			gen(spec.Hash, h, lean, keys, vals)
+	for _, layout := range []spec.StorageLayout{spec.LayoutClassic, spec.LayoutHome} {
+		for _, h := range hashes {
+			for _, lean := range []bool{true, false} {
+				gen(spec.Hash, layout, h, lean, keys, vals)
+			}
 		}
 	}
 	// The other types share the hash code; their matrix covers what they
 	// add: cached hash or not (LRU's evict), value tails (per-CPU slots).
 	for _, typ := range []spec.MapType{spec.PerCPU, spec.LRU, spec.LRUPerCPU} {
 		for _, lean := range []bool{true, false} {
-			gen(typ, spec.HashStatic, lean, []int{1, 4, 8, 9, 16}, []int{1, 8, 13})
+			gen(typ, spec.LayoutClassic, spec.HashStatic, lean, []int{1, 4, 8, 9, 16}, []int{1, 8, 13})
 		}
 	}
 	gomod := "module matrix\n\ngo 1.26.0\n\nrequire github.com/htabgen/htabgen v0.0.0\n\nreplace github.com/htabgen/htabgen => " + root + "\n"

@@ -114,11 +114,16 @@ type LRU struct {
 	nrScans    uint32
 	targetFree uint32 // common LRU only
 
-	global lruList    // common LRU
-	local  []lruLocal // common LRU, one per CPU
-	lists  []lruList  // per-CPU LRU, one per CPU
+	local []lruLocal // common LRU, one per CPU
+	lists []lruList  // per-CPU LRU, one per CPU
 
 	evict func(node uint32) bool // del_from_htab
+
+	// The global lock is written by every CPU's refills and frees; the
+	// padding keeps it off the cache line of the fields above, which every
+	// Ref (every program-side lookup) reads.
+	_      [64]byte
+	global lruList // common LRU
 }
 
 // NewLRU creates an LRU of nodes nodes (the map's max_entries, as returned by

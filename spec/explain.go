@@ -19,7 +19,7 @@ func (l *Layout) Explain() string {
 	fmt.Fprintf(&b, "\n\t/* size: %d, cachelines: %d, members: %d */\n", l.ElemSize, lines, len(l.Elem))
 	fmt.Fprintf(&b, "};\n\n")
 	if l.Home {
-		fmt.Fprintf(&b, "home layout (experimental): slot i is bucket i and one element; roundup_pow_of_two(MaxEntries) slots, all made at creation\n")
+		fmt.Fprintf(&b, "home layout: slot i is bucket i and one element; roundup_pow_of_two(MaxEntries) slots, all made at creation\n")
 		fmt.Fprintf(&b, "free bitmap: 1 bit per slot\n")
 	} else {
 		fmt.Fprintf(&b, "struct htab.Bucket {\n")
@@ -59,6 +59,17 @@ func (l *Layout) Explain() string {
 				on = fmt.Sprintf(", %s", plural(c, "CPU"))
 			}
 			fmt.Fprintf(&b, "bytes per entry, full, MaxEntries %d%s (%s): %.1f\n", max, on, what, l.EntryBytes(max, c))
+		}
+	}
+	if l.Home {
+		// The price of the layout: slots are a power of two, so a MaxEntries
+		// just past one pays for twice as many.
+		const worst = 32769
+		classic := l.Spec
+		classic.Layout = LayoutClassic
+		if c, err := Plan(classic); err == nil {
+			fmt.Fprintf(&b, "bytes per entry, full, MaxEntries %d (%s): %.1f (the worst case, just past a power of two; -layout classic: %.1f)\n",
+				worst, what, l.EntryBytes(worst, 1), c.EntryBytes(worst, 1))
 		}
 	}
 	fmt.Fprintf(&b, "hash: %s\n", l.HashDescription())

@@ -41,9 +41,11 @@ var Features = []Feature{
 		IsSet: func(s Spec) bool { return s.BatchLock != BatchLockNonEmpty }, Value: func(s Spec) any { return s.BatchLock },
 	},
 	{
-		Name: "layout", Usage: "classic: buckets and elements apart, as the kernel; home (experimental): each bucket's newest element in the bucket, one cache miss per lookup", Default: string(LayoutClassic),
+		Name: "layout", Usage: "hash: home: each bucket's newest element in the bucket, one cache miss per lookup; classic: buckets and elements apart, as the kernel (memory follows the entries with NoPrealloc)", Default: "home for hash, classic for the others",
 		Types: []MapType{Hash},
-		IsSet: func(s Spec) bool { return s.Layout != "" && s.Layout != LayoutClassic }, Value: func(s Spec) any { return s.Layout },
+		// Set means other than the type's default: classic is the only
+		// layout of the other types, and they accept it.
+		IsSet: func(s Spec) bool { return s.Layout != "" && s.Layout != Spec{Type: s.Type}.StorageLayout() }, Value: func(s Spec) any { return s.Layout },
 	},
 	{
 		Name: "bloom", Usage: "K > 0: a bloom filter with K hash functions in front of lookups", Default: "0",

@@ -77,7 +77,7 @@ type Layout struct {
 	// unlink set and clear a bucket's bit when it becomes non-empty or empty.
 	Occupancy bool
 
-	// Home: -layout home (experimental, hash only; see templates/home.go).
+	// Home: -layout home (hash only, its default; see templates/home.go).
 	// The elements are the buckets: Elem starts with the bucket's sequence
 	// lock, there are roundup_pow_of_two(MaxEntries) of them and no separate
 	// bucket array.
@@ -126,7 +126,7 @@ func Plan(s Spec) (*Layout, error) {
 	}
 	l.BatchLock = s.BatchLock
 	l.Occupancy = s.BatchLock == BatchLockSparse
-	l.Home = s.Layout == LayoutHome
+	l.Home = s.StorageLayout() == LayoutHome
 	l.Elem = planElem(s, l)
 	for _, f := range l.Elem {
 		l.ElemSize = f.Offset + f.Size

@@ -69,14 +69,31 @@ type StorageLayout string
 
 const (
 	// LayoutClassic is the kernel's shape: a bucket array of seqlocks and
-	// chain heads, and a separate element array.
+	// chain heads, and a separate element array. The only layout of the
+	// per-CPU and LRU types, and the hash type's choice when memory must
+	// follow the entries in use (NoPrealloc) or MaxEntries is far from a
+	// power of two.
 	LayoutClassic StorageLayout = "classic"
-	// LayoutHome (experimental, -type hash only) stores each bucket's newest
+	// LayoutHome (-type hash only, its default) stores each bucket's newest
 	// element in the bucket itself ("home slot"), so that a lookup of a
 	// bucket's head touches one cache line; older elements live in the home
-	// slots of empty buckets. Same order, capacity and errors as classic.
+	// slots of empty buckets. Same order, capacity and errors as classic;
+	// roundup_pow_of_two(MaxEntries) slots, all made at creation.
 	LayoutHome StorageLayout = "home"
 )
+
+// StorageLayout returns the layout s generates: s.Layout, or when that is
+// empty the type's default (home for hash, classic for the others).
+func (s Spec) StorageLayout() StorageLayout {
+	switch {
+	case s.Layout != "":
+		return s.Layout
+	case s.Type == Hash:
+		return LayoutHome
+	default:
+		return LayoutClassic
+	}
+}
 
 // Limits mirroring the kernel's.
 const (
@@ -102,7 +119,8 @@ type Spec struct {
 	BatchLock  BatchLock `json:"batch-lock"`
 	EbpfCompat bool      `json:"ebpf-compat"`
 	Tests      bool      `json:"tests"`
-	// Layout is the storage layout; "" means classic.
+	// Layout is the storage layout; "" means the type's default (see
+	// Spec.StorageLayout).
 	Layout StorageLayout `json:"layout"`
 }
 

@@ -10,9 +10,11 @@ import (
 )
 
 // hashSpec is a valid hash map spec with every option at its default.
+// hashSpec is a hash map in the classic layout, the kernel's, whose element
+// and bucket most tables here pin; TestLayoutHome covers the default.
 func hashSpec(key, val int) Spec {
 	s := Default()
-	s.Type, s.Key, s.Val = Hash, key, val
+	s.Type, s.Key, s.Val, s.Layout = Hash, key, val, LayoutClassic
 	return s
 }
 
@@ -632,25 +634,42 @@ func TestPlanTypes(t *testing.T) {
 	}
 }
 
-// -layout home (experimental): hash only, two values, and the slot starts
-// with the bucket's sequence lock; classic (or unset) plans as before.
+// -layout home, the default of -type hash: hash only, two values, and the
+// slot starts with the bucket's sequence lock; classic plans the kernel's
+// element, and is the only (and default) layout of the other types.
 func TestLayoutHome(t *testing.T) {
 	s := hashSpec(8, 8)
-	s.Layout = LayoutHome
-	l, err := Plan(s)
-	require.NoError(t, err)
-	assert.True(t, l.Home)
-	require.Len(t, l.Elem, 4)
-	assert.Equal(t, []string{"seq", "next", "key", "val"}, []string{l.Elem[0].Name, l.Elem[1].Name, l.Elem[2].Name, l.Elem[3].Name})
-	assert.Equal(t, 24, l.ElemSize)
-	assert.InDelta(t, 24+1/8.0, l.EntryBytes(65536, 1), 1e-9, "slots plus the free bitmap")
-
-	for _, classic := range []StorageLayout{"", LayoutClassic} {
-		s.Layout = classic
+	for _, home := range []StorageLayout{"", LayoutHome} {
+		s.Layout = home
+		assert.Equal(t, LayoutHome, s.StorageLayout())
 		l, err := Plan(s)
 		require.NoError(t, err)
-		assert.False(t, l.Home)
-		assert.Equal(t, "next", l.Elem[0].Name)
+		assert.True(t, l.Home)
+		require.Len(t, l.Elem, 4)
+		assert.Equal(t, []string{"seq", "next", "key", "val"}, []string{l.Elem[0].Name, l.Elem[1].Name, l.Elem[2].Name, l.Elem[3].Name})
+		assert.Equal(t, 24, l.ElemSize)
+		assert.InDelta(t, 24+1/8.0, l.EntryBytes(65536, 1), 1e-9, "slots plus the free bitmap")
+		assert.InDelta(t, 24*65536/32769.0+65536/8/32769.0, l.EntryBytes(32769, 1), 1e-9, "just past a power of two: twice the slots")
+		assert.Contains(t, l.Explain(), "MaxEntries 32769 (slots + free bitmap): 48.2 (the worst case, just past a power of two; -layout classic: 36.0)")
+	}
+
+	s.Layout = LayoutClassic
+	l, err := Plan(s)
+	require.NoError(t, err)
+	assert.False(t, l.Home)
+	assert.Equal(t, "next", l.Elem[0].Name)
+	assert.NotContains(t, l.Explain(), "worst case")
+
+	for _, typ := range []MapType{PerCPU, LRU, LRUPerCPU} {
+		for _, classic := range []StorageLayout{"", LayoutClassic} {
+			s := hashSpec(8, 8)
+			s.Type, s.Layout = typ, classic
+			assert.Equal(t, LayoutClassic, s.StorageLayout(), "%s", typ)
+			require.NoError(t, s.Validate(), "%s: -layout %q", typ, classic)
+			l, err := Plan(s)
+			require.NoError(t, err)
+			assert.False(t, l.Home, "%s", typ)
+		}
 	}
 
 	s.Layout = "open"

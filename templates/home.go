@@ -1,6 +1,6 @@
 package templates
 
-// -layout home (experimental, -type hash only): the hash map whose buckets are
+// -layout home (-type hash only, its default): the hash map whose buckets are
 // also its elements. renderHome is the one hook (Render calls it instead of
 // the classic storage, allocation, lookup, update, iteration and batch
 // emitters); the hash function, the key/value word helpers and the CPU
@@ -104,7 +104,8 @@ func (g *generator) homeDesign(f *jen.File) {
 	}
 	lines := []string{
 		fmt.Sprintf("Design of %s: the kernel's BPF_MAP_TYPE_HASH for %d-byte keys and %d-byte values,", g.mapT, l.Spec.Key, l.Spec.Val),
-		"in the home layout (-layout home, experimental).",
+		"in the home layout (the default; -layout classic keeps buckets and elements",
+		"apart, as the kernel does).",
 		"",
 		"Terms",
 		"  slot     one entry of the single array of roundup_pow_of_two(MaxEntries)",

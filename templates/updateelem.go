@@ -90,14 +90,14 @@ func (g *generator) updateElem(f *jen.File) {
 		body = append(body, flagErrors(m("lru").Dot("Push").Call(id("n")))...)
 		body = append(body,
 			m("linkHead").Call(id("b"), id("n").Op("+").Lit(1)),
-			m("count").Dot("Add").Call(jen.Lit(1)),
-			jen.If(id("i").Op("==").Lit(0)).Block(unlock(), jen.Return(jen.Nil())),
+			jen.If(id("i").Op("==").Lit(0)).Block(m("count").Dot("Add").Call(jen.Lit(1)), unlock(), jen.Return(jen.Nil())),
 			jen.Comment("A replace: the kernel sets the new element's ref bit (htab_lru_map_update_elem)."),
 			m("lru").Dot("Ref").Call(id("n")),
 			jen.If(id("prev").Op("==").Lit(0)).Block(id("prev").Op("=").Id("n").Op("+").Lit(1)),
 			m("unlink").Call(id("b"), id("prev"), id("i")),
 			unlock(),
-			m("free").Call(id("i").Op("-").Lit(1)),
+			jen.Comment("The count is unchanged: the old element goes back to the LRU as is."),
+			m("lru").Dot("Push").Call(id("i").Op("-").Lit(1)),
 			jen.Return(jen.Nil()),
 		)
 	default:

@@ -41,7 +41,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.IntVar(&s.Bloom, "bloom", 0, "hash/pcpu/lru: a bloom filter with K hash functions in front of lookups")
 	fs.IntVar(&s.Hashes, "hashes", s.Hashes, "bloom type: default number of hash functions (1..15)")
 	batch := fs.String("batch-lock", string(s.BatchLock), "nonempty: batches skip empty buckets without locking; always: lock every bucket; sparse: nonempty plus an occupancy bitmap")
-	layout := fs.String("layout", string(spec.LayoutClassic), "hash: classic (buckets and elements apart); home (experimental): each bucket's newest element in the bucket")
+	layout := fs.String("layout", "", "hash: home (the default): each bucket's newest element in the bucket; classic: buckets and elements apart, as the kernel (memory follows the entries with NoPrealloc)")
 	fs.BoolVar(&s.EbpfCompat, "ebpf-compat", false, "also write <out>_ebpf.go, an adapter with the methods of cilium/ebpf's *ebpf.Map")
 	fs.BoolVar(&s.Tests, "tests", false, "also write <out>_test.go: behaviour tests and benchmarks of this map")
 	explain := fs.Bool("explain", false, "print the planned layout instead of code")

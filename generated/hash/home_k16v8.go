@@ -15,7 +15,8 @@ import (
 )
 
 // Design of HomeK16V8: the kernel's BPF_MAP_TYPE_HASH for 16-byte keys and 8-byte values,
-// in the home layout (-layout home, experimental).
+// in the home layout (the default; -layout classic keeps buckets and elements
+// apart, as the kernel does).
 //
 // Terms
 //   slot     one entry of the single array of roundup_pow_of_two(MaxEntries)

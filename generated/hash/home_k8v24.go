@@ -15,7 +15,8 @@ import (
 )
 
 // Design of HomeK8V24: the kernel's BPF_MAP_TYPE_HASH for 8-byte keys and 24-byte values,
-// in the home layout (-layout home, experimental).
+// in the home layout (the default; -layout classic keeps buckets and elements
+// apart, as the kernel does).
 //
 // Terms
 //   slot     one entry of the single array of roundup_pow_of_two(MaxEntries)

@@ -5,17 +5,20 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"runtime"
+	"slices"
 	"sync"
-	"sync/atomic"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/puzpuzpuz/xsync/v4"
 
 	"github.com/htabgen/htabgen/htab"
 )
 
-// The peers: what a Go user would pick instead of a generated k8v8 map, and
-// the same map in the experimental home layout (impl=home). Each
+// The peers: what a Go user would pick instead of a generated k8v8 map
+// (impl=htab, the default home layout), and the same map in the classic
+// layout (impl=classic). Each
 // is driven through the same small interface so that every benchmark runs the
 // same loop; the interface call costs each of them the same.
 type peerMap interface {
@@ -23,15 +26,15 @@ type peerMap interface {
 	Store(k [8]byte, v [8]byte)
 }
 
-type htabPeer struct{ m *HashK8V8 }
+type htabPeer struct{ m *HomeK8V8 }
 
 func (p htabPeer) Lookup(k [8]byte) ([8]byte, bool) { return p.m.Lookup(k) }
 func (p htabPeer) Store(k, v [8]byte)               { _ = p.m.Update(k, v, htab.UpdateAny) }
 
-type homePeer struct{ m *HomeK8V8 }
+type classicPeer struct{ m *HashK8V8 }
 
-func (p homePeer) Lookup(k [8]byte) ([8]byte, bool) { return p.m.Lookup(k) }
-func (p homePeer) Store(k, v [8]byte)               { _ = p.m.Update(k, v, htab.UpdateAny) }
+func (p classicPeer) Lookup(k [8]byte) ([8]byte, bool) { return p.m.Lookup(k) }
+func (p classicPeer) Store(k, v [8]byte)               { _ = p.m.Update(k, v, htab.UpdateAny) }
 
 type builtinPeer map[[8]byte][8]byte
 
@@ -68,19 +71,19 @@ var peers = []struct {
 	concurrent bool // safe for concurrent writers
 	make       func() peerMap
 }{
-	{"htab", true, func() peerMap {
-		m, err := NewHashK8V8(htab.Options{MaxEntries: peerMaxEntries, ZeroSeed: true})
+	{"htab", true, func() peerMap { // the default layout (home)
+		m, err := NewHomeK8V8(htab.Options{MaxEntries: peerMaxEntries, ZeroSeed: true})
 		if err != nil {
 			panic(err)
 		}
 		return htabPeer{m}
 	}},
-	{"home", true, func() peerMap { // the experimental -layout home
-		m, err := NewHomeK8V8(htab.Options{MaxEntries: peerMaxEntries, ZeroSeed: true})
+	{"classic", true, func() peerMap { // -layout classic, the kernel's
+		m, err := NewHashK8V8(htab.Options{MaxEntries: peerMaxEntries, ZeroSeed: true})
 		if err != nil {
 			panic(err)
 		}
-		return homePeer{m}
+		return classicPeer{m}
 	}},
 	{"builtin", false, func() peerMap { return builtinPeer(make(map[[8]byte][8]byte, peerMaxEntries)) }},
 	{"xsync", true, func() peerMap {
@@ -89,7 +92,8 @@ var peers = []struct {
 	{"rwmutex", true, func() peerMap { return &rwMutexPeer{m: make(map[[8]byte][8]byte, peerMaxEntries)} }},
 }
 
-// peerKeys are n distinct random keys in random order.
+// peerKeys are n distinct random keys in random order: the order in which
+// the benchmarks fill the maps.
 func peerKeys(n int) [][8]byte {
 	rng := rand.New(rand.NewPCG(42, 43))
 	seen := make(map[uint64]bool, n)
@@ -115,18 +119,29 @@ func fill(m peerMap, keys [][8]byte) {
 	}
 }
 
+// lookupOrder is keys shuffled: lookups in an order unrelated to the
+// insertion order, since storage allocated in insertion order (xsync's
+// entries, the classic layout's elements) would otherwise be walked
+// sequentially, which the prefetcher rewards.
+func lookupOrder(keys [][8]byte) [][8]byte {
+	keys = slices.Clone(keys)
+	rand.New(rand.NewPCG(5, 6)).Shuffle(len(keys), func(i, j int) { keys[i], keys[j] = keys[j], keys[i] })
+	return keys
+}
+
 // BenchmarkPeersLookup: one goroutine, hits in random order, a map of 65536
 // max entries filled to 25..100 %. Reports lookups/s.
 func BenchmarkPeersLookup(b *testing.B) {
 	for _, full := range []int{25, 50, 75, 100} {
 		keys := peerKeys(peerMaxEntries * full / 100)
+		order := lookupOrder(keys)
 		for _, p := range peers {
 			b.Run(fmt.Sprintf("fullness=%d/impl=%s", full, p.name), func(b *testing.B) {
 				m := p.make()
 				fill(m, keys)
 				i := 0
 				for b.Loop() {
-					if _, ok := m.Lookup(keys[i]); !ok {
+					if _, ok := m.Lookup(order[i]); !ok {
 						b.Fatal("miss")
 					}
 					if i++; i == len(keys) {
@@ -139,33 +154,54 @@ func BenchmarkPeersLookup(b *testing.B) {
 	}
 }
 
-// BenchmarkPeersMixed: two goroutines on a 75 % full map, 90 % lookups and
-// 10 % updates of present keys. Reports operations/s.
+// BenchmarkPeersMixed: goroutines on a 75 % full map, 90 % lookups and 10 %
+// updates of present keys; g=2 is the target's load, g=1 the cost of one
+// request without a second goroutine. Reports operations/s and "parallelism",
+// the CPU time the process used over the wall time: near 2 when both
+// goroutines run at once, near 1 when they take turns (a lock that puts
+// goroutines to sleep).
 func BenchmarkPeersMixed(b *testing.B) {
 	keys := peerKeys(peerMaxEntries * 3 / 4)
-	for _, p := range peers {
-		if !p.concurrent {
-			continue
-		}
-		b.Run("impl="+p.name, func(b *testing.B) {
-			m := p.make()
-			fill(m, keys)
-			var worker atomic.Uint64
-			b.SetParallelism(2 / runtime.GOMAXPROCS(0)) // two goroutines whatever GOMAXPROCS is
-			b.RunParallel(func(pb *testing.PB) {
-				rng := rand.New(rand.NewPCG(worker.Add(1), 1))
-				for pb.Next() {
-					k := keys[rng.IntN(len(keys))]
-					if rng.IntN(10) == 0 {
-						m.Store(k, k)
-					} else if _, ok := m.Lookup(k); !ok {
-						panic("miss")
-					}
+	for _, g := range []int{1, 2} {
+		for _, p := range peers {
+			if !p.concurrent {
+				continue
+			}
+			b.Run(fmt.Sprintf("g=%d/impl=%s", g, p.name), func(b *testing.B) {
+				m := p.make()
+				fill(m, keys)
+				var wg sync.WaitGroup
+				b.ResetTimer()
+				cpu0 := cpuTime()
+				for w := range g {
+					wg.Go(func() {
+						rng := rand.New(rand.NewPCG(uint64(w), 1))
+						for range b.N / g {
+							k := keys[rng.IntN(len(keys))]
+							if rng.IntN(10) == 0 {
+								m.Store(k, k)
+							} else if _, ok := m.Lookup(k); !ok {
+								panic("miss")
+							}
+						}
+					})
 				}
+				wg.Wait()
+				b.StopTimer()
+				b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "ops/s")
+				b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.Elapsed()), "parallelism")
 			})
-			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "ops/s")
-		})
+		}
 	}
+}
+
+// cpuTime is the CPU time (user + system) the process has used.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // BenchmarkPeersMemory: bytes per entry of a full map of 65536 k8v8 entries,

@@ -14,9 +14,9 @@ import (
 // TestPaired measures the peers in short alternating rounds (every impl once
 // per round, in rotating order), so that the noise of a shared machine hits
 // all of them alike, and prints the median over rounds of each impl's
-// throughput ratio to builtin, xsync, rwmutex and htab (the classic layout).
-// PEERS_PAIRED=rounds enables it (e.g. 40); PEERS_SHUFFLE=1 looks keys up in
-// random order.
+// throughput ratio to builtin, xsync, rwmutex and htab (the default layout).
+// PEERS_PAIRED=rounds enables it (e.g. 40). Keys are looked up in random
+// order, as in BenchmarkPeersLookup.
 func TestPeersPaired(t *testing.T) {
 	rounds := 0
 	fmt.Sscan(os.Getenv("PEERS_PAIRED"), &rounds)
@@ -57,13 +57,7 @@ func TestPeersPaired(t *testing.T) {
 			maps[i] = p.make()
 			fill(maps[i], keys)
 		}
-		if os.Getenv("PEERS_SHUFFLE") != "" {
-			// Look up in an order unrelated to the insertion order: storage
-			// allocated in insertion order (xsync's entries, htab's elements)
-			// otherwise gets sequential, prefetchable accesses.
-			keys = slices.Clone(keys)
-			rand.New(rand.NewPCG(5, 6)).Shuffle(len(keys), func(i, j int) { keys[i], keys[j] = keys[j], keys[i] })
-		}
+		keys = lookupOrder(keys)
 		ns := map[string][]float64{}
 		rng := rand.New(rand.NewPCG(1, 2))
 		for r := range rounds {

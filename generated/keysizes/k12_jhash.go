@@ -9,43 +9,50 @@ import (
 	"github.com/htabgen/htabgen/htab"
 	"iter"
 	"math/bits"
-	"sync"
+	"runtime"
 	"sync/atomic"
 	"unsafe"
 )
 
-// Design of K12Jhash: the kernel's BPF_MAP_TYPE_HASH for 12-byte keys and 8-byte values.
+// Design of K12Jhash: the kernel's BPF_MAP_TYPE_HASH for 12-byte keys and 8-byte values,
+// in the home layout (the default; -layout classic keeps buckets and elements
+// apart, as the kernel does).
 //
 // Terms
-//   element  one key and its value. All MaxEntries elements are one array, made
-//            at creation (with NoPrealloc: chunks made on first use).
-//   bucket   a sequence lock and the head of a chain of elements, newest first.
-//            There are roundup_pow_of_two(MaxEntries) buckets; a key's bucket
-//            is hash & mask.
-//   index+1  how buckets and elements link elements; 0 is nil. Nothing holds a
-//            pointer, so the garbage collector never scans the map.
+//   slot     one entry of the single array of roundup_pow_of_two(MaxEntries)
+//            slots. Slot b is at once bucket b (its sequence lock) and the
+//            storage of one element. All slots are made at creation, also
+//            with NoPrealloc: in this layout the slots are the bucket table.
+//   bucket   a chain of elements, newest first; a key's bucket is hash & mask.
+//            Bucket b is non-empty iff slot b holds b's newest element (the
+//            home bit of its next word). Older elements of the chain live in
+//            slots whose own bucket is empty (overflow slots).
+//   index+1  how elements link; 0 is nil. Nothing holds a pointer.
 //
 // Layout, in bytes
-//   bucket  | seq uint32 | head uint32 |
-//           0            4             8
-//   element | next uint32 | hash uint32 | key [3]uint32 | val [2]uint32 |
-//           0             4             8               20              28
+//   slot | seq uint32 | next uint32 | hash uint32 | key [3]uint32 | val [2]uint32 |
+//        0            4             8             12              24              32
+//   next: bit 31 = home (this slot is its bucket's head), bits 0-30 = index+1
+//   of the next older element.
 //
-//   buckets[hash & mask] --> element --> element --> 0
+//   slots[hash & mask] (newest) --> overflow slot --> overflow slot --> 0
 //
 // Hash: jhash: the kernel's byte loop over 12 bytes.
-// The element caches its key's hash and compares it before the key.
 //
 // Concurrency
-//   Readers (Lookup, NextKey, All) take no lock. They load the bucket's sequence,
-//   walk the chain with atomic loads, and keep what they read only if the
-//   sequence is unchanged and even; else they read the bucket again.
-//   Writers (Update, Delete, LookupAndDelete) lock the key's bucket (the
-//   sequence is odd while they hold it) and store with atomic stores. A freed
-//   element is reused at once; a reader that reached it through its old bucket
-//   sees that bucket's sequence change and retries.
-//   Capacity: a new key takes a freed element, else a never-used one; when all
-//   MaxEntries are in use it is htab.ErrFull. A replace never needs one.
+//   Readers take no lock: they load slot b's sequence, read the head in slot b
+//   (and the chain), and keep what they read only if the sequence is unchanged
+//   and even. A lookup of a bucket's newest key touches one slot.
+//   Writers lock slot b's sequence. A new key in a non-empty bucket moves the
+//   old head to a free slot near b; in an empty bucket it takes slot b, first
+//   moving the overflow element there (if any) under its own bucket's lock (a
+//   higher bucket is waited for, a lower one only tried). A replace of an
+//   older element moves the key to the head, as the kernel does.
+//   Capacity: count reserves an element before an insert; past MaxEntries it
+//   is htab.ErrFull. A free bitmap (one bit per slot) finds free slots.
+//
+// Order: buckets ascending, each newest first: the same as the classic layout
+// and the kernel.
 
 // K12JhashKey is a key of K12Jhash: 12 bytes, hashed and compared as they are.
 type K12JhashKey [12]byte
@@ -53,69 +60,75 @@ type K12JhashKey [12]byte
 // K12JhashValue is a value of K12Jhash: 8 bytes.
 type K12JhashValue [8]byte
 
-// k12JhashKeyWords is a key as the element stores it: little-endian words, zero-padded.
+// k12JhashKeyWords is a key as the slot stores it: little-endian words, zero-padded.
 type k12JhashKeyWords [3]uint32
 
-// k12JhashElem is one element: 28 bytes, 4-byte aligned, no pointers. Lock-free
-// readers load every field with sync/atomic; writers store them under the bucket lock.
+// k12JhashElem is one slot: bucket i's sequence lock and one element, 32 bytes,
+// 4-byte aligned, no pointers. Lock-free readers load every field with
+// sync/atomic; writers store them under the lock of the bucket whose chain
+// holds the element.
 type k12JhashElem struct {
-	next uint32    // off 0, 4 B: index+1 of the next older element in the bucket; 0 ends the chain
-	hash uint32    // off 4, 4 B: the key's hash, compared before the key
-	key  [3]uint32 // off 8, 12 B: the 12 key bytes, little-endian words, zero-padded
-	val  [2]uint32 // off 20, 8 B: the 8 value bytes, little-endian words, zero-padded
+	seq  uint32    // off 0, 4 B: the sequence lock of the bucket whose home this slot is: odd while a writer holds it
+	next uint32    // off 4, 4 B: bit 31: this slot holds its bucket's newest element; bits 0-30: index+1 of the next older element, 0 ends the chain
+	hash uint32    // off 8, 4 B: the key's hash, compared before the key
+	key  [3]uint32 // off 12, 12 B: the 12 key bytes, little-endian words, zero-padded
+	val  [2]uint32 // off 24, 8 B: the 8 value bytes, little-endian words, zero-padded
 }
 
-// With NoPrealloc elements are allocated in chunks of 1<<k12JhashChunkShift (about 16 KiB), on first use.
-const k12JhashChunkShift = 9
-
-type k12JhashChunk [1 << k12JhashChunkShift]k12JhashElem
+const (
+	k12JhashHome   = 1 << 31          // next: the slot holds its bucket's newest element
+	k12JhashIdx    = k12JhashHome - 1 // next: index+1 of the next older element
+	k12JhashSpins  = 64               // busy-waits before a lock or read yields
+	k12JhashMaxLen = 1 << 30          // most slots: index+1 must stay clear of the home bit
+)
 
 // K12Jhash is a fixed-capacity hash map with the semantics of the kernel's
-// BPF_MAP_TYPE_HASH. Every method is safe for concurrent use.
+// BPF_MAP_TYPE_HASH, in the home layout. Every method is safe for concurrent use.
 type K12Jhash struct {
-	buckets    []htab.Bucket // roundup_pow_of_two(maxEntries) buckets
-	mask       uint32        // len(buckets)-1: a hash's bucket is hash&mask
-	seed       uint32        // the jhash initval: 0 with ZeroSeed, else random
+	slots      []k12JhashElem // roundup_pow_of_two(maxEntries) slots: slot b is bucket b and one element
+	mask       uint32         // len(slots)-1: a hash's bucket is hash&mask
+	seed       uint32         // the jhash initval: 0 with ZeroSeed, else random
 	maxEntries uint32
 	cpus       int           // number of CPU slots (Options.CPUs)
 	handles    []K12JhashCPU // one program-side handle per CPU
 
-	// Element storage. Element i is elems[i] when preallocated, else
-	// chunks[i>>shift][i&mask]; a bucket links index+1 so that 0 is nil.
-	elems   []k12JhashElem                  // all maxEntries elements; nil with NoPrealloc
-	chunks  []atomic.Pointer[k12JhashChunk] // NoPrealloc: allocated on first use
-	chunkMu sync.Mutex                      // serialises chunk allocation
+	free []atomic.Uint64 // one bit per slot, set: the slot is free
 
 	// Written by inserts and deletes; the padding keeps them off the cache
 	// line of the fields above, which every lookup reads.
-	_        [64]byte
-	count    atomic.Int64  // live elements, for Len
-	fresh    atomic.Uint32 // elements fresh..maxEntries-1 were never used
-	freeHead atomic.Uint64 // freed elements: a Treiber stack, ABA tag<<32 | index+1, linked through next
+	_      [64]byte
+	count  atomic.Int64  // live elements plus the reservations of inserts in progress
+	cursor atomic.Uint32 // where the global free-slot search resumes, in bitmap words
 }
 
-// The element must be 28 bytes, as planned; if this fails to compile, regenerate the map.
-var _ [0]struct{} = [unsafe.Sizeof(k12JhashElem{}) - 28]struct{}{}
+// The slot must be 32 bytes, as planned; if this fails to compile, regenerate the map.
+var _ [0]struct{} = [unsafe.Sizeof(k12JhashElem{}) - 32]struct{}{}
 
 // NewK12Jhash creates an empty map, as BPF_MAP_CREATE does. Bad options are
-// htab.ErrInvalid, wrapped with the reason.
+// htab.ErrInvalid, wrapped with the reason. All slots are allocated here, also
+// with NoPrealloc (in the home layout the slots are the bucket table).
 func NewK12Jhash(opts htab.Options) (*K12Jhash, error) {
 	opts, err := opts.Check(htab.Hash)
 	if err != nil {
 		return nil, err
 	}
 	n := htab.BucketCount(opts.MaxEntries)
-	m := &K12Jhash{
-		buckets:    make([]htab.Bucket, n),
-		cpus:       opts.CPUs,
-		mask:       uint32(n - 1),
-		maxEntries: uint32(opts.MaxEntries),
-		seed:       opts.Seed(),
+	if n > k12JhashMaxLen {
+		return nil, fmt.Errorf("%w: hash map: MaxEntries %d (allowed in the home layout: 1..%d)", htab.ErrInvalid, opts.MaxEntries, k12JhashMaxLen)
 	}
-	if opts.NoPrealloc {
-		m.chunks = make([]atomic.Pointer[k12JhashChunk], (opts.MaxEntries-1)>>k12JhashChunkShift+1)
-	} else {
-		m.elems = make([]k12JhashElem, opts.MaxEntries)
+	m := &K12Jhash{
+		slots:      make([]k12JhashElem, n),
+		mask:       uint32(n - 1),
+		seed:       opts.Seed(),
+		maxEntries: uint32(opts.MaxEntries),
+		cpus:       opts.CPUs,
+		free:       make([]atomic.Uint64, (n+63)/64),
+	}
+	for i := range m.free {
+		m.free[i].Store(^uint64(0))
+	}
+	if n%64 != 0 {
+		m.free[0].Store(1<<n - 1)
 	}
 	m.handles = make([]K12JhashCPU, opts.CPUs)
 	for i := range m.handles {
@@ -124,9 +137,10 @@ func NewK12Jhash(opts htab.Options) (*K12Jhash, error) {
 	return m, nil
 }
 
-// Len is the number of keys in the map.
+// Len is the number of keys in the map, counting inserts in progress; an
+// insert into a full map reserves for a moment before it fails, hence the cap.
 func (m *K12Jhash) Len() int {
-	return int(m.count.Load())
+	return int(min(m.count.Load(), int64(m.maxEntries)))
 }
 
 // MaxEntries is the capacity the map was created with.
@@ -267,160 +281,306 @@ func (e *k12JhashElem) setValue(v *K12JhashValue) {
 	atomic.StoreUint32(&e.val[1], binary.LittleEndian.Uint32(v[4:]))
 }
 
-// elem is element i (an index, not index+1).
-func (m *K12Jhash) elem(i uint32) *k12JhashElem {
-	if m.elems != nil {
-		return &m.elems[i]
-	}
-	return &m.chunks[i>>k12JhashChunkShift].Load()[i&(1<<k12JhashChunkShift-1)]
-}
-
-// alloc takes a free element: a freed one, else a never-used one.
-// It reports false when all maxEntries elements are in use.
-func (m *K12Jhash) alloc() (uint32, bool) {
-	for {
-		h := m.freeHead.Load()
-		top := uint32(h)
-		if top == 0 {
-			break
-		}
-		next := atomic.LoadUint32(&m.elem(top - 1).next)
-		// The tag in the high half makes a stale CAS fail (ABA).
-		if m.freeHead.CompareAndSwap(h, (h>>32+1)<<32|uint64(next)) {
-			return top - 1, true
-		}
-	}
-	for {
-		i := m.fresh.Load()
-		if i >= m.maxEntries {
-			return 0, false
-		}
-		if m.fresh.CompareAndSwap(i, i+1) {
-			if m.elems == nil {
-				m.ensureChunk(i >> k12JhashChunkShift)
-			}
-			return i, true
-		}
-	}
-}
-
-// ensureChunk allocates chunk c of a NoPrealloc map if it is not there yet.
-func (m *K12Jhash) ensureChunk(c uint32) {
-	if m.chunks[c].Load() != nil {
-		return
-	}
-	m.chunkMu.Lock()
-	if m.chunks[c].Load() == nil {
-		m.chunks[c].Store(new(k12JhashChunk))
-	}
-	m.chunkMu.Unlock()
-}
-
-// free puts element i, already unlinked from its bucket, back for reuse.
-func (m *K12Jhash) free(i uint32) {
-	m.count.Add(-1)
-	e := m.elem(i)
-	for {
-		h := m.freeHead.Load()
-		atomic.StoreUint32(&e.next, uint32(h))
-		if m.freeHead.CompareAndSwap(h, (h>>32+1)<<32|uint64(i+1)) {
+// lock takes bucket e (the slot's sequence) for writing: odd while held.
+func (e *k12JhashElem) lock() {
+	for n := 0; ; n++ {
+		s := atomic.LoadUint32(&e.seq)
+		if s&1 == 0 && atomic.CompareAndSwapUint32(&e.seq, s, s+1) {
 			return
 		}
+		if n >= k12JhashSpins {
+			runtime.Gosched()
+		}
 	}
 }
 
-// find walks bucket b for key w (of hash h) and returns index+1 of its element
-// and of the element before it (0: none). Readers must validate the bucket's
-// sequence afterwards; the walk is bounded so that a chain that changes under
-// a reader cannot keep it looping.
-func (m *K12Jhash) find(b *htab.Bucket, w *k12JhashKeyWords, h uint32) (prev, i uint32) {
-	i = b.Head()
-	for n := uint32(0); i != 0 && n < m.maxEntries; n++ {
-		e := m.elem(i - 1)
+// tryLock takes bucket e if no one holds it.
+func (e *k12JhashElem) tryLock() bool {
+	s := atomic.LoadUint32(&e.seq)
+	return s&1 == 0 && atomic.CompareAndSwapUint32(&e.seq, s, s+1)
+}
+
+// unlock releases bucket e and lets readers validate again.
+func (e *k12JhashElem) unlock() { atomic.AddUint32(&e.seq, 1) }
+
+// readBegin waits until no writer holds bucket e and returns the sequence to
+// compare after reading.
+func (e *k12JhashElem) readBegin() uint32 {
+	for n := 0; ; n++ {
+		if s := atomic.LoadUint32(&e.seq); s&1 == 0 {
+			return s
+		}
+		if n >= k12JhashSpins {
+			runtime.Gosched()
+		}
+	}
+}
+
+// copyFrom copies src's element into e, with e's next word set to next. Only
+// under the lock of the bucket whose chain e is (or is about to be) in.
+func (e *k12JhashElem) copyFrom(src *k12JhashElem, next uint32) {
+	atomic.StoreUint32(&e.hash, atomic.LoadUint32(&src.hash))
+	for i := range src.key {
+		atomic.StoreUint32(&e.key[i], atomic.LoadUint32(&src.key[i]))
+	}
+	for i := range src.val {
+		atomic.StoreUint32(&e.val[i], atomic.LoadUint32(&src.val[i]))
+	}
+	atomic.StoreUint32(&e.next, next)
+}
+
+// slotBucket is the bucket of the key slot e holds (only meaningful while the
+// caller's lock keeps it still, or as a guess to be checked).
+func (m *K12Jhash) slotBucket(e *k12JhashElem) uint32 {
+	return atomic.LoadUint32(&e.hash) & m.mask
+}
+
+// find walks bucket b for key w (of hash h) and returns index+1 of its slot
+// and of the slot before it in the chain (0: it is the head). Readers must
+// validate slot b's sequence afterwards; the walk is bounded so that a chain
+// that changes under a reader cannot keep it looping.
+func (m *K12Jhash) find(b uint32, w *k12JhashKeyWords, h uint32) (prev, i uint32) {
+	if atomic.LoadUint32(&m.slots[b].next)&k12JhashHome == 0 {
+		return 0, 0
+	}
+	i = b + 1
+	for n := 0; i != 0 && n < len(m.slots); n++ {
+		e := &m.slots[i-1]
 		if e.matches(w, h) {
 			return prev, i
 		}
-		prev, i = i, atomic.LoadUint32(&e.next)
+		prev, i = i, atomic.LoadUint32(&e.next)&k12JhashIdx
 	}
 	return 0, 0
 }
 
-// Lookup returns the value of k, as BPF_MAP_LOOKUP_ELEM does. It takes no lock:
-// it reads the bucket between two loads of its sequence and retries if a
-// writer came in between.
-func (m *K12Jhash) Lookup(k K12JhashKey) (K12JhashValue, bool) {
-	return m.lookup(&k)
+// claim takes slot i if it is free.
+func (m *K12Jhash) claim(i uint32) bool {
+	w := &m.free[i>>6]
+	bit := uint64(1) << (i & 63)
+	for {
+		x := w.Load()
+		if x&bit == 0 {
+			return false
+		}
+		if w.CompareAndSwap(x, x&^bit) {
+			return true
+		}
+	}
 }
 
-// lookup is Lookup with the key by pointer. Lookup, small enough to be inlined,
-// spares its callers a copy of the key into the arguments: for keys the compiler
-// copies in overlapping 16-byte moves (20, 24, 28 bytes) that copy stalls on the
-// one before it (no store forwarding), which cost lookups a fifth of their time.
-func (m *K12Jhash) lookup(k *K12JhashKey) (K12JhashValue, bool) {
-	w := k.words()
-	h := m.hash(k, &w)
-	b := &m.buckets[h&m.mask]
+// release frees slot i, already out of every chain, and its element's count.
+func (m *K12Jhash) release(i uint32) {
+	m.free[i>>6].Or(uint64(1) << (i & 63))
+	m.count.Add(-1)
+}
+
+// alloc takes a free slot for an overflow element, near hint if it can: the
+// nearest free slot in the hint's bitmap word (likely the same cache line or
+// page as the home slot), then the next word, then a search from the global
+// cursor. The caller holds a reservation in count, so a free slot exists.
+func (m *K12Jhash) alloc(hint uint32) uint32 {
+	nw := uint32(len(m.free))
+	if i, ok := m.takeNearest(hint); ok {
+		return i
+	}
+	if nw > 1 {
+		if i, ok := m.takeIn((hint>>6 + 1) & (nw - 1)); ok {
+			return i
+		}
+	}
 	for {
-		s := b.ReadBegin()
+		wi := m.cursor.Load() % nw
+		for j := uint32(0); j < nw; j++ {
+			if i, ok := m.takeIn((wi + j) % nw); ok {
+				m.cursor.Store((wi + j) % nw)
+				return i
+			}
+		}
+		runtime.Gosched() // a slot is being freed right now
+	}
+}
+
+// takeNearest takes the free slot nearest to hint within hint's bitmap word.
+func (m *K12Jhash) takeNearest(hint uint32) (uint32, bool) {
+	w := &m.free[hint>>6]
+	pos := hint & 63
+	for {
+		x := w.Load()
+		if x == 0 {
+			return 0, false
+		}
+		up := x >> pos // free slots at or above pos
+		below := x & (uint64(1)<<pos - 1)
+		var bit uint32
+		switch {
+		case up == 0:
+			bit = uint32(63 - bits.LeadingZeros64(below))
+		case below == 0:
+			bit = pos + uint32(bits.TrailingZeros64(up))
+		default:
+			a := uint32(bits.TrailingZeros64(up))
+			if hi := uint32(63 - bits.LeadingZeros64(below)); a <= pos-hi {
+				bit = pos + a
+			} else {
+				bit = hi
+			}
+		}
+		if w.CompareAndSwap(x, x&^(uint64(1)<<bit)) {
+			return hint&^63 | bit, true
+		}
+	}
+}
+
+// takeIn takes the lowest free slot of bitmap word wi.
+func (m *K12Jhash) takeIn(wi uint32) (uint32, bool) {
+	w := &m.free[wi]
+	for {
+		x := w.Load()
+		if x == 0 {
+			return 0, false
+		}
+		if w.CompareAndSwap(x, x&(x-1)) {
+			return wi<<6 | uint32(bits.TrailingZeros64(x)), true
+		}
+	}
+}
+
+// nativeLE: the host is little-endian, so a 64-bit load of two little-endian
+// words of a slot gives the 8 bytes as binary.LittleEndian reads them.
+var k12JhashNativeLE = binary.NativeEndian.Uint16([]byte{1, 0}) == 1
+
+// Lookup returns the value of k, as BPF_MAP_LOOKUP_ELEM does. It takes no lock:
+// it reads the home slot (and, if it must, the chain) between two loads of the
+// slot's sequence. The fast path, k is its bucket's newest or second newest
+// element, is inline; the rest is lookupChain.
+func (m *K12Jhash) Lookup(k K12JhashKey) (K12JhashValue, bool) {
+	w := k.words()
+
+	h := m.hash(&k, &w)
+
+	s := &m.slots[h&m.mask]
+	seq := atomic.LoadUint32(&s.seq)
+	nx := atomic.LoadUint32(&s.next)
+	if nx&k12JhashHome != 0 && seq&1 == 0 {
+		e := s
+		if !e.matches(&w, h) {
+			e = nil
+			if i := nx & k12JhashIdx; i != 0 {
+				if x := &m.slots[i-1]; x.matches(&w, h) {
+					e = x
+				}
+			}
+		}
+		if e != nil {
+			var v K12JhashValue
+			x := atomic.LoadUint64((*uint64)(unsafe.Pointer(&e.val)))
+			if !k12JhashNativeLE {
+				x = bits.RotateLeft64(x, 32)
+			}
+			binary.LittleEndian.PutUint64(v[:], x)
+			if atomic.LoadUint32(&s.seq) == seq {
+				return v, true
+			}
+		}
+	}
+	return m.lookupChain(s, &w, h)
+}
+
+// lookupChain is Lookup past the fast path: the whole sequence-checked read of
+// the chain of home slot s, retried until no writer came in between.
+func (m *K12Jhash) lookupChain(s *k12JhashElem, w *k12JhashKeyWords, h uint32) (K12JhashValue, bool) {
+	for {
+		seq := s.readBegin()
 		var v K12JhashValue
 		found := false
-		// find, written out: the hot path makes no call but the hash.
-		for i, n := b.Head(), uint32(0); i != 0 && n < m.maxEntries; n++ {
-			e := m.elem(i - 1)
-			if e.matches(&w, h) {
-				v, found = e.loadValue(), true
-				break
+		nx := atomic.LoadUint32(&s.next)
+		if nx&k12JhashHome != 0 {
+			e := s
+			for n := 0; n < len(m.slots); n++ {
+				if e.matches(w, h) {
+					v, found = e.loadValue(), true
+					break
+				}
+				i := nx & k12JhashIdx
+				if i == 0 {
+					break
+				}
+				e = &m.slots[i-1]
+				nx = atomic.LoadUint32(&e.next)
 			}
-			i = atomic.LoadUint32(&e.next)
 		}
-		if b.ReadValid(s) {
+		if atomic.LoadUint32(&s.seq) == seq {
 			return v, found
 		}
 	}
 }
 
-// update is Update as on CPU cpu: the CPU whose LRU lists provide a new
-// element, and, with one value v of a per-CPU map, whose slot it sets.
+// update is Update as on CPU cpu (a hash map's update is the same on every CPU).
 func (m *K12Jhash) update(k *K12JhashKey, v *K12JhashValue, cpu int, flags htab.UpdateFlags) error {
+	_ = cpu
 	if err := flags.Check(); err != nil {
 		return err
 	}
 	w := k.words()
 	h := m.hash(k, &w)
-	b := &m.buckets[h&m.mask]
-	b.Lock()
-	prev, i := m.find(b, &w, h)
-	if i != 0 && flags == htab.UpdateNoExist {
-		b.Unlock()
-		return htab.ErrKeyExist
-	}
-	if i == 0 && flags == htab.UpdateExist {
-		b.Unlock()
-		return htab.ErrKeyNotExist
-	}
-	if i != 0 {
-		m.elem(i - 1).setValue(v)
-		if prev != 0 {
-			// The kernel links a new copy at the head and unlinks the old one;
-			// in place plus a move to the head is the same to every observer.
-			m.unlink(b, prev, i)
-			m.linkHead(b, i)
+	b := h & m.mask
+	hs := &m.slots[b]
+	for {
+		hs.lock()
+		prev, i := m.find(b, &w, h)
+		if i != 0 && flags == htab.UpdateNoExist {
+			hs.unlock()
+			return htab.ErrKeyExist
 		}
-		b.Unlock()
-		return nil
+		if i == 0 && flags == htab.UpdateExist {
+			hs.unlock()
+			return htab.ErrKeyNotExist
+		}
+		if i != 0 {
+			if prev == 0 { // the head: in place
+				hs.setValue(v)
+				hs.unlock()
+				return nil
+			}
+			// Unlink e, reuse its slot for the old head, put k at the head:
+			// the kernel's move to the head, without an allocation.
+			e, p := &m.slots[i-1], &m.slots[prev-1]
+			atomic.StoreUint32(&p.next, atomic.LoadUint32(&p.next)&k12JhashHome|atomic.LoadUint32(&e.next)&k12JhashIdx)
+			e.copyFrom(hs, atomic.LoadUint32(&hs.next)&k12JhashIdx)
+			hs.setKey(&w, h)
+			hs.setValue(v)
+			atomic.StoreUint32(&hs.next, k12JhashHome|i)
+			hs.unlock()
+			return nil
+		}
+		if m.count.Add(1) > int64(m.maxEntries) {
+			m.count.Add(-1)
+			hs.unlock()
+			return htab.ErrFull
+		}
+		if atomic.LoadUint32(&hs.next)&k12JhashHome != 0 {
+			// Push the old head to an overflow slot near b.
+			f := m.alloc(b)
+			m.slots[f].copyFrom(hs, atomic.LoadUint32(&hs.next)&k12JhashIdx)
+			hs.setKey(&w, h)
+			hs.setValue(v)
+			atomic.StoreUint32(&hs.next, k12JhashHome|(f+1))
+			hs.unlock()
+			return nil
+		}
+		// Empty bucket: slot b is free, or holds another bucket's overflow element.
+		if m.claim(b) || m.evict(b) {
+			hs.setKey(&w, h)
+			hs.setValue(v)
+			atomic.StoreUint32(&hs.next, k12JhashHome)
+			hs.unlock()
+			return nil
+		}
+		m.count.Add(-1)
+		hs.unlock()
+		runtime.Gosched()
 	}
-	n, ok := m.alloc()
-	if !ok {
-		b.Unlock()
-		return htab.ErrFull
-	}
-	e := m.elem(n)
-	e.setKey(&w, h)
-	e.setValue(v)
-	m.linkHead(b, n+1)
-	m.count.Add(1)
-	b.Unlock()
-	return nil
 }
 
 // Update sets the value of k, as BPF_MAP_UPDATE_ELEM does. flags is
@@ -432,20 +592,76 @@ func (m *K12Jhash) Update(k K12JhashKey, v K12JhashValue, flags htab.UpdateFlags
 	return m.update(&k, &v, 0, flags)
 }
 
+// evict makes slot b, whose bucket b is empty and locked by the caller, the
+// caller's: it claims it if it became free, else moves the overflow element in
+// it to another slot under the lock of that element's bucket c. False: the
+// caller must drop its lock and start over (lock order: a higher bucket is
+// waited for, a lower one only tried).
+func (m *K12Jhash) evict(b uint32) bool {
+	s := &m.slots[b]
+	for n := 0; ; n++ {
+		if m.claim(b) {
+			return true
+		}
+		c := m.slotBucket(s)
+		if c == b {
+			// Being written or freed by b's own past owner right now.
+			if n >= k12JhashSpins {
+				runtime.Gosched()
+			}
+			continue
+		}
+		cs := &m.slots[c]
+		if c > b {
+			cs.lock()
+		} else if !cs.tryLock() {
+			return false
+		}
+		// Is slot b in c's chain? Find the slot before it.
+		var prev uint32
+		if atomic.LoadUint32(&cs.next)&k12JhashHome != 0 {
+			for i, k := c+1, 0; i != 0 && k < len(m.slots); k++ {
+				nx := atomic.LoadUint32(&m.slots[i-1].next) & k12JhashIdx
+				if nx == b+1 {
+					prev = i
+					break
+				}
+				i = nx
+			}
+		}
+		if prev == 0 {
+			// The element left c's chain meanwhile and its slot is about to be
+			// released, or the key was stale: look again.
+			cs.unlock()
+			if n >= k12JhashSpins {
+				runtime.Gosched()
+			}
+			continue
+		}
+		f := m.alloc(c)
+		m.slots[f].copyFrom(s, atomic.LoadUint32(&s.next)&k12JhashIdx)
+		p := &m.slots[prev-1]
+		atomic.StoreUint32(&p.next, atomic.LoadUint32(&p.next)&k12JhashHome|(f+1))
+		cs.unlock()
+		return true
+	}
+}
+
 // Delete removes k, as BPF_MAP_DELETE_ELEM does: htab.ErrKeyNotExist if absent.
 func (m *K12Jhash) Delete(k K12JhashKey) error {
 	w := k.words()
 	h := m.hash(&k, &w)
-	b := &m.buckets[h&m.mask]
-	b.Lock()
+	b := h & m.mask
+	hs := &m.slots[b]
+	hs.lock()
 	prev, i := m.find(b, &w, h)
 	if i == 0 {
-		b.Unlock()
+		hs.unlock()
 		return htab.ErrKeyNotExist
 	}
-	m.unlink(b, prev, i)
-	b.Unlock()
-	m.free(i - 1)
+	freed := m.unlink(b, prev, i)
+	hs.unlock()
+	m.release(freed)
 	return nil
 }
 
@@ -454,52 +670,59 @@ func (m *K12Jhash) Delete(k K12JhashKey) error {
 func (m *K12Jhash) LookupAndDelete(k K12JhashKey) (K12JhashValue, error) {
 	w := k.words()
 	h := m.hash(&k, &w)
-	b := &m.buckets[h&m.mask]
-	b.Lock()
+	b := h & m.mask
+	hs := &m.slots[b]
+	hs.lock()
 	prev, i := m.find(b, &w, h)
 	if i == 0 {
-		b.Unlock()
+		hs.unlock()
 		return K12JhashValue{}, htab.ErrKeyNotExist
 	}
-	v := m.elem(i - 1).loadValue()
-	m.unlink(b, prev, i)
-	b.Unlock()
-	m.free(i - 1)
+	v := m.slots[i-1].loadValue()
+	freed := m.unlink(b, prev, i)
+	hs.unlock()
+	m.release(freed)
 	return v, nil
 }
 
-// unlink takes element i (index+1) out of bucket b, whose element before it
-// is prev (0: i is the head). Only under b's lock.
-func (m *K12Jhash) unlink(b *htab.Bucket, prev, i uint32) {
-	next := atomic.LoadUint32(&m.elem(i - 1).next)
-	if prev == 0 {
-		b.SetHead(next)
-	} else {
-		atomic.StoreUint32(&m.elem(prev-1).next, next)
+// unlink takes the element in slot i (index+1) out of bucket b, whose element
+// before it is prev (0: i is the head), and returns the slot that is no longer
+// used, for the caller to release after unlocking. Only under b's lock.
+func (m *K12Jhash) unlink(b, prev, i uint32) uint32 {
+	hs, e := &m.slots[b], &m.slots[i-1]
+	enx := atomic.LoadUint32(&e.next) & k12JhashIdx
+	switch {
+	case prev != 0: // an overflow element: unlink it
+		p := &m.slots[prev-1]
+		atomic.StoreUint32(&p.next, atomic.LoadUint32(&p.next)&k12JhashHome|enx)
+		return i - 1
+	case enx != 0: // the head of a chain: the second element moves home
+		x := &m.slots[enx-1]
+		hs.copyFrom(x, k12JhashHome|atomic.LoadUint32(&x.next)&k12JhashIdx)
+		return enx - 1
+	default: // the only element
+		atomic.StoreUint32(&hs.next, 0)
+		return b
 	}
-}
-
-// linkHead makes element i (index+1) the head of bucket b. Only under b's lock.
-func (m *K12Jhash) linkHead(b *htab.Bucket, i uint32) {
-	atomic.StoreUint32(&m.elem(i-1).next, b.Head())
-	b.SetHead(i)
 }
 
 // snapshot appends the keys and values of bucket b, newest first, as one
 // consistent view: it rereads the bucket until no writer came in between.
-func (m *K12Jhash) snapshot(b *htab.Bucket, keys []K12JhashKey, vals []K12JhashValue) ([]K12JhashKey, []K12JhashValue) {
+func (m *K12Jhash) snapshot(b uint32, keys []K12JhashKey, vals []K12JhashValue) ([]K12JhashKey, []K12JhashValue) {
 	k0, v0 := len(keys), len(vals)
+	s := &m.slots[b]
 	for {
-		s := b.ReadBegin()
+		seq := s.readBegin()
 		keys, vals = keys[:k0], vals[:v0]
-		i := b.Head()
-		for n := uint32(0); i != 0 && n < m.maxEntries; n++ {
-			e := m.elem(i - 1)
-			keys = append(keys, e.loadKey())
-			vals = append(vals, e.loadValue())
-			i = atomic.LoadUint32(&e.next)
+		if nx := atomic.LoadUint32(&s.next); nx&k12JhashHome != 0 {
+			for i, n := b+1, 0; i != 0 && n < len(m.slots); n++ {
+				e := &m.slots[i-1]
+				keys = append(keys, e.loadKey())
+				vals = append(vals, e.loadValue())
+				i = atomic.LoadUint32(&e.next) & k12JhashIdx
+			}
 		}
-		if b.ReadValid(s) {
+		if atomic.LoadUint32(&s.seq) == seq {
 			return keys, vals
 		}
 	}
@@ -513,18 +736,19 @@ func (m *K12Jhash) NextKey(k *K12JhashKey) (K12JhashKey, error) {
 	if k != nil {
 		w := k.words()
 		h := m.hash(k, &w)
-		b := &m.buckets[h&m.mask]
+		b := h & m.mask
+		s := &m.slots[b]
 		for {
-			s := b.ReadBegin()
+			seq := s.readBegin()
 			_, i := m.find(b, &w, h)
 			var next uint32
 			var nk K12JhashKey
 			if i != 0 {
-				if next = atomic.LoadUint32(&m.elem(i - 1).next); next != 0 {
-					nk = m.elem(next - 1).loadKey()
+				if next = atomic.LoadUint32(&m.slots[i-1].next) & k12JhashIdx; next != 0 {
+					nk = m.slots[next-1].loadKey()
 				}
 			}
-			if !b.ReadValid(s) {
+			if atomic.LoadUint32(&s.seq) != seq {
 				continue
 			}
 			if next != 0 {
@@ -533,24 +757,24 @@ func (m *K12Jhash) NextKey(k *K12JhashKey) (K12JhashKey, error) {
 			if i != 0 {
 				// k was its bucket's last: go on with the next bucket. An absent k
 				// restarts from the first bucket, as in the kernel.
-				start = h&m.mask + 1
+				start = b + 1
 			}
 			break
 		}
 	}
 	for bi := start; bi <= m.mask; bi++ {
-		b := &m.buckets[bi]
+		s := &m.slots[bi]
 		for {
-			s := b.ReadBegin()
-			i := b.Head()
+			seq := s.readBegin()
+			head := atomic.LoadUint32(&s.next)&k12JhashHome != 0
 			var nk K12JhashKey
-			if i != 0 {
-				nk = m.elem(i - 1).loadKey()
+			if head {
+				nk = s.loadKey()
 			}
-			if !b.ReadValid(s) {
+			if atomic.LoadUint32(&s.seq) != seq {
 				continue
 			}
-			if i != 0 {
+			if head {
 				return nk, nil
 			}
 			break
@@ -566,12 +790,11 @@ func (m *K12Jhash) All() iter.Seq2[K12JhashKey, K12JhashValue] {
 	return func(yield func(K12JhashKey, K12JhashValue) bool) {
 		var keys []K12JhashKey
 		var vals []K12JhashValue
-		for bi := range m.buckets {
-			b := &m.buckets[bi]
-			if b.Head() == 0 {
+		for bi := uint32(0); bi <= m.mask; bi++ {
+			if atomic.LoadUint32(&m.slots[bi].next)&k12JhashHome == 0 {
 				continue
 			}
-			keys, vals = m.snapshot(b, keys[:0], vals[:0])
+			keys, vals = m.snapshot(bi, keys[:0], vals[:0])
 			for j := range keys {
 				if !yield(keys[j], vals[j]) {
 					return
@@ -621,54 +844,59 @@ func (m *K12Jhash) batch(c *htab.Cursor, keys []K12JhashKey, vals []K12JhashValu
 
 // batchWalk copies whole buckets from bucket bi on into keys and vals while they
 // fit, and returns how many elements it copied and the next bucket to read.
-// -batch-lock nonempty: an empty bucket is seen without its lock and skipped (seed 003).
 func (m *K12Jhash) batchWalk(bi uint32, keys []K12JhashKey, vals []K12JhashValue, del bool) (total int, next uint32, err error) {
 	for bi <= m.mask {
-		if m.buckets[bi].Head() == 0 {
+		// -batch-lock nonempty: an empty bucket is seen without its lock and skipped.
+		if atomic.LoadUint32(&m.slots[bi].next)&k12JhashHome == 0 {
 			bi++
 			continue
 		}
-		b := &m.buckets[bi]
-		b.Lock()
-		head := b.Head()
+		hs := &m.slots[bi]
+		hs.lock()
 		cnt := 0
-		for i := head; i != 0; i = atomic.LoadUint32(&m.elem(i - 1).next) {
-			cnt++
+		if atomic.LoadUint32(&hs.next)&k12JhashHome != 0 {
+			for i := bi + 1; i != 0; i = atomic.LoadUint32(&m.slots[i-1].next) & k12JhashIdx {
+				cnt++
+			}
 		}
 		if cnt > len(keys)-total {
 			// The bucket does not fit: it is not consumed, the cursor stays on it.
-			b.Unlock()
+			hs.unlock()
 			if total == 0 {
 				return 0, bi, htab.ErrNoSpace
 			}
 			return total, bi, nil
 		}
-		j := total
-		for i := head; i != 0; {
-			e := m.elem(i - 1)
-			keys[j] = e.loadKey()
-			vals[j] = e.loadValue()
-			j++
-			i = atomic.LoadUint32(&e.next)
+		if cnt != 0 {
+			j := total
+			for i := bi + 1; i != 0; {
+				e := &m.slots[i-1]
+				keys[j] = e.loadKey()
+				vals[j] = e.loadValue()
+				j++
+				i = atomic.LoadUint32(&e.next) & k12JhashIdx
+			}
 		}
-		if del && head != 0 {
-			// The whole bucket goes: it was copied under this same lock.
-			b.SetHead(0)
-		}
-		b.Unlock()
-		if del {
-			// Free after unlocking, as the kernel does. The chain is unreachable
-			// now, so nothing else writes its next links.
-			for i := head; i != 0; {
-				nx := atomic.LoadUint32(&m.elem(i - 1).next)
-				m.free(i - 1)
+		if del && cnt != 0 {
+			// The whole bucket goes: it was copied under this same lock. Its
+			// slots are freed after unlocking, as the kernel does; the chain is
+			// unreachable now, so nothing else writes its next links.
+			chain := atomic.LoadUint32(&hs.next) & k12JhashIdx
+			atomic.StoreUint32(&hs.next, 0)
+			hs.unlock()
+			for i := chain; i != 0; {
+				nx := atomic.LoadUint32(&m.slots[i-1].next) & k12JhashIdx
+				m.release(i - 1)
 				i = nx
 			}
+			m.release(bi)
+		} else {
+			hs.unlock()
 		}
 		total += cnt
 		bi++
 	}
-	// bi is len(m.buckets) here, or the cursor passed in if it was already past
+	// bi is len(m.slots) here, or the cursor passed in if it was already past
 	// the end (the kernel returns ENOENT before it writes out_batch).
 	return total, bi, htab.ErrKeyNotExist
 }
@@ -677,8 +905,8 @@ func (m *K12Jhash) batchWalk(bi uint32, keys []K12JhashKey, vals []K12JhashValue
 // returns how many it stored: it stops at the first error (htab.ErrFull, ...).
 // flags must be htab.UpdateAny: the kernel's generic_map_update_batch takes
 // only BPF_F_LOCK in elem_flags, so BPF_NOEXIST and BPF_EXIST are EINVAL
-// there, before anything is stored and even for no keys (checked against
-// Linux 6.18 with internal/kernel); here they are htab.ErrInvalid likewise.
+// there, before anything is stored and even for no keys; here they are
+// htab.ErrInvalid likewise.
 func (m *K12Jhash) UpdateBatch(keys []K12JhashKey, vals []K12JhashValue, flags htab.UpdateFlags) (int, error) {
 	if flags != htab.UpdateAny {
 		return 0, fmt.Errorf("%w: batch update flags %#x: the kernel's BPF_MAP_UPDATE_BATCH takes only BPF_ANY", htab.ErrInvalid, uint64(flags))

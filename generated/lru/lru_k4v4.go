@@ -336,8 +336,8 @@ func (m *LruK4V4) update(k *LruK4V4Key, v *LruK4V4Value, cpu int, flags htab.Upd
 		return htab.ErrKeyNotExist
 	}
 	m.linkHead(b, n+1)
-	m.count.Add(1)
 	if i == 0 {
+		m.count.Add(1)
 		b.Unlock()
 		return nil
 	}
@@ -348,7 +348,8 @@ func (m *LruK4V4) update(k *LruK4V4Key, v *LruK4V4Value, cpu int, flags htab.Upd
 	}
 	m.unlink(b, prev, i)
 	b.Unlock()
-	m.free(i - 1)
+	// The count is unchanged: the old element goes back to the LRU as is.
+	m.lru.Push(i - 1)
 	return nil
 }
 

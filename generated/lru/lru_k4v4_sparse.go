@@ -339,8 +339,8 @@ func (m *LruK4V4Sparse) update(k *LruK4V4SparseKey, v *LruK4V4SparseValue, cpu i
 		return htab.ErrKeyNotExist
 	}
 	m.linkHead(b, n+1)
-	m.count.Add(1)
 	if i == 0 {
+		m.count.Add(1)
 		b.Unlock()
 		return nil
 	}
@@ -351,7 +351,8 @@ func (m *LruK4V4Sparse) update(k *LruK4V4SparseKey, v *LruK4V4SparseValue, cpu i
 	}
 	m.unlink(b, prev, i)
 	b.Unlock()
-	m.free(i - 1)
+	// The count is unchanged: the old element goes back to the LRU as is.
+	m.lru.Push(i - 1)
 	return nil
 }
 

@@ -338,8 +338,8 @@ func (m *LRUFat) update(k *LRUFatKey, v *LRUFatValue, cpu int, flags htab.Update
 		return htab.ErrKeyNotExist
 	}
 	m.linkHead(b, n+1)
-	m.count.Add(1)
 	if i == 0 {
+		m.count.Add(1)
 		b.Unlock()
 		return nil
 	}
@@ -350,7 +350,8 @@ func (m *LRUFat) update(k *LRUFatKey, v *LRUFatValue, cpu int, flags htab.Update
 	}
 	m.unlink(b, prev, i)
 	b.Unlock()
-	m.free(i - 1)
+	// The count is unchanged: the old element goes back to the LRU as is.
+	m.lru.Push(i - 1)
 	return nil
 }
 

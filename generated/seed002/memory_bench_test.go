@@ -215,6 +215,7 @@ func planFor(t *testing.T, typ spec.MapType, key int, lean bool) *spec.Layout {
 	t.Helper()
 	s := spec.Default()
 	s.Type, s.Key, s.Val, s.Lean = typ, key, 8, lean
+	s.Layout = spec.LayoutClassic // as gen.go generates them
 	l, err := spec.Plan(s)
 	if err != nil {
 		t.Fatal(err)
