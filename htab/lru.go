@@ -5,6 +5,7 @@ import (
 	"math"
 	"sync"
 	"sync/atomic"
+	"unsafe"
 )
 
 // This file is a port of the kernel's kernel/bpf/bpf_lru_list.c (v6.16+, the
@@ -36,18 +37,23 @@ const (
 
 func lruIsLocalType(t uint32) bool { return t >= lruLocalListOff } // IS_LOCAL_LIST_TYPE
 
-// lruNode is struct bpf_lru_node with indexes instead of pointers. Indexes
-// 0..n-1 are the map's elements; indexes >= n are list heads (sentinels).
+// LRUNode is struct bpf_lru_node with indexes instead of pointers: 16
+// pointer-free bytes, which the element of an LRU map carries (NewLRUOver) as
+// the kernel's element embeds its bpf_lru_node. Its fields are the LRU's.
+// Indexes 0..n-1 are the map's elements; indexes >= n are list heads
+// (sentinels).
 //
-// prev and next are protected by the lock of the list the node is on. meta
-// packs cpu (bits 8..23) and type (bits 0..7); it is only written with the
-// owning list's lock held, but bpf_common_lru_push_free reads the type
-// (READ_ONCE) and the cpu without any lock, so every access is atomic. ref is
-// the kernel's racy u8 ref bit; here a uint32 only ever accessed atomically.
-type lruNode struct {
-	prev, next uint32
-	meta       atomic.Uint32
+// ref is the kernel's racy u8 ref bit; here a uint32 only ever accessed
+// atomically. It comes first: an element that puts its node right after its
+// value has the ref bit a program-side lookup sets next to the value it read.
+// meta packs cpu (bits 8..23) and type (bits 0..7); it is only written with
+// the owning list's lock held, but bpf_common_lru_push_free reads the type
+// (READ_ONCE) and the cpu without any lock, so every access is atomic. prev
+// and next are protected by the lock of the list the node is on.
+type LRUNode struct {
 	ref        atomic.Uint32
+	meta       atomic.Uint32
+	prev, next uint32
 }
 
 func lruMeta(cpu, typ uint32) uint32 { return cpu<<8 | typ }
@@ -107,7 +113,10 @@ type lruLocal struct {
 // All methods are safe for concurrent use. The storage is pointer-free, so
 // the garbage collector never scans it.
 type LRU struct {
-	nodes      []lruNode
+	// Node x is at base + x*stride: in an array of its own (NewLRU) or in
+	// the map's elements (NewLRUOver). base keeps that array alive.
+	base       unsafe.Pointer
+	stride     uintptr
 	n          uint32 // number of element nodes; sentinels start here
 	cpus       uint32
 	perCPU     bool
@@ -143,27 +152,64 @@ type LRU struct {
 // table's bucket lock, so the table must never call Pop or Push while holding
 // a bucket lock.
 func NewLRU(nodes, cpus int, perCPU bool, evict func(node uint32) bool) *LRU {
+	checkLRU("NewLRU", nodes, cpus, perCPU, evict)
+	store := make([]LRUNode, nodes+LRUHeads(cpus, perCPU))
+	return newLRU(unsafe.Pointer(&store[0]), unsafe.Sizeof(LRUNode{}), nodes, cpus, perCPU, evict)
+}
+
+// NewLRUOver is NewLRU over nodes that live in the caller's elements, as an
+// LRU map's elements carry theirs: node i is node(&elems[i]), which must be
+// the same field of every element. elems holds nodes+LRUHeads(cpus, perCPU)
+// elements; the last LRUHeads serve as list heads and must not be used for
+// anything else. The LRU keeps elems alive.
+func NewLRUOver[E any](elems []E, node func(*E) *LRUNode, nodes, cpus int, perCPU bool, evict func(node uint32) bool) *LRU {
+	checkLRU("NewLRUOver", nodes, cpus, perCPU, evict)
+	if want := nodes + LRUHeads(cpus, perCPU); len(elems) != want {
+		panic(fmt.Sprintf("htab: NewLRUOver: len(elems) = %d, want nodes+LRUHeads = %d", len(elems), want))
+	}
+	base := unsafe.Pointer(node(&elems[0]))
+	off := uintptr(base) - uintptr(unsafe.Pointer(&elems[0]))
+	if off+unsafe.Sizeof(LRUNode{}) > unsafe.Sizeof(elems[0]) {
+		panic("htab: NewLRUOver: the node is not a field of the element")
+	}
+	return newLRU(base, unsafe.Sizeof(elems[0]), nodes, cpus, perCPU, evict)
+}
+
+// LRUHeads is the number of list heads an LRU keeps after its nodes: the
+// global lists and each CPU's local free and pending lists, or (perCPU) each
+// CPU's lists.
+func LRUHeads(cpus int, perCPU bool) int {
+	if perCPU {
+		return lruNrListT * cpus
+	}
+	return lruNrListT + 2*cpus
+}
+
+// checkLRU panics on arguments no LRU can be made of.
+func checkLRU(fn string, nodes, cpus int, perCPU bool, evict func(uint32) bool) {
 	if cpus < 1 || cpus > 1<<16 {
-		panic(fmt.Sprintf("htab: NewLRU: cpus = %d, want 1..65536", cpus))
+		panic(fmt.Sprintf("htab: %s: cpus = %d, want 1..65536", fn, cpus))
 	}
 	if evict == nil {
-		panic("htab: NewLRU: nil evict callback")
+		panic(fmt.Sprintf("htab: %s: nil evict callback", fn))
 	}
-	nheads := lruNrListT + 2*cpus // global lists + local free/pending per CPU
-	if perCPU {
-		nheads = lruNrListT * cpus // one list set per CPU
-	}
-	if nodes < 0 || uint64(nodes)+uint64(nheads) > math.MaxUint32 {
-		panic(fmt.Sprintf("htab: NewLRU: nodes = %d out of range", nodes))
+	if nodes < 0 || uint64(nodes)+uint64(LRUHeads(cpus, perCPU)) > math.MaxUint32 {
+		panic(fmt.Sprintf("htab: %s: nodes = %d out of range", fn, nodes))
 	}
 	if perCPU && nodes%cpus != 0 {
 		// bpf_percpu_lru_populate relies on htab_map_alloc's rounding: with
 		// fewer nodes than CPUs it divides by zero, and any remainder is
 		// never populated.
-		panic(fmt.Sprintf("htab: NewLRU: per-CPU LRU needs nodes (%d) to be a multiple of cpus (%d); use LRUMaxEntries", nodes, cpus))
+		panic(fmt.Sprintf("htab: %s: per-CPU LRU needs nodes (%d) to be a multiple of cpus (%d); use LRUMaxEntries", fn, nodes, cpus))
 	}
+}
+
+// newLRU populates an LRU whose node x is at base + x*stride, as
+// bpf_lru_init and bpf_lru_populate do.
+func newLRU(base unsafe.Pointer, stride uintptr, nodes, cpus int, perCPU bool, evict func(node uint32) bool) *LRU {
 	l := &LRU{
-		nodes:  make([]lruNode, nodes+nheads),
+		base:   base,
+		stride: stride,
 		n:      uint32(nodes),
 		cpus:   uint32(cpus),
 		perCPU: perCPU,
@@ -173,7 +219,7 @@ func NewLRU(nodes, cpus int, perCPU bool, evict func(node uint32) bool) *LRU {
 	head := func() uint32 {
 		h := next
 		next++
-		l.nodes[h].prev, l.nodes[h].next = h, h // INIT_LIST_HEAD
+		l.node(h).prev, l.node(h).next = h, h // INIT_LIST_HEAD
 		return h
 	}
 	initList := func(ll *lruList) { // bpf_lru_list_init
@@ -194,7 +240,7 @@ func NewLRU(nodes, cpus int, perCPU bool, evict func(node uint32) bool) *LRU {
 		for c := uint32(0); c < l.cpus && i < l.n; c++ {
 			ll := &l.lists[c]
 			for {
-				nd := &l.nodes[i]
+				nd := l.node(i)
 				nd.meta.Store(lruMeta(c, lruFree))
 				nd.ref.Store(0)
 				l.listAdd(i, ll.heads[lruFree])
@@ -216,7 +262,7 @@ func NewLRU(nodes, cpus int, perCPU bool, evict func(node uint32) bool) *LRU {
 			loc.nextSteal.Store(uint32(c))
 		}
 		for i := uint32(0); i < l.n; i++ {
-			nd := &l.nodes[i]
+			nd := l.node(i)
 			nd.meta.Store(lruMeta(0, lruFree))
 			nd.ref.Store(0)
 			l.listAdd(i, l.global.heads[lruFree])
@@ -250,7 +296,8 @@ func LRUMaxEntries(maxEntries, cpus int, perCPU bool) int {
 // (bpf_lru_node_set_ref: load, and store 1 only if not yet set). It takes no
 // lock and is safe to call concurrently with everything.
 func (l *LRU) Ref(node uint32) {
-	r := &l.nodes[node].ref
+	l.mustBeElement(node)
+	r := &l.node(node).ref
 	if r.Load() == 0 {
 		r.Store(1)
 	}
@@ -276,6 +323,7 @@ func (l *LRU) Pop(cpu int) (node uint32, ok bool) {
 // free list). Pushing a node that is already free is ignored in the common
 // LRU (the kernel WARNs and returns).
 func (l *LRU) Push(node uint32) {
+	l.mustBeElement(node)
 	if l.perCPU {
 		l.percpuPushFree(node)
 		return
@@ -283,22 +331,35 @@ func (l *LRU) Push(node uint32) {
 	l.commonPushFree(node)
 }
 
+// mustBeElement panics unless x is an element's node: the callers' indexes
+// address memory unchecked otherwise.
+func (l *LRU) mustBeElement(x uint32) {
+	if x >= l.n {
+		panic(fmt.Sprintf("htab: LRU node %d out of range (%d nodes)", x, l.n))
+	}
+}
+
+// node is node x: an element's (x < n) or a list head's.
+func (l *LRU) node(x uint32) *LRUNode {
+	return (*LRUNode)(unsafe.Add(l.base, uintptr(x)*l.stride))
+}
+
 // ---- list_head primitives on indexes ----
 
 // listAdd is list_add: insert x right after head h.
 func (l *LRU) listAdd(x, h uint32) {
-	nx := l.nodes[h].next
-	l.nodes[x].next = nx
-	l.nodes[x].prev = h
-	l.nodes[nx].prev = x
-	l.nodes[h].next = x
+	nx := l.node(h).next
+	l.node(x).next = nx
+	l.node(x).prev = h
+	l.node(nx).prev = x
+	l.node(h).next = x
 }
 
 // listDel is list_del (without poisoning).
 func (l *LRU) listDel(x uint32) {
-	p, nx := l.nodes[x].prev, l.nodes[x].next
-	l.nodes[p].next = nx
-	l.nodes[nx].prev = p
+	p, nx := l.node(x).prev, l.node(x).next
+	l.node(p).next = nx
+	l.node(nx).prev = p
 }
 
 // listMove is list_move: delete x from its list and add it after head h.
@@ -307,17 +368,17 @@ func (l *LRU) listMove(x, h uint32) {
 	l.listAdd(x, h)
 }
 
-func (l *LRU) listEmpty(h uint32) bool { return l.nodes[h].next == h }
+func (l *LRU) listEmpty(h uint32) bool { return l.node(h).next == h }
 
 // ---- bpf_lru_node helpers ----
 
-func (l *LRU) nodeType(x uint32) uint32 { return l.nodes[x].meta.Load() & 0xff }
-func (l *LRU) nodeCPU(x uint32) uint32  { return l.nodes[x].meta.Load() >> 8 }
-func (l *LRU) isRef(x uint32) bool      { return l.nodes[x].ref.Load() != 0 }
-func (l *LRU) clearRef(x uint32)        { l.nodes[x].ref.Store(0) }
+func (l *LRU) nodeType(x uint32) uint32 { return l.node(x).meta.Load() & 0xff }
+func (l *LRU) nodeCPU(x uint32) uint32  { return l.node(x).meta.Load() >> 8 }
+func (l *LRU) isRef(x uint32) bool      { return l.node(x).ref.Load() != 0 }
+func (l *LRU) clearRef(x uint32)        { l.node(x).ref.Store(0) }
 
 func (l *LRU) setType(x, t uint32) {
-	m := &l.nodes[x].meta
+	m := &l.node(x).meta
 	m.Store(m.Load()&^0xff | t)
 }
 
@@ -340,7 +401,7 @@ func (l *LRU) moveToFree(ll *lruList, x, freeList, tgtFreeType uint32) {
 		return
 	}
 	if x == ll.nextInactiveRotation {
-		ll.nextInactiveRotation = l.nodes[x].prev
+		ll.nextInactiveRotation = l.node(x).prev
 	}
 	ll.countDec(t)
 	l.setType(x, tgtFreeType)
@@ -371,7 +432,7 @@ func (l *LRU) move(ll *lruList, x, tgt uint32) {
 	}
 	l.clearRef(x)
 	if x == ll.nextInactiveRotation {
-		ll.nextInactiveRotation = l.nodes[x].prev
+		ll.nextInactiveRotation = l.node(x).prev
 	}
 	l.listMove(x, ll.heads[tgt])
 }
@@ -381,11 +442,11 @@ func (l *LRU) move(ll *lruList, x, tgt uint32) {
 // rotateActive is __bpf_lru_list_rotate_active.
 func (l *LRU) rotateActive(ll *lruList) {
 	active := ll.heads[lruActive]
-	first := l.nodes[active].next
+	first := l.node(active).next
 	i := uint32(0)
 	// list_for_each_entry_safe_reverse
-	for x := l.nodes[active].prev; x != active; {
-		tmp := l.nodes[x].prev
+	for x := l.node(active).prev; x != active; {
+		tmp := l.node(x).prev
 		if l.isRef(x) {
 			l.move(ll, x, lruActive)
 		} else {
@@ -406,17 +467,17 @@ func (l *LRU) rotateInactive(ll *lruList) {
 		return
 	}
 	next := inactive
-	last := l.nodes[ll.nextInactiveRotation].next
+	last := l.node(ll.nextInactiveRotation).next
 	if last == inactive {
-		last = l.nodes[last].next
+		last = l.node(last).next
 	}
 	cur := ll.nextInactiveRotation
 	for i := uint32(0); i < l.nrScans; {
 		if cur == inactive {
-			cur = l.nodes[cur].prev
+			cur = l.node(cur).prev
 			continue
 		}
-		next = l.nodes[cur].prev
+		next = l.node(cur).prev
 		if l.isRef(cur) {
 			l.move(ll, cur, lruActive)
 		}
@@ -433,8 +494,8 @@ func (l *LRU) rotateInactive(ll *lruList) {
 func (l *LRU) shrinkInactive(ll *lruList, tgtNShrink, freeList, tgtFreeType uint32) uint32 {
 	inactive := ll.heads[lruInactive]
 	nshrinked, i := uint32(0), uint32(0)
-	for x := l.nodes[inactive].prev; x != inactive; {
-		tmp := l.nodes[x].prev
+	for x := l.node(inactive).prev; x != inactive; {
+		tmp := l.node(x).prev
 		if l.isRef(x) {
 			l.move(ll, x, lruActive)
 		} else if l.evict(x) {
@@ -472,8 +533,8 @@ func (l *LRU) shrink(ll *lruList, tgtNShrink, freeList, tgtFreeType uint32) uint
 	if l.listEmpty(force) {
 		force = ll.heads[lruActive]
 	}
-	for x := l.nodes[force].prev; x != force; {
-		tmp := l.nodes[x].prev
+	for x := l.node(force).prev; x != force; {
+		tmp := l.node(x).prev
 		if l.evict(x) {
 			l.moveToFree(ll, x, freeList, tgtFreeType)
 			return 1
@@ -488,8 +549,8 @@ func (l *LRU) shrink(ll *lruList, tgtNShrink, freeList, tgtFreeType uint32) uint
 // localFlush is __local_list_flush (loc.mu and l.global.mu held).
 func (l *LRU) localFlush(loc *lruLocal) {
 	pending := loc.pending
-	for x := l.nodes[pending].prev; x != pending; {
-		tmp := l.nodes[x].prev
+	for x := l.node(pending).prev; x != pending; {
+		tmp := l.node(x).prev
 		if l.isRef(x) {
 			l.moveIn(&l.global, x, lruActive)
 		} else {
@@ -507,8 +568,8 @@ func (l *LRU) popFreeToLocal(loc *lruLocal) {
 	l.rotate(g)
 	nfree := uint32(0)
 	free := g.heads[lruFree]
-	for x := l.nodes[free].next; x != free; { // list_for_each_entry_safe
-		tmp := l.nodes[x].next
+	for x := l.node(free).next; x != free; { // list_for_each_entry_safe
+		tmp := l.node(x).next
 		l.moveToFree(g, x, loc.free, lruLocalFree)
 		nfree++
 		if nfree == l.targetFree {
@@ -524,7 +585,7 @@ func (l *LRU) popFreeToLocal(loc *lruLocal) {
 
 // localAddPending is __local_list_add_pending (loc.mu held).
 func (l *LRU) localAddPending(loc *lruLocal, cpu, x uint32) {
-	l.nodes[x].meta.Store(lruMeta(cpu, lruLocalPending))
+	l.node(x).meta.Store(lruMeta(cpu, lruLocalPending))
 	l.clearRef(x)
 	l.listAdd(x, loc.pending)
 }
@@ -532,7 +593,7 @@ func (l *LRU) localAddPending(loc *lruLocal, cpu, x uint32) {
 // localPopFree is __local_list_pop_free (loc.mu held). The node keeps its
 // LOCAL_FREE type until localAddPending.
 func (l *LRU) localPopFree(loc *lruLocal) (uint32, bool) {
-	x := l.nodes[loc.free].next
+	x := l.node(loc.free).next
 	if x == loc.free {
 		return 0, false
 	}
@@ -546,7 +607,7 @@ func (l *LRU) localPopFree(loc *lruLocal) (uint32, bool) {
 func (l *LRU) localPopPending(loc *lruLocal) (uint32, bool) {
 	pending := loc.pending
 	for _, force := range [2]bool{false, true} {
-		for x := l.nodes[pending].prev; x != pending; x = l.nodes[x].prev {
+		for x := l.node(pending).prev; x != pending; x = l.node(x).prev {
 			if (!l.isRef(x) || force) && l.evict(x) {
 				l.listDel(x)
 				return x, true
@@ -649,7 +710,7 @@ func (l *LRU) percpuPopFree(cpu uint32) (uint32, bool) {
 	if l.listEmpty(free) {
 		return 0, false
 	}
-	x := l.nodes[free].next
+	x := l.node(free).next
 	l.clearRef(x)
 	l.move(ll, x, lruInactive)
 	return x, true

@@ -238,12 +238,12 @@ func (l *LRU) check() (lruStats, error) {
 	seen := make([]bool, l.n)
 	walk := func(h, typ uint32, cpu int) (int, error) {
 		cnt := 0
-		for x, p := l.nodes[h].next, h; x != h; p, x = x, l.nodes[x].next {
+		for x, p := l.node(h).next, h; x != h; p, x = x, l.node(x).next {
 			if x >= l.n {
 				return 0, fmt.Errorf("list %d: sentinel %d inside the list", h, x)
 			}
-			if l.nodes[x].prev != p {
-				return 0, fmt.Errorf("node %d: prev %d, want %d", x, l.nodes[x].prev, p)
+			if l.node(x).prev != p {
+				return 0, fmt.Errorf("node %d: prev %d, want %d", x, l.node(x).prev, p)
 			}
 			if seen[x] {
 				return 0, fmt.Errorf("node %d on two lists (or a cycle)", x)
@@ -317,7 +317,7 @@ func (l *LRU) check() (lruStats, error) {
 // order returns the nodes of list h from head to tail.
 func (l *LRU) order(h uint32) []uint32 {
 	var out []uint32
-	for x := l.nodes[h].next; x != h; x = l.nodes[x].next {
+	for x := l.node(h).next; x != h; x = l.node(x).next {
 		out = append(out, x)
 	}
 	return out
@@ -699,7 +699,7 @@ func TestLRUMaxEntries(t *testing.T) {
 
 func TestLRUNodeLayout(t *testing.T) {
 	// prev, next, cpu|type, ref: 16 pointer-free bytes per element.
-	require.Equal(t, uintptr(16), unsafe.Sizeof(lruNode{}))
+	require.Equal(t, uintptr(16), unsafe.Sizeof(LRUNode{}))
 }
 
 func TestLRUTargetFree(t *testing.T) {
@@ -948,4 +948,79 @@ func TestLRUStressRace(t *testing.T) {
 			})
 		}
 	}
+}
+
+// TestLRUOver: an LRU over nodes inside the caller's elements behaves as one
+// over its own node array, op for op, and touches nothing of the elements
+// but their nodes.
+func TestLRUOver(t *testing.T) {
+	type elem struct {
+		before [5]uint32
+		node   LRUNode
+		after  uint32
+	}
+	for _, perCPU := range []bool{false, true} {
+		t.Run(fmt.Sprintf("perCPU=%v", perCPU), func(t *testing.T) {
+			const nodes, cpus = 64, 2
+			// Each engine's evict unlinks a node it handed out and not yet took back.
+			linked := [2]map[uint32]bool{{}, {}}
+			evict := func(side int) func(uint32) bool {
+				return func(x uint32) bool {
+					ok := linked[side][x]
+					delete(linked[side], x)
+					return ok
+				}
+			}
+			own := NewLRU(nodes, cpus, perCPU, evict(0))
+			elems := make([]elem, nodes+LRUHeads(cpus, perCPU))
+			over := NewLRUOver(elems, func(e *elem) *LRUNode { return &e.node }, nodes, cpus, perCPU, evict(1))
+			rng := rand.New(rand.NewPCG(7, 8))
+			for step := range 5000 {
+				cpu := rng.IntN(cpus)
+				switch op := rng.IntN(10); {
+				case op < 5:
+					x0, ok0 := own.Pop(cpu)
+					x1, ok1 := over.Pop(cpu)
+					require.Equal(t, [2]any{x0, ok0}, [2]any{x1, ok1}, "step %d: Pop(%d)", step, cpu)
+					if ok0 {
+						linked[0][x0], linked[1][x1] = true, true
+					}
+				case op < 8:
+					x := uint32(rng.IntN(nodes))
+					own.Ref(x)
+					over.Ref(x)
+				default:
+					for x := range linked[0] { // delete some linked node from both
+						delete(linked[0], x)
+						delete(linked[1], x)
+						own.Push(x)
+						over.Push(x)
+						break
+					}
+				}
+			}
+			linkedNodes := 0
+			for i := range elems {
+				e := &elems[i]
+				require.Equal(t, [5]uint32{}, e.before, "element %d", i)
+				require.Zero(t, e.after, "element %d", i)
+				if e.node.prev != e.node.next || e.node.prev != uint32(i) {
+					linkedNodes++ // on a list with others: the LRU's lists live here
+				}
+			}
+			require.Greater(t, linkedNodes, nodes/2)
+		})
+	}
+	evict := func(uint32) bool { return false }
+	node := func(e *elem) *LRUNode { return &e.node }
+	assert.PanicsWithValue(t, "htab: NewLRUOver: len(elems) = 10, want nodes+LRUHeads = 15", func() {
+		NewLRUOver(make([]elem, 10), node, 10, 1, false, evict)
+	})
+	var elsewhere LRUNode
+	assert.PanicsWithValue(t, "htab: NewLRUOver: the node is not a field of the element", func() {
+		NewLRUOver(make([]elem, 15), func(*elem) *LRUNode { return &elsewhere }, 10, 1, false, evict)
+	})
+	l := NewLRU(4, 1, false, evict)
+	assert.PanicsWithValue(t, "htab: LRU node 4 out of range (4 nodes)", func() { l.Ref(4) })
+	assert.PanicsWithValue(t, "htab: LRU node 4 out of range (4 nodes)", func() { l.Push(4) })
 }

@@ -33,19 +33,13 @@ func (l *Layout) Explain() string {
 	if !l.ValuesInline() {
 		fmt.Fprintf(&b, "per-CPU values: one array per CPU, %d B per element per CPU\n", 4*l.ValueWords)
 	}
-	if l.LRUNodeSize > 0 {
-		fmt.Fprintf(&b, "LRU node: %d B per element in the LRU engine's parallel array (prev, next, cpu/type/ref)\n", l.LRUNodeSize)
-	}
-	fmt.Fprintf(&b, "bytes per element: %d\n", l.ElemSize+l.LRUNodeSize)
+	fmt.Fprintf(&b, "bytes per element: %d\n", l.ElemSize)
 	what := "elements + buckets"
 	if l.Home {
 		what = "slots + free bitmap"
 	}
 	if l.Occupancy {
 		what += " + occupancy bitmap"
-	}
-	if l.LRUNodeSize > 0 {
-		what += " + LRU nodes"
 	}
 	cpus := []int{1}
 	if !l.ValuesInline() {

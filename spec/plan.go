@@ -12,8 +12,9 @@ import (
 // and a 4112-byte key must not turn into thousands of statements.
 const UnrollWords = 16
 
-// LRUNodeSize is the size of htab.LRU's node (prev, next, cpu|type, ref): the
-// per-element cost of the LRU lists, kept beside the elements, not in them.
+// LRUNodeSize is the size of htab.LRUNode (ref, cpu|type, prev, next as
+// element indexes): the per-element cost of the LRU lists, which an LRU
+// map's element carries as its last field.
 const LRUNodeSize = 16
 
 // NoCacheHashMaxKey is the largest key for which a lean element keeps no
@@ -47,10 +48,6 @@ type Layout struct {
 	Elem       []Field // the element struct, in order
 	ElemSize   int     // bytes, as unsafe.Sizeof reports it
 	BucketSize int     // bytes per bucket: seqlock word + head index
-
-	// LRUNodeSize is the bytes per element of the LRU engine's node array
-	// (a parallel array indexed like the elements); 0 for non-LRU maps.
-	LRUNodeSize int
 
 	// PerCPU: every key holds one value per CPU slot (pcpu, lru_pcpu), kept
 	// in one array per CPU indexed by the element's index, so that different
@@ -121,9 +118,6 @@ func Plan(s Spec) (*Layout, error) {
 	l.PerCPU = s.Type.IsPerCPU()
 	l.LRU = s.Type.IsLRU()
 	l.SlotLocks = l.PerCPU && !l.LRU
-	if l.LRU {
-		l.LRUNodeSize = LRUNodeSize
-	}
 	l.BatchLock = s.BatchLock
 	l.Occupancy = s.BatchLock == BatchLockSparse
 	l.Home = s.StorageLayout() == LayoutHome
@@ -159,12 +153,17 @@ func planElem(s Spec, l *Layout) []Field {
 	if !s.Lean {
 		// The all-fields element: what every type needs, in every type, as the
 		// kernel's htab_elem had before seed 002.
-		add("lru", "[3]uint32", 12, "room for an LRU node (prev, next, state), as every element had before seed 002; unused (LRU nodes live in htab.LRU)")
+		add("lru", "[3]uint32", 12, "room for an LRU node (prev, next, state), as every element had before seed 002; unused (an LRU element carries its node as its last field)")
 		add("pcpu", "uint32", 4, "room for a per-CPU value reference, as every element had before seed 002; unused (values are indexed by element)")
 	}
 	add("key", fmt.Sprintf("[%d]uint32", l.KeyWords), 4*l.KeyWords, fmt.Sprintf("the %d key bytes, little-endian words, zero-padded", s.Key))
 	if l.ValuesInline() {
 		add("val", fmt.Sprintf("[%d]uint32", l.ValueWords), 4*l.ValueWords, fmt.Sprintf("the %d value bytes, little-endian words, zero-padded", s.Val))
+	}
+	if l.LRU {
+		// Last, ref first: a program-side lookup sets the ref bit next to the
+		// value it has just read.
+		add("node", "htab.LRUNode", LRUNodeSize, "the LRU node: ref bit, cpu|type, prev and next as element indexes (bpf_lru_node)")
 	}
 	return fs
 }
@@ -198,7 +197,7 @@ func (l *Layout) EntryBytes(maxEntries, cpus int) float64 {
 		// The slots are the buckets; plus the free bitmap, one bit per slot.
 		return float64(nb*l.ElemSize+(nb+63)/64*8*(1+b2i(l.Occupancy))) / float64(maxEntries)
 	}
-	per := l.ElemSize + l.LRUNodeSize
+	per := l.ElemSize
 	if !l.ValuesInline() {
 		per += 4 * l.ValueWords * cpus
 	}

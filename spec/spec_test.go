@@ -297,7 +297,9 @@ func TestPlanElem(t *testing.T) {
 			assert.Equal(t, tt.cachedHash, l.CachedHash)
 			assert.Equal(t, 8, l.BucketSize)
 			assert.True(t, l.ValuesInline(), "hash maps keep the value in the element")
-			assert.Zero(t, l.LRUNodeSize, "hash maps have no LRU nodes")
+			for _, f := range l.Elem {
+				assert.NotEqual(t, "node", f.Name, "hash maps have no LRU nodes")
+			}
 			// Offsets are contiguous, 4-byte aligned, and the size is their end.
 			off := 0
 			for _, f := range l.Elem {
@@ -612,10 +614,10 @@ func TestPlanTypes(t *testing.T) {
 		{"pcpu k8v8 lean: no value, no pointer to one", typed(PerCPU, 8, 8, true), []string{"next", "key"}, 12, 0, true, false, true, 12 + 8 + 8, 12 + 8 + 16},
 		{"pcpu k16v8 lean: cached hash past 8 bytes", typed(PerCPU, 16, 8, true), []string{"next", "hash", "key"}, 24, 0, true, false, true, 24 + 8 + 8, 24 + 8 + 16},
 		{"pcpu k8v8 all fields", typed(PerCPU, 8, 8, false), []string{"next", "hash", "lru", "pcpu", "key"}, 32, 0, true, false, true, 32 + 8 + 8, 32 + 8 + 16},
-		{"lru k8v8 lean: no cached hash, node beside", typed(LRU, 8, 8, true), []string{"next", "key", "val"}, 20, 16, false, true, false, 20 + 16 + 8, 20 + 16 + 8},
-		{"lru k16v8 lean", typed(LRU, 16, 8, true), []string{"next", "hash", "key", "val"}, 32, 16, false, true, false, 32 + 16 + 8, 32 + 16 + 8},
-		{"lru k8v8 all fields", typed(LRU, 8, 8, false), []string{"next", "hash", "lru", "pcpu", "key", "val"}, 40, 16, false, true, false, 40 + 16 + 8, 40 + 16 + 8},
-		{"lru_pcpu k8v8 lean: slots, no slot locks", typed(LRUPerCPU, 8, 8, true), []string{"next", "key"}, 12, 16, true, true, false, 12 + 16 + 8 + 8, 12 + 16 + 8 + 16},
+		{"lru k8v8 lean: no cached hash, the node last", typed(LRU, 8, 8, true), []string{"next", "key", "val", "node"}, 36, 16, false, true, false, 36 + 8, 36 + 8},
+		{"lru k16v8 lean", typed(LRU, 16, 8, true), []string{"next", "hash", "key", "val", "node"}, 48, 16, false, true, false, 48 + 8, 48 + 8},
+		{"lru k8v8 all fields", typed(LRU, 8, 8, false), []string{"next", "hash", "lru", "pcpu", "key", "val", "node"}, 56, 16, false, true, false, 56 + 8, 56 + 8},
+		{"lru_pcpu k8v8 lean: slots, no slot locks", typed(LRUPerCPU, 8, 8, true), []string{"next", "key", "node"}, 28, 16, true, true, false, 28 + 8 + 8, 28 + 8 + 16},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -623,7 +625,10 @@ func TestPlanTypes(t *testing.T) {
 			require.NoError(t, err)
 			assert.Equal(t, tt.fields, names(l))
 			assert.Equal(t, tt.elemSize, l.ElemSize)
-			assert.Equal(t, tt.lruNode, l.LRUNodeSize)
+			if tt.lruNode > 0 {
+				last := l.Elem[len(l.Elem)-1]
+				assert.Equal(t, Field{"node", "htab.LRUNode", l.ElemSize - tt.lruNode, tt.lruNode, last.Doc}, last)
+			}
 			assert.Equal(t, tt.perCPU, l.PerCPU)
 			assert.Equal(t, !tt.perCPU, l.ValuesInline())
 			assert.Equal(t, tt.lru, l.LRU)

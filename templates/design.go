@@ -25,8 +25,8 @@ func (g *generator) designComment(f *jen.File) {
 	switch {
 	case l.PerCPU && l.LRU:
 		element = []string{
-			"  element  one key; its values, one per CPU, are slots (below). All MaxEntries",
-			"           elements are one array, made at creation.",
+			"  element  one key and its LRU node; its values, one per CPU, are slots",
+			"           (below). All MaxEntries elements are one array, made at creation.",
 		}
 	case l.PerCPU:
 		element = []string{
@@ -36,8 +36,8 @@ func (g *generator) designComment(f *jen.File) {
 		}
 	case l.LRU:
 		element = []string{
-			"  element  one key and its value. All MaxEntries elements are one array, made",
-			"           at creation.",
+			"  element  one key, its value and its LRU node. All MaxEntries elements are",
+			"           one array, made at creation.",
 		}
 	}
 	lines := []string{
@@ -68,8 +68,9 @@ func (g *generator) designComment(f *jen.File) {
 	}
 	if l.LRU {
 		lines = append(lines,
-			fmt.Sprintf("  LRU node  %d bytes in htab.LRU, node i for element i: prev, next,", l.LRUNodeSize),
-			"            cpu|type and ref; the LRU lists link nodes, not elements",
+			"  node: htab.LRUNode, the LRU's ref bit, cpu|type, prev and next (element",
+			"  indexes); the array ends with htab.LRUHeads elements whose nodes are the",
+			"  LRU lists' heads",
 		)
 	}
 	lines = append(lines,

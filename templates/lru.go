@@ -61,14 +61,18 @@ func (g *generator) lruMaxEntries() jen.Code {
 		jen.Id("opts").Dot("MaxEntries"), jen.Id("opts").Dot("CPUs"), jen.Id("opts").Dot("NoCommonLRU"))
 }
 
-// lruCreate is the constructor's creation of the LRU engine over every
-// element (bpf_lru_populate).
+// lruCreate is the constructor's creation of the LRU engine over the nodes
+// the elements carry (bpf_lru_populate).
 //
-//	m.lru = htab.NewLRU(opts.MaxEntries, opts.CPUs, opts.NoCommonLRU, m.evict)
+//	m.lru = htab.NewLRUOver(m.elems, func(e *<Elem>) *htab.LRUNode { return &e.node },
+//		opts.MaxEntries, opts.CPUs, opts.NoCommonLRU, m.evict)
 func (g *generator) lruCreate() jen.Code {
 	if !g.l.LRU {
 		return jen.Null()
 	}
-	return jen.Id("m").Dot("lru").Op("=").Qual(htabPkg, "NewLRU").Call(
+	node := jen.Func().Params(jen.Id("e").Op("*").Id(g.elemT)).Op("*").Qual(htabPkg, "LRUNode").Block(
+		jen.Return(jen.Op("&").Id("e").Dot("node")))
+	return jen.Id("m").Dot("lru").Op("=").Qual(htabPkg, "NewLRUOver").Call(
+		jen.Id("m").Dot("elems"), node,
 		jen.Id("opts").Dot("MaxEntries"), jen.Id("opts").Dot("CPUs"), jen.Id("opts").Dot("NoCommonLRU"), jen.Id("m").Dot("evict"))
 }

@@ -1,6 +1,8 @@
 package templates
 
 import (
+	"strings"
+
 	"github.com/dave/jennifer/jen"
 
 	"github.com/htabgen/htabgen/spec"
@@ -25,7 +27,11 @@ func (g *generator) types(f *jen.File) {
 	f.Comment("readers load every field with sync/atomic; writers store them under the bucket lock.")
 	f.Type().Id(g.elemT).StructFunc(func(s *jen.Group) {
 		for _, fl := range l.Elem {
-			s.Id(fl.Name).Id(fl.GoType).Commentf("off %d, %d B: %s", fl.Offset, fl.Size, fl.Doc)
+			typ := jen.Id(fl.GoType)
+			if name, ok := strings.CutPrefix(fl.GoType, "htab."); ok {
+				typ = jen.Qual(htabPkg, name)
+			}
+			s.Id(fl.Name).Add(typ).Commentf("off %d, %d B: %s", fl.Offset, fl.Size, fl.Doc)
 		}
 	})
 
@@ -93,7 +99,7 @@ func (g *generator) elemStorage() jen.Code {
 	if g.l.LRU {
 		return jen.Add(
 			jen.Comment("Element storage: element i is elems[i]; a bucket links index+1 so that 0 is nil."), jen.Line(),
-			jen.Id("elems").Index().Id(g.elemT).Comment("all maxEntries elements"),
+			jen.Id("elems").Index().Id(g.elemT).Comment("all maxEntries elements, then htab.LRUHeads whose nodes are the LRU's list heads"),
 		)
 	}
 	return jen.Add(
@@ -109,8 +115,9 @@ func (g *generator) elemStorage() jen.Code {
 // table, with NoPrealloc).
 func (g *generator) elemAlloc() jen.Code {
 	prealloc := jen.Id("m").Dot("elems").Op("=").Make(jen.Index().Id(g.elemT), jen.Id("opts").Dot("MaxEntries"))
-	if g.l.LRU {
-		return prealloc // Options.Check has refused NoPrealloc
+	if g.l.LRU { // Options.Check has refused NoPrealloc
+		return jen.Id("m").Dot("elems").Op("=").Make(jen.Index().Id(g.elemT),
+			jen.Id("opts").Dot("MaxEntries").Op("+").Qual(htabPkg, "LRUHeads").Call(jen.Id("opts").Dot("CPUs"), jen.Id("opts").Dot("NoCommonLRU")))
 	}
 	return jen.If(jen.Id("opts").Dot("NoPrealloc")).Block(
 		jen.Id("m").Dot("chunks").Op("=").Make(

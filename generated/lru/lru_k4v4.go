@@ -16,8 +16,8 @@ import (
 // Design of LruK4V4: the kernel's BPF_MAP_TYPE_LRU_HASH for 4-byte keys and 4-byte values.
 //
 // Terms
-//   element  one key and its value. All MaxEntries elements are one array, made
-//            at creation.
+//   element  one key, its value and its LRU node. All MaxEntries elements are
+//            one array, made at creation.
 //   bucket   a sequence lock and the head of a chain of elements, newest first.
 //            There are roundup_pow_of_two(MaxEntries) buckets; a key's bucket
 //            is hash & mask.
@@ -27,10 +27,11 @@ import (
 // Layout, in bytes
 //   bucket  | seq uint32 | head uint32 |
 //           0            4             8
-//   element | next uint32 | key [1]uint32 | val [1]uint32 |
-//           0             4               8               12
-//   LRU node  16 bytes in htab.LRU, node i for element i: prev, next,
-//             cpu|type and ref; the LRU lists link nodes, not elements
+//   element | next uint32 | key [1]uint32 | val [1]uint32 | node htab.LRUNode |
+//           0             4               8               12                  28
+//   node: htab.LRUNode, the LRU's ref bit, cpu|type, prev and next (element
+//   indexes); the array ends with htab.LRUHeads elements whose nodes are the
+//   LRU lists' heads
 //
 //   buckets[hash & mask] --> element --> element --> 0
 //
@@ -62,12 +63,13 @@ type LruK4V4Value [4]byte
 // lruK4V4KeyWords is a key as the element stores it: little-endian words, zero-padded.
 type lruK4V4KeyWords [1]uint32
 
-// lruK4V4Elem is one element: 12 bytes, 4-byte aligned, no pointers. Lock-free
+// lruK4V4Elem is one element: 28 bytes, 4-byte aligned, no pointers. Lock-free
 // readers load every field with sync/atomic; writers store them under the bucket lock.
 type lruK4V4Elem struct {
-	next uint32    // off 0, 4 B: index+1 of the next older element in the bucket; 0 ends the chain
-	key  [1]uint32 // off 4, 4 B: the 4 key bytes, little-endian words, zero-padded
-	val  [1]uint32 // off 8, 4 B: the 4 value bytes, little-endian words, zero-padded
+	next uint32       // off 0, 4 B: index+1 of the next older element in the bucket; 0 ends the chain
+	key  [1]uint32    // off 4, 4 B: the 4 key bytes, little-endian words, zero-padded
+	val  [1]uint32    // off 8, 4 B: the 4 value bytes, little-endian words, zero-padded
+	node htab.LRUNode // off 12, 16 B: the LRU node: ref bit, cpu|type, prev and next as element indexes (bpf_lru_node)
 }
 
 // LruK4V4 is a fixed-capacity hash map with the semantics of the kernel's
@@ -81,7 +83,7 @@ type LruK4V4 struct {
 	handles    []LruK4V4CPU // one program-side handle per CPU
 
 	// Element storage: element i is elems[i]; a bucket links index+1 so that 0 is nil.
-	elems []lruK4V4Elem // all maxEntries elements
+	elems []lruK4V4Elem // all maxEntries elements, then htab.LRUHeads whose nodes are the LRU's list heads
 	lru   *htab.LRU     // hands out free elements, evicting when none is left (bpf_lru)
 
 	// Written by inserts and deletes; the padding keeps them off the cache
@@ -90,8 +92,8 @@ type LruK4V4 struct {
 	count atomic.Int64 // live elements, for Len
 }
 
-// The element must be 12 bytes, as planned; if this fails to compile, regenerate the map.
-var _ [0]struct{} = [unsafe.Sizeof(lruK4V4Elem{}) - 12]struct{}{}
+// The element must be 28 bytes, as planned; if this fails to compile, regenerate the map.
+var _ [0]struct{} = [unsafe.Sizeof(lruK4V4Elem{}) - 28]struct{}{}
 
 // NewLruK4V4 creates an empty map, as BPF_MAP_CREATE does. Bad options are
 // htab.ErrInvalid, wrapped with the reason.
@@ -109,8 +111,10 @@ func NewLruK4V4(opts htab.Options) (*LruK4V4, error) {
 		maxEntries: uint32(opts.MaxEntries),
 		seed:       opts.Seed(),
 	}
-	m.elems = make([]lruK4V4Elem, opts.MaxEntries)
-	m.lru = htab.NewLRU(opts.MaxEntries, opts.CPUs, opts.NoCommonLRU, m.evict)
+	m.elems = make([]lruK4V4Elem, opts.MaxEntries+htab.LRUHeads(opts.CPUs, opts.NoCommonLRU))
+	m.lru = htab.NewLRUOver(m.elems, func(e *lruK4V4Elem) *htab.LRUNode {
+		return &e.node
+	}, opts.MaxEntries, opts.CPUs, opts.NoCommonLRU, m.evict)
 	m.handles = make([]LruK4V4CPU, opts.CPUs)
 	for i := range m.handles {
 		m.handles[i] = LruK4V4CPU{m, i}

@@ -16,8 +16,8 @@ import (
 // Design of LruK8V8: the kernel's BPF_MAP_TYPE_LRU_HASH for 8-byte keys and 8-byte values.
 //
 // Terms
-//   element  one key and its value. All MaxEntries elements are one array, made
-//            at creation.
+//   element  one key, its value and its LRU node. All MaxEntries elements are
+//            one array, made at creation.
 //   bucket   a sequence lock and the head of a chain of elements, newest first.
 //            There are roundup_pow_of_two(MaxEntries) buckets; a key's bucket
 //            is hash & mask.
@@ -27,10 +27,11 @@ import (
 // Layout, in bytes
 //   bucket  | seq uint32 | head uint32 |
 //           0            4             8
-//   element | next uint32 | key [2]uint32 | val [2]uint32 |
-//           0             4               12              20
-//   LRU node  16 bytes in htab.LRU, node i for element i: prev, next,
-//             cpu|type and ref; the LRU lists link nodes, not elements
+//   element | next uint32 | key [2]uint32 | val [2]uint32 | node htab.LRUNode |
+//           0             4               12              20                  36
+//   node: htab.LRUNode, the LRU's ref bit, cpu|type, prev and next (element
+//   indexes); the array ends with htab.LRUHeads elements whose nodes are the
+//   LRU lists' heads
 //
 //   buckets[hash & mask] --> element --> element --> 0
 //
@@ -62,12 +63,13 @@ type LruK8V8Value [8]byte
 // lruK8V8KeyWords is a key as the element stores it: little-endian words, zero-padded.
 type lruK8V8KeyWords [2]uint32
 
-// lruK8V8Elem is one element: 20 bytes, 4-byte aligned, no pointers. Lock-free
+// lruK8V8Elem is one element: 36 bytes, 4-byte aligned, no pointers. Lock-free
 // readers load every field with sync/atomic; writers store them under the bucket lock.
 type lruK8V8Elem struct {
-	next uint32    // off 0, 4 B: index+1 of the next older element in the bucket; 0 ends the chain
-	key  [2]uint32 // off 4, 8 B: the 8 key bytes, little-endian words, zero-padded
-	val  [2]uint32 // off 12, 8 B: the 8 value bytes, little-endian words, zero-padded
+	next uint32       // off 0, 4 B: index+1 of the next older element in the bucket; 0 ends the chain
+	key  [2]uint32    // off 4, 8 B: the 8 key bytes, little-endian words, zero-padded
+	val  [2]uint32    // off 12, 8 B: the 8 value bytes, little-endian words, zero-padded
+	node htab.LRUNode // off 20, 16 B: the LRU node: ref bit, cpu|type, prev and next as element indexes (bpf_lru_node)
 }
 
 // LruK8V8 is a fixed-capacity hash map with the semantics of the kernel's
@@ -81,7 +83,7 @@ type LruK8V8 struct {
 	handles    []LruK8V8CPU // one program-side handle per CPU
 
 	// Element storage: element i is elems[i]; a bucket links index+1 so that 0 is nil.
-	elems []lruK8V8Elem // all maxEntries elements
+	elems []lruK8V8Elem // all maxEntries elements, then htab.LRUHeads whose nodes are the LRU's list heads
 	lru   *htab.LRU     // hands out free elements, evicting when none is left (bpf_lru)
 
 	// Written by inserts and deletes; the padding keeps them off the cache
@@ -90,8 +92,8 @@ type LruK8V8 struct {
 	count atomic.Int64 // live elements, for Len
 }
 
-// The element must be 20 bytes, as planned; if this fails to compile, regenerate the map.
-var _ [0]struct{} = [unsafe.Sizeof(lruK8V8Elem{}) - 20]struct{}{}
+// The element must be 36 bytes, as planned; if this fails to compile, regenerate the map.
+var _ [0]struct{} = [unsafe.Sizeof(lruK8V8Elem{}) - 36]struct{}{}
 
 // NewLruK8V8 creates an empty map, as BPF_MAP_CREATE does. Bad options are
 // htab.ErrInvalid, wrapped with the reason.
@@ -109,8 +111,10 @@ func NewLruK8V8(opts htab.Options) (*LruK8V8, error) {
 		maxEntries: uint32(opts.MaxEntries),
 		seed:       opts.Seed(),
 	}
-	m.elems = make([]lruK8V8Elem, opts.MaxEntries)
-	m.lru = htab.NewLRU(opts.MaxEntries, opts.CPUs, opts.NoCommonLRU, m.evict)
+	m.elems = make([]lruK8V8Elem, opts.MaxEntries+htab.LRUHeads(opts.CPUs, opts.NoCommonLRU))
+	m.lru = htab.NewLRUOver(m.elems, func(e *lruK8V8Elem) *htab.LRUNode {
+		return &e.node
+	}, opts.MaxEntries, opts.CPUs, opts.NoCommonLRU, m.evict)
 	m.handles = make([]LruK8V8CPU, opts.CPUs)
 	for i := range m.handles {
 		m.handles[i] = LruK8V8CPU{m, i}

@@ -16,8 +16,8 @@ import (
 // Design of LruPcpuK4V4: the kernel's BPF_MAP_TYPE_LRU_PERCPU_HASH for 4-byte keys and 4-byte values.
 //
 // Terms
-//   element  one key; its values, one per CPU, are slots (below). All MaxEntries
-//            elements are one array, made at creation.
+//   element  one key and its LRU node; its values, one per CPU, are slots
+//            (below). All MaxEntries elements are one array, made at creation.
 //   bucket   a sequence lock and the head of a chain of elements, newest first.
 //            There are roundup_pow_of_two(MaxEntries) buckets; a key's bucket
 //            is hash & mask.
@@ -27,12 +27,13 @@ import (
 // Layout, in bytes
 //   bucket  | seq uint32 | head uint32 |
 //           0            4             8
-//   element | next uint32 | key [1]uint32 |
-//           0             4               8
+//   element | next uint32 | key [1]uint32 | node htab.LRUNode |
+//           0             4               8                   24
 //   slot    | val [1]uint32 |   slots[cpu][i]: CPU cpu's value of element i
 //           0               4
-//   LRU node  16 bytes in htab.LRU, node i for element i: prev, next,
-//             cpu|type and ref; the LRU lists link nodes, not elements
+//   node: htab.LRUNode, the LRU's ref bit, cpu|type, prev and next (element
+//   indexes); the array ends with htab.LRUHeads elements whose nodes are the
+//   LRU lists' heads
 //
 //   buckets[hash & mask] --> element --> element --> 0
 //
@@ -69,11 +70,12 @@ type LruPcpuK4V4Value [4]byte
 // lruPcpuK4V4KeyWords is a key as the element stores it: little-endian words, zero-padded.
 type lruPcpuK4V4KeyWords [1]uint32
 
-// lruPcpuK4V4Elem is one element: 8 bytes, 4-byte aligned, no pointers. Lock-free
+// lruPcpuK4V4Elem is one element: 24 bytes, 4-byte aligned, no pointers. Lock-free
 // readers load every field with sync/atomic; writers store them under the bucket lock.
 type lruPcpuK4V4Elem struct {
-	next uint32    // off 0, 4 B: index+1 of the next older element in the bucket; 0 ends the chain
-	key  [1]uint32 // off 4, 4 B: the 4 key bytes, little-endian words, zero-padded
+	next uint32       // off 0, 4 B: index+1 of the next older element in the bucket; 0 ends the chain
+	key  [1]uint32    // off 4, 4 B: the 4 key bytes, little-endian words, zero-padded
+	node htab.LRUNode // off 8, 16 B: the LRU node: ref bit, cpu|type, prev and next as element indexes (bpf_lru_node)
 }
 
 // LruPcpuK4V4 is a fixed-capacity hash map with the semantics of the kernel's
@@ -87,7 +89,7 @@ type LruPcpuK4V4 struct {
 	handles    []LruPcpuK4V4CPU // one program-side handle per CPU
 
 	// Element storage: element i is elems[i]; a bucket links index+1 so that 0 is nil.
-	elems []lruPcpuK4V4Elem // all maxEntries elements
+	elems []lruPcpuK4V4Elem // all maxEntries elements, then htab.LRUHeads whose nodes are the LRU's list heads
 	lru   *htab.LRU         // hands out free elements, evicting when none is left (bpf_lru)
 
 	// Per-CPU values: CPU c's value of element i is slots[c][i].
@@ -99,8 +101,8 @@ type LruPcpuK4V4 struct {
 	count atomic.Int64 // live elements, for Len
 }
 
-// The element must be 8 bytes, as planned; if this fails to compile, regenerate the map.
-var _ [0]struct{} = [unsafe.Sizeof(lruPcpuK4V4Elem{}) - 8]struct{}{}
+// The element must be 24 bytes, as planned; if this fails to compile, regenerate the map.
+var _ [0]struct{} = [unsafe.Sizeof(lruPcpuK4V4Elem{}) - 24]struct{}{}
 
 // NewLruPcpuK4V4 creates an empty map, as BPF_MAP_CREATE does. Bad options are
 // htab.ErrInvalid, wrapped with the reason.
@@ -118,13 +120,15 @@ func NewLruPcpuK4V4(opts htab.Options) (*LruPcpuK4V4, error) {
 		maxEntries: uint32(opts.MaxEntries),
 		seed:       opts.Seed(),
 	}
-	m.elems = make([]lruPcpuK4V4Elem, opts.MaxEntries)
+	m.elems = make([]lruPcpuK4V4Elem, opts.MaxEntries+htab.LRUHeads(opts.CPUs, opts.NoCommonLRU))
 	m.slots = make([][]lruPcpuK4V4Slot, opts.CPUs)
 	for c := range m.slots {
 		// The spare capacity keeps the next allocation off this array's last line.
 		m.slots[c] = make([]lruPcpuK4V4Slot, opts.MaxEntries, opts.MaxEntries+16)
 	}
-	m.lru = htab.NewLRU(opts.MaxEntries, opts.CPUs, opts.NoCommonLRU, m.evict)
+	m.lru = htab.NewLRUOver(m.elems, func(e *lruPcpuK4V4Elem) *htab.LRUNode {
+		return &e.node
+	}, opts.MaxEntries, opts.CPUs, opts.NoCommonLRU, m.evict)
 	m.handles = make([]LruPcpuK4V4CPU, opts.CPUs)
 	for i := range m.handles {
 		m.handles[i] = LruPcpuK4V4CPU{m, i}

@@ -16,8 +16,8 @@ import (
 // Design of LRUFat: the kernel's BPF_MAP_TYPE_LRU_HASH for 8-byte keys and 8-byte values.
 //
 // Terms
-//   element  one key and its value. All MaxEntries elements are one array, made
-//            at creation.
+//   element  one key, its value and its LRU node. All MaxEntries elements are
+//            one array, made at creation.
 //   bucket   a sequence lock and the head of a chain of elements, newest first.
 //            There are roundup_pow_of_two(MaxEntries) buckets; a key's bucket
 //            is hash & mask.
@@ -27,10 +27,11 @@ import (
 // Layout, in bytes
 //   bucket  | seq uint32 | head uint32 |
 //           0            4             8
-//   element | next uint32 | hash uint32 | lru [3]uint32 | pcpu uint32 | key [2]uint32 | val [2]uint32 |
-//           0             4             8               20            24              32              40
-//   LRU node  16 bytes in htab.LRU, node i for element i: prev, next,
-//             cpu|type and ref; the LRU lists link nodes, not elements
+//   element | next uint32 | hash uint32 | lru [3]uint32 | pcpu uint32 | key [2]uint32 | val [2]uint32 | node htab.LRUNode |
+//           0             4             8               20            24              32              40                  56
+//   node: htab.LRUNode, the LRU's ref bit, cpu|type, prev and next (element
+//   indexes); the array ends with htab.LRUHeads elements whose nodes are the
+//   LRU lists' heads
 //
 //   buckets[hash & mask] --> element --> element --> 0
 //
@@ -61,15 +62,16 @@ type LRUFatValue [8]byte
 // lruFatKeyWords is a key as the element stores it: little-endian words, zero-padded.
 type lruFatKeyWords [2]uint32
 
-// lruFatElem is one element: 40 bytes, 4-byte aligned, no pointers. Lock-free
+// lruFatElem is one element: 56 bytes, 4-byte aligned, no pointers. Lock-free
 // readers load every field with sync/atomic; writers store them under the bucket lock.
 type lruFatElem struct {
-	next uint32    // off 0, 4 B: index+1 of the next older element in the bucket; 0 ends the chain
-	hash uint32    // off 4, 4 B: the key's hash, compared before the key
-	lru  [3]uint32 // off 8, 12 B: room for an LRU node (prev, next, state), as every element had before seed 002; unused (LRU nodes live in htab.LRU)
-	pcpu uint32    // off 20, 4 B: room for a per-CPU value reference, as every element had before seed 002; unused (values are indexed by element)
-	key  [2]uint32 // off 24, 8 B: the 8 key bytes, little-endian words, zero-padded
-	val  [2]uint32 // off 32, 8 B: the 8 value bytes, little-endian words, zero-padded
+	next uint32       // off 0, 4 B: index+1 of the next older element in the bucket; 0 ends the chain
+	hash uint32       // off 4, 4 B: the key's hash, compared before the key
+	lru  [3]uint32    // off 8, 12 B: room for an LRU node (prev, next, state), as every element had before seed 002; unused (an LRU element carries its node as its last field)
+	pcpu uint32       // off 20, 4 B: room for a per-CPU value reference, as every element had before seed 002; unused (values are indexed by element)
+	key  [2]uint32    // off 24, 8 B: the 8 key bytes, little-endian words, zero-padded
+	val  [2]uint32    // off 32, 8 B: the 8 value bytes, little-endian words, zero-padded
+	node htab.LRUNode // off 40, 16 B: the LRU node: ref bit, cpu|type, prev and next as element indexes (bpf_lru_node)
 }
 
 // LRUFat is a fixed-capacity hash map with the semantics of the kernel's
@@ -83,7 +85,7 @@ type LRUFat struct {
 	handles    []LRUFatCPU // one program-side handle per CPU
 
 	// Element storage: element i is elems[i]; a bucket links index+1 so that 0 is nil.
-	elems []lruFatElem // all maxEntries elements
+	elems []lruFatElem // all maxEntries elements, then htab.LRUHeads whose nodes are the LRU's list heads
 	lru   *htab.LRU    // hands out free elements, evicting when none is left (bpf_lru)
 
 	// Written by inserts and deletes; the padding keeps them off the cache
@@ -92,8 +94,8 @@ type LRUFat struct {
 	count atomic.Int64 // live elements, for Len
 }
 
-// The element must be 40 bytes, as planned; if this fails to compile, regenerate the map.
-var _ [0]struct{} = [unsafe.Sizeof(lruFatElem{}) - 40]struct{}{}
+// The element must be 56 bytes, as planned; if this fails to compile, regenerate the map.
+var _ [0]struct{} = [unsafe.Sizeof(lruFatElem{}) - 56]struct{}{}
 
 // NewLRUFat creates an empty map, as BPF_MAP_CREATE does. Bad options are
 // htab.ErrInvalid, wrapped with the reason.
@@ -111,8 +113,10 @@ func NewLRUFat(opts htab.Options) (*LRUFat, error) {
 		maxEntries: uint32(opts.MaxEntries),
 		seed:       opts.Seed(),
 	}
-	m.elems = make([]lruFatElem, opts.MaxEntries)
-	m.lru = htab.NewLRU(opts.MaxEntries, opts.CPUs, opts.NoCommonLRU, m.evict)
+	m.elems = make([]lruFatElem, opts.MaxEntries+htab.LRUHeads(opts.CPUs, opts.NoCommonLRU))
+	m.lru = htab.NewLRUOver(m.elems, func(e *lruFatElem) *htab.LRUNode {
+		return &e.node
+	}, opts.MaxEntries, opts.CPUs, opts.NoCommonLRU, m.evict)
 	m.handles = make([]LRUFatCPU, opts.CPUs)
 	for i := range m.handles {
 		m.handles[i] = LRUFatCPU{m, i}

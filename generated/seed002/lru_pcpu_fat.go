@@ -16,8 +16,8 @@ import (
 // Design of LRUPcpuFat: the kernel's BPF_MAP_TYPE_LRU_PERCPU_HASH for 8-byte keys and 8-byte values.
 //
 // Terms
-//   element  one key; its values, one per CPU, are slots (below). All MaxEntries
-//            elements are one array, made at creation.
+//   element  one key and its LRU node; its values, one per CPU, are slots
+//            (below). All MaxEntries elements are one array, made at creation.
 //   bucket   a sequence lock and the head of a chain of elements, newest first.
 //            There are roundup_pow_of_two(MaxEntries) buckets; a key's bucket
 //            is hash & mask.
@@ -27,12 +27,13 @@ import (
 // Layout, in bytes
 //   bucket  | seq uint32 | head uint32 |
 //           0            4             8
-//   element | next uint32 | hash uint32 | lru [3]uint32 | pcpu uint32 | key [2]uint32 |
-//           0             4             8               20            24              32
+//   element | next uint32 | hash uint32 | lru [3]uint32 | pcpu uint32 | key [2]uint32 | node htab.LRUNode |
+//           0             4             8               20            24              32                  48
 //   slot    | val [2]uint32 |   slots[cpu][i]: CPU cpu's value of element i
 //           0               8
-//   LRU node  16 bytes in htab.LRU, node i for element i: prev, next,
-//             cpu|type and ref; the LRU lists link nodes, not elements
+//   node: htab.LRUNode, the LRU's ref bit, cpu|type, prev and next (element
+//   indexes); the array ends with htab.LRUHeads elements whose nodes are the
+//   LRU lists' heads
 //
 //   buckets[hash & mask] --> element --> element --> 0
 //
@@ -68,14 +69,15 @@ type LRUPcpuFatValue [8]byte
 // lruPcpuFatKeyWords is a key as the element stores it: little-endian words, zero-padded.
 type lruPcpuFatKeyWords [2]uint32
 
-// lruPcpuFatElem is one element: 32 bytes, 4-byte aligned, no pointers. Lock-free
+// lruPcpuFatElem is one element: 48 bytes, 4-byte aligned, no pointers. Lock-free
 // readers load every field with sync/atomic; writers store them under the bucket lock.
 type lruPcpuFatElem struct {
-	next uint32    // off 0, 4 B: index+1 of the next older element in the bucket; 0 ends the chain
-	hash uint32    // off 4, 4 B: the key's hash, compared before the key
-	lru  [3]uint32 // off 8, 12 B: room for an LRU node (prev, next, state), as every element had before seed 002; unused (LRU nodes live in htab.LRU)
-	pcpu uint32    // off 20, 4 B: room for a per-CPU value reference, as every element had before seed 002; unused (values are indexed by element)
-	key  [2]uint32 // off 24, 8 B: the 8 key bytes, little-endian words, zero-padded
+	next uint32       // off 0, 4 B: index+1 of the next older element in the bucket; 0 ends the chain
+	hash uint32       // off 4, 4 B: the key's hash, compared before the key
+	lru  [3]uint32    // off 8, 12 B: room for an LRU node (prev, next, state), as every element had before seed 002; unused (an LRU element carries its node as its last field)
+	pcpu uint32       // off 20, 4 B: room for a per-CPU value reference, as every element had before seed 002; unused (values are indexed by element)
+	key  [2]uint32    // off 24, 8 B: the 8 key bytes, little-endian words, zero-padded
+	node htab.LRUNode // off 32, 16 B: the LRU node: ref bit, cpu|type, prev and next as element indexes (bpf_lru_node)
 }
 
 // LRUPcpuFat is a fixed-capacity hash map with the semantics of the kernel's
@@ -89,7 +91,7 @@ type LRUPcpuFat struct {
 	handles    []LRUPcpuFatCPU // one program-side handle per CPU
 
 	// Element storage: element i is elems[i]; a bucket links index+1 so that 0 is nil.
-	elems []lruPcpuFatElem // all maxEntries elements
+	elems []lruPcpuFatElem // all maxEntries elements, then htab.LRUHeads whose nodes are the LRU's list heads
 	lru   *htab.LRU        // hands out free elements, evicting when none is left (bpf_lru)
 
 	// Per-CPU values: CPU c's value of element i is slots[c][i].
@@ -101,8 +103,8 @@ type LRUPcpuFat struct {
 	count atomic.Int64 // live elements, for Len
 }
 
-// The element must be 32 bytes, as planned; if this fails to compile, regenerate the map.
-var _ [0]struct{} = [unsafe.Sizeof(lruPcpuFatElem{}) - 32]struct{}{}
+// The element must be 48 bytes, as planned; if this fails to compile, regenerate the map.
+var _ [0]struct{} = [unsafe.Sizeof(lruPcpuFatElem{}) - 48]struct{}{}
 
 // NewLRUPcpuFat creates an empty map, as BPF_MAP_CREATE does. Bad options are
 // htab.ErrInvalid, wrapped with the reason.
@@ -120,13 +122,15 @@ func NewLRUPcpuFat(opts htab.Options) (*LRUPcpuFat, error) {
 		maxEntries: uint32(opts.MaxEntries),
 		seed:       opts.Seed(),
 	}
-	m.elems = make([]lruPcpuFatElem, opts.MaxEntries)
+	m.elems = make([]lruPcpuFatElem, opts.MaxEntries+htab.LRUHeads(opts.CPUs, opts.NoCommonLRU))
 	m.slots = make([][]lruPcpuFatSlot, opts.CPUs)
 	for c := range m.slots {
 		// The spare capacity keeps the next allocation off this array's last line.
 		m.slots[c] = make([]lruPcpuFatSlot, opts.MaxEntries, opts.MaxEntries+8)
 	}
-	m.lru = htab.NewLRU(opts.MaxEntries, opts.CPUs, opts.NoCommonLRU, m.evict)
+	m.lru = htab.NewLRUOver(m.elems, func(e *lruPcpuFatElem) *htab.LRUNode {
+		return &e.node
+	}, opts.MaxEntries, opts.CPUs, opts.NoCommonLRU, m.evict)
 	m.handles = make([]LRUPcpuFatCPU, opts.CPUs)
 	for i := range m.handles {
 		m.handles[i] = LRUPcpuFatCPU{m, i}

@@ -16,8 +16,8 @@ import (
 // Design of LRUPcpuLean: the kernel's BPF_MAP_TYPE_LRU_PERCPU_HASH for 8-byte keys and 8-byte values.
 //
 // Terms
-//   element  one key; its values, one per CPU, are slots (below). All MaxEntries
-//            elements are one array, made at creation.
+//   element  one key and its LRU node; its values, one per CPU, are slots
+//            (below). All MaxEntries elements are one array, made at creation.
 //   bucket   a sequence lock and the head of a chain of elements, newest first.
 //            There are roundup_pow_of_two(MaxEntries) buckets; a key's bucket
 //            is hash & mask.
@@ -27,12 +27,13 @@ import (
 // Layout, in bytes
 //   bucket  | seq uint32 | head uint32 |
 //           0            4             8
-//   element | next uint32 | key [2]uint32 |
-//           0             4               12
+//   element | next uint32 | key [2]uint32 | node htab.LRUNode |
+//           0             4               12                  28
 //   slot    | val [2]uint32 |   slots[cpu][i]: CPU cpu's value of element i
 //           0               8
-//   LRU node  16 bytes in htab.LRU, node i for element i: prev, next,
-//             cpu|type and ref; the LRU lists link nodes, not elements
+//   node: htab.LRUNode, the LRU's ref bit, cpu|type, prev and next (element
+//   indexes); the array ends with htab.LRUHeads elements whose nodes are the
+//   LRU lists' heads
 //
 //   buckets[hash & mask] --> element --> element --> 0
 //
@@ -69,11 +70,12 @@ type LRUPcpuLeanValue [8]byte
 // lruPcpuLeanKeyWords is a key as the element stores it: little-endian words, zero-padded.
 type lruPcpuLeanKeyWords [2]uint32
 
-// lruPcpuLeanElem is one element: 12 bytes, 4-byte aligned, no pointers. Lock-free
+// lruPcpuLeanElem is one element: 28 bytes, 4-byte aligned, no pointers. Lock-free
 // readers load every field with sync/atomic; writers store them under the bucket lock.
 type lruPcpuLeanElem struct {
-	next uint32    // off 0, 4 B: index+1 of the next older element in the bucket; 0 ends the chain
-	key  [2]uint32 // off 4, 8 B: the 8 key bytes, little-endian words, zero-padded
+	next uint32       // off 0, 4 B: index+1 of the next older element in the bucket; 0 ends the chain
+	key  [2]uint32    // off 4, 8 B: the 8 key bytes, little-endian words, zero-padded
+	node htab.LRUNode // off 12, 16 B: the LRU node: ref bit, cpu|type, prev and next as element indexes (bpf_lru_node)
 }
 
 // LRUPcpuLean is a fixed-capacity hash map with the semantics of the kernel's
@@ -87,7 +89,7 @@ type LRUPcpuLean struct {
 	handles    []LRUPcpuLeanCPU // one program-side handle per CPU
 
 	// Element storage: element i is elems[i]; a bucket links index+1 so that 0 is nil.
-	elems []lruPcpuLeanElem // all maxEntries elements
+	elems []lruPcpuLeanElem // all maxEntries elements, then htab.LRUHeads whose nodes are the LRU's list heads
 	lru   *htab.LRU         // hands out free elements, evicting when none is left (bpf_lru)
 
 	// Per-CPU values: CPU c's value of element i is slots[c][i].
@@ -99,8 +101,8 @@ type LRUPcpuLean struct {
 	count atomic.Int64 // live elements, for Len
 }
 
-// The element must be 12 bytes, as planned; if this fails to compile, regenerate the map.
-var _ [0]struct{} = [unsafe.Sizeof(lruPcpuLeanElem{}) - 12]struct{}{}
+// The element must be 28 bytes, as planned; if this fails to compile, regenerate the map.
+var _ [0]struct{} = [unsafe.Sizeof(lruPcpuLeanElem{}) - 28]struct{}{}
 
 // NewLRUPcpuLean creates an empty map, as BPF_MAP_CREATE does. Bad options are
 // htab.ErrInvalid, wrapped with the reason.
@@ -118,13 +120,15 @@ func NewLRUPcpuLean(opts htab.Options) (*LRUPcpuLean, error) {
 		maxEntries: uint32(opts.MaxEntries),
 		seed:       opts.Seed(),
 	}
-	m.elems = make([]lruPcpuLeanElem, opts.MaxEntries)
+	m.elems = make([]lruPcpuLeanElem, opts.MaxEntries+htab.LRUHeads(opts.CPUs, opts.NoCommonLRU))
 	m.slots = make([][]lruPcpuLeanSlot, opts.CPUs)
 	for c := range m.slots {
 		// The spare capacity keeps the next allocation off this array's last line.
 		m.slots[c] = make([]lruPcpuLeanSlot, opts.MaxEntries, opts.MaxEntries+8)
 	}
-	m.lru = htab.NewLRU(opts.MaxEntries, opts.CPUs, opts.NoCommonLRU, m.evict)
+	m.lru = htab.NewLRUOver(m.elems, func(e *lruPcpuLeanElem) *htab.LRUNode {
+		return &e.node
+	}, opts.MaxEntries, opts.CPUs, opts.NoCommonLRU, m.evict)
 	m.handles = make([]LRUPcpuLeanCPU, opts.CPUs)
 	for i := range m.handles {
 		m.handles[i] = LRUPcpuLeanCPU{m, i}

@@ -61,7 +61,7 @@ type memFatKeyWords [1]uint32
 type memFatElem struct {
 	next uint32    // off 0, 4 B: index+1 of the next older element in the bucket; 0 ends the chain
 	hash uint32    // off 4, 4 B: the key's hash, compared before the key
-	lru  [3]uint32 // off 8, 12 B: room for an LRU node (prev, next, state), as every element had before seed 002; unused (LRU nodes live in htab.LRU)
+	lru  [3]uint32 // off 8, 12 B: room for an LRU node (prev, next, state), as every element had before seed 002; unused (an LRU element carries its node as its last field)
 	pcpu uint32    // off 20, 4 B: room for a per-CPU value reference, as every element had before seed 002; unused (values are indexed by element)
 	key  [1]uint32 // off 24, 4 B: the 4 key bytes, little-endian words, zero-padded
 	val  [2]uint32 // off 28, 8 B: the 8 value bytes, little-endian words, zero-padded

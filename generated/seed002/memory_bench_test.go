@@ -7,8 +7,8 @@ package seed002
 //
 //	go test -run '^$' -bench Seed002Memory -benchtime 3x ./generated/seed002/
 //
-// reports, per map, "B/elem" (unsafe.Sizeof of the element, plus the LRU
-// engine's node for LRU types, which the kernel keeps inside its element) and
+// reports, per map, "B/elem" (unsafe.Sizeof of the element, which for LRU
+// types carries its LRU node, as the kernel's does) and
 // "B/entry": heap growth (HeapAlloc after GC) of a map of memMaxEntries
 // entries filled to capacity, divided by memMaxEntries — everything included:
 // elements, buckets, per-CPU values (memCPUs CPU slots), LRU nodes.
@@ -67,7 +67,6 @@ func memRows(tb testing.TB) []memRow {
 			tb.Fatal(err)
 		}
 	}
-	node := uintptr(spec.LRUNodeSize)
 	hashLean := memMap{unsafe.Sizeof(hashLeanElem{}), func(np bool) (any, int) {
 		m, err := NewHashLean(opts(np))
 		check(err)
@@ -94,26 +93,26 @@ func memRows(tb testing.TB) []memRow {
 		fill(tb, memMaxEntries, func(k [8]byte) error { return m.Update(k, vals, htab.UpdateAny) })
 		return m, m.Len()
 	}}
-	lruLean := memMap{unsafe.Sizeof(lruLeanElem{}) + node, func(bool) (any, int) {
+	lruLean := memMap{unsafe.Sizeof(lruLeanElem{}), func(bool) (any, int) {
 		m, err := NewLRULean(opts(false))
 		check(err)
 		fill(tb, memMaxEntries, func(k [8]byte) error { return m.Update(k, LRULeanValue{1}, htab.UpdateAny) })
 		return m, m.Len()
 	}}
-	lruFat := memMap{unsafe.Sizeof(lruFatElem{}) + node, func(bool) (any, int) {
+	lruFat := memMap{unsafe.Sizeof(lruFatElem{}), func(bool) (any, int) {
 		m, err := NewLRUFat(opts(false))
 		check(err)
 		fill(tb, memMaxEntries, func(k [8]byte) error { return m.Update(k, LRUFatValue{1}, htab.UpdateAny) })
 		return m, m.Len()
 	}}
-	lruPcpuLean := memMap{unsafe.Sizeof(lruPcpuLeanElem{}) + node, func(bool) (any, int) {
+	lruPcpuLean := memMap{unsafe.Sizeof(lruPcpuLeanElem{}), func(bool) (any, int) {
 		m, err := NewLRUPcpuLean(opts(false))
 		check(err)
 		vals := make([]LRUPcpuLeanValue, m.CPUs())
 		fill(tb, memMaxEntries, func(k [8]byte) error { return m.Update(k, vals, htab.UpdateAny) })
 		return m, m.Len()
 	}}
-	lruPcpuFat := memMap{unsafe.Sizeof(lruPcpuFatElem{}) + node, func(bool) (any, int) {
+	lruPcpuFat := memMap{unsafe.Sizeof(lruPcpuFatElem{}), func(bool) (any, int) {
 		m, err := NewLRUPcpuFat(opts(false))
 		check(err)
 		vals := make([]LRUPcpuFatValue, m.CPUs())
