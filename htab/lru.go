@@ -297,9 +297,15 @@ func LRUMaxEntries(maxEntries, cpus int, perCPU bool) int {
 // lock and is safe to call concurrently with everything.
 func (l *LRU) Ref(node uint32) {
 	l.mustBeElement(node)
-	r := &l.node(node).ref
-	if r.Load() == 0 {
-		r.Store(1)
+	l.node(node).Ref()
+}
+
+// Ref sets the node's ref bit, as LRU.Ref does: for a map whose element
+// carries its node, a program-side lookup sets the bit of the element it
+// found without going through the LRU.
+func (n *LRUNode) Ref() {
+	if n.ref.Load() == 0 {
+		n.ref.Store(1)
 	}
 }
 

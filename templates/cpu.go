@@ -46,7 +46,8 @@ func (g *generator) cpuHandles(f *jen.File) {
 		}
 		lookup = []jen.Code{jen.List(jen.Id("v"), jen.Id("i")).Op(":=").Add(cm("lookupOn")).Call(args...)}
 		if l.LRU {
-			lookup = append(lookup, jen.If(jen.Id("i").Op("!=").Lit(0)).Block(cm("lru").Dot("Ref").Call(jen.Id("i").Op("-").Lit(1))))
+			// The element carries its node: set its ref bit directly (htab.LRUNode.Ref).
+			lookup = append(lookup, jen.If(jen.Id("i").Op("!=").Lit(0)).Block(cm("elem").Call(jen.Id("i").Op("-").Lit(1)).Dot("node").Dot("Ref").Call()))
 		}
 		lookup = append(lookup, jen.Return(jen.Id("v"), jen.Id("i").Op("!=").Lit(0)))
 	}

@@ -51,14 +51,7 @@ func (g *generator) lookup(f *jen.File) {
 			jen.Var().Id("v").Id(g.valT),
 			jen.Id("found").Op(":=").False(),
 			jen.Comment("find, written out: the hot path makes no call but the hash."),
-			jen.For(jen.List(jen.Id("i"), jen.Id("n")).Op(":=").List(jen.Id("b").Dot("Head").Call(), jen.Uint32().Call(jen.Lit(0))), jen.Id("i").Op("!=").Lit(0).Op("&&").Id("n").Op("<").Add(m("maxEntries")), jen.Id("n").Op("++")).Block(
-				jen.Id("e").Op(":=").Add(m("elem")).Call(jen.Id("i").Op("-").Lit(1)),
-				jen.If(jen.Id("e").Dot("matches").Call(jen.Op("&").Id("w"), jen.Id("h"))).Block(
-					jen.List(jen.Id("v"), jen.Id("found")).Op("=").List(jen.Id("e").Dot("loadValue").Call(), jen.True()),
-					jen.Break(),
-				),
-				jen.Id("i").Op("=").Add(load(jen.Id("e").Dot("next"))),
-			),
+			g.walkChain(jen.List(jen.Id("v"), jen.Id("found")).Op("=").List(jen.Id("e").Dot("loadValue").Call(), jen.True())),
 			jen.If(jen.Id("b").Dot("ReadValid").Call(jen.Id("s"))).Block(jen.Return(jen.Id("v"), jen.Id("found"))),
 		),
 	)...)
@@ -105,8 +98,7 @@ func (g *generator) lookupOn(f *jen.File) {
 	if !g.l.PerCPU && !g.l.LRU {
 		return
 	}
-	m := func(name string) *jen.Statement { return jen.Id("m").Dot(name) }
-	val := m("elem").Call(jen.Id("i").Op("-").Lit(1)).Dot("loadValue").Call()
+	val := jen.Id("e").Dot("loadValue").Call() // e: the element walkChain found
 	if g.l.PerCPU {
 		val = g.readSlot(jen.Id("cpu"), jen.Id("i").Op("-").Lit(1))
 	}
@@ -127,10 +119,29 @@ func (g *generator) lookupOn(f *jen.File) {
 		jen.Id("b").Op(":=").Op("&").Id("m").Dot("buckets").Index(jen.Id("h").Op("&").Id("m").Dot("mask")),
 		jen.For().Block(
 			jen.Id("s").Op(":=").Id("b").Dot("ReadBegin").Call(),
-			jen.List(jen.Id("_"), jen.Id("i")).Op(":=").Add(m("find")).Call(jen.Id("b"), jen.Op("&").Id("w"), jen.Id("h")),
 			jen.Var().Id("v").Id(g.valT),
-			jen.If(jen.Id("i").Op("!=").Lit(0)).Block(jen.Id("v").Op("=").Add(val)),
-			jen.If(jen.Id("b").Dot("ReadValid").Call(jen.Id("s"))).Block(jen.Return(jen.Id("v"), jen.Id("i"))),
+			jen.Var().Id("found").Uint32(),
+			jen.Comment("find, written out: the hot path makes no call but the hash."),
+			g.walkChain(jen.List(jen.Id("v"), jen.Id("found")).Op("=").List(val, jen.Id("i"))),
+			jen.If(jen.Id("b").Dot("ReadValid").Call(jen.Id("s"))).Block(jen.Return(jen.Id("v"), jen.Id("found"))),
 		),
+	)
+}
+
+// walkChain emits find's walk of bucket b for key w (of hash h), bounded, for
+// a reader's hot path: at the element e (index+1 i) that matches, it runs
+// match and stops.
+//
+//	for i, n := b.Head(), uint32(0); i != 0 && n < m.maxEntries; n++ {
+//		e := m.elem(i - 1)
+//		if e.matches(&w, h) { <match>; break }
+//		i = atomic.LoadUint32(&e.next)
+//	}
+func (g *generator) walkChain(match jen.Code) jen.Code {
+	m := func(name string) *jen.Statement { return jen.Id("m").Dot(name) }
+	return jen.For(jen.List(jen.Id("i"), jen.Id("n")).Op(":=").List(jen.Id("b").Dot("Head").Call(), jen.Uint32().Call(jen.Lit(0))), jen.Id("i").Op("!=").Lit(0).Op("&&").Id("n").Op("<").Add(m("maxEntries")), jen.Id("n").Op("++")).Block(
+		jen.Id("e").Op(":=").Add(m("elem")).Call(jen.Id("i").Op("-").Lit(1)),
+		jen.If(jen.Id("e").Dot("matches").Call(jen.Op("&").Id("w"), jen.Id("h"))).Block(match, jen.Break()),
+		jen.Id("i").Op("=").Add(load(jen.Id("e").Dot("next"))),
 	)
 }

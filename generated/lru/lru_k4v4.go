@@ -264,13 +264,19 @@ func (m *LruK4V4) lookupOn(k *LruK4V4Key) (LruK4V4Value, uint32) {
 	b := &m.buckets[h&m.mask]
 	for {
 		s := b.ReadBegin()
-		_, i := m.find(b, &w, h)
 		var v LruK4V4Value
-		if i != 0 {
-			v = m.elem(i - 1).loadValue()
+		var found uint32
+		// find, written out: the hot path makes no call but the hash.
+		for i, n := b.Head(), uint32(0); i != 0 && n < m.maxEntries; n++ {
+			e := m.elem(i - 1)
+			if e.matches(&w, h) {
+				v, found = e.loadValue(), i
+				break
+			}
+			i = atomic.LoadUint32(&e.next)
 		}
 		if b.ReadValid(s) {
-			return v, i
+			return v, found
 		}
 	}
 }
@@ -656,7 +662,7 @@ func (m *LruK4V4) CPU(i int) *LruK4V4CPU {
 func (c *LruK4V4CPU) Lookup(k LruK4V4Key) (LruK4V4Value, bool) {
 	v, i := c.m.lookupOn(&k)
 	if i != 0 {
-		c.m.lru.Ref(i - 1)
+		c.m.elem(i - 1).node.Ref()
 	}
 	return v, i != 0
 }

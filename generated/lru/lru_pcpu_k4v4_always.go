@@ -323,13 +323,19 @@ func (m *LruPcpuK4V4Always) lookupOn(k *LruPcpuK4V4AlwaysKey, cpu int) (LruPcpuK
 	b := &m.buckets[h&m.mask]
 	for {
 		s := b.ReadBegin()
-		_, i := m.find(b, &w, h)
 		var v LruPcpuK4V4AlwaysValue
-		if i != 0 {
-			v = m.slot(cpu, i-1).load()
+		var found uint32
+		// find, written out: the hot path makes no call but the hash.
+		for i, n := b.Head(), uint32(0); i != 0 && n < m.maxEntries; n++ {
+			e := m.elem(i - 1)
+			if e.matches(&w, h) {
+				v, found = m.slot(cpu, i-1).load(), i
+				break
+			}
+			i = atomic.LoadUint32(&e.next)
 		}
 		if b.ReadValid(s) {
-			return v, i
+			return v, found
 		}
 	}
 }
@@ -723,7 +729,7 @@ func (m *LruPcpuK4V4Always) CPU(i int) *LruPcpuK4V4AlwaysCPU {
 func (c *LruPcpuK4V4AlwaysCPU) Lookup(k LruPcpuK4V4AlwaysKey) (LruPcpuK4V4AlwaysValue, bool) {
 	v, i := c.m.lookupOn(&k, c.cpu)
 	if i != 0 {
-		c.m.lru.Ref(i - 1)
+		c.m.elem(i - 1).node.Ref()
 	}
 	return v, i != 0
 }

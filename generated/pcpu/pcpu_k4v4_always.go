@@ -426,13 +426,19 @@ func (m *PcpuK4V4Always) lookupOn(k *PcpuK4V4AlwaysKey, cpu int) (PcpuK4V4Always
 	b := &m.buckets[h&m.mask]
 	for {
 		s := b.ReadBegin()
-		_, i := m.find(b, &w, h)
 		var v PcpuK4V4AlwaysValue
-		if i != 0 {
-			v = m.readSlot(cpu, i-1)
+		var found uint32
+		// find, written out: the hot path makes no call but the hash.
+		for i, n := b.Head(), uint32(0); i != 0 && n < m.maxEntries; n++ {
+			e := m.elem(i - 1)
+			if e.matches(&w, h) {
+				v, found = m.readSlot(cpu, i-1), i
+				break
+			}
+			i = atomic.LoadUint32(&e.next)
 		}
 		if b.ReadValid(s) {
-			return v, i
+			return v, found
 		}
 	}
 }

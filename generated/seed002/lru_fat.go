@@ -266,13 +266,19 @@ func (m *LRUFat) lookupOn(k *LRUFatKey) (LRUFatValue, uint32) {
 	b := &m.buckets[h&m.mask]
 	for {
 		s := b.ReadBegin()
-		_, i := m.find(b, &w, h)
 		var v LRUFatValue
-		if i != 0 {
-			v = m.elem(i - 1).loadValue()
+		var found uint32
+		// find, written out: the hot path makes no call but the hash.
+		for i, n := b.Head(), uint32(0); i != 0 && n < m.maxEntries; n++ {
+			e := m.elem(i - 1)
+			if e.matches(&w, h) {
+				v, found = e.loadValue(), i
+				break
+			}
+			i = atomic.LoadUint32(&e.next)
 		}
 		if b.ReadValid(s) {
-			return v, i
+			return v, found
 		}
 	}
 }
@@ -658,7 +664,7 @@ func (m *LRUFat) CPU(i int) *LRUFatCPU {
 func (c *LRUFatCPU) Lookup(k LRUFatKey) (LRUFatValue, bool) {
 	v, i := c.m.lookupOn(&k)
 	if i != 0 {
-		c.m.lru.Ref(i - 1)
+		c.m.elem(i - 1).node.Ref()
 	}
 	return v, i != 0
 }

@@ -269,13 +269,19 @@ func (m *LRULean) lookupOn(k *LRULeanKey) (LRULeanValue, uint32) {
 	b := &m.buckets[h&m.mask]
 	for {
 		s := b.ReadBegin()
-		_, i := m.find(b, &w, h)
 		var v LRULeanValue
-		if i != 0 {
-			v = m.elem(i - 1).loadValue()
+		var found uint32
+		// find, written out: the hot path makes no call but the hash.
+		for i, n := b.Head(), uint32(0); i != 0 && n < m.maxEntries; n++ {
+			e := m.elem(i - 1)
+			if e.matches(&w, h) {
+				v, found = e.loadValue(), i
+				break
+			}
+			i = atomic.LoadUint32(&e.next)
 		}
 		if b.ReadValid(s) {
-			return v, i
+			return v, found
 		}
 	}
 }
@@ -661,7 +667,7 @@ func (m *LRULean) CPU(i int) *LRULeanCPU {
 func (c *LRULeanCPU) Lookup(k LRULeanKey) (LRULeanValue, bool) {
 	v, i := c.m.lookupOn(&k)
 	if i != 0 {
-		c.m.lru.Ref(i - 1)
+		c.m.elem(i - 1).node.Ref()
 	}
 	return v, i != 0
 }

@@ -328,13 +328,19 @@ func (m *LRUPcpuLean) lookupOn(k *LRUPcpuLeanKey, cpu int) (LRUPcpuLeanValue, ui
 	b := &m.buckets[h&m.mask]
 	for {
 		s := b.ReadBegin()
-		_, i := m.find(b, &w, h)
 		var v LRUPcpuLeanValue
-		if i != 0 {
-			v = m.slot(cpu, i-1).load()
+		var found uint32
+		// find, written out: the hot path makes no call but the hash.
+		for i, n := b.Head(), uint32(0); i != 0 && n < m.maxEntries; n++ {
+			e := m.elem(i - 1)
+			if e.matches(&w, h) {
+				v, found = m.slot(cpu, i-1).load(), i
+				break
+			}
+			i = atomic.LoadUint32(&e.next)
 		}
 		if b.ReadValid(s) {
-			return v, i
+			return v, found
 		}
 	}
 }
@@ -732,7 +738,7 @@ func (m *LRUPcpuLean) CPU(i int) *LRUPcpuLeanCPU {
 func (c *LRUPcpuLeanCPU) Lookup(k LRUPcpuLeanKey) (LRUPcpuLeanValue, bool) {
 	v, i := c.m.lookupOn(&k, c.cpu)
 	if i != 0 {
-		c.m.lru.Ref(i - 1)
+		c.m.elem(i - 1).node.Ref()
 	}
 	return v, i != 0
 }
