@@ -7,13 +7,12 @@ import (
 	"runtime"
 	"slices"
 	"sync"
-	"syscall"
 	"testing"
-	"time"
 
 	"github.com/puzpuzpuz/xsync/v4"
 
 	"github.com/htabgen/htabgen/htab"
+	"github.com/htabgen/htabgen/internal/cpuclock"
 )
 
 // The peers: what a Go user would pick instead of a generated k8v8 map
@@ -170,9 +169,10 @@ func BenchmarkPeersMixed(b *testing.B) {
 			b.Run(fmt.Sprintf("g=%d/impl=%s", g, p.name), func(b *testing.B) {
 				m := p.make()
 				fill(m, keys)
+				runtime.GC() // no background marking of the fill's garbage during the run
 				var wg sync.WaitGroup
 				b.ResetTimer()
-				cpu0 := cpuTime()
+				cpu0 := cpuclock.Process()
 				for w := range g {
 					wg.Go(func() {
 						rng := rand.New(rand.NewPCG(uint64(w), 1))
@@ -189,19 +189,10 @@ func BenchmarkPeersMixed(b *testing.B) {
 				wg.Wait()
 				b.StopTimer()
 				b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "ops/s")
-				b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.Elapsed()), "parallelism")
+				b.ReportMetric(float64(cpuclock.Process()-cpu0)/float64(b.Elapsed()), "parallelism")
 			})
 		}
 	}
-}
-
-// cpuTime is the CPU time (user + system) the process has used.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // BenchmarkPeersMemory: bytes per entry of a full map of 65536 k8v8 entries,

@@ -20,12 +20,12 @@ import (
 	"math/rand/v2"
 	"slices"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
 	golru "github.com/hashicorp/golang-lru/v2"
 	"github.com/htabgen/htabgen/htab"
+	"github.com/htabgen/htabgen/internal/cpuclock"
 )
 
 const (
@@ -248,11 +248,11 @@ func BenchmarkLRUSpeed(b *testing.B) {
 			b.Run(fmt.Sprintf("mix=90-10/g=%d/impl=%s", ng, impl.name), func(b *testing.B) {
 				r := newSpeedRun(b, impl, trace)
 				b.ResetTimer()
-				cpu0 := cpuTime()
+				cpu0 := cpuclock.Process()
 				start := time.Now()
 				total := r.run(ng, b.N/ng+1)
 				el := time.Since(start)
-				cpu := cpuTime() - cpu0
+				cpu := cpuclock.Process() - cpu0
 				b.StopTimer()
 				b.ReportMetric(float64(total)/el.Seconds(), "ops/s")
 				b.ReportMetric(r.hitRatio(), "hit%")
@@ -286,10 +286,10 @@ func BenchmarkLRUSpeedPaired(b *testing.B) {
 			left -= n
 			for j := range runs {
 				i := (j + slice) % len(runs)
-				c0, t0 := cpuTime(), time.Now()
+				c0, t0 := cpuclock.Process(), time.Now()
 				ops[i] += runs[i].run(speedGoroutines, n/speedGoroutines+1)
 				wall[i] += time.Since(t0)
-				cpu[i] += cpuTime() - c0
+				cpu[i] += cpuclock.Process() - c0
 			}
 		}
 		b.StopTimer()
@@ -370,15 +370,4 @@ func (r *speedRun) hitRatio() float64 {
 		h, l = h+x.n, l+x.lookups
 	}
 	return 100 * float64(h) / float64(l)
-}
-
-// cpuTime is the CPU time (user + system) the process has used: on a shared,
-// oversubscribed machine, requests per CPU-second are less noisy than
-// requests per wall-clock second (a busy-waiting lock costs CPU either way).
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

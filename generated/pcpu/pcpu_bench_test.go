@@ -6,13 +6,13 @@ import (
 	"math/rand/v2"
 	"slices"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/puzpuzpuz/xsync/v4"
 
 	"github.com/htabgen/htabgen/htab"
+	"github.com/htabgen/htabgen/internal/cpuclock"
 )
 
 // BenchmarkPerCPUCounters is the BPF per-CPU counter pattern: each goroutine
@@ -84,13 +84,13 @@ func benchRun(b *testing.B, g int, work func(w, ops int)) {
 	}
 	ready.Wait()
 	b.ResetTimer()
-	cpu0, cpuOK := processCPUTime()
+	cpu0 := cpuclock.Process()
 	close(start)
 	done.Wait()
 	b.StopTimer()
-	cpu1, _ := processCPUTime()
+	cpu1 := cpuclock.Process()
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "ops/s")
-	if cpuOK {
+	if cpu0 != 0 {
 		// CPU time per operation, all threads: unlike ops/s it does not drop
 		// when other processes take the CPUs, so on a busy machine the scaling
 		// that free cores would give is about g * cpu-ns/op(1) / cpu-ns/op(g).
@@ -226,15 +226,4 @@ func benchPerCPUXsync(b *testing.B, n, g int) {
 	if sum != uint64(b.N) {
 		b.Fatalf("counters add up to %d, want %d", sum, b.N)
 	}
-}
-
-// processCPUTime is the CPU time (user and system) the process has used so
-// far, all threads together; ok is false if it cannot be read. (The package's
-// tests are for Linux already: they import internal/kernel.)
-func processCPUTime() (d time.Duration, ok bool) {
-	var ru syscall.Rusage
-	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
-		return 0, false
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()), true
 }

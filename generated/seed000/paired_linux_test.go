@@ -12,11 +12,10 @@ import (
 	"fmt"
 	"runtime"
 	"slices"
-	"syscall"
 	"testing"
-	"unsafe"
 
 	"github.com/htabgen/htabgen/htab"
+	"github.com/htabgen/htabgen/internal/cpuclock"
 )
 
 // seedMap is what the paired benchmark needs of a map. It looks up through
@@ -49,16 +48,6 @@ func seedLookups[K, V any](m seedMap[K, V], n int, view func(*K) []byte) func() 
 	}
 }
 
-// threadCPU is the CPU time of the calling thread, in nanoseconds.
-func threadCPU() int64 {
-	const clockThreadCPUTime = 3 // CLOCK_THREAD_CPUTIME_ID
-	var ts syscall.Timespec
-	if _, _, e := syscall.Syscall(syscall.SYS_CLOCK_GETTIME, clockThreadCPUTime, uintptr(unsafe.Pointer(&ts)), 0); e != 0 {
-		panic(e)
-	}
-	return ts.Nano()
-}
-
 // pairedGain runs b.N rounds of the passes (jhash, jhash2, static), in a
 // rotating order, and reports the median gain of jhash2 and static over jhash
 // in the same round, and the median ns per lookup of each.
@@ -72,11 +61,11 @@ func pairedGain(b *testing.B, n int, passes [3]func()) {
 		var t [3]float64
 		for o := range 3 {
 			j := (o + r) % 3
-			start := threadCPU()
+			start := int64(cpuclock.Thread())
 			for range reps {
 				passes[j]()
 			}
-			t[j] = float64(threadCPU()-start) / float64(reps*n)
+			t[j] = float64(int64(cpuclock.Thread())-start) / float64(reps*n)
 		}
 		for j := range 3 {
 			ns[j] = append(ns[j], t[j])

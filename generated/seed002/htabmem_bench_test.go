@@ -22,11 +22,11 @@ import (
 	"encoding/binary"
 	"runtime"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/htabgen/htabgen/htab"
+	"github.com/htabgen/htabgen/internal/cpuclock"
 )
 
 const (
@@ -154,10 +154,10 @@ func BenchmarkHtabMem(b *testing.B) {
 					s := startHeapSampler()
 					m, cpu := impl.make(b, htab.Options{MaxEntries: maxEntries, NoPrealloc: alloc == "normal", CPUs: htabMemProducers})
 					b.ResetTimer()
-					c0, start := processCPUTime(), time.Now()
+					c0, start := cpuclock.Process(), time.Now()
 					ops := c.run(b, b.N, cpu)
 					el := time.Since(start)
-					ct := processCPUTime() - c0
+					ct := cpuclock.Process() - c0
 					b.StopTimer()
 					peak := s.Stop()
 					runtime.KeepAlive(m)
@@ -195,10 +195,10 @@ func BenchmarkHtabMemPaired(b *testing.B) {
 					left -= n
 					for j := range 2 {
 						i := (j + slice) % 2
-						c0, t0 := processCPUTime(), time.Now()
+						c0, t0 := cpuclock.Process(), time.Now()
 						ops[i] += c.run(b, n, cpus[i])
 						wall[i] += time.Since(t0)
-						cpu[i] += processCPUTime() - c0
+						cpu[i] += cpuclock.Process() - c0
 					}
 				}
 				runtime.KeepAlive(maps)
@@ -211,15 +211,6 @@ func BenchmarkHtabMemPaired(b *testing.B) {
 			})
 		}
 	}
-}
-
-// processCPUTime is the CPU time (user + system) the process has used.
-func processCPUTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // producers runs body(i) on htabMemProducers goroutines and waits; it
