@@ -217,3 +217,40 @@ func final() []jen.Code {
 	}
 	return out
 }
+
+// lookupHash is a reader's hash of its key k (key: k's address, as m.hash
+// takes it), as h: for a static, unrolled hash of a key up to 16 bytes, the
+// hash function's body written out (a call costs a lookup that hits its
+// cache lines a visible share of its time), else the call:
+//
+//	var h uint32
+//	{
+//		a := <prefix>HashInit + m.seed
+//		b, c := a, a
+//		... (the mixes of hash)
+//		h = c
+//	}
+//
+//	or: h := m.hash(<key>, &w)
+//
+// With kw (an 8-byte key, already loaded as binary.LittleEndian.Uint64), the
+// two words come from kw: a += uint32(kw); b += uint32(kw >> 32).
+func (g *generator) lookupHash(key jen.Code, kw bool) jen.Code {
+	l := g.l
+	if l.Hash != spec.HashStatic || !l.HashUnrolled || l.Spec.Key > 16 {
+		return jen.Id("h").Op(":=").Id("m").Dot("hash").Call(key, jen.Op("&").Id("w")).Line()
+	}
+	body := g.hashStatic()
+	if kw { // jhash of 8 bytes: no block, a and b take the two words, then final
+		body = append(hashInitFrom(jen.Id(g.hashInitT())),
+			jen.Id("a").Op("+=").Uint32().Call(jen.Id("kw")),
+			jen.Id("b").Op("+=").Uint32().Call(jen.Id("kw").Op(">>").Lit(32)))
+		body = append(append(body, final()...), jen.Return(jen.Id("c")))
+	}
+	// In a block of its own, so that the mix's a, b and c do not take the
+	// reader's names.
+	mix := append(body[:len(body)-1:len(body)-1], jen.Id("h").Op("=").Id("c")) // all but return c
+	return jen.Comment("The hash, written out (m.hash is too big to inline).").Line().
+		Var().Id("h").Uint32().Line().
+		Block(mix...).Line()
+}

@@ -555,7 +555,7 @@ func (m *$Map) lookupChain(s *$Elem, w *$KW, h uint32) ($Value, bool) {
 		"$MATCHx", strings.ReplaceAll(match, "$.", "x."), "$LOADV", loadv, "$TAIL", tail).Replace(src)
 	before, after, _ := strings.Cut(src, "$HASH\n")
 	f.Add(g.homeCode(before))
-	f.Add(g.homeLookupHash(key8))
+	f.Add(g.lookupHash(jen.Op("&").Id("k"), key8))
 	if key8 {
 		// After the hash, which takes the little-endian words: the slot's two
 		// words, loaded as one native uint64, are swapped on big-endian hosts.
@@ -585,39 +585,6 @@ func (g *generator) homeWord64(name string, size int) bool {
 		}
 	}
 	return false
-}
-
-// homeLookupHash is the hash of Lookup's key k: for a static, unrolled hash of
-// a key up to 16 bytes, the hash function's body written out (a call costs
-// more than the one cache miss left to save), else the call:
-//
-//	a := <prefix>HashInit + m.seed
-//	b, c := a, a
-//	... (the mixes of hash)
-//	h := c
-//
-//	or: h := m.hash(&k, &w)
-//
-// With kw (an 8-byte key, already loaded as binary.LittleEndian.Uint64), the
-// two words come from kw: a += uint32(kw); b += uint32(kw >> 32).
-func (g *generator) homeLookupHash(kw bool) jen.Code {
-	l := g.l
-	if l.Hash != spec.HashStatic || !l.HashUnrolled || l.Spec.Key > 16 {
-		return jen.Id("h").Op(":=").Id("m").Dot("hash").Call(jen.Op("&").Id("k"), jen.Op("&").Id("w")).Line()
-	}
-	body := g.hashStatic()
-	if kw { // jhash of 8 bytes: no block, a and b take the two words, then final
-		body = append(hashInitFrom(jen.Id(g.hashInitT())),
-			jen.Id("a").Op("+=").Uint32().Call(jen.Id("kw")),
-			jen.Id("b").Op("+=").Uint32().Call(jen.Id("kw").Op(">>").Lit(32)))
-		body = append(append(body, final()...), jen.Return(jen.Id("c")))
-	}
-	st := jen.Statement{jen.Comment("The hash, written out (m.hash is too big to inline).").Line()}
-	for _, c := range body[:len(body)-1] { // all but return c
-		st = append(st, jen.Add(c).Line())
-	}
-	st = append(st, jen.Id("h").Op(":=").Id("c").Line())
-	return &st
 }
 
 // homeUpdate emits update (Update and the CPU handles' Update), evict,

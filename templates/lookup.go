@@ -43,7 +43,7 @@ func (g *generator) lookup(f *jen.File) {
 	f.Comment("one before it (no store forwarding), which cost lookups a fifth of their time.")
 	f.Func().Params(g.recvMap()).Id("lookup").Params(jen.Id("k").Op("*").Id(g.keyT)).Params(jen.Id(g.valT), jen.Bool()).Block(append([]jen.Code{
 		jen.Id("w").Op(":=").Id("k").Dot("words").Call(),
-		jen.Id("h").Op(":=").Id("m").Dot("hash").Call(jen.Id("k"), jen.Op("&").Id("w")),
+		g.lookupHash(jen.Id("k"), false),
 		jen.Id("b").Op(":=").Op("&").Id("m").Dot("buckets").Index(jen.Id("h").Op("&").Id("m").Dot("mask")),
 	},
 		jen.For().Block(
@@ -115,7 +115,7 @@ func (g *generator) lookupOn(f *jen.File) {
 	}
 	f.Func().Params(g.recvMap()).Id("lookupOn").Params(params...).Params(jen.Id(g.valT), jen.Uint32()).Block(
 		jen.Id("w").Op(":=").Id("k").Dot("words").Call(),
-		jen.Id("h").Op(":=").Id("m").Dot("hash").Call(jen.Id("k"), jen.Op("&").Id("w")),
+		g.lookupHash(jen.Id("k"), false),
 		jen.Id("b").Op(":=").Op("&").Id("m").Dot("buckets").Index(jen.Id("h").Op("&").Id("m").Dot("mask")),
 		jen.For().Block(
 			jen.Id("s").Op(":=").Id("b").Dot("ReadBegin").Call(),

@@ -296,7 +296,29 @@ func (m *HashK4V4Sparse) Lookup(k HashK4V4SparseKey) (HashK4V4SparseValue, bool)
 // one before it (no store forwarding), which cost lookups a fifth of their time.
 func (m *HashK4V4Sparse) lookup(k *HashK4V4SparseKey) (HashK4V4SparseValue, bool) {
 	w := k.words()
-	h := m.hash(k, &w)
+	// The hash, written out (m.hash is too big to inline).
+	var h uint32
+	{
+		a := hashK4V4SparseHashInit + m.seed
+		b, c := a, a
+		a += binary.LittleEndian.Uint32(k[0:])
+		c ^= b
+		c -= bits.RotateLeft32(b, 14)
+		a ^= c
+		a -= bits.RotateLeft32(c, 11)
+		b ^= a
+		b -= bits.RotateLeft32(a, 25)
+		c ^= b
+		c -= bits.RotateLeft32(b, 16)
+		a ^= c
+		a -= bits.RotateLeft32(c, 4)
+		b ^= a
+		b -= bits.RotateLeft32(a, 14)
+		c ^= b
+		c -= bits.RotateLeft32(b, 24)
+		h = c
+	}
+
 	b := &m.buckets[h&m.mask]
 	for {
 		s := b.ReadBegin()

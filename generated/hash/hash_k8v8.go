@@ -298,7 +298,30 @@ func (m *HashK8V8) Lookup(k HashK8V8Key) (HashK8V8Value, bool) {
 // one before it (no store forwarding), which cost lookups a fifth of their time.
 func (m *HashK8V8) lookup(k *HashK8V8Key) (HashK8V8Value, bool) {
 	w := k.words()
-	h := m.hash(k, &w)
+	// The hash, written out (m.hash is too big to inline).
+	var h uint32
+	{
+		a := hashK8V8HashInit + m.seed
+		b, c := a, a
+		a += binary.LittleEndian.Uint32(k[0:])
+		b += binary.LittleEndian.Uint32(k[4:])
+		c ^= b
+		c -= bits.RotateLeft32(b, 14)
+		a ^= c
+		a -= bits.RotateLeft32(c, 11)
+		b ^= a
+		b -= bits.RotateLeft32(a, 25)
+		c ^= b
+		c -= bits.RotateLeft32(b, 16)
+		a ^= c
+		a -= bits.RotateLeft32(c, 4)
+		b ^= a
+		b -= bits.RotateLeft32(a, 14)
+		c ^= b
+		c -= bits.RotateLeft32(b, 24)
+		h = c
+	}
+
 	b := &m.buckets[h&m.mask]
 	for {
 		s := b.ReadBegin()

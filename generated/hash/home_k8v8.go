@@ -399,25 +399,28 @@ func (m *HomeK8V8) Lookup(k HomeK8V8Key) (HomeK8V8Value, bool) {
 	kw := binary.LittleEndian.Uint64(k[:])
 
 	// The hash, written out (m.hash is too big to inline).
-	a := homeK8V8HashInit + m.seed
-	b, c := a, a
-	a += uint32(kw)
-	b += uint32(kw >> 32)
-	c ^= b
-	c -= bits.RotateLeft32(b, 14)
-	a ^= c
-	a -= bits.RotateLeft32(c, 11)
-	b ^= a
-	b -= bits.RotateLeft32(a, 25)
-	c ^= b
-	c -= bits.RotateLeft32(b, 16)
-	a ^= c
-	a -= bits.RotateLeft32(c, 4)
-	b ^= a
-	b -= bits.RotateLeft32(a, 14)
-	c ^= b
-	c -= bits.RotateLeft32(b, 24)
-	h := c
+	var h uint32
+	{
+		a := homeK8V8HashInit + m.seed
+		b, c := a, a
+		a += uint32(kw)
+		b += uint32(kw >> 32)
+		c ^= b
+		c -= bits.RotateLeft32(b, 14)
+		a ^= c
+		a -= bits.RotateLeft32(c, 11)
+		b ^= a
+		b -= bits.RotateLeft32(a, 25)
+		c ^= b
+		c -= bits.RotateLeft32(b, 16)
+		a ^= c
+		a -= bits.RotateLeft32(c, 4)
+		b ^= a
+		b -= bits.RotateLeft32(a, 14)
+		c ^= b
+		c -= bits.RotateLeft32(b, 24)
+		h = c
+	}
 
 	if !homeK8V8NativeLE {
 		kw = bits.RotateLeft64(kw, 32)

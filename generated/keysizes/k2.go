@@ -393,24 +393,27 @@ func (m *K2) Lookup(k K2Key) (K2Value, bool) {
 	w := k.words()
 
 	// The hash, written out (m.hash is too big to inline).
-	a := k2HashInit + m.seed
-	b, c := a, a
-	a += uint32(k[0]) | uint32(k[1])<<8
-	c ^= b
-	c -= bits.RotateLeft32(b, 14)
-	a ^= c
-	a -= bits.RotateLeft32(c, 11)
-	b ^= a
-	b -= bits.RotateLeft32(a, 25)
-	c ^= b
-	c -= bits.RotateLeft32(b, 16)
-	a ^= c
-	a -= bits.RotateLeft32(c, 4)
-	b ^= a
-	b -= bits.RotateLeft32(a, 14)
-	c ^= b
-	c -= bits.RotateLeft32(b, 24)
-	h := c
+	var h uint32
+	{
+		a := k2HashInit + m.seed
+		b, c := a, a
+		a += uint32(k[0]) | uint32(k[1])<<8
+		c ^= b
+		c -= bits.RotateLeft32(b, 14)
+		a ^= c
+		a -= bits.RotateLeft32(c, 11)
+		b ^= a
+		b -= bits.RotateLeft32(a, 25)
+		c ^= b
+		c -= bits.RotateLeft32(b, 16)
+		a ^= c
+		a -= bits.RotateLeft32(c, 4)
+		b ^= a
+		b -= bits.RotateLeft32(a, 14)
+		c ^= b
+		c -= bits.RotateLeft32(b, 24)
+		h = c
+	}
 
 	s := &m.slots[h&m.mask]
 	seq := atomic.LoadUint32(&s.seq)

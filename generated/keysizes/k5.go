@@ -401,25 +401,28 @@ func (m *K5) Lookup(k K5Key) (K5Value, bool) {
 	w := k.words()
 
 	// The hash, written out (m.hash is too big to inline).
-	a := k5HashInit + m.seed
-	b, c := a, a
-	a += binary.LittleEndian.Uint32(k[0:])
-	b += binary.LittleEndian.Uint32(k[1:]) >> 24
-	c ^= b
-	c -= bits.RotateLeft32(b, 14)
-	a ^= c
-	a -= bits.RotateLeft32(c, 11)
-	b ^= a
-	b -= bits.RotateLeft32(a, 25)
-	c ^= b
-	c -= bits.RotateLeft32(b, 16)
-	a ^= c
-	a -= bits.RotateLeft32(c, 4)
-	b ^= a
-	b -= bits.RotateLeft32(a, 14)
-	c ^= b
-	c -= bits.RotateLeft32(b, 24)
-	h := c
+	var h uint32
+	{
+		a := k5HashInit + m.seed
+		b, c := a, a
+		a += binary.LittleEndian.Uint32(k[0:])
+		b += binary.LittleEndian.Uint32(k[1:]) >> 24
+		c ^= b
+		c -= bits.RotateLeft32(b, 14)
+		a ^= c
+		a -= bits.RotateLeft32(c, 11)
+		b ^= a
+		b -= bits.RotateLeft32(a, 25)
+		c ^= b
+		c -= bits.RotateLeft32(b, 16)
+		a ^= c
+		a -= bits.RotateLeft32(c, 4)
+		b ^= a
+		b -= bits.RotateLeft32(a, 14)
+		c ^= b
+		c -= bits.RotateLeft32(b, 24)
+		h = c
+	}
 
 	s := &m.slots[h&m.mask]
 	seq := atomic.LoadUint32(&s.seq)

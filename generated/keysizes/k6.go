@@ -402,25 +402,28 @@ func (m *K6) Lookup(k K6Key) (K6Value, bool) {
 	w := k.words()
 
 	// The hash, written out (m.hash is too big to inline).
-	a := k6HashInit + m.seed
-	b, c := a, a
-	a += binary.LittleEndian.Uint32(k[0:])
-	b += binary.LittleEndian.Uint32(k[2:]) >> 16
-	c ^= b
-	c -= bits.RotateLeft32(b, 14)
-	a ^= c
-	a -= bits.RotateLeft32(c, 11)
-	b ^= a
-	b -= bits.RotateLeft32(a, 25)
-	c ^= b
-	c -= bits.RotateLeft32(b, 16)
-	a ^= c
-	a -= bits.RotateLeft32(c, 4)
-	b ^= a
-	b -= bits.RotateLeft32(a, 14)
-	c ^= b
-	c -= bits.RotateLeft32(b, 24)
-	h := c
+	var h uint32
+	{
+		a := k6HashInit + m.seed
+		b, c := a, a
+		a += binary.LittleEndian.Uint32(k[0:])
+		b += binary.LittleEndian.Uint32(k[2:]) >> 16
+		c ^= b
+		c -= bits.RotateLeft32(b, 14)
+		a ^= c
+		a -= bits.RotateLeft32(c, 11)
+		b ^= a
+		b -= bits.RotateLeft32(a, 25)
+		c ^= b
+		c -= bits.RotateLeft32(b, 16)
+		a ^= c
+		a -= bits.RotateLeft32(c, 4)
+		b ^= a
+		b -= bits.RotateLeft32(a, 14)
+		c ^= b
+		c -= bits.RotateLeft32(b, 24)
+		h = c
+	}
 
 	s := &m.slots[h&m.mask]
 	seq := atomic.LoadUint32(&s.seq)

@@ -319,7 +319,29 @@ func (m *LruPcpuK4V4Always) find(b *htab.Bucket, w *lruPcpuK4V4AlwaysKeyWords, h
 // index+1 of k's element, 0 if k is absent.
 func (m *LruPcpuK4V4Always) lookupOn(k *LruPcpuK4V4AlwaysKey, cpu int) (LruPcpuK4V4AlwaysValue, uint32) {
 	w := k.words()
-	h := m.hash(k, &w)
+	// The hash, written out (m.hash is too big to inline).
+	var h uint32
+	{
+		a := lruPcpuK4V4AlwaysHashInit + m.seed
+		b, c := a, a
+		a += binary.LittleEndian.Uint32(k[0:])
+		c ^= b
+		c -= bits.RotateLeft32(b, 14)
+		a ^= c
+		a -= bits.RotateLeft32(c, 11)
+		b ^= a
+		b -= bits.RotateLeft32(a, 25)
+		c ^= b
+		c -= bits.RotateLeft32(b, 16)
+		a ^= c
+		a -= bits.RotateLeft32(c, 4)
+		b ^= a
+		b -= bits.RotateLeft32(a, 14)
+		c ^= b
+		c -= bits.RotateLeft32(b, 24)
+		h = c
+	}
+
 	b := &m.buckets[h&m.mask]
 	for {
 		s := b.ReadBegin()

@@ -359,6 +359,7 @@ func (m *K12Jhash) Lookup(k K12JhashKey) (K12JhashValue, bool) {
 func (m *K12Jhash) lookup(k *K12JhashKey) (K12JhashValue, bool) {
 	w := k.words()
 	h := m.hash(k, &w)
+
 	b := &m.buckets[h&m.mask]
 	for {
 		s := b.ReadBegin()

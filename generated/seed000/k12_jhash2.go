@@ -332,6 +332,7 @@ func (m *K12Jhash2) Lookup(k K12Jhash2Key) (K12Jhash2Value, bool) {
 func (m *K12Jhash2) lookup(k *K12Jhash2Key) (K12Jhash2Value, bool) {
 	w := k.words()
 	h := m.hash(k, &w)
+
 	b := &m.buckets[h&m.mask]
 	for {
 		s := b.ReadBegin()

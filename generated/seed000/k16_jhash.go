@@ -362,6 +362,7 @@ func (m *K16Jhash) Lookup(k K16JhashKey) (K16JhashValue, bool) {
 func (m *K16Jhash) lookup(k *K16JhashKey) (K16JhashValue, bool) {
 	w := k.words()
 	h := m.hash(k, &w)
+
 	b := &m.buckets[h&m.mask]
 	for {
 		s := b.ReadBegin()

@@ -335,6 +335,7 @@ func (m *K16Jhash2) Lookup(k K16Jhash2Key) (K16Jhash2Value, bool) {
 func (m *K16Jhash2) lookup(k *K16Jhash2Key) (K16Jhash2Value, bool) {
 	w := k.words()
 	h := m.hash(k, &w)
+
 	b := &m.buckets[h&m.mask]
 	for {
 		s := b.ReadBegin()

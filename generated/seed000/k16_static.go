@@ -326,7 +326,50 @@ func (m *K16Static) Lookup(k K16StaticKey) (K16StaticValue, bool) {
 // one before it (no store forwarding), which cost lookups a fifth of their time.
 func (m *K16Static) lookup(k *K16StaticKey) (K16StaticValue, bool) {
 	w := k.words()
-	h := m.hash(k, &w)
+	// The hash, written out (m.hash is too big to inline).
+	var h uint32
+	{
+		a := k16StaticHashInit + m.seed
+		b, c := a, a
+		a += binary.LittleEndian.Uint32(k[0:])
+		b += binary.LittleEndian.Uint32(k[4:])
+		c += binary.LittleEndian.Uint32(k[8:])
+		a -= c
+		a ^= bits.RotateLeft32(c, 4)
+		c += b
+		b -= a
+		b ^= bits.RotateLeft32(a, 6)
+		a += c
+		c -= b
+		c ^= bits.RotateLeft32(b, 8)
+		b += a
+		a -= c
+		a ^= bits.RotateLeft32(c, 16)
+		c += b
+		b -= a
+		b ^= bits.RotateLeft32(a, 19)
+		a += c
+		c -= b
+		c ^= bits.RotateLeft32(b, 4)
+		b += a
+		a += binary.LittleEndian.Uint32(k[12:])
+		c ^= b
+		c -= bits.RotateLeft32(b, 14)
+		a ^= c
+		a -= bits.RotateLeft32(c, 11)
+		b ^= a
+		b -= bits.RotateLeft32(a, 25)
+		c ^= b
+		c -= bits.RotateLeft32(b, 16)
+		a ^= c
+		a -= bits.RotateLeft32(c, 4)
+		b ^= a
+		b -= bits.RotateLeft32(a, 14)
+		c ^= b
+		c -= bits.RotateLeft32(b, 24)
+		h = c
+	}
+
 	b := &m.buckets[h&m.mask]
 	for {
 		s := b.ReadBegin()

@@ -366,6 +366,7 @@ func (m *K20Jhash) Lookup(k K20JhashKey) (K20JhashValue, bool) {
 func (m *K20Jhash) lookup(k *K20JhashKey) (K20JhashValue, bool) {
 	w := k.words()
 	h := m.hash(k, &w)
+
 	b := &m.buckets[h&m.mask]
 	for {
 		s := b.ReadBegin()

@@ -339,6 +339,7 @@ func (m *K20Jhash2) Lookup(k K20Jhash2Key) (K20Jhash2Value, bool) {
 func (m *K20Jhash2) lookup(k *K20Jhash2Key) (K20Jhash2Value, bool) {
 	w := k.words()
 	h := m.hash(k, &w)
+
 	b := &m.buckets[h&m.mask]
 	for {
 		s := b.ReadBegin()

@@ -332,6 +332,7 @@ func (m *K20Static) Lookup(k K20StaticKey) (K20StaticValue, bool) {
 func (m *K20Static) lookup(k *K20StaticKey) (K20StaticValue, bool) {
 	w := k.words()
 	h := m.hash(k, &w)
+
 	b := &m.buckets[h&m.mask]
 	for {
 		s := b.ReadBegin()

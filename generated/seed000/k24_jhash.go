@@ -369,6 +369,7 @@ func (m *K24Jhash) Lookup(k K24JhashKey) (K24JhashValue, bool) {
 func (m *K24Jhash) lookup(k *K24JhashKey) (K24JhashValue, bool) {
 	w := k.words()
 	h := m.hash(k, &w)
+
 	b := &m.buckets[h&m.mask]
 	for {
 		s := b.ReadBegin()

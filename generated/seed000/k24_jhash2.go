@@ -342,6 +342,7 @@ func (m *K24Jhash2) Lookup(k K24Jhash2Key) (K24Jhash2Value, bool) {
 func (m *K24Jhash2) lookup(k *K24Jhash2Key) (K24Jhash2Value, bool) {
 	w := k.words()
 	h := m.hash(k, &w)
+
 	b := &m.buckets[h&m.mask]
 	for {
 		s := b.ReadBegin()

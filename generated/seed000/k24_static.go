@@ -336,6 +336,7 @@ func (m *K24Static) Lookup(k K24StaticKey) (K24StaticValue, bool) {
 func (m *K24Static) lookup(k *K24StaticKey) (K24StaticValue, bool) {
 	w := k.words()
 	h := m.hash(k, &w)
+
 	b := &m.buckets[h&m.mask]
 	for {
 		s := b.ReadBegin()

@@ -373,6 +373,7 @@ func (m *K28Jhash) Lookup(k K28JhashKey) (K28JhashValue, bool) {
 func (m *K28Jhash) lookup(k *K28JhashKey) (K28JhashValue, bool) {
 	w := k.words()
 	h := m.hash(k, &w)
+
 	b := &m.buckets[h&m.mask]
 	for {
 		s := b.ReadBegin()

@@ -346,6 +346,7 @@ func (m *K28Jhash2) Lookup(k K28Jhash2Key) (K28Jhash2Value, bool) {
 func (m *K28Jhash2) lookup(k *K28Jhash2Key) (K28Jhash2Value, bool) {
 	w := k.words()
 	h := m.hash(k, &w)
+
 	b := &m.buckets[h&m.mask]
 	for {
 		s := b.ReadBegin()

@@ -359,6 +359,7 @@ func (m *K28Static) Lookup(k K28StaticKey) (K28StaticValue, bool) {
 func (m *K28Static) lookup(k *K28StaticKey) (K28StaticValue, bool) {
 	w := k.words()
 	h := m.hash(k, &w)
+
 	b := &m.buckets[h&m.mask]
 	for {
 		s := b.ReadBegin()

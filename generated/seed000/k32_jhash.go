@@ -376,6 +376,7 @@ func (m *K32Jhash) Lookup(k K32JhashKey) (K32JhashValue, bool) {
 func (m *K32Jhash) lookup(k *K32JhashKey) (K32JhashValue, bool) {
 	w := k.words()
 	h := m.hash(k, &w)
+
 	b := &m.buckets[h&m.mask]
 	for {
 		s := b.ReadBegin()

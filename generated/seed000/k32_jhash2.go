@@ -349,6 +349,7 @@ func (m *K32Jhash2) Lookup(k K32Jhash2Key) (K32Jhash2Value, bool) {
 func (m *K32Jhash2) lookup(k *K32Jhash2Key) (K32Jhash2Value, bool) {
 	w := k.words()
 	h := m.hash(k, &w)
+
 	b := &m.buckets[h&m.mask]
 	for {
 		s := b.ReadBegin()

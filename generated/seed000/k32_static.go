@@ -363,6 +363,7 @@ func (m *K32Static) Lookup(k K32StaticKey) (K32StaticValue, bool) {
 func (m *K32Static) lookup(k *K32StaticKey) (K32StaticValue, bool) {
 	w := k.words()
 	h := m.hash(k, &w)
+
 	b := &m.buckets[h&m.mask]
 	for {
 		s := b.ReadBegin()

@@ -351,6 +351,7 @@ func (m *K4Jhash) Lookup(k K4JhashKey) (K4JhashValue, bool) {
 func (m *K4Jhash) lookup(k *K4JhashKey) (K4JhashValue, bool) {
 	w := k.words()
 	h := m.hash(k, &w)
+
 	b := &m.buckets[h&m.mask]
 	for {
 		s := b.ReadBegin()

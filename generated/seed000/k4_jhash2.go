@@ -324,6 +324,7 @@ func (m *K4Jhash2) Lookup(k K4Jhash2Key) (K4Jhash2Value, bool) {
 func (m *K4Jhash2) lookup(k *K4Jhash2Key) (K4Jhash2Value, bool) {
 	w := k.words()
 	h := m.hash(k, &w)
+
 	b := &m.buckets[h&m.mask]
 	for {
 		s := b.ReadBegin()

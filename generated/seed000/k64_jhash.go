@@ -404,6 +404,7 @@ func (m *K64Jhash) Lookup(k K64JhashKey) (K64JhashValue, bool) {
 func (m *K64Jhash) lookup(k *K64JhashKey) (K64JhashValue, bool) {
 	w := k.words()
 	h := m.hash(k, &w)
+
 	b := &m.buckets[h&m.mask]
 	for {
 		s := b.ReadBegin()

@@ -377,6 +377,7 @@ func (m *K64Jhash2) Lookup(k K64Jhash2Key) (K64Jhash2Value, bool) {
 func (m *K64Jhash2) lookup(k *K64Jhash2Key) (K64Jhash2Value, bool) {
 	w := k.words()
 	h := m.hash(k, &w)
+
 	b := &m.buckets[h&m.mask]
 	for {
 		s := b.ReadBegin()

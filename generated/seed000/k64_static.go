@@ -453,6 +453,7 @@ func (m *K64Static) Lookup(k K64StaticKey) (K64StaticValue, bool) {
 func (m *K64Static) lookup(k *K64StaticKey) (K64StaticValue, bool) {
 	w := k.words()
 	h := m.hash(k, &w)
+
 	b := &m.buckets[h&m.mask]
 	for {
 		s := b.ReadBegin()

@@ -354,6 +354,7 @@ func (m *K8Jhash) Lookup(k K8JhashKey) (K8JhashValue, bool) {
 func (m *K8Jhash) lookup(k *K8JhashKey) (K8JhashValue, bool) {
 	w := k.words()
 	h := m.hash(k, &w)
+
 	b := &m.buckets[h&m.mask]
 	for {
 		s := b.ReadBegin()

@@ -327,6 +327,7 @@ func (m *K8Jhash2) Lookup(k K8Jhash2Key) (K8Jhash2Value, bool) {
 func (m *K8Jhash2) lookup(k *K8Jhash2Key) (K8Jhash2Value, bool) {
 	w := k.words()
 	h := m.hash(k, &w)
+
 	b := &m.buckets[h&m.mask]
 	for {
 		s := b.ReadBegin()

@@ -265,7 +265,30 @@ func (m *LRULean) find(b *htab.Bucket, w *lruLeanKeyWords, h uint32) (prev, i ui
 // index+1 of k's element, 0 if k is absent.
 func (m *LRULean) lookupOn(k *LRULeanKey) (LRULeanValue, uint32) {
 	w := k.words()
-	h := m.hash(k, &w)
+	// The hash, written out (m.hash is too big to inline).
+	var h uint32
+	{
+		a := lruLeanHashInit + m.seed
+		b, c := a, a
+		a += binary.LittleEndian.Uint32(k[0:])
+		b += binary.LittleEndian.Uint32(k[4:])
+		c ^= b
+		c -= bits.RotateLeft32(b, 14)
+		a ^= c
+		a -= bits.RotateLeft32(c, 11)
+		b ^= a
+		b -= bits.RotateLeft32(a, 25)
+		c ^= b
+		c -= bits.RotateLeft32(b, 16)
+		a ^= c
+		a -= bits.RotateLeft32(c, 4)
+		b ^= a
+		b -= bits.RotateLeft32(a, 14)
+		c ^= b
+		c -= bits.RotateLeft32(b, 24)
+		h = c
+	}
+
 	b := &m.buckets[h&m.mask]
 	for {
 		s := b.ReadBegin()
@@ -299,7 +322,30 @@ func (m *LRULean) Lookup(k LRULeanKey) (LRULeanValue, bool) {
 // one before it (no store forwarding), which cost lookups a fifth of their time.
 func (m *LRULean) lookup(k *LRULeanKey) (LRULeanValue, bool) {
 	w := k.words()
-	h := m.hash(k, &w)
+	// The hash, written out (m.hash is too big to inline).
+	var h uint32
+	{
+		a := lruLeanHashInit + m.seed
+		b, c := a, a
+		a += binary.LittleEndian.Uint32(k[0:])
+		b += binary.LittleEndian.Uint32(k[4:])
+		c ^= b
+		c -= bits.RotateLeft32(b, 14)
+		a ^= c
+		a -= bits.RotateLeft32(c, 11)
+		b ^= a
+		b -= bits.RotateLeft32(a, 25)
+		c ^= b
+		c -= bits.RotateLeft32(b, 16)
+		a ^= c
+		a -= bits.RotateLeft32(c, 4)
+		b ^= a
+		b -= bits.RotateLeft32(a, 14)
+		c ^= b
+		c -= bits.RotateLeft32(b, 24)
+		h = c
+	}
+
 	b := &m.buckets[h&m.mask]
 	for {
 		s := b.ReadBegin()
