@@ -165,3 +165,15 @@ func TestHomeConcurrentRace(t *testing.T) {
 		})
 	}
 }
+
+// TestHomeMaxEntriesLimit: the home layout marks a bucket's head with bit 31
+// of next, so it takes at most 2^30 slots; past that (MaxEntries > 2^30,
+// which the kernel and the classic layout accept up to 2^31) it is
+// ErrInvalid naming the limit, before anything is allocated.
+func TestHomeMaxEntriesLimit(t *testing.T) {
+	_, err := NewHomeK8V8(htab.Options{MaxEntries: 1<<30 + 1})
+	require.ErrorIs(t, err, htab.ErrInvalid)
+	require.ErrorContains(t, err, "MaxEntries 1073741825 (allowed in the home layout: 1..1073741824)")
+	_, err = NewHomeK8V8(htab.Options{MaxEntries: 1 << 31})
+	require.ErrorIs(t, err, htab.ErrInvalid)
+}
