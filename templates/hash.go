@@ -238,7 +238,7 @@ func final() []jen.Code {
 func (g *generator) lookupHash(key jen.Code, kw bool) jen.Code {
 	l := g.l
 	if l.Hash != spec.HashStatic || !l.HashUnrolled || l.Spec.Key > 16 {
-		return jen.Id("h").Op(":=").Id("m").Dot("hash").Call(key, jen.Op("&").Id("w")).Line()
+		return jen.Id("h").Op(":=").Id("m").Dot("hash").Call(key, jen.Op("&").Id("w"))
 	}
 	body := g.hashStatic()
 	if kw { // jhash of 8 bytes: no block, a and b take the two words, then final
@@ -252,5 +252,5 @@ func (g *generator) lookupHash(key jen.Code, kw bool) jen.Code {
 	mix := append(body[:len(body)-1:len(body)-1], jen.Id("h").Op("=").Id("c")) // all but return c
 	return jen.Comment("The hash, written out (m.hash is too big to inline).").Line().
 		Var().Id("h").Uint32().Line().
-		Block(mix...).Line()
+		Block(mix...)
 }

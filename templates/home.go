@@ -555,7 +555,7 @@ func (m *$Map) lookupChain(s *$Elem, w *$KW, h uint32) ($Value, bool) {
 		"$MATCHx", strings.ReplaceAll(match, "$.", "x."), "$LOADV", loadv, "$TAIL", tail).Replace(src)
 	before, after, _ := strings.Cut(src, "$HASH\n")
 	f.Add(g.homeCode(before))
-	f.Add(g.lookupHash(jen.Op("&").Id("k"), key8))
+	f.Add(g.lookupHash(jen.Op("&").Id("k"), key8), jen.Line())
 	if key8 {
 		// After the hash, which takes the little-endian words: the slot's two
 		// words, loaded as one native uint64, are swapped on big-endian hosts.

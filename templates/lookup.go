@@ -50,7 +50,6 @@ func (g *generator) lookup(f *jen.File) {
 			jen.Id("s").Op(":=").Id("b").Dot("ReadBegin").Call(),
 			jen.Var().Id("v").Id(g.valT),
 			jen.Id("found").Op(":=").False(),
-			jen.Comment("find, written out: the hot path makes no call but the hash."),
 			g.walkChain(jen.List(jen.Id("v"), jen.Id("found")).Op("=").List(jen.Id("e").Dot("loadValue").Call(), jen.True())),
 			jen.If(jen.Id("b").Dot("ReadValid").Call(jen.Id("s"))).Block(jen.Return(jen.Id("v"), jen.Id("found"))),
 		),
@@ -121,7 +120,6 @@ func (g *generator) lookupOn(f *jen.File) {
 			jen.Id("s").Op(":=").Id("b").Dot("ReadBegin").Call(),
 			jen.Var().Id("v").Id(g.valT),
 			jen.Var().Id("found").Uint32(),
-			jen.Comment("find, written out: the hot path makes no call but the hash."),
 			g.walkChain(jen.List(jen.Id("v"), jen.Id("found")).Op("=").List(val, jen.Id("i"))),
 			jen.If(jen.Id("b").Dot("ReadValid").Call(jen.Id("s"))).Block(jen.Return(jen.Id("v"), jen.Id("found"))),
 		),
@@ -139,7 +137,7 @@ func (g *generator) lookupOn(f *jen.File) {
 //	}
 func (g *generator) walkChain(match jen.Code) jen.Code {
 	m := func(name string) *jen.Statement { return jen.Id("m").Dot(name) }
-	return jen.For(jen.List(jen.Id("i"), jen.Id("n")).Op(":=").List(jen.Id("b").Dot("Head").Call(), jen.Uint32().Call(jen.Lit(0))), jen.Id("i").Op("!=").Lit(0).Op("&&").Id("n").Op("<").Add(m("maxEntries")), jen.Id("n").Op("++")).Block(
+	return jen.Comment("find, written out: the walk makes no call.").Line().For(jen.List(jen.Id("i"), jen.Id("n")).Op(":=").List(jen.Id("b").Dot("Head").Call(), jen.Uint32().Call(jen.Lit(0))), jen.Id("i").Op("!=").Lit(0).Op("&&").Id("n").Op("<").Add(m("maxEntries")), jen.Id("n").Op("++")).Block(
 		jen.Id("e").Op(":=").Add(m("elem")).Call(jen.Id("i").Op("-").Lit(1)),
 		jen.If(jen.Id("e").Dot("matches").Call(jen.Op("&").Id("w"), jen.Id("h"))).Block(match, jen.Break()),
 		jen.Id("i").Op("=").Add(load(jen.Id("e").Dot("next"))),

@@ -318,13 +318,12 @@ func (m *HashK4V4Sparse) lookup(k *HashK4V4SparseKey) (HashK4V4SparseValue, bool
 		c -= bits.RotateLeft32(b, 24)
 		h = c
 	}
-
 	b := &m.buckets[h&m.mask]
 	for {
 		s := b.ReadBegin()
 		var v HashK4V4SparseValue
 		found := false
-		// find, written out: the hot path makes no call but the hash.
+		// find, written out: the walk makes no call.
 		for i, n := b.Head(), uint32(0); i != 0 && n < m.maxEntries; n++ {
 			e := m.elem(i - 1)
 			if e.matches(&w, h) {

@@ -282,13 +282,12 @@ func (m *LruK4V4) lookupOn(k *LruK4V4Key) (LruK4V4Value, uint32) {
 		c -= bits.RotateLeft32(b, 24)
 		h = c
 	}
-
 	b := &m.buckets[h&m.mask]
 	for {
 		s := b.ReadBegin()
 		var v LruK4V4Value
 		var found uint32
-		// find, written out: the hot path makes no call but the hash.
+		// find, written out: the walk makes no call.
 		for i, n := b.Head(), uint32(0); i != 0 && n < m.maxEntries; n++ {
 			e := m.elem(i - 1)
 			if e.matches(&w, h) {
@@ -338,13 +337,12 @@ func (m *LruK4V4) lookup(k *LruK4V4Key) (LruK4V4Value, bool) {
 		c -= bits.RotateLeft32(b, 24)
 		h = c
 	}
-
 	b := &m.buckets[h&m.mask]
 	for {
 		s := b.ReadBegin()
 		var v LruK4V4Value
 		found := false
-		// find, written out: the hot path makes no call but the hash.
+		// find, written out: the walk makes no call.
 		for i, n := b.Head(), uint32(0); i != 0 && n < m.maxEntries; n++ {
 			e := m.elem(i - 1)
 			if e.matches(&w, h) {

@@ -282,13 +282,12 @@ func (m *LruK4V4Always) lookupOn(k *LruK4V4AlwaysKey) (LruK4V4AlwaysValue, uint3
 		c -= bits.RotateLeft32(b, 24)
 		h = c
 	}
-
 	b := &m.buckets[h&m.mask]
 	for {
 		s := b.ReadBegin()
 		var v LruK4V4AlwaysValue
 		var found uint32
-		// find, written out: the hot path makes no call but the hash.
+		// find, written out: the walk makes no call.
 		for i, n := b.Head(), uint32(0); i != 0 && n < m.maxEntries; n++ {
 			e := m.elem(i - 1)
 			if e.matches(&w, h) {
@@ -338,13 +337,12 @@ func (m *LruK4V4Always) lookup(k *LruK4V4AlwaysKey) (LruK4V4AlwaysValue, bool) {
 		c -= bits.RotateLeft32(b, 24)
 		h = c
 	}
-
 	b := &m.buckets[h&m.mask]
 	for {
 		s := b.ReadBegin()
 		var v LruK4V4AlwaysValue
 		found := false
-		// find, written out: the hot path makes no call but the hash.
+		// find, written out: the walk makes no call.
 		for i, n := b.Head(), uint32(0); i != 0 && n < m.maxEntries; n++ {
 			e := m.elem(i - 1)
 			if e.matches(&w, h) {

@@ -285,13 +285,12 @@ func (m *LruK4V4Sparse) lookupOn(k *LruK4V4SparseKey) (LruK4V4SparseValue, uint3
 		c -= bits.RotateLeft32(b, 24)
 		h = c
 	}
-
 	b := &m.buckets[h&m.mask]
 	for {
 		s := b.ReadBegin()
 		var v LruK4V4SparseValue
 		var found uint32
-		// find, written out: the hot path makes no call but the hash.
+		// find, written out: the walk makes no call.
 		for i, n := b.Head(), uint32(0); i != 0 && n < m.maxEntries; n++ {
 			e := m.elem(i - 1)
 			if e.matches(&w, h) {
@@ -341,13 +340,12 @@ func (m *LruK4V4Sparse) lookup(k *LruK4V4SparseKey) (LruK4V4SparseValue, bool) {
 		c -= bits.RotateLeft32(b, 24)
 		h = c
 	}
-
 	b := &m.buckets[h&m.mask]
 	for {
 		s := b.ReadBegin()
 		var v LruK4V4SparseValue
 		found := false
-		// find, written out: the hot path makes no call but the hash.
+		// find, written out: the walk makes no call.
 		for i, n := b.Head(), uint32(0); i != 0 && n < m.maxEntries; n++ {
 			e := m.elem(i - 1)
 			if e.matches(&w, h) {

@@ -447,13 +447,12 @@ func (m *PcpuK4V4Sparse) lookupOn(k *PcpuK4V4SparseKey, cpu int) (PcpuK4V4Sparse
 		c -= bits.RotateLeft32(b, 24)
 		h = c
 	}
-
 	b := &m.buckets[h&m.mask]
 	for {
 		s := b.ReadBegin()
 		var v PcpuK4V4SparseValue
 		var found uint32
-		// find, written out: the hot path makes no call but the hash.
+		// find, written out: the walk makes no call.
 		for i, n := b.Head(), uint32(0); i != 0 && n < m.maxEntries; n++ {
 			e := m.elem(i - 1)
 			if e.matches(&w, h) {

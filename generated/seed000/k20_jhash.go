@@ -366,13 +366,12 @@ func (m *K20Jhash) Lookup(k K20JhashKey) (K20JhashValue, bool) {
 func (m *K20Jhash) lookup(k *K20JhashKey) (K20JhashValue, bool) {
 	w := k.words()
 	h := m.hash(k, &w)
-
 	b := &m.buckets[h&m.mask]
 	for {
 		s := b.ReadBegin()
 		var v K20JhashValue
 		found := false
-		// find, written out: the hot path makes no call but the hash.
+		// find, written out: the walk makes no call.
 		for i, n := b.Head(), uint32(0); i != 0 && n < m.maxEntries; n++ {
 			e := m.elem(i - 1)
 			if e.matches(&w, h) {

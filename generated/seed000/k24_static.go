@@ -336,13 +336,12 @@ func (m *K24Static) Lookup(k K24StaticKey) (K24StaticValue, bool) {
 func (m *K24Static) lookup(k *K24StaticKey) (K24StaticValue, bool) {
 	w := k.words()
 	h := m.hash(k, &w)
-
 	b := &m.buckets[h&m.mask]
 	for {
 		s := b.ReadBegin()
 		var v K24StaticValue
 		found := false
-		// find, written out: the hot path makes no call but the hash.
+		// find, written out: the walk makes no call.
 		for i, n := b.Head(), uint32(0); i != 0 && n < m.maxEntries; n++ {
 			e := m.elem(i - 1)
 			if e.matches(&w, h) {

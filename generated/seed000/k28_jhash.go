@@ -373,13 +373,12 @@ func (m *K28Jhash) Lookup(k K28JhashKey) (K28JhashValue, bool) {
 func (m *K28Jhash) lookup(k *K28JhashKey) (K28JhashValue, bool) {
 	w := k.words()
 	h := m.hash(k, &w)
-
 	b := &m.buckets[h&m.mask]
 	for {
 		s := b.ReadBegin()
 		var v K28JhashValue
 		found := false
-		// find, written out: the hot path makes no call but the hash.
+		// find, written out: the walk makes no call.
 		for i, n := b.Head(), uint32(0); i != 0 && n < m.maxEntries; n++ {
 			e := m.elem(i - 1)
 			if e.matches(&w, h) {

@@ -349,13 +349,12 @@ func (m *K32Jhash2) Lookup(k K32Jhash2Key) (K32Jhash2Value, bool) {
 func (m *K32Jhash2) lookup(k *K32Jhash2Key) (K32Jhash2Value, bool) {
 	w := k.words()
 	h := m.hash(k, &w)
-
 	b := &m.buckets[h&m.mask]
 	for {
 		s := b.ReadBegin()
 		var v K32Jhash2Value
 		found := false
-		// find, written out: the hot path makes no call but the hash.
+		// find, written out: the walk makes no call.
 		for i, n := b.Head(), uint32(0); i != 0 && n < m.maxEntries; n++ {
 			e := m.elem(i - 1)
 			if e.matches(&w, h) {

@@ -344,13 +344,12 @@ func (m *LRUPcpuFat) lookupOn(k *LRUPcpuFatKey, cpu int) (LRUPcpuFatValue, uint3
 		c -= bits.RotateLeft32(b, 24)
 		h = c
 	}
-
 	b := &m.buckets[h&m.mask]
 	for {
 		s := b.ReadBegin()
 		var v LRUPcpuFatValue
 		var found uint32
-		// find, written out: the hot path makes no call but the hash.
+		// find, written out: the walk makes no call.
 		for i, n := b.Head(), uint32(0); i != 0 && n < m.maxEntries; n++ {
 			e := m.elem(i - 1)
 			if e.matches(&w, h) {

@@ -7,7 +7,8 @@ package cpuclock
 import (
 	"syscall"
 	"time"
-	"unsafe"
+
+	"golang.org/x/sys/unix"
 )
 
 // Process is the CPU time (user and system) that all the process's threads
@@ -24,10 +25,9 @@ func Process() time.Duration {
 // (CLOCK_THREAD_CPUTIME_ID): time spent descheduled does not count. The
 // caller keeps its goroutine on one thread with runtime.LockOSThread.
 func Thread() time.Duration {
-	const clockThreadCPUTime = 3 // CLOCK_THREAD_CPUTIME_ID
-	var ts syscall.Timespec
-	if _, _, e := syscall.Syscall(syscall.SYS_CLOCK_GETTIME, clockThreadCPUTime, uintptr(unsafe.Pointer(&ts)), 0); e != 0 {
-		panic(e)
+	var ts unix.Timespec
+	if err := unix.ClockGettime(unix.CLOCK_THREAD_CPUTIME_ID, &ts); err != nil {
+		panic(err)
 	}
 	return time.Duration(ts.Nano())
 }
