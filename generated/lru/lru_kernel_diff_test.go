@@ -431,6 +431,72 @@ func (r *lruDiffRun) run(rng *rand.Rand, size, steps, checkEvery int) {
 // and so must the map's contents and their NextKey order, compared every few
 // steps: the LRU evicts exactly the keys the kernel's evicts.
 func TestKernelDifferentialLRU(t *testing.T) {
+	forEachLRUDiff(t, []int{4, 7, 33, 100, 127, 256, 300, 1000}, func(t *testing.T, r *lruDiffRun, size int, mt htab.MapType, noCommon bool) {
+		rng := rand.New(rand.NewPCG(uint64(size), uint64(mt)<<1|map[bool]uint64{false: 0, true: 1}[noCommon]))
+		steps := lruDiffSteps(size)
+		checkEvery := max(1, min(200, size/5)) // every step for the smallest maps
+
+		r.run(rng, size, steps, checkEvery)
+		// The point is the LRU: the run must have evicted, often.
+		require.Greater(t, r.evictions, size/2, "keys evicted in %d steps", steps)
+		t.Logf("%d steps, %d keys evicted, %d keys at the end", steps, r.evictions, r.g.length())
+	})
+}
+
+// TestKernelDifferentialLRUFill replays the shapes of test_lru_map.c at the
+// kernel's own target_free: fills well past capacity with sequential keys,
+// with every other key referenced by a program lookup, then deletes a range
+// and fills again, comparing the contents after each phase.
+func TestKernelDifferentialLRUFill(t *testing.T) {
+	forEachLRUDiff(t, []int{4, 7, 33, 127, 300, 1000}, func(t *testing.T, r *lruDiffRun, size int, _ htab.MapType, _ bool) {
+		val := make([]byte, 8*r.ncpu)
+		ins := func(k uint64) {
+			key := binary.LittleEndian.AppendUint64(nil, k)
+			binary.LittleEndian.PutUint64(val, k*7)
+			r.logf("insert %d", k)
+			r.sameErr(fmt.Sprintf("insert %d", k), r.km.Update(key, val, 1), r.g.update(key, val, 1))
+		}
+		ref := func(k uint64) {
+			key := binary.LittleEndian.AppendUint64(nil, k)
+			r.logf("prog lookup %d", k)
+			_, gerr := r.g.progLookup(key)
+			r.sameErr(fmt.Sprintf("prog lookup %d", k), r.km.ProgLookup(key), gerr)
+		}
+		n := uint64(size)
+		for k := uint64(1); k <= 2*n; k++ {
+			r.step++
+			ins(k)
+			if k%2 == 0 {
+				ref(k / 2)
+			}
+		}
+		r.checkContents()
+		for k := uint64(1); k <= 2*n; k++ {
+			r.step++
+			if k%3 == 0 {
+				ref(k)
+			}
+		}
+		for k := 2 * n; k > n; k-- {
+			r.step++
+			key := binary.LittleEndian.AppendUint64(nil, k)
+			r.logf("delete %d", k)
+			r.sameErr(fmt.Sprintf("delete %d", k), r.km.Delete(key), r.g.delete(key))
+		}
+		r.checkContents()
+		for k := 3 * n; k <= 5*n; k++ {
+			r.step++
+			ins(k)
+		}
+		r.checkContents()
+	})
+}
+
+// forEachLRUDiff runs body in a subtest for each LRU type, list mode and
+// size, on a goroutine pinned to CPU 0, with r holding a kernel map and a
+// generated map of that type and size (zero seed, CPUs = the kernel's
+// possible CPUs, so that target_free is the same).
+func forEachLRUDiff(t *testing.T, sizes []int, body func(t *testing.T, r *lruDiffRun, size int, mt htab.MapType, noCommon bool)) {
 	kernel.Require(t)
 	ncpu := kernel.PossibleCPUs()
 	for _, percpu := range []bool{false, true} {
@@ -443,13 +509,12 @@ func TestKernelDifferentialLRU(t *testing.T) {
 			if noCommon {
 				lists = "no_common_lru"
 			}
-			for _, size := range []int{4, 7, 33, 100, 127, 256, 300, 1000} {
+			for _, size := range sizes {
 				t.Run(fmt.Sprintf("%s/%s/size=%d", typ, lists, size), func(t *testing.T) {
 					// Subtests run on their own goroutines: pin this one.
 					unpin, err := kernel.PinCPU(0)
 					require.NoError(t, err)
 					defer unpin()
-
 					opts := htab.Options{MaxEntries: size, ZeroSeed: true, CPUs: ncpu, NoCommonLRU: noCommon}
 					km, err := kernel.New(mt, 8, 8, opts)
 					require.NoError(t, err)
@@ -465,97 +530,7 @@ func TestKernelDifferentialLRU(t *testing.T) {
 						r.g = lruDiffHash{m}
 					}
 					require.Equal(t, km.MaxEntries(), r.g.maxEntries(), "max_entries after NO_COMMON_LRU rounding")
-
-					rng := rand.New(rand.NewPCG(uint64(size), uint64(mt)<<1|map[bool]uint64{false: 0, true: 1}[noCommon]))
-					steps := lruDiffSteps(size)
-					checkEvery := max(1, min(200, size/5)) // every step for the smallest maps
-
-					r.run(rng, size, steps, checkEvery)
-					// The point is the LRU: the run must have evicted, often.
-					require.Greater(t, r.evictions, size/2, "keys evicted in %d steps", steps)
-					t.Logf("%d steps, %d keys evicted, %d keys at the end", steps, r.evictions, r.g.length())
-				})
-			}
-		}
-	}
-}
-
-// TestKernelDifferentialLRUFill replays the shapes of test_lru_map.c at the
-// kernel's own target_free: fills well past capacity with sequential keys,
-// with every other key referenced by a program lookup, then deletes a range
-// and fills again, comparing the contents after each phase.
-func TestKernelDifferentialLRUFill(t *testing.T) {
-	kernel.Require(t)
-	ncpu := kernel.PossibleCPUs()
-	for _, percpu := range []bool{false, true} {
-		typ, mt := "lru_hash", htab.LRUHash
-		if percpu {
-			typ, mt = "lru_percpu_hash", htab.LRUPerCPUHash
-		}
-		for _, noCommon := range []bool{false, true} {
-			lists := "common"
-			if noCommon {
-				lists = "no_common_lru"
-			}
-			for _, size := range []int{4, 7, 33, 127, 300, 1000} {
-				t.Run(fmt.Sprintf("%s/%s/size=%d", typ, lists, size), func(t *testing.T) {
-					unpin, err := kernel.PinCPU(0)
-					require.NoError(t, err)
-					defer unpin()
-					opts := htab.Options{MaxEntries: size, ZeroSeed: true, CPUs: ncpu, NoCommonLRU: noCommon}
-					km, err := kernel.New(mt, 8, 8, opts)
-					require.NoError(t, err)
-					defer km.Close()
-					r := &lruDiffRun{t: t, km: km, ncpu: 1}
-					if percpu {
-						m, err := NewLruPcpuK8V8(opts)
-						require.NoError(t, err)
-						r.g, r.ncpu = lruDiffPcpu{m}, ncpu
-					} else {
-						m, err := NewLruK8V8(opts)
-						require.NoError(t, err)
-						r.g = lruDiffHash{m}
-					}
-					val := make([]byte, 8*r.ncpu)
-					ins := func(k uint64) {
-						key := binary.LittleEndian.AppendUint64(nil, k)
-						binary.LittleEndian.PutUint64(val, k*7)
-						r.logf("insert %d", k)
-						r.sameErr(fmt.Sprintf("insert %d", k), r.km.Update(key, val, 1), r.g.update(key, val, 1))
-					}
-					ref := func(k uint64) {
-						key := binary.LittleEndian.AppendUint64(nil, k)
-						r.logf("prog lookup %d", k)
-						_, gerr := r.g.progLookup(key)
-						r.sameErr(fmt.Sprintf("prog lookup %d", k), r.km.ProgLookup(key), gerr)
-					}
-					n := uint64(size)
-					for k := uint64(1); k <= 2*n; k++ {
-						r.step++
-						ins(k)
-						if k%2 == 0 {
-							ref(k / 2)
-						}
-					}
-					r.checkContents()
-					for k := uint64(1); k <= 2*n; k++ {
-						r.step++
-						if k%3 == 0 {
-							ref(k)
-						}
-					}
-					for k := 2 * n; k > n; k-- {
-						r.step++
-						key := binary.LittleEndian.AppendUint64(nil, k)
-						r.logf("delete %d", k)
-						r.sameErr(fmt.Sprintf("delete %d", k), r.km.Delete(key), r.g.delete(key))
-					}
-					r.checkContents()
-					for k := 3 * n; k <= 5*n; k++ {
-						r.step++
-						ins(k)
-					}
-					r.checkContents()
+					body(t, r, size, mt, noCommon)
 				})
 			}
 		}
