@@ -66,6 +66,44 @@ func (c lruStressCfg) name() string {
 	return fmt.Sprintf("%s/cpus=%d/max=%d", lists, c.cpus, c.maxEntries)
 }
 
+// lruStressHandle is what the stress tests' program-side workers use of a
+// CPU handle of either LRU type.
+type lruStressHandle[K, V ~[8]byte] interface {
+	Update(K, V, htab.UpdateFlags) error
+	Lookup(K) (V, bool)
+	Delete(K) error
+}
+
+// lruStressProgram is program-side worker g: cfg.ops random updates (every
+// flag), lookups and deletes through handle h over overlapping keys, the
+// random stream its own (seeded g, stream); zeroOK accepts the zero value a
+// per-CPU slot has until its CPU writes it.
+func lruStressProgram[K, V ~[8]byte](t *testing.T, h lruStressHandle[K, V], g int, cfg lruStressCfg, stream uint64, zeroOK bool) {
+	cpu := g % cfg.cpus
+	r := rand.New(rand.NewPCG(uint64(g), stream))
+	for range cfg.ops {
+		kn := r.Uint64N(uint64(cfg.keys)) + 1
+		k := K(lruKey(kn))
+		switch op := r.IntN(10); {
+		case op < 4:
+			if err := h.Update(k, V(lruKey(lruStressVal(kn, g))), htab.UpdateFlags(r.IntN(3))); !lruStressErrOK(err) {
+				t.Errorf("cpu %d: Update(%d): %v", cpu, kn, err)
+				return
+			}
+		case op < 8:
+			if v, ok := h.Lookup(k); ok && !lruStressValOK(kn, lruU64(v), zeroOK) {
+				t.Errorf("cpu %d: Lookup(%d) = %#x", cpu, kn, lruU64(v))
+				return
+			}
+		default:
+			if err := h.Delete(k); err != nil && !errors.Is(err, htab.ErrKeyNotExist) {
+				t.Errorf("cpu %d: Delete(%d): %v", cpu, kn, err)
+				return
+			}
+		}
+	}
+}
+
 // TestLruK8V8StressRace: one goroutine per CPU handle (two on CPU 0) doing
 // program-side lookups, updates and deletes over overlapping keys, and a
 // userspace goroutine doing Update, Lookup, LookupAndDelete, All and NextKey;
@@ -77,32 +115,7 @@ func TestLruK8V8StressRace(t *testing.T) {
 			require.NoError(t, err)
 			var wg sync.WaitGroup
 			for g := range cfg.cpus + 1 {
-				cpu := g % cfg.cpus
-				h := m.CPU(cpu)
-				wg.Go(func() {
-					r := rand.New(rand.NewPCG(uint64(g), 1))
-					for range cfg.ops {
-						kn := r.Uint64N(uint64(cfg.keys)) + 1
-						k := lruKey(kn)
-						switch op := r.IntN(10); {
-						case op < 4:
-							if err := h.Update(k, lruKey(lruStressVal(kn, g)), htab.UpdateFlags(r.IntN(3))); !lruStressErrOK(err) {
-								t.Errorf("cpu %d: Update(%d): %v", cpu, kn, err)
-								return
-							}
-						case op < 8:
-							if v, ok := h.Lookup(k); ok && !lruStressValOK(kn, lruU64(v), false) {
-								t.Errorf("cpu %d: Lookup(%d) = %#x", cpu, kn, lruU64(v))
-								return
-							}
-						default:
-							if err := h.Delete(k); err != nil && !errors.Is(err, htab.ErrKeyNotExist) {
-								t.Errorf("cpu %d: Delete(%d): %v", cpu, kn, err)
-								return
-							}
-						}
-					}
-				})
+				wg.Go(func() { lruStressProgram(t, m.CPU(g%cfg.cpus), g, cfg, 1, false) })
 			}
 			wg.Go(func() {
 				r := rand.New(rand.NewPCG(99, 1))
@@ -188,32 +201,7 @@ func TestLruPcpuK8V8StressRace(t *testing.T) {
 			}
 			var wg sync.WaitGroup
 			for g := range cfg.cpus + 1 {
-				cpu := g % cfg.cpus
-				h := m.CPU(cpu)
-				wg.Go(func() {
-					r := rand.New(rand.NewPCG(uint64(g), 2))
-					for range cfg.ops {
-						kn := r.Uint64N(uint64(cfg.keys)) + 1
-						k := lruKey(kn)
-						switch op := r.IntN(10); {
-						case op < 4:
-							if err := h.Update(k, lruKey(lruStressVal(kn, g)), htab.UpdateFlags(r.IntN(3))); !lruStressErrOK(err) {
-								t.Errorf("cpu %d: Update(%d): %v", cpu, kn, err)
-								return
-							}
-						case op < 8:
-							if v, ok := h.Lookup(k); ok && !lruStressValOK(kn, lruU64(v), true) {
-								t.Errorf("cpu %d: Lookup(%d) = %#x", cpu, kn, lruU64(v))
-								return
-							}
-						default:
-							if err := h.Delete(k); err != nil && !errors.Is(err, htab.ErrKeyNotExist) {
-								t.Errorf("cpu %d: Delete(%d): %v", cpu, kn, err)
-								return
-							}
-						}
-					}
-				})
+				wg.Go(func() { lruStressProgram(t, m.CPU(g%cfg.cpus), g, cfg, 2, true) })
 			}
 			wg.Go(func() {
 				r := rand.New(rand.NewPCG(99, 2))
