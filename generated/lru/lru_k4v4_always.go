@@ -65,6 +65,7 @@ type lruK4V4AlwaysKeyWords [1]uint32
 
 // lruK4V4AlwaysElem is one element: 28 bytes, 4-byte aligned, no pointers. Lock-free
 // readers load every field with sync/atomic; writers store them under the bucket lock.
+// The node is htab.LRU's, which keeps it under its own locks.
 type lruK4V4AlwaysElem struct {
 	next uint32       // off 0, 4 B: index+1 of the next older element in the bucket; 0 ends the chain
 	key  [1]uint32    // off 4, 4 B: the 4 key bytes, little-endian words, zero-padded

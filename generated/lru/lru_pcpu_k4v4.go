@@ -72,6 +72,7 @@ type lruPcpuK4V4KeyWords [1]uint32
 
 // lruPcpuK4V4Elem is one element: 24 bytes, 4-byte aligned, no pointers. Lock-free
 // readers load every field with sync/atomic; writers store them under the bucket lock.
+// The node is htab.LRU's, which keeps it under its own locks.
 type lruPcpuK4V4Elem struct {
 	next uint32       // off 0, 4 B: index+1 of the next older element in the bucket; 0 ends the chain
 	key  [1]uint32    // off 4, 4 B: the 4 key bytes, little-endian words, zero-padded

@@ -72,6 +72,7 @@ type lruPcpuK8V8KeyWords [2]uint32
 
 // lruPcpuK8V8Elem is one element: 28 bytes, 4-byte aligned, no pointers. Lock-free
 // readers load every field with sync/atomic; writers store them under the bucket lock.
+// The node is htab.LRU's, which keeps it under its own locks.
 type lruPcpuK8V8Elem struct {
 	next uint32       // off 0, 4 B: index+1 of the next older element in the bucket; 0 ends the chain
 	key  [2]uint32    // off 4, 8 B: the 8 key bytes, little-endian words, zero-padded

@@ -64,6 +64,7 @@ type lruFatKeyWords [2]uint32
 
 // lruFatElem is one element: 56 bytes, 4-byte aligned, no pointers. Lock-free
 // readers load every field with sync/atomic; writers store them under the bucket lock.
+// The node is htab.LRU's, which keeps it under its own locks.
 type lruFatElem struct {
 	next uint32       // off 0, 4 B: index+1 of the next older element in the bucket; 0 ends the chain
 	hash uint32       // off 4, 4 B: the key's hash, compared before the key

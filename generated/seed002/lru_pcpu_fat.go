@@ -71,6 +71,7 @@ type lruPcpuFatKeyWords [2]uint32
 
 // lruPcpuFatElem is one element: 48 bytes, 4-byte aligned, no pointers. Lock-free
 // readers load every field with sync/atomic; writers store them under the bucket lock.
+// The node is htab.LRU's, which keeps it under its own locks.
 type lruPcpuFatElem struct {
 	next uint32       // off 0, 4 B: index+1 of the next older element in the bucket; 0 ends the chain
 	hash uint32       // off 4, 4 B: the key's hash, compared before the key
