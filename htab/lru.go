@@ -3,7 +3,6 @@ package htab
 import (
 	"fmt"
 	"math"
-	"sync"
 	"sync/atomic"
 	"unsafe"
 )
@@ -61,27 +60,27 @@ func lruMeta(cpu, typ uint32) uint32 { return cpu<<8 | typ }
 // lruList is struct bpf_lru_list: three lists, counts of the active and
 // inactive lists, the inactive-rotation cursor and the lock.
 type lruList struct {
-	mu     sync.Mutex
+	lock   listLock
 	heads  [lruNrListT]uint32 // sentinel index of each list, by type
 	counts [lruNrListCount]uint32
 	// nextInactiveRotation is where the next inactive rotation starts: a node
 	// on the inactive list or the inactive list's head.
 	nextInactiveRotation uint32
-	_                    [32]byte // keep the locks of neighbouring CPUs apart
+	_                    [64]byte // keep the locks of neighbouring CPUs apart
 }
 
 // lruLocal is struct bpf_lru_locallist: a common-LRU CPU's cache of free nodes
 // and its pending list (nodes handed out by Pop and not yet in the global
 // active/inactive order).
 type lruLocal struct {
-	mu      sync.Mutex
+	lock    listLock
 	free    uint32 // sentinel of the local free list
 	pending uint32 // sentinel of the local pending list
 	// nextSteal is the CPU the next steal starts at. The kernel reads and
 	// writes it without a lock (only its own CPU uses it); here several
 	// goroutines may share a CPU slot, hence atomic.
 	nextSteal atomic.Uint32
-	_         [44]byte // keep the locks of neighbouring CPUs apart
+	_         [64]byte // keep the locks of neighbouring CPUs apart
 }
 
 // LRU is the kernel's bpf_lru (kernel/bpf/bpf_lru_list.c), the engine behind
@@ -233,7 +232,9 @@ func newLRU(base unsafe.Pointer, stride uintptr, nodes, cpus int, perCPU bool, e
 		l.nrScans = lruPercpuNrScans
 		l.lists = make([]lruList, cpus)
 		for c := range l.lists {
-			initList(&l.lists[c])
+			ll := &l.lists[c]
+			initList(ll)
+			ll.lock.apply = func(x uint32) { l.move(ll, x, lruFree) } // bpf_percpu_lru_push_free
 		}
 		pcpu := uint32(nodes / cpus)
 		i := uint32(0)
@@ -254,9 +255,11 @@ func newLRU(base unsafe.Pointer, stride uintptr, nodes, cpus int, perCPU bool, e
 		// bpf_lru_init + bpf_common_lru_populate
 		l.nrScans = lruLocalNrScans
 		initList(&l.global)
+		l.global.lock.apply = l.globalPushFree
 		l.local = make([]lruLocal, cpus)
 		for c := range l.local {
 			loc := &l.local[c]
+			loc.lock.apply = func(x uint32) { l.localPushFree(loc, x) }
 			loc.free = head()
 			loc.pending = head()
 			loc.nextSteal.Store(uint32(c))
@@ -443,7 +446,7 @@ func (l *LRU) move(ll *lruList, x, tgt uint32) {
 	l.listMove(x, ll.heads[tgt])
 }
 
-// ---- bpf_lru_list operations (ll.mu held) ----
+// ---- bpf_lru_list operations (ll locked) ----
 
 // rotateActive is __bpf_lru_list_rotate_active.
 func (l *LRU) rotateActive(ll *lruList) {
@@ -552,7 +555,7 @@ func (l *LRU) shrink(ll *lruList, tgtNShrink, freeList, tgtFreeType uint32) uint
 
 // ---- common LRU ----
 
-// localFlush is __local_list_flush (loc.mu and l.global.mu held).
+// localFlush is __local_list_flush (loc and the global lists locked).
 func (l *LRU) localFlush(loc *lruLocal) {
 	pending := loc.pending
 	for x := l.node(pending).prev; x != pending; {
@@ -566,10 +569,10 @@ func (l *LRU) localFlush(loc *lruLocal) {
 	}
 }
 
-// popFreeToLocal is bpf_lru_list_pop_free_to_local (loc.mu held).
+// popFreeToLocal is bpf_lru_list_pop_free_to_local (loc locked).
 func (l *LRU) popFreeToLocal(loc *lruLocal) {
 	g := &l.global
-	g.mu.Lock()
+	g.lock.lock()
 	l.localFlush(loc)
 	l.rotate(g)
 	nfree := uint32(0)
@@ -586,17 +589,17 @@ func (l *LRU) popFreeToLocal(loc *lruLocal) {
 	if nfree < l.targetFree {
 		l.shrink(g, l.targetFree-nfree, loc.free, lruLocalFree)
 	}
-	g.mu.Unlock()
+	g.lock.unlock()
 }
 
-// localAddPending is __local_list_add_pending (loc.mu held).
+// localAddPending is __local_list_add_pending (loc locked).
 func (l *LRU) localAddPending(loc *lruLocal, cpu, x uint32) {
 	l.node(x).meta.Store(lruMeta(cpu, lruLocalPending))
 	l.clearRef(x)
 	l.listAdd(x, loc.pending)
 }
 
-// localPopFree is __local_list_pop_free (loc.mu held). The node keeps its
+// localPopFree is __local_list_pop_free (loc locked). The node keeps its
 // LOCAL_FREE type until localAddPending.
 func (l *LRU) localPopFree(loc *lruLocal) (uint32, bool) {
 	x := l.node(loc.free).next
@@ -607,7 +610,7 @@ func (l *LRU) localPopFree(loc *lruLocal) (uint32, bool) {
 	return x, true
 }
 
-// localPopPending is __local_list_pop_pending (loc.mu held): from the tail
+// localPopPending is __local_list_pop_pending (loc locked): from the tail
 // (oldest), the first unreferenced node whose element can be evicted; failing
 // that, a second pass ignoring the ref bits.
 func (l *LRU) localPopPending(loc *lruLocal) (uint32, bool) {
@@ -626,7 +629,7 @@ func (l *LRU) localPopPending(loc *lruLocal) (uint32, bool) {
 // commonPopFree is bpf_common_lru_pop_free.
 func (l *LRU) commonPopFree(cpu uint32) (uint32, bool) {
 	loc := &l.local[cpu]
-	loc.mu.Lock()
+	loc.lock.lock()
 	x, ok := l.localPopFree(loc)
 	if !ok {
 		l.popFreeToLocal(loc)
@@ -635,7 +638,7 @@ func (l *LRU) commonPopFree(cpu uint32) (uint32, bool) {
 	if ok {
 		l.localAddPending(loc, cpu, x)
 	}
-	loc.mu.Unlock()
+	loc.lock.unlock()
 	if ok {
 		return x, true
 	}
@@ -647,12 +650,12 @@ func (l *LRU) commonPopFree(cpu uint32) (uint32, bool) {
 	steal := first
 	for {
 		sl := &l.local[steal]
-		sl.mu.Lock()
+		sl.lock.lock()
 		x, ok = l.localPopFree(sl)
 		if !ok {
 			x, ok = l.localPopPending(sl)
 		}
-		sl.mu.Unlock()
+		sl.lock.unlock()
 		steal++ // get_next_cpu: all CPU slots are possible CPUs
 		if steal == l.cpus {
 			steal = 0
@@ -663,14 +666,16 @@ func (l *LRU) commonPopFree(cpu uint32) (uint32, bool) {
 	}
 	loc.nextSteal.Store(steal)
 	if ok {
-		loc.mu.Lock()
+		loc.lock.lock()
 		l.localAddPending(loc, cpu, x)
-		loc.mu.Unlock()
+		loc.lock.unlock()
 	}
 	return x, ok
 }
 
-// commonPushFree is bpf_common_lru_push_free.
+// commonPushFree is bpf_common_lru_push_free. Neither path waits for a lock
+// (listLock.push): a free that finds its lists locked is applied by the
+// holder.
 func (l *LRU) commonPushFree(x uint32) {
 	// READ_ONCE(node->type), without a lock.
 	t := l.nodeType(x)
@@ -679,26 +684,32 @@ func (l *LRU) commonPushFree(x uint32) {
 	}
 	if t == lruLocalPending {
 		loc := &l.local[l.nodeCPU(x)]
-		loc.mu.Lock()
-		// The pending list's CPU may have flushed the node into the global
-		// lists in the meantime.
-		if l.nodeType(x) == lruLocalPending {
-			l.setType(x, lruLocalFree)
-			l.clearRef(x)
-			l.listMove(x, loc.free)
-			loc.mu.Unlock()
-			return
-		}
-		loc.mu.Unlock()
+		loc.lock.push(x) // localPushFree
+		return
 	}
-	// bpf_lru_list_push_free
+	l.global.lock.push(x) // globalPushFree
+}
+
+// localPushFree is the pending-node half of bpf_common_lru_push_free
+// (loc locked).
+func (l *LRU) localPushFree(loc *lruLocal, x uint32) {
+	// The pending list's CPU may have flushed the node into the global
+	// lists in the meantime.
+	if l.nodeType(x) != lruLocalPending {
+		l.global.lock.push(x)
+		return
+	}
+	l.setType(x, lruLocalFree)
+	l.clearRef(x)
+	l.listMove(x, loc.free)
+}
+
+// globalPushFree is bpf_lru_list_push_free (the global lists locked).
+func (l *LRU) globalPushFree(x uint32) {
 	if lruIsLocalType(l.nodeType(x)) { // WARN_ON_ONCE
 		return
 	}
-	g := &l.global
-	g.mu.Lock()
-	l.move(g, x, lruFree)
-	g.mu.Unlock()
+	l.move(&l.global, x, lruFree)
 }
 
 // ---- per-CPU LRU ----
@@ -706,8 +717,8 @@ func (l *LRU) commonPushFree(x uint32) {
 // percpuPopFree is bpf_percpu_lru_pop_free.
 func (l *LRU) percpuPopFree(cpu uint32) (uint32, bool) {
 	ll := &l.lists[cpu]
-	ll.mu.Lock()
-	defer ll.mu.Unlock()
+	ll.lock.lock()
+	defer ll.lock.unlock()
 	l.rotate(ll)
 	free := ll.heads[lruFree]
 	if l.listEmpty(free) {
@@ -722,10 +733,8 @@ func (l *LRU) percpuPopFree(cpu uint32) (uint32, bool) {
 	return x, true
 }
 
-// percpuPushFree is bpf_percpu_lru_push_free.
+// percpuPushFree is bpf_percpu_lru_push_free, without waiting for the lock
+// (listLock.push; the lists' apply moves the node to their free list).
 func (l *LRU) percpuPushFree(x uint32) {
-	ll := &l.lists[l.nodeCPU(x)]
-	ll.mu.Lock()
-	l.move(ll, x, lruFree)
-	ll.mu.Unlock()
+	l.lists[l.nodeCPU(x)].lock.push(x)
 }

@@ -205,26 +205,26 @@ type lruStats struct {
 }
 
 // lockAll takes every lock of l in an order compatible with the engine's
-// (local before global).
+// (local before global), with the queued frees applied.
 func (l *LRU) lockAll() func() {
 	if l.perCPU {
 		for i := range l.lists {
-			l.lists[i].mu.Lock()
+			l.lists[i].lock.lock()
 		}
 		return func() {
 			for i := range l.lists {
-				l.lists[i].mu.Unlock()
+				l.lists[i].lock.unlock()
 			}
 		}
 	}
 	for i := range l.local {
-		l.local[i].mu.Lock()
+		l.local[i].lock.lock()
 	}
-	l.global.mu.Lock()
+	l.global.lock.lock()
 	return func() {
-		l.global.mu.Unlock()
+		l.global.lock.unlock()
 		for i := range l.local {
-			l.local[i].mu.Unlock()
+			l.local[i].lock.unlock()
 		}
 	}
 }
