@@ -30,6 +30,7 @@ type listLock struct {
 	qmu    sync.Mutex    // guards queue
 	queued atomic.Uint32 // len(queue), read without qmu
 	queue  []uint32      // nodes freed while mu was held, oldest first
+	spare  []uint32      // the array the queue had before the last drain (mu held)
 	// apply frees one node; it runs with mu held.
 	apply func(node uint32)
 }
@@ -74,21 +75,18 @@ func (k *listLock) push(node uint32) {
 	}
 }
 
-// drain applies the queued frees, oldest first (mu held).
+// drain applies the queued frees, oldest first (mu held). The queue and
+// spare swap arrays, so that a steady stream of frees allocates nothing.
 func (k *listLock) drain() {
 	for k.queued.Load() != 0 {
 		k.qmu.Lock()
 		q := k.queue
-		k.queue = nil
+		k.queue = k.spare[:0]
 		k.queued.Store(0)
 		k.qmu.Unlock()
 		for _, x := range q {
 			k.apply(x)
 		}
-		k.qmu.Lock()
-		if k.queue == nil {
-			k.queue = q[:0] // keep the array for the next frees
-		}
-		k.qmu.Unlock()
+		k.spare = q
 	}
 }
