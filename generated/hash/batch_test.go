@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/htabgen/htabgen/htab"
+	"github.com/htabgen/htabgen/internal/batchdiff"
 	"github.com/htabgen/htabgen/internal/kernel"
 )
 
@@ -354,171 +355,28 @@ func TestBatchEdges(t *testing.T) {
 }
 
 // TestBatchKernelDifferential compares every batch call with the kernel's
-// BPF_MAP_TYPE_HASH (4-byte keys and values, ZeroSeed) after random fills:
-// walks with every buffer size 1..16 must return the same keys and values in
-// each call, in the same order, leave the cursor on the same bucket and end
-// with the same error; the same for lookup-and-delete walks, which must also
-// leave both maps with the same contents. UpdateBatch and DeleteBatch must
-// fail at the same element with the same error.
+// BPF_MAP_TYPE_HASH (4-byte keys and values, ZeroSeed) after random fills
+// up to a full map, in both layouts and every -batch-lock mode: walks with
+// every buffer size must return the same keys and values in each call, in
+// the same order, leave the cursor on the same bucket and end with the same
+// error; lookup-and-delete walks must also leave the same contents, and
+// UpdateBatch and DeleteBatch fail at the same element with the same error
+// (batchdiff.Differential).
 func TestBatchKernelDifferential(t *testing.T) {
 	kernel.Require(t)
 	forEachBatchMap(t, func(t *testing.T, newMap func(htab.Options) (batchMap[[4]byte, [4]byte], error)) {
 		for _, max := range []int{1, 2, 7, 10, 33, 256, 1000} {
 			t.Run(fmt.Sprintf("max=%d", max), func(t *testing.T) {
-				batchDifferential(t, newMap, max)
+				opts := htab.Options{MaxEntries: max, ZeroSeed: true, CPUs: 1}
+				km, err := kernel.New(htab.Hash, 4, 4, opts)
+				require.NoError(t, err)
+				defer km.Close()
+				m, err := newMap(opts)
+				require.NoError(t, err)
+				batchdiff.Differential(t, batchdiff.Kernel(km, 1), batchdiff.Plain(m), max, 3)
 			})
 		}
 	})
-}
-
-func batchDifferential(t *testing.T, newMap func(htab.Options) (batchMap[[4]byte, [4]byte], error), max int) {
-	opts := htab.Options{MaxEntries: max, ZeroSeed: true, CPUs: 1}
-	km, err := kernel.New(htab.Hash, 4, 4, opts)
-	require.NoError(t, err)
-	defer km.Close()
-	m, err := newMap(opts)
-	require.NoError(t, err)
-	rng := rand.New(rand.NewPCG(uint64(max), 3))
-	keySpace := 3*max + 3
-	randKey := func() [4]byte { return u32k(uint32(rng.IntN(keySpace))) }
-
-	// fill makes both maps hold about want keys, by random updates and
-	// deletes (single and batched), comparing every result.
-	fill := func(want int) {
-		for step := 0; m.Len() < want || step < want; step++ {
-			switch rng.IntN(6) {
-			case 0, 1, 2:
-				k, v := randKey(), u32k(rng.Uint32())
-				kernel.RequireSameErr(t, km.Update(k[:], v[:], 0), m.Update(k, v, htab.UpdateAny), "Update")
-			case 3:
-				if m.Len() > want {
-					k := randKey()
-					kernel.RequireSameErr(t, km.Delete(k[:]), m.Delete(k), "Delete")
-				}
-			case 4: // a batch, which may hit ErrFull mid-way
-				ks, vs := make([][4]byte, 1+rng.IntN(8)), make([][4]byte, 0)
-				var kks, kvs [][]byte
-				for i := range ks {
-					ks[i] = randKey()
-					vs = append(vs, u32k(rng.Uint32()))
-					kks, kvs = append(kks, ks[i][:]), append(kvs, vs[i][:])
-				}
-				flags := uint64(0) // now and then invalid flags: EINVAL from the kernel
-				if rng.IntN(8) == 0 {
-					flags = uint64(1 + rng.IntN(4))
-				}
-				wn, werr := km.UpdateBatch(kks, kvs, flags)
-				gn, gerr := m.UpdateBatch(ks, vs, htab.UpdateFlags(flags))
-				kernel.RequireSameErr(t, werr, gerr, "UpdateBatch(%x, flags %d)", ks, flags)
-				require.Equal(t, wn, gn, "UpdateBatch(%x): count", ks)
-			case 5: // a delete batch, which may stop at a missing key
-				if m.Len() > want {
-					ks := make([][4]byte, 1+rng.IntN(4))
-					var kks [][]byte
-					for i := range ks {
-						ks[i] = randKey()
-						kks = append(kks, ks[i][:])
-					}
-					wn, werr := km.DeleteBatch(kks)
-					gn, gerr := m.DeleteBatch(ks)
-					kernel.RequireSameErr(t, werr, gerr, "DeleteBatch(%x)", ks)
-					require.Equal(t, wn, gn, "DeleteBatch(%x): count", ks)
-				}
-			}
-			if step > 20*max+100 {
-				break // the key space cannot reach want (a full map)
-			}
-		}
-	}
-
-	// walk runs one whole walk with buffers of size buf on both maps and
-	// compares every call.
-	walk := func(buf int, del bool) {
-		t.Helper()
-		var kc uint32
-		c := new(htab.Cursor)
-		keys, vals := make([][4]byte, buf), make([][4]byte, buf)
-		for call := 0; ; call++ {
-			require.Less(t, call, 4*max+10, "walk does not end")
-			var kb kernel.Batch
-			var werr, gerr error
-			var n int
-			cur := &kc
-			if call == 0 {
-				cur = nil
-			}
-			if del {
-				kb, werr = km.LookupAndDeleteBatch(cur, buf)
-				n, gerr = m.LookupAndDeleteBatch(c, keys, vals)
-			} else {
-				kb, werr = km.LookupBatch(cur, buf)
-				n, gerr = m.LookupBatch(c, keys, vals)
-			}
-			what := fmt.Sprintf("buf %d, del %v, call %d", buf, del, call)
-			kernel.RequireSameErr(t, werr, gerr, "%s", what)
-			require.Equal(t, len(kb.Keys), n, "%s: count", what)
-			for i := range n {
-				require.Equal(t, kb.Keys[i], keys[i][:], "%s: key %d", what, i)
-				require.Equal(t, kb.Values[i], vals[i][:], "%s: value %d", what, i)
-			}
-			if errors.Is(werr, htab.ErrNoSpace) {
-				// Both stop on the bucket that did not fit; a bigger buffer
-				// takes it (the kernel's users retry so).
-				require.Equal(t, kb.Next, c.Bucket(), "%s: cursor", what)
-				kc = kb.Next
-				buf *= 2
-				keys, vals = make([][4]byte, buf), make([][4]byte, buf)
-				continue
-			}
-			require.Equal(t, kb.Next, c.Bucket(), "%s: cursor", what)
-			kc = kb.Next
-			if werr != nil {
-				require.True(t, c.Done())
-				return
-			}
-		}
-	}
-
-	for _, size := range []int{0, 1, max / 4, max / 2, max - 1, max} {
-		fill(size)
-		for buf := 1; buf <= 16; buf++ {
-			walk(buf, false)
-		}
-		requireSameContents(t, km, m)
-		walk(1+rng.IntN(16), true)
-		require.Zero(t, m.Len(), "lookup-and-delete walk leaves an empty map")
-		requireSameContents(t, km, m)
-		// A partial lookup-and-delete walk (one call) leaves the same rest.
-		fill(size)
-		buf := 1 + rng.IntN(16)
-		kb, werr := km.LookupAndDeleteBatch(nil, buf)
-		gk, gv := make([][4]byte, buf), make([][4]byte, buf)
-		n, gerr := m.LookupAndDeleteBatch(nil, gk, gv)
-		kernel.RequireSameErr(t, werr, gerr, "one lookup-and-delete call")
-		require.Equal(t, len(kb.Keys), n)
-		requireSameContents(t, km, m)
-		// Empty both for the next size.
-		for k := range m.All() {
-			require.NoError(t, km.Delete(k[:]))
-			require.NoError(t, m.Delete(k))
-		}
-	}
-}
-
-// requireSameContents requires the same keys in the same NextKey order, with
-// the same values.
-func requireSameContents(t *testing.T, km *kernel.Map, m batchMap[[4]byte, [4]byte]) {
-	t.Helper()
-	var want, got [][]byte
-	for k, err := km.NextKey(nil); err == nil; k, err = km.NextKey(k) {
-		v, err := km.Lookup(k)
-		require.NoError(t, err)
-		want = append(want, append(k, v...))
-	}
-	for k, v := range m.All() {
-		got = append(got, append(k[:], v[:]...))
-	}
-	require.Equal(t, want, got)
 }
 
 // TestBatchLookupAndDeleteRace races lookup-and-delete walks (two drainers,

@@ -4,9 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"iter"
 	"math/rand/v2"
-	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -14,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/htabgen/htabgen/htab"
+	"github.com/htabgen/htabgen/internal/batchdiff"
 	"github.com/htabgen/htabgen/internal/kernel"
 )
 
@@ -21,250 +20,53 @@ import (
 // BPF_MAP_TYPE_LRU_PERCPU_HASH, on the k4v4 maps of gen_batch.go. Helpers
 // carry the prefix lbo so as not to collide with the package's other tests.
 //
-// Every test body runs against an lboDriver: byte-level keys and values (a
-// per-CPU value is the CPUs' values concatenated, the kernel harness's
+// Every test body runs against a batchdiff.Map: byte-level keys and values
+// (a per-CPU value is the CPUs' values concatenated, the kernel harness's
 // layout), implemented by the generated maps and by the kernel's maps, so
 // that the same sequence can run on both and be compared call by call.
-
-type lboDriver interface {
-	slots() int // values per key: 1, or the CPUs of a per-CPU map
-	update(k, v []byte) error
-	lookupBatch(cursor *uint32, count int, del bool) (keys, vals [][]byte, next uint32, err error)
-	updateBatch(keys, vals [][]byte) (int, error)
-	deleteBatch(keys [][]byte) (int, error)
-	firstKey() error     // NextKey(nil)'s error
-	contents() [][]byte  // key||value, in NextKey order
-	length() (int, bool) // Len(), false if the driver cannot tell
-}
-
-// lboKernel drives a kernel map; run it on a goroutine pinned to CPU 0.
-type lboKernel struct {
-	km    *kernel.Map
-	nslot int
-}
-
-func (d lboKernel) slots() int               { return d.nslot }
-func (d lboKernel) update(k, v []byte) error { return d.km.Update(k, v, 0) }
-func (d lboKernel) lookupBatch(cursor *uint32, count int, del bool) ([][]byte, [][]byte, uint32, error) {
-	var b kernel.Batch
-	var err error
-	if del {
-		b, err = d.km.LookupAndDeleteBatch(cursor, count)
-	} else {
-		b, err = d.km.LookupBatch(cursor, count)
-	}
-	return lboNil(b.Keys), lboNil(b.Values), b.Next, err
-}
-
-// lboNil makes an empty result nil, whichever driver returned it.
-func lboNil(s [][]byte) [][]byte {
-	if len(s) == 0 {
-		return nil
-	}
-	return s
-}
-func (d lboKernel) updateBatch(keys, vals [][]byte) (int, error) {
-	return d.km.UpdateBatch(keys, vals, 0)
-}
-func (d lboKernel) deleteBatch(keys [][]byte) (int, error) { return d.km.DeleteBatch(keys) }
-func (d lboKernel) firstKey() error {
-	_, err := d.km.NextKey(nil)
-	return err
-}
-func (d lboKernel) contents() [][]byte {
-	var r [][]byte
-	for k, err := d.km.NextKey(nil); err == nil; k, err = d.km.NextKey(k) {
-		v, err := d.km.Lookup(k)
-		if err != nil {
-			continue // evicted meanwhile: cannot happen on one goroutine
-		}
-		r = append(r, append(slices.Clone(k), v...))
-	}
-	return r
-}
-func (d lboKernel) length() (int, bool) { return 0, false }
 
 // lboGenCPU is the program side of a generated k4v4 LRU map, as on one CPU.
 type lboGenCPU[K ~[4]byte, V ~[4]byte] interface {
 	Update(K, V, htab.UpdateFlags) error
 }
 
-// lboGen is what the tests need of a generated k4v4 LRU map (LruK4V4*).
-type lboGen[K ~[4]byte, V ~[4]byte, C lboGenCPU[K, V]] interface {
+// lboMap is a generated map driven through batchdiff, plus what the race
+// test needs beyond it: an insert (UpdateNoExist) through CPU(cpu), whose
+// v is that CPU's value (a per-CPU map zeroes the others).
+type lboMap struct {
+	batchdiff.Map
+	cpuInsert func(cpu int, k, v []byte) error
+}
+
+// lboPlain and lboPerCPU make a constructor of lboMaps of the generated
+// LRU_HASH and LRU_PERCPU_HASH maps.
+func lboPlain[K ~[4]byte, V ~[4]byte, C lboGenCPU[K, V], M interface {
+	batchdiff.PlainMap[K, V]
 	CPU(int) C
-	Len() int
-	Update(K, V, htab.UpdateFlags) error
-	NextKey(*K) (K, error)
-	All() iter.Seq2[K, V]
-	LookupBatch(*htab.Cursor, []K, []V) (int, error)
-	LookupAndDeleteBatch(*htab.Cursor, []K, []V) (int, error)
-	UpdateBatch([]K, []V, htab.UpdateFlags) (int, error)
-	DeleteBatch([]K) (int, error)
-}
-
-// lboGenPcpu is what the tests need of a generated k4v4 LRU per-CPU map.
-type lboGenPcpu[K ~[4]byte, V ~[4]byte, C lboGenCPU[K, V]] interface {
-	CPU(int) C
-	Len() int
-	CPUs() int
-	Update(K, []V, htab.UpdateFlags) error
-	NextKey(*K) (K, error)
-	All() iter.Seq2[K, []V]
-	LookupBatch(*htab.Cursor, []K, []V) (int, error)
-	LookupAndDeleteBatch(*htab.Cursor, []K, []V) (int, error)
-	UpdateBatch([]K, []V, htab.UpdateFlags) (int, error)
-	DeleteBatch([]K) (int, error)
-}
-
-func lboKey[K ~[4]byte](b []byte) K { return K([4]byte(b)) }
-
-// lboVals splits a byte-level value into the generated map's values.
-func lboVals[V ~[4]byte](b []byte) []V {
-	r := make([]V, len(b)/4)
-	for i := range r {
-		r[i] = V([4]byte(b[4*i:]))
-	}
-	return r
-}
-
-func lboBytes[V ~[4]byte](vs []V) []byte {
-	var r []byte
-	for _, v := range vs {
-		r = append(r, v[:]...)
-	}
-	return r
-}
-
-// lboCursor starts a generated walk where the kernel's would: nil is the
-// start, else the bucket *cursor.
-func lboCursor(cursor *uint32) *htab.Cursor {
-	c := new(htab.Cursor)
-	if cursor != nil {
-		c.Advance(*cursor, false)
-	}
-	return c
-}
-
-type lboHash[K ~[4]byte, V ~[4]byte, C lboGenCPU[K, V], M lboGen[K, V, C]] struct{ m M }
-
-func (d lboHash[K, V, C, M]) slots() int { return 1 }
-func (d lboHash[K, V, C, M]) update(k, v []byte) error {
-	return d.m.Update(lboKey[K](k), V([4]byte(v)), htab.UpdateAny)
-}
-func (d lboHash[K, V, C, M]) lookupBatch(cursor *uint32, count int, del bool) ([][]byte, [][]byte, uint32, error) {
-	c := lboCursor(cursor)
-	ks, vs := make([]K, count), make([]V, count)
-	var n int
-	var err error
-	if del {
-		n, err = d.m.LookupAndDeleteBatch(c, ks, vs)
-	} else {
-		n, err = d.m.LookupBatch(c, ks, vs)
-	}
-	keys, vals := make([][]byte, n), make([][]byte, n)
-	for i := range n {
-		keys[i], vals[i] = slices.Clone(ks[i][:]), slices.Clone(vs[i][:])
-	}
-	return lboNil(keys), lboNil(vals), c.Bucket(), err
-}
-func (d lboHash[K, V, C, M]) updateBatch(keys, vals [][]byte) (int, error) {
-	ks, vs := make([]K, len(keys)), make([]V, len(vals))
-	for i := range keys {
-		ks[i], vs[i] = lboKey[K](keys[i]), V([4]byte(vals[i]))
-	}
-	return d.m.UpdateBatch(ks, vs, htab.UpdateAny)
-}
-func (d lboHash[K, V, C, M]) deleteBatch(keys [][]byte) (int, error) {
-	ks := make([]K, len(keys))
-	for i := range keys {
-		ks[i] = lboKey[K](keys[i])
-	}
-	return d.m.DeleteBatch(ks)
-}
-func (d lboHash[K, V, C, M]) firstKey() error {
-	_, err := d.m.NextKey(nil)
-	return err
-}
-func (d lboHash[K, V, C, M]) contents() [][]byte {
-	var r [][]byte
-	for k, v := range d.m.All() {
-		r = append(r, append(slices.Clone(k[:]), v[:]...))
-	}
-	return r
-}
-func (d lboHash[K, V, C, M]) length() (int, bool) { return d.m.Len(), true }
-func (d lboHash[K, V, C, M]) insert(k, v []byte) error {
-	return d.m.Update(lboKey[K](k), V([4]byte(v)), htab.UpdateNoExist)
-}
-func (d lboHash[K, V, C, M]) cpuInsert(cpu int, k, v []byte) error {
-	return d.m.CPU(cpu).Update(lboKey[K](k), V([4]byte(v)), htab.UpdateNoExist)
-}
-
-type lboPcpu[K ~[4]byte, V ~[4]byte, C lboGenCPU[K, V], M lboGenPcpu[K, V, C]] struct{ m M }
-
-func (d lboPcpu[K, V, C, M]) slots() int { return d.m.CPUs() }
-func (d lboPcpu[K, V, C, M]) update(k, v []byte) error {
-	return d.m.Update(lboKey[K](k), lboVals[V](v), htab.UpdateAny)
-}
-func (d lboPcpu[K, V, C, M]) lookupBatch(cursor *uint32, count int, del bool) ([][]byte, [][]byte, uint32, error) {
-	c := lboCursor(cursor)
-	ncpu := d.m.CPUs()
-	ks, vs := make([]K, count), make([]V, count*ncpu)
-	var n int
-	var err error
-	if del {
-		n, err = d.m.LookupAndDeleteBatch(c, ks, vs)
-	} else {
-		n, err = d.m.LookupBatch(c, ks, vs)
-	}
-	keys, vals := make([][]byte, n), make([][]byte, n)
-	for i := range n {
-		keys[i], vals[i] = slices.Clone(ks[i][:]), lboBytes(vs[i*ncpu:(i+1)*ncpu])
-	}
-	return lboNil(keys), lboNil(vals), c.Bucket(), err
-}
-func (d lboPcpu[K, V, C, M]) updateBatch(keys, vals [][]byte) (int, error) {
-	ks := make([]K, len(keys))
-	var vs []V
-	for i := range keys {
-		ks[i] = lboKey[K](keys[i])
-		vs = append(vs, lboVals[V](vals[i])...)
-	}
-	return d.m.UpdateBatch(ks, vs, htab.UpdateAny)
-}
-func (d lboPcpu[K, V, C, M]) deleteBatch(keys [][]byte) (int, error) {
-	ks := make([]K, len(keys))
-	for i := range keys {
-		ks[i] = lboKey[K](keys[i])
-	}
-	return d.m.DeleteBatch(ks)
-}
-func (d lboPcpu[K, V, C, M]) firstKey() error {
-	_, err := d.m.NextKey(nil)
-	return err
-}
-func (d lboPcpu[K, V, C, M]) contents() [][]byte {
-	var r [][]byte
-	for k, vs := range d.m.All() {
-		r = append(r, append(slices.Clone(k[:]), lboBytes(vs)...))
-	}
-	return r
-}
-func (d lboPcpu[K, V, C, M]) length() (int, bool) { return d.m.Len(), true }
-func (d lboPcpu[K, V, C, M]) insert(k, v []byte) error {
-	return d.m.Update(lboKey[K](k), lboVals[V](v), htab.UpdateNoExist)
-}
-func (d lboPcpu[K, V, C, M]) cpuInsert(cpu int, k, v []byte) error {
-	return d.m.CPU(cpu).Update(lboKey[K](k), V([4]byte(v)), htab.UpdateNoExist)
-}
-
-func lboWrap[M any, D lboDriver](newMap func(htab.Options) (M, error), wrap func(M) D) func(htab.Options) (lboDriver, error) {
-	return func(o htab.Options) (lboDriver, error) {
+}](newMap func(htab.Options) (M, error)) func(htab.Options) (lboMap, error) {
+	return func(o htab.Options) (lboMap, error) {
 		m, err := newMap(o)
 		if err != nil {
-			return nil, err
+			return lboMap{}, err
 		}
-		return wrap(m), nil
+		return lboMap{batchdiff.Plain(m), func(cpu int, k, v []byte) error {
+			return m.CPU(cpu).Update(K(k), V(v), htab.UpdateNoExist)
+		}}, nil
+	}
+}
+
+func lboPerCPU[K ~[4]byte, V ~[4]byte, C lboGenCPU[K, V], M interface {
+	batchdiff.PerCPUMap[K, V]
+	CPU(int) C
+}](newMap func(htab.Options) (M, error)) func(htab.Options) (lboMap, error) {
+	return func(o htab.Options) (lboMap, error) {
+		m, err := newMap(o)
+		if err != nil {
+			return lboMap{}, err
+		}
+		return lboMap{batchdiff.PerCPU(m), func(cpu int, k, v []byte) error {
+			return m.CPU(cpu).Update(K(k), V(v), htab.UpdateNoExist)
+		}}, nil
 	}
 }
 
@@ -272,41 +74,22 @@ func lboWrap[M any, D lboDriver](newMap func(htab.Options) (M, error), wrap func
 type lboMapKind struct {
 	name   string
 	typ    htab.MapType
-	newMap func(htab.Options) (lboDriver, error)
+	newMap func(htab.Options) (lboMap, error)
 }
 
 var lboKinds = []lboMapKind{
-	{"lru/lock=nonempty", htab.LRUHash, lboWrap(NewLruK4V4, func(m *LruK4V4) lboDriver { return lboHash[LruK4V4Key, LruK4V4Value, *LruK4V4CPU, *LruK4V4]{m} })},
-	{"lru/lock=always", htab.LRUHash, lboWrap(NewLruK4V4Always, func(m *LruK4V4Always) lboDriver {
-		return lboHash[LruK4V4AlwaysKey, LruK4V4AlwaysValue, *LruK4V4AlwaysCPU, *LruK4V4Always]{m}
-	})},
-	{"lru/lock=sparse", htab.LRUHash, lboWrap(NewLruK4V4Sparse, func(m *LruK4V4Sparse) lboDriver {
-		return lboHash[LruK4V4SparseKey, LruK4V4SparseValue, *LruK4V4SparseCPU, *LruK4V4Sparse]{m}
-	})},
-	{"lru_pcpu/lock=nonempty", htab.LRUPerCPUHash, lboWrap(NewLruPcpuK4V4, func(m *LruPcpuK4V4) lboDriver {
-		return lboPcpu[LruPcpuK4V4Key, LruPcpuK4V4Value, *LruPcpuK4V4CPU, *LruPcpuK4V4]{m}
-	})},
-	{"lru_pcpu/lock=always", htab.LRUPerCPUHash, lboWrap(NewLruPcpuK4V4Always, func(m *LruPcpuK4V4Always) lboDriver {
-		return lboPcpu[LruPcpuK4V4AlwaysKey, LruPcpuK4V4AlwaysValue, *LruPcpuK4V4AlwaysCPU, *LruPcpuK4V4Always]{m}
-	})},
-	{"lru_pcpu/lock=sparse", htab.LRUPerCPUHash, lboWrap(NewLruPcpuK4V4Sparse, func(m *LruPcpuK4V4Sparse) lboDriver {
-		return lboPcpu[LruPcpuK4V4SparseKey, LruPcpuK4V4SparseValue, *LruPcpuK4V4SparseCPU, *LruPcpuK4V4Sparse]{m}
-	})},
+	{"lru/lock=nonempty", htab.LRUHash, lboPlain[LruK4V4Key, LruK4V4Value, *LruK4V4CPU](NewLruK4V4)},
+	{"lru/lock=always", htab.LRUHash, lboPlain[LruK4V4AlwaysKey, LruK4V4AlwaysValue, *LruK4V4AlwaysCPU](NewLruK4V4Always)},
+	{"lru/lock=sparse", htab.LRUHash, lboPlain[LruK4V4SparseKey, LruK4V4SparseValue, *LruK4V4SparseCPU](NewLruK4V4Sparse)},
+	{"lru_pcpu/lock=nonempty", htab.LRUPerCPUHash, lboPerCPU[LruPcpuK4V4Key, LruPcpuK4V4Value, *LruPcpuK4V4CPU](NewLruPcpuK4V4)},
+	{"lru_pcpu/lock=always", htab.LRUPerCPUHash, lboPerCPU[LruPcpuK4V4AlwaysKey, LruPcpuK4V4AlwaysValue, *LruPcpuK4V4AlwaysCPU](NewLruPcpuK4V4Always)},
+	{"lru_pcpu/lock=sparse", htab.LRUPerCPUHash, lboPerCPU[LruPcpuK4V4SparseKey, LruPcpuK4V4SparseValue, *LruPcpuK4V4SparseCPU](NewLruPcpuK4V4Sparse)},
 }
 
-func lboU32(i uint32) []byte { return binary.LittleEndian.AppendUint32(nil, i) }
-
-func lboErr(err error) string {
-	for _, e := range []error{htab.ErrKeyNotExist, htab.ErrKeyExist, htab.ErrFull, htab.ErrInvalid, htab.ErrNoSpace} {
-		if errors.Is(err, e) {
-			return e.Error()
-		}
-	}
-	if err != nil {
-		return "other: " + err.Error()
-	}
-	return "ok"
-}
+var (
+	lboU32 = batchdiff.U32
+	lboErr = batchdiff.ErrName
+)
 
 // lboPortResult is what the port observed, for the assertions that depend
 // on the LRU (see lboPort).
@@ -329,9 +112,9 @@ type lboPortResult struct {
 // one of the keys, once, with its value; counts within the buffer; a walk
 // ends) and records the rest: what an LRU map holds after the populates
 // depends on its eviction, which the callers check.
-func lboPort(t *testing.T, d lboDriver) lboPortResult {
+func lboPort(t *testing.T, d batchdiff.Map) lboPortResult {
 	const max = 10
-	ns := d.slots()
+	ns := d.Slots()
 	var r lboPortResult
 	rec := func(format string, args ...any) { r.trace = append(r.trace, fmt.Sprintf(format, args...)) }
 	inKeys, inVals := make([][]byte, max), make([][]byte, max)
@@ -343,15 +126,13 @@ func lboPort(t *testing.T, d lboDriver) lboPortResult {
 	}
 	populate := func() int {
 		t.Helper()
-		n, err := d.updateBatch(inKeys, inVals)
+		n, err := d.UpdateBatch(inKeys, inVals, 0)
 		rec("populate: %d %s", n, lboErr(err))
 		require.NoError(t, err, "an LRU map is never full")
 		require.Equal(t, max, n)
-		c := d.contents()
+		c := d.Contents()
 		rec("contents: %x", c)
-		if l, ok := d.length(); ok {
-			require.Equal(t, len(c), l, "Len")
-		}
+		require.Equal(t, len(c), d.Len(), "Len")
 		return len(c)
 	}
 	verify := func(keys, vals [][]byte) {
@@ -381,7 +162,7 @@ func lboPort(t *testing.T, d lboDriver) lboPortResult {
 			if len(keys) == 0 {
 				cur = nil // as the kernel's test: total ? &batch : NULL
 			}
-			ks, vs, next, err := d.lookupBatch(cur, count, del)
+			ks, vs, next, err := d.LookupBatch(cur, count, del)
 			rec("walk step %d del %v call %d count %d: %s n=%d next=%d keys=%x", step, del, calls, count, lboErr(err), len(ks), next, ks)
 			if errors.Is(err, htab.ErrNoSpace) {
 				require.Empty(t, ks)
@@ -403,28 +184,28 @@ func lboPort(t *testing.T, d lboDriver) lboPortResult {
 	}
 
 	// test 1: lookup/delete an empty hash table: ENOENT.
-	ks, _, _, err := d.lookupBatch(nil, max, true)
+	ks, _, _, err := d.LookupBatch(nil, max, true)
 	rec("empty: %s %d", lboErr(err), len(ks))
 	require.ErrorIs(t, err, htab.ErrKeyNotExist)
 	require.Empty(t, ks)
 
 	present := populate()
 	// test 2: count 0 succeeds and does nothing.
-	ks, _, _, err = d.lookupBatch(nil, 0, true)
+	ks, _, _, err = d.LookupBatch(nil, 0, true)
 	rec("count 0: %s %d", lboErr(err), len(ks))
 	require.NoError(t, err)
 	require.Empty(t, ks)
-	require.Len(t, d.contents(), present)
+	require.Len(t, d.Contents(), present)
 
 	// test 3: count max_entries returns everything there is.
-	ks, vs, _, err := d.lookupBatch(nil, max, true)
+	ks, vs, _, err := d.LookupBatch(nil, max, true)
 	rec("count 10: %s %x", lboErr(err), ks)
 	if err != nil {
 		require.ErrorIs(t, err, htab.ErrKeyNotExist)
 	}
 	require.Len(t, ks, present)
 	verify(ks, vs)
-	require.ErrorIs(t, d.firstKey(), htab.ErrKeyNotExist, "not empty after test 3")
+	require.ErrorIs(t, d.FirstKey(), htab.ErrKeyNotExist, "not empty after test 3")
 
 	// test 4: lookup / delete / lookup-and-delete in steps.
 	for step := 1; step < max; step++ {
@@ -443,7 +224,7 @@ func lboPort(t *testing.T, d lboDriver) lboPortResult {
 		total := 0
 		for total < len(keys) {
 			count := min(step, len(keys)-total)
-			n, err := d.deleteBatch(keys[total : total+count])
+			n, err := d.DeleteBatch(keys[total : total+count])
 			rec("delete step %d at %d: %d %s", step, total, n, lboErr(err))
 			if err != nil {
 				require.ErrorIs(t, err, htab.ErrKeyNotExist)
@@ -454,14 +235,14 @@ func lboPort(t *testing.T, d lboDriver) lboPortResult {
 			}
 		}
 		r.deleted = append(r.deleted, total)
-		require.ErrorIs(t, d.firstKey(), htab.ErrKeyNotExist, "step %d: not empty after the deletes", step)
+		require.ErrorIs(t, d.FirstKey(), htab.ErrKeyNotExist, "step %d: not empty after the deletes", step)
 
 		present = populate()
 		keys, nospace = walk(step, true)
 		require.False(t, nospace, "step %d: lookup-and-delete ErrNoSpace although lookup fitted", step)
 		require.Len(t, keys, present, "the lookup-and-delete walk returns what is there")
 		r.drained = append(r.drained, len(keys))
-		err := d.firstKey()
+		err := d.FirstKey()
 		rec("after drain: %s", lboErr(err))
 		r.emptyAfter = append(r.emptyAfter, errors.Is(err, htab.ErrKeyNotExist))
 	}
@@ -506,9 +287,9 @@ func TestLruBatchOpsPort(t *testing.T) {
 					if noCommon {
 						want = 2
 						// In NextKey order: under ZeroSeed the kernel's, else either.
-						orders := []string{lboPortContents(d.slots(), 10, 9)}
+						orders := []string{lboPortContents(d.Slots(), 10, 9)}
 						if !zero {
-							orders = append(orders, lboPortContents(d.slots(), 9, 10))
+							orders = append(orders, lboPortContents(d.Slots(), 9, 10))
 						}
 						require.Contains(t, orders, lboContentsAfterPopulate(r), "keys left after a populate")
 					}
@@ -595,7 +376,7 @@ func TestLruBatchOpsPortKernel(t *testing.T) {
 				defer km.Close()
 				d, err := kind.newMap(opts)
 				require.NoError(t, err)
-				want := lboPort(t, lboKernel{km, d.slots()})
+				want := lboPort(t, batchdiff.Kernel(km, d.Slots()))
 				got := lboPort(t, d)
 				require.Equal(t, want.trace, got.trace)
 				require.Equal(t, want, got)
@@ -632,123 +413,11 @@ func TestLruBatchKernelDifferential(t *testing.T) {
 					defer km.Close()
 					d, err := kind.newMap(opts)
 					require.NoError(t, err)
-					lboDifferential(t, lboKernel{km, d.slots()}, d, max)
+					batchdiff.Differential(t, batchdiff.Kernel(km, d.Slots()), d, max, 5)
 				})
 			}
 		}
 	}
-}
-
-func lboDifferential(t *testing.T, k, g lboDriver, max int) {
-	rng := rand.New(rand.NewPCG(uint64(max), 5))
-	ns := g.slots()
-	keySpace := 3*max + 3
-	randKey := func() []byte { return lboU32(uint32(rng.IntN(keySpace))) }
-	randVal := func() []byte {
-		var v []byte
-		for range ns {
-			v = binary.LittleEndian.AppendUint32(v, rng.Uint32())
-		}
-		return v
-	}
-	sameErr := func(want, got error, what string) {
-		t.Helper()
-		require.Equal(t, lboErr(want), lboErr(got), what)
-	}
-	sameContents := func(what string) {
-		t.Helper()
-		require.Equal(t, k.contents(), g.contents(), "contents %s", what)
-	}
-	fill := func(ops int) {
-		t.Helper()
-		for range ops {
-			switch rng.IntN(5) {
-			case 0, 1, 2:
-				key, v := randKey(), randVal()
-				sameErr(k.update(key, v), g.update(key, v), fmt.Sprintf("update %x", key))
-			case 3:
-				var ks, vs [][]byte
-				for range 1 + rng.IntN(8) {
-					ks, vs = append(ks, randKey()), append(vs, randVal())
-				}
-				wn, werr := k.updateBatch(ks, vs)
-				gn, gerr := g.updateBatch(ks, vs)
-				sameErr(werr, gerr, fmt.Sprintf("update batch %x", ks))
-				require.Equal(t, wn, gn, "update batch %x", ks)
-			case 4:
-				var ks [][]byte
-				for range 1 + rng.IntN(4) {
-					ks = append(ks, randKey())
-				}
-				wn, werr := k.deleteBatch(ks)
-				gn, gerr := g.deleteBatch(ks)
-				sameErr(werr, gerr, fmt.Sprintf("delete batch %x", ks))
-				require.Equal(t, wn, gn, "delete batch %x", ks)
-			}
-		}
-		sameContents("after the fill")
-	}
-	walk := func(buf int, del bool) {
-		t.Helper()
-		var cur *uint32
-		for call := 0; ; call++ {
-			require.Less(t, call, 4*max+10, "walk does not end")
-			wk, wv, wnext, werr := k.lookupBatch(cur, buf, del)
-			gk, gv, gnext, gerr := g.lookupBatch(cur, buf, del)
-			what := fmt.Sprintf("buf %d, del %v, call %d", buf, del, call)
-			sameErr(werr, gerr, what)
-			require.Equal(t, wk, gk, "%s: keys", what)
-			require.Equal(t, wv, gv, "%s: values", what)
-			require.Equal(t, wnext, gnext, "%s: cursor", what)
-			next := wnext
-			cur = &next
-			if errors.Is(werr, htab.ErrNoSpace) {
-				buf *= 2
-				continue
-			}
-			if werr != nil {
-				return
-			}
-		}
-	}
-	for _, ops := range []int{1, max / 2, max, 3 * max, 10 * max} {
-		fill(ops)
-		for buf := 1; buf <= 16; buf++ {
-			walk(buf, false)
-		}
-		sameContents("after the lookup walks")
-		walk(1+rng.IntN(16), true)
-		require.ErrorIs(t, g.firstKey(), htab.ErrKeyNotExist, "not empty after a lookup-and-delete walk")
-		sameContents("after the lookup-and-delete walk")
-		// Lookup-and-delete walks with every buffer size on the same
-		// contents, restored by the same update batch on both (which, in
-		// an LRU map, may evict the same keys on both).
-		fill(ops)
-		for buf := 1; buf <= 16; buf++ {
-			var ks, vs [][]byte
-			for _, e := range g.contents() {
-				ks, vs = append(ks, e[:4]), append(vs, e[4:])
-			}
-			walk(buf, true)
-			sameContents("after a lookup-and-delete walk")
-			wn, werr := k.updateBatch(ks, vs)
-			gn, gerr := g.updateBatch(ks, vs)
-			sameErr(werr, gerr, "refill")
-			require.Equal(t, wn, gn, "refill")
-			sameContents("after the refill")
-		}
-		walk(16, true)
-	}
-}
-
-// lboRacer is what the race test needs beyond lboDriver; the generated
-// maps' drivers have it. Both insert with UpdateNoExist: insert from user
-// space (v holds every CPU's value), cpuInsert through CPU(cpu) (v is that
-// CPU's value; a per-CPU map zeroes the others).
-type lboRacer interface {
-	lboDriver
-	insert(k, v []byte) error
-	cpuInsert(cpu int, k, v []byte) error
 }
 
 // TestLruBatchLookupAndDeleteRace races lookup-and-delete walks (two
@@ -769,8 +438,8 @@ func TestLruBatchLookupAndDeleteRace(t *testing.T) {
 				// still four times all the keys.
 				d, err := kind.newMap(htab.Options{MaxEntries: 4 * ncpu * writers * perWriter, CPUs: ncpu, NoCommonLRU: noCommon})
 				require.NoError(t, err)
-				m := d.(lboRacer)
-				ns := m.slots()
+				m := d
+				ns := m.Slots()
 				userVal := func(k uint32) []byte {
 					var v []byte
 					for j := range ns {
@@ -800,7 +469,7 @@ func TestLruBatchLookupAndDeleteRace(t *testing.T) {
 						rng := rand.New(rand.NewPCG(uint64(dr), 13))
 						var cur *uint32
 						for !stop.Load() {
-							ks, vs, next, err := m.lookupBatch(cur, 1+rng.IntN(12), true)
+							ks, vs, next, err := m.LookupBatch(cur, 1+rng.IntN(12), true)
 							for i := range ks {
 								k := binary.LittleEndian.Uint32(ks[i])
 								if _, dup := returned[dr][k]; dup {
@@ -829,7 +498,7 @@ func TestLruBatchLookupAndDeleteRace(t *testing.T) {
 							k := uint32(w<<16 | i)
 							var err error
 							if i%2 == 0 {
-								err = m.insert(lboU32(k), userVal(k))
+								err = m.Update(lboU32(k), userVal(k), uint64(htab.UpdateNoExist))
 							} else {
 								err = m.cpuInsert(w%ncpu, lboU32(k), lboU32(^k))
 							}
@@ -853,15 +522,14 @@ func TestLruBatchLookupAndDeleteRace(t *testing.T) {
 						all[k] = v
 					}
 				}
-				left := m.contents()
+				left := m.Contents()
 				for _, e := range left {
 					k := binary.LittleEndian.Uint32(e)
 					_, dup := all[k]
 					require.False(t, dup, "key %#x returned and still in the map", k)
 					all[k] = e[4:]
 				}
-				l, _ := m.length()
-				require.Equal(t, len(left), l)
+				require.Equal(t, len(left), m.Len())
 				require.Len(t, all, writers*perWriter, "keys lost (or evicted)")
 				for w := range writers {
 					for i := range perWriter {
@@ -900,25 +568,25 @@ func TestLruBatchRepopulateKernel(t *testing.T) {
 				defer km.Close()
 				d, err := kind.newMap(opts)
 				require.NoError(t, err)
-				k := lboKernel{km, d.slots()}
+				k := batchdiff.Kernel(km, d.Slots())
 				var ks, vs [][]byte
 				for i := range 10 {
 					ks = append(ks, lboU32(uint32(i+1)))
 					var v []byte
-					for j := range d.slots() {
+					for j := range d.Slots() {
 						v = append(v, lboU32(uint32(i+2+j))...)
 					}
 					vs = append(vs, v)
 				}
 				var sizes []int
 				for round := range 4 {
-					wn, werr := k.updateBatch(ks, vs)
-					gn, gerr := d.updateBatch(ks, vs)
+					wn, werr := k.UpdateBatch(ks, vs, 0)
+					gn, gerr := d.UpdateBatch(ks, vs, 0)
 					require.NoError(t, werr)
 					require.NoError(t, gerr)
 					require.Equal(t, wn, gn)
-					want := k.contents()
-					require.Equal(t, want, d.contents(), "round %d", round)
+					want := k.Contents()
+					require.Equal(t, want, d.Contents(), "round %d", round)
 					sizes = append(sizes, len(want))
 				}
 				if noCommon && ncpu == lboPortCPUs {

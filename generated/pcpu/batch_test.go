@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/htabgen/htabgen/htab"
+	"github.com/htabgen/htabgen/internal/batchdiff"
 	"github.com/htabgen/htabgen/internal/kernel"
 )
 
@@ -189,16 +190,6 @@ func pboU32(i uint32) (b [4]byte) {
 }
 
 func pboGet(b [4]byte) uint32 { return binary.LittleEndian.Uint32(b[:]) }
-
-// pboJoin is the kernel harness's layout of one per-CPU value: the CPUs'
-// values concatenated.
-func pboJoin(vals [][4]byte) []byte {
-	var b []byte
-	for _, v := range vals {
-		b = append(b, v[:]...)
-	}
-	return b
-}
 
 // TestPcpuBatchOpsPort ports the PERCPU_HASH variant of the kernel's
 // htab_map_batch_ops.c (tools/testing/selftests/bpf/map_tests): max_entries
@@ -422,199 +413,24 @@ func TestPcpuBatchEdges(t *testing.T) {
 // in each call, in the same order, the same count, leave the cursor on the
 // same bucket and end with the same error; the same for lookup-and-delete
 // walks, which must also leave both maps with the same contents. UpdateBatch
-// and DeleteBatch must stop at the same element with the same error.
+// and DeleteBatch must stop at the same element with the same error
+// (batchdiff.Differential).
 func TestPcpuBatchKernelDifferential(t *testing.T) {
 	kernel.Require(t)
 	pboModes(t, func(t *testing.T, newMap pboNew) {
 		for _, max := range []int{1, 2, 7, 10, 33, 256, 1000} {
 			t.Run(fmt.Sprintf("max=%d", max), func(t *testing.T) {
-				pboDifferential(t, newMap, max)
+				ncpu := kernel.PossibleCPUs()
+				opts := htab.Options{MaxEntries: max, ZeroSeed: true, CPUs: ncpu}
+				km, err := kernel.New(htab.PerCPUHash, 4, 4, opts)
+				require.NoError(t, err)
+				defer km.Close()
+				m, err := newMap(opts)
+				require.NoError(t, err)
+				batchdiff.Differential(t, batchdiff.Kernel(km, ncpu), batchdiff.PerCPU(m), max, 4)
 			})
 		}
 	})
-}
-
-func pboDifferential(t *testing.T, newMap pboNew, max int) {
-	ncpu := kernel.PossibleCPUs()
-	opts := htab.Options{MaxEntries: max, ZeroSeed: true, CPUs: ncpu}
-	km, err := kernel.New(htab.PerCPUHash, 4, 4, opts)
-	require.NoError(t, err)
-	defer km.Close()
-	m, err := newMap(opts)
-	require.NoError(t, err)
-	require.Equal(t, ncpu, m.CPUs())
-	rng := rand.New(rand.NewPCG(uint64(max), 4))
-	keySpace := 3*max + 3
-	randKey := func() [4]byte { return pboU32(uint32(rng.IntN(keySpace))) }
-	randVals := func() [][4]byte {
-		v := make([][4]byte, ncpu)
-		for j := range v {
-			v[j] = pboU32(rng.Uint32())
-		}
-		return v
-	}
-
-	// fill makes both maps hold about want keys, by random updates (with
-	// every flag) and deletes, single and batched, comparing every result.
-	fill := func(want int) {
-		t.Helper()
-		for step := 0; m.Len() < want || step < want; step++ {
-			switch rng.IntN(6) {
-			case 0, 1, 2:
-				k, v := randKey(), randVals()
-				flags := uint64(rng.IntN(3))
-				kernel.RequireSameErr(t, km.Update(k[:], pboJoin(v), flags), m.Update(k, v, htab.UpdateFlags(flags)), "Update(%x, flags %d)", k, flags)
-			case 3:
-				if m.Len() > want {
-					k := randKey()
-					kernel.RequireSameErr(t, km.Delete(k[:]), m.Delete(k), "Delete(%x)", k)
-				}
-			case 4: // a batch, which may hit ErrFull mid-way
-				ks := make([][4]byte, 1+rng.IntN(8))
-				var vs [][4]byte
-				var kks, kvs [][]byte
-				for i := range ks {
-					ks[i] = randKey()
-					v := randVals()
-					vs = append(vs, v...)
-					kks, kvs = append(kks, ks[i][:]), append(kvs, pboJoin(v))
-				}
-				flags := uint64(0) // now and then invalid flags: EINVAL from the kernel
-				if rng.IntN(8) == 0 {
-					flags = uint64(1 + rng.IntN(4))
-				}
-				wn, werr := km.UpdateBatch(kks, kvs, flags)
-				gn, gerr := m.UpdateBatch(ks, vs, htab.UpdateFlags(flags))
-				kernel.RequireSameErr(t, werr, gerr, "UpdateBatch(%x, flags %d)", ks, flags)
-				require.Equal(t, wn, gn, "UpdateBatch(%x): count", ks)
-			case 5: // a delete batch, which may stop at a missing key
-				if m.Len() > want {
-					ks := make([][4]byte, 1+rng.IntN(4))
-					var kks [][]byte
-					for i := range ks {
-						ks[i] = randKey()
-						kks = append(kks, ks[i][:])
-					}
-					wn, werr := km.DeleteBatch(kks)
-					gn, gerr := m.DeleteBatch(ks)
-					kernel.RequireSameErr(t, werr, gerr, "DeleteBatch(%x)", ks)
-					require.Equal(t, wn, gn, "DeleteBatch(%x): count", ks)
-				}
-			}
-			if step > 20*max+100 {
-				break // the key space cannot reach want (a full map)
-			}
-		}
-	}
-
-	// walk runs one whole walk with buffers of size buf on both maps and
-	// compares every call.
-	walk := func(buf int, del bool) {
-		t.Helper()
-		var kc uint32
-		c := new(htab.Cursor)
-		keys, vals := make([][4]byte, buf), make([][4]byte, buf*ncpu)
-		for call := 0; ; call++ {
-			require.Less(t, call, 4*max+10, "walk does not end")
-			var kb kernel.Batch
-			var werr, gerr error
-			var n int
-			cur := &kc
-			if call == 0 {
-				cur = nil
-			}
-			if del {
-				kb, werr = km.LookupAndDeleteBatch(cur, buf)
-				n, gerr = m.LookupAndDeleteBatch(c, keys, vals)
-			} else {
-				kb, werr = km.LookupBatch(cur, buf)
-				n, gerr = m.LookupBatch(c, keys, vals)
-			}
-			what := fmt.Sprintf("buf %d, del %v, call %d", buf, del, call)
-			kernel.RequireSameErr(t, werr, gerr, "%s", what)
-			require.Equal(t, len(kb.Keys), n, "%s: count", what)
-			for i := range n {
-				require.Equal(t, kb.Keys[i], keys[i][:], "%s: key %d", what, i)
-				require.Equal(t, kb.Values[i], pboJoin(vals[i*ncpu:(i+1)*ncpu]), "%s: values of key %d", what, i)
-			}
-			require.Equal(t, kb.Next, c.Bucket(), "%s: cursor", what)
-			kc = kb.Next
-			if errors.Is(werr, htab.ErrNoSpace) {
-				// Both stop on the bucket that did not fit; a bigger buffer
-				// takes it (the kernel's users retry so).
-				buf *= 2
-				keys, vals = make([][4]byte, buf), make([][4]byte, buf*ncpu)
-				continue
-			}
-			if werr != nil {
-				require.True(t, c.Done())
-				return
-			}
-		}
-	}
-
-	for _, size := range []int{0, 1, max / 4, max / 2, max - 1, max} {
-		fill(size)
-		for buf := 1; buf <= 16; buf++ {
-			walk(buf, false)
-		}
-		pboSameContents(t, km, m)
-		walk(1+rng.IntN(16), true)
-		require.Zero(t, m.Len(), "lookup-and-delete walk leaves an empty map")
-		pboSameContents(t, km, m)
-		// Lookup-and-delete walks with every buffer size, each on the same
-		// contents (refilled by the same UpdateBatch on both).
-		fill(size)
-		var kks, kvs [][]byte
-		var gks, gvs [][4]byte
-		for k, v := range m.All() {
-			kks, kvs = append(kks, slices.Clone(k[:])), append(kvs, pboJoin(v))
-			gks, gvs = append(gks, k), append(gvs, v...)
-		}
-		for buf := 1; buf <= 16; buf++ {
-			walk(buf, true)
-			pboSameContents(t, km, m)
-			wn, werr := km.UpdateBatch(kks, kvs, 0)
-			gn, gerr := m.UpdateBatch(gks, gvs, htab.UpdateAny)
-			kernel.RequireSameErr(t, werr, gerr, "refill")
-			require.Equal(t, wn, gn, "refill count")
-			pboSameContents(t, km, m)
-		}
-		// A partial lookup-and-delete walk (one call) leaves the same rest.
-		buf := 1 + rng.IntN(16)
-		kb, werr := km.LookupAndDeleteBatch(nil, buf)
-		gk, gv := make([][4]byte, buf), make([][4]byte, buf*ncpu)
-		n, gerr := m.LookupAndDeleteBatch(nil, gk, gv)
-		kernel.RequireSameErr(t, werr, gerr, "one lookup-and-delete call")
-		require.Equal(t, len(kb.Keys), n)
-		pboSameContents(t, km, m)
-		// Empty both for the next size.
-		var left [][4]byte
-		for k := range m.All() {
-			left = append(left, k)
-		}
-		for _, k := range left {
-			require.NoError(t, km.Delete(k[:]))
-			require.NoError(t, m.Delete(k))
-		}
-	}
-}
-
-// pboSameContents requires the same keys in the same NextKey order, with the
-// same per-CPU values.
-func pboSameContents(t *testing.T, km *kernel.Map, m pboMap) {
-	t.Helper()
-	var want, got [][]byte
-	for k, err := km.NextKey(nil); err == nil; k, err = km.NextKey(k) {
-		v, err := km.Lookup(k)
-		require.NoError(t, err)
-		want = append(want, append(k, v...))
-	}
-	for k, v := range m.All() {
-		got = append(got, append(k[:], pboJoin(v)...))
-	}
-	require.Equal(t, want, got)
-	require.Equal(t, len(want), m.Len())
 }
 
 // TestPcpuBatchLookupAndDeleteRace races lookup-and-delete walks (two

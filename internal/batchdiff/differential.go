@@ -1,0 +1,180 @@
+package batchdiff
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/htabgen/htabgen/htab"
+)
+
+// ErrName is the htab error err is (errors.Is), "ok" for nil, or "other: "
+// and the text: a form in which a kernel result and a generated one compare
+// equal when they mean the same.
+func ErrName(err error) string {
+	for _, e := range []error{htab.ErrKeyNotExist, htab.ErrKeyExist, htab.ErrFull, htab.ErrInvalid, htab.ErrNoSpace, htab.ErrNoMem} {
+		if errors.Is(err, e) {
+			return e.Error()
+		}
+	}
+	if err != nil {
+		return "other: " + err.Error()
+	}
+	return "ok"
+}
+
+// U32 is the 4-byte little-endian key or value slot i.
+func U32(i uint32) []byte { return binary.LittleEndian.AppendUint32(nil, i) }
+
+// Differential runs the same random operations on k (the kernel's map) and g
+// (a generated map of the same type, options and CPUs, both empty, max their
+// MaxEntries) and requires the same result of every call. For a series of
+// target sizes up to max (a full map last):
+//
+//   - a fill to about that size by updates (every flag), deletes, update
+//     batches (now and then with invalid flags) and delete batches;
+//   - whole lookup walks with every buffer size 1..16: every call the same
+//     keys and values in the same order, the same count, cursor and error
+//     (ErrNoSpace doubles the buffer, as the kernel's users retry);
+//   - a lookup-and-delete walk, which must empty both;
+//   - lookup-and-delete walks with every buffer size on the same contents,
+//     restored after each by the same update batch on both;
+//   - one lookup-and-delete call, then deletes of what is left.
+//
+// The contents (keys, NextKey order and values) are compared after every
+// step. An LRU map evicts while it fills, the same keys on both sides if
+// it is right; its fill stops short of sizes it cannot reach.
+func Differential(t *testing.T, k, g Map, max int, seed uint64) {
+	t.Helper()
+	require.Equal(t, k.Slots(), g.Slots(), "values per key")
+	slots := g.Slots()
+	rng := rand.New(rand.NewPCG(uint64(max), seed))
+	keySpace := 3*max + 3
+	randKey := func() []byte { return U32(uint32(rng.IntN(keySpace))) }
+	randVal := func() []byte {
+		var v []byte
+		for range slots {
+			v = binary.LittleEndian.AppendUint32(v, rng.Uint32())
+		}
+		return v
+	}
+	sameErr := func(want, got error, format string, args ...any) {
+		t.Helper()
+		require.Equal(t, ErrName(want), ErrName(got), append([]any{format}, args...)...)
+	}
+	sameContents := func(what string) {
+		t.Helper()
+		c := k.Contents()
+		require.Equal(t, c, g.Contents(), "contents %s", what)
+		require.Equal(t, len(c), g.Len(), "Len %s", what)
+	}
+
+	fill := func(want int) {
+		t.Helper()
+		for step := 0; g.Len() < want || step < want; step++ {
+			switch rng.IntN(6) {
+			case 0, 1, 2:
+				key, v := randKey(), randVal()
+				flags := uint64(rng.IntN(3)) // BPF_ANY, BPF_NOEXIST, BPF_EXIST
+				sameErr(k.Update(key, v, flags), g.Update(key, v, flags), "Update(%x, flags %d)", key, flags)
+			case 3:
+				if g.Len() > want {
+					key := randKey()
+					sameErr(k.Delete(key), g.Delete(key), "Delete(%x)", key)
+				}
+			case 4: // a batch, which may stop at ErrFull mid-way
+				var ks, vs [][]byte
+				for range 1 + rng.IntN(8) {
+					ks, vs = append(ks, randKey()), append(vs, randVal())
+				}
+				flags := uint64(0) // now and then invalid flags: EINVAL from the kernel
+				if rng.IntN(8) == 0 {
+					flags = uint64(1 + rng.IntN(4))
+				}
+				wn, werr := k.UpdateBatch(ks, vs, flags)
+				gn, gerr := g.UpdateBatch(ks, vs, flags)
+				sameErr(werr, gerr, "UpdateBatch(%x, flags %d)", ks, flags)
+				require.Equal(t, wn, gn, "UpdateBatch(%x): count", ks)
+			case 5: // a delete batch, which may stop at a missing key
+				if g.Len() > want {
+					var ks [][]byte
+					for range 1 + rng.IntN(4) {
+						ks = append(ks, randKey())
+					}
+					wn, werr := k.DeleteBatch(ks)
+					gn, gerr := g.DeleteBatch(ks)
+					sameErr(werr, gerr, "DeleteBatch(%x)", ks)
+					require.Equal(t, wn, gn, "DeleteBatch(%x): count", ks)
+				}
+			}
+			if step > 20*max+100 {
+				break // the size cannot be reached (a full map, or an LRU's)
+			}
+		}
+		sameContents("after the fill")
+	}
+
+	walk := func(buf int, del bool) {
+		t.Helper()
+		var cur *uint32
+		for call := 0; ; call++ {
+			require.Less(t, call, 4*max+10, "walk does not end")
+			wk, wv, wnext, werr := k.LookupBatch(cur, buf, del)
+			gk, gv, gnext, gerr := g.LookupBatch(cur, buf, del)
+			what := fmt.Sprintf("buf %d, del %v, call %d", buf, del, call)
+			sameErr(werr, gerr, "%s", what)
+			require.Equal(t, wk, gk, "%s: keys", what)
+			require.Equal(t, wv, gv, "%s: values", what)
+			require.Equal(t, wnext, gnext, "%s: cursor", what)
+			cur = &wnext
+			if errors.Is(werr, htab.ErrNoSpace) {
+				buf *= 2
+				continue
+			}
+			if werr != nil {
+				return
+			}
+		}
+	}
+
+	for _, size := range []int{0, 1, max / 4, max / 2, max - 1, max} {
+		fill(size)
+		for buf := 1; buf <= 16; buf++ {
+			walk(buf, false)
+		}
+		sameContents("after the lookup walks")
+		walk(1+rng.IntN(16), true)
+		require.ErrorIs(t, g.FirstKey(), htab.ErrKeyNotExist, "not empty after a lookup-and-delete walk")
+		sameContents("after the lookup-and-delete walk")
+
+		fill(size)
+		var ks, vs [][]byte
+		for _, e := range g.Contents() {
+			ks, vs = append(ks, e[:4]), append(vs, e[4:])
+		}
+		for buf := 1; buf <= 16; buf++ {
+			walk(buf, true)
+			sameContents("after a lookup-and-delete walk")
+			wn, werr := k.UpdateBatch(ks, vs, 0)
+			gn, gerr := g.UpdateBatch(ks, vs, 0)
+			sameErr(werr, gerr, "refill")
+			require.Equal(t, wn, gn, "refill count")
+			sameContents("after the refill")
+		}
+
+		buf := 1 + rng.IntN(16)
+		wk, _, _, werr := k.LookupBatch(nil, buf, true)
+		gk, _, _, gerr := g.LookupBatch(nil, buf, true)
+		sameErr(werr, gerr, "one lookup-and-delete call")
+		require.Equal(t, wk, gk, "one lookup-and-delete call")
+		sameContents("after one lookup-and-delete call")
+		for _, e := range g.Contents() {
+			sameErr(k.Delete(e[:4]), g.Delete(e[:4]), "Delete(%x)", e[:4])
+		}
+		sameContents("emptied")
+	}
+}
