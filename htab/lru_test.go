@@ -3,16 +3,16 @@ package htab
 import (
 	"errors"
 	"fmt"
-	"maps"
 	"math"
 	"math/rand/v2"
-	"slices"
 	"sync"
 	"testing"
 	"unsafe"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/htabgen/htabgen/internal/lrusanity"
 )
 
 // ---- a minimal test-only LRU hash map on top of the engine ----
@@ -345,334 +345,41 @@ func (m *lruTestMap) checkTable(t *testing.T) {
 	require.Equal(t, int(m.lru.n), st.free+st.lru+st.pending)
 }
 
-// ---- test_lru_map.c (v6.16+) ----
+// ---- test_lru_map.c (v6.16+; internal/lrusanity) ----
 
-const (
-	lruTestLocalFreeTarget  = 128 // LOCAL_FREE_TARGET in test_lru_map.c
-	lruTestPercpuFreeTarget = 4   // PERCPU_FREE_TARGET in test_lru_map.c
-)
+// lruSanityMap is the model table as lrusanity drives it. The model keeps
+// one value per key, also for the per-CPU type.
+type lruSanityMap struct{ m *lruTestMap }
 
-type lruSanityEnv struct {
-	t        *testing.T
-	percpu   bool // LRU_PERCPU_HASH
-	noCommon bool // BPF_F_NO_COMMON_LRU
-	cpus     int
-	tgtFree  uint64
-	expected map[uint64]uint64
+func (s lruSanityMap) Update(cpu int, key, val, flags uint64) error {
+	return s.m.update(cpu, key, val, flags)
 }
-
-func (e *lruSanityEnv) newMap(size int) *lruTestMap {
-	e.expected = map[uint64]uint64{}
-	return newLRUTestMap(size, e.cpus, e.percpu, e.noCommon)
+func (s lruSanityMap) Lookup(key uint64) (uint64, bool) {
+	v, err := s.m.lookup(key)
+	return v, err == nil
 }
-
-// mapSize is __map_size(); tgtSize is __tgt_size().
-func (e *lruSanityEnv) mapSize(tgt uint64) uint64 { return tgt * uint64(e.cpus) * 2 }
-func (e *lruSanityEnv) tgtSize(m uint64) uint64   { return m / uint64(e.cpus) / 2 }
-
-func (e *lruSanityEnv) ins(m *lruTestMap, key, val uint64, expect bool) {
-	e.t.Helper()
-	require.NoError(e.t, m.update(0, key, val, uint64(UpdateNoExist)), "insert %d", key)
-	if expect {
-		e.expected[key] = val
-	}
+func (s lruSanityMap) LookupRef(_ int, key uint64) (uint64, bool) {
+	v, err := s.m.lookupRef(key)
+	return v, err == nil
 }
+func (s lruSanityMap) LookupAndDelete(key uint64) (uint64, error) { return s.m.lookupAndDelete(key) }
+func (s lruSanityMap) Delete(key uint64) error                    { return s.m.delete(key) }
+func (s lruSanityMap) Contents() map[uint64]uint64                { return s.m.contents() }
 
-func (e *lruSanityEnv) ref(m *lruTestMap, key uint64) uint64 {
-	e.t.Helper()
-	v, err := m.lookupRef(key)
-	require.NoError(e.t, err, "lookup_ref %d", key)
-	return v
-}
-
-func (e *lruSanityEnv) absent(m *lruTestMap, key uint64) {
-	e.t.Helper()
-	_, err := m.lookup(key)
-	require.ErrorIs(e.t, err, ErrKeyNotExist, "key %d should be absent", key)
-}
-
-func (e *lruSanityEnv) equal(m *lruTestMap) {
-	e.t.Helper()
-	got := m.contents()
-	if !assert.Equal(e.t, e.expected, got) {
-		e.t.Logf("missing: %v", lruKeyDiff(e.expected, got))
-		e.t.Logf("unexpected: %v", lruKeyDiff(got, e.expected))
-	}
-	m.checkTable(e.t)
-}
-
-func lruKeyDiff(a, b map[uint64]uint64) []uint64 {
-	var out []uint64
-	for k := range a {
-		if _, ok := b[k]; !ok {
-			out = append(out, k)
-		}
-	}
-	slices.Sort(out)
-	return out
-}
-
-func lruKeyRange(lo, hi uint64) []uint64 { // [lo, hi]
-	var out []uint64
-	for k := lo; k <= hi; k++ {
-		out = append(out, k)
-	}
-	return out
-}
-
-// expectKeys checks the survivors against the sets of kernel-htab.md §6.6,
-// independently of the expected map the test built as it went.
-func (e *lruSanityEnv) expectKeys(m *lruTestMap, keys ...[]uint64) {
-	e.t.Helper()
-	want := slices.Concat(keys...)
-	slices.Sort(want)
-	got := slices.Sorted(maps.Keys(m.contents()))
-	require.Equal(e.t, want, got)
-}
-
-// sanity0: size 2; lookup_ref 1, insert 3 evicts 2; lookup_and_delete 1.
-func lruSanity0(e *lruSanityEnv) {
-	t := e.t
-	size := 2
-	if e.noCommon {
-		size = 2 * e.cpus
-	}
-	m := e.newMap(size)
-	e.ins(m, 1, 1234, true)
-	require.ErrorIs(t, m.update(0, 1, 1234, uint64(UpdateNoExist)), ErrKeyExist)
-	require.ErrorIs(t, m.update(0, 1, 1234, math.MaxUint64), ErrInvalid) // flags -1
-	e.absent(m, 2)
-	require.ErrorIs(t, m.update(0, 2, 1234, uint64(UpdateExist)), ErrKeyNotExist)
-	e.ins(m, 2, 1234, false)
-	e.absent(m, 3)
-	require.Equal(t, uint64(1234), e.ref(m, 1))
-	e.ins(m, 3, 1234, true)
-	e.absent(m, 2)
-	v, err := m.lookupAndDelete(1)
-	require.NoError(t, err)
-	require.Equal(t, uint64(1234), v)
-	delete(e.expected, 1)
-	e.equal(m)
-	e.expectKeys(m, []uint64{3})
-}
-
-// sanity1: unreferenced elements are recycled before referenced ones.
-func lruSanity1(e *lruSanityEnv) {
-	batch := e.tgtFree / 2
-	ms := e.mapSize(e.tgtFree)
-	m := e.newMap(int(ms + batch))
-	for k := uint64(1); k <= ms; k++ {
-		e.ins(m, k, 1234, false)
-	}
-	for k := uint64(1); k <= batch; k++ {
-		e.expected[k] = e.ref(m, k)
-	}
-	for k := ms + 1; k <= 2*ms; k++ {
-		e.ins(m, k, 1234, true)
-	}
-	e.equal(m)
-	e.expectKeys(m, lruKeyRange(1, batch), lruKeyRange(ms+1, 2*ms))
-}
-
-// sanity2: the pop before the key lookup evicts keys 1..batch, key 1 too.
-func lruSanity2(e *lruSanityEnv) {
-	t := e.t
-	batch := e.tgtFree / 2
-	ms := e.mapSize(e.tgtFree)
-	m := e.newMap(int(ms + batch))
-	for k := uint64(1); k <= ms; k++ {
-		e.ins(m, k, 1234, false)
-	}
-	if e.percpu {
-		require.NoError(t, m.update(0, 1, 1234, uint64(UpdateNoExist)))
-		require.NoError(t, m.delete(1))
-	} else {
-		require.ErrorIs(t, m.update(0, 1, 1234, uint64(UpdateExist)), ErrKeyNotExist)
-	}
-	for k := uint64(1); k <= batch; k++ {
-		e.absent(m, k)
-		e.ins(m, k, 4321, true)
-		require.Equal(t, uint64(4321), e.ref(m, k))
-	}
-	key := ms + 1
-	for ; key < ms+1+batch; key++ {
-		e.ins(m, key, 1234, false)
-	}
-	for end := key + ms; key < end; key++ {
-		e.ins(m, key, 1234, true)
-	}
-	e.equal(m)
-	e.expectKeys(m, lruKeyRange(1, batch), lruKeyRange(ms+batch+1, 2*ms+batch))
-}
-
-// sanity3: active/inactive rotation.
-func lruSanity3(e *lruSanityEnv) {
-	batch := e.tgtSize(e.tgtFree)
-	ms := e.tgtFree * 2
-	m := e.newMap(int(ms))
-	for k := uint64(1); k <= ms; k++ {
-		e.ins(m, k, 1234, false)
-	}
-	for k := uint64(1); k <= ms-batch; k++ {
-		e.expected[k] = e.ref(m, k)
-	}
-	for k := 2*e.tgtFree + 1; k < 2*e.tgtFree+1+batch; k++ {
-		e.ins(m, k, 1234, true)
-	}
-	e.equal(m)
-	e.expectKeys(m, lruKeyRange(1, ms-batch), lruKeyRange(ms+1, ms+batch))
-}
-
-// sanity4: deletion.
-func lruSanity4(e *lruSanityEnv) {
-	t := e.t
-	tgt := e.tgtFree
-	size := 3 * e.mapSize(tgt)
-	if e.noCommon {
-		size = 3 * tgt * uint64(e.cpus)
-	}
-	m := e.newMap(int(size))
-	for k := uint64(1); k <= 2*tgt; k++ {
-		e.ins(m, k, 1234, false)
-	}
-	require.ErrorIs(t, m.update(0, 1, 1234, uint64(UpdateNoExist)), ErrKeyExist)
-	key := uint64(1)
-	for ; key <= tgt; key++ {
-		e.expected[key] = e.ref(m, key)
-	}
-	for ; key <= 2*tgt; key++ {
-		require.NoError(t, m.delete(key))
-		require.ErrorIs(t, m.delete(key), ErrKeyNotExist)
-	}
-	for end := key + 2*tgt; key < end; key++ {
-		e.ins(m, key, 1234, true)
-	}
-	e.equal(m)
-	e.expectKeys(m, lruKeyRange(1, tgt), lruKeyRange(2*tgt+1, 4*tgt))
-}
-
-// sanity5: a one-element map, walked across every CPU in order.
-func lruSanity5(e *lruSanityEnv) {
-	t := e.t
-	m := e.newMap(1)
-	key := uint64(0)
-	require.NoError(t, m.update(0, key, 1234, uint64(UpdateNoExist)))
-	for cpu := 0; cpu < e.cpus; cpu++ {
-		_, err := m.lookupRef(key)
-		require.NoError(t, err, "cpu %d: lookup_ref %d", cpu, key)
-		require.NoError(t, m.update(cpu, key+1, 1234, uint64(UpdateNoExist)), "cpu %d: insert %d", cpu, key+1)
-		_, err = m.lookupRef(key + 1)
-		require.NoError(t, err, "cpu %d: lookup_ref %d", cpu, key+1)
-		e.absent(m, key)
-		key++
-	}
-	e.expected[uint64(e.cpus)] = 1234
-	e.equal(m)
-	e.expectKeys(m, []uint64{uint64(e.cpus)})
-}
-
-// sanity6: rotation of a NO_COMMON_LRU map.
-func lruSanity6(e *lruSanityEnv) {
-	tgt := e.tgtFree
-	ms := tgt * 2
-	m := e.newMap(int(ms) * e.cpus)
-	key := uint64(1)
-	for ; key <= tgt; key++ {
-		e.ins(m, key, 1234, true)
-	}
-	for ; key <= 2*tgt; key++ {
-		for sk := uint64(1); sk <= tgt; sk++ {
-			e.ref(m, sk)
-		}
-		e.ins(m, key, 1234, false)
-	}
-	for ; key <= 3*tgt; key++ {
-		e.ins(m, key, 1234, true)
-	}
-	e.equal(m)
-	e.expectKeys(m, lruKeyRange(1, tgt), lruKeyRange(2*tgt+1, 3*tgt))
-}
-
-// sanity7 (refKey1=true) and sanity8 (refKey1=false): size 2; one of keys
-// 1 and 2 is read by a program (ref), the other by the syscall; inserting 3
-// evicts the latter.
-func lruSanity78(e *lruSanityEnv, refKey1 bool) {
-	t := e.t
-	size := 2
-	if e.noCommon {
-		size = 2 * e.cpus
-	}
-	m := e.newMap(size)
-	e.ins(m, 1, 1234, refKey1)
-	require.ErrorIs(t, m.update(0, 1, 1234, uint64(UpdateNoExist)), ErrKeyExist)
-	e.absent(m, 2)
-	require.ErrorIs(t, m.update(0, 2, 1234, uint64(UpdateExist)), ErrKeyNotExist)
-	e.ins(m, 2, 1234, !refKey1)
-	e.absent(m, 3)
-	refd, read := uint64(1), uint64(2)
-	if !refKey1 {
-		refd, read = 2, 1
-		// sanity8 reads key 1 by syscall first, then refs key 2.
-		v, err := m.lookup(read)
-		require.NoError(t, err)
-		require.Equal(t, uint64(1234), v)
-		require.Equal(t, uint64(1234), e.ref(m, refd))
-	} else {
-		require.Equal(t, uint64(1234), e.ref(m, refd))
-		v, err := m.lookup(read)
-		require.NoError(t, err)
-		require.Equal(t, uint64(1234), v)
-	}
-	e.ins(m, 3, 1234, true)
-	e.absent(m, read)
-	e.equal(m)
-	e.expectKeys(m, []uint64{refd, 3})
-}
-
+// TestLRUSanity runs the 26 applicable test_lru_map.c sanity runs on the
+// engine, with 1, 2 and 4 CPUs, checking the engine's invariants against the
+// table at every map_equal.
 func TestLRUSanity(t *testing.T) {
-	type sanity struct {
-		name     string
-		run      func(*lruSanityEnv)
-		common   bool // runs with the common LRU
-		noCommon bool // runs with BPF_F_NO_COMMON_LRU
-	}
-	tests := []sanity{
-		{"sanity0", lruSanity0, true, true},
-		{"sanity1", lruSanity1, true, false},
-		{"sanity2", lruSanity2, true, false},
-		{"sanity3", lruSanity3, true, false},
-		{"sanity4", lruSanity4, true, true},
-		{"sanity5", lruSanity5, true, false},
-		{"sanity6", lruSanity6, false, true},
-		{"sanity7", func(e *lruSanityEnv) { lruSanity78(e, true) }, true, true},
-		{"sanity8", func(e *lruSanityEnv) { lruSanity78(e, false) }, true, true},
-	}
-	applicable := 0
-	for _, tc := range tests {
-		for _, percpu := range []bool{false, true} {
-			for _, noCommon := range []bool{false, true} {
-				if (noCommon && !tc.noCommon) || (!noCommon && !tc.common) {
-					continue
-				}
-				applicable++
-				typ, lists := "lru_hash", "common"
-				if percpu {
-					typ = "lru_percpu_hash"
-				}
-				tgt := uint64(lruTestLocalFreeTarget)
-				if noCommon {
-					lists, tgt = "no_common_lru", lruTestPercpuFreeTarget
-				}
-				for _, cpus := range []int{1, 2, 4} {
-					name := fmt.Sprintf("%s/%s/%s/cpus=%d", tc.name, typ, lists, cpus)
-					t.Run(name, func(t *testing.T) {
-						tc.run(&lruSanityEnv{t: t, percpu: percpu, noCommon: noCommon, cpus: cpus, tgtFree: tgt})
-					})
-				}
-			}
+	n := lrusanity.ForEach(t, []int{1, 2, 4}, func(t *testing.T, percpu, noCommon bool, cpus int) *lrusanity.Env {
+		return &lrusanity.Env{
+			Errs: lrusanity.Errors{KeyExist: ErrKeyExist, KeyNotExist: ErrKeyNotExist, Invalid: ErrInvalid},
+			New: func(size int) lrusanity.Map {
+				return lruSanityMap{newLRUTestMap(size, cpus, percpu, noCommon)}
+			},
+			Check: func(m lrusanity.Map) { m.(lruSanityMap).m.checkTable(t) },
 		}
-	}
-	require.Equal(t, 26, applicable, "applicable test_lru_map.c runs")
+	})
+	require.Equal(t, lrusanity.Applicable, n, "applicable test_lru_map.c runs")
 }
 
 // ---- engine unit tests ----

@@ -14,6 +14,7 @@ import (
 
 	"github.com/htabgen/htabgen/htab"
 	"github.com/htabgen/htabgen/internal/kernel"
+	"github.com/htabgen/htabgen/internal/lrusanity"
 )
 
 // lruDiffMap is a generated LRU map seen as the kernel harness sees a kernel
@@ -705,40 +706,22 @@ func TestKernelLRUSanity(t *testing.T) {
 		}
 		unpin()
 	}
-	tests := lruMapSanityTests()
-	for _, percpu := range []bool{false, true} {
-		typ := "lru_hash"
-		if percpu {
-			typ = "lru_percpu_hash"
-		}
-		for _, noCommon := range []bool{false, true} {
-			lists, tgt := "common", uint64(lruMapLocalFreeTarget)
-			if noCommon {
-				lists, tgt = "no_common_lru", lruMapPercpuFreeTarget
+	n := lrusanity.ForEach(t, []int{ncpu}, func(t *testing.T, percpu, noCommon bool, cpus int) *lrusanity.Env {
+		pin, unpin := cpuPinner(t)
+		t.Cleanup(unpin)
+		pin(0)
+		return lruSanityEnv(func(t testing.TB, percpu bool, opts htab.Options) lruTwin {
+			mt := htab.LRUHash
+			if percpu {
+				mt = htab.LRUPerCPUHash
 			}
-			for _, tc := range tests {
-				if (noCommon && !tc.noCommon) || (!noCommon && !tc.common) {
-					continue
-				}
-				t.Run(fmt.Sprintf("%s/%s/cpus=%d/%s", typ, lists, ncpu, tc.name), func(t *testing.T) {
-					pin, unpin := cpuPinner(t)
-					defer unpin()
-					pin(0)
-					newTwin := func(t testing.TB, percpu bool, opts htab.Options) lruTwin {
-						mt := htab.LRUHash
-						if percpu {
-							mt = htab.LRUPerCPUHash
-						}
-						km, err := kernel.New(mt, 8, 8, opts)
-						require.NoError(t, err)
-						t.Cleanup(func() { km.Close() })
-						return &lruKernelTwin{t: t, km: km, percpu: percpu, ncpu: ncpu, pin: pin}
-					}
-					tc.run(&lruMapEnv{t: t, percpu: percpu, noCommon: noCommon, cpus: ncpu, tgtFree: tgt, newTwin: newTwin})
-				})
-			}
-		}
-	}
+			km, err := kernel.New(mt, 8, 8, opts)
+			require.NoError(t, err)
+			t.Cleanup(func() { km.Close() })
+			return &lruKernelTwin{t: t, km: km, percpu: percpu, ncpu: ncpu, pin: pin}
+		})(t, percpu, noCommon, cpus)
+	})
+	require.Equal(t, lrusanity.Applicable, n)
 }
 
 // cpuPinner returns pin(c), which moves the calling goroutine's OS thread to
