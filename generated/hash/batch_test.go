@@ -143,152 +143,39 @@ func u32k(i uint32) (b [4]byte) {
 }
 
 // TestBatchOpsPort ports the kernel's htab_map_batch_ops.c
-// (tools/testing/selftests/bpf/map_tests): max_entries 10, keys i+1 and
-// values i+2, every chunk size 1..9 for lookup, delete and lookup-and-delete
-// batches. As there, a step whose first bucket does not fit (ErrNoSpace) is
-// skipped, and at least one step must succeed. As there, each call's buffer
-// is the count the previous call returned.
+// (tools/testing/selftests/bpf/map_tests; batchdiff.Port): max_entries 10,
+// keys i+1 and values i+2, every chunk size 1..9 for lookup, delete and
+// lookup-and-delete batches, each call's buffer the count the previous call
+// returned. As there, a step whose first bucket does not fit (ErrNoSpace) is
+// skipped, every other step returns, deletes and drains all ten keys, and
+// at least one step must succeed.
 func TestBatchOpsPort(t *testing.T) {
 	forEachBatchMap(t, func(t *testing.T, newMap func(htab.Options) (batchMap[[4]byte, [4]byte], error)) {
 		for _, zero := range []bool{false, true} {
 			t.Run(fmt.Sprintf("zeroseed=%v", zero), func(t *testing.T) {
-				batchOpsPort(t, newMap, zero)
+				m, err := newMap(htab.Options{MaxEntries: 10, ZeroSeed: zero})
+				require.NoError(t, err)
+				batchdiff.Port(t, batchdiff.Plain(m)).RequireAllKept(t)
 			})
 		}
 	})
 }
 
-func batchOpsPort(t *testing.T, newMap func(htab.Options) (batchMap[[4]byte, [4]byte], error), zeroSeed bool) {
-	const max = 10
-	m, err := newMap(htab.Options{MaxEntries: max, ZeroSeed: zeroSeed})
-	require.NoError(t, err)
-	inKeys, inVals := make([][4]byte, max), make([][4]byte, max)
-	for i := range max {
-		inKeys[i], inVals[i] = u32k(uint32(i+1)), u32k(uint32(i+2))
-	}
-	populate := func() {
-		n, err := m.UpdateBatch(inKeys, inVals, htab.UpdateAny)
+// TestBatchOpsPortKernel runs the same port on the kernel's HASH map
+// (ZeroSeed) and requires the same trace: every call's count, error, cursor
+// and keys in order.
+func TestBatchOpsPortKernel(t *testing.T) {
+	kernel.Require(t)
+	forEachBatchMap(t, func(t *testing.T, newMap func(htab.Options) (batchMap[[4]byte, [4]byte], error)) {
+		opts := htab.Options{MaxEntries: 10, ZeroSeed: true, CPUs: 1}
+		km, err := kernel.New(htab.Hash, 4, 4, opts)
 		require.NoError(t, err)
-		require.Equal(t, max, n)
-	}
-	// map_batch_verify: every key once, with its value.
-	verify := func(keys, vals [][4]byte) {
-		t.Helper()
-		visited := make([]int, max)
-		for i := range max {
-			k := binary.LittleEndian.Uint32(keys[i][:])
-			require.True(t, k >= 1 && k <= max, "key %d", k)
-			require.Equal(t, k+1, binary.LittleEndian.Uint32(vals[i][:]), "value of key %d", k)
-			visited[k-1]++
-		}
-		for i, n := range visited {
-			require.Equal(t, 1, n, "key %d returned %d times", i+1, n)
-		}
-	}
-	requireEmpty := func() {
-		t.Helper()
-		_, err := m.NextKey(nil)
-		require.ErrorIs(t, err, htab.ErrKeyNotExist, "map not empty")
-		require.Zero(t, m.Len())
-	}
-	keys, vals := make([][4]byte, 2*max), make([][4]byte, 2*max)
-
-	// test 1: lookup/delete an empty hash table: ENOENT.
-	n, err := m.LookupAndDeleteBatch(new(htab.Cursor), keys[:max], vals[:max])
-	require.ErrorIs(t, err, htab.ErrKeyNotExist)
-	require.Zero(t, n)
-
-	populate()
-	// test 2: count 0 succeeds and does nothing.
-	c := new(htab.Cursor)
-	n, err = m.LookupAndDeleteBatch(c, nil, nil)
-	require.NoError(t, err)
-	require.Zero(t, n)
-	require.Equal(t, htab.Cursor{}, *c, "a zero-length call does not touch the cursor")
-	require.Equal(t, max, m.Len())
-
-	// test 3: count max_entries returns everything (nil or ENOENT).
-	n, err = m.LookupAndDeleteBatch(new(htab.Cursor), keys[:max], vals[:max])
-	if err != nil {
-		require.ErrorIs(t, err, htab.ErrKeyNotExist)
-	}
-	require.Equal(t, max, n)
-	verify(keys, vals)
-	requireEmpty()
-
-	// walk runs one batch walk in calls of count elements, each next call
-	// with the count the previous one returned; false when a call said ErrNoSpace.
-	walk := func(step int, del bool) bool {
-		clear(keys)
-		clear(vals)
-		c := new(htab.Cursor)
-		total, count := 0, step
-		for calls := 0; ; calls++ {
-			require.Less(t, calls, 100, "the walk does not end")
-			var n int
-			var err error
-			if del {
-				n, err = m.LookupAndDeleteBatch(c, keys[total:total+count], vals[total:total+count])
-			} else {
-				n, err = m.LookupBatch(c, keys[total:total+count], vals[total:total+count])
-			}
-			if errors.Is(err, htab.ErrNoSpace) {
-				require.Zero(t, n)
-				return false
-			}
-			if err != nil {
-				require.ErrorIs(t, err, htab.ErrKeyNotExist)
-			}
-			require.LessOrEqual(t, n, count)
-			total += n
-			count = n
-			if err != nil {
-				require.True(t, c.Done())
-				break
-			}
-			require.Positive(t, n, "a successful call returns something")
-		}
-		require.Equal(t, max, total)
-		verify(keys, vals)
-		return true
-	}
-
-	// test 4: lookup / delete / lookup-and-delete in steps.
-	success := 0
-	for step := 1; step < max; step++ {
-		populate()
-		if !walk(step, false) {
-			// As in the kernel's test: a step this small cannot take the
-			// largest bucket. Empty the map for the next step.
-			n, err := m.DeleteBatch(inKeys)
-			require.NoError(t, err)
-			require.Equal(t, max, n)
-			continue
-		}
-		require.Equal(t, max, m.Len(), "LookupBatch deletes nothing")
-		total := 0
-		for total < max {
-			count := min(step, max-total)
-			n, err := m.DeleteBatch(keys[total : total+count])
-			if err != nil {
-				require.ErrorIs(t, err, htab.ErrKeyNotExist)
-			}
-			total += n
-			if err != nil {
-				break
-			}
-		}
-		require.Equal(t, max, total, "delete with steps")
-		requireEmpty()
-
-		populate()
-		if !walk(step, true) {
-			t.Fatalf("step %d: lookup-and-delete ErrNoSpace although lookup fitted", step)
-		}
-		requireEmpty()
-		success++
-	}
-	require.Positive(t, success, "no step succeeded")
+		defer km.Close()
+		m, err := newMap(opts)
+		require.NoError(t, err)
+		want := batchdiff.Port(t, batchdiff.Kernel(km, 1))
+		require.Equal(t, want, batchdiff.Port(t, batchdiff.Plain(m)))
+	})
 }
 
 // TestBatchEdges checks the calls at the edges of the contract on every mode:

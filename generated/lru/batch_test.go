@@ -86,169 +86,6 @@ var lboKinds = []lboMapKind{
 	{"lru_pcpu/lock=sparse", htab.LRUPerCPUHash, lboPerCPU[LruPcpuK4V4SparseKey, LruPcpuK4V4SparseValue, *LruPcpuK4V4SparseCPU](NewLruPcpuK4V4Sparse)},
 }
 
-var (
-	lboU32 = batchdiff.U32
-	lboErr = batchdiff.ErrName
-)
-
-// lboPortResult is what the port observed, for the assertions that depend
-// on the LRU (see lboPort).
-type lboPortResult struct {
-	trace []string // every call and its result, for comparison with the kernel
-	// Per step 1..9 (index step-1):
-	skipped    []bool // the lookup walk hit ErrNoSpace
-	looked     []int  // elements returned by the lookup walk
-	deleted    []int  // elements deleted by the delete batches
-	drained    []int  // elements returned by the lookup-and-delete walk
-	emptyAfter []bool // NextKey(nil) said ErrKeyNotExist after the drain
-	present    []int  // keys present after each populate of the step (lookup's)
-}
-
-// lboPort runs the sequence of the kernel's htab_map_batch_ops.c on d
-// (max_entries 10, keys i+1, values i+2, per CPU i+2+cpu; count 0; one call
-// of 10; then for every step 1..9 lookup, delete and lookup-and-delete walks
-// in chunks of step, each next call with the count the previous one
-// returned). It fails on what must hold on any map (every returned key is
-// one of the keys, once, with its value; counts within the buffer; a walk
-// ends) and records the rest: what an LRU map holds after the populates
-// depends on its eviction, which the callers check.
-func lboPort(t *testing.T, d batchdiff.Map) lboPortResult {
-	const max = 10
-	ns := d.Slots()
-	var r lboPortResult
-	rec := func(format string, args ...any) { r.trace = append(r.trace, fmt.Sprintf(format, args...)) }
-	inKeys, inVals := make([][]byte, max), make([][]byte, max)
-	for i := range max {
-		inKeys[i] = lboU32(uint32(i + 1))
-		for j := range ns {
-			inVals[i] = append(inVals[i], lboU32(uint32(i+2+j))...)
-		}
-	}
-	populate := func() int {
-		t.Helper()
-		n, err := d.UpdateBatch(inKeys, inVals, 0)
-		rec("populate: %d %s", n, lboErr(err))
-		require.NoError(t, err, "an LRU map is never full")
-		require.Equal(t, max, n)
-		c := d.Contents()
-		rec("contents: %x", c)
-		require.Equal(t, len(c), d.Len(), "Len")
-		return len(c)
-	}
-	verify := func(keys, vals [][]byte) {
-		t.Helper()
-		seen := map[uint32]bool{}
-		for i := range keys {
-			k := binary.LittleEndian.Uint32(keys[i])
-			require.True(t, k >= 1 && k <= max, "key %d", k)
-			require.False(t, seen[k], "key %d returned twice", k)
-			seen[k] = true
-			require.Len(t, vals[i], 4*ns)
-			for j := range ns {
-				require.Equal(t, k+1+uint32(j), binary.LittleEndian.Uint32(vals[i][4*j:]), "value of key %d on CPU %d", k, j)
-			}
-		}
-	}
-	// walk is one lookup (-and-delete) walk in calls of count elements,
-	// starting with step; it returns the keys and whether it hit ErrNoSpace.
-	walk := func(step int, del bool) ([][]byte, bool) {
-		t.Helper()
-		var keys, vals [][]byte
-		var batch uint32
-		count := step
-		for calls := 0; ; calls++ {
-			require.Less(t, calls, 100, "the walk does not end")
-			cur := &batch
-			if len(keys) == 0 {
-				cur = nil // as the kernel's test: total ? &batch : NULL
-			}
-			ks, vs, next, err := d.LookupBatch(cur, count, del)
-			rec("walk step %d del %v call %d count %d: %s n=%d next=%d keys=%x", step, del, calls, count, lboErr(err), len(ks), next, ks)
-			if errors.Is(err, htab.ErrNoSpace) {
-				require.Empty(t, ks)
-				return keys, true
-			}
-			if err != nil {
-				require.ErrorIs(t, err, htab.ErrKeyNotExist)
-			}
-			require.LessOrEqual(t, len(ks), count)
-			keys, vals = append(keys, ks...), append(vals, vs...)
-			batch, count = next, len(ks)
-			if err != nil {
-				break
-			}
-			require.NotEmpty(t, ks, "a successful call returns something")
-		}
-		verify(keys, vals)
-		return keys, false
-	}
-
-	// test 1: lookup/delete an empty hash table: ENOENT.
-	ks, _, _, err := d.LookupBatch(nil, max, true)
-	rec("empty: %s %d", lboErr(err), len(ks))
-	require.ErrorIs(t, err, htab.ErrKeyNotExist)
-	require.Empty(t, ks)
-
-	present := populate()
-	// test 2: count 0 succeeds and does nothing.
-	ks, _, _, err = d.LookupBatch(nil, 0, true)
-	rec("count 0: %s %d", lboErr(err), len(ks))
-	require.NoError(t, err)
-	require.Empty(t, ks)
-	require.Len(t, d.Contents(), present)
-
-	// test 3: count max_entries returns everything there is.
-	ks, vs, _, err := d.LookupBatch(nil, max, true)
-	rec("count 10: %s %x", lboErr(err), ks)
-	if err != nil {
-		require.ErrorIs(t, err, htab.ErrKeyNotExist)
-	}
-	require.Len(t, ks, present)
-	verify(ks, vs)
-	require.ErrorIs(t, d.FirstKey(), htab.ErrKeyNotExist, "not empty after test 3")
-
-	// test 4: lookup / delete / lookup-and-delete in steps.
-	for step := 1; step < max; step++ {
-		present := populate()
-		r.present = append(r.present, present)
-		keys, nospace := walk(step, false)
-		r.skipped = append(r.skipped, nospace)
-		r.looked = append(r.looked, len(keys))
-		if nospace {
-			r.deleted = append(r.deleted, 0)
-			r.drained = append(r.drained, 0)
-			r.emptyAfter = append(r.emptyAfter, false)
-			continue
-		}
-		require.Len(t, keys, present, "the lookup walk returns what is there")
-		total := 0
-		for total < len(keys) {
-			count := min(step, len(keys)-total)
-			n, err := d.DeleteBatch(keys[total : total+count])
-			rec("delete step %d at %d: %d %s", step, total, n, lboErr(err))
-			if err != nil {
-				require.ErrorIs(t, err, htab.ErrKeyNotExist)
-			}
-			total += n
-			if err != nil {
-				break
-			}
-		}
-		r.deleted = append(r.deleted, total)
-		require.ErrorIs(t, d.FirstKey(), htab.ErrKeyNotExist, "step %d: not empty after the deletes", step)
-
-		present = populate()
-		keys, nospace = walk(step, true)
-		require.False(t, nospace, "step %d: lookup-and-delete ErrNoSpace although lookup fitted", step)
-		require.Len(t, keys, present, "the lookup-and-delete walk returns what is there")
-		r.drained = append(r.drained, len(keys))
-		err := d.FirstKey()
-		rec("after drain: %s", lboErr(err))
-		r.emptyAfter = append(r.emptyAfter, errors.Is(err, htab.ErrKeyNotExist))
-	}
-	return r
-}
-
 // lboPortCPUs is the number of CPUs of the generated maps in
 // TestLruBatchOpsPort: the expectations there are what the kernel (Linux
 // 6.18, pinned to CPU 0) does with 2 possible CPUs, as
@@ -281,8 +118,8 @@ func TestLruBatchOpsPort(t *testing.T) {
 				t.Run(fmt.Sprintf("%s/nocommon=%v/zeroseed=%v", kind.name, noCommon, zero), func(t *testing.T) {
 					d, err := kind.newMap(htab.Options{MaxEntries: 10, ZeroSeed: zero, CPUs: lboPortCPUs, NoCommonLRU: noCommon})
 					require.NoError(t, err)
-					r := lboPort(t, d)
-					require.Len(t, r.skipped, 9)
+					r := batchdiff.Port(t, d)
+					require.Len(t, r.Skipped, 9)
 					want := 10
 					if noCommon {
 						want = 2
@@ -294,27 +131,27 @@ func TestLruBatchOpsPort(t *testing.T) {
 						require.Contains(t, orders, lboContentsAfterPopulate(r), "keys left after a populate")
 					}
 					success := 0
-					for i := range r.skipped {
+					for i := range r.Skipped {
 						step := i + 1
-						if noCommon && i > 0 && r.skipped[i-1] && r.present[i-1] == 2 {
+						if noCommon && i > 0 && r.Skipped[i-1] && r.Present[i-1] == 2 {
 							// The populate found keys 9 and 10 still in:
 							// 7..10 remain (TestLruBatchRepopulateKernel).
 							want = 4
 						} else if noCommon {
 							want = 2
 						}
-						require.Equal(t, want, r.present[i], "step %d: keys after the populate", step)
-						if r.skipped[i] {
+						require.Equal(t, want, r.Present[i], "step %d: keys after the populate", step)
+						if r.Skipped[i] {
 							// Keys 7..10 may share buckets under random seeds.
 							require.False(t, noCommon && zero, "step %d skipped", step)
 							continue
 						}
 						success++
-						require.Equal(t, want, r.looked[i], "step %d: lookup", step)
-						require.Equal(t, want, r.deleted[i], "step %d: delete", step)
+						require.Equal(t, want, r.Looked[i], "step %d: lookup", step)
+						require.Equal(t, want, r.Deleted[i], "step %d: delete", step)
 						// The second populate of a step always starts empty.
-						require.Equal(t, map[bool]int{false: 10, true: 2}[noCommon], r.drained[i], "step %d: lookup-and-delete", step)
-						require.True(t, r.emptyAfter[i], "step %d: empty after the drain", step)
+						require.Equal(t, map[bool]int{false: 10, true: 2}[noCommon], r.Drained[i], "step %d: lookup-and-delete", step)
+						require.True(t, r.EmptyAfter[i], "step %d: empty after the drain", step)
 					}
 					if zero {
 						// Under a random seed every step's walk may meet a bucket
@@ -323,7 +160,7 @@ func TestLruBatchOpsPort(t *testing.T) {
 						require.Positive(t, success, "no step succeeded")
 					}
 					if zero && !noCommon {
-						require.Equal(t, []bool{true, true, false, false, false, false, false, false, false}, r.skipped, "steps skipped for ErrNoSpace")
+						require.Equal(t, []bool{true, true, false, false, false, false, false, false, false}, r.Skipped, "steps skipped for ErrNoSpace")
 					}
 				})
 			}
@@ -333,10 +170,10 @@ func TestLruBatchOpsPort(t *testing.T) {
 
 // lboContentsAfterPopulate returns the contents the trace recorded after the
 // first populate.
-func lboContentsAfterPopulate(r lboPortResult) string {
-	for i, l := range r.trace {
-		if len(l) > 9 && l[:9] == "populate:" && i+1 < len(r.trace) {
-			return r.trace[i+1]
+func lboContentsAfterPopulate(r batchdiff.PortResult) string {
+	for i, l := range r.Trace {
+		if len(l) > 9 && l[:9] == "populate:" && i+1 < len(r.Trace) {
+			return r.Trace[i+1]
 		}
 	}
 	return ""
@@ -347,9 +184,9 @@ func lboContentsAfterPopulate(r lboPortResult) string {
 func lboPortContents(ns int, keys ...uint32) string {
 	var c [][]byte
 	for _, k := range keys {
-		e := lboU32(k)
+		e := batchdiff.U32(k)
 		for j := range ns {
-			e = append(e, lboU32(k+1+uint32(j))...)
+			e = append(e, batchdiff.U32(k+1+uint32(j))...)
 		}
 		c = append(c, e)
 	}
@@ -376,12 +213,12 @@ func TestLruBatchOpsPortKernel(t *testing.T) {
 				defer km.Close()
 				d, err := kind.newMap(opts)
 				require.NoError(t, err)
-				want := lboPort(t, batchdiff.Kernel(km, d.Slots()))
-				got := lboPort(t, d)
-				require.Equal(t, want.trace, got.trace)
+				want := batchdiff.Port(t, batchdiff.Kernel(km, d.Slots()))
+				got := batchdiff.Port(t, d)
+				require.Equal(t, want.Trace, got.Trace)
 				require.Equal(t, want, got)
 				if ncpu == lboPortCPUs && !noCommon {
-					require.Equal(t, []bool{true, true, false, false, false, false, false, false, false}, want.skipped,
+					require.Equal(t, []bool{true, true, false, false, false, false, false, false, false}, want.Skipped,
 						"the kernel's skipped steps, which TestLruBatchOpsPort expects")
 				}
 			})
@@ -443,17 +280,17 @@ func TestLruBatchLookupAndDeleteRace(t *testing.T) {
 				userVal := func(k uint32) []byte {
 					var v []byte
 					for j := range ns {
-						v = append(v, lboU32(k*8+uint32(j)+1)...)
+						v = append(v, batchdiff.U32(k*8+uint32(j)+1)...)
 					}
 					return v
 				}
 				// cpuVal is the value of a key inserted through CPU(cpu) as ^k.
 				cpuVal := func(k uint32, cpu int) []byte {
 					if ns == 1 {
-						return lboU32(^k)
+						return batchdiff.U32(^k)
 					}
 					v := make([]byte, 4*ns)
-					copy(v[4*cpu:], lboU32(^k))
+					copy(v[4*cpu:], batchdiff.U32(^k))
 					return v
 				}
 
@@ -498,9 +335,9 @@ func TestLruBatchLookupAndDeleteRace(t *testing.T) {
 							k := uint32(w<<16 | i)
 							var err error
 							if i%2 == 0 {
-								err = m.Update(lboU32(k), userVal(k), uint64(htab.UpdateNoExist))
+								err = m.Update(batchdiff.U32(k), userVal(k), uint64(htab.UpdateNoExist))
 							} else {
-								err = m.cpuInsert(w%ncpu, lboU32(k), lboU32(^k))
+								err = m.cpuInsert(w%ncpu, batchdiff.U32(k), batchdiff.U32(^k))
 							}
 							if err != nil {
 								t.Errorf("insert %#x: %v", k, err)
@@ -571,10 +408,10 @@ func TestLruBatchRepopulateKernel(t *testing.T) {
 				k := batchdiff.Kernel(km, d.Slots())
 				var ks, vs [][]byte
 				for i := range 10 {
-					ks = append(ks, lboU32(uint32(i+1)))
+					ks = append(ks, batchdiff.U32(uint32(i+1)))
 					var v []byte
 					for j := range d.Slots() {
-						v = append(v, lboU32(uint32(i+2+j))...)
+						v = append(v, batchdiff.U32(uint32(i+2+j))...)
 					}
 					vs = append(vs, v)
 				}

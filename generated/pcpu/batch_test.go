@@ -192,11 +192,13 @@ func pboU32(i uint32) (b [4]byte) {
 func pboGet(b [4]byte) uint32 { return binary.LittleEndian.Uint32(b[:]) }
 
 // TestPcpuBatchOpsPort ports the PERCPU_HASH variant of the kernel's
-// htab_map_batch_ops.c (tools/testing/selftests/bpf/map_tests): max_entries
-// 10, keys i+1, and on CPU j the value i+2+j; every chunk size 1..9 for
-// lookup, delete and lookup-and-delete batches. As there, a step whose first
-// bucket does not fit (ErrNoSpace) is skipped, at least one step must
-// succeed, and each call's buffer is the count the previous call returned.
+// htab_map_batch_ops.c (tools/testing/selftests/bpf/map_tests;
+// batchdiff.Port): max_entries 10, keys i+1, and on CPU j the value i+2+j;
+// every chunk size 1..9 for lookup, delete and lookup-and-delete batches,
+// each call's buffer the count the previous call returned. As there, a step
+// whose first bucket does not fit (ErrNoSpace) is skipped, every other step
+// returns, deletes and drains all ten keys, and at least one step must
+// succeed.
 func TestPcpuBatchOpsPort(t *testing.T) {
 	pboModes(t, func(t *testing.T, newMap pboNew) {
 		for _, ncpu := range []int{1, 2, 5} {
@@ -204,157 +206,29 @@ func TestPcpuBatchOpsPort(t *testing.T) {
 				t.Run(fmt.Sprintf("cpus=%d/zeroseed=%v", ncpu, zero), func(t *testing.T) {
 					m, err := newMap(htab.Options{MaxEntries: 10, ZeroSeed: zero, CPUs: ncpu})
 					require.NoError(t, err)
-					pboPort(t, m, zero)
+					batchdiff.Port(t, batchdiff.PerCPU(m)).RequireAllKept(t)
 				})
 			}
 		}
 	})
 }
 
-func pboPort(t *testing.T, m pboMap, zeroSeed bool) {
-	const max = 10
-	ncpu := m.CPUs()
-	inKeys, inVals := make([][4]byte, max), make([][4]byte, max*ncpu)
-	for i := range max {
-		inKeys[i] = pboU32(uint32(i + 1))
-		for j := range ncpu {
-			inVals[i*ncpu+j] = pboU32(uint32(i + 2 + j))
-		}
-	}
-	populate := func() {
-		t.Helper()
-		n, err := m.UpdateBatch(inKeys, inVals, htab.UpdateAny)
+// TestPcpuBatchOpsPortKernel runs the same port on the kernel's PERCPU_HASH
+// (ZeroSeed, the generated map with the kernel's possible CPUs) and requires
+// the same trace: every call's count, error, cursor, keys and values.
+func TestPcpuBatchOpsPortKernel(t *testing.T) {
+	kernel.Require(t)
+	ncpu := kernel.PossibleCPUs()
+	pboModes(t, func(t *testing.T, newMap pboNew) {
+		opts := htab.Options{MaxEntries: 10, ZeroSeed: true, CPUs: ncpu}
+		km, err := kernel.New(htab.PerCPUHash, 4, 4, opts)
 		require.NoError(t, err)
-		require.Equal(t, max, n)
-	}
-	// map_batch_verify: every key once, with key+1+cpu on each CPU.
-	verify := func(keys, vals [][4]byte) {
-		t.Helper()
-		visited := make([]int, max)
-		for i := range max {
-			k := pboGet(keys[i])
-			require.True(t, k >= 1 && k <= max, "key %d", k)
-			for j := range ncpu {
-				require.Equal(t, k+1+uint32(j), pboGet(vals[i*ncpu+j]), "value of key %d on CPU %d", k, j)
-			}
-			visited[k-1]++
-		}
-		for i, n := range visited {
-			require.Equal(t, 1, n, "key %d returned %d times", i+1, n)
-		}
-	}
-	requireEmpty := func() {
-		t.Helper()
-		_, err := m.NextKey(nil)
-		require.ErrorIs(t, err, htab.ErrKeyNotExist, "map not empty")
-		require.Zero(t, m.Len())
-	}
-	keys, vals := make([][4]byte, 2*max), make([][4]byte, 2*max*ncpu)
-
-	// test 1: lookup/delete an empty hash table: ENOENT.
-	n, err := m.LookupAndDeleteBatch(new(htab.Cursor), keys[:max], vals[:max*ncpu])
-	require.ErrorIs(t, err, htab.ErrKeyNotExist)
-	require.Zero(t, n)
-
-	populate()
-	// test 2: count 0 succeeds and does nothing.
-	c := new(htab.Cursor)
-	n, err = m.LookupAndDeleteBatch(c, nil, nil)
-	require.NoError(t, err)
-	require.Zero(t, n)
-	require.Equal(t, htab.Cursor{}, *c, "a zero-length call does not touch the cursor")
-	require.Equal(t, max, m.Len())
-
-	// test 3: count max_entries returns everything (nil or ENOENT).
-	n, err = m.LookupAndDeleteBatch(new(htab.Cursor), keys[:max], vals[:max*ncpu])
-	if err != nil {
-		require.ErrorIs(t, err, htab.ErrKeyNotExist)
-	}
-	require.Equal(t, max, n)
-	verify(keys, vals)
-	requireEmpty()
-
-	// walk runs one batch walk in calls of count elements, each next call
-	// with the count the previous one returned; false when a call said ErrNoSpace.
-	walk := func(step int, del bool) bool {
-		t.Helper()
-		clear(keys)
-		clear(vals)
-		c := new(htab.Cursor)
-		total, count := 0, step
-		for calls := 0; ; calls++ {
-			require.Less(t, calls, 100, "the walk does not end")
-			ks, vs := keys[total:total+count], vals[total*ncpu:(total+count)*ncpu]
-			var n int
-			var err error
-			if del {
-				n, err = m.LookupAndDeleteBatch(c, ks, vs)
-			} else {
-				n, err = m.LookupBatch(c, ks, vs)
-			}
-			if errors.Is(err, htab.ErrNoSpace) {
-				require.Zero(t, n)
-				return false
-			}
-			if err != nil {
-				require.ErrorIs(t, err, htab.ErrKeyNotExist)
-			}
-			require.LessOrEqual(t, n, count)
-			total += n
-			count = n
-			if err != nil {
-				require.True(t, c.Done())
-				break
-			}
-			require.Positive(t, n, "a successful call returns something")
-		}
-		require.Equal(t, max, total)
-		verify(keys, vals)
-		return true
-	}
-
-	// test 4: lookup / delete / lookup-and-delete in steps.
-	success := 0
-	for step := 1; step < max; step++ {
-		populate()
-		if !walk(step, false) {
-			// As in the kernel's test: a step this small cannot take the
-			// largest bucket. (The kernel's test leaves the keys in; the next
-			// populate replaces them in place.)
-			require.Equal(t, max, m.Len())
-			continue
-		}
-		require.Equal(t, max, m.Len(), "LookupBatch deletes nothing")
-		total := 0
-		for total < max {
-			count := min(step, max-total)
-			n, err := m.DeleteBatch(keys[total : total+count])
-			if err != nil {
-				require.ErrorIs(t, err, htab.ErrKeyNotExist)
-			}
-			total += n
-			if err != nil {
-				break
-			}
-		}
-		require.Equal(t, max, total, "delete with steps")
-		requireEmpty()
-
-		populate()
-		if !walk(step, true) {
-			t.Fatalf("step %d: lookup-and-delete ErrNoSpace although lookup fitted", step)
-		}
-		requireEmpty()
-		success++
-	}
-	if zeroSeed {
-		// Under a random seed every step's walk may meet a bucket larger
-		// than the shrunk count, as in the kernel's test, which then fails.
-		require.Positive(t, success, "no step succeeded")
-	}
-	// The largest step always fits (max_entries never does not).
-	populate()
-	require.True(t, walk(max, false), "a buffer of max_entries always fits")
+		defer km.Close()
+		m, err := newMap(opts)
+		require.NoError(t, err)
+		want := batchdiff.Port(t, batchdiff.Kernel(km, ncpu))
+		require.Equal(t, want, batchdiff.Port(t, batchdiff.PerCPU(m)))
+	})
 }
 
 // TestPcpuBatchEdges checks per-CPU specific argument checks: vals must hold
