@@ -384,7 +384,15 @@ func (l *LRU) listEmpty(h uint32) bool { return l.node(h).next == h }
 func (l *LRU) nodeType(x uint32) uint32 { return l.node(x).meta.Load() & 0xff }
 func (l *LRU) nodeCPU(x uint32) uint32  { return l.node(x).meta.Load() >> 8 }
 func (l *LRU) isRef(x uint32) bool      { return l.node(x).ref.Load() != 0 }
-func (l *LRU) clearRef(x uint32)        { l.node(x).ref.Store(0) }
+// clearRef stores only if the bit is set: an atomic store is a locked
+// instruction on amd64, which waits for every cache miss before it, and most
+// nodes that rotations and refills move are not referenced. (A Ref racing
+// with the clear wins either way, as it may in the kernel.)
+func (l *LRU) clearRef(x uint32) {
+	if r := &l.node(x).ref; r.Load() != 0 {
+		r.Store(0)
+	}
+}
 
 func (l *LRU) setType(x, t uint32) {
 	m := &l.node(x).meta
