@@ -384,6 +384,7 @@ func (l *LRU) listEmpty(h uint32) bool { return l.node(h).next == h }
 func (l *LRU) nodeType(x uint32) uint32 { return l.node(x).meta.Load() & 0xff }
 func (l *LRU) nodeCPU(x uint32) uint32  { return l.node(x).meta.Load() >> 8 }
 func (l *LRU) isRef(x uint32) bool      { return l.node(x).ref.Load() != 0 }
+
 // clearRef stores only if the bit is set: an atomic store is a locked
 // instruction on amd64, which waits for every cache miss before it, and most
 // nodes that rotations and refills move are not referenced. (A Ref racing
