@@ -237,27 +237,42 @@ var speedImpls = []speedImpl{
 // request without contention), each with its own CPU(i) handle for htab
 // (golang-lru's Cache is one locked structure shared by both), replay the
 // s=0.9 Zipf trace from different offsets; request j is an update when
-// j%10 == 0, else a lookup (90/10). A lookup miss does not insert. Capacity
-// 10k over 100k keys. ns/op is per request of all goroutines together;
-// "ops/s" is requests per second, both goroutines together; "ops/cpu-s"
-// requests per CPU-second the process used.
+// j%10 == 0, else a lookup (mix=90-10). A lookup miss does not insert.
+// Capacity 10k over 100k keys. mix=100-0 (lookups only) and mix=0-100
+// (updates only), with one goroutine, show what each kind of request costs.
+// ns/op is per request of all goroutines together; "ops/s" is requests per
+// second, both goroutines together; "ops/cpu-s" requests per CPU-second the
+// process used.
 func BenchmarkLRUSpeed(b *testing.B) {
 	trace := zipfTrace(speedZipfS)
-	for _, ng := range []int{1, speedGoroutines} {
-		for _, impl := range speedImpls {
-			b.Run(fmt.Sprintf("mix=90-10/g=%d/impl=%s", ng, impl.name), func(b *testing.B) {
-				r := newSpeedRun(b, impl, trace)
-				b.ResetTimer()
-				cpu0 := cpuclock.Process()
-				start := time.Now()
-				total := r.run(ng, b.N/ng+1)
-				el := time.Since(start)
-				cpu := cpuclock.Process() - cpu0
-				b.StopTimer()
-				b.ReportMetric(float64(total)/el.Seconds(), "ops/s")
-				b.ReportMetric(r.hitRatio(), "hit%")
-				b.ReportMetric(float64(total)/cpu.Seconds(), "ops/cpu-s")
-			})
+	for _, mix := range []struct {
+		name         string
+		updateTenths int
+		goroutines   []int
+	}{
+		{"90-10", 1, []int{1, speedGoroutines}},
+		{"100-0", 0, []int{1}},
+		{"0-100", 10, []int{1}},
+	} {
+		for _, ng := range mix.goroutines {
+			for _, impl := range speedImpls {
+				b.Run(fmt.Sprintf("mix=%s/g=%d/impl=%s", mix.name, ng, impl.name), func(b *testing.B) {
+					r := newSpeedRun(b, impl, trace)
+					r.updateTenths = mix.updateTenths
+					b.ResetTimer()
+					cpu0 := cpuclock.Process()
+					start := time.Now()
+					total := r.run(ng, b.N/ng+1)
+					el := time.Since(start)
+					cpu := cpuclock.Process() - cpu0
+					b.StopTimer()
+					b.ReportMetric(float64(total)/el.Seconds(), "ops/s")
+					if mix.updateTenths < 10 {
+						b.ReportMetric(r.hitRatio(), "hit%")
+					}
+					b.ReportMetric(float64(total)/cpu.Seconds(), "ops/cpu-s")
+				})
+			}
 		}
 	}
 }
@@ -308,18 +323,19 @@ func BenchmarkLRUSpeedPaired(b *testing.B) {
 // speedRun is one implementation of BenchmarkLRUSpeed, warmed up, with each
 // goroutine's position in the trace and its hit count.
 type speedRun struct {
-	trace  []uint64
-	lookup func(g int, rank uint64) bool
-	update func(g int, rank uint64)
-	pos    [speedGoroutines]int
-	hits   [speedGoroutines]struct {
+	trace        []uint64
+	updateTenths int // request j is an update when j%10 < updateTenths
+	lookup       func(g int, rank uint64) bool
+	update       func(g int, rank uint64)
+	pos          [speedGoroutines]int
+	hits         [speedGoroutines]struct {
 		n, lookups int
 		_          [48]byte
 	}
 }
 
 func newSpeedRun(tb testing.TB, impl speedImpl, trace []uint64) *speedRun {
-	r := &speedRun{trace: trace}
+	r := &speedRun{trace: trace, updateTenths: 1}
 	r.lookup, r.update = impl.make(tb)
 	// Warm the cache to its steady state before timing.
 	for j, k := range trace[:200_000] {
@@ -345,7 +361,7 @@ func (r *speedRun) run(ng, per int) int {
 					j = 0
 				}
 				k := r.trace[j]
-				if j%10 == 0 {
+				if j%10 < r.updateTenths {
 					r.update(g, k)
 				} else {
 					lookups++
