@@ -41,10 +41,11 @@ func (k *listLock) lock() {
 	k.drain()
 }
 
-// unlock applies the queued frees and releases the lists. A free queued after
-// the last drain, while mu was still held, is caught by the check after
-// Unlock: its pusher's TryLock failed, so it queued before this Unlock, and
-// either this check sees it or a later lock holder drains it.
+// unlock applies the queued frees and releases the lists. A free queued
+// after the last drain but before Unlock is caught by the check after
+// Unlock; one queued after Unlock, by its pusher's second TryLock (push).
+// When such a TryLock fails, another goroutine holds the lock and runs this
+// same check when it lets go, so no free is left in the queue.
 func (k *listLock) unlock() {
 	for {
 		k.drain()
