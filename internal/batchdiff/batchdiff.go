@@ -23,7 +23,7 @@ import (
 // flags, passed through unchecked.
 type Map interface {
 	Slots() int // values per key: 1, or the CPUs of a per-CPU map
-	Len() int
+	Len() int   // the number of keys (the kernel's side walks to count them)
 	Update(k, v []byte, flags uint64) error
 	Delete(k []byte) error
 	// LookupBatch is one BPF_MAP_LOOKUP(_AND_DELETE)_BATCH call of count

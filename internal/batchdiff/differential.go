@@ -32,7 +32,8 @@ func U32(i uint32) []byte { return binary.LittleEndian.AppendUint32(nil, i) }
 
 // Differential runs the same random operations on k (the kernel's map) and g
 // (a generated map of the same type, options and CPUs, both empty, max their
-// MaxEntries) and requires the same result of every call. For a series of
+// MaxEntries; seed picks the random sequence) and requires the same result of
+// every call. For a series of
 // target sizes up to max (a full map last):
 //
 //   - a fill to about that size by updates (every flag), deletes, update
