@@ -6,7 +6,6 @@ import (
 	"os"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 )
@@ -113,18 +112,6 @@ func TestPeersPaired(t *testing.T) {
 		}
 	}
 	report("mixed, 2 goroutines, 10 % updates, 75 % full", ns)
-}
-
-// mixedRound has two goroutines do n requests of their streams on m
-// together and returns the time they took.
-func mixedRound(m peerMap, streams [][]mixedOp, n int) time.Duration {
-	var wg sync.WaitGroup
-	start := time.Now()
-	for w := range 2 {
-		wg.Go(func() { runMixed(m, streams[w], n/2) })
-	}
-	wg.Wait()
-	return time.Since(start)
 }
 
 func median(x []float64) float64 {
