@@ -92,7 +92,7 @@ func (g *generator) updateElem(f *jen.File) {
 			m("linkHead").Call(id("b"), id("n").Op("+").Lit(1)),
 			jen.If(id("i").Op("==").Lit(0)).Block(m("count").Dot("Add").Call(jen.Lit(1)), unlock(), jen.Return(jen.Nil())),
 			jen.Comment("A replace: the kernel sets the new element's ref bit (htab_lru_map_update_elem)."),
-			m("lru").Dot("Ref").Call(id("n")),
+			id("e").Dot("node").Dot("Ref").Call(),
 			jen.If(id("prev").Op("==").Lit(0)).Block(id("prev").Op("=").Id("n").Op("+").Lit(1)),
 			m("unlink").Call(id("b"), id("prev"), id("i")),
 			unlock(),
@@ -119,7 +119,7 @@ func (g *generator) updateElem(f *jen.File) {
 		)
 		body = append(body, flagErrors(jen.If(id("popped")).Block(m("lru").Dot("Push").Call(id("n"))))...)
 		body = append(body,
-			jen.If(id("i").Op("!=").Lit(0)).Block(append([]jen.Code{m("lru").Dot("Ref").Call(id("i").Op("-").Lit(1))}, append(replace,
+			jen.If(id("i").Op("!=").Lit(0)).Block(append([]jen.Code{m("elem").Call(id("i").Op("-").Lit(1)).Dot("node").Dot("Ref").Call()}, append(replace,
 				unlock(),
 				jen.If(id("popped")).Block(m("lru").Dot("Push").Call(id("n"))),
 				jen.Return(jen.Nil()),

@@ -395,7 +395,7 @@ func (m *LruK4V4Always) update(k *LruK4V4AlwaysKey, v *LruK4V4AlwaysValue, cpu i
 		return nil
 	}
 	// A replace: the kernel sets the new element's ref bit (htab_lru_map_update_elem).
-	m.lru.Ref(n)
+	e.node.Ref()
 	if prev == 0 {
 		prev = n + 1
 	}

@@ -398,7 +398,7 @@ func (m *LruK4V4Sparse) update(k *LruK4V4SparseKey, v *LruK4V4SparseValue, cpu i
 		return nil
 	}
 	// A replace: the kernel sets the new element's ref bit (htab_lru_map_update_elem).
-	m.lru.Ref(n)
+	e.node.Ref()
 	if prev == 0 {
 		prev = n + 1
 	}

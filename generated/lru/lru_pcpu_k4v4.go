@@ -428,7 +428,7 @@ func (m *LruPcpuK4V4) update(k *LruPcpuK4V4Key, vals []LruPcpuK4V4Value, v *LruP
 		return htab.ErrKeyNotExist
 	}
 	if i != 0 {
-		m.lru.Ref(i - 1)
+		m.elem(i - 1).node.Ref()
 		m.storeValues(i-1, vals, v, cpu, false)
 		b.Unlock()
 		if popped {

@@ -428,7 +428,7 @@ func (m *LruPcpuK4V4Always) update(k *LruPcpuK4V4AlwaysKey, vals []LruPcpuK4V4Al
 		return htab.ErrKeyNotExist
 	}
 	if i != 0 {
-		m.lru.Ref(i - 1)
+		m.elem(i - 1).node.Ref()
 		m.storeValues(i-1, vals, v, cpu, false)
 		b.Unlock()
 		if popped {

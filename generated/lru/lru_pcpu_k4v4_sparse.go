@@ -431,7 +431,7 @@ func (m *LruPcpuK4V4Sparse) update(k *LruPcpuK4V4SparseKey, vals []LruPcpuK4V4Sp
 		return htab.ErrKeyNotExist
 	}
 	if i != 0 {
-		m.lru.Ref(i - 1)
+		m.elem(i - 1).node.Ref()
 		m.storeValues(i-1, vals, v, cpu, false)
 		b.Unlock()
 		if popped {

@@ -434,7 +434,7 @@ func (m *LruPcpuK8V8) update(k *LruPcpuK8V8Key, vals []LruPcpuK8V8Value, v *LruP
 		return htab.ErrKeyNotExist
 	}
 	if i != 0 {
-		m.lru.Ref(i - 1)
+		m.elem(i - 1).node.Ref()
 		m.storeValues(i-1, vals, v, cpu, false)
 		b.Unlock()
 		if popped {

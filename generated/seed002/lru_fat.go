@@ -399,7 +399,7 @@ func (m *LRUFat) update(k *LRUFatKey, v *LRUFatValue, cpu int, flags htab.Update
 		return nil
 	}
 	// A replace: the kernel sets the new element's ref bit (htab_lru_map_update_elem).
-	m.lru.Ref(n)
+	e.node.Ref()
 	if prev == 0 {
 		prev = n + 1
 	}

@@ -402,7 +402,7 @@ func (m *LRULean) update(k *LRULeanKey, v *LRULeanValue, cpu int, flags htab.Upd
 		return nil
 	}
 	// A replace: the kernel sets the new element's ref bit (htab_lru_map_update_elem).
-	m.lru.Ref(n)
+	e.node.Ref()
 	if prev == 0 {
 		prev = n + 1
 	}

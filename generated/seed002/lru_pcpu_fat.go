@@ -431,7 +431,7 @@ func (m *LRUPcpuFat) update(k *LRUPcpuFatKey, vals []LRUPcpuFatValue, v *LRUPcpu
 		return htab.ErrKeyNotExist
 	}
 	if i != 0 {
-		m.lru.Ref(i - 1)
+		m.elem(i - 1).node.Ref()
 		m.storeValues(i-1, vals, v, cpu, false)
 		b.Unlock()
 		if popped {
