@@ -20,10 +20,11 @@ import (
 // lets go of it.
 //
 // This keeps the kernel's semantics: a free is not observable until the lists
-// are looked at, which only happens under the lock, so a queued free takes
-// effect exactly where the kernel's waiting free would (after the holder's
-// critical section), and with no contention (one goroutine, the kernel
-// differential tests) TryLock always succeeds and nothing is ever queued.
+// are looked at, which only happens under the lock, and every acquisition
+// (lock, and push's own TryLock) applies the queue before anything else, so
+// a queued free takes effect no later than the kernel's waiting free would.
+// With no contention (one goroutine, the kernel differential tests) TryLock
+// always succeeds and nothing is ever queued.
 type listLock struct {
 	mu sync.Mutex
 
@@ -41,11 +42,12 @@ func (k *listLock) lock() {
 	k.drain()
 }
 
-// unlock applies the queued frees and releases the lists. A free queued
-// after the last drain but before Unlock is caught by the check after
-// Unlock; one queued after Unlock, by its pusher's second TryLock (push).
-// When such a TryLock fails, another goroutine holds the lock and runs this
-// same check when it lets go, so no free is left in the queue.
+// unlock applies the queued frees and releases the lists. The check after
+// Unlock, and the second TryLock in push, keep frees from waiting in the
+// queue for long: a free queued after the last drain is applied by this
+// check or by its pusher. Both are best effort (a failed TryLock promises
+// nothing, not even that the lock is held); what the semantics rest on is
+// that every acquisition drains first.
 func (k *listLock) unlock() {
 	for {
 		k.drain()
