@@ -10,7 +10,6 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
-	"golang.org/x/sys/unix"
 
 	"github.com/htabgen/htabgen/htab"
 	"github.com/htabgen/htabgen/internal/kernel"
@@ -175,27 +174,6 @@ func (d lruDiffPcpu) all() (keys, vals [][]byte) {
 	return keys, vals
 }
 
-// lruErrClass names the errno an error stands for, on either side.
-func lruErrClass(err error) string {
-	switch {
-	case err == nil:
-		return "ok"
-	case errors.Is(err, htab.ErrKeyNotExist):
-		return "ENOENT"
-	case errors.Is(err, htab.ErrKeyExist):
-		return "EEXIST"
-	case errors.Is(err, htab.ErrInvalid):
-		return "EINVAL"
-	case errors.Is(err, htab.ErrFull):
-		return "E2BIG"
-	case errors.Is(err, htab.ErrNoSpace):
-		return "ENOSPC"
-	case errors.Is(err, htab.ErrNoMem), errors.Is(err, unix.ENOMEM):
-		return "ENOMEM"
-	}
-	return "other: " + err.Error()
-}
-
 // lruDiffRun drives one kernel map and its generated twin.
 type lruDiffRun struct {
 	t    *testing.T
@@ -227,7 +205,7 @@ func (r *lruDiffRun) fatalf(format string, args ...any) {
 
 func (r *lruDiffRun) sameErr(op string, kerr, gerr error) {
 	r.t.Helper()
-	if kc, gc := lruErrClass(kerr), lruErrClass(gerr); kc != gc {
+	if kc, gc := kernel.ErrName(kerr), kernel.ErrName(gerr); kc != gc {
 		r.fatalf("%s: kernel %s (%v), generated %s (%v)", op, kc, kerr, gc, gerr)
 	}
 }

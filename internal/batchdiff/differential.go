@@ -10,22 +10,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/htabgen/htabgen/htab"
+	"github.com/htabgen/htabgen/internal/kernel"
 )
-
-// ErrName is the htab error err is (errors.Is), "ok" for nil, or "other: "
-// and the text: a form in which a kernel result and a generated one compare
-// equal when they mean the same.
-func ErrName(err error) string {
-	for _, e := range []error{htab.ErrKeyNotExist, htab.ErrKeyExist, htab.ErrFull, htab.ErrInvalid, htab.ErrNoSpace, htab.ErrNoMem} {
-		if errors.Is(err, e) {
-			return e.Error()
-		}
-	}
-	if err != nil {
-		return "other: " + err.Error()
-	}
-	return "ok"
-}
 
 // U32 is the 4-byte little-endian key or value slot i.
 func U32(i uint32) []byte { return binary.LittleEndian.AppendUint32(nil, i) }
@@ -65,7 +51,7 @@ func Differential(t *testing.T, k, g Map, max int, seed uint64) {
 	}
 	sameErr := func(want, got error, format string, args ...any) {
 		t.Helper()
-		require.Equal(t, ErrName(want), ErrName(got), append([]any{format}, args...)...)
+		kernel.RequireSameErr(t, want, got, format, args...)
 	}
 	sameContents := func(what string) {
 		t.Helper()

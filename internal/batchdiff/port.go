@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/htabgen/htabgen/htab"
+	"github.com/htabgen/htabgen/internal/kernel"
 )
 
 // PortResult is what Port observed.
@@ -47,7 +48,7 @@ func Port(t *testing.T, d Map) PortResult {
 	populate := func() int {
 		t.Helper()
 		n, err := d.UpdateBatch(inKeys, inVals, 0)
-		rec("populate: %d %s", n, ErrName(err))
+		rec("populate: %d %s", n, kernel.ErrName(err))
 		require.NoError(t, err, "populate")
 		require.Equal(t, max, n)
 		c := d.Contents()
@@ -83,7 +84,7 @@ func Port(t *testing.T, d Map) PortResult {
 				cur = nil // as the kernel's test: total ? &batch : NULL
 			}
 			ks, vs, next, err := d.LookupBatch(cur, count, del)
-			rec("walk step %d del %v call %d count %d: %s n=%d next=%d keys=%x", step, del, calls, count, ErrName(err), len(ks), next, ks)
+			rec("walk step %d del %v call %d count %d: %s n=%d next=%d keys=%x", step, del, calls, count, kernel.ErrName(err), len(ks), next, ks)
 			if errors.Is(err, htab.ErrNoSpace) {
 				require.Empty(t, ks)
 				return keys, true
@@ -105,21 +106,21 @@ func Port(t *testing.T, d Map) PortResult {
 
 	// test 1: lookup/delete an empty hash table: ENOENT.
 	ks, _, _, err := d.LookupBatch(nil, max, true)
-	rec("empty: %s %d", ErrName(err), len(ks))
+	rec("empty: %s %d", kernel.ErrName(err), len(ks))
 	require.ErrorIs(t, err, htab.ErrKeyNotExist)
 	require.Empty(t, ks)
 
 	present := populate()
 	// test 2: count 0 succeeds and does nothing.
 	ks, _, _, err = d.LookupBatch(nil, 0, true)
-	rec("count 0: %s %d", ErrName(err), len(ks))
+	rec("count 0: %s %d", kernel.ErrName(err), len(ks))
 	require.NoError(t, err)
 	require.Empty(t, ks)
 	require.Len(t, d.Contents(), present)
 
 	// test 3: count max_entries returns everything there is.
 	ks, vs, _, err := d.LookupBatch(nil, max, true)
-	rec("count 10: %s %x", ErrName(err), ks)
+	rec("count 10: %s %x", kernel.ErrName(err), ks)
 	if err != nil {
 		require.ErrorIs(t, err, htab.ErrKeyNotExist)
 	}
@@ -145,7 +146,7 @@ func Port(t *testing.T, d Map) PortResult {
 		for total < len(keys) {
 			count := min(step, len(keys)-total)
 			n, err := d.DeleteBatch(keys[total : total+count])
-			rec("delete step %d at %d: %d %s", step, total, n, ErrName(err))
+			rec("delete step %d at %d: %d %s", step, total, n, kernel.ErrName(err))
 			if err != nil {
 				require.ErrorIs(t, err, htab.ErrKeyNotExist)
 			}
@@ -163,7 +164,7 @@ func Port(t *testing.T, d Map) PortResult {
 		require.Len(t, keys, present, "the lookup-and-delete walk returns what is there")
 		r.Drained = append(r.Drained, len(keys))
 		err := d.FirstKey()
-		rec("after drain: %s", ErrName(err))
+		rec("after drain: %s", kernel.ErrName(err))
 		r.EmptyAfter = append(r.EmptyAfter, errors.Is(err, htab.ErrKeyNotExist))
 	}
 	return r

@@ -178,6 +178,22 @@ var htabErrors = map[unix.Errno]error{
 	unix.ENOMEM: htab.ErrNoMem,
 }
 
+// ErrName is the errno err stands for on either side, a kernel call's error
+// or the htab error of the same meaning ("ENOENT", ...); "ok" for nil, else
+// "other: " and the error's text. Two results mean the same when their
+// names are equal.
+func ErrName(err error) string {
+	if err == nil {
+		return "ok"
+	}
+	for errno, h := range htabErrors {
+		if errors.Is(err, h) {
+			return unix.ErrnoName(errno)
+		}
+	}
+	return "other: " + err.Error()
+}
+
 // RequireSameErr fails t unless got is the htab error that want, a kernel
 // call's error, maps to, or both are nil. format and args name the call.
 func RequireSameErr(t testing.TB, want, got error, format string, args ...any) {

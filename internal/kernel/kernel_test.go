@@ -667,3 +667,11 @@ func TestBloom(t *testing.T) {
 		assert.ErrorIs(t, m.ProgLookup(nil), htab.ErrInvalid)
 	}
 }
+
+func TestErrName(t *testing.T) {
+	assert.Equal(t, "ok", ErrName(nil))
+	assert.Equal(t, "ENOENT", ErrName(htab.ErrKeyNotExist))
+	assert.Equal(t, "ENOENT", ErrName(mapErrno("lookup", unix.ENOENT)), "a kernel errno and its htab error have one name")
+	assert.Equal(t, "ENOMEM", ErrName(fmt.Errorf("wrapped: %w", htab.ErrNoMem)))
+	assert.Equal(t, "other: operation not permitted", ErrName(unix.EPERM))
+}
