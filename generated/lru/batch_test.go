@@ -275,8 +275,7 @@ func TestLruBatchLookupAndDeleteRace(t *testing.T) {
 				// still four times all the keys.
 				d, err := kind.newMap(htab.Options{MaxEntries: 4 * ncpu * writers * perWriter, CPUs: ncpu, NoCommonLRU: noCommon})
 				require.NoError(t, err)
-				m := d
-				ns := m.Slots()
+				ns := d.Slots()
 				userVal := func(k uint32) []byte {
 					var v []byte
 					for j := range ns {
@@ -306,7 +305,7 @@ func TestLruBatchLookupAndDeleteRace(t *testing.T) {
 						rng := rand.New(rand.NewPCG(uint64(dr), 13))
 						var cur *uint32
 						for !stop.Load() {
-							ks, vs, next, err := m.LookupBatch(cur, 1+rng.IntN(12), true)
+							ks, vs, next, err := d.LookupBatch(cur, 1+rng.IntN(12), true)
 							for i := range ks {
 								k := binary.LittleEndian.Uint32(ks[i])
 								if _, dup := returned[dr][k]; dup {
@@ -335,9 +334,9 @@ func TestLruBatchLookupAndDeleteRace(t *testing.T) {
 							k := uint32(w<<16 | i)
 							var err error
 							if i%2 == 0 {
-								err = m.Update(batchdiff.U32(k), userVal(k), uint64(htab.UpdateNoExist))
+								err = d.Update(batchdiff.U32(k), userVal(k), uint64(htab.UpdateNoExist))
 							} else {
-								err = m.cpuInsert(w%ncpu, batchdiff.U32(k), batchdiff.U32(^k))
+								err = d.cpuInsert(w%ncpu, batchdiff.U32(k), batchdiff.U32(^k))
 							}
 							if err != nil {
 								t.Errorf("insert %#x: %v", k, err)
@@ -359,14 +358,14 @@ func TestLruBatchLookupAndDeleteRace(t *testing.T) {
 						all[k] = v
 					}
 				}
-				left := m.Contents()
+				left := d.Contents()
 				for _, e := range left {
 					k := binary.LittleEndian.Uint32(e)
 					_, dup := all[k]
 					require.False(t, dup, "key %#x returned and still in the map", k)
 					all[k] = e[4:]
 				}
-				require.Equal(t, len(left), m.Len())
+				require.Equal(t, len(left), d.Len())
 				require.Len(t, all, writers*perWriter, "keys lost (or evicted)")
 				for w := range writers {
 					for i := range perWriter {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -65,13 +66,7 @@ func (d lruDiffHash) lookup(key []byte) ([]byte, error) {
 	return v[:], nil
 }
 
-func (d lruDiffHash) progLookup(key []byte) ([]byte, error) {
-	v, ok := d.m.CPU(0).Lookup(LruK8V8Key(key))
-	if !ok {
-		return nil, htab.ErrKeyNotExist
-	}
-	return v[:], nil
-}
+func (d lruDiffHash) progLookup(key []byte) ([]byte, error) { return d.progLookupOn(0, key) }
 
 func (d lruDiffHash) delete(key []byte) error { return d.m.Delete(LruK8V8Key(key)) }
 
@@ -253,11 +248,11 @@ func (r *lruDiffRun) checkContents() {
 			r.fatalf("generated NextKey walk longer than MaxEntries")
 		}
 	}
-	if !slicesEqualBytes(kkeys, gkeys) {
+	if !slices.EqualFunc(kkeys, gkeys, bytes.Equal) {
 		r.fatalf("NextKey order differs:\nkernel    %v\ngenerated %v", lruDiffKeys(kkeys), lruDiffKeys(gkeys))
 	}
 	akeys, avals := r.g.all()
-	if !slicesEqualBytes(kkeys, akeys) {
+	if !slices.EqualFunc(kkeys, akeys, bytes.Equal) {
 		r.fatalf("All order differs from the kernel's NextKey order:\nkernel %v\nAll    %v", lruDiffKeys(kkeys), lruDiffKeys(akeys))
 	}
 	if r.g.length() != len(kkeys) {
@@ -270,18 +265,6 @@ func (r *lruDiffRun) checkContents() {
 		}
 		r.sameVal(fmt.Sprintf("contents: key %x", k), kv, avals[i])
 	}
-}
-
-func slicesEqualBytes(a, b [][]byte) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if !bytes.Equal(a[i], b[i]) {
-			return false
-		}
-	}
-	return true
 }
 
 func lruDiffKeys(keys [][]byte) []uint64 {
@@ -530,13 +513,7 @@ func TestKernelDifferentialLRUMultiCPU(t *testing.T) {
 	if ncpu < 2 {
 		t.Skipf("%d possible CPU: nothing to spread over", ncpu)
 	}
-	for c := range ncpu {
-		unpin, err := kernel.PinCPU(c)
-		if err != nil {
-			t.Skipf("cannot pin to possible CPU %d (offline?): %v", c, err)
-		}
-		unpin()
-	}
+	requirePinnable(t, ncpu)
 	for _, noCommon := range []bool{false, true} {
 		lists := "common"
 		if noCommon {
@@ -578,10 +555,9 @@ type lruKernelTwin struct {
 	pin    func(cpu int)
 }
 
-func (k *lruKernelTwin) typeName() string { return k.km.Type().String() }
-func (k *lruKernelTwin) cpus() int        { return k.ncpu }
-func (k *lruKernelTwin) maxEntries() int  { return k.km.MaxEntries() }
-func (k *lruKernelTwin) length() int      { return len(k.allKeys()) }
+func (k *lruKernelTwin) cpus() int       { return k.ncpu }
+func (k *lruKernelTwin) maxEntries() int { return k.km.MaxEntries() }
+func (k *lruKernelTwin) length() int     { return len(k.allKeys()) }
 
 func (k *lruKernelTwin) slots() int {
 	if k.percpu {
@@ -611,8 +587,6 @@ func (k *lruKernelTwin) lookup(key uint64) (uint64, bool) {
 	}
 	return binary.LittleEndian.Uint64(v), true
 }
-
-func (k *lruKernelTwin) lookupRef(key uint64) (uint64, bool) { return k.lookupRefOn(0, key) }
 
 func (k *lruKernelTwin) lookupRefOn(cpu int, key uint64) (uint64, bool) {
 	k.pin(cpu)
@@ -677,13 +651,7 @@ func (k *lruKernelTwin) contents() map[uint64]uint64 {
 func TestKernelLRUSanity(t *testing.T) {
 	kernel.Require(t)
 	ncpu := kernel.PossibleCPUs()
-	for c := range ncpu {
-		unpin, err := kernel.PinCPU(c)
-		if err != nil {
-			t.Skipf("cannot pin to possible CPU %d (offline?): %v", c, err)
-		}
-		unpin()
-	}
+	requirePinnable(t, ncpu)
 	n := lrusanity.ForEach(t, []int{ncpu}, func(t *testing.T, percpu, noCommon bool, cpus int) *lrusanity.Env {
 		pin, unpin := cpuPinner(t)
 		t.Cleanup(unpin)
@@ -700,6 +668,19 @@ func TestKernelLRUSanity(t *testing.T) {
 		})(t, percpu, noCommon, cpus)
 	})
 	require.Equal(t, lrusanity.Applicable, n)
+}
+
+// requirePinnable skips t unless the test can pin itself to each of the
+// ncpu possible CPUs.
+func requirePinnable(t *testing.T, ncpu int) {
+	t.Helper()
+	for c := range ncpu {
+		unpin, err := kernel.PinCPU(c)
+		if err != nil {
+			t.Skipf("cannot pin to possible CPU %d (offline?): %v", c, err)
+		}
+		unpin()
+	}
 }
 
 // cpuPinner returns pin(c), which moves the calling goroutine's OS thread to

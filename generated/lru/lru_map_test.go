@@ -25,15 +25,15 @@ import (
 // slot (value[0], which map_equal compares); userspace updates write the same
 // value to every CPU.
 type lruTwin interface {
-	typeName() string
 	cpus() int
 	maxEntries() int
 	length() int
 	// update is a syscall update issued on CPU cpu: the userspace Update for
 	// CPU 0, CPU(cpu).Update otherwise.
 	update(cpu int, key, val uint64, flags htab.UpdateFlags) error
-	lookup(key uint64) (uint64, bool)    // syscall lookup: no ref bit
-	lookupRef(key uint64) (uint64, bool) // program lookup on CPU 0: CPU(0).Lookup
+	lookup(key uint64) (uint64, bool) // syscall lookup: no ref bit
+	// lookupRefOn is a program's lookup on CPU cpu (CPU(cpu).Lookup), which
+	// sets the ref bit.
 	lookupRefOn(cpu int, key uint64) (uint64, bool)
 	lookupAndDelete(key uint64) (uint64, error)
 	delete(key uint64) error
@@ -49,10 +49,9 @@ func lruU64(b [8]byte) uint64     { return binary.LittleEndian.Uint64(b[:]) }
 
 type lruHashTwin struct{ m *LruK8V8 }
 
-func (w lruHashTwin) typeName() string { return "lru_hash" }
-func (w lruHashTwin) cpus() int        { return w.m.CPUs() }
-func (w lruHashTwin) maxEntries() int  { return w.m.MaxEntries() }
-func (w lruHashTwin) length() int      { return w.m.Len() }
+func (w lruHashTwin) cpus() int       { return w.m.CPUs() }
+func (w lruHashTwin) maxEntries() int { return w.m.MaxEntries() }
+func (w lruHashTwin) length() int     { return w.m.Len() }
 
 func (w lruHashTwin) update(cpu int, key, val uint64, flags htab.UpdateFlags) error {
 	if cpu == 0 {
@@ -65,8 +64,6 @@ func (w lruHashTwin) lookup(key uint64) (uint64, bool) {
 	v, ok := w.m.Lookup(lruKey(key))
 	return lruU64(v), ok
 }
-
-func (w lruHashTwin) lookupRef(key uint64) (uint64, bool) { return w.lookupRefOn(0, key) }
 
 func (w lruHashTwin) lookupRefOn(cpu int, key uint64) (uint64, bool) {
 	v, ok := w.m.CPU(cpu).Lookup(lruKey(key))
@@ -117,10 +114,9 @@ func (w lruHashTwin) nextKeys() ([]uint64, error) {
 
 type lruPcpuTwin struct{ m *LruPcpuK8V8 }
 
-func (w lruPcpuTwin) typeName() string { return "lru_percpu_hash" }
-func (w lruPcpuTwin) cpus() int        { return w.m.CPUs() }
-func (w lruPcpuTwin) maxEntries() int  { return w.m.MaxEntries() }
-func (w lruPcpuTwin) length() int      { return w.m.Len() }
+func (w lruPcpuTwin) cpus() int       { return w.m.CPUs() }
+func (w lruPcpuTwin) maxEntries() int { return w.m.MaxEntries() }
+func (w lruPcpuTwin) length() int     { return w.m.Len() }
 
 func (w lruPcpuTwin) vals(v uint64) []LruPcpuK8V8Value {
 	out := make([]LruPcpuK8V8Value, w.m.CPUs())
@@ -142,8 +138,6 @@ func (w lruPcpuTwin) lookup(key uint64) (uint64, bool) {
 	ok := w.m.Lookup(lruKey(key), vals)
 	return lruU64(vals[0]), ok
 }
-
-func (w lruPcpuTwin) lookupRef(key uint64) (uint64, bool) { return w.lookupRefOn(0, key) }
 
 func (w lruPcpuTwin) lookupRefOn(cpu int, key uint64) (uint64, bool) {
 	v, ok := w.m.CPU(cpu).Lookup(lruKey(key))

@@ -29,7 +29,6 @@ type pboGen[K ~[4]byte, V ~[4]byte, C pboGenCPU[K, V]] interface {
 	CPUs() int
 	Update(K, []V, htab.UpdateFlags) error
 	Delete(K) error
-	Lookup(K, []V) bool
 	NextKey(*K) (K, error)
 	Len() int
 	All() iter.Seq2[K, []V]
@@ -41,9 +40,7 @@ type pboGen[K ~[4]byte, V ~[4]byte, C pboGenCPU[K, V]] interface {
 }
 
 type pboGenCPU[K ~[4]byte, V ~[4]byte] interface {
-	Lookup(K) (V, bool)
 	Update(K, V, htab.UpdateFlags) error
-	Delete(K) error
 }
 
 // pboMap is pboGen with plain [4]byte keys and values, so that one test body
@@ -52,7 +49,6 @@ type pboMap interface {
 	CPUs() int
 	Update([4]byte, [][4]byte, htab.UpdateFlags) error
 	Delete([4]byte) error
-	Lookup([4]byte, [][4]byte) bool
 	NextKey(*[4]byte) ([4]byte, error)
 	Len() int
 	All() iter.Seq2[[4]byte, [][4]byte]
@@ -64,9 +60,7 @@ type pboMap interface {
 }
 
 type pboCPU interface {
-	Lookup([4]byte) ([4]byte, bool)
 	Update([4]byte, [4]byte, htab.UpdateFlags) error
-	Delete([4]byte) error
 }
 
 type pboNew func(htab.Options) (pboMap, error)
@@ -116,12 +110,6 @@ func (p pboPlain[K, V, C, M]) Update(k [4]byte, vals [][4]byte, f htab.UpdateFla
 	return p.m.Update(K(k), pboTo[V](vals), f)
 }
 func (p pboPlain[K, V, C, M]) Delete(k [4]byte) error { return p.m.Delete(K(k)) }
-func (p pboPlain[K, V, C, M]) Lookup(k [4]byte, vals [][4]byte) bool {
-	vs := make([]V, len(vals))
-	ok := p.m.Lookup(K(k), vs)
-	pboFrom(vals, vs)
-	return ok
-}
 func (p pboPlain[K, V, C, M]) NextKey(k *[4]byte) ([4]byte, error) {
 	var kp *K
 	if k != nil {
@@ -175,14 +163,9 @@ func (p pboPlain[K, V, C, M]) CPU(i int) pboCPU { return pboPlainCPU[K, V, C]{p.
 
 type pboPlainCPU[K ~[4]byte, V ~[4]byte, C pboGenCPU[K, V]] struct{ c C }
 
-func (p pboPlainCPU[K, V, C]) Lookup(k [4]byte) ([4]byte, bool) {
-	v, ok := p.c.Lookup(K(k))
-	return [4]byte(v), ok
-}
 func (p pboPlainCPU[K, V, C]) Update(k, v [4]byte, f htab.UpdateFlags) error {
 	return p.c.Update(K(k), V(v), f)
 }
-func (p pboPlainCPU[K, V, C]) Delete(k [4]byte) error { return p.c.Delete(K(k)) }
 
 func pboU32(i uint32) (b [4]byte) {
 	binary.LittleEndian.PutUint32(b[:], i)
@@ -219,14 +202,14 @@ func TestPcpuBatchOpsPort(t *testing.T) {
 func TestPcpuBatchOpsPortKernel(t *testing.T) {
 	kernel.Require(t)
 	ncpu := kernel.PossibleCPUs()
+	opts := htab.Options{MaxEntries: 10, ZeroSeed: true, CPUs: ncpu}
+	km, err := kernel.New(htab.PerCPUHash, 4, 4, opts)
+	require.NoError(t, err)
+	defer km.Close()
+	want := batchdiff.Port(t, batchdiff.Kernel(km, ncpu))
 	pboModes(t, func(t *testing.T, newMap pboNew) {
-		opts := htab.Options{MaxEntries: 10, ZeroSeed: true, CPUs: ncpu}
-		km, err := kernel.New(htab.PerCPUHash, 4, 4, opts)
-		require.NoError(t, err)
-		defer km.Close()
 		m, err := newMap(opts)
 		require.NoError(t, err)
-		want := batchdiff.Port(t, batchdiff.Kernel(km, ncpu))
 		require.Equal(t, want, batchdiff.Port(t, batchdiff.PerCPU(m)))
 	})
 }
