@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"runtime"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -98,35 +100,10 @@ func BenchmarkDumpHashMap(b *testing.B) {
 //	         per bucket, most of them empty a bucket and fill it again, the
 //	         case that sets and clears bits
 func benchOps[K ~[8]byte, V ~[8]byte, M benchMap[K, V]](b *testing.B, newMap func(htab.Options) (M, error), op string, pct int) {
-	const max = 65536
-	m, err := newMap(htab.Options{MaxEntries: max})
-	if err != nil {
-		b.Fatal(err)
-	}
-	keys := fill[K, V](b, m, max*pct/100, 2)
-	rand.New(rand.NewPCG(4, 5)).Shuffle(len(keys), func(i, j int) { keys[i], keys[j] = keys[j], keys[i] })
-	i := 0
+	f := newOpsFixture(b, newMap, pct)
 	for b.Loop() {
-		k := keys[i]
-		switch op {
-		case "lookup":
-			if _, ok := m.Lookup(k); !ok {
-				b.Fatal("miss")
-			}
-		case "replace":
-			if err := m.Update(k, V(k), htab.UpdateExist); err != nil {
-				b.Fatal(err)
-			}
-		case "churn":
-			if err := m.Delete(k); err != nil {
-				b.Fatal(err)
-			}
-			if err := m.Update(k, V(k), htab.UpdateNoExist); err != nil {
-				b.Fatal(err)
-			}
-		}
-		if i++; i == len(keys) {
-			i = 0
+		if err := f.step(op); err != nil {
+			b.Fatal(err)
 		}
 	}
 }
@@ -149,29 +126,34 @@ func newOpsFixture[K ~[8]byte, V ~[8]byte, M benchMap[K, V]](b *testing.B, newMa
 	return &opsFixture[K, V, M]{m: m, keys: keys}
 }
 
-// run does n operations op (as in benchOps) and returns how long they took.
+// step does one operation op on the next key (see benchOps).
+func (f *opsFixture[K, V, M]) step(op string) error {
+	k := f.keys[f.i]
+	if f.i++; f.i == len(f.keys) {
+		f.i = 0
+	}
+	switch op {
+	case "lookup":
+		if _, ok := f.m.Lookup(k); !ok {
+			return htab.ErrKeyNotExist
+		}
+	case "replace":
+		return f.m.Update(k, V(k), htab.UpdateExist)
+	case "churn":
+		if err := f.m.Delete(k); err != nil {
+			return err
+		}
+		return f.m.Update(k, V(k), htab.UpdateNoExist)
+	}
+	return nil
+}
+
+// run does n operations op and returns how long they took.
 func (f *opsFixture[K, V, M]) run(b *testing.B, op string, n int) time.Duration {
 	start := time.Now()
 	for range n {
-		k := f.keys[f.i]
-		var err error
-		switch op {
-		case "lookup":
-			if _, ok := f.m.Lookup(k); !ok {
-				err = htab.ErrKeyNotExist
-			}
-		case "replace":
-			err = f.m.Update(k, V(k), htab.UpdateExist)
-		case "churn":
-			if err = f.m.Delete(k); err == nil {
-				err = f.m.Update(k, V(k), htab.UpdateNoExist)
-			}
-		}
-		if err != nil {
+		if err := f.step(op); err != nil {
 			b.Fatal(err)
-		}
-		if f.i++; f.i == len(f.keys) {
-			f.i = 0
 		}
 	}
 	return time.Since(start)
@@ -230,17 +212,18 @@ func BenchmarkBatchLockChurnParallel(b *testing.B) {
 }
 
 func benchChurnParallel[K ~[8]byte, V ~[8]byte, M benchMap[K, V]](b *testing.B, newMap func(htab.Options) (M, error)) {
-	const max = 65536
-	m, err := newMap(htab.Options{MaxEntries: max})
+	const maxEntries = 65536
+	m, err := newMap(htab.Options{MaxEntries: maxEntries})
 	if err != nil {
 		b.Fatal(err)
 	}
-	keys := fill[K, V](b, m, max/4, 2)
-	var next int64
+	keys := fill[K, V](b, m, maxEntries/4, 2)
+	// Each goroutine churns its own stripe of keys: key i belongs to stripe
+	// i % stride, and no two goroutines share one.
+	stride := max(8, runtime.GOMAXPROCS(0))
+	var next atomic.Int64
 	b.RunParallel(func(pb *testing.PB) {
-		// Each goroutine churns its own stripe of keys.
-		stripe := int(next)
-		next++
+		stripe := int(next.Add(1) - 1)
 		i := stripe
 		for pb.Next() {
 			k := keys[i]
@@ -252,7 +235,7 @@ func benchChurnParallel[K ~[8]byte, V ~[8]byte, M benchMap[K, V]](b *testing.B, 
 				b.Error(err)
 				return
 			}
-			if i += 8; i >= len(keys) {
+			if i += stride; i >= len(keys) {
 				i = stripe
 			}
 		}

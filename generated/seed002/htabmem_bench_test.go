@@ -187,6 +187,7 @@ func BenchmarkHtabMemPaired(b *testing.B) {
 				for i, impl := range memImpls {
 					maps[i], cpus[i] = impl.make(b, htab.Options{MaxEntries: maxEntries, NoPrealloc: alloc == "normal", CPUs: htabMemProducers})
 				}
+				b.ResetTimer()
 				var wall, cpu [2]time.Duration
 				var ops [2]int
 				slice := 0
