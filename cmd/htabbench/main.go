@@ -83,7 +83,12 @@ func main() {
 	printSeed000(os.Stdout, runs)
 }
 
+// median is the median of xs, 0 if there is none (a cell no run measured,
+// which the tables skip).
 func median(xs []float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
 	s := slices.Clone(xs)
 	slices.Sort(s)
 	if len(s)%2 == 1 {
