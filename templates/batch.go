@@ -145,7 +145,11 @@ func (g *generator) batch(f *jen.File) {
 
 	// func (m *<Map>) UpdateBatch(keys []<Key>, vals []<Value>, flags htab.UpdateFlags) (int, error)
 	f.Comment("UpdateBatch stores vals under keys in order, as BPF_MAP_UPDATE_BATCH does, and")
-	f.Comment("returns how many it stored: it stops at the first error (htab.ErrFull, ...).")
+	if g.l.LRU {
+		f.Comment("returns how many it stored: it stops at the first error (htab.ErrNoMem, ...).")
+	} else {
+		f.Comment("returns how many it stored: it stops at the first error (htab.ErrFull, ...).")
+	}
 	f.Comment("flags must be htab.UpdateAny: the kernel's generic_map_update_batch takes")
 	f.Comment("only BPF_F_LOCK in elem_flags, so BPF_NOEXIST and BPF_EXIST are EINVAL")
 	f.Comment("there, before anything is stored and even for no keys (checked against")

@@ -88,12 +88,20 @@ func (g *generator) designComment(f *jen.File) {
 	default:
 		lines = append(lines, fmt.Sprintf("No cached hash: comparing the %d-byte key costs no more than comparing a hash.", l.Spec.Key))
 	}
+	lines = append(lines, "", "Concurrency")
+	if l.SlotLocks {
+		lines = append(lines,
+			"  Readers (Lookup, NextKey, All) take no bucket lock (for the values, see",
+			"  Per-CPU values). They load the bucket's sequence, walk the chain with",
+			"  atomic loads, and keep what they read only if the sequence is unchanged",
+			"  and even; else they read the bucket again.")
+	} else {
+		lines = append(lines,
+			"  Readers (Lookup, NextKey, All) take no lock. They load the bucket's sequence,",
+			"  walk the chain with atomic loads, and keep what they read only if the",
+			"  sequence is unchanged and even; else they read the bucket again.")
+	}
 	lines = append(lines,
-		"",
-		"Concurrency",
-		"  Readers (Lookup, NextKey, All) take no lock. They load the bucket's sequence,",
-		"  walk the chain with atomic loads, and keep what they read only if the",
-		"  sequence is unchanged and even; else they read the bucket again.",
 		"  Writers (Update, Delete, LookupAndDelete) lock the key's bucket (the",
 		"  sequence is odd while they hold it) and store with atomic stores. A freed",
 		"  element is reused at once; a reader that reached it through its old bucket",
@@ -107,8 +115,13 @@ func (g *generator) designComment(f *jen.File) {
 			"  (set by CPU(i).Lookup), eviction from the inactive tail. An update takes",
 			"  its element before it locks the bucket, and LRU locks are never taken",
 			"  inside a bucket lock, so evict (which locks the victim's bucket) cannot",
-			"  deadlock with writers. The map is never full.",
+			"  deadlock with writers. The map is never full: an update evicts instead",
+			"  (htab.ErrNoMem only if the LRU finds nothing to evict).",
 		)
+		if l.PerCPU {
+			lines = append(lines, "  (With UpdateExist an update takes no element: a present key is updated",
+				"  in place, as the kernel's per-CPU LRU map does.)")
+		}
 	default:
 		lines = append(lines,
 			"  Capacity: a new key takes a freed element, else a never-used one; when all",
@@ -123,6 +136,13 @@ func (g *generator) designComment(f *jen.File) {
 			"  needs no pointer to its values (seed 002) and CPUs never share a cache",
 			"  line of values. A replace writes the slots in place.",
 		)
+		if !l.SlotLocks {
+			lines = append(lines,
+				"  Every write of a slot, CPU(i).Update's too, is made under the key's",
+				"  bucket lock, and readers of the values validate the bucket's sequence,",
+				"  as for the key.",
+			)
+		}
 		if l.SlotLocks {
 			lines = append(lines,
 				"  A program's update of a present key (CPU(i).Update) takes no bucket lock:",
@@ -135,6 +155,17 @@ func (g *generator) designComment(f *jen.File) {
 				"  CPU(i).Lookup reads its one slot by validating that lock's sequence.",
 			)
 		}
+	}
+	if l.Occupancy {
+		lines = append(lines,
+			"",
+			"Occupancy (-batch-lock sparse)",
+			"  occ has one bit per bucket, set while the bucket is non-empty: linkHead",
+			"  sets it before it links a bucket's first element and unlink clears it",
+			"  after it unlinks the last, both under the bucket lock, so a batch walk",
+			"  that skips the buckets whose bit is clear never misses a key that was",
+			"  there for the whole walk; it visits only the non-empty buckets.",
+		)
 	}
 	for _, line := range lines {
 		f.Comment(line)

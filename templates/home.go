@@ -239,7 +239,7 @@ func New$Map(opts htab.Options) (*$Map, error) {
 	for i := range m.free {
 		m.free[i].Store(^uint64(0))
 	}
-	if n%%64 != 0 {
+	if n%%64 != 0 { // fewer than 64 slots (n is a power of two): one word
 		m.free[0].Store(1<<n - 1)
 	}
 %[7]s	m.handles = make([]$CPU, opts.CPUs)
@@ -532,12 +532,15 @@ func (m *$Map) lookupChain(s *$Elem, w *$KW, h uint32) ($Value, bool) {
 	//
 	//	kw := binary.LittleEndian.Uint64(k[:])   (rotated on big-endian hosts)
 	//	atomic.LoadUint64((*uint64)(unsafe.Pointer(&e.key))) == kw
-	key8, val8 := g.homeWord64("key", 8), g.homeWord64("val", 8)
+	key8, val8 := g.homeWord64("key"), g.homeWord64("val")
 	pre, match, nomatch, loadv := "\tw := k.words()\n", "$.matches(&w, h)", "!e.matches(&w, h)", "\t\t\tv := e.loadValue()\n"
 	tail := "\treturn m.lookupChain(s, &w, h)\n"
 	if key8 || val8 {
-		f.Comment("nativeLE: the host is little-endian, so a 64-bit load of two little-endian")
-		f.Comment("words of a slot gives the 8 bytes as binary.LittleEndian reads them.")
+		f.Comment(g.l.Prefix + "NativeLE reports whether the host is little-endian: then a 64-bit")
+		f.Comment("load of two little-endian words of a slot gives the 8 bytes as")
+		f.Comment("binary.LittleEndian reads them (else the halves are swapped). Such a")
+		f.Comment("load is aligned: the 8 bytes are at an 8-byte offset of a slot whose size")
+		f.Comment("is a multiple of 8, in an array that Go allocates 8-aligned.")
 		f.Add(g.homeCode("var $pNativeLE = binary.NativeEndian.Uint16([]byte{1, 0}) == 1\n"))
 	}
 	if key8 {
@@ -564,13 +567,15 @@ func (m *$Map) lookupChain(s *$Elem, w *$KW, h uint32) ($Value, bool) {
 	f.Add(g.homeCode(after))
 }
 
-// homeWord64 reports whether the slot's field name is size bytes at an
-// 8-byte offset of a slot whose size is a multiple of 8, for one 64-bit load (keys: only without a cached hash, as the
-// hash is compared first otherwise; the lookup's hash must be the unrolled
-// static one, which reads the key bytes and not the words).
-func (g *generator) homeWord64(name string, size int) bool {
+// homeWord64 reports whether the slot's field name (key or val) is 8 bytes
+// at an 8-byte offset of a slot whose size is a multiple of 8, for one
+// 64-bit load (keys: only without a cached hash, as the hash is compared
+// first otherwise, and with the unrolled static hash, which reads the key
+// bytes and not the words).
+func (g *generator) homeWord64(name string) bool {
+	const size = 8
 	l := g.l
-	if name == "key" && (l.CachedHash || l.Spec.Key != size || l.Hash != spec.HashStatic || !l.HashUnrolled) {
+	if name == "key" && (l.CachedHash || l.Spec.Key != size || !l.HashUnrolled) {
 		return false
 	}
 	if name == "val" && l.Spec.Val != size {

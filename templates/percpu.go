@@ -99,7 +99,7 @@ func (g *generator) perCPUValues(f *jen.File) {
 			jen.Return(),
 		)
 		gr.If(jen.Id("fresh")).Block(
-			jen.Comment("Nobody else can reach a new element: no slot locks needed."),
+			freshComment(l.SlotLocks),
 			jen.For(jen.Id("c").Op(":=").Range().Id("m").Dot("cpus")).Block(
 				jen.If(jen.Id("c").Op("!=").Id("cpu")).Block(jen.Id("m").Dot("slot").Call(jen.Id("c"), jen.Id("i")).Dot("clear").Call()),
 			),
@@ -307,4 +307,13 @@ func (g *generator) slotFastPath() jen.Code {
 			jen.Return(jen.Nil()),
 		),
 	)
+}
+
+// freshComment says why a new element's slots are written without more
+// ado: nobody else can reach it yet.
+func freshComment(slotLocks bool) jen.Code {
+	if slotLocks {
+		return jen.Comment("Nobody else can reach a new element: no slot locks needed.")
+	}
+	return jen.Comment("Nobody else can reach a new element yet.")
 }

@@ -41,7 +41,8 @@ func (g *generator) types(f *jen.File) {
 	// const <prefix>ChunkShift = <n>; type <prefix>Chunk [1 << <prefix>ChunkShift]<elem>
 	if !l.LRU { // LRU maps are always preallocated, as in the kernel
 		shift := chunkShift(l.ElemSize)
-		f.Commentf("With NoPrealloc elements are allocated in chunks of 1<<%sChunkShift (about 16 KiB), on first use.", l.Prefix)
+		f.Commentf("With NoPrealloc elements are allocated on first use, in chunks of 1<<%sChunkShift:", l.Prefix)
+		f.Commentf("%d elements of %d bytes, %d KiB (the most, by powers of two, within 16 KiB).", 1<<shift, l.ElemSize, (1<<shift)*l.ElemSize>>10)
 		f.Const().Id(l.Prefix + "ChunkShift").Op("=").Lit(shift)
 		f.Type().Id(g.chunkT).Index(jen.Lit(1).Op("<<").Id(l.Prefix + "ChunkShift")).Id(g.elemT)
 	}

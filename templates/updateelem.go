@@ -135,8 +135,20 @@ func (g *generator) updateElem(f *jen.File) {
 	}
 
 	// func (m *<Map>) update(k *<Key>, <values>, cpu int, flags htab.UpdateFlags) error
-	f.Comment("update is Update as on CPU cpu: the CPU whose LRU lists provide a new")
-	f.Comment("element, and, with one value v of a per-CPU map, whose slot it sets.")
+	switch {
+	case l.LRU && l.PerCPU:
+		f.Comment("update is Update as on CPU cpu, the CPU whose LRU lists provide a new")
+		f.Comment("element: it sets every CPU's value from vals, or, with vals nil, CPU")
+		f.Comment("cpu's from v.")
+	case l.LRU:
+		f.Comment("update is Update as on CPU cpu: the CPU whose LRU lists provide the new")
+		f.Comment("element.")
+	case l.PerCPU:
+		f.Comment("update is Update as on CPU cpu: it sets every CPU's value from vals,")
+		f.Comment("or, with vals nil, CPU cpu's from v.")
+	default:
+		f.Comment("update is Update as on CPU cpu (a hash map's update is the same on every CPU).")
+	}
 	f.Func().Params(g.recvMap()).Id("update").Params(append(append([]jen.Code{id("k").Op("*").Id(g.keyT)}, valParams...),
 		id("cpu").Int(), id("flags").Qual(htabPkg, "UpdateFlags"))...).Error().Block(body...)
 
@@ -146,7 +158,8 @@ func (g *generator) updateElem(f *jen.File) {
 	switch {
 	case l.LRU:
 		f.Comment("UpdateExist (htab.ErrKeyNotExist if absent). The map is never full: the")
-		f.Comment("LRU evicts (as CPU 0), possibly before the map holds MaxEntries keys.")
+		f.Comment("LRU evicts (as CPU 0), possibly before the map holds MaxEntries keys, and")
+		f.Comment("htab.ErrNoMem only if it finds nothing to evict.")
 	default:
 		f.Comment("UpdateExist (htab.ErrKeyNotExist if absent); a new key into a full map is")
 		f.Comment("htab.ErrFull.")

@@ -64,7 +64,8 @@ type nonEmptyElem struct {
 	val  [2]uint32 // off 12, 8 B: the 8 value bytes, little-endian words, zero-padded
 }
 
-// With NoPrealloc elements are allocated in chunks of 1<<nonEmptyChunkShift (about 16 KiB), on first use.
+// With NoPrealloc elements are allocated on first use, in chunks of 1<<nonEmptyChunkShift:
+// 512 elements of 20 bytes, 10 KiB (the most, by powers of two, within 16 KiB).
 const nonEmptyChunkShift = 9
 
 type nonEmptyChunk [1 << nonEmptyChunkShift]nonEmptyElem
@@ -341,8 +342,7 @@ func (m *NonEmpty) lookup(k *NonEmptyKey) (NonEmptyValue, bool) {
 	}
 }
 
-// update is Update as on CPU cpu: the CPU whose LRU lists provide a new
-// element, and, with one value v of a per-CPU map, whose slot it sets.
+// update is Update as on CPU cpu (a hash map's update is the same on every CPU).
 func (m *NonEmpty) update(k *NonEmptyKey, v *NonEmptyValue, cpu int, flags htab.UpdateFlags) error {
 	if err := flags.Check(); err != nil {
 		return err

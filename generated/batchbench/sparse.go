@@ -46,6 +46,13 @@ import (
 //   sees that bucket's sequence change and retries.
 //   Capacity: a new key takes a freed element, else a never-used one; when all
 //   MaxEntries are in use it is htab.ErrFull. A replace never needs one.
+//
+// Occupancy (-batch-lock sparse)
+//   occ has one bit per bucket, set while the bucket is non-empty: linkHead
+//   sets it before it links a bucket's first element and unlink clears it
+//   after it unlinks the last, both under the bucket lock, so a batch walk
+//   that skips the buckets whose bit is clear never misses a key that was
+//   there for the whole walk; it visits only the non-empty buckets.
 
 // SparseKey is a key of Sparse: 8 bytes, hashed and compared as they are.
 type SparseKey [8]byte
@@ -64,7 +71,8 @@ type sparseElem struct {
 	val  [2]uint32 // off 12, 8 B: the 8 value bytes, little-endian words, zero-padded
 }
 
-// With NoPrealloc elements are allocated in chunks of 1<<sparseChunkShift (about 16 KiB), on first use.
+// With NoPrealloc elements are allocated on first use, in chunks of 1<<sparseChunkShift:
+// 512 elements of 20 bytes, 10 KiB (the most, by powers of two, within 16 KiB).
 const sparseChunkShift = 9
 
 type sparseChunk [1 << sparseChunkShift]sparseElem
@@ -344,8 +352,7 @@ func (m *Sparse) lookup(k *SparseKey) (SparseValue, bool) {
 	}
 }
 
-// update is Update as on CPU cpu: the CPU whose LRU lists provide a new
-// element, and, with one value v of a per-CPU map, whose slot it sets.
+// update is Update as on CPU cpu (a hash map's update is the same on every CPU).
 func (m *Sparse) update(k *SparseKey, v *SparseValue, cpu int, flags htab.UpdateFlags) error {
 	if err := flags.Check(); err != nil {
 		return err

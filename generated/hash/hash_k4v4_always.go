@@ -64,7 +64,8 @@ type hashK4V4AlwaysElem struct {
 	val  [1]uint32 // off 8, 4 B: the 4 value bytes, little-endian words, zero-padded
 }
 
-// With NoPrealloc elements are allocated in chunks of 1<<hashK4V4AlwaysChunkShift (about 16 KiB), on first use.
+// With NoPrealloc elements are allocated on first use, in chunks of 1<<hashK4V4AlwaysChunkShift:
+// 1024 elements of 12 bytes, 12 KiB (the most, by powers of two, within 16 KiB).
 const hashK4V4AlwaysChunkShift = 10
 
 type hashK4V4AlwaysChunk [1 << hashK4V4AlwaysChunkShift]hashK4V4AlwaysElem
@@ -335,8 +336,7 @@ func (m *HashK4V4Always) lookup(k *HashK4V4AlwaysKey) (HashK4V4AlwaysValue, bool
 	}
 }
 
-// update is Update as on CPU cpu: the CPU whose LRU lists provide a new
-// element, and, with one value v of a per-CPU map, whose slot it sets.
+// update is Update as on CPU cpu (a hash map's update is the same on every CPU).
 func (m *HashK4V4Always) update(k *HashK4V4AlwaysKey, v *HashK4V4AlwaysValue, cpu int, flags htab.UpdateFlags) error {
 	if err := flags.Check(); err != nil {
 		return err

@@ -46,6 +46,13 @@ import (
 //   sees that bucket's sequence change and retries.
 //   Capacity: a new key takes a freed element, else a never-used one; when all
 //   MaxEntries are in use it is htab.ErrFull. A replace never needs one.
+//
+// Occupancy (-batch-lock sparse)
+//   occ has one bit per bucket, set while the bucket is non-empty: linkHead
+//   sets it before it links a bucket's first element and unlink clears it
+//   after it unlinks the last, both under the bucket lock, so a batch walk
+//   that skips the buckets whose bit is clear never misses a key that was
+//   there for the whole walk; it visits only the non-empty buckets.
 
 // HashK4V4SparseKey is a key of HashK4V4Sparse: 4 bytes, hashed and compared as they are.
 type HashK4V4SparseKey [4]byte
@@ -64,7 +71,8 @@ type hashK4V4SparseElem struct {
 	val  [1]uint32 // off 8, 4 B: the 4 value bytes, little-endian words, zero-padded
 }
 
-// With NoPrealloc elements are allocated in chunks of 1<<hashK4V4SparseChunkShift (about 16 KiB), on first use.
+// With NoPrealloc elements are allocated on first use, in chunks of 1<<hashK4V4SparseChunkShift:
+// 1024 elements of 12 bytes, 12 KiB (the most, by powers of two, within 16 KiB).
 const hashK4V4SparseChunkShift = 10
 
 type hashK4V4SparseChunk [1 << hashK4V4SparseChunkShift]hashK4V4SparseElem
@@ -338,8 +346,7 @@ func (m *HashK4V4Sparse) lookup(k *HashK4V4SparseKey) (HashK4V4SparseValue, bool
 	}
 }
 
-// update is Update as on CPU cpu: the CPU whose LRU lists provide a new
-// element, and, with one value v of a per-CPU map, whose slot it sets.
+// update is Update as on CPU cpu (a hash map's update is the same on every CPU).
 func (m *HashK4V4Sparse) update(k *HashK4V4SparseKey, v *HashK4V4SparseValue, cpu int, flags htab.UpdateFlags) error {
 	if err := flags.Check(); err != nil {
 		return err

@@ -64,7 +64,8 @@ type hashK8V24Elem struct {
 	val  [6]uint32 // off 12, 24 B: the 24 value bytes, little-endian words, zero-padded
 }
 
-// With NoPrealloc elements are allocated in chunks of 1<<hashK8V24ChunkShift (about 16 KiB), on first use.
+// With NoPrealloc elements are allocated on first use, in chunks of 1<<hashK8V24ChunkShift:
+// 256 elements of 36 bytes, 9 KiB (the most, by powers of two, within 16 KiB).
 const hashK8V24ChunkShift = 8
 
 type hashK8V24Chunk [1 << hashK8V24ChunkShift]hashK8V24Elem
@@ -347,8 +348,7 @@ func (m *HashK8V24) lookup(k *HashK8V24Key) (HashK8V24Value, bool) {
 	}
 }
 
-// update is Update as on CPU cpu: the CPU whose LRU lists provide a new
-// element, and, with one value v of a per-CPU map, whose slot it sets.
+// update is Update as on CPU cpu (a hash map's update is the same on every CPU).
 func (m *HashK8V24) update(k *HashK8V24Key, v *HashK8V24Value, cpu int, flags htab.UpdateFlags) error {
 	if err := flags.Check(); err != nil {
 		return err

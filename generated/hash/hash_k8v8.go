@@ -64,7 +64,8 @@ type hashK8V8Elem struct {
 	val  [2]uint32 // off 12, 8 B: the 8 value bytes, little-endian words, zero-padded
 }
 
-// With NoPrealloc elements are allocated in chunks of 1<<hashK8V8ChunkShift (about 16 KiB), on first use.
+// With NoPrealloc elements are allocated on first use, in chunks of 1<<hashK8V8ChunkShift:
+// 512 elements of 20 bytes, 10 KiB (the most, by powers of two, within 16 KiB).
 const hashK8V8ChunkShift = 9
 
 type hashK8V8Chunk [1 << hashK8V8ChunkShift]hashK8V8Elem
@@ -341,8 +342,7 @@ func (m *HashK8V8) lookup(k *HashK8V8Key) (HashK8V8Value, bool) {
 	}
 }
 
-// update is Update as on CPU cpu: the CPU whose LRU lists provide a new
-// element, and, with one value v of a per-CPU map, whose slot it sets.
+// update is Update as on CPU cpu (a hash map's update is the same on every CPU).
 func (m *HashK8V8) update(k *HashK8V8Key, v *HashK8V8Value, cpu int, flags htab.UpdateFlags) error {
 	if err := flags.Check(); err != nil {
 		return err

@@ -126,7 +126,7 @@ func NewHomeK4V4(opts htab.Options) (*HomeK4V4, error) {
 	for i := range m.free {
 		m.free[i].Store(^uint64(0))
 	}
-	if n%64 != 0 {
+	if n%64 != 0 { // fewer than 64 slots (n is a power of two): one word
 		m.free[0].Store(1<<n - 1)
 	}
 	m.handles = make([]HomeK4V4CPU, opts.CPUs)

@@ -128,7 +128,7 @@ func NewHomeK4V4Sparse(opts htab.Options) (*HomeK4V4Sparse, error) {
 	for i := range m.free {
 		m.free[i].Store(^uint64(0))
 	}
-	if n%64 != 0 {
+	if n%64 != 0 { // fewer than 64 slots (n is a power of two): one word
 		m.free[0].Store(1<<n - 1)
 	}
 	m.occ = htab.NewOccupancy(n)

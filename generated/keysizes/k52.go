@@ -127,7 +127,7 @@ func NewK52(opts htab.Options) (*K52, error) {
 	for i := range m.free {
 		m.free[i].Store(^uint64(0))
 	}
-	if n%64 != 0 {
+	if n%64 != 0 { // fewer than 64 slots (n is a power of two): one word
 		m.free[0].Store(1<<n - 1)
 	}
 	m.handles = make([]K52CPU, opts.CPUs)
@@ -509,8 +509,11 @@ func (m *K52) takeIn(wi uint32) (uint32, bool) {
 	}
 }
 
-// nativeLE: the host is little-endian, so a 64-bit load of two little-endian
-// words of a slot gives the 8 bytes as binary.LittleEndian reads them.
+// k52NativeLE reports whether the host is little-endian: then a 64-bit
+// load of two little-endian words of a slot gives the 8 bytes as
+// binary.LittleEndian reads them (else the halves are swapped). Such a
+// load is aligned: the 8 bytes are at an 8-byte offset of a slot whose size
+// is a multiple of 8, in an array that Go allocates 8-aligned.
 var k52NativeLE = binary.NativeEndian.Uint16([]byte{1, 0}) == 1
 
 // Lookup returns the value of k, as BPF_MAP_LOOKUP_ELEM does. It takes no lock:

@@ -127,7 +127,7 @@ func NewK56(opts htab.Options) (*K56, error) {
 	for i := range m.free {
 		m.free[i].Store(^uint64(0))
 	}
-	if n%64 != 0 {
+	if n%64 != 0 { // fewer than 64 slots (n is a power of two): one word
 		m.free[0].Store(1<<n - 1)
 	}
 	m.handles = make([]K56CPU, opts.CPUs)

@@ -52,7 +52,8 @@ import (
 //   (set by CPU(i).Lookup), eviction from the inactive tail. An update takes
 //   its element before it locks the bucket, and LRU locks are never taken
 //   inside a bucket lock, so evict (which locks the victim's bucket) cannot
-//   deadlock with writers. The map is never full.
+//   deadlock with writers. The map is never full: an update evicts instead
+//   (htab.ErrNoMem only if the LRU finds nothing to evict).
 
 // LruK4V4AlwaysKey is a key of LruK4V4Always: 4 bytes, hashed and compared as they are.
 type LruK4V4AlwaysKey [4]byte
@@ -358,8 +359,8 @@ func (m *LruK4V4Always) lookup(k *LruK4V4AlwaysKey) (LruK4V4AlwaysValue, bool) {
 	}
 }
 
-// update is Update as on CPU cpu: the CPU whose LRU lists provide a new
-// element, and, with one value v of a per-CPU map, whose slot it sets.
+// update is Update as on CPU cpu: the CPU whose LRU lists provide the new
+// element.
 func (m *LruK4V4Always) update(k *LruK4V4AlwaysKey, v *LruK4V4AlwaysValue, cpu int, flags htab.UpdateFlags) error {
 	if err := flags.Check(); err != nil {
 		return err
@@ -409,7 +410,8 @@ func (m *LruK4V4Always) update(k *LruK4V4AlwaysKey, v *LruK4V4AlwaysValue, cpu i
 // Update sets the value of k, as BPF_MAP_UPDATE_ELEM does. flags is
 // htab.UpdateAny, UpdateNoExist (htab.ErrKeyExist if k is present) or
 // UpdateExist (htab.ErrKeyNotExist if absent). The map is never full: the
-// LRU evicts (as CPU 0), possibly before the map holds MaxEntries keys.
+// LRU evicts (as CPU 0), possibly before the map holds MaxEntries keys, and
+// htab.ErrNoMem only if it finds nothing to evict.
 func (m *LruK4V4Always) Update(k LruK4V4AlwaysKey, v LruK4V4AlwaysValue, flags htab.UpdateFlags) error {
 	return m.update(&k, &v, 0, flags)
 }
@@ -652,7 +654,7 @@ func (m *LruK4V4Always) batchWalk(bi uint32, keys []LruK4V4AlwaysKey, vals []Lru
 }
 
 // UpdateBatch stores vals under keys in order, as BPF_MAP_UPDATE_BATCH does, and
-// returns how many it stored: it stops at the first error (htab.ErrFull, ...).
+// returns how many it stored: it stops at the first error (htab.ErrNoMem, ...).
 // flags must be htab.UpdateAny: the kernel's generic_map_update_batch takes
 // only BPF_F_LOCK in elem_flags, so BPF_NOEXIST and BPF_EXIST are EINVAL
 // there, before anything is stored and even for no keys (checked against

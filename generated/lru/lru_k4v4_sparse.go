@@ -52,7 +52,15 @@ import (
 //   (set by CPU(i).Lookup), eviction from the inactive tail. An update takes
 //   its element before it locks the bucket, and LRU locks are never taken
 //   inside a bucket lock, so evict (which locks the victim's bucket) cannot
-//   deadlock with writers. The map is never full.
+//   deadlock with writers. The map is never full: an update evicts instead
+//   (htab.ErrNoMem only if the LRU finds nothing to evict).
+//
+// Occupancy (-batch-lock sparse)
+//   occ has one bit per bucket, set while the bucket is non-empty: linkHead
+//   sets it before it links a bucket's first element and unlink clears it
+//   after it unlinks the last, both under the bucket lock, so a batch walk
+//   that skips the buckets whose bit is clear never misses a key that was
+//   there for the whole walk; it visits only the non-empty buckets.
 
 // LruK4V4SparseKey is a key of LruK4V4Sparse: 4 bytes, hashed and compared as they are.
 type LruK4V4SparseKey [4]byte
@@ -361,8 +369,8 @@ func (m *LruK4V4Sparse) lookup(k *LruK4V4SparseKey) (LruK4V4SparseValue, bool) {
 	}
 }
 
-// update is Update as on CPU cpu: the CPU whose LRU lists provide a new
-// element, and, with one value v of a per-CPU map, whose slot it sets.
+// update is Update as on CPU cpu: the CPU whose LRU lists provide the new
+// element.
 func (m *LruK4V4Sparse) update(k *LruK4V4SparseKey, v *LruK4V4SparseValue, cpu int, flags htab.UpdateFlags) error {
 	if err := flags.Check(); err != nil {
 		return err
@@ -412,7 +420,8 @@ func (m *LruK4V4Sparse) update(k *LruK4V4SparseKey, v *LruK4V4SparseValue, cpu i
 // Update sets the value of k, as BPF_MAP_UPDATE_ELEM does. flags is
 // htab.UpdateAny, UpdateNoExist (htab.ErrKeyExist if k is present) or
 // UpdateExist (htab.ErrKeyNotExist if absent). The map is never full: the
-// LRU evicts (as CPU 0), possibly before the map holds MaxEntries keys.
+// LRU evicts (as CPU 0), possibly before the map holds MaxEntries keys, and
+// htab.ErrNoMem only if it finds nothing to evict.
 func (m *LruK4V4Sparse) Update(k LruK4V4SparseKey, v LruK4V4SparseValue, flags htab.UpdateFlags) error {
 	return m.update(&k, &v, 0, flags)
 }
@@ -671,7 +680,7 @@ func (m *LruK4V4Sparse) bucketIndex(b *htab.Bucket) uint32 {
 }
 
 // UpdateBatch stores vals under keys in order, as BPF_MAP_UPDATE_BATCH does, and
-// returns how many it stored: it stops at the first error (htab.ErrFull, ...).
+// returns how many it stored: it stops at the first error (htab.ErrNoMem, ...).
 // flags must be htab.UpdateAny: the kernel's generic_map_update_batch takes
 // only BPF_F_LOCK in elem_flags, so BPF_NOEXIST and BPF_EXIST are EINVAL
 // there, before anything is stored and even for no keys (checked against

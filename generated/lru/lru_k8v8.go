@@ -52,7 +52,8 @@ import (
 //   (set by CPU(i).Lookup), eviction from the inactive tail. An update takes
 //   its element before it locks the bucket, and LRU locks are never taken
 //   inside a bucket lock, so evict (which locks the victim's bucket) cannot
-//   deadlock with writers. The map is never full.
+//   deadlock with writers. The map is never full: an update evicts instead
+//   (htab.ErrNoMem only if the LRU finds nothing to evict).
 
 // LruK8V8Key is a key of LruK8V8: 8 bytes, hashed and compared as they are.
 type LruK8V8Key [8]byte
@@ -365,8 +366,8 @@ func (m *LruK8V8) lookup(k *LruK8V8Key) (LruK8V8Value, bool) {
 	}
 }
 
-// update is Update as on CPU cpu: the CPU whose LRU lists provide a new
-// element, and, with one value v of a per-CPU map, whose slot it sets.
+// update is Update as on CPU cpu: the CPU whose LRU lists provide the new
+// element.
 func (m *LruK8V8) update(k *LruK8V8Key, v *LruK8V8Value, cpu int, flags htab.UpdateFlags) error {
 	if err := flags.Check(); err != nil {
 		return err
@@ -416,7 +417,8 @@ func (m *LruK8V8) update(k *LruK8V8Key, v *LruK8V8Value, cpu int, flags htab.Upd
 // Update sets the value of k, as BPF_MAP_UPDATE_ELEM does. flags is
 // htab.UpdateAny, UpdateNoExist (htab.ErrKeyExist if k is present) or
 // UpdateExist (htab.ErrKeyNotExist if absent). The map is never full: the
-// LRU evicts (as CPU 0), possibly before the map holds MaxEntries keys.
+// LRU evicts (as CPU 0), possibly before the map holds MaxEntries keys, and
+// htab.ErrNoMem only if it finds nothing to evict.
 func (m *LruK8V8) Update(k LruK8V8Key, v LruK8V8Value, flags htab.UpdateFlags) error {
 	return m.update(&k, &v, 0, flags)
 }
@@ -663,7 +665,7 @@ func (m *LruK8V8) batchWalk(bi uint32, keys []LruK8V8Key, vals []LruK8V8Value, d
 }
 
 // UpdateBatch stores vals under keys in order, as BPF_MAP_UPDATE_BATCH does, and
-// returns how many it stored: it stops at the first error (htab.ErrFull, ...).
+// returns how many it stored: it stops at the first error (htab.ErrNoMem, ...).
 // flags must be htab.UpdateAny: the kernel's generic_map_update_batch takes
 // only BPF_F_LOCK in elem_flags, so BPF_NOEXIST and BPF_EXIST are EINVAL
 // there, before anything is stored and even for no keys (checked against

@@ -40,9 +40,10 @@ import (
 // No cached hash: comparing the 4-byte key costs no more than comparing a hash.
 //
 // Concurrency
-//   Readers (Lookup, NextKey, All) take no lock. They load the bucket's sequence,
-//   walk the chain with atomic loads, and keep what they read only if the
-//   sequence is unchanged and even; else they read the bucket again.
+//   Readers (Lookup, NextKey, All) take no bucket lock (for the values, see
+//   Per-CPU values). They load the bucket's sequence, walk the chain with
+//   atomic loads, and keep what they read only if the sequence is unchanged
+//   and even; else they read the bucket again.
 //   Writers (Update, Delete, LookupAndDelete) lock the key's bucket (the
 //   sequence is odd while they hold it) and store with atomic stores. A freed
 //   element is reused at once; a reader that reached it through its old bucket
@@ -79,7 +80,8 @@ type pcpuK4V4Elem struct {
 	key  [1]uint32 // off 4, 4 B: the 4 key bytes, little-endian words, zero-padded
 }
 
-// With NoPrealloc elements are allocated in chunks of 1<<pcpuK4V4ChunkShift (about 16 KiB), on first use.
+// With NoPrealloc elements are allocated on first use, in chunks of 1<<pcpuK4V4ChunkShift:
+// 2048 elements of 8 bytes, 16 KiB (the most, by powers of two, within 16 KiB).
 const pcpuK4V4ChunkShift = 11
 
 type pcpuK4V4Chunk [1 << pcpuK4V4ChunkShift]pcpuK4V4Elem
@@ -493,8 +495,8 @@ func (m *PcpuK4V4) Lookup(k PcpuK4V4Key, vals []PcpuK4V4Value) bool {
 	}
 }
 
-// update is Update as on CPU cpu: the CPU whose LRU lists provide a new
-// element, and, with one value v of a per-CPU map, whose slot it sets.
+// update is Update as on CPU cpu: it sets every CPU's value from vals,
+// or, with vals nil, CPU cpu's from v.
 func (m *PcpuK4V4) update(k *PcpuK4V4Key, vals []PcpuK4V4Value, v *PcpuK4V4Value, cpu int, flags htab.UpdateFlags) error {
 	if err := flags.Check(); err != nil {
 		return err

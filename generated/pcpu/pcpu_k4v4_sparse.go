@@ -40,9 +40,10 @@ import (
 // No cached hash: comparing the 4-byte key costs no more than comparing a hash.
 //
 // Concurrency
-//   Readers (Lookup, NextKey, All) take no lock. They load the bucket's sequence,
-//   walk the chain with atomic loads, and keep what they read only if the
-//   sequence is unchanged and even; else they read the bucket again.
+//   Readers (Lookup, NextKey, All) take no bucket lock (for the values, see
+//   Per-CPU values). They load the bucket's sequence, walk the chain with
+//   atomic loads, and keep what they read only if the sequence is unchanged
+//   and even; else they read the bucket again.
 //   Writers (Update, Delete, LookupAndDelete) lock the key's bucket (the
 //   sequence is odd while they hold it) and store with atomic stores. A freed
 //   element is reused at once; a reader that reached it through its old bucket
@@ -62,6 +63,13 @@ import (
 //   Reading every CPU's value (Lookup, All, batches) holds all of the
 //   element's slot locks, taken in CPU order, so the copy is one snapshot;
 //   CPU(i).Lookup reads its one slot by validating that lock's sequence.
+//
+// Occupancy (-batch-lock sparse)
+//   occ has one bit per bucket, set while the bucket is non-empty: linkHead
+//   sets it before it links a bucket's first element and unlink clears it
+//   after it unlinks the last, both under the bucket lock, so a batch walk
+//   that skips the buckets whose bit is clear never misses a key that was
+//   there for the whole walk; it visits only the non-empty buckets.
 
 // PcpuK4V4SparseKey is a key of PcpuK4V4Sparse: 4 bytes, hashed and compared as they are.
 type PcpuK4V4SparseKey [4]byte
@@ -79,7 +87,8 @@ type pcpuK4V4SparseElem struct {
 	key  [1]uint32 // off 4, 4 B: the 4 key bytes, little-endian words, zero-padded
 }
 
-// With NoPrealloc elements are allocated in chunks of 1<<pcpuK4V4SparseChunkShift (about 16 KiB), on first use.
+// With NoPrealloc elements are allocated on first use, in chunks of 1<<pcpuK4V4SparseChunkShift:
+// 2048 elements of 8 bytes, 16 KiB (the most, by powers of two, within 16 KiB).
 const pcpuK4V4SparseChunkShift = 11
 
 type pcpuK4V4SparseChunk [1 << pcpuK4V4SparseChunkShift]pcpuK4V4SparseElem
@@ -496,8 +505,8 @@ func (m *PcpuK4V4Sparse) Lookup(k PcpuK4V4SparseKey, vals []PcpuK4V4SparseValue)
 	}
 }
 
-// update is Update as on CPU cpu: the CPU whose LRU lists provide a new
-// element, and, with one value v of a per-CPU map, whose slot it sets.
+// update is Update as on CPU cpu: it sets every CPU's value from vals,
+// or, with vals nil, CPU cpu's from v.
 func (m *PcpuK4V4Sparse) update(k *PcpuK4V4SparseKey, vals []PcpuK4V4SparseValue, v *PcpuK4V4SparseValue, cpu int, flags htab.UpdateFlags) error {
 	if err := flags.Check(); err != nil {
 		return err

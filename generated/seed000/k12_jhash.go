@@ -65,7 +65,8 @@ type k12JhashElem struct {
 	val  [2]uint32 // off 20, 8 B: the 8 value bytes, little-endian words, zero-padded
 }
 
-// With NoPrealloc elements are allocated in chunks of 1<<k12JhashChunkShift (about 16 KiB), on first use.
+// With NoPrealloc elements are allocated on first use, in chunks of 1<<k12JhashChunkShift:
+// 512 elements of 28 bytes, 14 KiB (the most, by powers of two, within 16 KiB).
 const k12JhashChunkShift = 9
 
 type k12JhashChunk [1 << k12JhashChunkShift]k12JhashElem
@@ -379,8 +380,7 @@ func (m *K12Jhash) lookup(k *K12JhashKey) (K12JhashValue, bool) {
 	}
 }
 
-// update is Update as on CPU cpu: the CPU whose LRU lists provide a new
-// element, and, with one value v of a per-CPU map, whose slot it sets.
+// update is Update as on CPU cpu (a hash map's update is the same on every CPU).
 func (m *K12Jhash) update(k *K12JhashKey, v *K12JhashValue, cpu int, flags htab.UpdateFlags) error {
 	if err := flags.Check(); err != nil {
 		return err

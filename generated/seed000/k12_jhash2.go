@@ -65,7 +65,8 @@ type k12Jhash2Elem struct {
 	val  [2]uint32 // off 20, 8 B: the 8 value bytes, little-endian words, zero-padded
 }
 
-// With NoPrealloc elements are allocated in chunks of 1<<k12Jhash2ChunkShift (about 16 KiB), on first use.
+// With NoPrealloc elements are allocated on first use, in chunks of 1<<k12Jhash2ChunkShift:
+// 512 elements of 28 bytes, 14 KiB (the most, by powers of two, within 16 KiB).
 const k12Jhash2ChunkShift = 9
 
 type k12Jhash2Chunk [1 << k12Jhash2ChunkShift]k12Jhash2Elem
@@ -352,8 +353,7 @@ func (m *K12Jhash2) lookup(k *K12Jhash2Key) (K12Jhash2Value, bool) {
 	}
 }
 
-// update is Update as on CPU cpu: the CPU whose LRU lists provide a new
-// element, and, with one value v of a per-CPU map, whose slot it sets.
+// update is Update as on CPU cpu (a hash map's update is the same on every CPU).
 func (m *K12Jhash2) update(k *K12Jhash2Key, v *K12Jhash2Value, cpu int, flags htab.UpdateFlags) error {
 	if err := flags.Check(); err != nil {
 		return err

@@ -65,7 +65,8 @@ type k12StaticElem struct {
 	val  [2]uint32 // off 20, 8 B: the 8 value bytes, little-endian words, zero-padded
 }
 
-// With NoPrealloc elements are allocated in chunks of 1<<k12StaticChunkShift (about 16 KiB), on first use.
+// With NoPrealloc elements are allocated on first use, in chunks of 1<<k12StaticChunkShift:
+// 512 elements of 28 bytes, 14 KiB (the most, by powers of two, within 16 KiB).
 const k12StaticChunkShift = 9
 
 type k12StaticChunk [1 << k12StaticChunkShift]k12StaticElem
@@ -348,8 +349,7 @@ func (m *K12Static) lookup(k *K12StaticKey) (K12StaticValue, bool) {
 	}
 }
 
-// update is Update as on CPU cpu: the CPU whose LRU lists provide a new
-// element, and, with one value v of a per-CPU map, whose slot it sets.
+// update is Update as on CPU cpu (a hash map's update is the same on every CPU).
 func (m *K12Static) update(k *K12StaticKey, v *K12StaticValue, cpu int, flags htab.UpdateFlags) error {
 	if err := flags.Check(); err != nil {
 		return err

@@ -65,7 +65,8 @@ type k16Jhash2Elem struct {
 	val  [2]uint32 // off 24, 8 B: the 8 value bytes, little-endian words, zero-padded
 }
 
-// With NoPrealloc elements are allocated in chunks of 1<<k16Jhash2ChunkShift (about 16 KiB), on first use.
+// With NoPrealloc elements are allocated on first use, in chunks of 1<<k16Jhash2ChunkShift:
+// 512 elements of 32 bytes, 16 KiB (the most, by powers of two, within 16 KiB).
 const k16Jhash2ChunkShift = 9
 
 type k16Jhash2Chunk [1 << k16Jhash2ChunkShift]k16Jhash2Elem
@@ -355,8 +356,7 @@ func (m *K16Jhash2) lookup(k *K16Jhash2Key) (K16Jhash2Value, bool) {
 	}
 }
 
-// update is Update as on CPU cpu: the CPU whose LRU lists provide a new
-// element, and, with one value v of a per-CPU map, whose slot it sets.
+// update is Update as on CPU cpu (a hash map's update is the same on every CPU).
 func (m *K16Jhash2) update(k *K16Jhash2Key, v *K16Jhash2Value, cpu int, flags htab.UpdateFlags) error {
 	if err := flags.Check(); err != nil {
 		return err

@@ -65,7 +65,8 @@ type k16StaticElem struct {
 	val  [2]uint32 // off 24, 8 B: the 8 value bytes, little-endian words, zero-padded
 }
 
-// With NoPrealloc elements are allocated in chunks of 1<<k16StaticChunkShift (about 16 KiB), on first use.
+// With NoPrealloc elements are allocated on first use, in chunks of 1<<k16StaticChunkShift:
+// 512 elements of 32 bytes, 16 KiB (the most, by powers of two, within 16 KiB).
 const k16StaticChunkShift = 9
 
 type k16StaticChunk [1 << k16StaticChunkShift]k16StaticElem
@@ -389,8 +390,7 @@ func (m *K16Static) lookup(k *K16StaticKey) (K16StaticValue, bool) {
 	}
 }
 
-// update is Update as on CPU cpu: the CPU whose LRU lists provide a new
-// element, and, with one value v of a per-CPU map, whose slot it sets.
+// update is Update as on CPU cpu (a hash map's update is the same on every CPU).
 func (m *K16Static) update(k *K16StaticKey, v *K16StaticValue, cpu int, flags htab.UpdateFlags) error {
 	if err := flags.Check(); err != nil {
 		return err

@@ -65,7 +65,8 @@ type k20JhashElem struct {
 	val  [2]uint32 // off 28, 8 B: the 8 value bytes, little-endian words, zero-padded
 }
 
-// With NoPrealloc elements are allocated in chunks of 1<<k20JhashChunkShift (about 16 KiB), on first use.
+// With NoPrealloc elements are allocated on first use, in chunks of 1<<k20JhashChunkShift:
+// 256 elements of 36 bytes, 9 KiB (the most, by powers of two, within 16 KiB).
 const k20JhashChunkShift = 8
 
 type k20JhashChunk [1 << k20JhashChunkShift]k20JhashElem
@@ -386,8 +387,7 @@ func (m *K20Jhash) lookup(k *K20JhashKey) (K20JhashValue, bool) {
 	}
 }
 
-// update is Update as on CPU cpu: the CPU whose LRU lists provide a new
-// element, and, with one value v of a per-CPU map, whose slot it sets.
+// update is Update as on CPU cpu (a hash map's update is the same on every CPU).
 func (m *K20Jhash) update(k *K20JhashKey, v *K20JhashValue, cpu int, flags htab.UpdateFlags) error {
 	if err := flags.Check(); err != nil {
 		return err

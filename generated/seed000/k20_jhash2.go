@@ -65,7 +65,8 @@ type k20Jhash2Elem struct {
 	val  [2]uint32 // off 28, 8 B: the 8 value bytes, little-endian words, zero-padded
 }
 
-// With NoPrealloc elements are allocated in chunks of 1<<k20Jhash2ChunkShift (about 16 KiB), on first use.
+// With NoPrealloc elements are allocated on first use, in chunks of 1<<k20Jhash2ChunkShift:
+// 256 elements of 36 bytes, 9 KiB (the most, by powers of two, within 16 KiB).
 const k20Jhash2ChunkShift = 8
 
 type k20Jhash2Chunk [1 << k20Jhash2ChunkShift]k20Jhash2Elem
@@ -359,8 +360,7 @@ func (m *K20Jhash2) lookup(k *K20Jhash2Key) (K20Jhash2Value, bool) {
 	}
 }
 
-// update is Update as on CPU cpu: the CPU whose LRU lists provide a new
-// element, and, with one value v of a per-CPU map, whose slot it sets.
+// update is Update as on CPU cpu (a hash map's update is the same on every CPU).
 func (m *K20Jhash2) update(k *K20Jhash2Key, v *K20Jhash2Value, cpu int, flags htab.UpdateFlags) error {
 	if err := flags.Check(); err != nil {
 		return err

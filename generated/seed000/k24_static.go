@@ -65,7 +65,8 @@ type k24StaticElem struct {
 	val  [2]uint32 // off 32, 8 B: the 8 value bytes, little-endian words, zero-padded
 }
 
-// With NoPrealloc elements are allocated in chunks of 1<<k24StaticChunkShift (about 16 KiB), on first use.
+// With NoPrealloc elements are allocated on first use, in chunks of 1<<k24StaticChunkShift:
+// 256 elements of 40 bytes, 10 KiB (the most, by powers of two, within 16 KiB).
 const k24StaticChunkShift = 8
 
 type k24StaticChunk [1 << k24StaticChunkShift]k24StaticElem
@@ -356,8 +357,7 @@ func (m *K24Static) lookup(k *K24StaticKey) (K24StaticValue, bool) {
 	}
 }
 
-// update is Update as on CPU cpu: the CPU whose LRU lists provide a new
-// element, and, with one value v of a per-CPU map, whose slot it sets.
+// update is Update as on CPU cpu (a hash map's update is the same on every CPU).
 func (m *K24Static) update(k *K24StaticKey, v *K24StaticValue, cpu int, flags htab.UpdateFlags) error {
 	if err := flags.Check(); err != nil {
 		return err

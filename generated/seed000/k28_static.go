@@ -65,7 +65,8 @@ type k28StaticElem struct {
 	val  [2]uint32 // off 36, 8 B: the 8 value bytes, little-endian words, zero-padded
 }
 
-// With NoPrealloc elements are allocated in chunks of 1<<k28StaticChunkShift (about 16 KiB), on first use.
+// With NoPrealloc elements are allocated on first use, in chunks of 1<<k28StaticChunkShift:
+// 256 elements of 44 bytes, 11 KiB (the most, by powers of two, within 16 KiB).
 const k28StaticChunkShift = 8
 
 type k28StaticChunk [1 << k28StaticChunkShift]k28StaticElem
@@ -379,8 +380,7 @@ func (m *K28Static) lookup(k *K28StaticKey) (K28StaticValue, bool) {
 	}
 }
 
-// update is Update as on CPU cpu: the CPU whose LRU lists provide a new
-// element, and, with one value v of a per-CPU map, whose slot it sets.
+// update is Update as on CPU cpu (a hash map's update is the same on every CPU).
 func (m *K28Static) update(k *K28StaticKey, v *K28StaticValue, cpu int, flags htab.UpdateFlags) error {
 	if err := flags.Check(); err != nil {
 		return err

@@ -65,7 +65,8 @@ type k32JhashElem struct {
 	val  [2]uint32 // off 40, 8 B: the 8 value bytes, little-endian words, zero-padded
 }
 
-// With NoPrealloc elements are allocated in chunks of 1<<k32JhashChunkShift (about 16 KiB), on first use.
+// With NoPrealloc elements are allocated on first use, in chunks of 1<<k32JhashChunkShift:
+// 256 elements of 48 bytes, 12 KiB (the most, by powers of two, within 16 KiB).
 const k32JhashChunkShift = 8
 
 type k32JhashChunk [1 << k32JhashChunkShift]k32JhashElem
@@ -396,8 +397,7 @@ func (m *K32Jhash) lookup(k *K32JhashKey) (K32JhashValue, bool) {
 	}
 }
 
-// update is Update as on CPU cpu: the CPU whose LRU lists provide a new
-// element, and, with one value v of a per-CPU map, whose slot it sets.
+// update is Update as on CPU cpu (a hash map's update is the same on every CPU).
 func (m *K32Jhash) update(k *K32JhashKey, v *K32JhashValue, cpu int, flags htab.UpdateFlags) error {
 	if err := flags.Check(); err != nil {
 		return err

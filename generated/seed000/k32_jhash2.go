@@ -65,7 +65,8 @@ type k32Jhash2Elem struct {
 	val  [2]uint32 // off 40, 8 B: the 8 value bytes, little-endian words, zero-padded
 }
 
-// With NoPrealloc elements are allocated in chunks of 1<<k32Jhash2ChunkShift (about 16 KiB), on first use.
+// With NoPrealloc elements are allocated on first use, in chunks of 1<<k32Jhash2ChunkShift:
+// 256 elements of 48 bytes, 12 KiB (the most, by powers of two, within 16 KiB).
 const k32Jhash2ChunkShift = 8
 
 type k32Jhash2Chunk [1 << k32Jhash2ChunkShift]k32Jhash2Elem
@@ -369,8 +370,7 @@ func (m *K32Jhash2) lookup(k *K32Jhash2Key) (K32Jhash2Value, bool) {
 	}
 }
 
-// update is Update as on CPU cpu: the CPU whose LRU lists provide a new
-// element, and, with one value v of a per-CPU map, whose slot it sets.
+// update is Update as on CPU cpu (a hash map's update is the same on every CPU).
 func (m *K32Jhash2) update(k *K32Jhash2Key, v *K32Jhash2Value, cpu int, flags htab.UpdateFlags) error {
 	if err := flags.Check(); err != nil {
 		return err

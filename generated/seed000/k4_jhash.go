@@ -64,7 +64,8 @@ type k4JhashElem struct {
 	val  [2]uint32 // off 8, 8 B: the 8 value bytes, little-endian words, zero-padded
 }
 
-// With NoPrealloc elements are allocated in chunks of 1<<k4JhashChunkShift (about 16 KiB), on first use.
+// With NoPrealloc elements are allocated on first use, in chunks of 1<<k4JhashChunkShift:
+// 1024 elements of 16 bytes, 16 KiB (the most, by powers of two, within 16 KiB).
 const k4JhashChunkShift = 10
 
 type k4JhashChunk [1 << k4JhashChunkShift]k4JhashElem
@@ -371,8 +372,7 @@ func (m *K4Jhash) lookup(k *K4JhashKey) (K4JhashValue, bool) {
 	}
 }
 
-// update is Update as on CPU cpu: the CPU whose LRU lists provide a new
-// element, and, with one value v of a per-CPU map, whose slot it sets.
+// update is Update as on CPU cpu (a hash map's update is the same on every CPU).
 func (m *K4Jhash) update(k *K4JhashKey, v *K4JhashValue, cpu int, flags htab.UpdateFlags) error {
 	if err := flags.Check(); err != nil {
 		return err

@@ -64,7 +64,8 @@ type k4Jhash2Elem struct {
 	val  [2]uint32 // off 8, 8 B: the 8 value bytes, little-endian words, zero-padded
 }
 
-// With NoPrealloc elements are allocated in chunks of 1<<k4Jhash2ChunkShift (about 16 KiB), on first use.
+// With NoPrealloc elements are allocated on first use, in chunks of 1<<k4Jhash2ChunkShift:
+// 1024 elements of 16 bytes, 16 KiB (the most, by powers of two, within 16 KiB).
 const k4Jhash2ChunkShift = 10
 
 type k4Jhash2Chunk [1 << k4Jhash2ChunkShift]k4Jhash2Elem
@@ -344,8 +345,7 @@ func (m *K4Jhash2) lookup(k *K4Jhash2Key) (K4Jhash2Value, bool) {
 	}
 }
 
-// update is Update as on CPU cpu: the CPU whose LRU lists provide a new
-// element, and, with one value v of a per-CPU map, whose slot it sets.
+// update is Update as on CPU cpu (a hash map's update is the same on every CPU).
 func (m *K4Jhash2) update(k *K4Jhash2Key, v *K4Jhash2Value, cpu int, flags htab.UpdateFlags) error {
 	if err := flags.Check(); err != nil {
 		return err

@@ -65,7 +65,8 @@ type k64Jhash2Elem struct {
 	val  [2]uint32  // off 72, 8 B: the 8 value bytes, little-endian words, zero-padded
 }
 
-// With NoPrealloc elements are allocated in chunks of 1<<k64Jhash2ChunkShift (about 16 KiB), on first use.
+// With NoPrealloc elements are allocated on first use, in chunks of 1<<k64Jhash2ChunkShift:
+// 128 elements of 80 bytes, 10 KiB (the most, by powers of two, within 16 KiB).
 const k64Jhash2ChunkShift = 7
 
 type k64Jhash2Chunk [1 << k64Jhash2ChunkShift]k64Jhash2Elem
@@ -397,8 +398,7 @@ func (m *K64Jhash2) lookup(k *K64Jhash2Key) (K64Jhash2Value, bool) {
 	}
 }
 
-// update is Update as on CPU cpu: the CPU whose LRU lists provide a new
-// element, and, with one value v of a per-CPU map, whose slot it sets.
+// update is Update as on CPU cpu (a hash map's update is the same on every CPU).
 func (m *K64Jhash2) update(k *K64Jhash2Key, v *K64Jhash2Value, cpu int, flags htab.UpdateFlags) error {
 	if err := flags.Check(); err != nil {
 		return err

@@ -65,7 +65,8 @@ type k64StaticElem struct {
 	val  [2]uint32  // off 72, 8 B: the 8 value bytes, little-endian words, zero-padded
 }
 
-// With NoPrealloc elements are allocated in chunks of 1<<k64StaticChunkShift (about 16 KiB), on first use.
+// With NoPrealloc elements are allocated on first use, in chunks of 1<<k64StaticChunkShift:
+// 128 elements of 80 bytes, 10 KiB (the most, by powers of two, within 16 KiB).
 const k64StaticChunkShift = 7
 
 type k64StaticChunk [1 << k64StaticChunkShift]k64StaticElem
@@ -473,8 +474,7 @@ func (m *K64Static) lookup(k *K64StaticKey) (K64StaticValue, bool) {
 	}
 }
 
-// update is Update as on CPU cpu: the CPU whose LRU lists provide a new
-// element, and, with one value v of a per-CPU map, whose slot it sets.
+// update is Update as on CPU cpu (a hash map's update is the same on every CPU).
 func (m *K64Static) update(k *K64StaticKey, v *K64StaticValue, cpu int, flags htab.UpdateFlags) error {
 	if err := flags.Check(); err != nil {
 		return err

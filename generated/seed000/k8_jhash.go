@@ -64,7 +64,8 @@ type k8JhashElem struct {
 	val  [2]uint32 // off 12, 8 B: the 8 value bytes, little-endian words, zero-padded
 }
 
-// With NoPrealloc elements are allocated in chunks of 1<<k8JhashChunkShift (about 16 KiB), on first use.
+// With NoPrealloc elements are allocated on first use, in chunks of 1<<k8JhashChunkShift:
+// 512 elements of 20 bytes, 10 KiB (the most, by powers of two, within 16 KiB).
 const k8JhashChunkShift = 9
 
 type k8JhashChunk [1 << k8JhashChunkShift]k8JhashElem
@@ -374,8 +375,7 @@ func (m *K8Jhash) lookup(k *K8JhashKey) (K8JhashValue, bool) {
 	}
 }
 
-// update is Update as on CPU cpu: the CPU whose LRU lists provide a new
-// element, and, with one value v of a per-CPU map, whose slot it sets.
+// update is Update as on CPU cpu (a hash map's update is the same on every CPU).
 func (m *K8Jhash) update(k *K8JhashKey, v *K8JhashValue, cpu int, flags htab.UpdateFlags) error {
 	if err := flags.Check(); err != nil {
 		return err

@@ -64,7 +64,8 @@ type k8Jhash2Elem struct {
 	val  [2]uint32 // off 12, 8 B: the 8 value bytes, little-endian words, zero-padded
 }
 
-// With NoPrealloc elements are allocated in chunks of 1<<k8Jhash2ChunkShift (about 16 KiB), on first use.
+// With NoPrealloc elements are allocated on first use, in chunks of 1<<k8Jhash2ChunkShift:
+// 512 elements of 20 bytes, 10 KiB (the most, by powers of two, within 16 KiB).
 const k8Jhash2ChunkShift = 9
 
 type k8Jhash2Chunk [1 << k8Jhash2ChunkShift]k8Jhash2Elem
@@ -347,8 +348,7 @@ func (m *K8Jhash2) lookup(k *K8Jhash2Key) (K8Jhash2Value, bool) {
 	}
 }
 
-// update is Update as on CPU cpu: the CPU whose LRU lists provide a new
-// element, and, with one value v of a per-CPU map, whose slot it sets.
+// update is Update as on CPU cpu (a hash map's update is the same on every CPU).
 func (m *K8Jhash2) update(k *K8Jhash2Key, v *K8Jhash2Value, cpu int, flags htab.UpdateFlags) error {
 	if err := flags.Check(); err != nil {
 		return err

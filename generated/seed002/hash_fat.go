@@ -67,7 +67,8 @@ type hashFatElem struct {
 	val  [2]uint32 // off 32, 8 B: the 8 value bytes, little-endian words, zero-padded
 }
 
-// With NoPrealloc elements are allocated in chunks of 1<<hashFatChunkShift (about 16 KiB), on first use.
+// With NoPrealloc elements are allocated on first use, in chunks of 1<<hashFatChunkShift:
+// 256 elements of 40 bytes, 10 KiB (the most, by powers of two, within 16 KiB).
 const hashFatChunkShift = 8
 
 type hashFatChunk [1 << hashFatChunkShift]hashFatElem
@@ -344,8 +345,7 @@ func (m *HashFat) lookup(k *HashFatKey) (HashFatValue, bool) {
 	}
 }
 
-// update is Update as on CPU cpu: the CPU whose LRU lists provide a new
-// element, and, with one value v of a per-CPU map, whose slot it sets.
+// update is Update as on CPU cpu (a hash map's update is the same on every CPU).
 func (m *HashFat) update(k *HashFatKey, v *HashFatValue, cpu int, flags htab.UpdateFlags) error {
 	if err := flags.Check(); err != nil {
 		return err

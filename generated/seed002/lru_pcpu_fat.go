@@ -53,12 +53,18 @@ import (
 //   (set by CPU(i).Lookup), eviction from the inactive tail. An update takes
 //   its element before it locks the bucket, and LRU locks are never taken
 //   inside a bucket lock, so evict (which locks the victim's bucket) cannot
-//   deadlock with writers. The map is never full.
+//   deadlock with writers. The map is never full: an update evicts instead
+//   (htab.ErrNoMem only if the LRU finds nothing to evict).
+//   (With UpdateExist an update takes no element: a present key is updated
+//   in place, as the kernel's per-CPU LRU map does.)
 //
 // Per-CPU values
 //   slots[cpu][element index], 8 B each, one array per CPU: the element
 //   needs no pointer to its values (seed 002) and CPUs never share a cache
 //   line of values. A replace writes the slots in place.
+//   Every write of a slot, CPU(i).Update's too, is made under the key's
+//   bucket lock, and readers of the values validate the bucket's sequence,
+//   as for the key.
 
 // LRUPcpuFatKey is a key of LRUPcpuFat: 8 bytes, hashed and compared as they are.
 type LRUPcpuFatKey [8]byte
@@ -256,7 +262,7 @@ func (m *LRUPcpuFat) storeValues(i uint32, vals []LRUPcpuFatValue, v *LRUPcpuFat
 		return
 	}
 	if fresh {
-		// Nobody else can reach a new element: no slot locks needed.
+		// Nobody else can reach a new element yet.
 		for c := range m.cpus {
 			if c != cpu {
 				m.slot(c, i).clear()
@@ -394,8 +400,9 @@ func (m *LRUPcpuFat) Lookup(k LRUPcpuFatKey, vals []LRUPcpuFatValue) bool {
 	}
 }
 
-// update is Update as on CPU cpu: the CPU whose LRU lists provide a new
-// element, and, with one value v of a per-CPU map, whose slot it sets.
+// update is Update as on CPU cpu, the CPU whose LRU lists provide a new
+// element: it sets every CPU's value from vals, or, with vals nil, CPU
+// cpu's from v.
 func (m *LRUPcpuFat) update(k *LRUPcpuFatKey, vals []LRUPcpuFatValue, v *LRUPcpuFatValue, cpu int, flags htab.UpdateFlags) error {
 	if err := flags.Check(); err != nil {
 		return err
@@ -451,7 +458,8 @@ func (m *LRUPcpuFat) update(k *LRUPcpuFatKey, vals []LRUPcpuFatValue, v *LRUPcpu
 // Update sets the value of k, as BPF_MAP_UPDATE_ELEM does. flags is
 // htab.UpdateAny, UpdateNoExist (htab.ErrKeyExist if k is present) or
 // UpdateExist (htab.ErrKeyNotExist if absent). The map is never full: the
-// LRU evicts (as CPU 0), possibly before the map holds MaxEntries keys.
+// LRU evicts (as CPU 0), possibly before the map holds MaxEntries keys, and
+// htab.ErrNoMem only if it finds nothing to evict.
 // vals holds every CPU's value (len(vals) == CPUs(), else htab.ErrInvalid);
 // a present key is updated in place.
 func (m *LRUPcpuFat) Update(k LRUPcpuFatKey, vals []LRUPcpuFatValue, flags htab.UpdateFlags) error {
@@ -709,7 +717,7 @@ func (m *LRUPcpuFat) batchWalk(bi uint32, keys []LRUPcpuFatKey, vals []LRUPcpuFa
 }
 
 // UpdateBatch stores vals under keys in order, as BPF_MAP_UPDATE_BATCH does, and
-// returns how many it stored: it stops at the first error (htab.ErrFull, ...).
+// returns how many it stored: it stops at the first error (htab.ErrNoMem, ...).
 // flags must be htab.UpdateAny: the kernel's generic_map_update_batch takes
 // only BPF_F_LOCK in elem_flags, so BPF_NOEXIST and BPF_EXIST are EINVAL
 // there, before anything is stored and even for no keys (checked against

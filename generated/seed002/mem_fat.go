@@ -67,7 +67,8 @@ type memFatElem struct {
 	val  [2]uint32 // off 28, 8 B: the 8 value bytes, little-endian words, zero-padded
 }
 
-// With NoPrealloc elements are allocated in chunks of 1<<memFatChunkShift (about 16 KiB), on first use.
+// With NoPrealloc elements are allocated on first use, in chunks of 1<<memFatChunkShift:
+// 256 elements of 36 bytes, 9 KiB (the most, by powers of two, within 16 KiB).
 const memFatChunkShift = 8
 
 type memFatChunk [1 << memFatChunkShift]memFatElem
@@ -339,8 +340,7 @@ func (m *MemFat) lookup(k *MemFatKey) (MemFatValue, bool) {
 	}
 }
 
-// update is Update as on CPU cpu: the CPU whose LRU lists provide a new
-// element, and, with one value v of a per-CPU map, whose slot it sets.
+// update is Update as on CPU cpu (a hash map's update is the same on every CPU).
 func (m *MemFat) update(k *MemFatKey, v *MemFatValue, cpu int, flags htab.UpdateFlags) error {
 	if err := flags.Check(); err != nil {
 		return err

@@ -64,7 +64,8 @@ type memLeanElem struct {
 	val  [2]uint32 // off 8, 8 B: the 8 value bytes, little-endian words, zero-padded
 }
 
-// With NoPrealloc elements are allocated in chunks of 1<<memLeanChunkShift (about 16 KiB), on first use.
+// With NoPrealloc elements are allocated on first use, in chunks of 1<<memLeanChunkShift:
+// 1024 elements of 16 bytes, 16 KiB (the most, by powers of two, within 16 KiB).
 const memLeanChunkShift = 10
 
 type memLeanChunk [1 << memLeanChunkShift]memLeanElem
@@ -336,8 +337,7 @@ func (m *MemLean) lookup(k *MemLeanKey) (MemLeanValue, bool) {
 	}
 }
 
-// update is Update as on CPU cpu: the CPU whose LRU lists provide a new
-// element, and, with one value v of a per-CPU map, whose slot it sets.
+// update is Update as on CPU cpu (a hash map's update is the same on every CPU).
 func (m *MemLean) update(k *MemLeanKey, v *MemLeanValue, cpu int, flags htab.UpdateFlags) error {
 	if err := flags.Check(); err != nil {
 		return err

@@ -40,9 +40,10 @@ import (
 // The element caches its key's hash and compares it before the key.
 //
 // Concurrency
-//   Readers (Lookup, NextKey, All) take no lock. They load the bucket's sequence,
-//   walk the chain with atomic loads, and keep what they read only if the
-//   sequence is unchanged and even; else they read the bucket again.
+//   Readers (Lookup, NextKey, All) take no bucket lock (for the values, see
+//   Per-CPU values). They load the bucket's sequence, walk the chain with
+//   atomic loads, and keep what they read only if the sequence is unchanged
+//   and even; else they read the bucket again.
 //   Writers (Update, Delete, LookupAndDelete) lock the key's bucket (the
 //   sequence is odd while they hold it) and store with atomic stores. A freed
 //   element is reused at once; a reader that reached it through its old bucket
@@ -82,7 +83,8 @@ type pcpuFatElem struct {
 	key  [2]uint32 // off 24, 8 B: the 8 key bytes, little-endian words, zero-padded
 }
 
-// With NoPrealloc elements are allocated in chunks of 1<<pcpuFatChunkShift (about 16 KiB), on first use.
+// With NoPrealloc elements are allocated on first use, in chunks of 1<<pcpuFatChunkShift:
+// 512 elements of 32 bytes, 16 KiB (the most, by powers of two, within 16 KiB).
 const pcpuFatChunkShift = 9
 
 type pcpuFatChunk [1 << pcpuFatChunkShift]pcpuFatElem
@@ -502,8 +504,8 @@ func (m *PcpuFat) Lookup(k PcpuFatKey, vals []PcpuFatValue) bool {
 	}
 }
 
-// update is Update as on CPU cpu: the CPU whose LRU lists provide a new
-// element, and, with one value v of a per-CPU map, whose slot it sets.
+// update is Update as on CPU cpu: it sets every CPU's value from vals,
+// or, with vals nil, CPU cpu's from v.
 func (m *PcpuFat) update(k *PcpuFatKey, vals []PcpuFatValue, v *PcpuFatValue, cpu int, flags htab.UpdateFlags) error {
 	if err := flags.Check(); err != nil {
 		return err

@@ -40,9 +40,10 @@ import (
 // No cached hash: comparing the 8-byte key costs no more than comparing a hash.
 //
 // Concurrency
-//   Readers (Lookup, NextKey, All) take no lock. They load the bucket's sequence,
-//   walk the chain with atomic loads, and keep what they read only if the
-//   sequence is unchanged and even; else they read the bucket again.
+//   Readers (Lookup, NextKey, All) take no bucket lock (for the values, see
+//   Per-CPU values). They load the bucket's sequence, walk the chain with
+//   atomic loads, and keep what they read only if the sequence is unchanged
+//   and even; else they read the bucket again.
 //   Writers (Update, Delete, LookupAndDelete) lock the key's bucket (the
 //   sequence is odd while they hold it) and store with atomic stores. A freed
 //   element is reused at once; a reader that reached it through its old bucket
@@ -79,7 +80,8 @@ type pcpuLeanElem struct {
 	key  [2]uint32 // off 4, 8 B: the 8 key bytes, little-endian words, zero-padded
 }
 
-// With NoPrealloc elements are allocated in chunks of 1<<pcpuLeanChunkShift (about 16 KiB), on first use.
+// With NoPrealloc elements are allocated on first use, in chunks of 1<<pcpuLeanChunkShift:
+// 1024 elements of 12 bytes, 12 KiB (the most, by powers of two, within 16 KiB).
 const pcpuLeanChunkShift = 10
 
 type pcpuLeanChunk [1 << pcpuLeanChunkShift]pcpuLeanElem
@@ -499,8 +501,8 @@ func (m *PcpuLean) Lookup(k PcpuLeanKey, vals []PcpuLeanValue) bool {
 	}
 }
 
-// update is Update as on CPU cpu: the CPU whose LRU lists provide a new
-// element, and, with one value v of a per-CPU map, whose slot it sets.
+// update is Update as on CPU cpu: it sets every CPU's value from vals,
+// or, with vals nil, CPU cpu's from v.
 func (m *PcpuLean) update(k *PcpuLeanKey, vals []PcpuLeanValue, v *PcpuLeanValue, cpu int, flags htab.UpdateFlags) error {
 	if err := flags.Check(); err != nil {
 		return err
