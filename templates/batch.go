@@ -132,16 +132,6 @@ func (g *generator) batch(f *jen.File) {
 		jen.Return(jen.Id("total"), jen.Id("bi"), htabId("ErrKeyNotExist")),
 	)
 
-	if g.l.Occupancy {
-		// func (m *<Map>) bucketIndex(b *htab.Bucket) uint32
-		f.Comment("bucketIndex is the index of bucket b in m.buckets, for the occupancy bitmap.")
-		f.Func().Params(g.recvMap()).Id("bucketIndex").Params(jen.Id("b").Op("*").Qual(htabPkg, "Bucket")).Uint32().Block(
-			jen.Return(u32(jen.Parens(
-				jen.Uintptr().Call(jen.Qual("unsafe", "Pointer").Call(jen.Id("b"))).Op("-").
-					Uintptr().Call(jen.Qual("unsafe", "Pointer").Call(jen.Qual("unsafe", "SliceData").Call(m("buckets")))),
-			).Op("/").Qual("unsafe", "Sizeof").Call(jen.Qual(htabPkg, "Bucket").Values()))),
-		)
-	}
 
 	// func (m *<Map>) UpdateBatch(keys []<Key>, vals []<Value>, flags htab.UpdateFlags) (int, error)
 	f.Comment("UpdateBatch stores vals under keys in order, as BPF_MAP_UPDATE_BATCH does, and")

@@ -39,7 +39,7 @@ func (g *generator) lruEvict(f *jen.File) {
 		jen.Id("i").Op(":=").Id("b").Dot("Head").Call(),
 		jen.For(jen.Id("c").Op(":=").Uint32().Call(jen.Lit(0)), jen.Id("i").Op("!=").Lit(0).Op("&&").Id("c").Op("<").Id("m").Dot("maxEntries"), jen.Id("c").Op("++")).Block(
 			jen.If(jen.Id("i").Op("==").Id("n").Op("+").Lit(1)).Block(
-				jen.Id("m").Dot("unlink").Call(jen.Id("b"), jen.Id("prev"), jen.Id("i")),
+				jen.Id("m").Dot("unlink").Call(hashBucketIndex(), jen.Id("prev"), jen.Id("i")),
 				jen.Id("m").Dot("count").Dot("Add").Call(jen.Lit(-1)),
 				jen.Return(jen.True()),
 			),

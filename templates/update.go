@@ -19,7 +19,7 @@ func (g *generator) update(f *jen.File) {
 		jen.Id("b").Dot("Lock").Call(),
 		jen.List(jen.Id("prev"), jen.Id("i")).Op(":=").Add(m("find")).Call(jen.Id("b"), jen.Op("&").Id("w"), jen.Id("h")),
 		jen.If(jen.Id("i").Op("==").Lit(0)).Add(unlockReturn(htabId("ErrKeyNotExist"))),
-		m("unlink").Call(jen.Id("b"), jen.Id("prev"), jen.Id("i")),
+		m("unlink").Call(hashBucketIndex(), jen.Id("prev"), jen.Id("i")),
 		jen.Id("b").Dot("Unlock").Call(),
 		m("free").Call(jen.Id("i").Op("-").Lit(1)),
 		jen.Return(jen.Nil()),
@@ -38,7 +38,7 @@ func (g *generator) update(f *jen.File) {
 			jen.List(jen.Id("prev"), jen.Id("i")).Op(":=").Add(m("find")).Call(jen.Id("b"), jen.Op("&").Id("w"), jen.Id("h")),
 			jen.If(jen.Id("i").Op("==").Lit(0)).Add(unlockReturn(htabId("ErrKeyNotExist"))),
 			m("loadValues").Call(jen.Id("i").Op("-").Lit(1), jen.Id("vals")),
-			m("unlink").Call(jen.Id("b"), jen.Id("prev"), jen.Id("i")),
+			m("unlink").Call(hashBucketIndex(), jen.Id("prev"), jen.Id("i")),
 			jen.Id("b").Dot("Unlock").Call(),
 			m("free").Call(jen.Id("i").Op("-").Lit(1)),
 			jen.Return(jen.Nil()),
@@ -49,32 +49,34 @@ func (g *generator) update(f *jen.File) {
 			jen.List(jen.Id("prev"), jen.Id("i")).Op(":=").Add(m("find")).Call(jen.Id("b"), jen.Op("&").Id("w"), jen.Id("h")),
 			jen.If(jen.Id("i").Op("==").Lit(0)).Add(unlockReturn(jen.Id(g.valT).Values(), htabId("ErrKeyNotExist"))),
 			jen.Id("v").Op(":=").Add(m("elem")).Call(jen.Id("i").Op("-").Lit(1)).Dot("loadValue").Call(),
-			m("unlink").Call(jen.Id("b"), jen.Id("prev"), jen.Id("i")),
+			m("unlink").Call(hashBucketIndex(), jen.Id("prev"), jen.Id("i")),
 			jen.Id("b").Dot("Unlock").Call(),
 			m("free").Call(jen.Id("i").Op("-").Lit(1)),
 			jen.Return(jen.Id("v"), jen.Nil()),
 		)...)
 	}
 
-	// func (m *<Map>) unlink(b *htab.Bucket, prev, i uint32)
-	f.Comment("unlink takes element i (index+1) out of bucket b, whose element before it")
-	f.Comment("is prev (0: i is the head). Only under b's lock.")
-	f.Func().Params(g.recvMap()).Id("unlink").Params(jen.Id("b").Op("*").Qual(htabPkg, "Bucket"), jen.Id("prev"), jen.Id("i").Uint32()).Block(
+	// func (m *<Map>) unlink(bi, prev, i uint32)
+	f.Comment("unlink takes element i (index+1) out of bucket bi, whose element before it")
+	f.Comment("is prev (0: i is the head). Only under the bucket's lock.")
+	f.Func().Params(g.recvMap()).Id("unlink").Params(jen.List(jen.Id("bi"), jen.Id("prev"), jen.Id("i")).Uint32()).Block(
 		jen.Id("next").Op(":=").Add(load(m("elem").Call(jen.Id("i").Op("-").Lit(1)).Dot("next"))),
 		jen.If(jen.Id("prev").Op("==").Lit(0)).BlockFunc(func(gr *jen.Group) {
-			gr.Id("b").Dot("SetHead").Call(jen.Id("next"))
+			gr.Add(m("buckets")).Index(jen.Id("bi")).Dot("SetHead").Call(jen.Id("next"))
 			if g.l.Occupancy {
 				// The bucket's bit goes after its last element (-batch-lock sparse).
-				gr.If(jen.Id("next").Op("==").Lit(0)).Block(m("occ").Dot("Clear").Call(m("bucketIndex").Call(jen.Id("b"))))
+				gr.If(jen.Id("next").Op("==").Lit(0)).Block(m("occ").Dot("Clear").Call(jen.Id("bi")))
 			}
 		}).Else().Block(
 			store(m("elem").Call(jen.Id("prev").Op("-").Lit(1)).Dot("next"), jen.Id("next")),
 		),
 	)
 
-	// func (m *<Map>) linkHead(b *htab.Bucket, i uint32)
-	f.Comment("linkHead makes element i (index+1) the head of bucket b. Only under b's lock.")
-	f.Func().Params(g.recvMap()).Id("linkHead").Params(jen.Id("b").Op("*").Qual(htabPkg, "Bucket"), jen.Id("i").Uint32()).BlockFunc(func(gr *jen.Group) {
+	// func (m *<Map>) linkHead(bi, i uint32)
+	f.Comment("linkHead makes element i (index+1) the head of bucket bi. Only under the")
+	f.Comment("bucket's lock.")
+	f.Func().Params(g.recvMap()).Id("linkHead").Params(jen.List(jen.Id("bi"), jen.Id("i")).Uint32()).BlockFunc(func(gr *jen.Group) {
+		gr.Id("b").Op(":=").Op("&").Add(m("buckets")).Index(jen.Id("bi"))
 		if !g.l.Occupancy {
 			gr.Add(store(m("elem").Call(jen.Id("i").Op("-").Lit(1)).Dot("next"), jen.Id("b").Dot("Head").Call()))
 			gr.Id("b").Dot("SetHead").Call(jen.Id("i"))
@@ -82,8 +84,11 @@ func (g *generator) update(f *jen.File) {
 		}
 		// -batch-lock sparse: the bucket's bit is set before its first element.
 		gr.Id("head").Op(":=").Id("b").Dot("Head").Call()
-		gr.If(jen.Id("head").Op("==").Lit(0)).Block(m("occ").Dot("Set").Call(m("bucketIndex").Call(jen.Id("b"))))
+		gr.If(jen.Id("head").Op("==").Lit(0)).Block(m("occ").Dot("Set").Call(jen.Id("bi")))
 		gr.Add(store(m("elem").Call(jen.Id("i").Op("-").Lit(1)).Dot("next"), jen.Id("head")))
 		gr.Id("b").Dot("SetHead").Call(jen.Id("i"))
 	})
 }
+
+// hashBucketIndex is h&m.mask: the bucket of the key whose hash is h.
+func hashBucketIndex() *jen.Statement { return jen.Id("h").Op("&").Id("m").Dot("mask") }

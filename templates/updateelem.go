@@ -55,8 +55,8 @@ func (g *generator) updateElem(f *jen.File) {
 			moveToHead = jen.If(id("prev").Op("!=").Lit(0)).Block(
 				jen.Comment("The kernel links a new copy at the head and unlinks the old one;"),
 				jen.Comment("in place plus a move to the head is the same to every observer."),
-				m("unlink").Call(id("b"), id("prev"), id("i")),
-				m("linkHead").Call(id("b"), id("i")),
+				m("unlink").Call(hashBucketIndex(), id("prev"), id("i")),
+				m("linkHead").Call(hashBucketIndex(), id("i")),
 			)
 		} else {
 			find = id("_").Op(",").Id("i").Op(":=").Add(m("find")).Call(id("b"), jen.Op("&").Id("w"), id("h"))
@@ -70,7 +70,7 @@ func (g *generator) updateElem(f *jen.File) {
 			id("e").Op(":=").Add(m("elem")).Call(id("n")),
 			id("e").Dot("setKey").Call(jen.Op("&").Id("w"), id("h")),
 			setNew,
-			m("linkHead").Call(id("b"), id("n").Op("+").Lit(1)),
+			m("linkHead").Call(hashBucketIndex(), id("n").Op("+").Lit(1)),
 			m("count").Dot("Add").Call(jen.Lit(1)),
 			unlock(),
 			jen.Return(jen.Nil()),
@@ -89,12 +89,12 @@ func (g *generator) updateElem(f *jen.File) {
 		)
 		body = append(body, flagErrors(m("lru").Dot("Push").Call(id("n")))...)
 		body = append(body,
-			m("linkHead").Call(id("b"), id("n").Op("+").Lit(1)),
+			m("linkHead").Call(hashBucketIndex(), id("n").Op("+").Lit(1)),
 			jen.If(id("i").Op("==").Lit(0)).Block(m("count").Dot("Add").Call(jen.Lit(1)), unlock(), jen.Return(jen.Nil())),
 			jen.Comment("A replace: the kernel sets the new element's ref bit (htab_lru_map_update_elem)."),
 			id("e").Dot("node").Dot("Ref").Call(),
 			jen.If(id("prev").Op("==").Lit(0)).Block(id("prev").Op("=").Id("n").Op("+").Lit(1)),
-			m("unlink").Call(id("b"), id("prev"), id("i")),
+			m("unlink").Call(hashBucketIndex(), id("prev"), id("i")),
 			unlock(),
 			jen.Comment("The count is unchanged: the old element goes back to the LRU as is."),
 			m("lru").Dot("Push").Call(id("i").Op("-").Lit(1)),
@@ -127,7 +127,7 @@ func (g *generator) updateElem(f *jen.File) {
 			id("e").Op(":=").Add(m("elem")).Call(id("n")),
 			id("e").Dot("setKey").Call(jen.Op("&").Id("w"), id("h")),
 			setNew,
-			m("linkHead").Call(id("b"), id("n").Op("+").Lit(1)),
+			m("linkHead").Call(hashBucketIndex(), id("n").Op("+").Lit(1)),
 			m("count").Dot("Add").Call(jen.Lit(1)),
 			unlock(),
 			jen.Return(jen.Nil()),

@@ -369,8 +369,8 @@ func (m *HashK4V4Sparse) update(k *HashK4V4SparseKey, v *HashK4V4SparseValue, cp
 		if prev != 0 {
 			// The kernel links a new copy at the head and unlinks the old one;
 			// in place plus a move to the head is the same to every observer.
-			m.unlink(b, prev, i)
-			m.linkHead(b, i)
+			m.unlink(h&m.mask, prev, i)
+			m.linkHead(h&m.mask, i)
 		}
 		b.Unlock()
 		return nil
@@ -383,7 +383,7 @@ func (m *HashK4V4Sparse) update(k *HashK4V4SparseKey, v *HashK4V4SparseValue, cp
 	e := m.elem(n)
 	e.setKey(&w, h)
 	e.setValue(v)
-	m.linkHead(b, n+1)
+	m.linkHead(h&m.mask, n+1)
 	m.count.Add(1)
 	b.Unlock()
 	return nil
@@ -409,7 +409,7 @@ func (m *HashK4V4Sparse) Delete(k HashK4V4SparseKey) error {
 		b.Unlock()
 		return htab.ErrKeyNotExist
 	}
-	m.unlink(b, prev, i)
+	m.unlink(h&m.mask, prev, i)
 	b.Unlock()
 	m.free(i - 1)
 	return nil
@@ -428,31 +428,33 @@ func (m *HashK4V4Sparse) LookupAndDelete(k HashK4V4SparseKey) (HashK4V4SparseVal
 		return HashK4V4SparseValue{}, htab.ErrKeyNotExist
 	}
 	v := m.elem(i - 1).loadValue()
-	m.unlink(b, prev, i)
+	m.unlink(h&m.mask, prev, i)
 	b.Unlock()
 	m.free(i - 1)
 	return v, nil
 }
 
-// unlink takes element i (index+1) out of bucket b, whose element before it
-// is prev (0: i is the head). Only under b's lock.
-func (m *HashK4V4Sparse) unlink(b *htab.Bucket, prev, i uint32) {
+// unlink takes element i (index+1) out of bucket bi, whose element before it
+// is prev (0: i is the head). Only under the bucket's lock.
+func (m *HashK4V4Sparse) unlink(bi, prev, i uint32) {
 	next := atomic.LoadUint32(&m.elem(i - 1).next)
 	if prev == 0 {
-		b.SetHead(next)
+		m.buckets[bi].SetHead(next)
 		if next == 0 {
-			m.occ.Clear(m.bucketIndex(b))
+			m.occ.Clear(bi)
 		}
 	} else {
 		atomic.StoreUint32(&m.elem(prev-1).next, next)
 	}
 }
 
-// linkHead makes element i (index+1) the head of bucket b. Only under b's lock.
-func (m *HashK4V4Sparse) linkHead(b *htab.Bucket, i uint32) {
+// linkHead makes element i (index+1) the head of bucket bi. Only under the
+// bucket's lock.
+func (m *HashK4V4Sparse) linkHead(bi, i uint32) {
+	b := &m.buckets[bi]
 	head := b.Head()
 	if head == 0 {
-		m.occ.Set(m.bucketIndex(b))
+		m.occ.Set(bi)
 	}
 	atomic.StoreUint32(&m.elem(i-1).next, head)
 	b.SetHead(i)
@@ -644,11 +646,6 @@ func (m *HashK4V4Sparse) batchWalk(bi uint32, keys []HashK4V4SparseKey, vals []H
 	// bi is len(m.buckets) here, or the cursor passed in if it was already past
 	// the end (the kernel returns ENOENT before it writes out_batch).
 	return total, bi, htab.ErrKeyNotExist
-}
-
-// bucketIndex is the index of bucket b in m.buckets, for the occupancy bitmap.
-func (m *HashK4V4Sparse) bucketIndex(b *htab.Bucket) uint32 {
-	return uint32((uintptr(unsafe.Pointer(b)) - uintptr(unsafe.Pointer(unsafe.SliceData(m.buckets)))) / unsafe.Sizeof(htab.Bucket{}))
 }
 
 // UpdateBatch stores vals under keys in order, as BPF_MAP_UPDATE_BATCH does, and

@@ -243,7 +243,7 @@ func (m *LruK4V4Sparse) evict(n uint32) bool {
 	i := b.Head()
 	for c := uint32(0); i != 0 && c < m.maxEntries; c++ {
 		if i == n+1 {
-			m.unlink(b, prev, i)
+			m.unlink(h&m.mask, prev, i)
 			m.count.Add(-1)
 			return true
 		}
@@ -399,7 +399,7 @@ func (m *LruK4V4Sparse) update(k *LruK4V4SparseKey, v *LruK4V4SparseValue, cpu i
 		m.lru.Push(n)
 		return htab.ErrKeyNotExist
 	}
-	m.linkHead(b, n+1)
+	m.linkHead(h&m.mask, n+1)
 	if i == 0 {
 		m.count.Add(1)
 		b.Unlock()
@@ -410,7 +410,7 @@ func (m *LruK4V4Sparse) update(k *LruK4V4SparseKey, v *LruK4V4SparseValue, cpu i
 	if prev == 0 {
 		prev = n + 1
 	}
-	m.unlink(b, prev, i)
+	m.unlink(h&m.mask, prev, i)
 	b.Unlock()
 	// The count is unchanged: the old element goes back to the LRU as is.
 	m.lru.Push(i - 1)
@@ -437,7 +437,7 @@ func (m *LruK4V4Sparse) Delete(k LruK4V4SparseKey) error {
 		b.Unlock()
 		return htab.ErrKeyNotExist
 	}
-	m.unlink(b, prev, i)
+	m.unlink(h&m.mask, prev, i)
 	b.Unlock()
 	m.free(i - 1)
 	return nil
@@ -456,31 +456,33 @@ func (m *LruK4V4Sparse) LookupAndDelete(k LruK4V4SparseKey) (LruK4V4SparseValue,
 		return LruK4V4SparseValue{}, htab.ErrKeyNotExist
 	}
 	v := m.elem(i - 1).loadValue()
-	m.unlink(b, prev, i)
+	m.unlink(h&m.mask, prev, i)
 	b.Unlock()
 	m.free(i - 1)
 	return v, nil
 }
 
-// unlink takes element i (index+1) out of bucket b, whose element before it
-// is prev (0: i is the head). Only under b's lock.
-func (m *LruK4V4Sparse) unlink(b *htab.Bucket, prev, i uint32) {
+// unlink takes element i (index+1) out of bucket bi, whose element before it
+// is prev (0: i is the head). Only under the bucket's lock.
+func (m *LruK4V4Sparse) unlink(bi, prev, i uint32) {
 	next := atomic.LoadUint32(&m.elem(i - 1).next)
 	if prev == 0 {
-		b.SetHead(next)
+		m.buckets[bi].SetHead(next)
 		if next == 0 {
-			m.occ.Clear(m.bucketIndex(b))
+			m.occ.Clear(bi)
 		}
 	} else {
 		atomic.StoreUint32(&m.elem(prev-1).next, next)
 	}
 }
 
-// linkHead makes element i (index+1) the head of bucket b. Only under b's lock.
-func (m *LruK4V4Sparse) linkHead(b *htab.Bucket, i uint32) {
+// linkHead makes element i (index+1) the head of bucket bi. Only under the
+// bucket's lock.
+func (m *LruK4V4Sparse) linkHead(bi, i uint32) {
+	b := &m.buckets[bi]
 	head := b.Head()
 	if head == 0 {
-		m.occ.Set(m.bucketIndex(b))
+		m.occ.Set(bi)
 	}
 	atomic.StoreUint32(&m.elem(i-1).next, head)
 	b.SetHead(i)
@@ -672,11 +674,6 @@ func (m *LruK4V4Sparse) batchWalk(bi uint32, keys []LruK4V4SparseKey, vals []Lru
 	// bi is len(m.buckets) here, or the cursor passed in if it was already past
 	// the end (the kernel returns ENOENT before it writes out_batch).
 	return total, bi, htab.ErrKeyNotExist
-}
-
-// bucketIndex is the index of bucket b in m.buckets, for the occupancy bitmap.
-func (m *LruK4V4Sparse) bucketIndex(b *htab.Bucket) uint32 {
-	return uint32((uintptr(unsafe.Pointer(b)) - uintptr(unsafe.Pointer(unsafe.SliceData(m.buckets)))) / unsafe.Sizeof(htab.Bucket{}))
 }
 
 // UpdateBatch stores vals under keys in order, as BPF_MAP_UPDATE_BATCH does, and

@@ -307,7 +307,7 @@ func (m *LruPcpuK4V4Sparse) evict(n uint32) bool {
 	i := b.Head()
 	for c := uint32(0); i != 0 && c < m.maxEntries; c++ {
 		if i == n+1 {
-			m.unlink(b, prev, i)
+			m.unlink(h&m.mask, prev, i)
 			m.count.Add(-1)
 			return true
 		}
@@ -456,7 +456,7 @@ func (m *LruPcpuK4V4Sparse) update(k *LruPcpuK4V4SparseKey, vals []LruPcpuK4V4Sp
 	e := m.elem(n)
 	e.setKey(&w, h)
 	m.storeValues(n, vals, v, cpu, true)
-	m.linkHead(b, n+1)
+	m.linkHead(h&m.mask, n+1)
 	m.count.Add(1)
 	b.Unlock()
 	return nil
@@ -487,7 +487,7 @@ func (m *LruPcpuK4V4Sparse) Delete(k LruPcpuK4V4SparseKey) error {
 		b.Unlock()
 		return htab.ErrKeyNotExist
 	}
-	m.unlink(b, prev, i)
+	m.unlink(h&m.mask, prev, i)
 	b.Unlock()
 	m.free(i - 1)
 	return nil
@@ -510,31 +510,33 @@ func (m *LruPcpuK4V4Sparse) LookupAndDelete(k LruPcpuK4V4SparseKey, vals []LruPc
 		return htab.ErrKeyNotExist
 	}
 	m.loadValues(i-1, vals)
-	m.unlink(b, prev, i)
+	m.unlink(h&m.mask, prev, i)
 	b.Unlock()
 	m.free(i - 1)
 	return nil
 }
 
-// unlink takes element i (index+1) out of bucket b, whose element before it
-// is prev (0: i is the head). Only under b's lock.
-func (m *LruPcpuK4V4Sparse) unlink(b *htab.Bucket, prev, i uint32) {
+// unlink takes element i (index+1) out of bucket bi, whose element before it
+// is prev (0: i is the head). Only under the bucket's lock.
+func (m *LruPcpuK4V4Sparse) unlink(bi, prev, i uint32) {
 	next := atomic.LoadUint32(&m.elem(i - 1).next)
 	if prev == 0 {
-		b.SetHead(next)
+		m.buckets[bi].SetHead(next)
 		if next == 0 {
-			m.occ.Clear(m.bucketIndex(b))
+			m.occ.Clear(bi)
 		}
 	} else {
 		atomic.StoreUint32(&m.elem(prev-1).next, next)
 	}
 }
 
-// linkHead makes element i (index+1) the head of bucket b. Only under b's lock.
-func (m *LruPcpuK4V4Sparse) linkHead(b *htab.Bucket, i uint32) {
+// linkHead makes element i (index+1) the head of bucket bi. Only under the
+// bucket's lock.
+func (m *LruPcpuK4V4Sparse) linkHead(bi, i uint32) {
+	b := &m.buckets[bi]
 	head := b.Head()
 	if head == 0 {
-		m.occ.Set(m.bucketIndex(b))
+		m.occ.Set(bi)
 	}
 	atomic.StoreUint32(&m.elem(i-1).next, head)
 	b.SetHead(i)
@@ -728,11 +730,6 @@ func (m *LruPcpuK4V4Sparse) batchWalk(bi uint32, keys []LruPcpuK4V4SparseKey, va
 	// bi is len(m.buckets) here, or the cursor passed in if it was already past
 	// the end (the kernel returns ENOENT before it writes out_batch).
 	return total, bi, htab.ErrKeyNotExist
-}
-
-// bucketIndex is the index of bucket b in m.buckets, for the occupancy bitmap.
-func (m *LruPcpuK4V4Sparse) bucketIndex(b *htab.Bucket) uint32 {
-	return uint32((uintptr(unsafe.Pointer(b)) - uintptr(unsafe.Pointer(unsafe.SliceData(m.buckets)))) / unsafe.Sizeof(htab.Bucket{}))
 }
 
 // UpdateBatch stores vals under keys in order, as BPF_MAP_UPDATE_BATCH does, and

@@ -556,7 +556,7 @@ func (m *PcpuK4V4Always) update(k *PcpuK4V4AlwaysKey, vals []PcpuK4V4AlwaysValue
 	e := m.elem(n)
 	e.setKey(&w, h)
 	m.storeValues(n, vals, v, cpu, true)
-	m.linkHead(b, n+1)
+	m.linkHead(h&m.mask, n+1)
 	m.count.Add(1)
 	b.Unlock()
 	return nil
@@ -586,7 +586,7 @@ func (m *PcpuK4V4Always) Delete(k PcpuK4V4AlwaysKey) error {
 		b.Unlock()
 		return htab.ErrKeyNotExist
 	}
-	m.unlink(b, prev, i)
+	m.unlink(h&m.mask, prev, i)
 	b.Unlock()
 	m.free(i - 1)
 	return nil
@@ -609,25 +609,27 @@ func (m *PcpuK4V4Always) LookupAndDelete(k PcpuK4V4AlwaysKey, vals []PcpuK4V4Alw
 		return htab.ErrKeyNotExist
 	}
 	m.loadValues(i-1, vals)
-	m.unlink(b, prev, i)
+	m.unlink(h&m.mask, prev, i)
 	b.Unlock()
 	m.free(i - 1)
 	return nil
 }
 
-// unlink takes element i (index+1) out of bucket b, whose element before it
-// is prev (0: i is the head). Only under b's lock.
-func (m *PcpuK4V4Always) unlink(b *htab.Bucket, prev, i uint32) {
+// unlink takes element i (index+1) out of bucket bi, whose element before it
+// is prev (0: i is the head). Only under the bucket's lock.
+func (m *PcpuK4V4Always) unlink(bi, prev, i uint32) {
 	next := atomic.LoadUint32(&m.elem(i - 1).next)
 	if prev == 0 {
-		b.SetHead(next)
+		m.buckets[bi].SetHead(next)
 	} else {
 		atomic.StoreUint32(&m.elem(prev-1).next, next)
 	}
 }
 
-// linkHead makes element i (index+1) the head of bucket b. Only under b's lock.
-func (m *PcpuK4V4Always) linkHead(b *htab.Bucket, i uint32) {
+// linkHead makes element i (index+1) the head of bucket bi. Only under the
+// bucket's lock.
+func (m *PcpuK4V4Always) linkHead(bi, i uint32) {
+	b := &m.buckets[bi]
 	atomic.StoreUint32(&m.elem(i-1).next, b.Head())
 	b.SetHead(i)
 }

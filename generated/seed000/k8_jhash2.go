@@ -371,8 +371,8 @@ func (m *K8Jhash2) update(k *K8Jhash2Key, v *K8Jhash2Value, cpu int, flags htab.
 		if prev != 0 {
 			// The kernel links a new copy at the head and unlinks the old one;
 			// in place plus a move to the head is the same to every observer.
-			m.unlink(b, prev, i)
-			m.linkHead(b, i)
+			m.unlink(h&m.mask, prev, i)
+			m.linkHead(h&m.mask, i)
 		}
 		b.Unlock()
 		return nil
@@ -385,7 +385,7 @@ func (m *K8Jhash2) update(k *K8Jhash2Key, v *K8Jhash2Value, cpu int, flags htab.
 	e := m.elem(n)
 	e.setKey(&w, h)
 	e.setValue(v)
-	m.linkHead(b, n+1)
+	m.linkHead(h&m.mask, n+1)
 	m.count.Add(1)
 	b.Unlock()
 	return nil
@@ -411,7 +411,7 @@ func (m *K8Jhash2) Delete(k K8Jhash2Key) error {
 		b.Unlock()
 		return htab.ErrKeyNotExist
 	}
-	m.unlink(b, prev, i)
+	m.unlink(h&m.mask, prev, i)
 	b.Unlock()
 	m.free(i - 1)
 	return nil
@@ -430,25 +430,27 @@ func (m *K8Jhash2) LookupAndDelete(k K8Jhash2Key) (K8Jhash2Value, error) {
 		return K8Jhash2Value{}, htab.ErrKeyNotExist
 	}
 	v := m.elem(i - 1).loadValue()
-	m.unlink(b, prev, i)
+	m.unlink(h&m.mask, prev, i)
 	b.Unlock()
 	m.free(i - 1)
 	return v, nil
 }
 
-// unlink takes element i (index+1) out of bucket b, whose element before it
-// is prev (0: i is the head). Only under b's lock.
-func (m *K8Jhash2) unlink(b *htab.Bucket, prev, i uint32) {
+// unlink takes element i (index+1) out of bucket bi, whose element before it
+// is prev (0: i is the head). Only under the bucket's lock.
+func (m *K8Jhash2) unlink(bi, prev, i uint32) {
 	next := atomic.LoadUint32(&m.elem(i - 1).next)
 	if prev == 0 {
-		b.SetHead(next)
+		m.buckets[bi].SetHead(next)
 	} else {
 		atomic.StoreUint32(&m.elem(prev-1).next, next)
 	}
 }
 
-// linkHead makes element i (index+1) the head of bucket b. Only under b's lock.
-func (m *K8Jhash2) linkHead(b *htab.Bucket, i uint32) {
+// linkHead makes element i (index+1) the head of bucket bi. Only under the
+// bucket's lock.
+func (m *K8Jhash2) linkHead(bi, i uint32) {
+	b := &m.buckets[bi]
 	atomic.StoreUint32(&m.elem(i-1).next, b.Head())
 	b.SetHead(i)
 }

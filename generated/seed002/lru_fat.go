@@ -235,7 +235,7 @@ func (m *LRUFat) evict(n uint32) bool {
 	i := b.Head()
 	for c := uint32(0); i != 0 && c < m.maxEntries; c++ {
 		if i == n+1 {
-			m.unlink(b, prev, i)
+			m.unlink(h&m.mask, prev, i)
 			m.count.Add(-1)
 			return true
 		}
@@ -393,7 +393,7 @@ func (m *LRUFat) update(k *LRUFatKey, v *LRUFatValue, cpu int, flags htab.Update
 		m.lru.Push(n)
 		return htab.ErrKeyNotExist
 	}
-	m.linkHead(b, n+1)
+	m.linkHead(h&m.mask, n+1)
 	if i == 0 {
 		m.count.Add(1)
 		b.Unlock()
@@ -404,7 +404,7 @@ func (m *LRUFat) update(k *LRUFatKey, v *LRUFatValue, cpu int, flags htab.Update
 	if prev == 0 {
 		prev = n + 1
 	}
-	m.unlink(b, prev, i)
+	m.unlink(h&m.mask, prev, i)
 	b.Unlock()
 	// The count is unchanged: the old element goes back to the LRU as is.
 	m.lru.Push(i - 1)
@@ -431,7 +431,7 @@ func (m *LRUFat) Delete(k LRUFatKey) error {
 		b.Unlock()
 		return htab.ErrKeyNotExist
 	}
-	m.unlink(b, prev, i)
+	m.unlink(h&m.mask, prev, i)
 	b.Unlock()
 	m.free(i - 1)
 	return nil
@@ -450,25 +450,27 @@ func (m *LRUFat) LookupAndDelete(k LRUFatKey) (LRUFatValue, error) {
 		return LRUFatValue{}, htab.ErrKeyNotExist
 	}
 	v := m.elem(i - 1).loadValue()
-	m.unlink(b, prev, i)
+	m.unlink(h&m.mask, prev, i)
 	b.Unlock()
 	m.free(i - 1)
 	return v, nil
 }
 
-// unlink takes element i (index+1) out of bucket b, whose element before it
-// is prev (0: i is the head). Only under b's lock.
-func (m *LRUFat) unlink(b *htab.Bucket, prev, i uint32) {
+// unlink takes element i (index+1) out of bucket bi, whose element before it
+// is prev (0: i is the head). Only under the bucket's lock.
+func (m *LRUFat) unlink(bi, prev, i uint32) {
 	next := atomic.LoadUint32(&m.elem(i - 1).next)
 	if prev == 0 {
-		b.SetHead(next)
+		m.buckets[bi].SetHead(next)
 	} else {
 		atomic.StoreUint32(&m.elem(prev-1).next, next)
 	}
 }
 
-// linkHead makes element i (index+1) the head of bucket b. Only under b's lock.
-func (m *LRUFat) linkHead(b *htab.Bucket, i uint32) {
+// linkHead makes element i (index+1) the head of bucket bi. Only under the
+// bucket's lock.
+func (m *LRUFat) linkHead(bi, i uint32) {
+	b := &m.buckets[bi]
 	atomic.StoreUint32(&m.elem(i-1).next, b.Head())
 	b.SetHead(i)
 }

@@ -238,7 +238,7 @@ func (m *LRULean) evict(n uint32) bool {
 	i := b.Head()
 	for c := uint32(0); i != 0 && c < m.maxEntries; c++ {
 		if i == n+1 {
-			m.unlink(b, prev, i)
+			m.unlink(h&m.mask, prev, i)
 			m.count.Add(-1)
 			return true
 		}
@@ -396,7 +396,7 @@ func (m *LRULean) update(k *LRULeanKey, v *LRULeanValue, cpu int, flags htab.Upd
 		m.lru.Push(n)
 		return htab.ErrKeyNotExist
 	}
-	m.linkHead(b, n+1)
+	m.linkHead(h&m.mask, n+1)
 	if i == 0 {
 		m.count.Add(1)
 		b.Unlock()
@@ -407,7 +407,7 @@ func (m *LRULean) update(k *LRULeanKey, v *LRULeanValue, cpu int, flags htab.Upd
 	if prev == 0 {
 		prev = n + 1
 	}
-	m.unlink(b, prev, i)
+	m.unlink(h&m.mask, prev, i)
 	b.Unlock()
 	// The count is unchanged: the old element goes back to the LRU as is.
 	m.lru.Push(i - 1)
@@ -434,7 +434,7 @@ func (m *LRULean) Delete(k LRULeanKey) error {
 		b.Unlock()
 		return htab.ErrKeyNotExist
 	}
-	m.unlink(b, prev, i)
+	m.unlink(h&m.mask, prev, i)
 	b.Unlock()
 	m.free(i - 1)
 	return nil
@@ -453,25 +453,27 @@ func (m *LRULean) LookupAndDelete(k LRULeanKey) (LRULeanValue, error) {
 		return LRULeanValue{}, htab.ErrKeyNotExist
 	}
 	v := m.elem(i - 1).loadValue()
-	m.unlink(b, prev, i)
+	m.unlink(h&m.mask, prev, i)
 	b.Unlock()
 	m.free(i - 1)
 	return v, nil
 }
 
-// unlink takes element i (index+1) out of bucket b, whose element before it
-// is prev (0: i is the head). Only under b's lock.
-func (m *LRULean) unlink(b *htab.Bucket, prev, i uint32) {
+// unlink takes element i (index+1) out of bucket bi, whose element before it
+// is prev (0: i is the head). Only under the bucket's lock.
+func (m *LRULean) unlink(bi, prev, i uint32) {
 	next := atomic.LoadUint32(&m.elem(i - 1).next)
 	if prev == 0 {
-		b.SetHead(next)
+		m.buckets[bi].SetHead(next)
 	} else {
 		atomic.StoreUint32(&m.elem(prev-1).next, next)
 	}
 }
 
-// linkHead makes element i (index+1) the head of bucket b. Only under b's lock.
-func (m *LRULean) linkHead(b *htab.Bucket, i uint32) {
+// linkHead makes element i (index+1) the head of bucket bi. Only under the
+// bucket's lock.
+func (m *LRULean) linkHead(bi, i uint32) {
+	b := &m.buckets[bi]
 	atomic.StoreUint32(&m.elem(i-1).next, b.Head())
 	b.SetHead(i)
 }

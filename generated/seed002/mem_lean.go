@@ -360,8 +360,8 @@ func (m *MemLean) update(k *MemLeanKey, v *MemLeanValue, cpu int, flags htab.Upd
 		if prev != 0 {
 			// The kernel links a new copy at the head and unlinks the old one;
 			// in place plus a move to the head is the same to every observer.
-			m.unlink(b, prev, i)
-			m.linkHead(b, i)
+			m.unlink(h&m.mask, prev, i)
+			m.linkHead(h&m.mask, i)
 		}
 		b.Unlock()
 		return nil
@@ -374,7 +374,7 @@ func (m *MemLean) update(k *MemLeanKey, v *MemLeanValue, cpu int, flags htab.Upd
 	e := m.elem(n)
 	e.setKey(&w, h)
 	e.setValue(v)
-	m.linkHead(b, n+1)
+	m.linkHead(h&m.mask, n+1)
 	m.count.Add(1)
 	b.Unlock()
 	return nil
@@ -400,7 +400,7 @@ func (m *MemLean) Delete(k MemLeanKey) error {
 		b.Unlock()
 		return htab.ErrKeyNotExist
 	}
-	m.unlink(b, prev, i)
+	m.unlink(h&m.mask, prev, i)
 	b.Unlock()
 	m.free(i - 1)
 	return nil
@@ -419,25 +419,27 @@ func (m *MemLean) LookupAndDelete(k MemLeanKey) (MemLeanValue, error) {
 		return MemLeanValue{}, htab.ErrKeyNotExist
 	}
 	v := m.elem(i - 1).loadValue()
-	m.unlink(b, prev, i)
+	m.unlink(h&m.mask, prev, i)
 	b.Unlock()
 	m.free(i - 1)
 	return v, nil
 }
 
-// unlink takes element i (index+1) out of bucket b, whose element before it
-// is prev (0: i is the head). Only under b's lock.
-func (m *MemLean) unlink(b *htab.Bucket, prev, i uint32) {
+// unlink takes element i (index+1) out of bucket bi, whose element before it
+// is prev (0: i is the head). Only under the bucket's lock.
+func (m *MemLean) unlink(bi, prev, i uint32) {
 	next := atomic.LoadUint32(&m.elem(i - 1).next)
 	if prev == 0 {
-		b.SetHead(next)
+		m.buckets[bi].SetHead(next)
 	} else {
 		atomic.StoreUint32(&m.elem(prev-1).next, next)
 	}
 }
 
-// linkHead makes element i (index+1) the head of bucket b. Only under b's lock.
-func (m *MemLean) linkHead(b *htab.Bucket, i uint32) {
+// linkHead makes element i (index+1) the head of bucket bi. Only under the
+// bucket's lock.
+func (m *MemLean) linkHead(bi, i uint32) {
+	b := &m.buckets[bi]
 	atomic.StoreUint32(&m.elem(i-1).next, b.Head())
 	b.SetHead(i)
 }

@@ -562,7 +562,7 @@ func (m *PcpuLean) update(k *PcpuLeanKey, vals []PcpuLeanValue, v *PcpuLeanValue
 	e := m.elem(n)
 	e.setKey(&w, h)
 	m.storeValues(n, vals, v, cpu, true)
-	m.linkHead(b, n+1)
+	m.linkHead(h&m.mask, n+1)
 	m.count.Add(1)
 	b.Unlock()
 	return nil
@@ -592,7 +592,7 @@ func (m *PcpuLean) Delete(k PcpuLeanKey) error {
 		b.Unlock()
 		return htab.ErrKeyNotExist
 	}
-	m.unlink(b, prev, i)
+	m.unlink(h&m.mask, prev, i)
 	b.Unlock()
 	m.free(i - 1)
 	return nil
@@ -615,25 +615,27 @@ func (m *PcpuLean) LookupAndDelete(k PcpuLeanKey, vals []PcpuLeanValue) error {
 		return htab.ErrKeyNotExist
 	}
 	m.loadValues(i-1, vals)
-	m.unlink(b, prev, i)
+	m.unlink(h&m.mask, prev, i)
 	b.Unlock()
 	m.free(i - 1)
 	return nil
 }
 
-// unlink takes element i (index+1) out of bucket b, whose element before it
-// is prev (0: i is the head). Only under b's lock.
-func (m *PcpuLean) unlink(b *htab.Bucket, prev, i uint32) {
+// unlink takes element i (index+1) out of bucket bi, whose element before it
+// is prev (0: i is the head). Only under the bucket's lock.
+func (m *PcpuLean) unlink(bi, prev, i uint32) {
 	next := atomic.LoadUint32(&m.elem(i - 1).next)
 	if prev == 0 {
-		b.SetHead(next)
+		m.buckets[bi].SetHead(next)
 	} else {
 		atomic.StoreUint32(&m.elem(prev-1).next, next)
 	}
 }
 
-// linkHead makes element i (index+1) the head of bucket b. Only under b's lock.
-func (m *PcpuLean) linkHead(b *htab.Bucket, i uint32) {
+// linkHead makes element i (index+1) the head of bucket bi. Only under the
+// bucket's lock.
+func (m *PcpuLean) linkHead(bi, i uint32) {
+	b := &m.buckets[bi]
 	atomic.StoreUint32(&m.elem(i-1).next, b.Head())
 	b.SetHead(i)
 }
