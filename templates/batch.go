@@ -132,7 +132,6 @@ func (g *generator) batch(f *jen.File) {
 		jen.Return(jen.Id("total"), jen.Id("bi"), htabId("ErrKeyNotExist")),
 	)
 
-
 	// func (m *<Map>) UpdateBatch(keys []<Key>, vals []<Value>, flags htab.UpdateFlags) (int, error)
 	f.Comment("UpdateBatch stores vals under keys in order, as BPF_MAP_UPDATE_BATCH does, and")
 	if g.l.LRU {
