@@ -18,14 +18,20 @@ import (
 //	sparse    jump to the next set bit of the occupancy bitmap
 //
 // Every value copy goes through batchValueCopy and batchValueArg, the only
-// places that differ for per-CPU types (CPUs() values per key).
+// places that differ for per-CPU types (CPUs() values per key). The home
+// layout shares all but batchWalk (homeBatch).
 func (g *generator) batch(f *jen.File) {
+	g.batchLookups(f)
+	g.batchWalk(f)
+	g.batchUpdates(f)
+}
+
+// batchLookups emits LookupBatch, LookupAndDeleteBatch and batch, which
+// checks their arguments and calls the layout's batchWalk.
+func (g *generator) batchLookups(f *jen.File) {
 	m := func(name string) *jen.Statement { return jen.Id("m").Dot(name) }
 	keysT := jen.Index().Id(g.keyT)
 	valsT := jen.Index().Id(g.valT)
-	invalid := func(format string, args ...jen.Code) jen.Code {
-		return jen.Qual("fmt", "Errorf").Call(append([]jen.Code{jen.Lit("%w: " + format), htabId("ErrInvalid")}, args...)...)
-	}
 	valsLen := g.batchValuesLen()
 
 	// func (m *<Map>) LookupBatch(c *htab.Cursor, keys []<Key>, vals []<Value>) (int, error)
@@ -62,7 +68,7 @@ func (g *generator) batch(f *jen.File) {
 		jen.Id("c").Op("*").Qual(htabPkg, "Cursor"), jen.Id("keys").Add(keysT), jen.Id("vals").Add(valsT), jen.Id("del").Bool(),
 	).Params(jen.Int(), jen.Error()).Block(
 		jen.If(jen.Len(jen.Id("vals")).Op("!=").Add(valsLen)).Block(
-			jen.Return(jen.Lit(0), invalid("batch of %d keys needs %d values, got %d", jen.Len(jen.Id("keys")), valsLen, jen.Len(jen.Id("vals")))),
+			jen.Return(jen.Lit(0), errInvalidf("batch of %d keys needs %d values, got %d", jen.Len(jen.Id("keys")), valsLen, jen.Len(jen.Id("vals")))),
 		),
 		jen.If(jen.Len(jen.Id("keys")).Op("==").Lit(0)).Block(
 			jen.Comment("The kernel returns before it reads or writes the cursor."),
@@ -76,6 +82,14 @@ func (g *generator) batch(f *jen.File) {
 		),
 		jen.Return(jen.Id("n"), jen.Err()),
 	)
+
+}
+
+// batchWalk emits the classic layout's batchWalk: the kernel's bucket walk.
+func (g *generator) batchWalk(f *jen.File) {
+	m := func(name string) *jen.Statement { return jen.Id("m").Dot(name) }
+	keysT := jen.Index().Id(g.keyT)
+	valsT := jen.Index().Id(g.valT)
 
 	// func (m *<Map>) batchWalk(bi uint32, keys []<Key>, vals []<Value>, del bool) (total int, next uint32, err error)
 	f.Comment("batchWalk copies whole buckets from bucket bi on into keys and vals while they")
@@ -132,6 +146,16 @@ func (g *generator) batch(f *jen.File) {
 		jen.Return(jen.Id("total"), jen.Id("bi"), htabId("ErrKeyNotExist")),
 	)
 
+}
+
+// batchUpdates emits UpdateBatch and DeleteBatch, which loop over Update and
+// Delete in any layout.
+func (g *generator) batchUpdates(f *jen.File) {
+	m := func(name string) *jen.Statement { return jen.Id("m").Dot(name) }
+	keysT := jen.Index().Id(g.keyT)
+	valsT := jen.Index().Id(g.valT)
+	valsLen := g.batchValuesLen()
+
 	// func (m *<Map>) UpdateBatch(keys []<Key>, vals []<Value>, flags htab.UpdateFlags) (int, error)
 	f.Comment("UpdateBatch stores vals under keys in order, as BPF_MAP_UPDATE_BATCH does, and")
 	if g.l.LRU {
@@ -141,16 +165,16 @@ func (g *generator) batch(f *jen.File) {
 	}
 	f.Comment("flags must be htab.UpdateAny: the kernel's generic_map_update_batch takes")
 	f.Comment("only BPF_F_LOCK in elem_flags, so BPF_NOEXIST and BPF_EXIST are EINVAL")
-	f.Comment("there, before anything is stored and even for no keys (checked against")
-	f.Comment("Linux 6.18 with internal/kernel); here they are htab.ErrInvalid likewise.")
+	f.Comment("there, before anything is stored and even for no keys (as Linux 6.18")
+	f.Comment("answers); here they are htab.ErrInvalid likewise.")
 	f.Func().Params(g.recvMap()).Id("UpdateBatch").Params(
 		jen.Id("keys").Add(keysT), jen.Id("vals").Add(valsT), jen.Id("flags").Qual(htabPkg, "UpdateFlags"),
 	).Params(jen.Int(), jen.Error()).Block(
 		jen.If(jen.Id("flags").Op("!=").Add(htabId("UpdateAny"))).Block(
-			jen.Return(jen.Lit(0), invalid("batch update flags %#x: the kernel's BPF_MAP_UPDATE_BATCH takes only BPF_ANY", jen.Uint64().Call(jen.Id("flags")))),
+			jen.Return(jen.Lit(0), errInvalidf("batch update flags %#x: the kernel's BPF_MAP_UPDATE_BATCH takes only BPF_ANY", jen.Uint64().Call(jen.Id("flags")))),
 		),
 		jen.If(jen.Len(jen.Id("vals")).Op("!=").Add(valsLen)).Block(
-			jen.Return(jen.Lit(0), invalid("batch of %d keys needs %d values, got %d", jen.Len(jen.Id("keys")), valsLen, jen.Len(jen.Id("vals")))),
+			jen.Return(jen.Lit(0), errInvalidf("batch of %d keys needs %d values, got %d", jen.Len(jen.Id("keys")), valsLen, jen.Len(jen.Id("vals")))),
 		),
 		jen.For(jen.Id("i").Op(":=").Range().Id("keys")).Block(
 			jen.If(jen.Err().Op(":=").Add(m("Update")).Call(jen.Id("keys").Index(jen.Id("i")), g.batchValueArg(jen.Id("i")), jen.Id("flags")), jen.Err().Op("!=").Nil()).Block(
@@ -235,4 +259,9 @@ func (g *generator) batchValueArg(i jen.Code) jen.Code {
 		return jen.Id("vals").Index(jen.Add(i).Op("*").Id("m").Dot("cpus").Op(":").Parens(jen.Add(i).Op("+").Lit(1)).Op("*").Id("m").Dot("cpus"))
 	}
 	return jen.Id("vals").Index(i)
+}
+
+// errInvalidf is fmt.Errorf("%w: <format>", htab.ErrInvalid, <args>...).
+func errInvalidf(format string, args ...jen.Code) jen.Code {
+	return jen.Qual("fmt", "Errorf").Call(append([]jen.Code{jen.Lit("%w: " + format), htabId("ErrInvalid")}, args...)...)
 }

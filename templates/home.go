@@ -907,66 +907,27 @@ func (m *$Map) All() iter.Seq2[$Key, $Value] {
 	f.Add(g.homeCode(src))
 }
 
-// homeBatch emits the batch operations with the classic contract (whole
-// buckets, ErrNoSpace, ErrKeyNotExist at the end; see batch.go); a bucket is
-// non-empty iff its home bit is set.
+// homeBatch emits the batch operations: the classic layout's LookupBatch,
+// LookupAndDeleteBatch, UpdateBatch and DeleteBatch (batch.go), over a
+// batchWalk of the home slots, where a bucket is non-empty iff its home bit
+// is set.
 //
-//	func (m *<Map>) LookupBatch / LookupAndDeleteBatch / UpdateBatch / DeleteBatch
 //	func (m *<Map>) batchWalk(bi uint32, keys []<Key>, vals []<Value>, del bool) (total int, next uint32, err error)
 func (g *generator) homeBatch(f *jen.File) {
 	var find, occClear string
 	switch g.l.BatchLock {
 	case spec.BatchLockAlways:
-		find = "\t\t// -batch-lock always: every bucket is locked, empty or not.\n"
 	case spec.BatchLockSparse:
-		find = "\t\t// -batch-lock sparse: the occupancy bitmap leads to the next non-empty bucket.\n" +
-			"\t\tif bi = m.occ.Next(bi); bi > m.mask {\n\t\t\tbreak\n\t\t}\n"
+		find = "\t\tif bi = m.occ.Next(bi); bi > m.mask {\n\t\t\tbreak\n\t\t}\n"
 		occClear = "\t\t\tm.occ.Clear(bi)\n"
 	default:
-		find = "\t\t// -batch-lock nonempty: an empty bucket is seen without its lock and skipped.\n" +
-			"\t\tif atomic.LoadUint32(&m.slots[bi].next)&$pHome == 0 {\n\t\t\tbi++\n\t\t\tcontinue\n\t\t}\n"
+		find = "\t\tif atomic.LoadUint32(&m.slots[bi].next)&$pHome == 0 {\n\t\t\tbi++\n\t\t\tcontinue\n\t\t}\n"
 	}
+	g.batchLookups(f)
 	src := `
-// LookupBatch copies the next elements of the walk that c remembers into keys
-// and vals (vals[i] is the value of keys[i]), as BPF_MAP_LOOKUP_BATCH does, and returns
-// how many. A zero Cursor starts at the first bucket; nil also does, and is not
-// advanced. A call returns whole buckets only: htab.ErrNoSpace (and nothing)
-// when the first non-empty bucket holds more than len(keys) elements; the call
-// that reaches the last bucket returns htab.ErrKeyNotExist, possibly with
-// elements, and so do later calls. A call with no room returns 0 and does nothing.
-func (m *$Map) LookupBatch(c *htab.Cursor, keys []$Key, vals []$Value) (int, error) {
-	return m.batch(c, keys, vals, false)
-}
-
-// LookupAndDeleteBatch is LookupBatch that also deletes what it returns, as
-// BPF_MAP_LOOKUP_AND_DELETE_BATCH does. Each bucket is copied and emptied
-// under its lock, so every element it deletes is returned exactly once.
-func (m *$Map) LookupAndDeleteBatch(c *htab.Cursor, keys []$Key, vals []$Value) (int, error) {
-	return m.batch(c, keys, vals, true)
-}
-
-// batch checks the arguments of a lookup batch, walks, and advances c.
-func (m *$Map) batch(c *htab.Cursor, keys []$Key, vals []$Value, del bool) (int, error) {
-	if len(vals) != len(keys) {
-		return 0, fmt.Errorf("%w: batch of %d keys needs %d values, got %d", htab.ErrInvalid, len(keys), len(keys), len(vals))
-	}
-	if len(keys) == 0 {
-		// The kernel returns before it reads or writes the cursor.
-		return 0, nil
-	}
-	bi := uint32(0)
-	if c != nil {
-		bi = c.Bucket()
-	}
-	n, next, err := m.batchWalk(bi, keys, vals, del)
-	if c != nil {
-		c.Advance(next, err == htab.ErrKeyNotExist)
-	}
-	return n, err
-}
-
 // batchWalk copies whole buckets from bucket bi on into keys and vals while they
 // fit, and returns how many elements it copied and the next bucket to read.
+// ` + g.batchFindDoc() + `
 func (m *$Map) batchWalk(bi uint32, keys []$Key, vals []$Value, del bool) (total int, next uint32, err error) {
 	for bi <= m.mask {
 ` + find + `		hs := &m.slots[bi]
@@ -1019,37 +980,7 @@ func (m *$Map) batchWalk(bi uint32, keys []$Key, vals []$Value, del bool) (total
 	return total, bi, htab.ErrKeyNotExist
 }
 
-// UpdateBatch stores vals under keys in order, as BPF_MAP_UPDATE_BATCH does, and
-// returns how many it stored: it stops at the first error (htab.ErrFull, ...).
-// flags must be htab.UpdateAny: the kernel's generic_map_update_batch takes
-// only BPF_F_LOCK in elem_flags, so BPF_NOEXIST and BPF_EXIST are EINVAL
-// there, before anything is stored and even for no keys; here they are
-// htab.ErrInvalid likewise.
-func (m *$Map) UpdateBatch(keys []$Key, vals []$Value, flags htab.UpdateFlags) (int, error) {
-	if flags != htab.UpdateAny {
-		return 0, fmt.Errorf("%w: batch update flags %#x: the kernel's BPF_MAP_UPDATE_BATCH takes only BPF_ANY", htab.ErrInvalid, uint64(flags))
-	}
-	if len(vals) != len(keys) {
-		return 0, fmt.Errorf("%w: batch of %d keys needs %d values, got %d", htab.ErrInvalid, len(keys), len(keys), len(vals))
-	}
-	for i := range keys {
-		if err := m.Update(keys[i], vals[i], flags); err != nil {
-			return i, err
-		}
-	}
-	return len(keys), nil
-}
-
-// DeleteBatch deletes keys in order, as BPF_MAP_DELETE_BATCH does, and returns
-// how many it deleted: it stops at the first absent key (htab.ErrKeyNotExist).
-func (m *$Map) DeleteBatch(keys []$Key) (int, error) {
-	for i := range keys {
-		if err := m.Delete(keys[i]); err != nil {
-			return i, err
-		}
-	}
-	return len(keys), nil
-}
 `
 	f.Add(g.homeCode(src))
+	g.batchUpdates(f)
 }

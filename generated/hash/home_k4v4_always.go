@@ -792,9 +792,9 @@ func (m *HomeK4V4Always) batch(c *htab.Cursor, keys []HomeK4V4AlwaysKey, vals []
 
 // batchWalk copies whole buckets from bucket bi on into keys and vals while they
 // fit, and returns how many elements it copied and the next bucket to read.
+// -batch-lock always: every bucket is locked, empty or not (the kernel before seed 003).
 func (m *HomeK4V4Always) batchWalk(bi uint32, keys []HomeK4V4AlwaysKey, vals []HomeK4V4AlwaysValue, del bool) (total int, next uint32, err error) {
 	for bi <= m.mask {
-		// -batch-lock always: every bucket is locked, empty or not.
 		hs := &m.slots[bi]
 		hs.lock()
 		cnt := 0
@@ -849,8 +849,8 @@ func (m *HomeK4V4Always) batchWalk(bi uint32, keys []HomeK4V4AlwaysKey, vals []H
 // returns how many it stored: it stops at the first error (htab.ErrFull, ...).
 // flags must be htab.UpdateAny: the kernel's generic_map_update_batch takes
 // only BPF_F_LOCK in elem_flags, so BPF_NOEXIST and BPF_EXIST are EINVAL
-// there, before anything is stored and even for no keys; here they are
-// htab.ErrInvalid likewise.
+// there, before anything is stored and even for no keys (as Linux 6.18
+// answers); here they are htab.ErrInvalid likewise.
 func (m *HomeK4V4Always) UpdateBatch(keys []HomeK4V4AlwaysKey, vals []HomeK4V4AlwaysValue, flags htab.UpdateFlags) (int, error) {
 	if flags != htab.UpdateAny {
 		return 0, fmt.Errorf("%w: batch update flags %#x: the kernel's BPF_MAP_UPDATE_BATCH takes only BPF_ANY", htab.ErrInvalid, uint64(flags))

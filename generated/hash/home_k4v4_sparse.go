@@ -797,9 +797,9 @@ func (m *HomeK4V4Sparse) batch(c *htab.Cursor, keys []HomeK4V4SparseKey, vals []
 
 // batchWalk copies whole buckets from bucket bi on into keys and vals while they
 // fit, and returns how many elements it copied and the next bucket to read.
+// -batch-lock sparse: the occupancy bitmap leads to the next non-empty bucket, 64 buckets a word.
 func (m *HomeK4V4Sparse) batchWalk(bi uint32, keys []HomeK4V4SparseKey, vals []HomeK4V4SparseValue, del bool) (total int, next uint32, err error) {
 	for bi <= m.mask {
-		// -batch-lock sparse: the occupancy bitmap leads to the next non-empty bucket.
 		if bi = m.occ.Next(bi); bi > m.mask {
 			break
 		}
@@ -858,8 +858,8 @@ func (m *HomeK4V4Sparse) batchWalk(bi uint32, keys []HomeK4V4SparseKey, vals []H
 // returns how many it stored: it stops at the first error (htab.ErrFull, ...).
 // flags must be htab.UpdateAny: the kernel's generic_map_update_batch takes
 // only BPF_F_LOCK in elem_flags, so BPF_NOEXIST and BPF_EXIST are EINVAL
-// there, before anything is stored and even for no keys; here they are
-// htab.ErrInvalid likewise.
+// there, before anything is stored and even for no keys (as Linux 6.18
+// answers); here they are htab.ErrInvalid likewise.
 func (m *HomeK4V4Sparse) UpdateBatch(keys []HomeK4V4SparseKey, vals []HomeK4V4SparseValue, flags htab.UpdateFlags) (int, error) {
 	if flags != htab.UpdateAny {
 		return 0, fmt.Errorf("%w: batch update flags %#x: the kernel's BPF_MAP_UPDATE_BATCH takes only BPF_ANY", htab.ErrInvalid, uint64(flags))

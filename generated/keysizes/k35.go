@@ -859,9 +859,9 @@ func (m *K35) batch(c *htab.Cursor, keys []K35Key, vals []K35Value, del bool) (i
 
 // batchWalk copies whole buckets from bucket bi on into keys and vals while they
 // fit, and returns how many elements it copied and the next bucket to read.
+// -batch-lock nonempty: an empty bucket is seen without its lock and skipped (seed 003).
 func (m *K35) batchWalk(bi uint32, keys []K35Key, vals []K35Value, del bool) (total int, next uint32, err error) {
 	for bi <= m.mask {
-		// -batch-lock nonempty: an empty bucket is seen without its lock and skipped.
 		if atomic.LoadUint32(&m.slots[bi].next)&k35Home == 0 {
 			bi++
 			continue
@@ -920,8 +920,8 @@ func (m *K35) batchWalk(bi uint32, keys []K35Key, vals []K35Value, del bool) (to
 // returns how many it stored: it stops at the first error (htab.ErrFull, ...).
 // flags must be htab.UpdateAny: the kernel's generic_map_update_batch takes
 // only BPF_F_LOCK in elem_flags, so BPF_NOEXIST and BPF_EXIST are EINVAL
-// there, before anything is stored and even for no keys; here they are
-// htab.ErrInvalid likewise.
+// there, before anything is stored and even for no keys (as Linux 6.18
+// answers); here they are htab.ErrInvalid likewise.
 func (m *K35) UpdateBatch(keys []K35Key, vals []K35Value, flags htab.UpdateFlags) (int, error) {
 	if flags != htab.UpdateAny {
 		return 0, fmt.Errorf("%w: batch update flags %#x: the kernel's BPF_MAP_UPDATE_BATCH takes only BPF_ANY", htab.ErrInvalid, uint64(flags))

@@ -670,8 +670,8 @@ func (m *LRULean) batchWalk(bi uint32, keys []LRULeanKey, vals []LRULeanValue, d
 // returns how many it stored: it stops at the first error (htab.ErrNoMem, ...).
 // flags must be htab.UpdateAny: the kernel's generic_map_update_batch takes
 // only BPF_F_LOCK in elem_flags, so BPF_NOEXIST and BPF_EXIST are EINVAL
-// there, before anything is stored and even for no keys (checked against
-// Linux 6.18 with internal/kernel); here they are htab.ErrInvalid likewise.
+// there, before anything is stored and even for no keys (as Linux 6.18
+// answers); here they are htab.ErrInvalid likewise.
 func (m *LRULean) UpdateBatch(keys []LRULeanKey, vals []LRULeanValue, flags htab.UpdateFlags) (int, error) {
 	if flags != htab.UpdateAny {
 		return 0, fmt.Errorf("%w: batch update flags %#x: the kernel's BPF_MAP_UPDATE_BATCH takes only BPF_ANY", htab.ErrInvalid, uint64(flags))
