@@ -6,18 +6,90 @@ import (
 	"sync/atomic"
 )
 
+// SeqLock is a sequence lock, 4 bytes with no pointer: a bucket's (Bucket),
+// or a slot's in the home layout, where slot b is also bucket b.
+//
+// Writers take it with Lock, which makes the sequence odd, and Unlock makes
+// it even again. Readers take no lock: they note the sequence with
+// ReadBegin, read with atomic loads, and keep what they read only if
+// ReadValid says no writer held the lock meanwhile; else they read again.
+type SeqLock struct {
+	seq atomic.Uint32 // even: stable; odd: a writer holds the lock
+}
+
+// Lock takes the lock for writing.
+func (l *SeqLock) Lock() {
+	s := l.seq.Load()
+	if s&1 != 0 || !l.seq.CompareAndSwap(s, s+1) {
+		l.lockSlow()
+	}
+}
+
+// TryLock takes the lock if no writer holds it.
+func (l *SeqLock) TryLock() bool {
+	s := l.seq.Load()
+	return s&1 == 0 && l.seq.CompareAndSwap(s, s+1)
+}
+
+// Unlock releases the lock and lets readers validate again.
+func (l *SeqLock) Unlock() { l.seq.Add(1) }
+
+// Load is the sequence now, for a reader's fast path that checks itself that
+// it is even (no writer) before it reads.
+func (l *SeqLock) Load() uint32 { return l.seq.Load() }
+
+// ReadBegin waits until no writer holds the lock and returns the sequence to
+// pass to ReadValid.
+func (l *SeqLock) ReadBegin() uint32 {
+	s := l.seq.Load()
+	if s&1 != 0 {
+		s = l.waitStable()
+	}
+	return s
+}
+
+// ReadValid reports whether no writer took the lock since ReadBegin (or an
+// even Load) returned s: what was read in between is a consistent snapshot.
+func (l *SeqLock) ReadValid(s uint32) bool { return l.seq.Load() == s }
+
+// SpinsBeforeYield bounds busy-waiting, on a sequence lock or anything else a
+// writer holds for tens of nanoseconds: if the holder was descheduled,
+// spinning only burns its CPU, so a waiter yields (runtime.Gosched) after
+// this many tries.
+const SpinsBeforeYield = 64
+
+func (l *SeqLock) lockSlow() {
+	for n := 0; ; n++ {
+		s := l.seq.Load()
+		if s&1 == 0 && l.seq.CompareAndSwap(s, s+1) {
+			return
+		}
+		if n >= SpinsBeforeYield {
+			runtime.Gosched()
+		}
+	}
+}
+
+func (l *SeqLock) waitStable() uint32 {
+	for n := 0; ; n++ {
+		if s := l.seq.Load(); s&1 == 0 {
+			return s
+		}
+		if n >= SpinsBeforeYield {
+			runtime.Gosched()
+		}
+	}
+}
+
 // Bucket is one bucket of a generated hash map: a sequence lock and the head
 // of the bucket's chain of elements. It is 8 bytes and holds no pointer.
 //
-// Writers take the bucket with Lock, which makes the sequence odd, and Unlock
-// makes it even again. Readers take no lock: they note the sequence with
-// ReadBegin, walk the chain with atomic loads, and keep what they read only if
-// ReadValid says no writer held the bucket meanwhile; else they read again.
-// Every element a reader can reach is validated this way, including elements
-// that a concurrent delete moved to another bucket (the kernel's nulls
-// markers solve the same problem).
+// Writers lock the bucket (SeqLock) to change its chain; readers walk the
+// chain between ReadBegin and ReadValid. Every element a reader can reach is
+// validated this way, including elements that a concurrent delete moved to
+// another bucket (the kernel's nulls markers solve the same problem).
 type Bucket struct {
-	seq  atomic.Uint32 // even: stable; odd: a writer holds the bucket
+	SeqLock
 	head atomic.Uint32 // index+1 of the newest element; 0: the bucket is empty
 }
 
@@ -26,58 +98,6 @@ func (b *Bucket) Head() uint32 { return b.head.Load() }
 
 // SetHead links element index+1 (0: none) at the head. Only under Lock.
 func (b *Bucket) SetHead(i uint32) { b.head.Store(i) }
-
-// Lock takes the bucket for writing.
-func (b *Bucket) Lock() {
-	s := b.seq.Load()
-	if s&1 != 0 || !b.seq.CompareAndSwap(s, s+1) {
-		b.lockSlow()
-	}
-}
-
-// Unlock releases the bucket and lets readers validate again.
-func (b *Bucket) Unlock() { b.seq.Add(1) }
-
-// ReadBegin waits until no writer holds the bucket and returns the sequence
-// to pass to ReadValid.
-func (b *Bucket) ReadBegin() uint32 {
-	s := b.seq.Load()
-	if s&1 != 0 {
-		s = b.waitStable()
-	}
-	return s
-}
-
-// ReadValid reports whether nothing changed the bucket since ReadBegin
-// returned s: what was read in between is a consistent snapshot.
-func (b *Bucket) ReadValid(s uint32) bool { return b.seq.Load() == s }
-
-// spinsBeforeYield bounds busy-waiting: a writer holds a bucket for tens of
-// nanoseconds, but if it was descheduled, spinning only burns its CPU.
-const spinsBeforeYield = 64
-
-func (b *Bucket) lockSlow() {
-	for n := 0; ; n++ {
-		s := b.seq.Load()
-		if s&1 == 0 && b.seq.CompareAndSwap(s, s+1) {
-			return
-		}
-		if n >= spinsBeforeYield {
-			runtime.Gosched()
-		}
-	}
-}
-
-func (b *Bucket) waitStable() uint32 {
-	for n := 0; ; n++ {
-		if s := b.seq.Load(); s&1 == 0 {
-			return s
-		}
-		if n >= spinsBeforeYield {
-			runtime.Gosched()
-		}
-	}
-}
 
 // BucketCount is the number of buckets of a map of maxEntries:
 // roundup_pow_of_two(maxEntries), as the kernel sizes it.

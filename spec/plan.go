@@ -142,7 +142,7 @@ func planElem(s Spec, l *Layout) []Field {
 		fs = append(fs, Field{name, typ, off, size, doc})
 	}
 	if l.Home {
-		add("seq", "uint32", 4, "the sequence lock of the bucket whose home this slot is: odd while a writer holds it")
+		add("seq", "htab.SeqLock", 4, "the sequence lock of the bucket whose home this slot is: odd while a writer holds it")
 		add("next", "uint32", 4, "bit 31: this slot holds its bucket's newest element; bits 0-30: index+1 of the next older element, 0 ends the chain")
 	} else {
 		add("next", "uint32", 4, "index+1 of the next older element in the bucket; 0 ends the chain")

@@ -190,7 +190,6 @@ type $Elem struct {
 const (
 	$pHome   = 1 << 31    // next: the slot holds its bucket's newest element
 	$pIdx    = $pHome - 1 // next: index+1 of the next older element
-	$pSpins  = 64         // busy-waits before a lock or read yields
 	$pMaxLen = 1 << 30    // most slots: index+1 must stay clear of the home bit
 )
 
@@ -268,9 +267,9 @@ func (m *$Map) CPUs() int {
 	f.Add(g.homeCode(src))
 }
 
-// homeSlots emits the slot's lock, its copy, and the map's chain search:
+// homeSlots emits the slot's copy and the map's chain search (the slot's
+// lock is its seq field, an htab.SeqLock):
 //
-//	func (e *<Elem>) lock() / tryLock() bool / unlock() / readBegin() uint32
 //	func (e *<Elem>) copyFrom(src *<Elem>, next uint32)
 //	func (m *<Map>) slotBucket(e *<Elem>) uint32
 //	func (m *<Map>) find(b uint32, w *<KW>, h uint32) (prev, i uint32)
@@ -284,41 +283,6 @@ func (g *generator) homeSlots(f *jen.File) {
 		bucketOf = "\tk := e.loadKey()\n\tw := k.words()\n\treturn m.hash(&k, &w) & m.mask\n"
 	}
 	src := `
-// lock takes bucket e (the slot's sequence) for writing: odd while held.
-func (e *$Elem) lock() {
-	for n := 0; ; n++ {
-		s := atomic.LoadUint32(&e.seq)
-		if s&1 == 0 && atomic.CompareAndSwapUint32(&e.seq, s, s+1) {
-			return
-		}
-		if n >= $pSpins {
-			runtime.Gosched()
-		}
-	}
-}
-
-// tryLock takes bucket e if no one holds it.
-func (e *$Elem) tryLock() bool {
-	s := atomic.LoadUint32(&e.seq)
-	return s&1 == 0 && atomic.CompareAndSwapUint32(&e.seq, s, s+1)
-}
-
-// unlock releases bucket e and lets readers validate again.
-func (e *$Elem) unlock() { atomic.AddUint32(&e.seq, 1) }
-
-// readBegin waits until no writer holds bucket e and returns the sequence to
-// compare after reading.
-func (e *$Elem) readBegin() uint32 {
-	for n := 0; ; n++ {
-		if s := atomic.LoadUint32(&e.seq); s&1 == 0 {
-			return s
-		}
-		if n >= $pSpins {
-			runtime.Gosched()
-		}
-	}
-}
-
 // copyFrom copies src's element into e, with e's next word set to next. Only
 // under the lock of the bucket whose chain e is (or is about to be) in.
 func (e *$Elem) copyFrom(src *$Elem, next uint32) {
@@ -476,7 +440,7 @@ func (g *generator) homeLookup(f *jen.File) {
 func (m *$Map) Lookup(k $Key) ($Value, bool) {
 $PRE$HASH
 	s := &m.slots[h&m.mask]
-	seq := atomic.LoadUint32(&s.seq)
+	seq := s.seq.Load()
 	nx := atomic.LoadUint32(&s.next)
 	if nx&$pHome != 0 && seq&1 == 0 {
 		e := s
@@ -489,7 +453,7 @@ $PRE$HASH
 			}
 		}
 		if e != nil {
-$LOADV			if atomic.LoadUint32(&s.seq) == seq {
+$LOADV			if s.seq.ReadValid(seq) {
 				return v, true
 			}
 		}
@@ -500,7 +464,7 @@ $TAIL}
 // the chain of home slot s, retried until no writer came in between.
 func (m *$Map) lookupChain(s *$Elem, w *$KW, h uint32) ($Value, bool) {
 	for {
-		seq := s.readBegin()
+		seq := s.seq.ReadBegin()
 		var v $Value
 		found := false
 		nx := atomic.LoadUint32(&s.next)
@@ -519,7 +483,7 @@ func (m *$Map) lookupChain(s *$Elem, w *$KW, h uint32) ($Value, bool) {
 				nx = atomic.LoadUint32(&e.next)
 			}
 		}
-		if atomic.LoadUint32(&s.seq) == seq {
+		if s.seq.ReadValid(seq) {
 			return v, found
 		}
 	}
@@ -616,20 +580,20 @@ func (m *$Map) update(k *$Key, v *$Value, cpu int, flags htab.UpdateFlags) error
 	b := h & m.mask
 	hs := &m.slots[b]
 	for {
-		hs.lock()
+		hs.seq.Lock()
 		prev, i := m.find(b, &w, h)
 		if i != 0 && flags == htab.UpdateNoExist {
-			hs.unlock()
+			hs.seq.Unlock()
 			return htab.ErrKeyExist
 		}
 		if i == 0 && flags == htab.UpdateExist {
-			hs.unlock()
+			hs.seq.Unlock()
 			return htab.ErrKeyNotExist
 		}
 		if i != 0 {
 			if prev == 0 { // the head: in place
 				hs.setValue(v)
-				hs.unlock()
+				hs.seq.Unlock()
 				return nil
 			}
 			// Unlink e, reuse its slot for the old head, put k at the head:
@@ -640,12 +604,12 @@ func (m *$Map) update(k *$Key, v *$Value, cpu int, flags htab.UpdateFlags) error
 			hs.setKey(&w, h)
 			hs.setValue(v)
 			atomic.StoreUint32(&hs.next, $pHome|i)
-			hs.unlock()
+			hs.seq.Unlock()
 			return nil
 		}
 		if m.count.Add(1) > int64(m.maxEntries) {
 			m.count.Add(-1)
-			hs.unlock()
+			hs.seq.Unlock()
 			return htab.ErrFull
 		}
 		if atomic.LoadUint32(&hs.next)&$pHome != 0 {
@@ -655,7 +619,7 @@ func (m *$Map) update(k *$Key, v *$Value, cpu int, flags htab.UpdateFlags) error
 			hs.setKey(&w, h)
 			hs.setValue(v)
 			atomic.StoreUint32(&hs.next, $pHome|(f+1))
-			hs.unlock()
+			hs.seq.Unlock()
 			return nil
 		}
 		// Empty bucket: slot b is free, or holds another bucket's overflow element.
@@ -663,11 +627,11 @@ func (m *$Map) update(k *$Key, v *$Value, cpu int, flags htab.UpdateFlags) error
 			hs.setKey(&w, h)
 			hs.setValue(v)
 			atomic.StoreUint32(&hs.next, $pHome)
-` + occSet + `			hs.unlock()
+` + occSet + `			hs.seq.Unlock()
 			return nil
 		}
 		m.count.Add(-1)
-		hs.unlock()
+		hs.seq.Unlock()
 		runtime.Gosched()
 	}
 }
@@ -695,15 +659,15 @@ func (m *$Map) evict(b uint32) bool {
 		c := m.slotBucket(s)
 		if c == b {
 			// Being written or freed by b's own past owner right now.
-			if n >= $pSpins {
+			if n >= htab.SpinsBeforeYield {
 				runtime.Gosched()
 			}
 			continue
 		}
 		cs := &m.slots[c]
 		if c > b {
-			cs.lock()
-		} else if !cs.tryLock() {
+			cs.seq.Lock()
+		} else if !cs.seq.TryLock() {
 			return false
 		}
 		// Is slot b in c's chain? Find the slot before it.
@@ -721,8 +685,8 @@ func (m *$Map) evict(b uint32) bool {
 		if prev == 0 {
 			// The element left c's chain meanwhile and its slot is about to be
 			// released, or the key was stale: look again.
-			cs.unlock()
-			if n >= $pSpins {
+			cs.seq.Unlock()
+			if n >= htab.SpinsBeforeYield {
 				runtime.Gosched()
 			}
 			continue
@@ -731,7 +695,7 @@ func (m *$Map) evict(b uint32) bool {
 		m.slots[f].copyFrom(s, atomic.LoadUint32(&s.next)&$pIdx)
 		p := &m.slots[prev-1]
 		atomic.StoreUint32(&p.next, atomic.LoadUint32(&p.next)&$pHome|(f+1))
-		cs.unlock()
+		cs.seq.Unlock()
 		return true
 	}
 }
@@ -742,14 +706,14 @@ func (m *$Map) Delete(k $Key) error {
 	h := m.hash(&k, &w)
 	b := h & m.mask
 	hs := &m.slots[b]
-	hs.lock()
+	hs.seq.Lock()
 	prev, i := m.find(b, &w, h)
 	if i == 0 {
-		hs.unlock()
+		hs.seq.Unlock()
 		return htab.ErrKeyNotExist
 	}
 	freed := m.unlink(b, prev, i)
-	hs.unlock()
+	hs.seq.Unlock()
 	m.release(freed)
 	return nil
 }
@@ -761,15 +725,15 @@ func (m *$Map) LookupAndDelete(k $Key) ($Value, error) {
 	h := m.hash(&k, &w)
 	b := h & m.mask
 	hs := &m.slots[b]
-	hs.lock()
+	hs.seq.Lock()
 	prev, i := m.find(b, &w, h)
 	if i == 0 {
-		hs.unlock()
+		hs.seq.Unlock()
 		return $Value{}, htab.ErrKeyNotExist
 	}
 	v := m.slots[i-1].loadValue()
 	freed := m.unlink(b, prev, i)
-	hs.unlock()
+	hs.seq.Unlock()
 	m.release(freed)
 	return v, nil
 }
@@ -812,7 +776,7 @@ func (m *$Map) snapshot(b uint32, keys []$Key, vals []$Value) ([]$Key, []$Value)
 	k0, v0 := len(keys), len(vals)
 	s := &m.slots[b]
 	for {
-		seq := s.readBegin()
+		seq := s.seq.ReadBegin()
 		keys, vals = keys[:k0], vals[:v0]
 		if nx := atomic.LoadUint32(&s.next); nx&$pHome != 0 {
 			for i, n := b+1, 0; i != 0 && n < len(m.slots); n++ {
@@ -822,7 +786,7 @@ func (m *$Map) snapshot(b uint32, keys []$Key, vals []$Value) ([]$Key, []$Value)
 				i = atomic.LoadUint32(&e.next) & $pIdx
 			}
 		}
-		if atomic.LoadUint32(&s.seq) == seq {
+		if s.seq.ReadValid(seq) {
 			return keys, vals
 		}
 	}
@@ -839,7 +803,7 @@ func (m *$Map) NextKey(k *$Key) ($Key, error) {
 		b := h & m.mask
 		s := &m.slots[b]
 		for {
-			seq := s.readBegin()
+			seq := s.seq.ReadBegin()
 			_, i := m.find(b, &w, h)
 			var next uint32
 			var nk $Key
@@ -848,7 +812,7 @@ func (m *$Map) NextKey(k *$Key) ($Key, error) {
 					nk = m.slots[next-1].loadKey()
 				}
 			}
-			if atomic.LoadUint32(&s.seq) != seq {
+			if !s.seq.ReadValid(seq) {
 				continue
 			}
 			if next != 0 {
@@ -865,13 +829,13 @@ func (m *$Map) NextKey(k *$Key) ($Key, error) {
 	for bi := start; bi <= m.mask; bi++ {
 		s := &m.slots[bi]
 		for {
-			seq := s.readBegin()
+			seq := s.seq.ReadBegin()
 			head := atomic.LoadUint32(&s.next)&$pHome != 0
 			var nk $Key
 			if head {
 				nk = s.loadKey()
 			}
-			if atomic.LoadUint32(&s.seq) != seq {
+			if !s.seq.ReadValid(seq) {
 				continue
 			}
 			if head {
@@ -931,7 +895,7 @@ func (g *generator) homeBatch(f *jen.File) {
 func (m *$Map) batchWalk(bi uint32, keys []$Key, vals []$Value, del bool) (total int, next uint32, err error) {
 	for bi <= m.mask {
 ` + find + `		hs := &m.slots[bi]
-		hs.lock()
+		hs.seq.Lock()
 		cnt := 0
 		if atomic.LoadUint32(&hs.next)&$pHome != 0 {
 			for i := bi + 1; i != 0; i = atomic.LoadUint32(&m.slots[i-1].next) & $pIdx {
@@ -940,7 +904,7 @@ func (m *$Map) batchWalk(bi uint32, keys []$Key, vals []$Value, del bool) (total
 		}
 		if cnt > len(keys)-total {
 			// The bucket does not fit: it is not consumed, the cursor stays on it.
-			hs.unlock()
+			hs.seq.Unlock()
 			if total == 0 {
 				return 0, bi, htab.ErrNoSpace
 			}
@@ -962,7 +926,7 @@ func (m *$Map) batchWalk(bi uint32, keys []$Key, vals []$Value, del bool) (total
 			// unreachable now, so nothing else writes its next links.
 			chain := atomic.LoadUint32(&hs.next) & $pIdx
 			atomic.StoreUint32(&hs.next, 0)
-` + occClear + `			hs.unlock()
+` + occClear + `			hs.seq.Unlock()
 			for i := chain; i != 0; {
 				nx := atomic.LoadUint32(&m.slots[i-1].next) & $pIdx
 				m.release(i - 1)
@@ -970,7 +934,7 @@ func (m *$Map) batchWalk(bi uint32, keys []$Key, vals []$Value, del bool) (total
 			}
 			m.release(bi)
 		} else {
-			hs.unlock()
+			hs.seq.Unlock()
 		}
 		total += cnt
 		bi++

@@ -30,8 +30,8 @@ import (
 //   index+1  how elements link; 0 is nil. Nothing holds a pointer.
 //
 // Layout, in bytes
-//   slot | seq uint32 | next uint32 | key [1]uint32 | val [1]uint32 |
-//        0            4             8               12              16
+//   slot | seq htab.SeqLock | next uint32 | key [1]uint32 | val [1]uint32 |
+//        0                  4             8               12              16
 //   next: bit 31 = home (this slot is its bucket's head), bits 0-30 = index+1
 //   of the next older element.
 //
@@ -68,16 +68,15 @@ type homeK4V4AlwaysKeyWords [1]uint32
 // sync/atomic; writers store them under the lock of the bucket whose chain
 // holds the element.
 type homeK4V4AlwaysElem struct {
-	seq  uint32    // off 0, 4 B: the sequence lock of the bucket whose home this slot is: odd while a writer holds it
-	next uint32    // off 4, 4 B: bit 31: this slot holds its bucket's newest element; bits 0-30: index+1 of the next older element, 0 ends the chain
-	key  [1]uint32 // off 8, 4 B: the 4 key bytes, little-endian words, zero-padded
-	val  [1]uint32 // off 12, 4 B: the 4 value bytes, little-endian words, zero-padded
+	seq  htab.SeqLock // off 0, 4 B: the sequence lock of the bucket whose home this slot is: odd while a writer holds it
+	next uint32       // off 4, 4 B: bit 31: this slot holds its bucket's newest element; bits 0-30: index+1 of the next older element, 0 ends the chain
+	key  [1]uint32    // off 8, 4 B: the 4 key bytes, little-endian words, zero-padded
+	val  [1]uint32    // off 12, 4 B: the 4 value bytes, little-endian words, zero-padded
 }
 
 const (
 	homeK4V4AlwaysHome   = 1 << 31                // next: the slot holds its bucket's newest element
 	homeK4V4AlwaysIdx    = homeK4V4AlwaysHome - 1 // next: index+1 of the next older element
-	homeK4V4AlwaysSpins  = 64                     // busy-waits before a lock or read yields
 	homeK4V4AlwaysMaxLen = 1 << 30                // most slots: index+1 must stay clear of the home bit
 )
 
@@ -214,41 +213,6 @@ func (e *homeK4V4AlwaysElem) loadValue() (v HomeK4V4AlwaysValue) {
 // setValue stores v into e. Only under the bucket lock.
 func (e *homeK4V4AlwaysElem) setValue(v *HomeK4V4AlwaysValue) {
 	atomic.StoreUint32(&e.val[0], binary.LittleEndian.Uint32(v[0:]))
-}
-
-// lock takes bucket e (the slot's sequence) for writing: odd while held.
-func (e *homeK4V4AlwaysElem) lock() {
-	for n := 0; ; n++ {
-		s := atomic.LoadUint32(&e.seq)
-		if s&1 == 0 && atomic.CompareAndSwapUint32(&e.seq, s, s+1) {
-			return
-		}
-		if n >= homeK4V4AlwaysSpins {
-			runtime.Gosched()
-		}
-	}
-}
-
-// tryLock takes bucket e if no one holds it.
-func (e *homeK4V4AlwaysElem) tryLock() bool {
-	s := atomic.LoadUint32(&e.seq)
-	return s&1 == 0 && atomic.CompareAndSwapUint32(&e.seq, s, s+1)
-}
-
-// unlock releases bucket e and lets readers validate again.
-func (e *homeK4V4AlwaysElem) unlock() { atomic.AddUint32(&e.seq, 1) }
-
-// readBegin waits until no writer holds bucket e and returns the sequence to
-// compare after reading.
-func (e *homeK4V4AlwaysElem) readBegin() uint32 {
-	for n := 0; ; n++ {
-		if s := atomic.LoadUint32(&e.seq); s&1 == 0 {
-			return s
-		}
-		if n >= homeK4V4AlwaysSpins {
-			runtime.Gosched()
-		}
-	}
 }
 
 // copyFrom copies src's element into e, with e's next word set to next. Only
@@ -413,7 +377,7 @@ func (m *HomeK4V4Always) Lookup(k HomeK4V4AlwaysKey) (HomeK4V4AlwaysValue, bool)
 	}
 
 	s := &m.slots[h&m.mask]
-	seq := atomic.LoadUint32(&s.seq)
+	seq := s.seq.Load()
 	nx := atomic.LoadUint32(&s.next)
 	if nx&homeK4V4AlwaysHome != 0 && seq&1 == 0 {
 		e := s
@@ -427,7 +391,7 @@ func (m *HomeK4V4Always) Lookup(k HomeK4V4AlwaysKey) (HomeK4V4AlwaysValue, bool)
 		}
 		if e != nil {
 			v := e.loadValue()
-			if atomic.LoadUint32(&s.seq) == seq {
+			if s.seq.ReadValid(seq) {
 				return v, true
 			}
 		}
@@ -439,7 +403,7 @@ func (m *HomeK4V4Always) Lookup(k HomeK4V4AlwaysKey) (HomeK4V4AlwaysValue, bool)
 // the chain of home slot s, retried until no writer came in between.
 func (m *HomeK4V4Always) lookupChain(s *homeK4V4AlwaysElem, w *homeK4V4AlwaysKeyWords, h uint32) (HomeK4V4AlwaysValue, bool) {
 	for {
-		seq := s.readBegin()
+		seq := s.seq.ReadBegin()
 		var v HomeK4V4AlwaysValue
 		found := false
 		nx := atomic.LoadUint32(&s.next)
@@ -458,7 +422,7 @@ func (m *HomeK4V4Always) lookupChain(s *homeK4V4AlwaysElem, w *homeK4V4AlwaysKey
 				nx = atomic.LoadUint32(&e.next)
 			}
 		}
-		if atomic.LoadUint32(&s.seq) == seq {
+		if s.seq.ReadValid(seq) {
 			return v, found
 		}
 	}
@@ -475,20 +439,20 @@ func (m *HomeK4V4Always) update(k *HomeK4V4AlwaysKey, v *HomeK4V4AlwaysValue, cp
 	b := h & m.mask
 	hs := &m.slots[b]
 	for {
-		hs.lock()
+		hs.seq.Lock()
 		prev, i := m.find(b, &w, h)
 		if i != 0 && flags == htab.UpdateNoExist {
-			hs.unlock()
+			hs.seq.Unlock()
 			return htab.ErrKeyExist
 		}
 		if i == 0 && flags == htab.UpdateExist {
-			hs.unlock()
+			hs.seq.Unlock()
 			return htab.ErrKeyNotExist
 		}
 		if i != 0 {
 			if prev == 0 { // the head: in place
 				hs.setValue(v)
-				hs.unlock()
+				hs.seq.Unlock()
 				return nil
 			}
 			// Unlink e, reuse its slot for the old head, put k at the head:
@@ -499,12 +463,12 @@ func (m *HomeK4V4Always) update(k *HomeK4V4AlwaysKey, v *HomeK4V4AlwaysValue, cp
 			hs.setKey(&w, h)
 			hs.setValue(v)
 			atomic.StoreUint32(&hs.next, homeK4V4AlwaysHome|i)
-			hs.unlock()
+			hs.seq.Unlock()
 			return nil
 		}
 		if m.count.Add(1) > int64(m.maxEntries) {
 			m.count.Add(-1)
-			hs.unlock()
+			hs.seq.Unlock()
 			return htab.ErrFull
 		}
 		if atomic.LoadUint32(&hs.next)&homeK4V4AlwaysHome != 0 {
@@ -514,7 +478,7 @@ func (m *HomeK4V4Always) update(k *HomeK4V4AlwaysKey, v *HomeK4V4AlwaysValue, cp
 			hs.setKey(&w, h)
 			hs.setValue(v)
 			atomic.StoreUint32(&hs.next, homeK4V4AlwaysHome|(f+1))
-			hs.unlock()
+			hs.seq.Unlock()
 			return nil
 		}
 		// Empty bucket: slot b is free, or holds another bucket's overflow element.
@@ -522,11 +486,11 @@ func (m *HomeK4V4Always) update(k *HomeK4V4AlwaysKey, v *HomeK4V4AlwaysValue, cp
 			hs.setKey(&w, h)
 			hs.setValue(v)
 			atomic.StoreUint32(&hs.next, homeK4V4AlwaysHome)
-			hs.unlock()
+			hs.seq.Unlock()
 			return nil
 		}
 		m.count.Add(-1)
-		hs.unlock()
+		hs.seq.Unlock()
 		runtime.Gosched()
 	}
 }
@@ -554,15 +518,15 @@ func (m *HomeK4V4Always) evict(b uint32) bool {
 		c := m.slotBucket(s)
 		if c == b {
 			// Being written or freed by b's own past owner right now.
-			if n >= homeK4V4AlwaysSpins {
+			if n >= htab.SpinsBeforeYield {
 				runtime.Gosched()
 			}
 			continue
 		}
 		cs := &m.slots[c]
 		if c > b {
-			cs.lock()
-		} else if !cs.tryLock() {
+			cs.seq.Lock()
+		} else if !cs.seq.TryLock() {
 			return false
 		}
 		// Is slot b in c's chain? Find the slot before it.
@@ -580,8 +544,8 @@ func (m *HomeK4V4Always) evict(b uint32) bool {
 		if prev == 0 {
 			// The element left c's chain meanwhile and its slot is about to be
 			// released, or the key was stale: look again.
-			cs.unlock()
-			if n >= homeK4V4AlwaysSpins {
+			cs.seq.Unlock()
+			if n >= htab.SpinsBeforeYield {
 				runtime.Gosched()
 			}
 			continue
@@ -590,7 +554,7 @@ func (m *HomeK4V4Always) evict(b uint32) bool {
 		m.slots[f].copyFrom(s, atomic.LoadUint32(&s.next)&homeK4V4AlwaysIdx)
 		p := &m.slots[prev-1]
 		atomic.StoreUint32(&p.next, atomic.LoadUint32(&p.next)&homeK4V4AlwaysHome|(f+1))
-		cs.unlock()
+		cs.seq.Unlock()
 		return true
 	}
 }
@@ -601,14 +565,14 @@ func (m *HomeK4V4Always) Delete(k HomeK4V4AlwaysKey) error {
 	h := m.hash(&k, &w)
 	b := h & m.mask
 	hs := &m.slots[b]
-	hs.lock()
+	hs.seq.Lock()
 	prev, i := m.find(b, &w, h)
 	if i == 0 {
-		hs.unlock()
+		hs.seq.Unlock()
 		return htab.ErrKeyNotExist
 	}
 	freed := m.unlink(b, prev, i)
-	hs.unlock()
+	hs.seq.Unlock()
 	m.release(freed)
 	return nil
 }
@@ -620,15 +584,15 @@ func (m *HomeK4V4Always) LookupAndDelete(k HomeK4V4AlwaysKey) (HomeK4V4AlwaysVal
 	h := m.hash(&k, &w)
 	b := h & m.mask
 	hs := &m.slots[b]
-	hs.lock()
+	hs.seq.Lock()
 	prev, i := m.find(b, &w, h)
 	if i == 0 {
-		hs.unlock()
+		hs.seq.Unlock()
 		return HomeK4V4AlwaysValue{}, htab.ErrKeyNotExist
 	}
 	v := m.slots[i-1].loadValue()
 	freed := m.unlink(b, prev, i)
-	hs.unlock()
+	hs.seq.Unlock()
 	m.release(freed)
 	return v, nil
 }
@@ -660,7 +624,7 @@ func (m *HomeK4V4Always) snapshot(b uint32, keys []HomeK4V4AlwaysKey, vals []Hom
 	k0, v0 := len(keys), len(vals)
 	s := &m.slots[b]
 	for {
-		seq := s.readBegin()
+		seq := s.seq.ReadBegin()
 		keys, vals = keys[:k0], vals[:v0]
 		if nx := atomic.LoadUint32(&s.next); nx&homeK4V4AlwaysHome != 0 {
 			for i, n := b+1, 0; i != 0 && n < len(m.slots); n++ {
@@ -670,7 +634,7 @@ func (m *HomeK4V4Always) snapshot(b uint32, keys []HomeK4V4AlwaysKey, vals []Hom
 				i = atomic.LoadUint32(&e.next) & homeK4V4AlwaysIdx
 			}
 		}
-		if atomic.LoadUint32(&s.seq) == seq {
+		if s.seq.ReadValid(seq) {
 			return keys, vals
 		}
 	}
@@ -687,7 +651,7 @@ func (m *HomeK4V4Always) NextKey(k *HomeK4V4AlwaysKey) (HomeK4V4AlwaysKey, error
 		b := h & m.mask
 		s := &m.slots[b]
 		for {
-			seq := s.readBegin()
+			seq := s.seq.ReadBegin()
 			_, i := m.find(b, &w, h)
 			var next uint32
 			var nk HomeK4V4AlwaysKey
@@ -696,7 +660,7 @@ func (m *HomeK4V4Always) NextKey(k *HomeK4V4AlwaysKey) (HomeK4V4AlwaysKey, error
 					nk = m.slots[next-1].loadKey()
 				}
 			}
-			if atomic.LoadUint32(&s.seq) != seq {
+			if !s.seq.ReadValid(seq) {
 				continue
 			}
 			if next != 0 {
@@ -713,13 +677,13 @@ func (m *HomeK4V4Always) NextKey(k *HomeK4V4AlwaysKey) (HomeK4V4AlwaysKey, error
 	for bi := start; bi <= m.mask; bi++ {
 		s := &m.slots[bi]
 		for {
-			seq := s.readBegin()
+			seq := s.seq.ReadBegin()
 			head := atomic.LoadUint32(&s.next)&homeK4V4AlwaysHome != 0
 			var nk HomeK4V4AlwaysKey
 			if head {
 				nk = s.loadKey()
 			}
-			if atomic.LoadUint32(&s.seq) != seq {
+			if !s.seq.ReadValid(seq) {
 				continue
 			}
 			if head {
@@ -796,7 +760,7 @@ func (m *HomeK4V4Always) batch(c *htab.Cursor, keys []HomeK4V4AlwaysKey, vals []
 func (m *HomeK4V4Always) batchWalk(bi uint32, keys []HomeK4V4AlwaysKey, vals []HomeK4V4AlwaysValue, del bool) (total int, next uint32, err error) {
 	for bi <= m.mask {
 		hs := &m.slots[bi]
-		hs.lock()
+		hs.seq.Lock()
 		cnt := 0
 		if atomic.LoadUint32(&hs.next)&homeK4V4AlwaysHome != 0 {
 			for i := bi + 1; i != 0; i = atomic.LoadUint32(&m.slots[i-1].next) & homeK4V4AlwaysIdx {
@@ -805,7 +769,7 @@ func (m *HomeK4V4Always) batchWalk(bi uint32, keys []HomeK4V4AlwaysKey, vals []H
 		}
 		if cnt > len(keys)-total {
 			// The bucket does not fit: it is not consumed, the cursor stays on it.
-			hs.unlock()
+			hs.seq.Unlock()
 			if total == 0 {
 				return 0, bi, htab.ErrNoSpace
 			}
@@ -827,7 +791,7 @@ func (m *HomeK4V4Always) batchWalk(bi uint32, keys []HomeK4V4AlwaysKey, vals []H
 			// unreachable now, so nothing else writes its next links.
 			chain := atomic.LoadUint32(&hs.next) & homeK4V4AlwaysIdx
 			atomic.StoreUint32(&hs.next, 0)
-			hs.unlock()
+			hs.seq.Unlock()
 			for i := chain; i != 0; {
 				nx := atomic.LoadUint32(&m.slots[i-1].next) & homeK4V4AlwaysIdx
 				m.release(i - 1)
@@ -835,7 +799,7 @@ func (m *HomeK4V4Always) batchWalk(bi uint32, keys []HomeK4V4AlwaysKey, vals []H
 			}
 			m.release(bi)
 		} else {
-			hs.unlock()
+			hs.seq.Unlock()
 		}
 		total += cnt
 		bi++

@@ -30,8 +30,8 @@ import (
 //   index+1  how elements link; 0 is nil. Nothing holds a pointer.
 //
 // Layout, in bytes
-//   slot | seq uint32 | next uint32 | key [1]uint32 | val [1]uint32 |
-//        0            4             8               12              16
+//   slot | seq htab.SeqLock | next uint32 | key [1]uint32 | val [1]uint32 |
+//        0                  4             8               12              16
 //   next: bit 31 = home (this slot is its bucket's head), bits 0-30 = index+1
 //   of the next older element.
 //
@@ -68,16 +68,15 @@ type homeK4V4SparseKeyWords [1]uint32
 // sync/atomic; writers store them under the lock of the bucket whose chain
 // holds the element.
 type homeK4V4SparseElem struct {
-	seq  uint32    // off 0, 4 B: the sequence lock of the bucket whose home this slot is: odd while a writer holds it
-	next uint32    // off 4, 4 B: bit 31: this slot holds its bucket's newest element; bits 0-30: index+1 of the next older element, 0 ends the chain
-	key  [1]uint32 // off 8, 4 B: the 4 key bytes, little-endian words, zero-padded
-	val  [1]uint32 // off 12, 4 B: the 4 value bytes, little-endian words, zero-padded
+	seq  htab.SeqLock // off 0, 4 B: the sequence lock of the bucket whose home this slot is: odd while a writer holds it
+	next uint32       // off 4, 4 B: bit 31: this slot holds its bucket's newest element; bits 0-30: index+1 of the next older element, 0 ends the chain
+	key  [1]uint32    // off 8, 4 B: the 4 key bytes, little-endian words, zero-padded
+	val  [1]uint32    // off 12, 4 B: the 4 value bytes, little-endian words, zero-padded
 }
 
 const (
 	homeK4V4SparseHome   = 1 << 31                // next: the slot holds its bucket's newest element
 	homeK4V4SparseIdx    = homeK4V4SparseHome - 1 // next: index+1 of the next older element
-	homeK4V4SparseSpins  = 64                     // busy-waits before a lock or read yields
 	homeK4V4SparseMaxLen = 1 << 30                // most slots: index+1 must stay clear of the home bit
 )
 
@@ -217,41 +216,6 @@ func (e *homeK4V4SparseElem) loadValue() (v HomeK4V4SparseValue) {
 // setValue stores v into e. Only under the bucket lock.
 func (e *homeK4V4SparseElem) setValue(v *HomeK4V4SparseValue) {
 	atomic.StoreUint32(&e.val[0], binary.LittleEndian.Uint32(v[0:]))
-}
-
-// lock takes bucket e (the slot's sequence) for writing: odd while held.
-func (e *homeK4V4SparseElem) lock() {
-	for n := 0; ; n++ {
-		s := atomic.LoadUint32(&e.seq)
-		if s&1 == 0 && atomic.CompareAndSwapUint32(&e.seq, s, s+1) {
-			return
-		}
-		if n >= homeK4V4SparseSpins {
-			runtime.Gosched()
-		}
-	}
-}
-
-// tryLock takes bucket e if no one holds it.
-func (e *homeK4V4SparseElem) tryLock() bool {
-	s := atomic.LoadUint32(&e.seq)
-	return s&1 == 0 && atomic.CompareAndSwapUint32(&e.seq, s, s+1)
-}
-
-// unlock releases bucket e and lets readers validate again.
-func (e *homeK4V4SparseElem) unlock() { atomic.AddUint32(&e.seq, 1) }
-
-// readBegin waits until no writer holds bucket e and returns the sequence to
-// compare after reading.
-func (e *homeK4V4SparseElem) readBegin() uint32 {
-	for n := 0; ; n++ {
-		if s := atomic.LoadUint32(&e.seq); s&1 == 0 {
-			return s
-		}
-		if n >= homeK4V4SparseSpins {
-			runtime.Gosched()
-		}
-	}
 }
 
 // copyFrom copies src's element into e, with e's next word set to next. Only
@@ -416,7 +380,7 @@ func (m *HomeK4V4Sparse) Lookup(k HomeK4V4SparseKey) (HomeK4V4SparseValue, bool)
 	}
 
 	s := &m.slots[h&m.mask]
-	seq := atomic.LoadUint32(&s.seq)
+	seq := s.seq.Load()
 	nx := atomic.LoadUint32(&s.next)
 	if nx&homeK4V4SparseHome != 0 && seq&1 == 0 {
 		e := s
@@ -430,7 +394,7 @@ func (m *HomeK4V4Sparse) Lookup(k HomeK4V4SparseKey) (HomeK4V4SparseValue, bool)
 		}
 		if e != nil {
 			v := e.loadValue()
-			if atomic.LoadUint32(&s.seq) == seq {
+			if s.seq.ReadValid(seq) {
 				return v, true
 			}
 		}
@@ -442,7 +406,7 @@ func (m *HomeK4V4Sparse) Lookup(k HomeK4V4SparseKey) (HomeK4V4SparseValue, bool)
 // the chain of home slot s, retried until no writer came in between.
 func (m *HomeK4V4Sparse) lookupChain(s *homeK4V4SparseElem, w *homeK4V4SparseKeyWords, h uint32) (HomeK4V4SparseValue, bool) {
 	for {
-		seq := s.readBegin()
+		seq := s.seq.ReadBegin()
 		var v HomeK4V4SparseValue
 		found := false
 		nx := atomic.LoadUint32(&s.next)
@@ -461,7 +425,7 @@ func (m *HomeK4V4Sparse) lookupChain(s *homeK4V4SparseElem, w *homeK4V4SparseKey
 				nx = atomic.LoadUint32(&e.next)
 			}
 		}
-		if atomic.LoadUint32(&s.seq) == seq {
+		if s.seq.ReadValid(seq) {
 			return v, found
 		}
 	}
@@ -478,20 +442,20 @@ func (m *HomeK4V4Sparse) update(k *HomeK4V4SparseKey, v *HomeK4V4SparseValue, cp
 	b := h & m.mask
 	hs := &m.slots[b]
 	for {
-		hs.lock()
+		hs.seq.Lock()
 		prev, i := m.find(b, &w, h)
 		if i != 0 && flags == htab.UpdateNoExist {
-			hs.unlock()
+			hs.seq.Unlock()
 			return htab.ErrKeyExist
 		}
 		if i == 0 && flags == htab.UpdateExist {
-			hs.unlock()
+			hs.seq.Unlock()
 			return htab.ErrKeyNotExist
 		}
 		if i != 0 {
 			if prev == 0 { // the head: in place
 				hs.setValue(v)
-				hs.unlock()
+				hs.seq.Unlock()
 				return nil
 			}
 			// Unlink e, reuse its slot for the old head, put k at the head:
@@ -502,12 +466,12 @@ func (m *HomeK4V4Sparse) update(k *HomeK4V4SparseKey, v *HomeK4V4SparseValue, cp
 			hs.setKey(&w, h)
 			hs.setValue(v)
 			atomic.StoreUint32(&hs.next, homeK4V4SparseHome|i)
-			hs.unlock()
+			hs.seq.Unlock()
 			return nil
 		}
 		if m.count.Add(1) > int64(m.maxEntries) {
 			m.count.Add(-1)
-			hs.unlock()
+			hs.seq.Unlock()
 			return htab.ErrFull
 		}
 		if atomic.LoadUint32(&hs.next)&homeK4V4SparseHome != 0 {
@@ -517,7 +481,7 @@ func (m *HomeK4V4Sparse) update(k *HomeK4V4SparseKey, v *HomeK4V4SparseValue, cp
 			hs.setKey(&w, h)
 			hs.setValue(v)
 			atomic.StoreUint32(&hs.next, homeK4V4SparseHome|(f+1))
-			hs.unlock()
+			hs.seq.Unlock()
 			return nil
 		}
 		// Empty bucket: slot b is free, or holds another bucket's overflow element.
@@ -526,11 +490,11 @@ func (m *HomeK4V4Sparse) update(k *HomeK4V4SparseKey, v *HomeK4V4SparseValue, cp
 			hs.setValue(v)
 			atomic.StoreUint32(&hs.next, homeK4V4SparseHome)
 			m.occ.Set(b)
-			hs.unlock()
+			hs.seq.Unlock()
 			return nil
 		}
 		m.count.Add(-1)
-		hs.unlock()
+		hs.seq.Unlock()
 		runtime.Gosched()
 	}
 }
@@ -558,15 +522,15 @@ func (m *HomeK4V4Sparse) evict(b uint32) bool {
 		c := m.slotBucket(s)
 		if c == b {
 			// Being written or freed by b's own past owner right now.
-			if n >= homeK4V4SparseSpins {
+			if n >= htab.SpinsBeforeYield {
 				runtime.Gosched()
 			}
 			continue
 		}
 		cs := &m.slots[c]
 		if c > b {
-			cs.lock()
-		} else if !cs.tryLock() {
+			cs.seq.Lock()
+		} else if !cs.seq.TryLock() {
 			return false
 		}
 		// Is slot b in c's chain? Find the slot before it.
@@ -584,8 +548,8 @@ func (m *HomeK4V4Sparse) evict(b uint32) bool {
 		if prev == 0 {
 			// The element left c's chain meanwhile and its slot is about to be
 			// released, or the key was stale: look again.
-			cs.unlock()
-			if n >= homeK4V4SparseSpins {
+			cs.seq.Unlock()
+			if n >= htab.SpinsBeforeYield {
 				runtime.Gosched()
 			}
 			continue
@@ -594,7 +558,7 @@ func (m *HomeK4V4Sparse) evict(b uint32) bool {
 		m.slots[f].copyFrom(s, atomic.LoadUint32(&s.next)&homeK4V4SparseIdx)
 		p := &m.slots[prev-1]
 		atomic.StoreUint32(&p.next, atomic.LoadUint32(&p.next)&homeK4V4SparseHome|(f+1))
-		cs.unlock()
+		cs.seq.Unlock()
 		return true
 	}
 }
@@ -605,14 +569,14 @@ func (m *HomeK4V4Sparse) Delete(k HomeK4V4SparseKey) error {
 	h := m.hash(&k, &w)
 	b := h & m.mask
 	hs := &m.slots[b]
-	hs.lock()
+	hs.seq.Lock()
 	prev, i := m.find(b, &w, h)
 	if i == 0 {
-		hs.unlock()
+		hs.seq.Unlock()
 		return htab.ErrKeyNotExist
 	}
 	freed := m.unlink(b, prev, i)
-	hs.unlock()
+	hs.seq.Unlock()
 	m.release(freed)
 	return nil
 }
@@ -624,15 +588,15 @@ func (m *HomeK4V4Sparse) LookupAndDelete(k HomeK4V4SparseKey) (HomeK4V4SparseVal
 	h := m.hash(&k, &w)
 	b := h & m.mask
 	hs := &m.slots[b]
-	hs.lock()
+	hs.seq.Lock()
 	prev, i := m.find(b, &w, h)
 	if i == 0 {
-		hs.unlock()
+		hs.seq.Unlock()
 		return HomeK4V4SparseValue{}, htab.ErrKeyNotExist
 	}
 	v := m.slots[i-1].loadValue()
 	freed := m.unlink(b, prev, i)
-	hs.unlock()
+	hs.seq.Unlock()
 	m.release(freed)
 	return v, nil
 }
@@ -665,7 +629,7 @@ func (m *HomeK4V4Sparse) snapshot(b uint32, keys []HomeK4V4SparseKey, vals []Hom
 	k0, v0 := len(keys), len(vals)
 	s := &m.slots[b]
 	for {
-		seq := s.readBegin()
+		seq := s.seq.ReadBegin()
 		keys, vals = keys[:k0], vals[:v0]
 		if nx := atomic.LoadUint32(&s.next); nx&homeK4V4SparseHome != 0 {
 			for i, n := b+1, 0; i != 0 && n < len(m.slots); n++ {
@@ -675,7 +639,7 @@ func (m *HomeK4V4Sparse) snapshot(b uint32, keys []HomeK4V4SparseKey, vals []Hom
 				i = atomic.LoadUint32(&e.next) & homeK4V4SparseIdx
 			}
 		}
-		if atomic.LoadUint32(&s.seq) == seq {
+		if s.seq.ReadValid(seq) {
 			return keys, vals
 		}
 	}
@@ -692,7 +656,7 @@ func (m *HomeK4V4Sparse) NextKey(k *HomeK4V4SparseKey) (HomeK4V4SparseKey, error
 		b := h & m.mask
 		s := &m.slots[b]
 		for {
-			seq := s.readBegin()
+			seq := s.seq.ReadBegin()
 			_, i := m.find(b, &w, h)
 			var next uint32
 			var nk HomeK4V4SparseKey
@@ -701,7 +665,7 @@ func (m *HomeK4V4Sparse) NextKey(k *HomeK4V4SparseKey) (HomeK4V4SparseKey, error
 					nk = m.slots[next-1].loadKey()
 				}
 			}
-			if atomic.LoadUint32(&s.seq) != seq {
+			if !s.seq.ReadValid(seq) {
 				continue
 			}
 			if next != 0 {
@@ -718,13 +682,13 @@ func (m *HomeK4V4Sparse) NextKey(k *HomeK4V4SparseKey) (HomeK4V4SparseKey, error
 	for bi := start; bi <= m.mask; bi++ {
 		s := &m.slots[bi]
 		for {
-			seq := s.readBegin()
+			seq := s.seq.ReadBegin()
 			head := atomic.LoadUint32(&s.next)&homeK4V4SparseHome != 0
 			var nk HomeK4V4SparseKey
 			if head {
 				nk = s.loadKey()
 			}
-			if atomic.LoadUint32(&s.seq) != seq {
+			if !s.seq.ReadValid(seq) {
 				continue
 			}
 			if head {
@@ -804,7 +768,7 @@ func (m *HomeK4V4Sparse) batchWalk(bi uint32, keys []HomeK4V4SparseKey, vals []H
 			break
 		}
 		hs := &m.slots[bi]
-		hs.lock()
+		hs.seq.Lock()
 		cnt := 0
 		if atomic.LoadUint32(&hs.next)&homeK4V4SparseHome != 0 {
 			for i := bi + 1; i != 0; i = atomic.LoadUint32(&m.slots[i-1].next) & homeK4V4SparseIdx {
@@ -813,7 +777,7 @@ func (m *HomeK4V4Sparse) batchWalk(bi uint32, keys []HomeK4V4SparseKey, vals []H
 		}
 		if cnt > len(keys)-total {
 			// The bucket does not fit: it is not consumed, the cursor stays on it.
-			hs.unlock()
+			hs.seq.Unlock()
 			if total == 0 {
 				return 0, bi, htab.ErrNoSpace
 			}
@@ -836,7 +800,7 @@ func (m *HomeK4V4Sparse) batchWalk(bi uint32, keys []HomeK4V4SparseKey, vals []H
 			chain := atomic.LoadUint32(&hs.next) & homeK4V4SparseIdx
 			atomic.StoreUint32(&hs.next, 0)
 			m.occ.Clear(bi)
-			hs.unlock()
+			hs.seq.Unlock()
 			for i := chain; i != 0; {
 				nx := atomic.LoadUint32(&m.slots[i-1].next) & homeK4V4SparseIdx
 				m.release(i - 1)
@@ -844,7 +808,7 @@ func (m *HomeK4V4Sparse) batchWalk(bi uint32, keys []HomeK4V4SparseKey, vals []H
 			}
 			m.release(bi)
 		} else {
-			hs.unlock()
+			hs.seq.Unlock()
 		}
 		total += cnt
 		bi++

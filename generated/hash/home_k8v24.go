@@ -30,8 +30,8 @@ import (
 //   index+1  how elements link; 0 is nil. Nothing holds a pointer.
 //
 // Layout, in bytes
-//   slot | seq uint32 | next uint32 | key [2]uint32 | val [6]uint32 |
-//        0            4             8               16              40
+//   slot | seq htab.SeqLock | next uint32 | key [2]uint32 | val [6]uint32 |
+//        0                  4             8               16              40
 //   next: bit 31 = home (this slot is its bucket's head), bits 0-30 = index+1
 //   of the next older element.
 //
@@ -68,16 +68,15 @@ type homeK8V24KeyWords [2]uint32
 // sync/atomic; writers store them under the lock of the bucket whose chain
 // holds the element.
 type homeK8V24Elem struct {
-	seq  uint32    // off 0, 4 B: the sequence lock of the bucket whose home this slot is: odd while a writer holds it
-	next uint32    // off 4, 4 B: bit 31: this slot holds its bucket's newest element; bits 0-30: index+1 of the next older element, 0 ends the chain
-	key  [2]uint32 // off 8, 8 B: the 8 key bytes, little-endian words, zero-padded
-	val  [6]uint32 // off 16, 24 B: the 24 value bytes, little-endian words, zero-padded
+	seq  htab.SeqLock // off 0, 4 B: the sequence lock of the bucket whose home this slot is: odd while a writer holds it
+	next uint32       // off 4, 4 B: bit 31: this slot holds its bucket's newest element; bits 0-30: index+1 of the next older element, 0 ends the chain
+	key  [2]uint32    // off 8, 8 B: the 8 key bytes, little-endian words, zero-padded
+	val  [6]uint32    // off 16, 24 B: the 24 value bytes, little-endian words, zero-padded
 }
 
 const (
 	homeK8V24Home   = 1 << 31           // next: the slot holds its bucket's newest element
 	homeK8V24Idx    = homeK8V24Home - 1 // next: index+1 of the next older element
-	homeK8V24Spins  = 64                // busy-waits before a lock or read yields
 	homeK8V24MaxLen = 1 << 30           // most slots: index+1 must stay clear of the home bit
 )
 
@@ -225,41 +224,6 @@ func (e *homeK8V24Elem) setValue(v *HomeK8V24Value) {
 	atomic.StoreUint32(&e.val[3], binary.LittleEndian.Uint32(v[12:]))
 	atomic.StoreUint32(&e.val[4], binary.LittleEndian.Uint32(v[16:]))
 	atomic.StoreUint32(&e.val[5], binary.LittleEndian.Uint32(v[20:]))
-}
-
-// lock takes bucket e (the slot's sequence) for writing: odd while held.
-func (e *homeK8V24Elem) lock() {
-	for n := 0; ; n++ {
-		s := atomic.LoadUint32(&e.seq)
-		if s&1 == 0 && atomic.CompareAndSwapUint32(&e.seq, s, s+1) {
-			return
-		}
-		if n >= homeK8V24Spins {
-			runtime.Gosched()
-		}
-	}
-}
-
-// tryLock takes bucket e if no one holds it.
-func (e *homeK8V24Elem) tryLock() bool {
-	s := atomic.LoadUint32(&e.seq)
-	return s&1 == 0 && atomic.CompareAndSwapUint32(&e.seq, s, s+1)
-}
-
-// unlock releases bucket e and lets readers validate again.
-func (e *homeK8V24Elem) unlock() { atomic.AddUint32(&e.seq, 1) }
-
-// readBegin waits until no writer holds bucket e and returns the sequence to
-// compare after reading.
-func (e *homeK8V24Elem) readBegin() uint32 {
-	for n := 0; ; n++ {
-		if s := atomic.LoadUint32(&e.seq); s&1 == 0 {
-			return s
-		}
-		if n >= homeK8V24Spins {
-			runtime.Gosched()
-		}
-	}
 }
 
 // copyFrom copies src's element into e, with e's next word set to next. Only
@@ -436,7 +400,7 @@ func (m *HomeK8V24) Lookup(k HomeK8V24Key) (HomeK8V24Value, bool) {
 	}
 
 	s := &m.slots[h&m.mask]
-	seq := atomic.LoadUint32(&s.seq)
+	seq := s.seq.Load()
 	nx := atomic.LoadUint32(&s.next)
 	if nx&homeK8V24Home != 0 && seq&1 == 0 {
 		e := s
@@ -450,7 +414,7 @@ func (m *HomeK8V24) Lookup(k HomeK8V24Key) (HomeK8V24Value, bool) {
 		}
 		if e != nil {
 			v := e.loadValue()
-			if atomic.LoadUint32(&s.seq) == seq {
+			if s.seq.ReadValid(seq) {
 				return v, true
 			}
 		}
@@ -463,7 +427,7 @@ func (m *HomeK8V24) Lookup(k HomeK8V24Key) (HomeK8V24Value, bool) {
 // the chain of home slot s, retried until no writer came in between.
 func (m *HomeK8V24) lookupChain(s *homeK8V24Elem, w *homeK8V24KeyWords, h uint32) (HomeK8V24Value, bool) {
 	for {
-		seq := s.readBegin()
+		seq := s.seq.ReadBegin()
 		var v HomeK8V24Value
 		found := false
 		nx := atomic.LoadUint32(&s.next)
@@ -482,7 +446,7 @@ func (m *HomeK8V24) lookupChain(s *homeK8V24Elem, w *homeK8V24KeyWords, h uint32
 				nx = atomic.LoadUint32(&e.next)
 			}
 		}
-		if atomic.LoadUint32(&s.seq) == seq {
+		if s.seq.ReadValid(seq) {
 			return v, found
 		}
 	}
@@ -499,20 +463,20 @@ func (m *HomeK8V24) update(k *HomeK8V24Key, v *HomeK8V24Value, cpu int, flags ht
 	b := h & m.mask
 	hs := &m.slots[b]
 	for {
-		hs.lock()
+		hs.seq.Lock()
 		prev, i := m.find(b, &w, h)
 		if i != 0 && flags == htab.UpdateNoExist {
-			hs.unlock()
+			hs.seq.Unlock()
 			return htab.ErrKeyExist
 		}
 		if i == 0 && flags == htab.UpdateExist {
-			hs.unlock()
+			hs.seq.Unlock()
 			return htab.ErrKeyNotExist
 		}
 		if i != 0 {
 			if prev == 0 { // the head: in place
 				hs.setValue(v)
-				hs.unlock()
+				hs.seq.Unlock()
 				return nil
 			}
 			// Unlink e, reuse its slot for the old head, put k at the head:
@@ -523,12 +487,12 @@ func (m *HomeK8V24) update(k *HomeK8V24Key, v *HomeK8V24Value, cpu int, flags ht
 			hs.setKey(&w, h)
 			hs.setValue(v)
 			atomic.StoreUint32(&hs.next, homeK8V24Home|i)
-			hs.unlock()
+			hs.seq.Unlock()
 			return nil
 		}
 		if m.count.Add(1) > int64(m.maxEntries) {
 			m.count.Add(-1)
-			hs.unlock()
+			hs.seq.Unlock()
 			return htab.ErrFull
 		}
 		if atomic.LoadUint32(&hs.next)&homeK8V24Home != 0 {
@@ -538,7 +502,7 @@ func (m *HomeK8V24) update(k *HomeK8V24Key, v *HomeK8V24Value, cpu int, flags ht
 			hs.setKey(&w, h)
 			hs.setValue(v)
 			atomic.StoreUint32(&hs.next, homeK8V24Home|(f+1))
-			hs.unlock()
+			hs.seq.Unlock()
 			return nil
 		}
 		// Empty bucket: slot b is free, or holds another bucket's overflow element.
@@ -546,11 +510,11 @@ func (m *HomeK8V24) update(k *HomeK8V24Key, v *HomeK8V24Value, cpu int, flags ht
 			hs.setKey(&w, h)
 			hs.setValue(v)
 			atomic.StoreUint32(&hs.next, homeK8V24Home)
-			hs.unlock()
+			hs.seq.Unlock()
 			return nil
 		}
 		m.count.Add(-1)
-		hs.unlock()
+		hs.seq.Unlock()
 		runtime.Gosched()
 	}
 }
@@ -578,15 +542,15 @@ func (m *HomeK8V24) evict(b uint32) bool {
 		c := m.slotBucket(s)
 		if c == b {
 			// Being written or freed by b's own past owner right now.
-			if n >= homeK8V24Spins {
+			if n >= htab.SpinsBeforeYield {
 				runtime.Gosched()
 			}
 			continue
 		}
 		cs := &m.slots[c]
 		if c > b {
-			cs.lock()
-		} else if !cs.tryLock() {
+			cs.seq.Lock()
+		} else if !cs.seq.TryLock() {
 			return false
 		}
 		// Is slot b in c's chain? Find the slot before it.
@@ -604,8 +568,8 @@ func (m *HomeK8V24) evict(b uint32) bool {
 		if prev == 0 {
 			// The element left c's chain meanwhile and its slot is about to be
 			// released, or the key was stale: look again.
-			cs.unlock()
-			if n >= homeK8V24Spins {
+			cs.seq.Unlock()
+			if n >= htab.SpinsBeforeYield {
 				runtime.Gosched()
 			}
 			continue
@@ -614,7 +578,7 @@ func (m *HomeK8V24) evict(b uint32) bool {
 		m.slots[f].copyFrom(s, atomic.LoadUint32(&s.next)&homeK8V24Idx)
 		p := &m.slots[prev-1]
 		atomic.StoreUint32(&p.next, atomic.LoadUint32(&p.next)&homeK8V24Home|(f+1))
-		cs.unlock()
+		cs.seq.Unlock()
 		return true
 	}
 }
@@ -625,14 +589,14 @@ func (m *HomeK8V24) Delete(k HomeK8V24Key) error {
 	h := m.hash(&k, &w)
 	b := h & m.mask
 	hs := &m.slots[b]
-	hs.lock()
+	hs.seq.Lock()
 	prev, i := m.find(b, &w, h)
 	if i == 0 {
-		hs.unlock()
+		hs.seq.Unlock()
 		return htab.ErrKeyNotExist
 	}
 	freed := m.unlink(b, prev, i)
-	hs.unlock()
+	hs.seq.Unlock()
 	m.release(freed)
 	return nil
 }
@@ -644,15 +608,15 @@ func (m *HomeK8V24) LookupAndDelete(k HomeK8V24Key) (HomeK8V24Value, error) {
 	h := m.hash(&k, &w)
 	b := h & m.mask
 	hs := &m.slots[b]
-	hs.lock()
+	hs.seq.Lock()
 	prev, i := m.find(b, &w, h)
 	if i == 0 {
-		hs.unlock()
+		hs.seq.Unlock()
 		return HomeK8V24Value{}, htab.ErrKeyNotExist
 	}
 	v := m.slots[i-1].loadValue()
 	freed := m.unlink(b, prev, i)
-	hs.unlock()
+	hs.seq.Unlock()
 	m.release(freed)
 	return v, nil
 }
@@ -684,7 +648,7 @@ func (m *HomeK8V24) snapshot(b uint32, keys []HomeK8V24Key, vals []HomeK8V24Valu
 	k0, v0 := len(keys), len(vals)
 	s := &m.slots[b]
 	for {
-		seq := s.readBegin()
+		seq := s.seq.ReadBegin()
 		keys, vals = keys[:k0], vals[:v0]
 		if nx := atomic.LoadUint32(&s.next); nx&homeK8V24Home != 0 {
 			for i, n := b+1, 0; i != 0 && n < len(m.slots); n++ {
@@ -694,7 +658,7 @@ func (m *HomeK8V24) snapshot(b uint32, keys []HomeK8V24Key, vals []HomeK8V24Valu
 				i = atomic.LoadUint32(&e.next) & homeK8V24Idx
 			}
 		}
-		if atomic.LoadUint32(&s.seq) == seq {
+		if s.seq.ReadValid(seq) {
 			return keys, vals
 		}
 	}
@@ -711,7 +675,7 @@ func (m *HomeK8V24) NextKey(k *HomeK8V24Key) (HomeK8V24Key, error) {
 		b := h & m.mask
 		s := &m.slots[b]
 		for {
-			seq := s.readBegin()
+			seq := s.seq.ReadBegin()
 			_, i := m.find(b, &w, h)
 			var next uint32
 			var nk HomeK8V24Key
@@ -720,7 +684,7 @@ func (m *HomeK8V24) NextKey(k *HomeK8V24Key) (HomeK8V24Key, error) {
 					nk = m.slots[next-1].loadKey()
 				}
 			}
-			if atomic.LoadUint32(&s.seq) != seq {
+			if !s.seq.ReadValid(seq) {
 				continue
 			}
 			if next != 0 {
@@ -737,13 +701,13 @@ func (m *HomeK8V24) NextKey(k *HomeK8V24Key) (HomeK8V24Key, error) {
 	for bi := start; bi <= m.mask; bi++ {
 		s := &m.slots[bi]
 		for {
-			seq := s.readBegin()
+			seq := s.seq.ReadBegin()
 			head := atomic.LoadUint32(&s.next)&homeK8V24Home != 0
 			var nk HomeK8V24Key
 			if head {
 				nk = s.loadKey()
 			}
-			if atomic.LoadUint32(&s.seq) != seq {
+			if !s.seq.ReadValid(seq) {
 				continue
 			}
 			if head {
@@ -824,7 +788,7 @@ func (m *HomeK8V24) batchWalk(bi uint32, keys []HomeK8V24Key, vals []HomeK8V24Va
 			continue
 		}
 		hs := &m.slots[bi]
-		hs.lock()
+		hs.seq.Lock()
 		cnt := 0
 		if atomic.LoadUint32(&hs.next)&homeK8V24Home != 0 {
 			for i := bi + 1; i != 0; i = atomic.LoadUint32(&m.slots[i-1].next) & homeK8V24Idx {
@@ -833,7 +797,7 @@ func (m *HomeK8V24) batchWalk(bi uint32, keys []HomeK8V24Key, vals []HomeK8V24Va
 		}
 		if cnt > len(keys)-total {
 			// The bucket does not fit: it is not consumed, the cursor stays on it.
-			hs.unlock()
+			hs.seq.Unlock()
 			if total == 0 {
 				return 0, bi, htab.ErrNoSpace
 			}
@@ -855,7 +819,7 @@ func (m *HomeK8V24) batchWalk(bi uint32, keys []HomeK8V24Key, vals []HomeK8V24Va
 			// unreachable now, so nothing else writes its next links.
 			chain := atomic.LoadUint32(&hs.next) & homeK8V24Idx
 			atomic.StoreUint32(&hs.next, 0)
-			hs.unlock()
+			hs.seq.Unlock()
 			for i := chain; i != 0; {
 				nx := atomic.LoadUint32(&m.slots[i-1].next) & homeK8V24Idx
 				m.release(i - 1)
@@ -863,7 +827,7 @@ func (m *HomeK8V24) batchWalk(bi uint32, keys []HomeK8V24Key, vals []HomeK8V24Va
 			}
 			m.release(bi)
 		} else {
-			hs.unlock()
+			hs.seq.Unlock()
 		}
 		total += cnt
 		bi++

@@ -30,8 +30,8 @@ import (
 //   index+1  how elements link; 0 is nil. Nothing holds a pointer.
 //
 // Layout, in bytes
-//   slot | seq uint32 | next uint32 | key [1]uint32 | val [2]uint32 |
-//        0            4             8               12              20
+//   slot | seq htab.SeqLock | next uint32 | key [1]uint32 | val [2]uint32 |
+//        0                  4             8               12              20
 //   next: bit 31 = home (this slot is its bucket's head), bits 0-30 = index+1
 //   of the next older element.
 //
@@ -68,16 +68,15 @@ type k3KeyWords [1]uint32
 // sync/atomic; writers store them under the lock of the bucket whose chain
 // holds the element.
 type k3Elem struct {
-	seq  uint32    // off 0, 4 B: the sequence lock of the bucket whose home this slot is: odd while a writer holds it
-	next uint32    // off 4, 4 B: bit 31: this slot holds its bucket's newest element; bits 0-30: index+1 of the next older element, 0 ends the chain
-	key  [1]uint32 // off 8, 4 B: the 3 key bytes, little-endian words, zero-padded
-	val  [2]uint32 // off 12, 8 B: the 8 value bytes, little-endian words, zero-padded
+	seq  htab.SeqLock // off 0, 4 B: the sequence lock of the bucket whose home this slot is: odd while a writer holds it
+	next uint32       // off 4, 4 B: bit 31: this slot holds its bucket's newest element; bits 0-30: index+1 of the next older element, 0 ends the chain
+	key  [1]uint32    // off 8, 4 B: the 3 key bytes, little-endian words, zero-padded
+	val  [2]uint32    // off 12, 8 B: the 8 value bytes, little-endian words, zero-padded
 }
 
 const (
 	k3Home   = 1 << 31    // next: the slot holds its bucket's newest element
 	k3Idx    = k3Home - 1 // next: index+1 of the next older element
-	k3Spins  = 64         // busy-waits before a lock or read yields
 	k3MaxLen = 1 << 30    // most slots: index+1 must stay clear of the home bit
 )
 
@@ -218,41 +217,6 @@ func (e *k3Elem) loadValue() (v K3Value) {
 func (e *k3Elem) setValue(v *K3Value) {
 	atomic.StoreUint32(&e.val[0], binary.LittleEndian.Uint32(v[0:]))
 	atomic.StoreUint32(&e.val[1], binary.LittleEndian.Uint32(v[4:]))
-}
-
-// lock takes bucket e (the slot's sequence) for writing: odd while held.
-func (e *k3Elem) lock() {
-	for n := 0; ; n++ {
-		s := atomic.LoadUint32(&e.seq)
-		if s&1 == 0 && atomic.CompareAndSwapUint32(&e.seq, s, s+1) {
-			return
-		}
-		if n >= k3Spins {
-			runtime.Gosched()
-		}
-	}
-}
-
-// tryLock takes bucket e if no one holds it.
-func (e *k3Elem) tryLock() bool {
-	s := atomic.LoadUint32(&e.seq)
-	return s&1 == 0 && atomic.CompareAndSwapUint32(&e.seq, s, s+1)
-}
-
-// unlock releases bucket e and lets readers validate again.
-func (e *k3Elem) unlock() { atomic.AddUint32(&e.seq, 1) }
-
-// readBegin waits until no writer holds bucket e and returns the sequence to
-// compare after reading.
-func (e *k3Elem) readBegin() uint32 {
-	for n := 0; ; n++ {
-		if s := atomic.LoadUint32(&e.seq); s&1 == 0 {
-			return s
-		}
-		if n >= k3Spins {
-			runtime.Gosched()
-		}
-	}
 }
 
 // copyFrom copies src's element into e, with e's next word set to next. Only
@@ -417,7 +381,7 @@ func (m *K3) Lookup(k K3Key) (K3Value, bool) {
 	}
 
 	s := &m.slots[h&m.mask]
-	seq := atomic.LoadUint32(&s.seq)
+	seq := s.seq.Load()
 	nx := atomic.LoadUint32(&s.next)
 	if nx&k3Home != 0 && seq&1 == 0 {
 		e := s
@@ -431,7 +395,7 @@ func (m *K3) Lookup(k K3Key) (K3Value, bool) {
 		}
 		if e != nil {
 			v := e.loadValue()
-			if atomic.LoadUint32(&s.seq) == seq {
+			if s.seq.ReadValid(seq) {
 				return v, true
 			}
 		}
@@ -443,7 +407,7 @@ func (m *K3) Lookup(k K3Key) (K3Value, bool) {
 // the chain of home slot s, retried until no writer came in between.
 func (m *K3) lookupChain(s *k3Elem, w *k3KeyWords, h uint32) (K3Value, bool) {
 	for {
-		seq := s.readBegin()
+		seq := s.seq.ReadBegin()
 		var v K3Value
 		found := false
 		nx := atomic.LoadUint32(&s.next)
@@ -462,7 +426,7 @@ func (m *K3) lookupChain(s *k3Elem, w *k3KeyWords, h uint32) (K3Value, bool) {
 				nx = atomic.LoadUint32(&e.next)
 			}
 		}
-		if atomic.LoadUint32(&s.seq) == seq {
+		if s.seq.ReadValid(seq) {
 			return v, found
 		}
 	}
@@ -479,20 +443,20 @@ func (m *K3) update(k *K3Key, v *K3Value, cpu int, flags htab.UpdateFlags) error
 	b := h & m.mask
 	hs := &m.slots[b]
 	for {
-		hs.lock()
+		hs.seq.Lock()
 		prev, i := m.find(b, &w, h)
 		if i != 0 && flags == htab.UpdateNoExist {
-			hs.unlock()
+			hs.seq.Unlock()
 			return htab.ErrKeyExist
 		}
 		if i == 0 && flags == htab.UpdateExist {
-			hs.unlock()
+			hs.seq.Unlock()
 			return htab.ErrKeyNotExist
 		}
 		if i != 0 {
 			if prev == 0 { // the head: in place
 				hs.setValue(v)
-				hs.unlock()
+				hs.seq.Unlock()
 				return nil
 			}
 			// Unlink e, reuse its slot for the old head, put k at the head:
@@ -503,12 +467,12 @@ func (m *K3) update(k *K3Key, v *K3Value, cpu int, flags htab.UpdateFlags) error
 			hs.setKey(&w, h)
 			hs.setValue(v)
 			atomic.StoreUint32(&hs.next, k3Home|i)
-			hs.unlock()
+			hs.seq.Unlock()
 			return nil
 		}
 		if m.count.Add(1) > int64(m.maxEntries) {
 			m.count.Add(-1)
-			hs.unlock()
+			hs.seq.Unlock()
 			return htab.ErrFull
 		}
 		if atomic.LoadUint32(&hs.next)&k3Home != 0 {
@@ -518,7 +482,7 @@ func (m *K3) update(k *K3Key, v *K3Value, cpu int, flags htab.UpdateFlags) error
 			hs.setKey(&w, h)
 			hs.setValue(v)
 			atomic.StoreUint32(&hs.next, k3Home|(f+1))
-			hs.unlock()
+			hs.seq.Unlock()
 			return nil
 		}
 		// Empty bucket: slot b is free, or holds another bucket's overflow element.
@@ -526,11 +490,11 @@ func (m *K3) update(k *K3Key, v *K3Value, cpu int, flags htab.UpdateFlags) error
 			hs.setKey(&w, h)
 			hs.setValue(v)
 			atomic.StoreUint32(&hs.next, k3Home)
-			hs.unlock()
+			hs.seq.Unlock()
 			return nil
 		}
 		m.count.Add(-1)
-		hs.unlock()
+		hs.seq.Unlock()
 		runtime.Gosched()
 	}
 }
@@ -558,15 +522,15 @@ func (m *K3) evict(b uint32) bool {
 		c := m.slotBucket(s)
 		if c == b {
 			// Being written or freed by b's own past owner right now.
-			if n >= k3Spins {
+			if n >= htab.SpinsBeforeYield {
 				runtime.Gosched()
 			}
 			continue
 		}
 		cs := &m.slots[c]
 		if c > b {
-			cs.lock()
-		} else if !cs.tryLock() {
+			cs.seq.Lock()
+		} else if !cs.seq.TryLock() {
 			return false
 		}
 		// Is slot b in c's chain? Find the slot before it.
@@ -584,8 +548,8 @@ func (m *K3) evict(b uint32) bool {
 		if prev == 0 {
 			// The element left c's chain meanwhile and its slot is about to be
 			// released, or the key was stale: look again.
-			cs.unlock()
-			if n >= k3Spins {
+			cs.seq.Unlock()
+			if n >= htab.SpinsBeforeYield {
 				runtime.Gosched()
 			}
 			continue
@@ -594,7 +558,7 @@ func (m *K3) evict(b uint32) bool {
 		m.slots[f].copyFrom(s, atomic.LoadUint32(&s.next)&k3Idx)
 		p := &m.slots[prev-1]
 		atomic.StoreUint32(&p.next, atomic.LoadUint32(&p.next)&k3Home|(f+1))
-		cs.unlock()
+		cs.seq.Unlock()
 		return true
 	}
 }
@@ -605,14 +569,14 @@ func (m *K3) Delete(k K3Key) error {
 	h := m.hash(&k, &w)
 	b := h & m.mask
 	hs := &m.slots[b]
-	hs.lock()
+	hs.seq.Lock()
 	prev, i := m.find(b, &w, h)
 	if i == 0 {
-		hs.unlock()
+		hs.seq.Unlock()
 		return htab.ErrKeyNotExist
 	}
 	freed := m.unlink(b, prev, i)
-	hs.unlock()
+	hs.seq.Unlock()
 	m.release(freed)
 	return nil
 }
@@ -624,15 +588,15 @@ func (m *K3) LookupAndDelete(k K3Key) (K3Value, error) {
 	h := m.hash(&k, &w)
 	b := h & m.mask
 	hs := &m.slots[b]
-	hs.lock()
+	hs.seq.Lock()
 	prev, i := m.find(b, &w, h)
 	if i == 0 {
-		hs.unlock()
+		hs.seq.Unlock()
 		return K3Value{}, htab.ErrKeyNotExist
 	}
 	v := m.slots[i-1].loadValue()
 	freed := m.unlink(b, prev, i)
-	hs.unlock()
+	hs.seq.Unlock()
 	m.release(freed)
 	return v, nil
 }
@@ -664,7 +628,7 @@ func (m *K3) snapshot(b uint32, keys []K3Key, vals []K3Value) ([]K3Key, []K3Valu
 	k0, v0 := len(keys), len(vals)
 	s := &m.slots[b]
 	for {
-		seq := s.readBegin()
+		seq := s.seq.ReadBegin()
 		keys, vals = keys[:k0], vals[:v0]
 		if nx := atomic.LoadUint32(&s.next); nx&k3Home != 0 {
 			for i, n := b+1, 0; i != 0 && n < len(m.slots); n++ {
@@ -674,7 +638,7 @@ func (m *K3) snapshot(b uint32, keys []K3Key, vals []K3Value) ([]K3Key, []K3Valu
 				i = atomic.LoadUint32(&e.next) & k3Idx
 			}
 		}
-		if atomic.LoadUint32(&s.seq) == seq {
+		if s.seq.ReadValid(seq) {
 			return keys, vals
 		}
 	}
@@ -691,7 +655,7 @@ func (m *K3) NextKey(k *K3Key) (K3Key, error) {
 		b := h & m.mask
 		s := &m.slots[b]
 		for {
-			seq := s.readBegin()
+			seq := s.seq.ReadBegin()
 			_, i := m.find(b, &w, h)
 			var next uint32
 			var nk K3Key
@@ -700,7 +664,7 @@ func (m *K3) NextKey(k *K3Key) (K3Key, error) {
 					nk = m.slots[next-1].loadKey()
 				}
 			}
-			if atomic.LoadUint32(&s.seq) != seq {
+			if !s.seq.ReadValid(seq) {
 				continue
 			}
 			if next != 0 {
@@ -717,13 +681,13 @@ func (m *K3) NextKey(k *K3Key) (K3Key, error) {
 	for bi := start; bi <= m.mask; bi++ {
 		s := &m.slots[bi]
 		for {
-			seq := s.readBegin()
+			seq := s.seq.ReadBegin()
 			head := atomic.LoadUint32(&s.next)&k3Home != 0
 			var nk K3Key
 			if head {
 				nk = s.loadKey()
 			}
-			if atomic.LoadUint32(&s.seq) != seq {
+			if !s.seq.ReadValid(seq) {
 				continue
 			}
 			if head {
@@ -804,7 +768,7 @@ func (m *K3) batchWalk(bi uint32, keys []K3Key, vals []K3Value, del bool) (total
 			continue
 		}
 		hs := &m.slots[bi]
-		hs.lock()
+		hs.seq.Lock()
 		cnt := 0
 		if atomic.LoadUint32(&hs.next)&k3Home != 0 {
 			for i := bi + 1; i != 0; i = atomic.LoadUint32(&m.slots[i-1].next) & k3Idx {
@@ -813,7 +777,7 @@ func (m *K3) batchWalk(bi uint32, keys []K3Key, vals []K3Value, del bool) (total
 		}
 		if cnt > len(keys)-total {
 			// The bucket does not fit: it is not consumed, the cursor stays on it.
-			hs.unlock()
+			hs.seq.Unlock()
 			if total == 0 {
 				return 0, bi, htab.ErrNoSpace
 			}
@@ -835,7 +799,7 @@ func (m *K3) batchWalk(bi uint32, keys []K3Key, vals []K3Value, del bool) (total
 			// unreachable now, so nothing else writes its next links.
 			chain := atomic.LoadUint32(&hs.next) & k3Idx
 			atomic.StoreUint32(&hs.next, 0)
-			hs.unlock()
+			hs.seq.Unlock()
 			for i := chain; i != 0; {
 				nx := atomic.LoadUint32(&m.slots[i-1].next) & k3Idx
 				m.release(i - 1)
@@ -843,7 +807,7 @@ func (m *K3) batchWalk(bi uint32, keys []K3Key, vals []K3Value, del bool) (total
 			}
 			m.release(bi)
 		} else {
-			hs.unlock()
+			hs.seq.Unlock()
 		}
 		total += cnt
 		bi++

@@ -30,8 +30,8 @@ import (
 //   index+1  how elements link; 0 is nil. Nothing holds a pointer.
 //
 // Layout, in bytes
-//   slot | seq uint32 | next uint32 | hash uint32 | key [1028]uint32 | val [2]uint32 |
-//        0            4             8             12                 4124            4132
+//   slot | seq htab.SeqLock | next uint32 | hash uint32 | key [1028]uint32 | val [2]uint32 |
+//        0                  4             8             12                 4124            4132
 //   next: bit 31 = home (this slot is its bucket's head), bits 0-30 = index+1
 //   of the next older element.
 //
@@ -68,7 +68,7 @@ type k4112KeyWords [1028]uint32
 // sync/atomic; writers store them under the lock of the bucket whose chain
 // holds the element.
 type k4112Elem struct {
-	seq  uint32       // off 0, 4 B: the sequence lock of the bucket whose home this slot is: odd while a writer holds it
+	seq  htab.SeqLock // off 0, 4 B: the sequence lock of the bucket whose home this slot is: odd while a writer holds it
 	next uint32       // off 4, 4 B: bit 31: this slot holds its bucket's newest element; bits 0-30: index+1 of the next older element, 0 ends the chain
 	hash uint32       // off 8, 4 B: the key's hash, compared before the key
 	key  [1028]uint32 // off 12, 4112 B: the 4112 key bytes, little-endian words, zero-padded
@@ -78,7 +78,6 @@ type k4112Elem struct {
 const (
 	k4112Home   = 1 << 31       // next: the slot holds its bucket's newest element
 	k4112Idx    = k4112Home - 1 // next: index+1 of the next older element
-	k4112Spins  = 64            // busy-waits before a lock or read yields
 	k4112MaxLen = 1 << 30       // most slots: index+1 must stay clear of the home bit
 )
 
@@ -257,41 +256,6 @@ func (e *k4112Elem) setValue(v *K4112Value) {
 	atomic.StoreUint32(&e.val[1], binary.LittleEndian.Uint32(v[4:]))
 }
 
-// lock takes bucket e (the slot's sequence) for writing: odd while held.
-func (e *k4112Elem) lock() {
-	for n := 0; ; n++ {
-		s := atomic.LoadUint32(&e.seq)
-		if s&1 == 0 && atomic.CompareAndSwapUint32(&e.seq, s, s+1) {
-			return
-		}
-		if n >= k4112Spins {
-			runtime.Gosched()
-		}
-	}
-}
-
-// tryLock takes bucket e if no one holds it.
-func (e *k4112Elem) tryLock() bool {
-	s := atomic.LoadUint32(&e.seq)
-	return s&1 == 0 && atomic.CompareAndSwapUint32(&e.seq, s, s+1)
-}
-
-// unlock releases bucket e and lets readers validate again.
-func (e *k4112Elem) unlock() { atomic.AddUint32(&e.seq, 1) }
-
-// readBegin waits until no writer holds bucket e and returns the sequence to
-// compare after reading.
-func (e *k4112Elem) readBegin() uint32 {
-	for n := 0; ; n++ {
-		if s := atomic.LoadUint32(&e.seq); s&1 == 0 {
-			return s
-		}
-		if n >= k4112Spins {
-			runtime.Gosched()
-		}
-	}
-}
-
 // copyFrom copies src's element into e, with e's next word set to next. Only
 // under the lock of the bucket whose chain e is (or is about to be) in.
 func (e *k4112Elem) copyFrom(src *k4112Elem, next uint32) {
@@ -432,7 +396,7 @@ func (m *K4112) Lookup(k K4112Key) (K4112Value, bool) {
 	h := m.hash(&k, &w)
 
 	s := &m.slots[h&m.mask]
-	seq := atomic.LoadUint32(&s.seq)
+	seq := s.seq.Load()
 	nx := atomic.LoadUint32(&s.next)
 	if nx&k4112Home != 0 && seq&1 == 0 {
 		e := s
@@ -446,7 +410,7 @@ func (m *K4112) Lookup(k K4112Key) (K4112Value, bool) {
 		}
 		if e != nil {
 			v := e.loadValue()
-			if atomic.LoadUint32(&s.seq) == seq {
+			if s.seq.ReadValid(seq) {
 				return v, true
 			}
 		}
@@ -458,7 +422,7 @@ func (m *K4112) Lookup(k K4112Key) (K4112Value, bool) {
 // the chain of home slot s, retried until no writer came in between.
 func (m *K4112) lookupChain(s *k4112Elem, w *k4112KeyWords, h uint32) (K4112Value, bool) {
 	for {
-		seq := s.readBegin()
+		seq := s.seq.ReadBegin()
 		var v K4112Value
 		found := false
 		nx := atomic.LoadUint32(&s.next)
@@ -477,7 +441,7 @@ func (m *K4112) lookupChain(s *k4112Elem, w *k4112KeyWords, h uint32) (K4112Valu
 				nx = atomic.LoadUint32(&e.next)
 			}
 		}
-		if atomic.LoadUint32(&s.seq) == seq {
+		if s.seq.ReadValid(seq) {
 			return v, found
 		}
 	}
@@ -494,20 +458,20 @@ func (m *K4112) update(k *K4112Key, v *K4112Value, cpu int, flags htab.UpdateFla
 	b := h & m.mask
 	hs := &m.slots[b]
 	for {
-		hs.lock()
+		hs.seq.Lock()
 		prev, i := m.find(b, &w, h)
 		if i != 0 && flags == htab.UpdateNoExist {
-			hs.unlock()
+			hs.seq.Unlock()
 			return htab.ErrKeyExist
 		}
 		if i == 0 && flags == htab.UpdateExist {
-			hs.unlock()
+			hs.seq.Unlock()
 			return htab.ErrKeyNotExist
 		}
 		if i != 0 {
 			if prev == 0 { // the head: in place
 				hs.setValue(v)
-				hs.unlock()
+				hs.seq.Unlock()
 				return nil
 			}
 			// Unlink e, reuse its slot for the old head, put k at the head:
@@ -518,12 +482,12 @@ func (m *K4112) update(k *K4112Key, v *K4112Value, cpu int, flags htab.UpdateFla
 			hs.setKey(&w, h)
 			hs.setValue(v)
 			atomic.StoreUint32(&hs.next, k4112Home|i)
-			hs.unlock()
+			hs.seq.Unlock()
 			return nil
 		}
 		if m.count.Add(1) > int64(m.maxEntries) {
 			m.count.Add(-1)
-			hs.unlock()
+			hs.seq.Unlock()
 			return htab.ErrFull
 		}
 		if atomic.LoadUint32(&hs.next)&k4112Home != 0 {
@@ -533,7 +497,7 @@ func (m *K4112) update(k *K4112Key, v *K4112Value, cpu int, flags htab.UpdateFla
 			hs.setKey(&w, h)
 			hs.setValue(v)
 			atomic.StoreUint32(&hs.next, k4112Home|(f+1))
-			hs.unlock()
+			hs.seq.Unlock()
 			return nil
 		}
 		// Empty bucket: slot b is free, or holds another bucket's overflow element.
@@ -541,11 +505,11 @@ func (m *K4112) update(k *K4112Key, v *K4112Value, cpu int, flags htab.UpdateFla
 			hs.setKey(&w, h)
 			hs.setValue(v)
 			atomic.StoreUint32(&hs.next, k4112Home)
-			hs.unlock()
+			hs.seq.Unlock()
 			return nil
 		}
 		m.count.Add(-1)
-		hs.unlock()
+		hs.seq.Unlock()
 		runtime.Gosched()
 	}
 }
@@ -573,15 +537,15 @@ func (m *K4112) evict(b uint32) bool {
 		c := m.slotBucket(s)
 		if c == b {
 			// Being written or freed by b's own past owner right now.
-			if n >= k4112Spins {
+			if n >= htab.SpinsBeforeYield {
 				runtime.Gosched()
 			}
 			continue
 		}
 		cs := &m.slots[c]
 		if c > b {
-			cs.lock()
-		} else if !cs.tryLock() {
+			cs.seq.Lock()
+		} else if !cs.seq.TryLock() {
 			return false
 		}
 		// Is slot b in c's chain? Find the slot before it.
@@ -599,8 +563,8 @@ func (m *K4112) evict(b uint32) bool {
 		if prev == 0 {
 			// The element left c's chain meanwhile and its slot is about to be
 			// released, or the key was stale: look again.
-			cs.unlock()
-			if n >= k4112Spins {
+			cs.seq.Unlock()
+			if n >= htab.SpinsBeforeYield {
 				runtime.Gosched()
 			}
 			continue
@@ -609,7 +573,7 @@ func (m *K4112) evict(b uint32) bool {
 		m.slots[f].copyFrom(s, atomic.LoadUint32(&s.next)&k4112Idx)
 		p := &m.slots[prev-1]
 		atomic.StoreUint32(&p.next, atomic.LoadUint32(&p.next)&k4112Home|(f+1))
-		cs.unlock()
+		cs.seq.Unlock()
 		return true
 	}
 }
@@ -620,14 +584,14 @@ func (m *K4112) Delete(k K4112Key) error {
 	h := m.hash(&k, &w)
 	b := h & m.mask
 	hs := &m.slots[b]
-	hs.lock()
+	hs.seq.Lock()
 	prev, i := m.find(b, &w, h)
 	if i == 0 {
-		hs.unlock()
+		hs.seq.Unlock()
 		return htab.ErrKeyNotExist
 	}
 	freed := m.unlink(b, prev, i)
-	hs.unlock()
+	hs.seq.Unlock()
 	m.release(freed)
 	return nil
 }
@@ -639,15 +603,15 @@ func (m *K4112) LookupAndDelete(k K4112Key) (K4112Value, error) {
 	h := m.hash(&k, &w)
 	b := h & m.mask
 	hs := &m.slots[b]
-	hs.lock()
+	hs.seq.Lock()
 	prev, i := m.find(b, &w, h)
 	if i == 0 {
-		hs.unlock()
+		hs.seq.Unlock()
 		return K4112Value{}, htab.ErrKeyNotExist
 	}
 	v := m.slots[i-1].loadValue()
 	freed := m.unlink(b, prev, i)
-	hs.unlock()
+	hs.seq.Unlock()
 	m.release(freed)
 	return v, nil
 }
@@ -679,7 +643,7 @@ func (m *K4112) snapshot(b uint32, keys []K4112Key, vals []K4112Value) ([]K4112K
 	k0, v0 := len(keys), len(vals)
 	s := &m.slots[b]
 	for {
-		seq := s.readBegin()
+		seq := s.seq.ReadBegin()
 		keys, vals = keys[:k0], vals[:v0]
 		if nx := atomic.LoadUint32(&s.next); nx&k4112Home != 0 {
 			for i, n := b+1, 0; i != 0 && n < len(m.slots); n++ {
@@ -689,7 +653,7 @@ func (m *K4112) snapshot(b uint32, keys []K4112Key, vals []K4112Value) ([]K4112K
 				i = atomic.LoadUint32(&e.next) & k4112Idx
 			}
 		}
-		if atomic.LoadUint32(&s.seq) == seq {
+		if s.seq.ReadValid(seq) {
 			return keys, vals
 		}
 	}
@@ -706,7 +670,7 @@ func (m *K4112) NextKey(k *K4112Key) (K4112Key, error) {
 		b := h & m.mask
 		s := &m.slots[b]
 		for {
-			seq := s.readBegin()
+			seq := s.seq.ReadBegin()
 			_, i := m.find(b, &w, h)
 			var next uint32
 			var nk K4112Key
@@ -715,7 +679,7 @@ func (m *K4112) NextKey(k *K4112Key) (K4112Key, error) {
 					nk = m.slots[next-1].loadKey()
 				}
 			}
-			if atomic.LoadUint32(&s.seq) != seq {
+			if !s.seq.ReadValid(seq) {
 				continue
 			}
 			if next != 0 {
@@ -732,13 +696,13 @@ func (m *K4112) NextKey(k *K4112Key) (K4112Key, error) {
 	for bi := start; bi <= m.mask; bi++ {
 		s := &m.slots[bi]
 		for {
-			seq := s.readBegin()
+			seq := s.seq.ReadBegin()
 			head := atomic.LoadUint32(&s.next)&k4112Home != 0
 			var nk K4112Key
 			if head {
 				nk = s.loadKey()
 			}
-			if atomic.LoadUint32(&s.seq) != seq {
+			if !s.seq.ReadValid(seq) {
 				continue
 			}
 			if head {
@@ -819,7 +783,7 @@ func (m *K4112) batchWalk(bi uint32, keys []K4112Key, vals []K4112Value, del boo
 			continue
 		}
 		hs := &m.slots[bi]
-		hs.lock()
+		hs.seq.Lock()
 		cnt := 0
 		if atomic.LoadUint32(&hs.next)&k4112Home != 0 {
 			for i := bi + 1; i != 0; i = atomic.LoadUint32(&m.slots[i-1].next) & k4112Idx {
@@ -828,7 +792,7 @@ func (m *K4112) batchWalk(bi uint32, keys []K4112Key, vals []K4112Value, del boo
 		}
 		if cnt > len(keys)-total {
 			// The bucket does not fit: it is not consumed, the cursor stays on it.
-			hs.unlock()
+			hs.seq.Unlock()
 			if total == 0 {
 				return 0, bi, htab.ErrNoSpace
 			}
@@ -850,7 +814,7 @@ func (m *K4112) batchWalk(bi uint32, keys []K4112Key, vals []K4112Value, del boo
 			// unreachable now, so nothing else writes its next links.
 			chain := atomic.LoadUint32(&hs.next) & k4112Idx
 			atomic.StoreUint32(&hs.next, 0)
-			hs.unlock()
+			hs.seq.Unlock()
 			for i := chain; i != 0; {
 				nx := atomic.LoadUint32(&m.slots[i-1].next) & k4112Idx
 				m.release(i - 1)
@@ -858,7 +822,7 @@ func (m *K4112) batchWalk(bi uint32, keys []K4112Key, vals []K4112Value, del boo
 			}
 			m.release(bi)
 		} else {
-			hs.unlock()
+			hs.seq.Unlock()
 		}
 		total += cnt
 		bi++

@@ -30,8 +30,8 @@ import (
 //   index+1  how elements link; 0 is nil. Nothing holds a pointer.
 //
 // Layout, in bytes
-//   slot | seq uint32 | next uint32 | hash uint32 | key [11]uint32 | val [2]uint32 |
-//        0            4             8             12               56              64
+//   slot | seq htab.SeqLock | next uint32 | hash uint32 | key [11]uint32 | val [2]uint32 |
+//        0                  4             8             12               56              64
 //   next: bit 31 = home (this slot is its bucket's head), bits 0-30 = index+1
 //   of the next older element.
 //
@@ -68,17 +68,16 @@ type k43KeyWords [11]uint32
 // sync/atomic; writers store them under the lock of the bucket whose chain
 // holds the element.
 type k43Elem struct {
-	seq  uint32     // off 0, 4 B: the sequence lock of the bucket whose home this slot is: odd while a writer holds it
-	next uint32     // off 4, 4 B: bit 31: this slot holds its bucket's newest element; bits 0-30: index+1 of the next older element, 0 ends the chain
-	hash uint32     // off 8, 4 B: the key's hash, compared before the key
-	key  [11]uint32 // off 12, 44 B: the 43 key bytes, little-endian words, zero-padded
-	val  [2]uint32  // off 56, 8 B: the 8 value bytes, little-endian words, zero-padded
+	seq  htab.SeqLock // off 0, 4 B: the sequence lock of the bucket whose home this slot is: odd while a writer holds it
+	next uint32       // off 4, 4 B: bit 31: this slot holds its bucket's newest element; bits 0-30: index+1 of the next older element, 0 ends the chain
+	hash uint32       // off 8, 4 B: the key's hash, compared before the key
+	key  [11]uint32   // off 12, 44 B: the 43 key bytes, little-endian words, zero-padded
+	val  [2]uint32    // off 56, 8 B: the 8 value bytes, little-endian words, zero-padded
 }
 
 const (
 	k43Home   = 1 << 31     // next: the slot holds its bucket's newest element
 	k43Idx    = k43Home - 1 // next: index+1 of the next older element
-	k43Spins  = 64          // busy-waits before a lock or read yields
 	k43MaxLen = 1 << 30     // most slots: index+1 must stay clear of the home bit
 )
 
@@ -320,41 +319,6 @@ func (e *k43Elem) setValue(v *K43Value) {
 	atomic.StoreUint32(&e.val[1], binary.LittleEndian.Uint32(v[4:]))
 }
 
-// lock takes bucket e (the slot's sequence) for writing: odd while held.
-func (e *k43Elem) lock() {
-	for n := 0; ; n++ {
-		s := atomic.LoadUint32(&e.seq)
-		if s&1 == 0 && atomic.CompareAndSwapUint32(&e.seq, s, s+1) {
-			return
-		}
-		if n >= k43Spins {
-			runtime.Gosched()
-		}
-	}
-}
-
-// tryLock takes bucket e if no one holds it.
-func (e *k43Elem) tryLock() bool {
-	s := atomic.LoadUint32(&e.seq)
-	return s&1 == 0 && atomic.CompareAndSwapUint32(&e.seq, s, s+1)
-}
-
-// unlock releases bucket e and lets readers validate again.
-func (e *k43Elem) unlock() { atomic.AddUint32(&e.seq, 1) }
-
-// readBegin waits until no writer holds bucket e and returns the sequence to
-// compare after reading.
-func (e *k43Elem) readBegin() uint32 {
-	for n := 0; ; n++ {
-		if s := atomic.LoadUint32(&e.seq); s&1 == 0 {
-			return s
-		}
-		if n >= k43Spins {
-			runtime.Gosched()
-		}
-	}
-}
-
 // copyFrom copies src's element into e, with e's next word set to next. Only
 // under the lock of the bucket whose chain e is (or is about to be) in.
 func (e *k43Elem) copyFrom(src *k43Elem, next uint32) {
@@ -502,7 +466,7 @@ func (m *K43) Lookup(k K43Key) (K43Value, bool) {
 	h := m.hash(&k, &w)
 
 	s := &m.slots[h&m.mask]
-	seq := atomic.LoadUint32(&s.seq)
+	seq := s.seq.Load()
 	nx := atomic.LoadUint32(&s.next)
 	if nx&k43Home != 0 && seq&1 == 0 {
 		e := s
@@ -521,7 +485,7 @@ func (m *K43) Lookup(k K43Key) (K43Value, bool) {
 				x = bits.RotateLeft64(x, 32)
 			}
 			binary.LittleEndian.PutUint64(v[:], x)
-			if atomic.LoadUint32(&s.seq) == seq {
+			if s.seq.ReadValid(seq) {
 				return v, true
 			}
 		}
@@ -533,7 +497,7 @@ func (m *K43) Lookup(k K43Key) (K43Value, bool) {
 // the chain of home slot s, retried until no writer came in between.
 func (m *K43) lookupChain(s *k43Elem, w *k43KeyWords, h uint32) (K43Value, bool) {
 	for {
-		seq := s.readBegin()
+		seq := s.seq.ReadBegin()
 		var v K43Value
 		found := false
 		nx := atomic.LoadUint32(&s.next)
@@ -552,7 +516,7 @@ func (m *K43) lookupChain(s *k43Elem, w *k43KeyWords, h uint32) (K43Value, bool)
 				nx = atomic.LoadUint32(&e.next)
 			}
 		}
-		if atomic.LoadUint32(&s.seq) == seq {
+		if s.seq.ReadValid(seq) {
 			return v, found
 		}
 	}
@@ -569,20 +533,20 @@ func (m *K43) update(k *K43Key, v *K43Value, cpu int, flags htab.UpdateFlags) er
 	b := h & m.mask
 	hs := &m.slots[b]
 	for {
-		hs.lock()
+		hs.seq.Lock()
 		prev, i := m.find(b, &w, h)
 		if i != 0 && flags == htab.UpdateNoExist {
-			hs.unlock()
+			hs.seq.Unlock()
 			return htab.ErrKeyExist
 		}
 		if i == 0 && flags == htab.UpdateExist {
-			hs.unlock()
+			hs.seq.Unlock()
 			return htab.ErrKeyNotExist
 		}
 		if i != 0 {
 			if prev == 0 { // the head: in place
 				hs.setValue(v)
-				hs.unlock()
+				hs.seq.Unlock()
 				return nil
 			}
 			// Unlink e, reuse its slot for the old head, put k at the head:
@@ -593,12 +557,12 @@ func (m *K43) update(k *K43Key, v *K43Value, cpu int, flags htab.UpdateFlags) er
 			hs.setKey(&w, h)
 			hs.setValue(v)
 			atomic.StoreUint32(&hs.next, k43Home|i)
-			hs.unlock()
+			hs.seq.Unlock()
 			return nil
 		}
 		if m.count.Add(1) > int64(m.maxEntries) {
 			m.count.Add(-1)
-			hs.unlock()
+			hs.seq.Unlock()
 			return htab.ErrFull
 		}
 		if atomic.LoadUint32(&hs.next)&k43Home != 0 {
@@ -608,7 +572,7 @@ func (m *K43) update(k *K43Key, v *K43Value, cpu int, flags htab.UpdateFlags) er
 			hs.setKey(&w, h)
 			hs.setValue(v)
 			atomic.StoreUint32(&hs.next, k43Home|(f+1))
-			hs.unlock()
+			hs.seq.Unlock()
 			return nil
 		}
 		// Empty bucket: slot b is free, or holds another bucket's overflow element.
@@ -616,11 +580,11 @@ func (m *K43) update(k *K43Key, v *K43Value, cpu int, flags htab.UpdateFlags) er
 			hs.setKey(&w, h)
 			hs.setValue(v)
 			atomic.StoreUint32(&hs.next, k43Home)
-			hs.unlock()
+			hs.seq.Unlock()
 			return nil
 		}
 		m.count.Add(-1)
-		hs.unlock()
+		hs.seq.Unlock()
 		runtime.Gosched()
 	}
 }
@@ -648,15 +612,15 @@ func (m *K43) evict(b uint32) bool {
 		c := m.slotBucket(s)
 		if c == b {
 			// Being written or freed by b's own past owner right now.
-			if n >= k43Spins {
+			if n >= htab.SpinsBeforeYield {
 				runtime.Gosched()
 			}
 			continue
 		}
 		cs := &m.slots[c]
 		if c > b {
-			cs.lock()
-		} else if !cs.tryLock() {
+			cs.seq.Lock()
+		} else if !cs.seq.TryLock() {
 			return false
 		}
 		// Is slot b in c's chain? Find the slot before it.
@@ -674,8 +638,8 @@ func (m *K43) evict(b uint32) bool {
 		if prev == 0 {
 			// The element left c's chain meanwhile and its slot is about to be
 			// released, or the key was stale: look again.
-			cs.unlock()
-			if n >= k43Spins {
+			cs.seq.Unlock()
+			if n >= htab.SpinsBeforeYield {
 				runtime.Gosched()
 			}
 			continue
@@ -684,7 +648,7 @@ func (m *K43) evict(b uint32) bool {
 		m.slots[f].copyFrom(s, atomic.LoadUint32(&s.next)&k43Idx)
 		p := &m.slots[prev-1]
 		atomic.StoreUint32(&p.next, atomic.LoadUint32(&p.next)&k43Home|(f+1))
-		cs.unlock()
+		cs.seq.Unlock()
 		return true
 	}
 }
@@ -695,14 +659,14 @@ func (m *K43) Delete(k K43Key) error {
 	h := m.hash(&k, &w)
 	b := h & m.mask
 	hs := &m.slots[b]
-	hs.lock()
+	hs.seq.Lock()
 	prev, i := m.find(b, &w, h)
 	if i == 0 {
-		hs.unlock()
+		hs.seq.Unlock()
 		return htab.ErrKeyNotExist
 	}
 	freed := m.unlink(b, prev, i)
-	hs.unlock()
+	hs.seq.Unlock()
 	m.release(freed)
 	return nil
 }
@@ -714,15 +678,15 @@ func (m *K43) LookupAndDelete(k K43Key) (K43Value, error) {
 	h := m.hash(&k, &w)
 	b := h & m.mask
 	hs := &m.slots[b]
-	hs.lock()
+	hs.seq.Lock()
 	prev, i := m.find(b, &w, h)
 	if i == 0 {
-		hs.unlock()
+		hs.seq.Unlock()
 		return K43Value{}, htab.ErrKeyNotExist
 	}
 	v := m.slots[i-1].loadValue()
 	freed := m.unlink(b, prev, i)
-	hs.unlock()
+	hs.seq.Unlock()
 	m.release(freed)
 	return v, nil
 }
@@ -754,7 +718,7 @@ func (m *K43) snapshot(b uint32, keys []K43Key, vals []K43Value) ([]K43Key, []K4
 	k0, v0 := len(keys), len(vals)
 	s := &m.slots[b]
 	for {
-		seq := s.readBegin()
+		seq := s.seq.ReadBegin()
 		keys, vals = keys[:k0], vals[:v0]
 		if nx := atomic.LoadUint32(&s.next); nx&k43Home != 0 {
 			for i, n := b+1, 0; i != 0 && n < len(m.slots); n++ {
@@ -764,7 +728,7 @@ func (m *K43) snapshot(b uint32, keys []K43Key, vals []K43Value) ([]K43Key, []K4
 				i = atomic.LoadUint32(&e.next) & k43Idx
 			}
 		}
-		if atomic.LoadUint32(&s.seq) == seq {
+		if s.seq.ReadValid(seq) {
 			return keys, vals
 		}
 	}
@@ -781,7 +745,7 @@ func (m *K43) NextKey(k *K43Key) (K43Key, error) {
 		b := h & m.mask
 		s := &m.slots[b]
 		for {
-			seq := s.readBegin()
+			seq := s.seq.ReadBegin()
 			_, i := m.find(b, &w, h)
 			var next uint32
 			var nk K43Key
@@ -790,7 +754,7 @@ func (m *K43) NextKey(k *K43Key) (K43Key, error) {
 					nk = m.slots[next-1].loadKey()
 				}
 			}
-			if atomic.LoadUint32(&s.seq) != seq {
+			if !s.seq.ReadValid(seq) {
 				continue
 			}
 			if next != 0 {
@@ -807,13 +771,13 @@ func (m *K43) NextKey(k *K43Key) (K43Key, error) {
 	for bi := start; bi <= m.mask; bi++ {
 		s := &m.slots[bi]
 		for {
-			seq := s.readBegin()
+			seq := s.seq.ReadBegin()
 			head := atomic.LoadUint32(&s.next)&k43Home != 0
 			var nk K43Key
 			if head {
 				nk = s.loadKey()
 			}
-			if atomic.LoadUint32(&s.seq) != seq {
+			if !s.seq.ReadValid(seq) {
 				continue
 			}
 			if head {
@@ -894,7 +858,7 @@ func (m *K43) batchWalk(bi uint32, keys []K43Key, vals []K43Value, del bool) (to
 			continue
 		}
 		hs := &m.slots[bi]
-		hs.lock()
+		hs.seq.Lock()
 		cnt := 0
 		if atomic.LoadUint32(&hs.next)&k43Home != 0 {
 			for i := bi + 1; i != 0; i = atomic.LoadUint32(&m.slots[i-1].next) & k43Idx {
@@ -903,7 +867,7 @@ func (m *K43) batchWalk(bi uint32, keys []K43Key, vals []K43Value, del bool) (to
 		}
 		if cnt > len(keys)-total {
 			// The bucket does not fit: it is not consumed, the cursor stays on it.
-			hs.unlock()
+			hs.seq.Unlock()
 			if total == 0 {
 				return 0, bi, htab.ErrNoSpace
 			}
@@ -925,7 +889,7 @@ func (m *K43) batchWalk(bi uint32, keys []K43Key, vals []K43Value, del bool) (to
 			// unreachable now, so nothing else writes its next links.
 			chain := atomic.LoadUint32(&hs.next) & k43Idx
 			atomic.StoreUint32(&hs.next, 0)
-			hs.unlock()
+			hs.seq.Unlock()
 			for i := chain; i != 0; {
 				nx := atomic.LoadUint32(&m.slots[i-1].next) & k43Idx
 				m.release(i - 1)
@@ -933,7 +897,7 @@ func (m *K43) batchWalk(bi uint32, keys []K43Key, vals []K43Value, del bool) (to
 			}
 			m.release(bi)
 		} else {
-			hs.unlock()
+			hs.seq.Unlock()
 		}
 		total += cnt
 		bi++

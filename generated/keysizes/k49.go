@@ -30,8 +30,8 @@ import (
 //   index+1  how elements link; 0 is nil. Nothing holds a pointer.
 //
 // Layout, in bytes
-//   slot | seq uint32 | next uint32 | hash uint32 | key [13]uint32 | val [2]uint32 |
-//        0            4             8             12               64              72
+//   slot | seq htab.SeqLock | next uint32 | hash uint32 | key [13]uint32 | val [2]uint32 |
+//        0                  4             8             12               64              72
 //   next: bit 31 = home (this slot is its bucket's head), bits 0-30 = index+1
 //   of the next older element.
 //
@@ -68,17 +68,16 @@ type k49KeyWords [13]uint32
 // sync/atomic; writers store them under the lock of the bucket whose chain
 // holds the element.
 type k49Elem struct {
-	seq  uint32     // off 0, 4 B: the sequence lock of the bucket whose home this slot is: odd while a writer holds it
-	next uint32     // off 4, 4 B: bit 31: this slot holds its bucket's newest element; bits 0-30: index+1 of the next older element, 0 ends the chain
-	hash uint32     // off 8, 4 B: the key's hash, compared before the key
-	key  [13]uint32 // off 12, 52 B: the 49 key bytes, little-endian words, zero-padded
-	val  [2]uint32  // off 64, 8 B: the 8 value bytes, little-endian words, zero-padded
+	seq  htab.SeqLock // off 0, 4 B: the sequence lock of the bucket whose home this slot is: odd while a writer holds it
+	next uint32       // off 4, 4 B: bit 31: this slot holds its bucket's newest element; bits 0-30: index+1 of the next older element, 0 ends the chain
+	hash uint32       // off 8, 4 B: the key's hash, compared before the key
+	key  [13]uint32   // off 12, 52 B: the 49 key bytes, little-endian words, zero-padded
+	val  [2]uint32    // off 64, 8 B: the 8 value bytes, little-endian words, zero-padded
 }
 
 const (
 	k49Home   = 1 << 31     // next: the slot holds its bucket's newest element
 	k49Idx    = k49Home - 1 // next: index+1 of the next older element
-	k49Spins  = 64          // busy-waits before a lock or read yields
 	k49MaxLen = 1 << 30     // most slots: index+1 must stay clear of the home bit
 )
 
@@ -345,41 +344,6 @@ func (e *k49Elem) setValue(v *K49Value) {
 	atomic.StoreUint32(&e.val[1], binary.LittleEndian.Uint32(v[4:]))
 }
 
-// lock takes bucket e (the slot's sequence) for writing: odd while held.
-func (e *k49Elem) lock() {
-	for n := 0; ; n++ {
-		s := atomic.LoadUint32(&e.seq)
-		if s&1 == 0 && atomic.CompareAndSwapUint32(&e.seq, s, s+1) {
-			return
-		}
-		if n >= k49Spins {
-			runtime.Gosched()
-		}
-	}
-}
-
-// tryLock takes bucket e if no one holds it.
-func (e *k49Elem) tryLock() bool {
-	s := atomic.LoadUint32(&e.seq)
-	return s&1 == 0 && atomic.CompareAndSwapUint32(&e.seq, s, s+1)
-}
-
-// unlock releases bucket e and lets readers validate again.
-func (e *k49Elem) unlock() { atomic.AddUint32(&e.seq, 1) }
-
-// readBegin waits until no writer holds bucket e and returns the sequence to
-// compare after reading.
-func (e *k49Elem) readBegin() uint32 {
-	for n := 0; ; n++ {
-		if s := atomic.LoadUint32(&e.seq); s&1 == 0 {
-			return s
-		}
-		if n >= k49Spins {
-			runtime.Gosched()
-		}
-	}
-}
-
 // copyFrom copies src's element into e, with e's next word set to next. Only
 // under the lock of the bucket whose chain e is (or is about to be) in.
 func (e *k49Elem) copyFrom(src *k49Elem, next uint32) {
@@ -527,7 +491,7 @@ func (m *K49) Lookup(k K49Key) (K49Value, bool) {
 	h := m.hash(&k, &w)
 
 	s := &m.slots[h&m.mask]
-	seq := atomic.LoadUint32(&s.seq)
+	seq := s.seq.Load()
 	nx := atomic.LoadUint32(&s.next)
 	if nx&k49Home != 0 && seq&1 == 0 {
 		e := s
@@ -546,7 +510,7 @@ func (m *K49) Lookup(k K49Key) (K49Value, bool) {
 				x = bits.RotateLeft64(x, 32)
 			}
 			binary.LittleEndian.PutUint64(v[:], x)
-			if atomic.LoadUint32(&s.seq) == seq {
+			if s.seq.ReadValid(seq) {
 				return v, true
 			}
 		}
@@ -558,7 +522,7 @@ func (m *K49) Lookup(k K49Key) (K49Value, bool) {
 // the chain of home slot s, retried until no writer came in between.
 func (m *K49) lookupChain(s *k49Elem, w *k49KeyWords, h uint32) (K49Value, bool) {
 	for {
-		seq := s.readBegin()
+		seq := s.seq.ReadBegin()
 		var v K49Value
 		found := false
 		nx := atomic.LoadUint32(&s.next)
@@ -577,7 +541,7 @@ func (m *K49) lookupChain(s *k49Elem, w *k49KeyWords, h uint32) (K49Value, bool)
 				nx = atomic.LoadUint32(&e.next)
 			}
 		}
-		if atomic.LoadUint32(&s.seq) == seq {
+		if s.seq.ReadValid(seq) {
 			return v, found
 		}
 	}
@@ -594,20 +558,20 @@ func (m *K49) update(k *K49Key, v *K49Value, cpu int, flags htab.UpdateFlags) er
 	b := h & m.mask
 	hs := &m.slots[b]
 	for {
-		hs.lock()
+		hs.seq.Lock()
 		prev, i := m.find(b, &w, h)
 		if i != 0 && flags == htab.UpdateNoExist {
-			hs.unlock()
+			hs.seq.Unlock()
 			return htab.ErrKeyExist
 		}
 		if i == 0 && flags == htab.UpdateExist {
-			hs.unlock()
+			hs.seq.Unlock()
 			return htab.ErrKeyNotExist
 		}
 		if i != 0 {
 			if prev == 0 { // the head: in place
 				hs.setValue(v)
-				hs.unlock()
+				hs.seq.Unlock()
 				return nil
 			}
 			// Unlink e, reuse its slot for the old head, put k at the head:
@@ -618,12 +582,12 @@ func (m *K49) update(k *K49Key, v *K49Value, cpu int, flags htab.UpdateFlags) er
 			hs.setKey(&w, h)
 			hs.setValue(v)
 			atomic.StoreUint32(&hs.next, k49Home|i)
-			hs.unlock()
+			hs.seq.Unlock()
 			return nil
 		}
 		if m.count.Add(1) > int64(m.maxEntries) {
 			m.count.Add(-1)
-			hs.unlock()
+			hs.seq.Unlock()
 			return htab.ErrFull
 		}
 		if atomic.LoadUint32(&hs.next)&k49Home != 0 {
@@ -633,7 +597,7 @@ func (m *K49) update(k *K49Key, v *K49Value, cpu int, flags htab.UpdateFlags) er
 			hs.setKey(&w, h)
 			hs.setValue(v)
 			atomic.StoreUint32(&hs.next, k49Home|(f+1))
-			hs.unlock()
+			hs.seq.Unlock()
 			return nil
 		}
 		// Empty bucket: slot b is free, or holds another bucket's overflow element.
@@ -641,11 +605,11 @@ func (m *K49) update(k *K49Key, v *K49Value, cpu int, flags htab.UpdateFlags) er
 			hs.setKey(&w, h)
 			hs.setValue(v)
 			atomic.StoreUint32(&hs.next, k49Home)
-			hs.unlock()
+			hs.seq.Unlock()
 			return nil
 		}
 		m.count.Add(-1)
-		hs.unlock()
+		hs.seq.Unlock()
 		runtime.Gosched()
 	}
 }
@@ -673,15 +637,15 @@ func (m *K49) evict(b uint32) bool {
 		c := m.slotBucket(s)
 		if c == b {
 			// Being written or freed by b's own past owner right now.
-			if n >= k49Spins {
+			if n >= htab.SpinsBeforeYield {
 				runtime.Gosched()
 			}
 			continue
 		}
 		cs := &m.slots[c]
 		if c > b {
-			cs.lock()
-		} else if !cs.tryLock() {
+			cs.seq.Lock()
+		} else if !cs.seq.TryLock() {
 			return false
 		}
 		// Is slot b in c's chain? Find the slot before it.
@@ -699,8 +663,8 @@ func (m *K49) evict(b uint32) bool {
 		if prev == 0 {
 			// The element left c's chain meanwhile and its slot is about to be
 			// released, or the key was stale: look again.
-			cs.unlock()
-			if n >= k49Spins {
+			cs.seq.Unlock()
+			if n >= htab.SpinsBeforeYield {
 				runtime.Gosched()
 			}
 			continue
@@ -709,7 +673,7 @@ func (m *K49) evict(b uint32) bool {
 		m.slots[f].copyFrom(s, atomic.LoadUint32(&s.next)&k49Idx)
 		p := &m.slots[prev-1]
 		atomic.StoreUint32(&p.next, atomic.LoadUint32(&p.next)&k49Home|(f+1))
-		cs.unlock()
+		cs.seq.Unlock()
 		return true
 	}
 }
@@ -720,14 +684,14 @@ func (m *K49) Delete(k K49Key) error {
 	h := m.hash(&k, &w)
 	b := h & m.mask
 	hs := &m.slots[b]
-	hs.lock()
+	hs.seq.Lock()
 	prev, i := m.find(b, &w, h)
 	if i == 0 {
-		hs.unlock()
+		hs.seq.Unlock()
 		return htab.ErrKeyNotExist
 	}
 	freed := m.unlink(b, prev, i)
-	hs.unlock()
+	hs.seq.Unlock()
 	m.release(freed)
 	return nil
 }
@@ -739,15 +703,15 @@ func (m *K49) LookupAndDelete(k K49Key) (K49Value, error) {
 	h := m.hash(&k, &w)
 	b := h & m.mask
 	hs := &m.slots[b]
-	hs.lock()
+	hs.seq.Lock()
 	prev, i := m.find(b, &w, h)
 	if i == 0 {
-		hs.unlock()
+		hs.seq.Unlock()
 		return K49Value{}, htab.ErrKeyNotExist
 	}
 	v := m.slots[i-1].loadValue()
 	freed := m.unlink(b, prev, i)
-	hs.unlock()
+	hs.seq.Unlock()
 	m.release(freed)
 	return v, nil
 }
@@ -779,7 +743,7 @@ func (m *K49) snapshot(b uint32, keys []K49Key, vals []K49Value) ([]K49Key, []K4
 	k0, v0 := len(keys), len(vals)
 	s := &m.slots[b]
 	for {
-		seq := s.readBegin()
+		seq := s.seq.ReadBegin()
 		keys, vals = keys[:k0], vals[:v0]
 		if nx := atomic.LoadUint32(&s.next); nx&k49Home != 0 {
 			for i, n := b+1, 0; i != 0 && n < len(m.slots); n++ {
@@ -789,7 +753,7 @@ func (m *K49) snapshot(b uint32, keys []K49Key, vals []K49Value) ([]K49Key, []K4
 				i = atomic.LoadUint32(&e.next) & k49Idx
 			}
 		}
-		if atomic.LoadUint32(&s.seq) == seq {
+		if s.seq.ReadValid(seq) {
 			return keys, vals
 		}
 	}
@@ -806,7 +770,7 @@ func (m *K49) NextKey(k *K49Key) (K49Key, error) {
 		b := h & m.mask
 		s := &m.slots[b]
 		for {
-			seq := s.readBegin()
+			seq := s.seq.ReadBegin()
 			_, i := m.find(b, &w, h)
 			var next uint32
 			var nk K49Key
@@ -815,7 +779,7 @@ func (m *K49) NextKey(k *K49Key) (K49Key, error) {
 					nk = m.slots[next-1].loadKey()
 				}
 			}
-			if atomic.LoadUint32(&s.seq) != seq {
+			if !s.seq.ReadValid(seq) {
 				continue
 			}
 			if next != 0 {
@@ -832,13 +796,13 @@ func (m *K49) NextKey(k *K49Key) (K49Key, error) {
 	for bi := start; bi <= m.mask; bi++ {
 		s := &m.slots[bi]
 		for {
-			seq := s.readBegin()
+			seq := s.seq.ReadBegin()
 			head := atomic.LoadUint32(&s.next)&k49Home != 0
 			var nk K49Key
 			if head {
 				nk = s.loadKey()
 			}
-			if atomic.LoadUint32(&s.seq) != seq {
+			if !s.seq.ReadValid(seq) {
 				continue
 			}
 			if head {
@@ -919,7 +883,7 @@ func (m *K49) batchWalk(bi uint32, keys []K49Key, vals []K49Value, del bool) (to
 			continue
 		}
 		hs := &m.slots[bi]
-		hs.lock()
+		hs.seq.Lock()
 		cnt := 0
 		if atomic.LoadUint32(&hs.next)&k49Home != 0 {
 			for i := bi + 1; i != 0; i = atomic.LoadUint32(&m.slots[i-1].next) & k49Idx {
@@ -928,7 +892,7 @@ func (m *K49) batchWalk(bi uint32, keys []K49Key, vals []K49Value, del bool) (to
 		}
 		if cnt > len(keys)-total {
 			// The bucket does not fit: it is not consumed, the cursor stays on it.
-			hs.unlock()
+			hs.seq.Unlock()
 			if total == 0 {
 				return 0, bi, htab.ErrNoSpace
 			}
@@ -950,7 +914,7 @@ func (m *K49) batchWalk(bi uint32, keys []K49Key, vals []K49Value, del bool) (to
 			// unreachable now, so nothing else writes its next links.
 			chain := atomic.LoadUint32(&hs.next) & k49Idx
 			atomic.StoreUint32(&hs.next, 0)
-			hs.unlock()
+			hs.seq.Unlock()
 			for i := chain; i != 0; {
 				nx := atomic.LoadUint32(&m.slots[i-1].next) & k49Idx
 				m.release(i - 1)
@@ -958,7 +922,7 @@ func (m *K49) batchWalk(bi uint32, keys []K49Key, vals []K49Value, del bool) (to
 			}
 			m.release(bi)
 		} else {
-			hs.unlock()
+			hs.seq.Unlock()
 		}
 		total += cnt
 		bi++

@@ -30,8 +30,8 @@ import (
 //   index+1  how elements link; 0 is nil. Nothing holds a pointer.
 //
 // Layout, in bytes
-//   slot | seq uint32 | next uint32 | key [1]uint32 | val [2]uint32 |
-//        0            4             8               12              20
+//   slot | seq htab.SeqLock | next uint32 | key [1]uint32 | val [2]uint32 |
+//        0                  4             8               12              20
 //   next: bit 31 = home (this slot is its bucket's head), bits 0-30 = index+1
 //   of the next older element.
 //
@@ -68,16 +68,15 @@ type k4JhashKeyWords [1]uint32
 // sync/atomic; writers store them under the lock of the bucket whose chain
 // holds the element.
 type k4JhashElem struct {
-	seq  uint32    // off 0, 4 B: the sequence lock of the bucket whose home this slot is: odd while a writer holds it
-	next uint32    // off 4, 4 B: bit 31: this slot holds its bucket's newest element; bits 0-30: index+1 of the next older element, 0 ends the chain
-	key  [1]uint32 // off 8, 4 B: the 4 key bytes, little-endian words, zero-padded
-	val  [2]uint32 // off 12, 8 B: the 8 value bytes, little-endian words, zero-padded
+	seq  htab.SeqLock // off 0, 4 B: the sequence lock of the bucket whose home this slot is: odd while a writer holds it
+	next uint32       // off 4, 4 B: bit 31: this slot holds its bucket's newest element; bits 0-30: index+1 of the next older element, 0 ends the chain
+	key  [1]uint32    // off 8, 4 B: the 4 key bytes, little-endian words, zero-padded
+	val  [2]uint32    // off 12, 8 B: the 8 value bytes, little-endian words, zero-padded
 }
 
 const (
 	k4JhashHome   = 1 << 31         // next: the slot holds its bucket's newest element
 	k4JhashIdx    = k4JhashHome - 1 // next: index+1 of the next older element
-	k4JhashSpins  = 64              // busy-waits before a lock or read yields
 	k4JhashMaxLen = 1 << 30         // most slots: index+1 must stay clear of the home bit
 )
 
@@ -273,41 +272,6 @@ func (e *k4JhashElem) setValue(v *K4JhashValue) {
 	atomic.StoreUint32(&e.val[1], binary.LittleEndian.Uint32(v[4:]))
 }
 
-// lock takes bucket e (the slot's sequence) for writing: odd while held.
-func (e *k4JhashElem) lock() {
-	for n := 0; ; n++ {
-		s := atomic.LoadUint32(&e.seq)
-		if s&1 == 0 && atomic.CompareAndSwapUint32(&e.seq, s, s+1) {
-			return
-		}
-		if n >= k4JhashSpins {
-			runtime.Gosched()
-		}
-	}
-}
-
-// tryLock takes bucket e if no one holds it.
-func (e *k4JhashElem) tryLock() bool {
-	s := atomic.LoadUint32(&e.seq)
-	return s&1 == 0 && atomic.CompareAndSwapUint32(&e.seq, s, s+1)
-}
-
-// unlock releases bucket e and lets readers validate again.
-func (e *k4JhashElem) unlock() { atomic.AddUint32(&e.seq, 1) }
-
-// readBegin waits until no writer holds bucket e and returns the sequence to
-// compare after reading.
-func (e *k4JhashElem) readBegin() uint32 {
-	for n := 0; ; n++ {
-		if s := atomic.LoadUint32(&e.seq); s&1 == 0 {
-			return s
-		}
-		if n >= k4JhashSpins {
-			runtime.Gosched()
-		}
-	}
-}
-
 // copyFrom copies src's element into e, with e's next word set to next. Only
 // under the lock of the bucket whose chain e is (or is about to be) in.
 func (e *k4JhashElem) copyFrom(src *k4JhashElem, next uint32) {
@@ -449,7 +413,7 @@ func (m *K4Jhash) Lookup(k K4JhashKey) (K4JhashValue, bool) {
 	h := m.hash(&k, &w)
 
 	s := &m.slots[h&m.mask]
-	seq := atomic.LoadUint32(&s.seq)
+	seq := s.seq.Load()
 	nx := atomic.LoadUint32(&s.next)
 	if nx&k4JhashHome != 0 && seq&1 == 0 {
 		e := s
@@ -463,7 +427,7 @@ func (m *K4Jhash) Lookup(k K4JhashKey) (K4JhashValue, bool) {
 		}
 		if e != nil {
 			v := e.loadValue()
-			if atomic.LoadUint32(&s.seq) == seq {
+			if s.seq.ReadValid(seq) {
 				return v, true
 			}
 		}
@@ -475,7 +439,7 @@ func (m *K4Jhash) Lookup(k K4JhashKey) (K4JhashValue, bool) {
 // the chain of home slot s, retried until no writer came in between.
 func (m *K4Jhash) lookupChain(s *k4JhashElem, w *k4JhashKeyWords, h uint32) (K4JhashValue, bool) {
 	for {
-		seq := s.readBegin()
+		seq := s.seq.ReadBegin()
 		var v K4JhashValue
 		found := false
 		nx := atomic.LoadUint32(&s.next)
@@ -494,7 +458,7 @@ func (m *K4Jhash) lookupChain(s *k4JhashElem, w *k4JhashKeyWords, h uint32) (K4J
 				nx = atomic.LoadUint32(&e.next)
 			}
 		}
-		if atomic.LoadUint32(&s.seq) == seq {
+		if s.seq.ReadValid(seq) {
 			return v, found
 		}
 	}
@@ -511,20 +475,20 @@ func (m *K4Jhash) update(k *K4JhashKey, v *K4JhashValue, cpu int, flags htab.Upd
 	b := h & m.mask
 	hs := &m.slots[b]
 	for {
-		hs.lock()
+		hs.seq.Lock()
 		prev, i := m.find(b, &w, h)
 		if i != 0 && flags == htab.UpdateNoExist {
-			hs.unlock()
+			hs.seq.Unlock()
 			return htab.ErrKeyExist
 		}
 		if i == 0 && flags == htab.UpdateExist {
-			hs.unlock()
+			hs.seq.Unlock()
 			return htab.ErrKeyNotExist
 		}
 		if i != 0 {
 			if prev == 0 { // the head: in place
 				hs.setValue(v)
-				hs.unlock()
+				hs.seq.Unlock()
 				return nil
 			}
 			// Unlink e, reuse its slot for the old head, put k at the head:
@@ -535,12 +499,12 @@ func (m *K4Jhash) update(k *K4JhashKey, v *K4JhashValue, cpu int, flags htab.Upd
 			hs.setKey(&w, h)
 			hs.setValue(v)
 			atomic.StoreUint32(&hs.next, k4JhashHome|i)
-			hs.unlock()
+			hs.seq.Unlock()
 			return nil
 		}
 		if m.count.Add(1) > int64(m.maxEntries) {
 			m.count.Add(-1)
-			hs.unlock()
+			hs.seq.Unlock()
 			return htab.ErrFull
 		}
 		if atomic.LoadUint32(&hs.next)&k4JhashHome != 0 {
@@ -550,7 +514,7 @@ func (m *K4Jhash) update(k *K4JhashKey, v *K4JhashValue, cpu int, flags htab.Upd
 			hs.setKey(&w, h)
 			hs.setValue(v)
 			atomic.StoreUint32(&hs.next, k4JhashHome|(f+1))
-			hs.unlock()
+			hs.seq.Unlock()
 			return nil
 		}
 		// Empty bucket: slot b is free, or holds another bucket's overflow element.
@@ -558,11 +522,11 @@ func (m *K4Jhash) update(k *K4JhashKey, v *K4JhashValue, cpu int, flags htab.Upd
 			hs.setKey(&w, h)
 			hs.setValue(v)
 			atomic.StoreUint32(&hs.next, k4JhashHome)
-			hs.unlock()
+			hs.seq.Unlock()
 			return nil
 		}
 		m.count.Add(-1)
-		hs.unlock()
+		hs.seq.Unlock()
 		runtime.Gosched()
 	}
 }
@@ -590,15 +554,15 @@ func (m *K4Jhash) evict(b uint32) bool {
 		c := m.slotBucket(s)
 		if c == b {
 			// Being written or freed by b's own past owner right now.
-			if n >= k4JhashSpins {
+			if n >= htab.SpinsBeforeYield {
 				runtime.Gosched()
 			}
 			continue
 		}
 		cs := &m.slots[c]
 		if c > b {
-			cs.lock()
-		} else if !cs.tryLock() {
+			cs.seq.Lock()
+		} else if !cs.seq.TryLock() {
 			return false
 		}
 		// Is slot b in c's chain? Find the slot before it.
@@ -616,8 +580,8 @@ func (m *K4Jhash) evict(b uint32) bool {
 		if prev == 0 {
 			// The element left c's chain meanwhile and its slot is about to be
 			// released, or the key was stale: look again.
-			cs.unlock()
-			if n >= k4JhashSpins {
+			cs.seq.Unlock()
+			if n >= htab.SpinsBeforeYield {
 				runtime.Gosched()
 			}
 			continue
@@ -626,7 +590,7 @@ func (m *K4Jhash) evict(b uint32) bool {
 		m.slots[f].copyFrom(s, atomic.LoadUint32(&s.next)&k4JhashIdx)
 		p := &m.slots[prev-1]
 		atomic.StoreUint32(&p.next, atomic.LoadUint32(&p.next)&k4JhashHome|(f+1))
-		cs.unlock()
+		cs.seq.Unlock()
 		return true
 	}
 }
@@ -637,14 +601,14 @@ func (m *K4Jhash) Delete(k K4JhashKey) error {
 	h := m.hash(&k, &w)
 	b := h & m.mask
 	hs := &m.slots[b]
-	hs.lock()
+	hs.seq.Lock()
 	prev, i := m.find(b, &w, h)
 	if i == 0 {
-		hs.unlock()
+		hs.seq.Unlock()
 		return htab.ErrKeyNotExist
 	}
 	freed := m.unlink(b, prev, i)
-	hs.unlock()
+	hs.seq.Unlock()
 	m.release(freed)
 	return nil
 }
@@ -656,15 +620,15 @@ func (m *K4Jhash) LookupAndDelete(k K4JhashKey) (K4JhashValue, error) {
 	h := m.hash(&k, &w)
 	b := h & m.mask
 	hs := &m.slots[b]
-	hs.lock()
+	hs.seq.Lock()
 	prev, i := m.find(b, &w, h)
 	if i == 0 {
-		hs.unlock()
+		hs.seq.Unlock()
 		return K4JhashValue{}, htab.ErrKeyNotExist
 	}
 	v := m.slots[i-1].loadValue()
 	freed := m.unlink(b, prev, i)
-	hs.unlock()
+	hs.seq.Unlock()
 	m.release(freed)
 	return v, nil
 }
@@ -696,7 +660,7 @@ func (m *K4Jhash) snapshot(b uint32, keys []K4JhashKey, vals []K4JhashValue) ([]
 	k0, v0 := len(keys), len(vals)
 	s := &m.slots[b]
 	for {
-		seq := s.readBegin()
+		seq := s.seq.ReadBegin()
 		keys, vals = keys[:k0], vals[:v0]
 		if nx := atomic.LoadUint32(&s.next); nx&k4JhashHome != 0 {
 			for i, n := b+1, 0; i != 0 && n < len(m.slots); n++ {
@@ -706,7 +670,7 @@ func (m *K4Jhash) snapshot(b uint32, keys []K4JhashKey, vals []K4JhashValue) ([]
 				i = atomic.LoadUint32(&e.next) & k4JhashIdx
 			}
 		}
-		if atomic.LoadUint32(&s.seq) == seq {
+		if s.seq.ReadValid(seq) {
 			return keys, vals
 		}
 	}
@@ -723,7 +687,7 @@ func (m *K4Jhash) NextKey(k *K4JhashKey) (K4JhashKey, error) {
 		b := h & m.mask
 		s := &m.slots[b]
 		for {
-			seq := s.readBegin()
+			seq := s.seq.ReadBegin()
 			_, i := m.find(b, &w, h)
 			var next uint32
 			var nk K4JhashKey
@@ -732,7 +696,7 @@ func (m *K4Jhash) NextKey(k *K4JhashKey) (K4JhashKey, error) {
 					nk = m.slots[next-1].loadKey()
 				}
 			}
-			if atomic.LoadUint32(&s.seq) != seq {
+			if !s.seq.ReadValid(seq) {
 				continue
 			}
 			if next != 0 {
@@ -749,13 +713,13 @@ func (m *K4Jhash) NextKey(k *K4JhashKey) (K4JhashKey, error) {
 	for bi := start; bi <= m.mask; bi++ {
 		s := &m.slots[bi]
 		for {
-			seq := s.readBegin()
+			seq := s.seq.ReadBegin()
 			head := atomic.LoadUint32(&s.next)&k4JhashHome != 0
 			var nk K4JhashKey
 			if head {
 				nk = s.loadKey()
 			}
-			if atomic.LoadUint32(&s.seq) != seq {
+			if !s.seq.ReadValid(seq) {
 				continue
 			}
 			if head {
@@ -836,7 +800,7 @@ func (m *K4Jhash) batchWalk(bi uint32, keys []K4JhashKey, vals []K4JhashValue, d
 			continue
 		}
 		hs := &m.slots[bi]
-		hs.lock()
+		hs.seq.Lock()
 		cnt := 0
 		if atomic.LoadUint32(&hs.next)&k4JhashHome != 0 {
 			for i := bi + 1; i != 0; i = atomic.LoadUint32(&m.slots[i-1].next) & k4JhashIdx {
@@ -845,7 +809,7 @@ func (m *K4Jhash) batchWalk(bi uint32, keys []K4JhashKey, vals []K4JhashValue, d
 		}
 		if cnt > len(keys)-total {
 			// The bucket does not fit: it is not consumed, the cursor stays on it.
-			hs.unlock()
+			hs.seq.Unlock()
 			if total == 0 {
 				return 0, bi, htab.ErrNoSpace
 			}
@@ -867,7 +831,7 @@ func (m *K4Jhash) batchWalk(bi uint32, keys []K4JhashKey, vals []K4JhashValue, d
 			// unreachable now, so nothing else writes its next links.
 			chain := atomic.LoadUint32(&hs.next) & k4JhashIdx
 			atomic.StoreUint32(&hs.next, 0)
-			hs.unlock()
+			hs.seq.Unlock()
 			for i := chain; i != 0; {
 				nx := atomic.LoadUint32(&m.slots[i-1].next) & k4JhashIdx
 				m.release(i - 1)
@@ -875,7 +839,7 @@ func (m *K4Jhash) batchWalk(bi uint32, keys []K4JhashKey, vals []K4JhashValue, d
 			}
 			m.release(bi)
 		} else {
-			hs.unlock()
+			hs.seq.Unlock()
 		}
 		total += cnt
 		bi++

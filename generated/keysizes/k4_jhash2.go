@@ -30,8 +30,8 @@ import (
 //   index+1  how elements link; 0 is nil. Nothing holds a pointer.
 //
 // Layout, in bytes
-//   slot | seq uint32 | next uint32 | key [1]uint32 | val [2]uint32 |
-//        0            4             8               12              20
+//   slot | seq htab.SeqLock | next uint32 | key [1]uint32 | val [2]uint32 |
+//        0                  4             8               12              20
 //   next: bit 31 = home (this slot is its bucket's head), bits 0-30 = index+1
 //   of the next older element.
 //
@@ -68,16 +68,15 @@ type k4Jhash2KeyWords [1]uint32
 // sync/atomic; writers store them under the lock of the bucket whose chain
 // holds the element.
 type k4Jhash2Elem struct {
-	seq  uint32    // off 0, 4 B: the sequence lock of the bucket whose home this slot is: odd while a writer holds it
-	next uint32    // off 4, 4 B: bit 31: this slot holds its bucket's newest element; bits 0-30: index+1 of the next older element, 0 ends the chain
-	key  [1]uint32 // off 8, 4 B: the 4 key bytes, little-endian words, zero-padded
-	val  [2]uint32 // off 12, 8 B: the 8 value bytes, little-endian words, zero-padded
+	seq  htab.SeqLock // off 0, 4 B: the sequence lock of the bucket whose home this slot is: odd while a writer holds it
+	next uint32       // off 4, 4 B: bit 31: this slot holds its bucket's newest element; bits 0-30: index+1 of the next older element, 0 ends the chain
+	key  [1]uint32    // off 8, 4 B: the 4 key bytes, little-endian words, zero-padded
+	val  [2]uint32    // off 12, 8 B: the 8 value bytes, little-endian words, zero-padded
 }
 
 const (
 	k4Jhash2Home   = 1 << 31          // next: the slot holds its bucket's newest element
 	k4Jhash2Idx    = k4Jhash2Home - 1 // next: index+1 of the next older element
-	k4Jhash2Spins  = 64               // busy-waits before a lock or read yields
 	k4Jhash2MaxLen = 1 << 30          // most slots: index+1 must stay clear of the home bit
 )
 
@@ -246,41 +245,6 @@ func (e *k4Jhash2Elem) setValue(v *K4Jhash2Value) {
 	atomic.StoreUint32(&e.val[1], binary.LittleEndian.Uint32(v[4:]))
 }
 
-// lock takes bucket e (the slot's sequence) for writing: odd while held.
-func (e *k4Jhash2Elem) lock() {
-	for n := 0; ; n++ {
-		s := atomic.LoadUint32(&e.seq)
-		if s&1 == 0 && atomic.CompareAndSwapUint32(&e.seq, s, s+1) {
-			return
-		}
-		if n >= k4Jhash2Spins {
-			runtime.Gosched()
-		}
-	}
-}
-
-// tryLock takes bucket e if no one holds it.
-func (e *k4Jhash2Elem) tryLock() bool {
-	s := atomic.LoadUint32(&e.seq)
-	return s&1 == 0 && atomic.CompareAndSwapUint32(&e.seq, s, s+1)
-}
-
-// unlock releases bucket e and lets readers validate again.
-func (e *k4Jhash2Elem) unlock() { atomic.AddUint32(&e.seq, 1) }
-
-// readBegin waits until no writer holds bucket e and returns the sequence to
-// compare after reading.
-func (e *k4Jhash2Elem) readBegin() uint32 {
-	for n := 0; ; n++ {
-		if s := atomic.LoadUint32(&e.seq); s&1 == 0 {
-			return s
-		}
-		if n >= k4Jhash2Spins {
-			runtime.Gosched()
-		}
-	}
-}
-
 // copyFrom copies src's element into e, with e's next word set to next. Only
 // under the lock of the bucket whose chain e is (or is about to be) in.
 func (e *k4Jhash2Elem) copyFrom(src *k4Jhash2Elem, next uint32) {
@@ -422,7 +386,7 @@ func (m *K4Jhash2) Lookup(k K4Jhash2Key) (K4Jhash2Value, bool) {
 	h := m.hash(&k, &w)
 
 	s := &m.slots[h&m.mask]
-	seq := atomic.LoadUint32(&s.seq)
+	seq := s.seq.Load()
 	nx := atomic.LoadUint32(&s.next)
 	if nx&k4Jhash2Home != 0 && seq&1 == 0 {
 		e := s
@@ -436,7 +400,7 @@ func (m *K4Jhash2) Lookup(k K4Jhash2Key) (K4Jhash2Value, bool) {
 		}
 		if e != nil {
 			v := e.loadValue()
-			if atomic.LoadUint32(&s.seq) == seq {
+			if s.seq.ReadValid(seq) {
 				return v, true
 			}
 		}
@@ -448,7 +412,7 @@ func (m *K4Jhash2) Lookup(k K4Jhash2Key) (K4Jhash2Value, bool) {
 // the chain of home slot s, retried until no writer came in between.
 func (m *K4Jhash2) lookupChain(s *k4Jhash2Elem, w *k4Jhash2KeyWords, h uint32) (K4Jhash2Value, bool) {
 	for {
-		seq := s.readBegin()
+		seq := s.seq.ReadBegin()
 		var v K4Jhash2Value
 		found := false
 		nx := atomic.LoadUint32(&s.next)
@@ -467,7 +431,7 @@ func (m *K4Jhash2) lookupChain(s *k4Jhash2Elem, w *k4Jhash2KeyWords, h uint32) (
 				nx = atomic.LoadUint32(&e.next)
 			}
 		}
-		if atomic.LoadUint32(&s.seq) == seq {
+		if s.seq.ReadValid(seq) {
 			return v, found
 		}
 	}
@@ -484,20 +448,20 @@ func (m *K4Jhash2) update(k *K4Jhash2Key, v *K4Jhash2Value, cpu int, flags htab.
 	b := h & m.mask
 	hs := &m.slots[b]
 	for {
-		hs.lock()
+		hs.seq.Lock()
 		prev, i := m.find(b, &w, h)
 		if i != 0 && flags == htab.UpdateNoExist {
-			hs.unlock()
+			hs.seq.Unlock()
 			return htab.ErrKeyExist
 		}
 		if i == 0 && flags == htab.UpdateExist {
-			hs.unlock()
+			hs.seq.Unlock()
 			return htab.ErrKeyNotExist
 		}
 		if i != 0 {
 			if prev == 0 { // the head: in place
 				hs.setValue(v)
-				hs.unlock()
+				hs.seq.Unlock()
 				return nil
 			}
 			// Unlink e, reuse its slot for the old head, put k at the head:
@@ -508,12 +472,12 @@ func (m *K4Jhash2) update(k *K4Jhash2Key, v *K4Jhash2Value, cpu int, flags htab.
 			hs.setKey(&w, h)
 			hs.setValue(v)
 			atomic.StoreUint32(&hs.next, k4Jhash2Home|i)
-			hs.unlock()
+			hs.seq.Unlock()
 			return nil
 		}
 		if m.count.Add(1) > int64(m.maxEntries) {
 			m.count.Add(-1)
-			hs.unlock()
+			hs.seq.Unlock()
 			return htab.ErrFull
 		}
 		if atomic.LoadUint32(&hs.next)&k4Jhash2Home != 0 {
@@ -523,7 +487,7 @@ func (m *K4Jhash2) update(k *K4Jhash2Key, v *K4Jhash2Value, cpu int, flags htab.
 			hs.setKey(&w, h)
 			hs.setValue(v)
 			atomic.StoreUint32(&hs.next, k4Jhash2Home|(f+1))
-			hs.unlock()
+			hs.seq.Unlock()
 			return nil
 		}
 		// Empty bucket: slot b is free, or holds another bucket's overflow element.
@@ -531,11 +495,11 @@ func (m *K4Jhash2) update(k *K4Jhash2Key, v *K4Jhash2Value, cpu int, flags htab.
 			hs.setKey(&w, h)
 			hs.setValue(v)
 			atomic.StoreUint32(&hs.next, k4Jhash2Home)
-			hs.unlock()
+			hs.seq.Unlock()
 			return nil
 		}
 		m.count.Add(-1)
-		hs.unlock()
+		hs.seq.Unlock()
 		runtime.Gosched()
 	}
 }
@@ -563,15 +527,15 @@ func (m *K4Jhash2) evict(b uint32) bool {
 		c := m.slotBucket(s)
 		if c == b {
 			// Being written or freed by b's own past owner right now.
-			if n >= k4Jhash2Spins {
+			if n >= htab.SpinsBeforeYield {
 				runtime.Gosched()
 			}
 			continue
 		}
 		cs := &m.slots[c]
 		if c > b {
-			cs.lock()
-		} else if !cs.tryLock() {
+			cs.seq.Lock()
+		} else if !cs.seq.TryLock() {
 			return false
 		}
 		// Is slot b in c's chain? Find the slot before it.
@@ -589,8 +553,8 @@ func (m *K4Jhash2) evict(b uint32) bool {
 		if prev == 0 {
 			// The element left c's chain meanwhile and its slot is about to be
 			// released, or the key was stale: look again.
-			cs.unlock()
-			if n >= k4Jhash2Spins {
+			cs.seq.Unlock()
+			if n >= htab.SpinsBeforeYield {
 				runtime.Gosched()
 			}
 			continue
@@ -599,7 +563,7 @@ func (m *K4Jhash2) evict(b uint32) bool {
 		m.slots[f].copyFrom(s, atomic.LoadUint32(&s.next)&k4Jhash2Idx)
 		p := &m.slots[prev-1]
 		atomic.StoreUint32(&p.next, atomic.LoadUint32(&p.next)&k4Jhash2Home|(f+1))
-		cs.unlock()
+		cs.seq.Unlock()
 		return true
 	}
 }
@@ -610,14 +574,14 @@ func (m *K4Jhash2) Delete(k K4Jhash2Key) error {
 	h := m.hash(&k, &w)
 	b := h & m.mask
 	hs := &m.slots[b]
-	hs.lock()
+	hs.seq.Lock()
 	prev, i := m.find(b, &w, h)
 	if i == 0 {
-		hs.unlock()
+		hs.seq.Unlock()
 		return htab.ErrKeyNotExist
 	}
 	freed := m.unlink(b, prev, i)
-	hs.unlock()
+	hs.seq.Unlock()
 	m.release(freed)
 	return nil
 }
@@ -629,15 +593,15 @@ func (m *K4Jhash2) LookupAndDelete(k K4Jhash2Key) (K4Jhash2Value, error) {
 	h := m.hash(&k, &w)
 	b := h & m.mask
 	hs := &m.slots[b]
-	hs.lock()
+	hs.seq.Lock()
 	prev, i := m.find(b, &w, h)
 	if i == 0 {
-		hs.unlock()
+		hs.seq.Unlock()
 		return K4Jhash2Value{}, htab.ErrKeyNotExist
 	}
 	v := m.slots[i-1].loadValue()
 	freed := m.unlink(b, prev, i)
-	hs.unlock()
+	hs.seq.Unlock()
 	m.release(freed)
 	return v, nil
 }
@@ -669,7 +633,7 @@ func (m *K4Jhash2) snapshot(b uint32, keys []K4Jhash2Key, vals []K4Jhash2Value) 
 	k0, v0 := len(keys), len(vals)
 	s := &m.slots[b]
 	for {
-		seq := s.readBegin()
+		seq := s.seq.ReadBegin()
 		keys, vals = keys[:k0], vals[:v0]
 		if nx := atomic.LoadUint32(&s.next); nx&k4Jhash2Home != 0 {
 			for i, n := b+1, 0; i != 0 && n < len(m.slots); n++ {
@@ -679,7 +643,7 @@ func (m *K4Jhash2) snapshot(b uint32, keys []K4Jhash2Key, vals []K4Jhash2Value) 
 				i = atomic.LoadUint32(&e.next) & k4Jhash2Idx
 			}
 		}
-		if atomic.LoadUint32(&s.seq) == seq {
+		if s.seq.ReadValid(seq) {
 			return keys, vals
 		}
 	}
@@ -696,7 +660,7 @@ func (m *K4Jhash2) NextKey(k *K4Jhash2Key) (K4Jhash2Key, error) {
 		b := h & m.mask
 		s := &m.slots[b]
 		for {
-			seq := s.readBegin()
+			seq := s.seq.ReadBegin()
 			_, i := m.find(b, &w, h)
 			var next uint32
 			var nk K4Jhash2Key
@@ -705,7 +669,7 @@ func (m *K4Jhash2) NextKey(k *K4Jhash2Key) (K4Jhash2Key, error) {
 					nk = m.slots[next-1].loadKey()
 				}
 			}
-			if atomic.LoadUint32(&s.seq) != seq {
+			if !s.seq.ReadValid(seq) {
 				continue
 			}
 			if next != 0 {
@@ -722,13 +686,13 @@ func (m *K4Jhash2) NextKey(k *K4Jhash2Key) (K4Jhash2Key, error) {
 	for bi := start; bi <= m.mask; bi++ {
 		s := &m.slots[bi]
 		for {
-			seq := s.readBegin()
+			seq := s.seq.ReadBegin()
 			head := atomic.LoadUint32(&s.next)&k4Jhash2Home != 0
 			var nk K4Jhash2Key
 			if head {
 				nk = s.loadKey()
 			}
-			if atomic.LoadUint32(&s.seq) != seq {
+			if !s.seq.ReadValid(seq) {
 				continue
 			}
 			if head {
@@ -809,7 +773,7 @@ func (m *K4Jhash2) batchWalk(bi uint32, keys []K4Jhash2Key, vals []K4Jhash2Value
 			continue
 		}
 		hs := &m.slots[bi]
-		hs.lock()
+		hs.seq.Lock()
 		cnt := 0
 		if atomic.LoadUint32(&hs.next)&k4Jhash2Home != 0 {
 			for i := bi + 1; i != 0; i = atomic.LoadUint32(&m.slots[i-1].next) & k4Jhash2Idx {
@@ -818,7 +782,7 @@ func (m *K4Jhash2) batchWalk(bi uint32, keys []K4Jhash2Key, vals []K4Jhash2Value
 		}
 		if cnt > len(keys)-total {
 			// The bucket does not fit: it is not consumed, the cursor stays on it.
-			hs.unlock()
+			hs.seq.Unlock()
 			if total == 0 {
 				return 0, bi, htab.ErrNoSpace
 			}
@@ -840,7 +804,7 @@ func (m *K4Jhash2) batchWalk(bi uint32, keys []K4Jhash2Key, vals []K4Jhash2Value
 			// unreachable now, so nothing else writes its next links.
 			chain := atomic.LoadUint32(&hs.next) & k4Jhash2Idx
 			atomic.StoreUint32(&hs.next, 0)
-			hs.unlock()
+			hs.seq.Unlock()
 			for i := chain; i != 0; {
 				nx := atomic.LoadUint32(&m.slots[i-1].next) & k4Jhash2Idx
 				m.release(i - 1)
@@ -848,7 +812,7 @@ func (m *K4Jhash2) batchWalk(bi uint32, keys []K4Jhash2Key, vals []K4Jhash2Value
 			}
 			m.release(bi)
 		} else {
-			hs.unlock()
+			hs.seq.Unlock()
 		}
 		total += cnt
 		bi++

@@ -30,8 +30,8 @@ import (
 //   index+1  how elements link; 0 is nil. Nothing holds a pointer.
 //
 // Layout, in bytes
-//   slot | seq uint32 | next uint32 | hash uint32 | key [15]uint32 | val [2]uint32 |
-//        0            4             8             12               72              80
+//   slot | seq htab.SeqLock | next uint32 | hash uint32 | key [15]uint32 | val [2]uint32 |
+//        0                  4             8             12               72              80
 //   next: bit 31 = home (this slot is its bucket's head), bits 0-30 = index+1
 //   of the next older element.
 //
@@ -68,17 +68,16 @@ type k59KeyWords [15]uint32
 // sync/atomic; writers store them under the lock of the bucket whose chain
 // holds the element.
 type k59Elem struct {
-	seq  uint32     // off 0, 4 B: the sequence lock of the bucket whose home this slot is: odd while a writer holds it
-	next uint32     // off 4, 4 B: bit 31: this slot holds its bucket's newest element; bits 0-30: index+1 of the next older element, 0 ends the chain
-	hash uint32     // off 8, 4 B: the key's hash, compared before the key
-	key  [15]uint32 // off 12, 60 B: the 59 key bytes, little-endian words, zero-padded
-	val  [2]uint32  // off 72, 8 B: the 8 value bytes, little-endian words, zero-padded
+	seq  htab.SeqLock // off 0, 4 B: the sequence lock of the bucket whose home this slot is: odd while a writer holds it
+	next uint32       // off 4, 4 B: bit 31: this slot holds its bucket's newest element; bits 0-30: index+1 of the next older element, 0 ends the chain
+	hash uint32       // off 8, 4 B: the key's hash, compared before the key
+	key  [15]uint32   // off 12, 60 B: the 59 key bytes, little-endian words, zero-padded
+	val  [2]uint32    // off 72, 8 B: the 8 value bytes, little-endian words, zero-padded
 }
 
 const (
 	k59Home   = 1 << 31     // next: the slot holds its bucket's newest element
 	k59Idx    = k59Home - 1 // next: index+1 of the next older element
-	k59Spins  = 64          // busy-waits before a lock or read yields
 	k59MaxLen = 1 << 30     // most slots: index+1 must stay clear of the home bit
 )
 
@@ -356,41 +355,6 @@ func (e *k59Elem) setValue(v *K59Value) {
 	atomic.StoreUint32(&e.val[1], binary.LittleEndian.Uint32(v[4:]))
 }
 
-// lock takes bucket e (the slot's sequence) for writing: odd while held.
-func (e *k59Elem) lock() {
-	for n := 0; ; n++ {
-		s := atomic.LoadUint32(&e.seq)
-		if s&1 == 0 && atomic.CompareAndSwapUint32(&e.seq, s, s+1) {
-			return
-		}
-		if n >= k59Spins {
-			runtime.Gosched()
-		}
-	}
-}
-
-// tryLock takes bucket e if no one holds it.
-func (e *k59Elem) tryLock() bool {
-	s := atomic.LoadUint32(&e.seq)
-	return s&1 == 0 && atomic.CompareAndSwapUint32(&e.seq, s, s+1)
-}
-
-// unlock releases bucket e and lets readers validate again.
-func (e *k59Elem) unlock() { atomic.AddUint32(&e.seq, 1) }
-
-// readBegin waits until no writer holds bucket e and returns the sequence to
-// compare after reading.
-func (e *k59Elem) readBegin() uint32 {
-	for n := 0; ; n++ {
-		if s := atomic.LoadUint32(&e.seq); s&1 == 0 {
-			return s
-		}
-		if n >= k59Spins {
-			runtime.Gosched()
-		}
-	}
-}
-
 // copyFrom copies src's element into e, with e's next word set to next. Only
 // under the lock of the bucket whose chain e is (or is about to be) in.
 func (e *k59Elem) copyFrom(src *k59Elem, next uint32) {
@@ -538,7 +502,7 @@ func (m *K59) Lookup(k K59Key) (K59Value, bool) {
 	h := m.hash(&k, &w)
 
 	s := &m.slots[h&m.mask]
-	seq := atomic.LoadUint32(&s.seq)
+	seq := s.seq.Load()
 	nx := atomic.LoadUint32(&s.next)
 	if nx&k59Home != 0 && seq&1 == 0 {
 		e := s
@@ -557,7 +521,7 @@ func (m *K59) Lookup(k K59Key) (K59Value, bool) {
 				x = bits.RotateLeft64(x, 32)
 			}
 			binary.LittleEndian.PutUint64(v[:], x)
-			if atomic.LoadUint32(&s.seq) == seq {
+			if s.seq.ReadValid(seq) {
 				return v, true
 			}
 		}
@@ -569,7 +533,7 @@ func (m *K59) Lookup(k K59Key) (K59Value, bool) {
 // the chain of home slot s, retried until no writer came in between.
 func (m *K59) lookupChain(s *k59Elem, w *k59KeyWords, h uint32) (K59Value, bool) {
 	for {
-		seq := s.readBegin()
+		seq := s.seq.ReadBegin()
 		var v K59Value
 		found := false
 		nx := atomic.LoadUint32(&s.next)
@@ -588,7 +552,7 @@ func (m *K59) lookupChain(s *k59Elem, w *k59KeyWords, h uint32) (K59Value, bool)
 				nx = atomic.LoadUint32(&e.next)
 			}
 		}
-		if atomic.LoadUint32(&s.seq) == seq {
+		if s.seq.ReadValid(seq) {
 			return v, found
 		}
 	}
@@ -605,20 +569,20 @@ func (m *K59) update(k *K59Key, v *K59Value, cpu int, flags htab.UpdateFlags) er
 	b := h & m.mask
 	hs := &m.slots[b]
 	for {
-		hs.lock()
+		hs.seq.Lock()
 		prev, i := m.find(b, &w, h)
 		if i != 0 && flags == htab.UpdateNoExist {
-			hs.unlock()
+			hs.seq.Unlock()
 			return htab.ErrKeyExist
 		}
 		if i == 0 && flags == htab.UpdateExist {
-			hs.unlock()
+			hs.seq.Unlock()
 			return htab.ErrKeyNotExist
 		}
 		if i != 0 {
 			if prev == 0 { // the head: in place
 				hs.setValue(v)
-				hs.unlock()
+				hs.seq.Unlock()
 				return nil
 			}
 			// Unlink e, reuse its slot for the old head, put k at the head:
@@ -629,12 +593,12 @@ func (m *K59) update(k *K59Key, v *K59Value, cpu int, flags htab.UpdateFlags) er
 			hs.setKey(&w, h)
 			hs.setValue(v)
 			atomic.StoreUint32(&hs.next, k59Home|i)
-			hs.unlock()
+			hs.seq.Unlock()
 			return nil
 		}
 		if m.count.Add(1) > int64(m.maxEntries) {
 			m.count.Add(-1)
-			hs.unlock()
+			hs.seq.Unlock()
 			return htab.ErrFull
 		}
 		if atomic.LoadUint32(&hs.next)&k59Home != 0 {
@@ -644,7 +608,7 @@ func (m *K59) update(k *K59Key, v *K59Value, cpu int, flags htab.UpdateFlags) er
 			hs.setKey(&w, h)
 			hs.setValue(v)
 			atomic.StoreUint32(&hs.next, k59Home|(f+1))
-			hs.unlock()
+			hs.seq.Unlock()
 			return nil
 		}
 		// Empty bucket: slot b is free, or holds another bucket's overflow element.
@@ -652,11 +616,11 @@ func (m *K59) update(k *K59Key, v *K59Value, cpu int, flags htab.UpdateFlags) er
 			hs.setKey(&w, h)
 			hs.setValue(v)
 			atomic.StoreUint32(&hs.next, k59Home)
-			hs.unlock()
+			hs.seq.Unlock()
 			return nil
 		}
 		m.count.Add(-1)
-		hs.unlock()
+		hs.seq.Unlock()
 		runtime.Gosched()
 	}
 }
@@ -684,15 +648,15 @@ func (m *K59) evict(b uint32) bool {
 		c := m.slotBucket(s)
 		if c == b {
 			// Being written or freed by b's own past owner right now.
-			if n >= k59Spins {
+			if n >= htab.SpinsBeforeYield {
 				runtime.Gosched()
 			}
 			continue
 		}
 		cs := &m.slots[c]
 		if c > b {
-			cs.lock()
-		} else if !cs.tryLock() {
+			cs.seq.Lock()
+		} else if !cs.seq.TryLock() {
 			return false
 		}
 		// Is slot b in c's chain? Find the slot before it.
@@ -710,8 +674,8 @@ func (m *K59) evict(b uint32) bool {
 		if prev == 0 {
 			// The element left c's chain meanwhile and its slot is about to be
 			// released, or the key was stale: look again.
-			cs.unlock()
-			if n >= k59Spins {
+			cs.seq.Unlock()
+			if n >= htab.SpinsBeforeYield {
 				runtime.Gosched()
 			}
 			continue
@@ -720,7 +684,7 @@ func (m *K59) evict(b uint32) bool {
 		m.slots[f].copyFrom(s, atomic.LoadUint32(&s.next)&k59Idx)
 		p := &m.slots[prev-1]
 		atomic.StoreUint32(&p.next, atomic.LoadUint32(&p.next)&k59Home|(f+1))
-		cs.unlock()
+		cs.seq.Unlock()
 		return true
 	}
 }
@@ -731,14 +695,14 @@ func (m *K59) Delete(k K59Key) error {
 	h := m.hash(&k, &w)
 	b := h & m.mask
 	hs := &m.slots[b]
-	hs.lock()
+	hs.seq.Lock()
 	prev, i := m.find(b, &w, h)
 	if i == 0 {
-		hs.unlock()
+		hs.seq.Unlock()
 		return htab.ErrKeyNotExist
 	}
 	freed := m.unlink(b, prev, i)
-	hs.unlock()
+	hs.seq.Unlock()
 	m.release(freed)
 	return nil
 }
@@ -750,15 +714,15 @@ func (m *K59) LookupAndDelete(k K59Key) (K59Value, error) {
 	h := m.hash(&k, &w)
 	b := h & m.mask
 	hs := &m.slots[b]
-	hs.lock()
+	hs.seq.Lock()
 	prev, i := m.find(b, &w, h)
 	if i == 0 {
-		hs.unlock()
+		hs.seq.Unlock()
 		return K59Value{}, htab.ErrKeyNotExist
 	}
 	v := m.slots[i-1].loadValue()
 	freed := m.unlink(b, prev, i)
-	hs.unlock()
+	hs.seq.Unlock()
 	m.release(freed)
 	return v, nil
 }
@@ -790,7 +754,7 @@ func (m *K59) snapshot(b uint32, keys []K59Key, vals []K59Value) ([]K59Key, []K5
 	k0, v0 := len(keys), len(vals)
 	s := &m.slots[b]
 	for {
-		seq := s.readBegin()
+		seq := s.seq.ReadBegin()
 		keys, vals = keys[:k0], vals[:v0]
 		if nx := atomic.LoadUint32(&s.next); nx&k59Home != 0 {
 			for i, n := b+1, 0; i != 0 && n < len(m.slots); n++ {
@@ -800,7 +764,7 @@ func (m *K59) snapshot(b uint32, keys []K59Key, vals []K59Value) ([]K59Key, []K5
 				i = atomic.LoadUint32(&e.next) & k59Idx
 			}
 		}
-		if atomic.LoadUint32(&s.seq) == seq {
+		if s.seq.ReadValid(seq) {
 			return keys, vals
 		}
 	}
@@ -817,7 +781,7 @@ func (m *K59) NextKey(k *K59Key) (K59Key, error) {
 		b := h & m.mask
 		s := &m.slots[b]
 		for {
-			seq := s.readBegin()
+			seq := s.seq.ReadBegin()
 			_, i := m.find(b, &w, h)
 			var next uint32
 			var nk K59Key
@@ -826,7 +790,7 @@ func (m *K59) NextKey(k *K59Key) (K59Key, error) {
 					nk = m.slots[next-1].loadKey()
 				}
 			}
-			if atomic.LoadUint32(&s.seq) != seq {
+			if !s.seq.ReadValid(seq) {
 				continue
 			}
 			if next != 0 {
@@ -843,13 +807,13 @@ func (m *K59) NextKey(k *K59Key) (K59Key, error) {
 	for bi := start; bi <= m.mask; bi++ {
 		s := &m.slots[bi]
 		for {
-			seq := s.readBegin()
+			seq := s.seq.ReadBegin()
 			head := atomic.LoadUint32(&s.next)&k59Home != 0
 			var nk K59Key
 			if head {
 				nk = s.loadKey()
 			}
-			if atomic.LoadUint32(&s.seq) != seq {
+			if !s.seq.ReadValid(seq) {
 				continue
 			}
 			if head {
@@ -930,7 +894,7 @@ func (m *K59) batchWalk(bi uint32, keys []K59Key, vals []K59Value, del bool) (to
 			continue
 		}
 		hs := &m.slots[bi]
-		hs.lock()
+		hs.seq.Lock()
 		cnt := 0
 		if atomic.LoadUint32(&hs.next)&k59Home != 0 {
 			for i := bi + 1; i != 0; i = atomic.LoadUint32(&m.slots[i-1].next) & k59Idx {
@@ -939,7 +903,7 @@ func (m *K59) batchWalk(bi uint32, keys []K59Key, vals []K59Value, del bool) (to
 		}
 		if cnt > len(keys)-total {
 			// The bucket does not fit: it is not consumed, the cursor stays on it.
-			hs.unlock()
+			hs.seq.Unlock()
 			if total == 0 {
 				return 0, bi, htab.ErrNoSpace
 			}
@@ -961,7 +925,7 @@ func (m *K59) batchWalk(bi uint32, keys []K59Key, vals []K59Value, del bool) (to
 			// unreachable now, so nothing else writes its next links.
 			chain := atomic.LoadUint32(&hs.next) & k59Idx
 			atomic.StoreUint32(&hs.next, 0)
-			hs.unlock()
+			hs.seq.Unlock()
 			for i := chain; i != 0; {
 				nx := atomic.LoadUint32(&m.slots[i-1].next) & k59Idx
 				m.release(i - 1)
@@ -969,7 +933,7 @@ func (m *K59) batchWalk(bi uint32, keys []K59Key, vals []K59Value, del bool) (to
 			}
 			m.release(bi)
 		} else {
-			hs.unlock()
+			hs.seq.Unlock()
 		}
 		total += cnt
 		bi++

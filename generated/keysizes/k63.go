@@ -30,8 +30,8 @@ import (
 //   index+1  how elements link; 0 is nil. Nothing holds a pointer.
 //
 // Layout, in bytes
-//   slot | seq uint32 | next uint32 | hash uint32 | key [16]uint32 | val [2]uint32 |
-//        0            4             8             12               76              84
+//   slot | seq htab.SeqLock | next uint32 | hash uint32 | key [16]uint32 | val [2]uint32 |
+//        0                  4             8             12               76              84
 //   next: bit 31 = home (this slot is its bucket's head), bits 0-30 = index+1
 //   of the next older element.
 //
@@ -68,17 +68,16 @@ type k63KeyWords [16]uint32
 // sync/atomic; writers store them under the lock of the bucket whose chain
 // holds the element.
 type k63Elem struct {
-	seq  uint32     // off 0, 4 B: the sequence lock of the bucket whose home this slot is: odd while a writer holds it
-	next uint32     // off 4, 4 B: bit 31: this slot holds its bucket's newest element; bits 0-30: index+1 of the next older element, 0 ends the chain
-	hash uint32     // off 8, 4 B: the key's hash, compared before the key
-	key  [16]uint32 // off 12, 64 B: the 63 key bytes, little-endian words, zero-padded
-	val  [2]uint32  // off 76, 8 B: the 8 value bytes, little-endian words, zero-padded
+	seq  htab.SeqLock // off 0, 4 B: the sequence lock of the bucket whose home this slot is: odd while a writer holds it
+	next uint32       // off 4, 4 B: bit 31: this slot holds its bucket's newest element; bits 0-30: index+1 of the next older element, 0 ends the chain
+	hash uint32       // off 8, 4 B: the key's hash, compared before the key
+	key  [16]uint32   // off 12, 64 B: the 63 key bytes, little-endian words, zero-padded
+	val  [2]uint32    // off 76, 8 B: the 8 value bytes, little-endian words, zero-padded
 }
 
 const (
 	k63Home   = 1 << 31     // next: the slot holds its bucket's newest element
 	k63Idx    = k63Home - 1 // next: index+1 of the next older element
-	k63Spins  = 64          // busy-waits before a lock or read yields
 	k63MaxLen = 1 << 30     // most slots: index+1 must stay clear of the home bit
 )
 
@@ -379,41 +378,6 @@ func (e *k63Elem) setValue(v *K63Value) {
 	atomic.StoreUint32(&e.val[1], binary.LittleEndian.Uint32(v[4:]))
 }
 
-// lock takes bucket e (the slot's sequence) for writing: odd while held.
-func (e *k63Elem) lock() {
-	for n := 0; ; n++ {
-		s := atomic.LoadUint32(&e.seq)
-		if s&1 == 0 && atomic.CompareAndSwapUint32(&e.seq, s, s+1) {
-			return
-		}
-		if n >= k63Spins {
-			runtime.Gosched()
-		}
-	}
-}
-
-// tryLock takes bucket e if no one holds it.
-func (e *k63Elem) tryLock() bool {
-	s := atomic.LoadUint32(&e.seq)
-	return s&1 == 0 && atomic.CompareAndSwapUint32(&e.seq, s, s+1)
-}
-
-// unlock releases bucket e and lets readers validate again.
-func (e *k63Elem) unlock() { atomic.AddUint32(&e.seq, 1) }
-
-// readBegin waits until no writer holds bucket e and returns the sequence to
-// compare after reading.
-func (e *k63Elem) readBegin() uint32 {
-	for n := 0; ; n++ {
-		if s := atomic.LoadUint32(&e.seq); s&1 == 0 {
-			return s
-		}
-		if n >= k63Spins {
-			runtime.Gosched()
-		}
-	}
-}
-
 // copyFrom copies src's element into e, with e's next word set to next. Only
 // under the lock of the bucket whose chain e is (or is about to be) in.
 func (e *k63Elem) copyFrom(src *k63Elem, next uint32) {
@@ -554,7 +518,7 @@ func (m *K63) Lookup(k K63Key) (K63Value, bool) {
 	h := m.hash(&k, &w)
 
 	s := &m.slots[h&m.mask]
-	seq := atomic.LoadUint32(&s.seq)
+	seq := s.seq.Load()
 	nx := atomic.LoadUint32(&s.next)
 	if nx&k63Home != 0 && seq&1 == 0 {
 		e := s
@@ -568,7 +532,7 @@ func (m *K63) Lookup(k K63Key) (K63Value, bool) {
 		}
 		if e != nil {
 			v := e.loadValue()
-			if atomic.LoadUint32(&s.seq) == seq {
+			if s.seq.ReadValid(seq) {
 				return v, true
 			}
 		}
@@ -580,7 +544,7 @@ func (m *K63) Lookup(k K63Key) (K63Value, bool) {
 // the chain of home slot s, retried until no writer came in between.
 func (m *K63) lookupChain(s *k63Elem, w *k63KeyWords, h uint32) (K63Value, bool) {
 	for {
-		seq := s.readBegin()
+		seq := s.seq.ReadBegin()
 		var v K63Value
 		found := false
 		nx := atomic.LoadUint32(&s.next)
@@ -599,7 +563,7 @@ func (m *K63) lookupChain(s *k63Elem, w *k63KeyWords, h uint32) (K63Value, bool)
 				nx = atomic.LoadUint32(&e.next)
 			}
 		}
-		if atomic.LoadUint32(&s.seq) == seq {
+		if s.seq.ReadValid(seq) {
 			return v, found
 		}
 	}
@@ -616,20 +580,20 @@ func (m *K63) update(k *K63Key, v *K63Value, cpu int, flags htab.UpdateFlags) er
 	b := h & m.mask
 	hs := &m.slots[b]
 	for {
-		hs.lock()
+		hs.seq.Lock()
 		prev, i := m.find(b, &w, h)
 		if i != 0 && flags == htab.UpdateNoExist {
-			hs.unlock()
+			hs.seq.Unlock()
 			return htab.ErrKeyExist
 		}
 		if i == 0 && flags == htab.UpdateExist {
-			hs.unlock()
+			hs.seq.Unlock()
 			return htab.ErrKeyNotExist
 		}
 		if i != 0 {
 			if prev == 0 { // the head: in place
 				hs.setValue(v)
-				hs.unlock()
+				hs.seq.Unlock()
 				return nil
 			}
 			// Unlink e, reuse its slot for the old head, put k at the head:
@@ -640,12 +604,12 @@ func (m *K63) update(k *K63Key, v *K63Value, cpu int, flags htab.UpdateFlags) er
 			hs.setKey(&w, h)
 			hs.setValue(v)
 			atomic.StoreUint32(&hs.next, k63Home|i)
-			hs.unlock()
+			hs.seq.Unlock()
 			return nil
 		}
 		if m.count.Add(1) > int64(m.maxEntries) {
 			m.count.Add(-1)
-			hs.unlock()
+			hs.seq.Unlock()
 			return htab.ErrFull
 		}
 		if atomic.LoadUint32(&hs.next)&k63Home != 0 {
@@ -655,7 +619,7 @@ func (m *K63) update(k *K63Key, v *K63Value, cpu int, flags htab.UpdateFlags) er
 			hs.setKey(&w, h)
 			hs.setValue(v)
 			atomic.StoreUint32(&hs.next, k63Home|(f+1))
-			hs.unlock()
+			hs.seq.Unlock()
 			return nil
 		}
 		// Empty bucket: slot b is free, or holds another bucket's overflow element.
@@ -663,11 +627,11 @@ func (m *K63) update(k *K63Key, v *K63Value, cpu int, flags htab.UpdateFlags) er
 			hs.setKey(&w, h)
 			hs.setValue(v)
 			atomic.StoreUint32(&hs.next, k63Home)
-			hs.unlock()
+			hs.seq.Unlock()
 			return nil
 		}
 		m.count.Add(-1)
-		hs.unlock()
+		hs.seq.Unlock()
 		runtime.Gosched()
 	}
 }
@@ -695,15 +659,15 @@ func (m *K63) evict(b uint32) bool {
 		c := m.slotBucket(s)
 		if c == b {
 			// Being written or freed by b's own past owner right now.
-			if n >= k63Spins {
+			if n >= htab.SpinsBeforeYield {
 				runtime.Gosched()
 			}
 			continue
 		}
 		cs := &m.slots[c]
 		if c > b {
-			cs.lock()
-		} else if !cs.tryLock() {
+			cs.seq.Lock()
+		} else if !cs.seq.TryLock() {
 			return false
 		}
 		// Is slot b in c's chain? Find the slot before it.
@@ -721,8 +685,8 @@ func (m *K63) evict(b uint32) bool {
 		if prev == 0 {
 			// The element left c's chain meanwhile and its slot is about to be
 			// released, or the key was stale: look again.
-			cs.unlock()
-			if n >= k63Spins {
+			cs.seq.Unlock()
+			if n >= htab.SpinsBeforeYield {
 				runtime.Gosched()
 			}
 			continue
@@ -731,7 +695,7 @@ func (m *K63) evict(b uint32) bool {
 		m.slots[f].copyFrom(s, atomic.LoadUint32(&s.next)&k63Idx)
 		p := &m.slots[prev-1]
 		atomic.StoreUint32(&p.next, atomic.LoadUint32(&p.next)&k63Home|(f+1))
-		cs.unlock()
+		cs.seq.Unlock()
 		return true
 	}
 }
@@ -742,14 +706,14 @@ func (m *K63) Delete(k K63Key) error {
 	h := m.hash(&k, &w)
 	b := h & m.mask
 	hs := &m.slots[b]
-	hs.lock()
+	hs.seq.Lock()
 	prev, i := m.find(b, &w, h)
 	if i == 0 {
-		hs.unlock()
+		hs.seq.Unlock()
 		return htab.ErrKeyNotExist
 	}
 	freed := m.unlink(b, prev, i)
-	hs.unlock()
+	hs.seq.Unlock()
 	m.release(freed)
 	return nil
 }
@@ -761,15 +725,15 @@ func (m *K63) LookupAndDelete(k K63Key) (K63Value, error) {
 	h := m.hash(&k, &w)
 	b := h & m.mask
 	hs := &m.slots[b]
-	hs.lock()
+	hs.seq.Lock()
 	prev, i := m.find(b, &w, h)
 	if i == 0 {
-		hs.unlock()
+		hs.seq.Unlock()
 		return K63Value{}, htab.ErrKeyNotExist
 	}
 	v := m.slots[i-1].loadValue()
 	freed := m.unlink(b, prev, i)
-	hs.unlock()
+	hs.seq.Unlock()
 	m.release(freed)
 	return v, nil
 }
@@ -801,7 +765,7 @@ func (m *K63) snapshot(b uint32, keys []K63Key, vals []K63Value) ([]K63Key, []K6
 	k0, v0 := len(keys), len(vals)
 	s := &m.slots[b]
 	for {
-		seq := s.readBegin()
+		seq := s.seq.ReadBegin()
 		keys, vals = keys[:k0], vals[:v0]
 		if nx := atomic.LoadUint32(&s.next); nx&k63Home != 0 {
 			for i, n := b+1, 0; i != 0 && n < len(m.slots); n++ {
@@ -811,7 +775,7 @@ func (m *K63) snapshot(b uint32, keys []K63Key, vals []K63Value) ([]K63Key, []K6
 				i = atomic.LoadUint32(&e.next) & k63Idx
 			}
 		}
-		if atomic.LoadUint32(&s.seq) == seq {
+		if s.seq.ReadValid(seq) {
 			return keys, vals
 		}
 	}
@@ -828,7 +792,7 @@ func (m *K63) NextKey(k *K63Key) (K63Key, error) {
 		b := h & m.mask
 		s := &m.slots[b]
 		for {
-			seq := s.readBegin()
+			seq := s.seq.ReadBegin()
 			_, i := m.find(b, &w, h)
 			var next uint32
 			var nk K63Key
@@ -837,7 +801,7 @@ func (m *K63) NextKey(k *K63Key) (K63Key, error) {
 					nk = m.slots[next-1].loadKey()
 				}
 			}
-			if atomic.LoadUint32(&s.seq) != seq {
+			if !s.seq.ReadValid(seq) {
 				continue
 			}
 			if next != 0 {
@@ -854,13 +818,13 @@ func (m *K63) NextKey(k *K63Key) (K63Key, error) {
 	for bi := start; bi <= m.mask; bi++ {
 		s := &m.slots[bi]
 		for {
-			seq := s.readBegin()
+			seq := s.seq.ReadBegin()
 			head := atomic.LoadUint32(&s.next)&k63Home != 0
 			var nk K63Key
 			if head {
 				nk = s.loadKey()
 			}
-			if atomic.LoadUint32(&s.seq) != seq {
+			if !s.seq.ReadValid(seq) {
 				continue
 			}
 			if head {
@@ -941,7 +905,7 @@ func (m *K63) batchWalk(bi uint32, keys []K63Key, vals []K63Value, del bool) (to
 			continue
 		}
 		hs := &m.slots[bi]
-		hs.lock()
+		hs.seq.Lock()
 		cnt := 0
 		if atomic.LoadUint32(&hs.next)&k63Home != 0 {
 			for i := bi + 1; i != 0; i = atomic.LoadUint32(&m.slots[i-1].next) & k63Idx {
@@ -950,7 +914,7 @@ func (m *K63) batchWalk(bi uint32, keys []K63Key, vals []K63Value, del bool) (to
 		}
 		if cnt > len(keys)-total {
 			// The bucket does not fit: it is not consumed, the cursor stays on it.
-			hs.unlock()
+			hs.seq.Unlock()
 			if total == 0 {
 				return 0, bi, htab.ErrNoSpace
 			}
@@ -972,7 +936,7 @@ func (m *K63) batchWalk(bi uint32, keys []K63Key, vals []K63Value, del bool) (to
 			// unreachable now, so nothing else writes its next links.
 			chain := atomic.LoadUint32(&hs.next) & k63Idx
 			atomic.StoreUint32(&hs.next, 0)
-			hs.unlock()
+			hs.seq.Unlock()
 			for i := chain; i != 0; {
 				nx := atomic.LoadUint32(&m.slots[i-1].next) & k63Idx
 				m.release(i - 1)
@@ -980,7 +944,7 @@ func (m *K63) batchWalk(bi uint32, keys []K63Key, vals []K63Value, del bool) (to
 			}
 			m.release(bi)
 		} else {
-			hs.unlock()
+			hs.seq.Unlock()
 		}
 		total += cnt
 		bi++

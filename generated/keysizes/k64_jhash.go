@@ -30,8 +30,8 @@ import (
 //   index+1  how elements link; 0 is nil. Nothing holds a pointer.
 //
 // Layout, in bytes
-//   slot | seq uint32 | next uint32 | hash uint32 | key [16]uint32 | val [2]uint32 |
-//        0            4             8             12               76              84
+//   slot | seq htab.SeqLock | next uint32 | hash uint32 | key [16]uint32 | val [2]uint32 |
+//        0                  4             8             12               76              84
 //   next: bit 31 = home (this slot is its bucket's head), bits 0-30 = index+1
 //   of the next older element.
 //
@@ -68,17 +68,16 @@ type k64JhashKeyWords [16]uint32
 // sync/atomic; writers store them under the lock of the bucket whose chain
 // holds the element.
 type k64JhashElem struct {
-	seq  uint32     // off 0, 4 B: the sequence lock of the bucket whose home this slot is: odd while a writer holds it
-	next uint32     // off 4, 4 B: bit 31: this slot holds its bucket's newest element; bits 0-30: index+1 of the next older element, 0 ends the chain
-	hash uint32     // off 8, 4 B: the key's hash, compared before the key
-	key  [16]uint32 // off 12, 64 B: the 64 key bytes, little-endian words, zero-padded
-	val  [2]uint32  // off 76, 8 B: the 8 value bytes, little-endian words, zero-padded
+	seq  htab.SeqLock // off 0, 4 B: the sequence lock of the bucket whose home this slot is: odd while a writer holds it
+	next uint32       // off 4, 4 B: bit 31: this slot holds its bucket's newest element; bits 0-30: index+1 of the next older element, 0 ends the chain
+	hash uint32       // off 8, 4 B: the key's hash, compared before the key
+	key  [16]uint32   // off 12, 64 B: the 64 key bytes, little-endian words, zero-padded
+	val  [2]uint32    // off 76, 8 B: the 8 value bytes, little-endian words, zero-padded
 }
 
 const (
 	k64JhashHome   = 1 << 31          // next: the slot holds its bucket's newest element
 	k64JhashIdx    = k64JhashHome - 1 // next: index+1 of the next older element
-	k64JhashSpins  = 64               // busy-waits before a lock or read yields
 	k64JhashMaxLen = 1 << 30          // most slots: index+1 must stay clear of the home bit
 )
 
@@ -326,41 +325,6 @@ func (e *k64JhashElem) setValue(v *K64JhashValue) {
 	atomic.StoreUint32(&e.val[1], binary.LittleEndian.Uint32(v[4:]))
 }
 
-// lock takes bucket e (the slot's sequence) for writing: odd while held.
-func (e *k64JhashElem) lock() {
-	for n := 0; ; n++ {
-		s := atomic.LoadUint32(&e.seq)
-		if s&1 == 0 && atomic.CompareAndSwapUint32(&e.seq, s, s+1) {
-			return
-		}
-		if n >= k64JhashSpins {
-			runtime.Gosched()
-		}
-	}
-}
-
-// tryLock takes bucket e if no one holds it.
-func (e *k64JhashElem) tryLock() bool {
-	s := atomic.LoadUint32(&e.seq)
-	return s&1 == 0 && atomic.CompareAndSwapUint32(&e.seq, s, s+1)
-}
-
-// unlock releases bucket e and lets readers validate again.
-func (e *k64JhashElem) unlock() { atomic.AddUint32(&e.seq, 1) }
-
-// readBegin waits until no writer holds bucket e and returns the sequence to
-// compare after reading.
-func (e *k64JhashElem) readBegin() uint32 {
-	for n := 0; ; n++ {
-		if s := atomic.LoadUint32(&e.seq); s&1 == 0 {
-			return s
-		}
-		if n >= k64JhashSpins {
-			runtime.Gosched()
-		}
-	}
-}
-
 // copyFrom copies src's element into e, with e's next word set to next. Only
 // under the lock of the bucket whose chain e is (or is about to be) in.
 func (e *k64JhashElem) copyFrom(src *k64JhashElem, next uint32) {
@@ -501,7 +465,7 @@ func (m *K64Jhash) Lookup(k K64JhashKey) (K64JhashValue, bool) {
 	h := m.hash(&k, &w)
 
 	s := &m.slots[h&m.mask]
-	seq := atomic.LoadUint32(&s.seq)
+	seq := s.seq.Load()
 	nx := atomic.LoadUint32(&s.next)
 	if nx&k64JhashHome != 0 && seq&1 == 0 {
 		e := s
@@ -515,7 +479,7 @@ func (m *K64Jhash) Lookup(k K64JhashKey) (K64JhashValue, bool) {
 		}
 		if e != nil {
 			v := e.loadValue()
-			if atomic.LoadUint32(&s.seq) == seq {
+			if s.seq.ReadValid(seq) {
 				return v, true
 			}
 		}
@@ -527,7 +491,7 @@ func (m *K64Jhash) Lookup(k K64JhashKey) (K64JhashValue, bool) {
 // the chain of home slot s, retried until no writer came in between.
 func (m *K64Jhash) lookupChain(s *k64JhashElem, w *k64JhashKeyWords, h uint32) (K64JhashValue, bool) {
 	for {
-		seq := s.readBegin()
+		seq := s.seq.ReadBegin()
 		var v K64JhashValue
 		found := false
 		nx := atomic.LoadUint32(&s.next)
@@ -546,7 +510,7 @@ func (m *K64Jhash) lookupChain(s *k64JhashElem, w *k64JhashKeyWords, h uint32) (
 				nx = atomic.LoadUint32(&e.next)
 			}
 		}
-		if atomic.LoadUint32(&s.seq) == seq {
+		if s.seq.ReadValid(seq) {
 			return v, found
 		}
 	}
@@ -563,20 +527,20 @@ func (m *K64Jhash) update(k *K64JhashKey, v *K64JhashValue, cpu int, flags htab.
 	b := h & m.mask
 	hs := &m.slots[b]
 	for {
-		hs.lock()
+		hs.seq.Lock()
 		prev, i := m.find(b, &w, h)
 		if i != 0 && flags == htab.UpdateNoExist {
-			hs.unlock()
+			hs.seq.Unlock()
 			return htab.ErrKeyExist
 		}
 		if i == 0 && flags == htab.UpdateExist {
-			hs.unlock()
+			hs.seq.Unlock()
 			return htab.ErrKeyNotExist
 		}
 		if i != 0 {
 			if prev == 0 { // the head: in place
 				hs.setValue(v)
-				hs.unlock()
+				hs.seq.Unlock()
 				return nil
 			}
 			// Unlink e, reuse its slot for the old head, put k at the head:
@@ -587,12 +551,12 @@ func (m *K64Jhash) update(k *K64JhashKey, v *K64JhashValue, cpu int, flags htab.
 			hs.setKey(&w, h)
 			hs.setValue(v)
 			atomic.StoreUint32(&hs.next, k64JhashHome|i)
-			hs.unlock()
+			hs.seq.Unlock()
 			return nil
 		}
 		if m.count.Add(1) > int64(m.maxEntries) {
 			m.count.Add(-1)
-			hs.unlock()
+			hs.seq.Unlock()
 			return htab.ErrFull
 		}
 		if atomic.LoadUint32(&hs.next)&k64JhashHome != 0 {
@@ -602,7 +566,7 @@ func (m *K64Jhash) update(k *K64JhashKey, v *K64JhashValue, cpu int, flags htab.
 			hs.setKey(&w, h)
 			hs.setValue(v)
 			atomic.StoreUint32(&hs.next, k64JhashHome|(f+1))
-			hs.unlock()
+			hs.seq.Unlock()
 			return nil
 		}
 		// Empty bucket: slot b is free, or holds another bucket's overflow element.
@@ -610,11 +574,11 @@ func (m *K64Jhash) update(k *K64JhashKey, v *K64JhashValue, cpu int, flags htab.
 			hs.setKey(&w, h)
 			hs.setValue(v)
 			atomic.StoreUint32(&hs.next, k64JhashHome)
-			hs.unlock()
+			hs.seq.Unlock()
 			return nil
 		}
 		m.count.Add(-1)
-		hs.unlock()
+		hs.seq.Unlock()
 		runtime.Gosched()
 	}
 }
@@ -642,15 +606,15 @@ func (m *K64Jhash) evict(b uint32) bool {
 		c := m.slotBucket(s)
 		if c == b {
 			// Being written or freed by b's own past owner right now.
-			if n >= k64JhashSpins {
+			if n >= htab.SpinsBeforeYield {
 				runtime.Gosched()
 			}
 			continue
 		}
 		cs := &m.slots[c]
 		if c > b {
-			cs.lock()
-		} else if !cs.tryLock() {
+			cs.seq.Lock()
+		} else if !cs.seq.TryLock() {
 			return false
 		}
 		// Is slot b in c's chain? Find the slot before it.
@@ -668,8 +632,8 @@ func (m *K64Jhash) evict(b uint32) bool {
 		if prev == 0 {
 			// The element left c's chain meanwhile and its slot is about to be
 			// released, or the key was stale: look again.
-			cs.unlock()
-			if n >= k64JhashSpins {
+			cs.seq.Unlock()
+			if n >= htab.SpinsBeforeYield {
 				runtime.Gosched()
 			}
 			continue
@@ -678,7 +642,7 @@ func (m *K64Jhash) evict(b uint32) bool {
 		m.slots[f].copyFrom(s, atomic.LoadUint32(&s.next)&k64JhashIdx)
 		p := &m.slots[prev-1]
 		atomic.StoreUint32(&p.next, atomic.LoadUint32(&p.next)&k64JhashHome|(f+1))
-		cs.unlock()
+		cs.seq.Unlock()
 		return true
 	}
 }
@@ -689,14 +653,14 @@ func (m *K64Jhash) Delete(k K64JhashKey) error {
 	h := m.hash(&k, &w)
 	b := h & m.mask
 	hs := &m.slots[b]
-	hs.lock()
+	hs.seq.Lock()
 	prev, i := m.find(b, &w, h)
 	if i == 0 {
-		hs.unlock()
+		hs.seq.Unlock()
 		return htab.ErrKeyNotExist
 	}
 	freed := m.unlink(b, prev, i)
-	hs.unlock()
+	hs.seq.Unlock()
 	m.release(freed)
 	return nil
 }
@@ -708,15 +672,15 @@ func (m *K64Jhash) LookupAndDelete(k K64JhashKey) (K64JhashValue, error) {
 	h := m.hash(&k, &w)
 	b := h & m.mask
 	hs := &m.slots[b]
-	hs.lock()
+	hs.seq.Lock()
 	prev, i := m.find(b, &w, h)
 	if i == 0 {
-		hs.unlock()
+		hs.seq.Unlock()
 		return K64JhashValue{}, htab.ErrKeyNotExist
 	}
 	v := m.slots[i-1].loadValue()
 	freed := m.unlink(b, prev, i)
-	hs.unlock()
+	hs.seq.Unlock()
 	m.release(freed)
 	return v, nil
 }
@@ -748,7 +712,7 @@ func (m *K64Jhash) snapshot(b uint32, keys []K64JhashKey, vals []K64JhashValue) 
 	k0, v0 := len(keys), len(vals)
 	s := &m.slots[b]
 	for {
-		seq := s.readBegin()
+		seq := s.seq.ReadBegin()
 		keys, vals = keys[:k0], vals[:v0]
 		if nx := atomic.LoadUint32(&s.next); nx&k64JhashHome != 0 {
 			for i, n := b+1, 0; i != 0 && n < len(m.slots); n++ {
@@ -758,7 +722,7 @@ func (m *K64Jhash) snapshot(b uint32, keys []K64JhashKey, vals []K64JhashValue) 
 				i = atomic.LoadUint32(&e.next) & k64JhashIdx
 			}
 		}
-		if atomic.LoadUint32(&s.seq) == seq {
+		if s.seq.ReadValid(seq) {
 			return keys, vals
 		}
 	}
@@ -775,7 +739,7 @@ func (m *K64Jhash) NextKey(k *K64JhashKey) (K64JhashKey, error) {
 		b := h & m.mask
 		s := &m.slots[b]
 		for {
-			seq := s.readBegin()
+			seq := s.seq.ReadBegin()
 			_, i := m.find(b, &w, h)
 			var next uint32
 			var nk K64JhashKey
@@ -784,7 +748,7 @@ func (m *K64Jhash) NextKey(k *K64JhashKey) (K64JhashKey, error) {
 					nk = m.slots[next-1].loadKey()
 				}
 			}
-			if atomic.LoadUint32(&s.seq) != seq {
+			if !s.seq.ReadValid(seq) {
 				continue
 			}
 			if next != 0 {
@@ -801,13 +765,13 @@ func (m *K64Jhash) NextKey(k *K64JhashKey) (K64JhashKey, error) {
 	for bi := start; bi <= m.mask; bi++ {
 		s := &m.slots[bi]
 		for {
-			seq := s.readBegin()
+			seq := s.seq.ReadBegin()
 			head := atomic.LoadUint32(&s.next)&k64JhashHome != 0
 			var nk K64JhashKey
 			if head {
 				nk = s.loadKey()
 			}
-			if atomic.LoadUint32(&s.seq) != seq {
+			if !s.seq.ReadValid(seq) {
 				continue
 			}
 			if head {
@@ -888,7 +852,7 @@ func (m *K64Jhash) batchWalk(bi uint32, keys []K64JhashKey, vals []K64JhashValue
 			continue
 		}
 		hs := &m.slots[bi]
-		hs.lock()
+		hs.seq.Lock()
 		cnt := 0
 		if atomic.LoadUint32(&hs.next)&k64JhashHome != 0 {
 			for i := bi + 1; i != 0; i = atomic.LoadUint32(&m.slots[i-1].next) & k64JhashIdx {
@@ -897,7 +861,7 @@ func (m *K64Jhash) batchWalk(bi uint32, keys []K64JhashKey, vals []K64JhashValue
 		}
 		if cnt > len(keys)-total {
 			// The bucket does not fit: it is not consumed, the cursor stays on it.
-			hs.unlock()
+			hs.seq.Unlock()
 			if total == 0 {
 				return 0, bi, htab.ErrNoSpace
 			}
@@ -919,7 +883,7 @@ func (m *K64Jhash) batchWalk(bi uint32, keys []K64JhashKey, vals []K64JhashValue
 			// unreachable now, so nothing else writes its next links.
 			chain := atomic.LoadUint32(&hs.next) & k64JhashIdx
 			atomic.StoreUint32(&hs.next, 0)
-			hs.unlock()
+			hs.seq.Unlock()
 			for i := chain; i != 0; {
 				nx := atomic.LoadUint32(&m.slots[i-1].next) & k64JhashIdx
 				m.release(i - 1)
@@ -927,7 +891,7 @@ func (m *K64Jhash) batchWalk(bi uint32, keys []K64JhashKey, vals []K64JhashValue
 			}
 			m.release(bi)
 		} else {
-			hs.unlock()
+			hs.seq.Unlock()
 		}
 		total += cnt
 		bi++

@@ -30,8 +30,8 @@ import (
 //   index+1  how elements link; 0 is nil. Nothing holds a pointer.
 //
 // Layout, in bytes
-//   slot | seq uint32 | next uint32 | hash uint32 | key [16]uint32 | val [2]uint32 |
-//        0            4             8             12               76              84
+//   slot | seq htab.SeqLock | next uint32 | hash uint32 | key [16]uint32 | val [2]uint32 |
+//        0                  4             8             12               76              84
 //   next: bit 31 = home (this slot is its bucket's head), bits 0-30 = index+1
 //   of the next older element.
 //
@@ -68,17 +68,16 @@ type k64Jhash2KeyWords [16]uint32
 // sync/atomic; writers store them under the lock of the bucket whose chain
 // holds the element.
 type k64Jhash2Elem struct {
-	seq  uint32     // off 0, 4 B: the sequence lock of the bucket whose home this slot is: odd while a writer holds it
-	next uint32     // off 4, 4 B: bit 31: this slot holds its bucket's newest element; bits 0-30: index+1 of the next older element, 0 ends the chain
-	hash uint32     // off 8, 4 B: the key's hash, compared before the key
-	key  [16]uint32 // off 12, 64 B: the 64 key bytes, little-endian words, zero-padded
-	val  [2]uint32  // off 76, 8 B: the 8 value bytes, little-endian words, zero-padded
+	seq  htab.SeqLock // off 0, 4 B: the sequence lock of the bucket whose home this slot is: odd while a writer holds it
+	next uint32       // off 4, 4 B: bit 31: this slot holds its bucket's newest element; bits 0-30: index+1 of the next older element, 0 ends the chain
+	hash uint32       // off 8, 4 B: the key's hash, compared before the key
+	key  [16]uint32   // off 12, 64 B: the 64 key bytes, little-endian words, zero-padded
+	val  [2]uint32    // off 76, 8 B: the 8 value bytes, little-endian words, zero-padded
 }
 
 const (
 	k64Jhash2Home   = 1 << 31           // next: the slot holds its bucket's newest element
 	k64Jhash2Idx    = k64Jhash2Home - 1 // next: index+1 of the next older element
-	k64Jhash2Spins  = 64                // busy-waits before a lock or read yields
 	k64Jhash2MaxLen = 1 << 30           // most slots: index+1 must stay clear of the home bit
 )
 
@@ -299,41 +298,6 @@ func (e *k64Jhash2Elem) setValue(v *K64Jhash2Value) {
 	atomic.StoreUint32(&e.val[1], binary.LittleEndian.Uint32(v[4:]))
 }
 
-// lock takes bucket e (the slot's sequence) for writing: odd while held.
-func (e *k64Jhash2Elem) lock() {
-	for n := 0; ; n++ {
-		s := atomic.LoadUint32(&e.seq)
-		if s&1 == 0 && atomic.CompareAndSwapUint32(&e.seq, s, s+1) {
-			return
-		}
-		if n >= k64Jhash2Spins {
-			runtime.Gosched()
-		}
-	}
-}
-
-// tryLock takes bucket e if no one holds it.
-func (e *k64Jhash2Elem) tryLock() bool {
-	s := atomic.LoadUint32(&e.seq)
-	return s&1 == 0 && atomic.CompareAndSwapUint32(&e.seq, s, s+1)
-}
-
-// unlock releases bucket e and lets readers validate again.
-func (e *k64Jhash2Elem) unlock() { atomic.AddUint32(&e.seq, 1) }
-
-// readBegin waits until no writer holds bucket e and returns the sequence to
-// compare after reading.
-func (e *k64Jhash2Elem) readBegin() uint32 {
-	for n := 0; ; n++ {
-		if s := atomic.LoadUint32(&e.seq); s&1 == 0 {
-			return s
-		}
-		if n >= k64Jhash2Spins {
-			runtime.Gosched()
-		}
-	}
-}
-
 // copyFrom copies src's element into e, with e's next word set to next. Only
 // under the lock of the bucket whose chain e is (or is about to be) in.
 func (e *k64Jhash2Elem) copyFrom(src *k64Jhash2Elem, next uint32) {
@@ -474,7 +438,7 @@ func (m *K64Jhash2) Lookup(k K64Jhash2Key) (K64Jhash2Value, bool) {
 	h := m.hash(&k, &w)
 
 	s := &m.slots[h&m.mask]
-	seq := atomic.LoadUint32(&s.seq)
+	seq := s.seq.Load()
 	nx := atomic.LoadUint32(&s.next)
 	if nx&k64Jhash2Home != 0 && seq&1 == 0 {
 		e := s
@@ -488,7 +452,7 @@ func (m *K64Jhash2) Lookup(k K64Jhash2Key) (K64Jhash2Value, bool) {
 		}
 		if e != nil {
 			v := e.loadValue()
-			if atomic.LoadUint32(&s.seq) == seq {
+			if s.seq.ReadValid(seq) {
 				return v, true
 			}
 		}
@@ -500,7 +464,7 @@ func (m *K64Jhash2) Lookup(k K64Jhash2Key) (K64Jhash2Value, bool) {
 // the chain of home slot s, retried until no writer came in between.
 func (m *K64Jhash2) lookupChain(s *k64Jhash2Elem, w *k64Jhash2KeyWords, h uint32) (K64Jhash2Value, bool) {
 	for {
-		seq := s.readBegin()
+		seq := s.seq.ReadBegin()
 		var v K64Jhash2Value
 		found := false
 		nx := atomic.LoadUint32(&s.next)
@@ -519,7 +483,7 @@ func (m *K64Jhash2) lookupChain(s *k64Jhash2Elem, w *k64Jhash2KeyWords, h uint32
 				nx = atomic.LoadUint32(&e.next)
 			}
 		}
-		if atomic.LoadUint32(&s.seq) == seq {
+		if s.seq.ReadValid(seq) {
 			return v, found
 		}
 	}
@@ -536,20 +500,20 @@ func (m *K64Jhash2) update(k *K64Jhash2Key, v *K64Jhash2Value, cpu int, flags ht
 	b := h & m.mask
 	hs := &m.slots[b]
 	for {
-		hs.lock()
+		hs.seq.Lock()
 		prev, i := m.find(b, &w, h)
 		if i != 0 && flags == htab.UpdateNoExist {
-			hs.unlock()
+			hs.seq.Unlock()
 			return htab.ErrKeyExist
 		}
 		if i == 0 && flags == htab.UpdateExist {
-			hs.unlock()
+			hs.seq.Unlock()
 			return htab.ErrKeyNotExist
 		}
 		if i != 0 {
 			if prev == 0 { // the head: in place
 				hs.setValue(v)
-				hs.unlock()
+				hs.seq.Unlock()
 				return nil
 			}
 			// Unlink e, reuse its slot for the old head, put k at the head:
@@ -560,12 +524,12 @@ func (m *K64Jhash2) update(k *K64Jhash2Key, v *K64Jhash2Value, cpu int, flags ht
 			hs.setKey(&w, h)
 			hs.setValue(v)
 			atomic.StoreUint32(&hs.next, k64Jhash2Home|i)
-			hs.unlock()
+			hs.seq.Unlock()
 			return nil
 		}
 		if m.count.Add(1) > int64(m.maxEntries) {
 			m.count.Add(-1)
-			hs.unlock()
+			hs.seq.Unlock()
 			return htab.ErrFull
 		}
 		if atomic.LoadUint32(&hs.next)&k64Jhash2Home != 0 {
@@ -575,7 +539,7 @@ func (m *K64Jhash2) update(k *K64Jhash2Key, v *K64Jhash2Value, cpu int, flags ht
 			hs.setKey(&w, h)
 			hs.setValue(v)
 			atomic.StoreUint32(&hs.next, k64Jhash2Home|(f+1))
-			hs.unlock()
+			hs.seq.Unlock()
 			return nil
 		}
 		// Empty bucket: slot b is free, or holds another bucket's overflow element.
@@ -583,11 +547,11 @@ func (m *K64Jhash2) update(k *K64Jhash2Key, v *K64Jhash2Value, cpu int, flags ht
 			hs.setKey(&w, h)
 			hs.setValue(v)
 			atomic.StoreUint32(&hs.next, k64Jhash2Home)
-			hs.unlock()
+			hs.seq.Unlock()
 			return nil
 		}
 		m.count.Add(-1)
-		hs.unlock()
+		hs.seq.Unlock()
 		runtime.Gosched()
 	}
 }
@@ -615,15 +579,15 @@ func (m *K64Jhash2) evict(b uint32) bool {
 		c := m.slotBucket(s)
 		if c == b {
 			// Being written or freed by b's own past owner right now.
-			if n >= k64Jhash2Spins {
+			if n >= htab.SpinsBeforeYield {
 				runtime.Gosched()
 			}
 			continue
 		}
 		cs := &m.slots[c]
 		if c > b {
-			cs.lock()
-		} else if !cs.tryLock() {
+			cs.seq.Lock()
+		} else if !cs.seq.TryLock() {
 			return false
 		}
 		// Is slot b in c's chain? Find the slot before it.
@@ -641,8 +605,8 @@ func (m *K64Jhash2) evict(b uint32) bool {
 		if prev == 0 {
 			// The element left c's chain meanwhile and its slot is about to be
 			// released, or the key was stale: look again.
-			cs.unlock()
-			if n >= k64Jhash2Spins {
+			cs.seq.Unlock()
+			if n >= htab.SpinsBeforeYield {
 				runtime.Gosched()
 			}
 			continue
@@ -651,7 +615,7 @@ func (m *K64Jhash2) evict(b uint32) bool {
 		m.slots[f].copyFrom(s, atomic.LoadUint32(&s.next)&k64Jhash2Idx)
 		p := &m.slots[prev-1]
 		atomic.StoreUint32(&p.next, atomic.LoadUint32(&p.next)&k64Jhash2Home|(f+1))
-		cs.unlock()
+		cs.seq.Unlock()
 		return true
 	}
 }
@@ -662,14 +626,14 @@ func (m *K64Jhash2) Delete(k K64Jhash2Key) error {
 	h := m.hash(&k, &w)
 	b := h & m.mask
 	hs := &m.slots[b]
-	hs.lock()
+	hs.seq.Lock()
 	prev, i := m.find(b, &w, h)
 	if i == 0 {
-		hs.unlock()
+		hs.seq.Unlock()
 		return htab.ErrKeyNotExist
 	}
 	freed := m.unlink(b, prev, i)
-	hs.unlock()
+	hs.seq.Unlock()
 	m.release(freed)
 	return nil
 }
@@ -681,15 +645,15 @@ func (m *K64Jhash2) LookupAndDelete(k K64Jhash2Key) (K64Jhash2Value, error) {
 	h := m.hash(&k, &w)
 	b := h & m.mask
 	hs := &m.slots[b]
-	hs.lock()
+	hs.seq.Lock()
 	prev, i := m.find(b, &w, h)
 	if i == 0 {
-		hs.unlock()
+		hs.seq.Unlock()
 		return K64Jhash2Value{}, htab.ErrKeyNotExist
 	}
 	v := m.slots[i-1].loadValue()
 	freed := m.unlink(b, prev, i)
-	hs.unlock()
+	hs.seq.Unlock()
 	m.release(freed)
 	return v, nil
 }
@@ -721,7 +685,7 @@ func (m *K64Jhash2) snapshot(b uint32, keys []K64Jhash2Key, vals []K64Jhash2Valu
 	k0, v0 := len(keys), len(vals)
 	s := &m.slots[b]
 	for {
-		seq := s.readBegin()
+		seq := s.seq.ReadBegin()
 		keys, vals = keys[:k0], vals[:v0]
 		if nx := atomic.LoadUint32(&s.next); nx&k64Jhash2Home != 0 {
 			for i, n := b+1, 0; i != 0 && n < len(m.slots); n++ {
@@ -731,7 +695,7 @@ func (m *K64Jhash2) snapshot(b uint32, keys []K64Jhash2Key, vals []K64Jhash2Valu
 				i = atomic.LoadUint32(&e.next) & k64Jhash2Idx
 			}
 		}
-		if atomic.LoadUint32(&s.seq) == seq {
+		if s.seq.ReadValid(seq) {
 			return keys, vals
 		}
 	}
@@ -748,7 +712,7 @@ func (m *K64Jhash2) NextKey(k *K64Jhash2Key) (K64Jhash2Key, error) {
 		b := h & m.mask
 		s := &m.slots[b]
 		for {
-			seq := s.readBegin()
+			seq := s.seq.ReadBegin()
 			_, i := m.find(b, &w, h)
 			var next uint32
 			var nk K64Jhash2Key
@@ -757,7 +721,7 @@ func (m *K64Jhash2) NextKey(k *K64Jhash2Key) (K64Jhash2Key, error) {
 					nk = m.slots[next-1].loadKey()
 				}
 			}
-			if atomic.LoadUint32(&s.seq) != seq {
+			if !s.seq.ReadValid(seq) {
 				continue
 			}
 			if next != 0 {
@@ -774,13 +738,13 @@ func (m *K64Jhash2) NextKey(k *K64Jhash2Key) (K64Jhash2Key, error) {
 	for bi := start; bi <= m.mask; bi++ {
 		s := &m.slots[bi]
 		for {
-			seq := s.readBegin()
+			seq := s.seq.ReadBegin()
 			head := atomic.LoadUint32(&s.next)&k64Jhash2Home != 0
 			var nk K64Jhash2Key
 			if head {
 				nk = s.loadKey()
 			}
-			if atomic.LoadUint32(&s.seq) != seq {
+			if !s.seq.ReadValid(seq) {
 				continue
 			}
 			if head {
@@ -861,7 +825,7 @@ func (m *K64Jhash2) batchWalk(bi uint32, keys []K64Jhash2Key, vals []K64Jhash2Va
 			continue
 		}
 		hs := &m.slots[bi]
-		hs.lock()
+		hs.seq.Lock()
 		cnt := 0
 		if atomic.LoadUint32(&hs.next)&k64Jhash2Home != 0 {
 			for i := bi + 1; i != 0; i = atomic.LoadUint32(&m.slots[i-1].next) & k64Jhash2Idx {
@@ -870,7 +834,7 @@ func (m *K64Jhash2) batchWalk(bi uint32, keys []K64Jhash2Key, vals []K64Jhash2Va
 		}
 		if cnt > len(keys)-total {
 			// The bucket does not fit: it is not consumed, the cursor stays on it.
-			hs.unlock()
+			hs.seq.Unlock()
 			if total == 0 {
 				return 0, bi, htab.ErrNoSpace
 			}
@@ -892,7 +856,7 @@ func (m *K64Jhash2) batchWalk(bi uint32, keys []K64Jhash2Key, vals []K64Jhash2Va
 			// unreachable now, so nothing else writes its next links.
 			chain := atomic.LoadUint32(&hs.next) & k64Jhash2Idx
 			atomic.StoreUint32(&hs.next, 0)
-			hs.unlock()
+			hs.seq.Unlock()
 			for i := chain; i != 0; {
 				nx := atomic.LoadUint32(&m.slots[i-1].next) & k64Jhash2Idx
 				m.release(i - 1)
@@ -900,7 +864,7 @@ func (m *K64Jhash2) batchWalk(bi uint32, keys []K64Jhash2Key, vals []K64Jhash2Va
 			}
 			m.release(bi)
 		} else {
-			hs.unlock()
+			hs.seq.Unlock()
 		}
 		total += cnt
 		bi++

@@ -30,8 +30,8 @@ import (
 //   index+1  how elements link; 0 is nil. Nothing holds a pointer.
 //
 // Layout, in bytes
-//   slot | seq uint32 | next uint32 | hash uint32 | key [17]uint32 | val [2]uint32 |
-//        0            4             8             12               80              88
+//   slot | seq htab.SeqLock | next uint32 | hash uint32 | key [17]uint32 | val [2]uint32 |
+//        0                  4             8             12               80              88
 //   next: bit 31 = home (this slot is its bucket's head), bits 0-30 = index+1
 //   of the next older element.
 //
@@ -68,17 +68,16 @@ type k65JhashKeyWords [17]uint32
 // sync/atomic; writers store them under the lock of the bucket whose chain
 // holds the element.
 type k65JhashElem struct {
-	seq  uint32     // off 0, 4 B: the sequence lock of the bucket whose home this slot is: odd while a writer holds it
-	next uint32     // off 4, 4 B: bit 31: this slot holds its bucket's newest element; bits 0-30: index+1 of the next older element, 0 ends the chain
-	hash uint32     // off 8, 4 B: the key's hash, compared before the key
-	key  [17]uint32 // off 12, 68 B: the 65 key bytes, little-endian words, zero-padded
-	val  [2]uint32  // off 80, 8 B: the 8 value bytes, little-endian words, zero-padded
+	seq  htab.SeqLock // off 0, 4 B: the sequence lock of the bucket whose home this slot is: odd while a writer holds it
+	next uint32       // off 4, 4 B: bit 31: this slot holds its bucket's newest element; bits 0-30: index+1 of the next older element, 0 ends the chain
+	hash uint32       // off 8, 4 B: the key's hash, compared before the key
+	key  [17]uint32   // off 12, 68 B: the 65 key bytes, little-endian words, zero-padded
+	val  [2]uint32    // off 80, 8 B: the 8 value bytes, little-endian words, zero-padded
 }
 
 const (
 	k65JhashHome   = 1 << 31          // next: the slot holds its bucket's newest element
 	k65JhashIdx    = k65JhashHome - 1 // next: index+1 of the next older element
-	k65JhashSpins  = 64               // busy-waits before a lock or read yields
 	k65JhashMaxLen = 1 << 30          // most slots: index+1 must stay clear of the home bit
 )
 
@@ -290,41 +289,6 @@ func (e *k65JhashElem) setValue(v *K65JhashValue) {
 	atomic.StoreUint32(&e.val[1], binary.LittleEndian.Uint32(v[4:]))
 }
 
-// lock takes bucket e (the slot's sequence) for writing: odd while held.
-func (e *k65JhashElem) lock() {
-	for n := 0; ; n++ {
-		s := atomic.LoadUint32(&e.seq)
-		if s&1 == 0 && atomic.CompareAndSwapUint32(&e.seq, s, s+1) {
-			return
-		}
-		if n >= k65JhashSpins {
-			runtime.Gosched()
-		}
-	}
-}
-
-// tryLock takes bucket e if no one holds it.
-func (e *k65JhashElem) tryLock() bool {
-	s := atomic.LoadUint32(&e.seq)
-	return s&1 == 0 && atomic.CompareAndSwapUint32(&e.seq, s, s+1)
-}
-
-// unlock releases bucket e and lets readers validate again.
-func (e *k65JhashElem) unlock() { atomic.AddUint32(&e.seq, 1) }
-
-// readBegin waits until no writer holds bucket e and returns the sequence to
-// compare after reading.
-func (e *k65JhashElem) readBegin() uint32 {
-	for n := 0; ; n++ {
-		if s := atomic.LoadUint32(&e.seq); s&1 == 0 {
-			return s
-		}
-		if n >= k65JhashSpins {
-			runtime.Gosched()
-		}
-	}
-}
-
 // copyFrom copies src's element into e, with e's next word set to next. Only
 // under the lock of the bucket whose chain e is (or is about to be) in.
 func (e *k65JhashElem) copyFrom(src *k65JhashElem, next uint32) {
@@ -472,7 +436,7 @@ func (m *K65Jhash) Lookup(k K65JhashKey) (K65JhashValue, bool) {
 	h := m.hash(&k, &w)
 
 	s := &m.slots[h&m.mask]
-	seq := atomic.LoadUint32(&s.seq)
+	seq := s.seq.Load()
 	nx := atomic.LoadUint32(&s.next)
 	if nx&k65JhashHome != 0 && seq&1 == 0 {
 		e := s
@@ -491,7 +455,7 @@ func (m *K65Jhash) Lookup(k K65JhashKey) (K65JhashValue, bool) {
 				x = bits.RotateLeft64(x, 32)
 			}
 			binary.LittleEndian.PutUint64(v[:], x)
-			if atomic.LoadUint32(&s.seq) == seq {
+			if s.seq.ReadValid(seq) {
 				return v, true
 			}
 		}
@@ -503,7 +467,7 @@ func (m *K65Jhash) Lookup(k K65JhashKey) (K65JhashValue, bool) {
 // the chain of home slot s, retried until no writer came in between.
 func (m *K65Jhash) lookupChain(s *k65JhashElem, w *k65JhashKeyWords, h uint32) (K65JhashValue, bool) {
 	for {
-		seq := s.readBegin()
+		seq := s.seq.ReadBegin()
 		var v K65JhashValue
 		found := false
 		nx := atomic.LoadUint32(&s.next)
@@ -522,7 +486,7 @@ func (m *K65Jhash) lookupChain(s *k65JhashElem, w *k65JhashKeyWords, h uint32) (
 				nx = atomic.LoadUint32(&e.next)
 			}
 		}
-		if atomic.LoadUint32(&s.seq) == seq {
+		if s.seq.ReadValid(seq) {
 			return v, found
 		}
 	}
@@ -539,20 +503,20 @@ func (m *K65Jhash) update(k *K65JhashKey, v *K65JhashValue, cpu int, flags htab.
 	b := h & m.mask
 	hs := &m.slots[b]
 	for {
-		hs.lock()
+		hs.seq.Lock()
 		prev, i := m.find(b, &w, h)
 		if i != 0 && flags == htab.UpdateNoExist {
-			hs.unlock()
+			hs.seq.Unlock()
 			return htab.ErrKeyExist
 		}
 		if i == 0 && flags == htab.UpdateExist {
-			hs.unlock()
+			hs.seq.Unlock()
 			return htab.ErrKeyNotExist
 		}
 		if i != 0 {
 			if prev == 0 { // the head: in place
 				hs.setValue(v)
-				hs.unlock()
+				hs.seq.Unlock()
 				return nil
 			}
 			// Unlink e, reuse its slot for the old head, put k at the head:
@@ -563,12 +527,12 @@ func (m *K65Jhash) update(k *K65JhashKey, v *K65JhashValue, cpu int, flags htab.
 			hs.setKey(&w, h)
 			hs.setValue(v)
 			atomic.StoreUint32(&hs.next, k65JhashHome|i)
-			hs.unlock()
+			hs.seq.Unlock()
 			return nil
 		}
 		if m.count.Add(1) > int64(m.maxEntries) {
 			m.count.Add(-1)
-			hs.unlock()
+			hs.seq.Unlock()
 			return htab.ErrFull
 		}
 		if atomic.LoadUint32(&hs.next)&k65JhashHome != 0 {
@@ -578,7 +542,7 @@ func (m *K65Jhash) update(k *K65JhashKey, v *K65JhashValue, cpu int, flags htab.
 			hs.setKey(&w, h)
 			hs.setValue(v)
 			atomic.StoreUint32(&hs.next, k65JhashHome|(f+1))
-			hs.unlock()
+			hs.seq.Unlock()
 			return nil
 		}
 		// Empty bucket: slot b is free, or holds another bucket's overflow element.
@@ -586,11 +550,11 @@ func (m *K65Jhash) update(k *K65JhashKey, v *K65JhashValue, cpu int, flags htab.
 			hs.setKey(&w, h)
 			hs.setValue(v)
 			atomic.StoreUint32(&hs.next, k65JhashHome)
-			hs.unlock()
+			hs.seq.Unlock()
 			return nil
 		}
 		m.count.Add(-1)
-		hs.unlock()
+		hs.seq.Unlock()
 		runtime.Gosched()
 	}
 }
@@ -618,15 +582,15 @@ func (m *K65Jhash) evict(b uint32) bool {
 		c := m.slotBucket(s)
 		if c == b {
 			// Being written or freed by b's own past owner right now.
-			if n >= k65JhashSpins {
+			if n >= htab.SpinsBeforeYield {
 				runtime.Gosched()
 			}
 			continue
 		}
 		cs := &m.slots[c]
 		if c > b {
-			cs.lock()
-		} else if !cs.tryLock() {
+			cs.seq.Lock()
+		} else if !cs.seq.TryLock() {
 			return false
 		}
 		// Is slot b in c's chain? Find the slot before it.
@@ -644,8 +608,8 @@ func (m *K65Jhash) evict(b uint32) bool {
 		if prev == 0 {
 			// The element left c's chain meanwhile and its slot is about to be
 			// released, or the key was stale: look again.
-			cs.unlock()
-			if n >= k65JhashSpins {
+			cs.seq.Unlock()
+			if n >= htab.SpinsBeforeYield {
 				runtime.Gosched()
 			}
 			continue
@@ -654,7 +618,7 @@ func (m *K65Jhash) evict(b uint32) bool {
 		m.slots[f].copyFrom(s, atomic.LoadUint32(&s.next)&k65JhashIdx)
 		p := &m.slots[prev-1]
 		atomic.StoreUint32(&p.next, atomic.LoadUint32(&p.next)&k65JhashHome|(f+1))
-		cs.unlock()
+		cs.seq.Unlock()
 		return true
 	}
 }
@@ -665,14 +629,14 @@ func (m *K65Jhash) Delete(k K65JhashKey) error {
 	h := m.hash(&k, &w)
 	b := h & m.mask
 	hs := &m.slots[b]
-	hs.lock()
+	hs.seq.Lock()
 	prev, i := m.find(b, &w, h)
 	if i == 0 {
-		hs.unlock()
+		hs.seq.Unlock()
 		return htab.ErrKeyNotExist
 	}
 	freed := m.unlink(b, prev, i)
-	hs.unlock()
+	hs.seq.Unlock()
 	m.release(freed)
 	return nil
 }
@@ -684,15 +648,15 @@ func (m *K65Jhash) LookupAndDelete(k K65JhashKey) (K65JhashValue, error) {
 	h := m.hash(&k, &w)
 	b := h & m.mask
 	hs := &m.slots[b]
-	hs.lock()
+	hs.seq.Lock()
 	prev, i := m.find(b, &w, h)
 	if i == 0 {
-		hs.unlock()
+		hs.seq.Unlock()
 		return K65JhashValue{}, htab.ErrKeyNotExist
 	}
 	v := m.slots[i-1].loadValue()
 	freed := m.unlink(b, prev, i)
-	hs.unlock()
+	hs.seq.Unlock()
 	m.release(freed)
 	return v, nil
 }
@@ -724,7 +688,7 @@ func (m *K65Jhash) snapshot(b uint32, keys []K65JhashKey, vals []K65JhashValue) 
 	k0, v0 := len(keys), len(vals)
 	s := &m.slots[b]
 	for {
-		seq := s.readBegin()
+		seq := s.seq.ReadBegin()
 		keys, vals = keys[:k0], vals[:v0]
 		if nx := atomic.LoadUint32(&s.next); nx&k65JhashHome != 0 {
 			for i, n := b+1, 0; i != 0 && n < len(m.slots); n++ {
@@ -734,7 +698,7 @@ func (m *K65Jhash) snapshot(b uint32, keys []K65JhashKey, vals []K65JhashValue) 
 				i = atomic.LoadUint32(&e.next) & k65JhashIdx
 			}
 		}
-		if atomic.LoadUint32(&s.seq) == seq {
+		if s.seq.ReadValid(seq) {
 			return keys, vals
 		}
 	}
@@ -751,7 +715,7 @@ func (m *K65Jhash) NextKey(k *K65JhashKey) (K65JhashKey, error) {
 		b := h & m.mask
 		s := &m.slots[b]
 		for {
-			seq := s.readBegin()
+			seq := s.seq.ReadBegin()
 			_, i := m.find(b, &w, h)
 			var next uint32
 			var nk K65JhashKey
@@ -760,7 +724,7 @@ func (m *K65Jhash) NextKey(k *K65JhashKey) (K65JhashKey, error) {
 					nk = m.slots[next-1].loadKey()
 				}
 			}
-			if atomic.LoadUint32(&s.seq) != seq {
+			if !s.seq.ReadValid(seq) {
 				continue
 			}
 			if next != 0 {
@@ -777,13 +741,13 @@ func (m *K65Jhash) NextKey(k *K65JhashKey) (K65JhashKey, error) {
 	for bi := start; bi <= m.mask; bi++ {
 		s := &m.slots[bi]
 		for {
-			seq := s.readBegin()
+			seq := s.seq.ReadBegin()
 			head := atomic.LoadUint32(&s.next)&k65JhashHome != 0
 			var nk K65JhashKey
 			if head {
 				nk = s.loadKey()
 			}
-			if atomic.LoadUint32(&s.seq) != seq {
+			if !s.seq.ReadValid(seq) {
 				continue
 			}
 			if head {
@@ -864,7 +828,7 @@ func (m *K65Jhash) batchWalk(bi uint32, keys []K65JhashKey, vals []K65JhashValue
 			continue
 		}
 		hs := &m.slots[bi]
-		hs.lock()
+		hs.seq.Lock()
 		cnt := 0
 		if atomic.LoadUint32(&hs.next)&k65JhashHome != 0 {
 			for i := bi + 1; i != 0; i = atomic.LoadUint32(&m.slots[i-1].next) & k65JhashIdx {
@@ -873,7 +837,7 @@ func (m *K65Jhash) batchWalk(bi uint32, keys []K65JhashKey, vals []K65JhashValue
 		}
 		if cnt > len(keys)-total {
 			// The bucket does not fit: it is not consumed, the cursor stays on it.
-			hs.unlock()
+			hs.seq.Unlock()
 			if total == 0 {
 				return 0, bi, htab.ErrNoSpace
 			}
@@ -895,7 +859,7 @@ func (m *K65Jhash) batchWalk(bi uint32, keys []K65JhashKey, vals []K65JhashValue
 			// unreachable now, so nothing else writes its next links.
 			chain := atomic.LoadUint32(&hs.next) & k65JhashIdx
 			atomic.StoreUint32(&hs.next, 0)
-			hs.unlock()
+			hs.seq.Unlock()
 			for i := chain; i != 0; {
 				nx := atomic.LoadUint32(&m.slots[i-1].next) & k65JhashIdx
 				m.release(i - 1)
@@ -903,7 +867,7 @@ func (m *K65Jhash) batchWalk(bi uint32, keys []K65JhashKey, vals []K65JhashValue
 			}
 			m.release(bi)
 		} else {
-			hs.unlock()
+			hs.seq.Unlock()
 		}
 		total += cnt
 		bi++

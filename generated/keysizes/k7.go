@@ -30,8 +30,8 @@ import (
 //   index+1  how elements link; 0 is nil. Nothing holds a pointer.
 //
 // Layout, in bytes
-//   slot | seq uint32 | next uint32 | key [2]uint32 | val [2]uint32 |
-//        0            4             8               16              24
+//   slot | seq htab.SeqLock | next uint32 | key [2]uint32 | val [2]uint32 |
+//        0                  4             8               16              24
 //   next: bit 31 = home (this slot is its bucket's head), bits 0-30 = index+1
 //   of the next older element.
 //
@@ -68,16 +68,15 @@ type k7KeyWords [2]uint32
 // sync/atomic; writers store them under the lock of the bucket whose chain
 // holds the element.
 type k7Elem struct {
-	seq  uint32    // off 0, 4 B: the sequence lock of the bucket whose home this slot is: odd while a writer holds it
-	next uint32    // off 4, 4 B: bit 31: this slot holds its bucket's newest element; bits 0-30: index+1 of the next older element, 0 ends the chain
-	key  [2]uint32 // off 8, 8 B: the 7 key bytes, little-endian words, zero-padded
-	val  [2]uint32 // off 16, 8 B: the 8 value bytes, little-endian words, zero-padded
+	seq  htab.SeqLock // off 0, 4 B: the sequence lock of the bucket whose home this slot is: odd while a writer holds it
+	next uint32       // off 4, 4 B: bit 31: this slot holds its bucket's newest element; bits 0-30: index+1 of the next older element, 0 ends the chain
+	key  [2]uint32    // off 8, 8 B: the 7 key bytes, little-endian words, zero-padded
+	val  [2]uint32    // off 16, 8 B: the 8 value bytes, little-endian words, zero-padded
 }
 
 const (
 	k7Home   = 1 << 31    // next: the slot holds its bucket's newest element
 	k7Idx    = k7Home - 1 // next: index+1 of the next older element
-	k7Spins  = 64         // busy-waits before a lock or read yields
 	k7MaxLen = 1 << 30    // most slots: index+1 must stay clear of the home bit
 )
 
@@ -223,41 +222,6 @@ func (e *k7Elem) loadValue() (v K7Value) {
 func (e *k7Elem) setValue(v *K7Value) {
 	atomic.StoreUint32(&e.val[0], binary.LittleEndian.Uint32(v[0:]))
 	atomic.StoreUint32(&e.val[1], binary.LittleEndian.Uint32(v[4:]))
-}
-
-// lock takes bucket e (the slot's sequence) for writing: odd while held.
-func (e *k7Elem) lock() {
-	for n := 0; ; n++ {
-		s := atomic.LoadUint32(&e.seq)
-		if s&1 == 0 && atomic.CompareAndSwapUint32(&e.seq, s, s+1) {
-			return
-		}
-		if n >= k7Spins {
-			runtime.Gosched()
-		}
-	}
-}
-
-// tryLock takes bucket e if no one holds it.
-func (e *k7Elem) tryLock() bool {
-	s := atomic.LoadUint32(&e.seq)
-	return s&1 == 0 && atomic.CompareAndSwapUint32(&e.seq, s, s+1)
-}
-
-// unlock releases bucket e and lets readers validate again.
-func (e *k7Elem) unlock() { atomic.AddUint32(&e.seq, 1) }
-
-// readBegin waits until no writer holds bucket e and returns the sequence to
-// compare after reading.
-func (e *k7Elem) readBegin() uint32 {
-	for n := 0; ; n++ {
-		if s := atomic.LoadUint32(&e.seq); s&1 == 0 {
-			return s
-		}
-		if n >= k7Spins {
-			runtime.Gosched()
-		}
-	}
 }
 
 // copyFrom copies src's element into e, with e's next word set to next. Only
@@ -430,7 +394,7 @@ func (m *K7) Lookup(k K7Key) (K7Value, bool) {
 	}
 
 	s := &m.slots[h&m.mask]
-	seq := atomic.LoadUint32(&s.seq)
+	seq := s.seq.Load()
 	nx := atomic.LoadUint32(&s.next)
 	if nx&k7Home != 0 && seq&1 == 0 {
 		e := s
@@ -449,7 +413,7 @@ func (m *K7) Lookup(k K7Key) (K7Value, bool) {
 				x = bits.RotateLeft64(x, 32)
 			}
 			binary.LittleEndian.PutUint64(v[:], x)
-			if atomic.LoadUint32(&s.seq) == seq {
+			if s.seq.ReadValid(seq) {
 				return v, true
 			}
 		}
@@ -461,7 +425,7 @@ func (m *K7) Lookup(k K7Key) (K7Value, bool) {
 // the chain of home slot s, retried until no writer came in between.
 func (m *K7) lookupChain(s *k7Elem, w *k7KeyWords, h uint32) (K7Value, bool) {
 	for {
-		seq := s.readBegin()
+		seq := s.seq.ReadBegin()
 		var v K7Value
 		found := false
 		nx := atomic.LoadUint32(&s.next)
@@ -480,7 +444,7 @@ func (m *K7) lookupChain(s *k7Elem, w *k7KeyWords, h uint32) (K7Value, bool) {
 				nx = atomic.LoadUint32(&e.next)
 			}
 		}
-		if atomic.LoadUint32(&s.seq) == seq {
+		if s.seq.ReadValid(seq) {
 			return v, found
 		}
 	}
@@ -497,20 +461,20 @@ func (m *K7) update(k *K7Key, v *K7Value, cpu int, flags htab.UpdateFlags) error
 	b := h & m.mask
 	hs := &m.slots[b]
 	for {
-		hs.lock()
+		hs.seq.Lock()
 		prev, i := m.find(b, &w, h)
 		if i != 0 && flags == htab.UpdateNoExist {
-			hs.unlock()
+			hs.seq.Unlock()
 			return htab.ErrKeyExist
 		}
 		if i == 0 && flags == htab.UpdateExist {
-			hs.unlock()
+			hs.seq.Unlock()
 			return htab.ErrKeyNotExist
 		}
 		if i != 0 {
 			if prev == 0 { // the head: in place
 				hs.setValue(v)
-				hs.unlock()
+				hs.seq.Unlock()
 				return nil
 			}
 			// Unlink e, reuse its slot for the old head, put k at the head:
@@ -521,12 +485,12 @@ func (m *K7) update(k *K7Key, v *K7Value, cpu int, flags htab.UpdateFlags) error
 			hs.setKey(&w, h)
 			hs.setValue(v)
 			atomic.StoreUint32(&hs.next, k7Home|i)
-			hs.unlock()
+			hs.seq.Unlock()
 			return nil
 		}
 		if m.count.Add(1) > int64(m.maxEntries) {
 			m.count.Add(-1)
-			hs.unlock()
+			hs.seq.Unlock()
 			return htab.ErrFull
 		}
 		if atomic.LoadUint32(&hs.next)&k7Home != 0 {
@@ -536,7 +500,7 @@ func (m *K7) update(k *K7Key, v *K7Value, cpu int, flags htab.UpdateFlags) error
 			hs.setKey(&w, h)
 			hs.setValue(v)
 			atomic.StoreUint32(&hs.next, k7Home|(f+1))
-			hs.unlock()
+			hs.seq.Unlock()
 			return nil
 		}
 		// Empty bucket: slot b is free, or holds another bucket's overflow element.
@@ -544,11 +508,11 @@ func (m *K7) update(k *K7Key, v *K7Value, cpu int, flags htab.UpdateFlags) error
 			hs.setKey(&w, h)
 			hs.setValue(v)
 			atomic.StoreUint32(&hs.next, k7Home)
-			hs.unlock()
+			hs.seq.Unlock()
 			return nil
 		}
 		m.count.Add(-1)
-		hs.unlock()
+		hs.seq.Unlock()
 		runtime.Gosched()
 	}
 }
@@ -576,15 +540,15 @@ func (m *K7) evict(b uint32) bool {
 		c := m.slotBucket(s)
 		if c == b {
 			// Being written or freed by b's own past owner right now.
-			if n >= k7Spins {
+			if n >= htab.SpinsBeforeYield {
 				runtime.Gosched()
 			}
 			continue
 		}
 		cs := &m.slots[c]
 		if c > b {
-			cs.lock()
-		} else if !cs.tryLock() {
+			cs.seq.Lock()
+		} else if !cs.seq.TryLock() {
 			return false
 		}
 		// Is slot b in c's chain? Find the slot before it.
@@ -602,8 +566,8 @@ func (m *K7) evict(b uint32) bool {
 		if prev == 0 {
 			// The element left c's chain meanwhile and its slot is about to be
 			// released, or the key was stale: look again.
-			cs.unlock()
-			if n >= k7Spins {
+			cs.seq.Unlock()
+			if n >= htab.SpinsBeforeYield {
 				runtime.Gosched()
 			}
 			continue
@@ -612,7 +576,7 @@ func (m *K7) evict(b uint32) bool {
 		m.slots[f].copyFrom(s, atomic.LoadUint32(&s.next)&k7Idx)
 		p := &m.slots[prev-1]
 		atomic.StoreUint32(&p.next, atomic.LoadUint32(&p.next)&k7Home|(f+1))
-		cs.unlock()
+		cs.seq.Unlock()
 		return true
 	}
 }
@@ -623,14 +587,14 @@ func (m *K7) Delete(k K7Key) error {
 	h := m.hash(&k, &w)
 	b := h & m.mask
 	hs := &m.slots[b]
-	hs.lock()
+	hs.seq.Lock()
 	prev, i := m.find(b, &w, h)
 	if i == 0 {
-		hs.unlock()
+		hs.seq.Unlock()
 		return htab.ErrKeyNotExist
 	}
 	freed := m.unlink(b, prev, i)
-	hs.unlock()
+	hs.seq.Unlock()
 	m.release(freed)
 	return nil
 }
@@ -642,15 +606,15 @@ func (m *K7) LookupAndDelete(k K7Key) (K7Value, error) {
 	h := m.hash(&k, &w)
 	b := h & m.mask
 	hs := &m.slots[b]
-	hs.lock()
+	hs.seq.Lock()
 	prev, i := m.find(b, &w, h)
 	if i == 0 {
-		hs.unlock()
+		hs.seq.Unlock()
 		return K7Value{}, htab.ErrKeyNotExist
 	}
 	v := m.slots[i-1].loadValue()
 	freed := m.unlink(b, prev, i)
-	hs.unlock()
+	hs.seq.Unlock()
 	m.release(freed)
 	return v, nil
 }
@@ -682,7 +646,7 @@ func (m *K7) snapshot(b uint32, keys []K7Key, vals []K7Value) ([]K7Key, []K7Valu
 	k0, v0 := len(keys), len(vals)
 	s := &m.slots[b]
 	for {
-		seq := s.readBegin()
+		seq := s.seq.ReadBegin()
 		keys, vals = keys[:k0], vals[:v0]
 		if nx := atomic.LoadUint32(&s.next); nx&k7Home != 0 {
 			for i, n := b+1, 0; i != 0 && n < len(m.slots); n++ {
@@ -692,7 +656,7 @@ func (m *K7) snapshot(b uint32, keys []K7Key, vals []K7Value) ([]K7Key, []K7Valu
 				i = atomic.LoadUint32(&e.next) & k7Idx
 			}
 		}
-		if atomic.LoadUint32(&s.seq) == seq {
+		if s.seq.ReadValid(seq) {
 			return keys, vals
 		}
 	}
@@ -709,7 +673,7 @@ func (m *K7) NextKey(k *K7Key) (K7Key, error) {
 		b := h & m.mask
 		s := &m.slots[b]
 		for {
-			seq := s.readBegin()
+			seq := s.seq.ReadBegin()
 			_, i := m.find(b, &w, h)
 			var next uint32
 			var nk K7Key
@@ -718,7 +682,7 @@ func (m *K7) NextKey(k *K7Key) (K7Key, error) {
 					nk = m.slots[next-1].loadKey()
 				}
 			}
-			if atomic.LoadUint32(&s.seq) != seq {
+			if !s.seq.ReadValid(seq) {
 				continue
 			}
 			if next != 0 {
@@ -735,13 +699,13 @@ func (m *K7) NextKey(k *K7Key) (K7Key, error) {
 	for bi := start; bi <= m.mask; bi++ {
 		s := &m.slots[bi]
 		for {
-			seq := s.readBegin()
+			seq := s.seq.ReadBegin()
 			head := atomic.LoadUint32(&s.next)&k7Home != 0
 			var nk K7Key
 			if head {
 				nk = s.loadKey()
 			}
-			if atomic.LoadUint32(&s.seq) != seq {
+			if !s.seq.ReadValid(seq) {
 				continue
 			}
 			if head {
@@ -822,7 +786,7 @@ func (m *K7) batchWalk(bi uint32, keys []K7Key, vals []K7Value, del bool) (total
 			continue
 		}
 		hs := &m.slots[bi]
-		hs.lock()
+		hs.seq.Lock()
 		cnt := 0
 		if atomic.LoadUint32(&hs.next)&k7Home != 0 {
 			for i := bi + 1; i != 0; i = atomic.LoadUint32(&m.slots[i-1].next) & k7Idx {
@@ -831,7 +795,7 @@ func (m *K7) batchWalk(bi uint32, keys []K7Key, vals []K7Value, del bool) (total
 		}
 		if cnt > len(keys)-total {
 			// The bucket does not fit: it is not consumed, the cursor stays on it.
-			hs.unlock()
+			hs.seq.Unlock()
 			if total == 0 {
 				return 0, bi, htab.ErrNoSpace
 			}
@@ -853,7 +817,7 @@ func (m *K7) batchWalk(bi uint32, keys []K7Key, vals []K7Value, del bool) (total
 			// unreachable now, so nothing else writes its next links.
 			chain := atomic.LoadUint32(&hs.next) & k7Idx
 			atomic.StoreUint32(&hs.next, 0)
-			hs.unlock()
+			hs.seq.Unlock()
 			for i := chain; i != 0; {
 				nx := atomic.LoadUint32(&m.slots[i-1].next) & k7Idx
 				m.release(i - 1)
@@ -861,7 +825,7 @@ func (m *K7) batchWalk(bi uint32, keys []K7Key, vals []K7Value, del bool) (total
 			}
 			m.release(bi)
 		} else {
-			hs.unlock()
+			hs.seq.Unlock()
 		}
 		total += cnt
 		bi++
