@@ -10,7 +10,7 @@ package templates
 // generalised to every key and value size (words of the element, cached hash
 // for keys over 8 bytes), every -hash and every -batch-lock:
 //
-//	slot i | seq uint32 | next uint32 | [hash uint32] | key [KW]uint32 | val [VW]uint32 |
+//	slot i | seq htab.SeqLock | next uint32 | [hash uint32] | key [KW]uint32 | val [VW]uint32 |
 //	next: bit 31 (home) = slot i holds bucket i's newest element;
 //	      bits 0-30 = index+1 of the next older element of that chain (0 ends it).
 //
