@@ -49,7 +49,8 @@ import (
 //   higher bucket is waited for, a lower one only tried). A replace of an
 //   older element moves the key to the head, as the kernel does.
 //   Capacity: count reserves an element before an insert; past MaxEntries it
-//   is htab.ErrFull. A free bitmap (one bit per slot) finds free slots.
+//   is htab.ErrFull. A free bitmap (htab.FreeSlots, one bit per slot) finds
+//   free slots.
 //
 // Order: buckets ascending, each newest first: the same as the classic layout
 // and the kernel.
@@ -91,13 +92,11 @@ type K34 struct {
 	cpus       int      // number of CPU slots (Options.CPUs)
 	handles    []K34CPU // one program-side handle per CPU
 
-	free []atomic.Uint64 // one bit per slot, set: the slot is free
-
 	// Written by inserts and deletes; the padding keeps them off the cache
 	// line of the fields above, which every lookup reads.
-	_      [64]byte
-	count  atomic.Int64  // live elements plus the reservations of inserts in progress
-	cursor atomic.Uint32 // where the global free-slot search resumes, in bitmap words
+	_     [64]byte
+	count atomic.Int64   // live elements plus the reservations of inserts in progress
+	free  htab.FreeSlots // one bit per slot, set: the slot is free
 }
 
 // The slot must be 56 bytes, as planned; if this fails to compile, regenerate the map.
@@ -121,14 +120,8 @@ func NewK34(opts htab.Options) (*K34, error) {
 		seed:       opts.Seed(),
 		maxEntries: uint32(opts.MaxEntries),
 		cpus:       opts.CPUs,
-		free:       make([]atomic.Uint64, (n+63)/64),
 	}
-	for i := range m.free {
-		m.free[i].Store(^uint64(0))
-	}
-	if n%64 != 0 { // fewer than 64 slots (n is a power of two): one word
-		m.free[0].Store(1<<n - 1)
-	}
+	m.free.Init(n)
 	m.handles = make([]K34CPU, opts.CPUs)
 	for i := range m.handles {
 		m.handles[i] = K34CPU{m, i}
@@ -329,96 +322,10 @@ func (m *K34) find(b uint32, w *k34KeyWords, h uint32) (prev, i uint32) {
 	return 0, 0
 }
 
-// claim takes slot i if it is free.
-func (m *K34) claim(i uint32) bool {
-	w := &m.free[i>>6]
-	bit := uint64(1) << (i & 63)
-	for {
-		x := w.Load()
-		if x&bit == 0 {
-			return false
-		}
-		if w.CompareAndSwap(x, x&^bit) {
-			return true
-		}
-	}
-}
-
 // release frees slot i, already out of every chain, and its element's count.
 func (m *K34) release(i uint32) {
-	m.free[i>>6].Or(uint64(1) << (i & 63))
+	m.free.Release(i)
 	m.count.Add(-1)
-}
-
-// alloc takes a free slot for an overflow element, near hint if it can: the
-// nearest free slot in the hint's bitmap word (likely the same cache line or
-// page as the home slot), then the next word, then a search from the global
-// cursor. The caller holds a reservation in count, so a free slot exists.
-func (m *K34) alloc(hint uint32) uint32 {
-	nw := uint32(len(m.free))
-	if i, ok := m.takeNearest(hint); ok {
-		return i
-	}
-	if nw > 1 {
-		if i, ok := m.takeIn((hint>>6 + 1) & (nw - 1)); ok {
-			return i
-		}
-	}
-	for {
-		wi := m.cursor.Load() % nw
-		for j := uint32(0); j < nw; j++ {
-			if i, ok := m.takeIn((wi + j) % nw); ok {
-				m.cursor.Store((wi + j) % nw)
-				return i
-			}
-		}
-		runtime.Gosched() // a slot is being freed right now
-	}
-}
-
-// takeNearest takes the free slot nearest to hint within hint's bitmap word.
-func (m *K34) takeNearest(hint uint32) (uint32, bool) {
-	w := &m.free[hint>>6]
-	pos := hint & 63
-	for {
-		x := w.Load()
-		if x == 0 {
-			return 0, false
-		}
-		up := x >> pos // free slots at or above pos
-		below := x & (uint64(1)<<pos - 1)
-		var bit uint32
-		switch {
-		case up == 0:
-			bit = uint32(63 - bits.LeadingZeros64(below))
-		case below == 0:
-			bit = pos + uint32(bits.TrailingZeros64(up))
-		default:
-			a := uint32(bits.TrailingZeros64(up))
-			if hi := uint32(63 - bits.LeadingZeros64(below)); a <= pos-hi {
-				bit = pos + a
-			} else {
-				bit = hi
-			}
-		}
-		if w.CompareAndSwap(x, x&^(uint64(1)<<bit)) {
-			return hint&^63 | bit, true
-		}
-	}
-}
-
-// takeIn takes the lowest free slot of bitmap word wi.
-func (m *K34) takeIn(wi uint32) (uint32, bool) {
-	w := &m.free[wi]
-	for {
-		x := w.Load()
-		if x == 0 {
-			return 0, false
-		}
-		if w.CompareAndSwap(x, x&(x-1)) {
-			return wi<<6 | uint32(bits.TrailingZeros64(x)), true
-		}
-	}
 }
 
 // k34NativeLE reports whether the host is little-endian: then a 64-bit
@@ -539,7 +446,7 @@ func (m *K34) update(k *K34Key, v *K34Value, cpu int, flags htab.UpdateFlags) er
 		}
 		if atomic.LoadUint32(&hs.next)&k34Home != 0 {
 			// Push the old head to an overflow slot near b.
-			f := m.alloc(b)
+			f := m.free.Alloc(b)
 			m.slots[f].copyFrom(hs, atomic.LoadUint32(&hs.next)&k34Idx)
 			hs.setKey(&w, h)
 			hs.setValue(v)
@@ -548,7 +455,7 @@ func (m *K34) update(k *K34Key, v *K34Value, cpu int, flags htab.UpdateFlags) er
 			return nil
 		}
 		// Empty bucket: slot b is free, or holds another bucket's overflow element.
-		if m.claim(b) || m.evict(b) {
+		if m.free.Claim(b) || m.evict(b) {
 			hs.setKey(&w, h)
 			hs.setValue(v)
 			atomic.StoreUint32(&hs.next, k34Home)
@@ -578,7 +485,7 @@ func (m *K34) Update(k K34Key, v K34Value, flags htab.UpdateFlags) error {
 func (m *K34) evict(b uint32) bool {
 	s := &m.slots[b]
 	for n := 0; ; n++ {
-		if m.claim(b) {
+		if m.free.Claim(b) {
 			return true
 		}
 		c := m.slotBucket(s)
@@ -616,7 +523,7 @@ func (m *K34) evict(b uint32) bool {
 			}
 			continue
 		}
-		f := m.alloc(c)
+		f := m.free.Alloc(c)
 		m.slots[f].copyFrom(s, atomic.LoadUint32(&s.next)&k34Idx)
 		p := &m.slots[prev-1]
 		atomic.StoreUint32(&p.next, atomic.LoadUint32(&p.next)&k34Home|(f+1))
