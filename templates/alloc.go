@@ -18,8 +18,7 @@ func (g *generator) alloc(f *jen.File) {
 			return
 		}
 		gr.If(m("elems").Op("!=").Nil()).Block(jen.Return(jen.Op("&").Add(m("elems")).Index(jen.Id("i"))))
-		gr.Return(jen.Op("&").Add(m("chunks")).Index(jen.Id("i").Op(">>").Id(p + "ChunkShift")).Dot("Load").Call().Index(
-			jen.Id("i").Op("&").Parens(jen.Lit(1).Op("<<").Id(p + "ChunkShift").Op("-").Lit(1))))
+		gr.Return(inChunk(m("chunks"), p))
 	})
 
 	if g.l.LRU {

@@ -36,7 +36,7 @@ func (g *generator) batchLookups(f *jen.File) {
 
 	// func (m *<Map>) LookupBatch(c *htab.Cursor, keys []<Key>, vals []<Value>) (int, error)
 	perKey := "vals[i] is the value of keys[i]"
-	if g.l.Spec.Type.IsPerCPU() {
+	if g.l.PerCPU {
 		perKey = "vals[i*CPUs()+j] is the value of keys[i] on CPU j"
 	}
 	f.Comment("LookupBatch copies the next elements of the walk that c remembers into keys")
@@ -232,7 +232,7 @@ func (g *generator) batchFindBucket(body *jen.Group) {
 // batchValuesLen is the length vals must have for len(keys) keys.
 // Per-CPU types: len(keys)*m.cpus.
 func (g *generator) batchValuesLen() *jen.Statement {
-	if g.l.Spec.Type.IsPerCPU() {
+	if g.l.PerCPU {
 		return jen.Len(jen.Id("keys")).Op("*").Id("m").Dot("cpus")
 	}
 	return jen.Len(jen.Id("keys"))
@@ -245,7 +245,7 @@ func (g *generator) batchValuesLen() *jen.Statement {
 //	per-CPU:   m.loadValues(idx, vals[j*m.cpus:(j+1)*m.cpus]), CPU c's value
 //	           into vals[j*m.cpus+c] (loadValues is in percpu.go)
 func (g *generator) batchValueCopy(j, e, idx jen.Code) jen.Code {
-	if g.l.Spec.Type.IsPerCPU() {
+	if g.l.PerCPU {
 		return jen.Id("m").Dot("loadValues").Call(idx, jen.Id("vals").Index(
 			jen.Add(j).Op("*").Id("m").Dot("cpus").Op(":").Parens(jen.Add(j).Op("+").Lit(1)).Op("*").Id("m").Dot("cpus")))
 	}
@@ -255,7 +255,7 @@ func (g *generator) batchValueCopy(j, e, idx jen.Code) jen.Code {
 // batchValueArg is the value argument of Update for key i of an update batch:
 // vals[i], or for per-CPU types vals[i*m.cpus:(i+1)*m.cpus].
 func (g *generator) batchValueArg(i jen.Code) jen.Code {
-	if g.l.Spec.Type.IsPerCPU() {
+	if g.l.PerCPU {
 		return jen.Id("vals").Index(jen.Add(i).Op("*").Id("m").Dot("cpus").Op(":").Parens(jen.Add(i).Op("+").Lit(1)).Op("*").Id("m").Dot("cpus"))
 	}
 	return jen.Id("vals").Index(i)

@@ -145,11 +145,7 @@ func (g *generator) homeDesign(f *jen.File) {
 		"and the kernel.",
 	}
 	for _, s := range lines {
-		if s == "" {
-			f.Comment("")
-		} else {
-			f.Comment(s)
-		}
+		f.Comment(s)
 	}
 }
 

@@ -41,19 +41,34 @@ func (g *generator) lookup(f *jen.File) {
 	f.Comment("spares its callers a copy of the key into the arguments: for keys the compiler")
 	f.Comment("copies in overlapping 16-byte moves (20, 24, 28 bytes) that copy stalls on the")
 	f.Comment("one before it (no store forwarding), which cost lookups a fifth of their time.")
-	f.Func().Params(g.recvMap()).Id("lookup").Params(jen.Id("k").Op("*").Id(g.keyT)).Params(jen.Id(g.valT), jen.Bool()).Block(append([]jen.Code{
-		jen.Id("w").Op(":=").Id("k").Dot("words").Call(),
-		g.lookupHash(jen.Id("k"), false),
-		jen.Id("b").Op(":=").Op("&").Id("m").Dot("buckets").Index(jen.Id("h").Op("&").Id("m").Dot("mask")),
-	},
+	f.Func().Params(g.recvMap()).Id("lookup").Params(jen.Id("k").Op("*").Id(g.keyT)).Params(jen.Id(g.valT), jen.Bool()).Block(
+		g.readKey(jen.Id("found").Op(":=").False(), jen.List(jen.Id("v"), jen.Id("found")).Op("=").List(jen.Id("e").Dot("loadValue").Call(), jen.True()))...,
+	)
+}
+
+// readKey is the body of a lock-free read of key k (a *Key): the key's
+// bucket, then, until no writer came in between, a walk of its chain that
+// declares found and sets v and found on a match (walkChain), and returns
+// them:
+//
+//	<keyBucket>
+//	for {
+//		s := b.ReadBegin()
+//		var v <Value>
+//		<found declaration>
+//		<walk: on the match, onMatch>
+//		if b.ReadValid(s) { return v, found }
+//	}
+func (g *generator) readKey(found, onMatch jen.Code) []jen.Code {
+	return append(keyBucket(g.lookupHash(jen.Id("k"), false)),
 		jen.For().Block(
 			jen.Id("s").Op(":=").Id("b").Dot("ReadBegin").Call(),
 			jen.Var().Id("v").Id(g.valT),
-			jen.Id("found").Op(":=").False(),
-			g.walkChain(jen.List(jen.Id("v"), jen.Id("found")).Op("=").List(jen.Id("e").Dot("loadValue").Call(), jen.True())),
+			found,
+			g.walkChain(onMatch),
 			jen.If(jen.Id("b").Dot("ReadValid").Call(jen.Id("s"))).Block(jen.Return(jen.Id("v"), jen.Id("found"))),
 		),
-	)...)
+	)
 }
 
 // lookupPerCPU emits the per-CPU types' userspace Lookup, which copies every
@@ -77,7 +92,7 @@ func (g *generator) lookupPerCPU(f *jen.File) {
 	f.Comment("if len(vals) < CPUs(). It takes no bucket lock (see the design comment).")
 	f.Func().Params(g.recvMap()).Id("Lookup").Params(jen.Id("k").Id(g.keyT), jen.Id("vals").Index().Id(g.valT)).Bool().Block(append(append(append([]jen.Code{
 		jen.Id("vals").Op("=").Id("vals").Index(jen.Op(":").Add(m("cpus"))),
-	}, buf...), keyBucket()...),
+	}, buf...), keyBucket(hashCall(jen.Op("&").Id("k")))...),
 		jen.For().Block(
 			jen.Id("s").Op(":=").Id("b").Dot("ReadBegin").Call(),
 			jen.List(jen.Id("_"), jen.Id("i")).Op(":=").Add(m("find")).Call(jen.Id("b"), jen.Op("&").Id("w"), jen.Id("h")),
@@ -113,16 +128,7 @@ func (g *generator) lookupOn(f *jen.File) {
 		params = append(params, jen.Id("cpu").Int()) // whose slot to read
 	}
 	f.Func().Params(g.recvMap()).Id("lookupOn").Params(params...).Params(jen.Id(g.valT), jen.Uint32()).Block(
-		jen.Id("w").Op(":=").Id("k").Dot("words").Call(),
-		g.lookupHash(jen.Id("k"), false),
-		jen.Id("b").Op(":=").Op("&").Id("m").Dot("buckets").Index(jen.Id("h").Op("&").Id("m").Dot("mask")),
-		jen.For().Block(
-			jen.Id("s").Op(":=").Id("b").Dot("ReadBegin").Call(),
-			jen.Var().Id("v").Id(g.valT),
-			jen.Var().Id("found").Uint32(),
-			g.walkChain(jen.List(jen.Id("v"), jen.Id("found")).Op("=").List(val, jen.Id("i"))),
-			jen.If(jen.Id("b").Dot("ReadValid").Call(jen.Id("s"))).Block(jen.Return(jen.Id("v"), jen.Id("found"))),
-		),
+		g.readKey(jen.Var().Id("found").Uint32(), jen.List(jen.Id("v"), jen.Id("found")).Op("=").List(val, jen.Id("i")))...,
 	)
 }
 

@@ -32,7 +32,7 @@ func (g *generator) lruEvict(f *jen.File) {
 	f.Comment("writers take those only before or after their bucket lock, never inside it.")
 	f.Func().Params(g.recvMap()).Id("evict").Params(jen.Id("n").Uint32()).Bool().Block(append(append(
 		[]jen.Code{jen.Id("e").Op(":=").Id("m").Dot("elem").Call(jen.Id("n"))}, bucket...),
-		jen.Id("b").Op(":=").Op("&").Id("m").Dot("buckets").Index(jen.Id("h").Op("&").Id("m").Dot("mask")),
+		jen.Id("b").Op(":=").Op("&").Id("m").Dot("buckets").Index(hashBucketIndex()),
 		jen.Id("b").Dot("Lock").Call(),
 		jen.Defer().Id("b").Dot("Unlock").Call(),
 		jen.Id("prev").Op(":=").Uint32().Call(jen.Lit(0)),

@@ -49,8 +49,7 @@ func (g *generator) perCPUValues(f *jen.File) {
 			return
 		}
 		gr.If(jen.Id("m").Dot("slots").Op("!=").Nil()).Block(prealloc)
-		gr.Return(jen.Op("&").Id("m").Dot("slotChunks").Index(jen.Id("cpu")).Index(jen.Id("i").Op(">>").Id(p + "ChunkShift")).Dot("Load").Call().Index(
-			jen.Id("i").Op("&").Parens(jen.Lit(1).Op("<<").Id(p + "ChunkShift").Op("-").Lit(1))))
+		gr.Return(inChunk(jen.Id("m").Dot("slotChunks").Index(jen.Id("cpu")), p))
 	})
 
 	// func (m *<Map>) loadValues(i uint32, dst []<Value>)

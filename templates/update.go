@@ -6,7 +6,7 @@ import "github.com/dave/jennifer/jen"
 // the key's bucket lock, so single-key operations are linearizable.
 func (g *generator) update(f *jen.File) {
 	m := func(name string) *jen.Statement { return jen.Id("m").Dot(name) }
-	hashKey := keyBucket()
+	hashKey := keyBucket(hashCall(jen.Op("&").Id("k")))
 	unlockReturn := func(v ...jen.Code) jen.Code {
 		return jen.Block(jen.Id("b").Dot("Unlock").Call(), jen.Return(v...))
 	}

@@ -41,10 +41,8 @@ func (g *generator) updateElem(f *jen.File) {
 	}
 	prologue := []jen.Code{
 		jen.If(jen.Err().Op(":=").Id("flags").Dot("Check").Call(), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
-		id("w").Op(":=").Id("k").Dot("words").Call(),
-		id("h").Op(":=").Add(m("hash")).Call(id("k"), jen.Op("&").Id("w")),
-		id("b").Op(":=").Op("&").Add(m("buckets")).Index(id("h").Op("&").Add(m("mask"))),
 	}
+	prologue = append(prologue, keyBucket(hashCall(id("k")))...)
 	find := id("prev").Op(",").Id("i").Op(":=").Add(m("find")).Call(id("b"), jen.Op("&").Id("w"), id("h"))
 
 	var body []jen.Code
