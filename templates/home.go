@@ -147,6 +147,7 @@ func (g *generator) homeDesign(f *jen.File) {
 	for _, s := range lines {
 		f.Comment(s)
 	}
+	f.Line()
 }
 
 // homeTypes emits the key, value and key-word types, the slot (named like
@@ -167,16 +168,8 @@ func (g *generator) homeTypes(f *jen.File) {
 		occField = "\n\tocc htab.Occupancy // -batch-lock sparse: one bit per bucket, set while it is non-empty\n"
 		occInit = "\tm.occ = htab.NewOccupancy(n)\n"
 	}
+	g.keyValueTypes(f, "slot")
 	src := fmt.Sprintf(`
-// $Key is a key of $Map: %[1]d bytes, hashed and compared as they are.
-type $Key [%[1]d]byte
-
-// $Value is a value of $Map: %[2]d bytes.
-type $Value [%[2]d]byte
-
-// $KW is a key as the slot stores it: little-endian words, zero-padded.
-type $KW [%[3]d]uint32
-
 // $Elem is one slot: bucket i's sequence lock and one element, %[4]d bytes,
 // 4-byte aligned, no pointers. Lock-free readers load every field with
 // sync/atomic; writers store them under the lock of the bucket whose chain
@@ -242,18 +235,9 @@ func New$Map(opts htab.Options) (*$Map, error) {
 func (m *$Map) Len() int {
 	return int(min(m.count.Load(), int64(m.maxEntries)))
 }
-
-// MaxEntries is the capacity the map was created with.
-func (m *$Map) MaxEntries() int {
-	return int(m.maxEntries)
-}
-
-// CPUs is the number of CPU slots: Options.CPUs, or runtime.NumCPU().
-func (m *$Map) CPUs() int {
-	return m.cpus
-}
 `, l.Spec.Key, l.Spec.Val, l.KeyWords, l.ElemSize, fields.String(), occField, occInit)
 	f.Add(g.homeCode(src))
+	g.sizeAccessors(f)
 }
 
 // homeSlots emits the slot's copy and the map's chain search (the slot's

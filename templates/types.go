@@ -12,15 +12,7 @@ import (
 // compile-time size assertions.
 func (g *generator) types(f *jen.File) {
 	l := g.l
-	// type <Map>Key [<K>]byte
-	f.Commentf("%s is a key of %s: %d bytes, hashed and compared as they are.", g.keyT, g.mapT, l.Spec.Key)
-	f.Type().Id(g.keyT).Index(jen.Lit(l.Spec.Key)).Byte()
-	f.Commentf("%s is a value of %s: %d bytes.", g.valT, g.mapT, l.Spec.Val)
-	f.Type().Id(g.valT).Index(jen.Lit(l.Spec.Val)).Byte()
-
-	// type <prefix>KeyWords [<KW>]uint32
-	f.Commentf("%s is a key as the element stores it: little-endian words, zero-padded.", g.keyWordsT)
-	f.Type().Id(g.keyWordsT).Index(jen.Lit(l.KeyWords)).Uint32()
+	g.keyValueTypes(f, "element")
 
 	// type <prefix>Elem struct { <fields> }
 	f.Commentf("%s is one element: %d bytes, 4-byte aligned, no pointers. Lock-free", g.elemT, l.ElemSize)
@@ -185,6 +177,27 @@ func (g *generator) constructor(f *jen.File) {
 	f.Func().Params(g.recvMap()).Id("Len").Params().Int().Block(
 		jen.Return(jen.Int().Call(jen.Id("m").Dot("count").Dot("Load").Call())),
 	)
+	g.sizeAccessors(f)
+}
+
+// keyValueTypes emits the key and value types and the key words, as the
+// element (or, in the home layout, the slot) stores the key:
+//
+//	type <Map>Key [<K>]byte
+//	type <Map>Value [<V>]byte
+//	type <prefix>KeyWords [<KW>]uint32
+func (g *generator) keyValueTypes(f *jen.File, storage string) {
+	l := g.l
+	f.Commentf("%s is a key of %s: %d bytes, hashed and compared as they are.", g.keyT, g.mapT, l.Spec.Key)
+	f.Type().Id(g.keyT).Index(jen.Lit(l.Spec.Key)).Byte()
+	f.Commentf("%s is a value of %s: %d bytes.", g.valT, g.mapT, l.Spec.Val)
+	f.Type().Id(g.valT).Index(jen.Lit(l.Spec.Val)).Byte()
+	f.Commentf("%s is a key as the %s stores it: little-endian words, zero-padded.", g.keyWordsT, storage)
+	f.Type().Id(g.keyWordsT).Index(jen.Lit(l.KeyWords)).Uint32()
+}
+
+// sizeAccessors emits MaxEntries and CPUs.
+func (g *generator) sizeAccessors(f *jen.File) {
 	f.Comment("MaxEntries is the capacity the map was created with.")
 	f.Func().Params(g.recvMap()).Id("MaxEntries").Params().Int().Block(
 		jen.Return(jen.Int().Call(jen.Id("m").Dot("maxEntries"))),
