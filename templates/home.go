@@ -320,7 +320,7 @@ func (g *generator) homeLookup(f *jen.File) {
 // it reads the home slot (and, if it must, the chain) between two loads of the
 // slot's sequence. The fast path, k is its bucket's newest or second newest
 // element, is inline; the rest is lookupChain.
-func (m *$Map) Lookup(k $Key) ($Value, bool) {
+$WORD64func (m *$Map) Lookup(k $Key) ($Value, bool) {
 $PRE$HASH
 	s := &m.slots[h&m.mask]
 	seq := s.seq.Load()
@@ -382,13 +382,12 @@ func (m *$Map) lookupChain(s *$Elem, w *$KW, h uint32) ($Value, bool) {
 	key8, val8 := g.homeWord64("key"), g.homeWord64("val")
 	pre, match, nomatch, loadv := "\tw := k.words()\n", "$.matches(&w, h)", "!e.matches(&w, h)", "\t\t\tv := e.loadValue()\n"
 	tail := "\treturn m.lookupChain(s, &w, h)\n"
+	word64 := ""
 	if key8 || val8 {
-		f.Comment(g.l.Prefix + "NativeLE reports whether the host is little-endian: then a 64-bit")
-		f.Comment("load of two little-endian words of a slot gives the 8 bytes as")
-		f.Comment("binary.LittleEndian reads them (else the halves are swapped). Such a")
-		f.Comment("load is aligned: the 8 bytes are at an 8-byte offset of a slot whose size")
-		f.Comment("is a multiple of 8, in an array that Go allocates 8-aligned.")
-		f.Add(g.homeCode("var $pNativeLE = binary.NativeEndian.Uint16([]byte{1, 0}) == 1\n"))
+		word64 = "// An 8-byte key or value is loaded as one uint64 (htab.NativeLittleEndian:\n" +
+			"// its two little-endian words, swapped on big-endian hosts); the load is\n" +
+			"// aligned: the 8 bytes are at an 8-byte offset of a slot whose size is a\n" +
+			"// multiple of 8, in an array that Go allocates 8-aligned.\n"
 	}
 	if key8 {
 		pre = "\tkw := binary.LittleEndian.Uint64(k[:])\n"
@@ -398,10 +397,10 @@ func (m *$Map) lookupChain(s *$Elem, w *$KW, h uint32) ($Value, bool) {
 	}
 	if val8 {
 		loadv = "\t\t\tvar v $Value\n\t\t\tx := atomic.LoadUint64((*uint64)(unsafe.Pointer(&e.val)))\n" +
-			"\t\t\tif !$pNativeLE {\n\t\t\t\tx = bits.RotateLeft64(x, 32)\n\t\t\t}\n" +
+			"\t\t\tif !htab.NativeLittleEndian {\n\t\t\t\tx = bits.RotateLeft64(x, 32)\n\t\t\t}\n" +
 			"\t\t\tbinary.LittleEndian.PutUint64(v[:], x)\n"
 	}
-	src = strings.NewReplacer("$PRE", pre, "$NOMATCHe", nomatch,
+	src = strings.NewReplacer("$WORD64", word64, "$PRE", pre, "$NOMATCHe", nomatch,
 		"$MATCHx", strings.ReplaceAll(match, "$.", "x."), "$LOADV", loadv, "$TAIL", tail).Replace(src)
 	before, after, _ := strings.Cut(src, "$HASH\n")
 	f.Add(g.homeCode(before))
@@ -409,7 +408,7 @@ func (m *$Map) lookupChain(s *$Elem, w *$KW, h uint32) ($Value, bool) {
 	if key8 {
 		// After the hash, which takes the little-endian words: the slot's two
 		// words, loaded as one native uint64, are swapped on big-endian hosts.
-		f.Add(g.homeCode("\tif !$pNativeLE {\n\t\tkw = bits.RotateLeft64(kw, 32)\n\t}\n"))
+		f.Add(g.homeCode("\tif !htab.NativeLittleEndian {\n\t\tkw = bits.RotateLeft64(kw, 32)\n\t}\n"))
 	}
 	f.Add(g.homeCode(after))
 }

@@ -292,17 +292,14 @@ func (m *K18) release(i uint32) {
 	m.count.Add(-1)
 }
 
-// k18NativeLE reports whether the host is little-endian: then a 64-bit
-// load of two little-endian words of a slot gives the 8 bytes as
-// binary.LittleEndian reads them (else the halves are swapped). Such a
-// load is aligned: the 8 bytes are at an 8-byte offset of a slot whose size
-// is a multiple of 8, in an array that Go allocates 8-aligned.
-var k18NativeLE = binary.NativeEndian.Uint16([]byte{1, 0}) == 1
-
 // Lookup returns the value of k, as BPF_MAP_LOOKUP_ELEM does. It takes no lock:
 // it reads the home slot (and, if it must, the chain) between two loads of the
 // slot's sequence. The fast path, k is its bucket's newest or second newest
 // element, is inline; the rest is lookupChain.
+// An 8-byte key or value is loaded as one uint64 (htab.NativeLittleEndian:
+// its two little-endian words, swapped on big-endian hosts); the load is
+// aligned: the 8 bytes are at an 8-byte offset of a slot whose size is a
+// multiple of 8, in an array that Go allocates 8-aligned.
 func (m *K18) Lookup(k K18Key) (K18Value, bool) {
 	w := k.words()
 
@@ -324,7 +321,7 @@ func (m *K18) Lookup(k K18Key) (K18Value, bool) {
 		if e != nil {
 			var v K18Value
 			x := atomic.LoadUint64((*uint64)(unsafe.Pointer(&e.val)))
-			if !k18NativeLE {
+			if !htab.NativeLittleEndian {
 				x = bits.RotateLeft64(x, 32)
 			}
 			binary.LittleEndian.PutUint64(v[:], x)
