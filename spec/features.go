@@ -3,8 +3,8 @@ package spec
 import "fmt"
 
 // Feature is one row of the feature table: an option of the generator, its
-// default, and the map types it combines with. Validation, the command's help
-// and the README's option table all read this table.
+// default, and the map types it combines with. Validation and the command's
+// help read this table.
 type Feature struct {
 	Name    string    // flag name (without the dash) and JSON field
 	Usage   string    // one line for -help
@@ -41,7 +41,7 @@ var Features = []Feature{
 		IsSet: func(s Spec) bool { return s.BatchLock != BatchLockNonEmpty }, Value: func(s Spec) any { return s.BatchLock },
 	},
 	{
-		Name: "layout", Usage: "hash: home: each bucket's newest element in the bucket, one cache miss per lookup; classic: buckets and elements apart, as the kernel (memory follows the entries with NoPrealloc)", Default: "home for hash, classic for the others",
+		Name: "layout", Usage: "home (the default): each bucket's newest element in the bucket, one cache miss per lookup; classic: buckets and elements apart, as the kernel (memory follows the entries with NoPrealloc)", Default: "home for hash, classic for the others",
 		Types: []MapType{Hash},
 		// Set means other than the type's default: classic is the only
 		// layout of the other types, and they accept it.
@@ -53,7 +53,7 @@ var Features = []Feature{
 		IsSet: func(s Spec) bool { return s.Bloom != 0 }, Value: func(s Spec) any { return s.Bloom },
 	},
 	{
-		Name: "hashes", Usage: fmt.Sprintf("bloom type: default number of hash functions (1..%d)", MaxBloomHashes), Default: "5",
+		Name: "hashes", Usage: fmt.Sprintf("default number of hash functions (1..%d)", MaxBloomHashes), Default: "5",
 		Types: []MapType{Bloom},
 		IsSet: func(s Spec) bool { return s.Hashes != 5 }, Value: func(s Spec) any { return s.Hashes },
 	},

@@ -31,18 +31,18 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	s := spec.Default()
 	typ := fs.String("type", "", "map type: "+typesList())
-	fs.IntVar(&s.Key, "key", 0, "key size in bytes (1..65535; not for bloom)")
+	fs.IntVar(&s.Key, "key", 0, featureUsage("key"))
 	fs.IntVar(&s.Val, "val", 0, "value size in bytes (1..1048576; per-CPU types 1..32768)")
 	fs.StringVar(&s.Name, "name", "", "Go name of the map type (default derived, e.g. HashK8V8)")
 	fs.StringVar(&s.Pkg, "pkg", "", "package clause (default $GOPACKAGE under go generate, else main)")
 	fs.StringVar(&s.Out, "out", "", "output file, written atomically (default standard output)")
-	hash := fs.String("hash", string(s.Hash), "static (unrolled for the key size), jhash2 (the kernel's word loop), jhash (the kernel's byte loop)")
-	fs.BoolVar(&s.Lean, "lean", s.Lean, "per-type lean element; false: the all-fields element, for comparison")
-	fs.IntVar(&s.Bloom, "bloom", 0, "hash/pcpu/lru: a bloom filter with K hash functions in front of lookups")
-	fs.IntVar(&s.Hashes, "hashes", s.Hashes, "bloom type: default number of hash functions (1..15)")
-	batch := fs.String("batch-lock", string(s.BatchLock), "nonempty: batches skip empty buckets without locking; always: lock every bucket; sparse: nonempty plus an occupancy bitmap")
-	layout := fs.String("layout", "", "hash: home (the default): each bucket's newest element in the bucket; classic: buckets and elements apart, as the kernel (memory follows the entries with NoPrealloc)")
-	fs.BoolVar(&s.EbpfCompat, "ebpf-compat", false, "also write <out>_ebpf.go, an adapter with the methods of cilium/ebpf's *ebpf.Map")
+	hash := fs.String("hash", string(s.Hash), featureUsage("hash"))
+	fs.BoolVar(&s.Lean, "lean", s.Lean, featureUsage("lean"))
+	fs.IntVar(&s.Bloom, "bloom", 0, featureUsage("bloom"))
+	fs.IntVar(&s.Hashes, "hashes", s.Hashes, featureUsage("hashes"))
+	batch := fs.String("batch-lock", string(s.BatchLock), featureUsage("batch-lock"))
+	layout := fs.String("layout", "", featureUsage("layout"))
+	fs.BoolVar(&s.EbpfCompat, "ebpf-compat", false, featureUsage("ebpf-compat"))
 	fs.BoolVar(&s.Tests, "tests", false, "also write <out>_test.go: behaviour tests and benchmarks of this map")
 	explain := fs.Bool("explain", false, "print the planned layout instead of code")
 	version := fs.Bool("version", false, "print the version")
@@ -160,6 +160,25 @@ func typeNames() []string {
 }
 
 func typesList() string { return strings.Join(typeNames(), ", ") }
+
+// featureUsage is the -help line of the option name, from the feature table
+// (spec.Features), with the types it applies to unless it is every type's.
+func featureUsage(name string) string {
+	for _, f := range spec.Features {
+		if f.Name != name {
+			continue
+		}
+		if len(f.Types) == len(spec.MapTypes) {
+			return f.Usage
+		}
+		var types []string
+		for _, t := range f.Types {
+			types = append(types, string(t))
+		}
+		return f.Usage + " (" + strings.Join(types, ", ") + ")"
+	}
+	panic("htabgen: no feature " + name)
+}
 
 // checkDistinct rejects a spec file whose maps would overwrite each other's
 // files or clash by name in one package.
