@@ -87,94 +87,82 @@ func pairedGain(b *testing.B, n int, passes [3]func()) {
 
 func BenchmarkPairedGain(b *testing.B) {
 	opts := htab.Options{MaxEntries: 65536, ZeroSeed: true}
-	for _, full := range []int{25, 50, 75, 100} {
-		b.Run(fmt.Sprintf("key=4/fullness=%d", full), func(b *testing.B) {
-			n := 65536 * full / 100
-			pairedGain(b, n, [3]func(){
+	// For each key size, the lookups of n keys on the jhash, jhash2 and
+	// static maps.
+	sizes := []struct {
+		key     int
+		lookups func(n int) [3]func()
+	}{
+		{4, func(n int) [3]func() {
+			return [3]func(){
 				seedLookups(seedMap[K4JhashKey, K4JhashValue](must(NewK4Jhash(opts))), n, func(k *K4JhashKey) []byte { return k[:] }),
 				seedLookups(seedMap[K4Jhash2Key, K4Jhash2Value](must(NewK4Jhash2(opts))), n, func(k *K4Jhash2Key) []byte { return k[:] }),
 				seedLookups(seedMap[K4StaticKey, K4StaticValue](must(NewK4Static(opts))), n, func(k *K4StaticKey) []byte { return k[:] }),
-			})
-		})
-	}
-	for _, full := range []int{25, 50, 75, 100} {
-		b.Run(fmt.Sprintf("key=8/fullness=%d", full), func(b *testing.B) {
-			n := 65536 * full / 100
-			pairedGain(b, n, [3]func(){
+			}
+		}},
+		{8, func(n int) [3]func() {
+			return [3]func(){
 				seedLookups(seedMap[K8JhashKey, K8JhashValue](must(NewK8Jhash(opts))), n, func(k *K8JhashKey) []byte { return k[:] }),
 				seedLookups(seedMap[K8Jhash2Key, K8Jhash2Value](must(NewK8Jhash2(opts))), n, func(k *K8Jhash2Key) []byte { return k[:] }),
 				seedLookups(seedMap[K8StaticKey, K8StaticValue](must(NewK8Static(opts))), n, func(k *K8StaticKey) []byte { return k[:] }),
-			})
-		})
-	}
-	for _, full := range []int{25, 50, 75, 100} {
-		b.Run(fmt.Sprintf("key=12/fullness=%d", full), func(b *testing.B) {
-			n := 65536 * full / 100
-			pairedGain(b, n, [3]func(){
+			}
+		}},
+		{12, func(n int) [3]func() {
+			return [3]func(){
 				seedLookups(seedMap[K12JhashKey, K12JhashValue](must(NewK12Jhash(opts))), n, func(k *K12JhashKey) []byte { return k[:] }),
 				seedLookups(seedMap[K12Jhash2Key, K12Jhash2Value](must(NewK12Jhash2(opts))), n, func(k *K12Jhash2Key) []byte { return k[:] }),
 				seedLookups(seedMap[K12StaticKey, K12StaticValue](must(NewK12Static(opts))), n, func(k *K12StaticKey) []byte { return k[:] }),
-			})
-		})
-	}
-	for _, full := range []int{25, 50, 75, 100} {
-		b.Run(fmt.Sprintf("key=16/fullness=%d", full), func(b *testing.B) {
-			n := 65536 * full / 100
-			pairedGain(b, n, [3]func(){
+			}
+		}},
+		{16, func(n int) [3]func() {
+			return [3]func(){
 				seedLookups(seedMap[K16JhashKey, K16JhashValue](must(NewK16Jhash(opts))), n, func(k *K16JhashKey) []byte { return k[:] }),
 				seedLookups(seedMap[K16Jhash2Key, K16Jhash2Value](must(NewK16Jhash2(opts))), n, func(k *K16Jhash2Key) []byte { return k[:] }),
 				seedLookups(seedMap[K16StaticKey, K16StaticValue](must(NewK16Static(opts))), n, func(k *K16StaticKey) []byte { return k[:] }),
-			})
-		})
-	}
-	for _, full := range []int{25, 50, 75, 100} {
-		b.Run(fmt.Sprintf("key=20/fullness=%d", full), func(b *testing.B) {
-			n := 65536 * full / 100
-			pairedGain(b, n, [3]func(){
+			}
+		}},
+		{20, func(n int) [3]func() {
+			return [3]func(){
 				seedLookups(seedMap[K20JhashKey, K20JhashValue](must(NewK20Jhash(opts))), n, func(k *K20JhashKey) []byte { return k[:] }),
 				seedLookups(seedMap[K20Jhash2Key, K20Jhash2Value](must(NewK20Jhash2(opts))), n, func(k *K20Jhash2Key) []byte { return k[:] }),
 				seedLookups(seedMap[K20StaticKey, K20StaticValue](must(NewK20Static(opts))), n, func(k *K20StaticKey) []byte { return k[:] }),
-			})
-		})
-	}
-	for _, full := range []int{25, 50, 75, 100} {
-		b.Run(fmt.Sprintf("key=24/fullness=%d", full), func(b *testing.B) {
-			n := 65536 * full / 100
-			pairedGain(b, n, [3]func(){
+			}
+		}},
+		{24, func(n int) [3]func() {
+			return [3]func(){
 				seedLookups(seedMap[K24JhashKey, K24JhashValue](must(NewK24Jhash(opts))), n, func(k *K24JhashKey) []byte { return k[:] }),
 				seedLookups(seedMap[K24Jhash2Key, K24Jhash2Value](must(NewK24Jhash2(opts))), n, func(k *K24Jhash2Key) []byte { return k[:] }),
 				seedLookups(seedMap[K24StaticKey, K24StaticValue](must(NewK24Static(opts))), n, func(k *K24StaticKey) []byte { return k[:] }),
-			})
-		})
-	}
-	for _, full := range []int{25, 50, 75, 100} {
-		b.Run(fmt.Sprintf("key=28/fullness=%d", full), func(b *testing.B) {
-			n := 65536 * full / 100
-			pairedGain(b, n, [3]func(){
+			}
+		}},
+		{28, func(n int) [3]func() {
+			return [3]func(){
 				seedLookups(seedMap[K28JhashKey, K28JhashValue](must(NewK28Jhash(opts))), n, func(k *K28JhashKey) []byte { return k[:] }),
 				seedLookups(seedMap[K28Jhash2Key, K28Jhash2Value](must(NewK28Jhash2(opts))), n, func(k *K28Jhash2Key) []byte { return k[:] }),
 				seedLookups(seedMap[K28StaticKey, K28StaticValue](must(NewK28Static(opts))), n, func(k *K28StaticKey) []byte { return k[:] }),
-			})
-		})
-	}
-	for _, full := range []int{25, 50, 75, 100} {
-		b.Run(fmt.Sprintf("key=32/fullness=%d", full), func(b *testing.B) {
-			n := 65536 * full / 100
-			pairedGain(b, n, [3]func(){
+			}
+		}},
+		{32, func(n int) [3]func() {
+			return [3]func(){
 				seedLookups(seedMap[K32JhashKey, K32JhashValue](must(NewK32Jhash(opts))), n, func(k *K32JhashKey) []byte { return k[:] }),
 				seedLookups(seedMap[K32Jhash2Key, K32Jhash2Value](must(NewK32Jhash2(opts))), n, func(k *K32Jhash2Key) []byte { return k[:] }),
 				seedLookups(seedMap[K32StaticKey, K32StaticValue](must(NewK32Static(opts))), n, func(k *K32StaticKey) []byte { return k[:] }),
-			})
-		})
-	}
-	for _, full := range []int{25, 50, 75, 100} {
-		b.Run(fmt.Sprintf("key=64/fullness=%d", full), func(b *testing.B) {
-			n := 65536 * full / 100
-			pairedGain(b, n, [3]func(){
+			}
+		}},
+		{64, func(n int) [3]func() {
+			return [3]func(){
 				seedLookups(seedMap[K64JhashKey, K64JhashValue](must(NewK64Jhash(opts))), n, func(k *K64JhashKey) []byte { return k[:] }),
 				seedLookups(seedMap[K64Jhash2Key, K64Jhash2Value](must(NewK64Jhash2(opts))), n, func(k *K64Jhash2Key) []byte { return k[:] }),
 				seedLookups(seedMap[K64StaticKey, K64StaticValue](must(NewK64Static(opts))), n, func(k *K64StaticKey) []byte { return k[:] }),
+			}
+		}},
+	}
+	for _, sz := range sizes {
+		for _, full := range []int{25, 50, 75, 100} {
+			b.Run(fmt.Sprintf("key=%d/fullness=%d", sz.key, full), func(b *testing.B) {
+				n := 65536 * full / 100
+				pairedGain(b, n, sz.lookups(n))
 			})
-		})
+		}
 	}
 }
