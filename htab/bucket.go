@@ -14,34 +14,36 @@ import (
 // ReadBegin, read with atomic loads, and keep what they read only if
 // ReadValid says no writer held the lock meanwhile; else they read again.
 type SeqLock struct {
-	seq atomic.Uint32 // even: stable; odd: a writer holds the lock
+	seq uint32 // even: stable; odd: a writer holds the lock; only sync/atomic and StoreRelease
 }
 
 // Lock takes the lock for writing.
 func (l *SeqLock) Lock() {
-	s := l.seq.Load()
-	if s&1 != 0 || !l.seq.CompareAndSwap(s, s+1) {
+	s := atomic.LoadUint32(&l.seq)
+	if s&1 != 0 || !atomic.CompareAndSwapUint32(&l.seq, s, s+1) {
 		l.lockSlow()
 	}
 }
 
 // TryLock takes the lock if no writer holds it.
 func (l *SeqLock) TryLock() bool {
-	s := l.seq.Load()
-	return s&1 == 0 && l.seq.CompareAndSwap(s, s+1)
+	s := atomic.LoadUint32(&l.seq)
+	return s&1 == 0 && atomic.CompareAndSwapUint32(&l.seq, s, s+1)
 }
 
-// Unlock releases the lock and lets readers validate again.
-func (l *SeqLock) Unlock() { l.seq.Add(1) }
+// Unlock releases the lock and lets readers validate again. Only the holder
+// writes the sequence while it is odd, so a release store of the next value
+// is enough (as the kernel's spin_unlock and write_seqcount_end are).
+func (l *SeqLock) Unlock() { StoreRelease(&l.seq, atomic.LoadUint32(&l.seq)+1) }
 
 // Load is the sequence now, for a reader's fast path that checks itself that
 // it is even (no writer) before it reads.
-func (l *SeqLock) Load() uint32 { return l.seq.Load() }
+func (l *SeqLock) Load() uint32 { return atomic.LoadUint32(&l.seq) }
 
 // ReadBegin waits until no writer holds the lock and returns the sequence to
 // pass to ReadValid.
 func (l *SeqLock) ReadBegin() uint32 {
-	s := l.seq.Load()
+	s := atomic.LoadUint32(&l.seq)
 	if s&1 != 0 {
 		s = l.waitStable()
 	}
@@ -50,7 +52,7 @@ func (l *SeqLock) ReadBegin() uint32 {
 
 // ReadValid reports whether no writer took the lock since ReadBegin (or an
 // even Load) returned s: what was read in between is a consistent snapshot.
-func (l *SeqLock) ReadValid(s uint32) bool { return l.seq.Load() == s }
+func (l *SeqLock) ReadValid(s uint32) bool { return atomic.LoadUint32(&l.seq) == s }
 
 // SpinsBeforeYield bounds busy-waiting, on a sequence lock or anything else a
 // writer holds for tens of nanoseconds: if the holder was descheduled,
@@ -60,8 +62,8 @@ const SpinsBeforeYield = 64
 
 func (l *SeqLock) lockSlow() {
 	for n := 0; ; n++ {
-		s := l.seq.Load()
-		if s&1 == 0 && l.seq.CompareAndSwap(s, s+1) {
+		s := atomic.LoadUint32(&l.seq)
+		if s&1 == 0 && atomic.CompareAndSwapUint32(&l.seq, s, s+1) {
 			return
 		}
 		if n >= SpinsBeforeYield {
@@ -72,7 +74,7 @@ func (l *SeqLock) lockSlow() {
 
 func (l *SeqLock) waitStable() uint32 {
 	for n := 0; ; n++ {
-		if s := l.seq.Load(); s&1 == 0 {
+		if s := atomic.LoadUint32(&l.seq); s&1 == 0 {
 			return s
 		}
 		if n >= SpinsBeforeYield {
@@ -90,14 +92,14 @@ func (l *SeqLock) waitStable() uint32 {
 // another bucket (the kernel's nulls markers solve the same problem).
 type Bucket struct {
 	SeqLock
-	head atomic.Uint32 // index+1 of the newest element; 0: the bucket is empty
+	head uint32 // index+1 of the newest element; 0: the bucket is empty; only sync/atomic and StoreRelease
 }
 
 // Head is index+1 of the bucket's newest element, 0 if it is empty.
-func (b *Bucket) Head() uint32 { return b.head.Load() }
+func (b *Bucket) Head() uint32 { return atomic.LoadUint32(&b.head) }
 
 // SetHead links element index+1 (0: none) at the head. Only under Lock.
-func (b *Bucket) SetHead(i uint32) { b.head.Store(i) }
+func (b *Bucket) SetHead(i uint32) { StoreRelease(&b.head, i) }
 
 // BucketCount is the number of buckets of a map of maxEntries:
 // roundup_pow_of_two(maxEntries), as the kernel sizes it.

@@ -43,15 +43,15 @@ func lruIsLocalType(t uint32) bool { return t >= lruLocalListOff } // IS_LOCAL_L
 // (sentinels).
 //
 // ref is the kernel's racy u8 ref bit; here a uint32 only ever accessed
-// atomically. It comes first: an element that puts its node right after its
+// with sync/atomic and StoreRelease (the kernel's READ_ONCE and WRITE_ONCE). It comes first: an element that puts its node right after its
 // value has the ref bit a program-side lookup sets next to the value it read.
 // meta packs cpu (bits 8..23) and type (bits 0..7); it is only written with
 // the owning list's lock held, but bpf_common_lru_push_free reads the type
-// (READ_ONCE) and the cpu without any lock, so every access is atomic. prev
+// (READ_ONCE) and the cpu without any lock, so it is accessed as ref is. prev
 // and next are protected by the lock of the list the node is on.
 type LRUNode struct {
-	ref        atomic.Uint32
-	meta       atomic.Uint32
+	ref        uint32
+	meta       uint32
 	prev, next uint32
 }
 
@@ -242,8 +242,8 @@ func newLRU(base unsafe.Pointer, stride uintptr, nodes, cpus int, perCPU bool, e
 			ll := &l.lists[c]
 			for {
 				nd := l.node(i)
-				nd.meta.Store(lruMeta(c, lruFree))
-				nd.ref.Store(0)
+				atomic.StoreUint32(&nd.meta, lruMeta(c, lruFree))
+				atomic.StoreUint32(&nd.ref, 0)
 				l.listAdd(i, ll.heads[lruFree])
 				i++
 				if i == l.n || i%pcpu == 0 {
@@ -266,8 +266,8 @@ func newLRU(base unsafe.Pointer, stride uintptr, nodes, cpus int, perCPU bool, e
 		}
 		for i := uint32(0); i < l.n; i++ {
 			nd := l.node(i)
-			nd.meta.Store(lruMeta(0, lruFree))
-			nd.ref.Store(0)
+			atomic.StoreUint32(&nd.meta, lruMeta(0, lruFree))
+			atomic.StoreUint32(&nd.ref, 0)
 			l.listAdd(i, l.global.heads[lruFree])
 		}
 		l.targetFree = min(max(l.n/l.cpus/2, 1), lruLocalFreeTarget)
@@ -307,8 +307,8 @@ func (l *LRU) Ref(node uint32) {
 // carries its node, a program-side lookup sets the bit of the element it
 // found without going through the LRU.
 func (n *LRUNode) Ref() {
-	if n.ref.Load() == 0 {
-		n.ref.Store(1)
+	if atomic.LoadUint32(&n.ref) == 0 {
+		StoreRelease(&n.ref, 1)
 	}
 }
 
@@ -381,23 +381,23 @@ func (l *LRU) listEmpty(h uint32) bool { return l.node(h).next == h }
 
 // ---- bpf_lru_node helpers ----
 
-func (l *LRU) nodeType(x uint32) uint32 { return l.node(x).meta.Load() & 0xff }
-func (l *LRU) nodeCPU(x uint32) uint32  { return l.node(x).meta.Load() >> 8 }
-func (l *LRU) isRef(x uint32) bool      { return l.node(x).ref.Load() != 0 }
+func (l *LRU) nodeType(x uint32) uint32 { return atomic.LoadUint32(&l.node(x).meta) & 0xff }
+func (l *LRU) nodeCPU(x uint32) uint32  { return atomic.LoadUint32(&l.node(x).meta) >> 8 }
+func (l *LRU) isRef(x uint32) bool      { return atomic.LoadUint32(&l.node(x).ref) != 0 }
 
-// clearRef stores only if the bit is set: an atomic store is a locked
-// instruction on amd64, which waits for every cache miss before it, and most
-// nodes that rotations and refills move are not referenced. (A Ref racing
-// with the clear wins either way, as it may in the kernel.)
+// clearRef stores only if the bit is set: most nodes that rotations and
+// refills move are not referenced, and a store dirties the node's cache line
+// (off amd64, or under -race, it is also a locked instruction). A Ref racing
+// with the clear wins either way, as it may in the kernel.
 func (l *LRU) clearRef(x uint32) {
-	if r := &l.node(x).ref; r.Load() != 0 {
-		r.Store(0)
+	if r := &l.node(x).ref; atomic.LoadUint32(r) != 0 {
+		StoreRelease(r, 0)
 	}
 }
 
 func (l *LRU) setType(x, t uint32) {
 	m := &l.node(x).meta
-	m.Store(m.Load()&^0xff | t)
+	StoreRelease(m, atomic.LoadUint32(m)&^0xff|t)
 }
 
 func (ll *lruList) countInc(t uint32) {
@@ -603,7 +603,7 @@ func (l *LRU) popFreeToLocal(loc *lruLocal) {
 
 // localAddPending is __local_list_add_pending (loc locked).
 func (l *LRU) localAddPending(loc *lruLocal, cpu, x uint32) {
-	l.node(x).meta.Store(lruMeta(cpu, lruLocalPending))
+	StoreRelease(&l.node(x).meta, lruMeta(cpu, lruLocalPending))
 	l.clearRef(x)
 	l.listAdd(x, loc.pending)
 }

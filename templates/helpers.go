@@ -7,9 +7,11 @@ func load(x jen.Code) *jen.Statement {
 	return jen.Qual(atomicPkg, "LoadUint32").Call(jen.Op("&").Add(x))
 }
 
-// store is atomic.StoreUint32(&<x>, <v>).
+// store is htab.StoreRelease(&<x>, <v>): every word a generated map shares
+// is stored under a lock and loaded with sync/atomic by readers that validate
+// a sequence, which needs release order, not a locked instruction.
 func store(x, v jen.Code) *jen.Statement {
-	return jen.Qual(atomicPkg, "StoreUint32").Call(jen.Op("&").Add(x), v)
+	return jen.Qual(htabPkg, "StoreRelease").Call(jen.Op("&").Add(x), v)
 }
 
 // recvMap is the receiver (m *<Map>).

@@ -132,7 +132,8 @@ func (g *generator) homeDesign(f *jen.File) {
 		"  Readers take no lock: they load slot b's sequence, read the head in slot b",
 		"  (and the chain), and keep what they read only if the sequence is unchanged",
 		"  and even. A lookup of a bucket's newest key touches one slot.",
-		"  Writers lock slot b's sequence. A new key in a non-empty bucket moves the",
+		"  Writers lock slot b's sequence and store with htab.StoreRelease (release",
+		"  order, no locked instruction). A new key in a non-empty bucket moves the",
 		"  old head to a free slot near b; in an empty bucket it takes slot b, first",
 		"  moving the overflow element there (if any) under its own bucket's lock (a",
 		"  higher bucket is waited for, a lower one only tried). A replace of an",
@@ -172,8 +173,8 @@ func (g *generator) homeTypes(f *jen.File) {
 	src := fmt.Sprintf(`
 // $Elem is one slot: bucket i's sequence lock and one element, %[4]d bytes,
 // 4-byte aligned, no pointers. Lock-free readers load every field with
-// sync/atomic; writers store them under the lock of the bucket whose chain
-// holds the element.
+// sync/atomic; writers store them with htab.StoreRelease under the lock of
+// the bucket whose chain holds the element.
 type $Elem struct {
 %[5]s}
 
@@ -250,7 +251,7 @@ func (g *generator) homeSlots(f *jen.File) {
 	l := g.l
 	copyHash, bucketOf := "", ""
 	if l.CachedHash {
-		copyHash = "\tatomic.StoreUint32(&e.hash, atomic.LoadUint32(&src.hash))\n"
+		copyHash = "\thtab.StoreRelease(&e.hash, atomic.LoadUint32(&src.hash))\n"
 		bucketOf = "\treturn atomic.LoadUint32(&e.hash) & m.mask\n"
 	} else {
 		bucketOf = "\tk := e.loadKey()\n\tw := k.words()\n\treturn m.hash(&k, &w) & m.mask\n"
@@ -260,12 +261,12 @@ func (g *generator) homeSlots(f *jen.File) {
 // under the lock of the bucket whose chain e is (or is about to be) in.
 func (e *$Elem) copyFrom(src *$Elem, next uint32) {
 ` + copyHash + `	for i := range src.key {
-		atomic.StoreUint32(&e.key[i], atomic.LoadUint32(&src.key[i]))
+		htab.StoreRelease(&e.key[i], atomic.LoadUint32(&src.key[i]))
 	}
 	for i := range src.val {
-		atomic.StoreUint32(&e.val[i], atomic.LoadUint32(&src.val[i]))
+		htab.StoreRelease(&e.val[i], atomic.LoadUint32(&src.val[i]))
 	}
-	atomic.StoreUint32(&e.next, next)
+	htab.StoreRelease(&e.next, next)
 }
 
 // slotBucket is the bucket of the key slot e holds (only meaningful while the
@@ -481,11 +482,11 @@ func (m *$Map) update(k *$Key, v *$Value, cpu int, flags htab.UpdateFlags) error
 			// Unlink e, reuse its slot for the old head, put k at the head:
 			// the kernel's move to the head, without an allocation.
 			e, p := &m.slots[i-1], &m.slots[prev-1]
-			atomic.StoreUint32(&p.next, atomic.LoadUint32(&p.next)&$pHome|atomic.LoadUint32(&e.next)&$pIdx)
+			htab.StoreRelease(&p.next, atomic.LoadUint32(&p.next)&$pHome|atomic.LoadUint32(&e.next)&$pIdx)
 			e.copyFrom(hs, atomic.LoadUint32(&hs.next)&$pIdx)
 			hs.setKey(&w, h)
 			hs.setValue(v)
-			atomic.StoreUint32(&hs.next, $pHome|i)
+			htab.StoreRelease(&hs.next, $pHome|i)
 			hs.seq.Unlock()
 			return nil
 		}
@@ -500,7 +501,7 @@ func (m *$Map) update(k *$Key, v *$Value, cpu int, flags htab.UpdateFlags) error
 			m.slots[f].copyFrom(hs, atomic.LoadUint32(&hs.next)&$pIdx)
 			hs.setKey(&w, h)
 			hs.setValue(v)
-			atomic.StoreUint32(&hs.next, $pHome|(f+1))
+			htab.StoreRelease(&hs.next, $pHome|(f+1))
 			hs.seq.Unlock()
 			return nil
 		}
@@ -508,7 +509,7 @@ func (m *$Map) update(k *$Key, v *$Value, cpu int, flags htab.UpdateFlags) error
 		if m.free.Claim(b) || m.evict(b) {
 			hs.setKey(&w, h)
 			hs.setValue(v)
-			atomic.StoreUint32(&hs.next, $pHome)
+			htab.StoreRelease(&hs.next, $pHome)
 ` + occSet + `			hs.seq.Unlock()
 			return nil
 		}
@@ -576,7 +577,7 @@ func (m *$Map) evict(b uint32) bool {
 		f := m.free.Alloc(c)
 		m.slots[f].copyFrom(s, atomic.LoadUint32(&s.next)&$pIdx)
 		p := &m.slots[prev-1]
-		atomic.StoreUint32(&p.next, atomic.LoadUint32(&p.next)&$pHome|(f+1))
+		htab.StoreRelease(&p.next, atomic.LoadUint32(&p.next)&$pHome|(f+1))
 		cs.seq.Unlock()
 		return true
 	}
@@ -629,14 +630,14 @@ func (m *$Map) unlink(b, prev, i uint32) uint32 {
 	switch {
 	case prev != 0: // an overflow element: unlink it
 		p := &m.slots[prev-1]
-		atomic.StoreUint32(&p.next, atomic.LoadUint32(&p.next)&$pHome|enx)
+		htab.StoreRelease(&p.next, atomic.LoadUint32(&p.next)&$pHome|enx)
 		return i - 1
 	case enx != 0: // the head of a chain: the second element moves home
 		x := &m.slots[enx-1]
 		hs.copyFrom(x, $pHome|atomic.LoadUint32(&x.next)&$pIdx)
 		return enx - 1
 	default: // the only element
-		atomic.StoreUint32(&hs.next, 0)
+		htab.StoreRelease(&hs.next, 0)
 ` + occClear + `		return b
 	}
 }
@@ -807,7 +808,7 @@ func (m *$Map) batchWalk(bi uint32, keys []$Key, vals []$Value, del bool) (total
 			// slots are freed after unlocking, as the kernel does; the chain is
 			// unreachable now, so nothing else writes its next links.
 			chain := atomic.LoadUint32(&hs.next) & $pIdx
-			atomic.StoreUint32(&hs.next, 0)
+			htab.StoreRelease(&hs.next, 0)
 ` + occClear + `			hs.seq.Unlock()
 			for i := chain; i != 0; {
 				nx := atomic.LoadUint32(&m.slots[i-1].next) & $pIdx

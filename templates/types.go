@@ -16,7 +16,8 @@ func (g *generator) types(f *jen.File) {
 
 	// type <prefix>Elem struct { <fields> }
 	f.Commentf("%s is one element: %d bytes, 4-byte aligned, no pointers. Lock-free", g.elemT, l.ElemSize)
-	f.Comment("readers load every field with sync/atomic; writers store them under the bucket lock.")
+	f.Comment("readers load every field with sync/atomic; writers store them under the bucket lock")
+	f.Comment("with htab.StoreRelease.")
 	if l.LRU {
 		f.Comment("The node is htab.LRU's, which keeps it under its own locks.")
 	}

@@ -43,7 +43,8 @@ import (
 //   Readers take no lock: they load slot b's sequence, read the head in slot b
 //   (and the chain), and keep what they read only if the sequence is unchanged
 //   and even. A lookup of a bucket's newest key touches one slot.
-//   Writers lock slot b's sequence. A new key in a non-empty bucket moves the
+//   Writers lock slot b's sequence and store with htab.StoreRelease (release
+//   order, no locked instruction). A new key in a non-empty bucket moves the
 //   old head to a free slot near b; in an empty bucket it takes slot b, first
 //   moving the overflow element there (if any) under its own bucket's lock (a
 //   higher bucket is waited for, a lower one only tried). A replace of an
@@ -66,8 +67,8 @@ type homeK4V4AlwaysKeyWords [1]uint32
 
 // homeK4V4AlwaysElem is one slot: bucket i's sequence lock and one element, 16 bytes,
 // 4-byte aligned, no pointers. Lock-free readers load every field with
-// sync/atomic; writers store them under the lock of the bucket whose chain
-// holds the element.
+// sync/atomic; writers store them with htab.StoreRelease under the lock of
+// the bucket whose chain holds the element.
 type homeK4V4AlwaysElem struct {
 	seq  htab.SeqLock // off 0, 4 B: the sequence lock of the bucket whose home this slot is: odd while a writer holds it
 	next uint32       // off 4, 4 B: bit 31: this slot holds its bucket's newest element; bits 0-30: index+1 of the next older element, 0 ends the chain
@@ -188,7 +189,7 @@ func (e *homeK4V4AlwaysElem) matches(w *homeK4V4AlwaysKeyWords, h uint32) bool {
 // setKey stores the key w (of hash h) into e. Only under the bucket lock.
 func (e *homeK4V4AlwaysElem) setKey(w *homeK4V4AlwaysKeyWords, h uint32) {
 	_ = h
-	atomic.StoreUint32(&e.key[0], w[0])
+	htab.StoreRelease(&e.key[0], w[0])
 }
 
 // loadKey loads e's key.
@@ -205,19 +206,19 @@ func (e *homeK4V4AlwaysElem) loadValue() (v HomeK4V4AlwaysValue) {
 
 // setValue stores v into e. Only under the bucket lock.
 func (e *homeK4V4AlwaysElem) setValue(v *HomeK4V4AlwaysValue) {
-	atomic.StoreUint32(&e.val[0], binary.LittleEndian.Uint32(v[0:]))
+	htab.StoreRelease(&e.val[0], binary.LittleEndian.Uint32(v[0:]))
 }
 
 // copyFrom copies src's element into e, with e's next word set to next. Only
 // under the lock of the bucket whose chain e is (or is about to be) in.
 func (e *homeK4V4AlwaysElem) copyFrom(src *homeK4V4AlwaysElem, next uint32) {
 	for i := range src.key {
-		atomic.StoreUint32(&e.key[i], atomic.LoadUint32(&src.key[i]))
+		htab.StoreRelease(&e.key[i], atomic.LoadUint32(&src.key[i]))
 	}
 	for i := range src.val {
-		atomic.StoreUint32(&e.val[i], atomic.LoadUint32(&src.val[i]))
+		htab.StoreRelease(&e.val[i], atomic.LoadUint32(&src.val[i]))
 	}
-	atomic.StoreUint32(&e.next, next)
+	htab.StoreRelease(&e.next, next)
 }
 
 // slotBucket is the bucket of the key slot e holds (only meaningful while the
@@ -365,11 +366,11 @@ func (m *HomeK4V4Always) update(k *HomeK4V4AlwaysKey, v *HomeK4V4AlwaysValue, cp
 			// Unlink e, reuse its slot for the old head, put k at the head:
 			// the kernel's move to the head, without an allocation.
 			e, p := &m.slots[i-1], &m.slots[prev-1]
-			atomic.StoreUint32(&p.next, atomic.LoadUint32(&p.next)&homeK4V4AlwaysHome|atomic.LoadUint32(&e.next)&homeK4V4AlwaysIdx)
+			htab.StoreRelease(&p.next, atomic.LoadUint32(&p.next)&homeK4V4AlwaysHome|atomic.LoadUint32(&e.next)&homeK4V4AlwaysIdx)
 			e.copyFrom(hs, atomic.LoadUint32(&hs.next)&homeK4V4AlwaysIdx)
 			hs.setKey(&w, h)
 			hs.setValue(v)
-			atomic.StoreUint32(&hs.next, homeK4V4AlwaysHome|i)
+			htab.StoreRelease(&hs.next, homeK4V4AlwaysHome|i)
 			hs.seq.Unlock()
 			return nil
 		}
@@ -384,7 +385,7 @@ func (m *HomeK4V4Always) update(k *HomeK4V4AlwaysKey, v *HomeK4V4AlwaysValue, cp
 			m.slots[f].copyFrom(hs, atomic.LoadUint32(&hs.next)&homeK4V4AlwaysIdx)
 			hs.setKey(&w, h)
 			hs.setValue(v)
-			atomic.StoreUint32(&hs.next, homeK4V4AlwaysHome|(f+1))
+			htab.StoreRelease(&hs.next, homeK4V4AlwaysHome|(f+1))
 			hs.seq.Unlock()
 			return nil
 		}
@@ -392,7 +393,7 @@ func (m *HomeK4V4Always) update(k *HomeK4V4AlwaysKey, v *HomeK4V4AlwaysValue, cp
 		if m.free.Claim(b) || m.evict(b) {
 			hs.setKey(&w, h)
 			hs.setValue(v)
-			atomic.StoreUint32(&hs.next, homeK4V4AlwaysHome)
+			htab.StoreRelease(&hs.next, homeK4V4AlwaysHome)
 			hs.seq.Unlock()
 			return nil
 		}
@@ -460,7 +461,7 @@ func (m *HomeK4V4Always) evict(b uint32) bool {
 		f := m.free.Alloc(c)
 		m.slots[f].copyFrom(s, atomic.LoadUint32(&s.next)&homeK4V4AlwaysIdx)
 		p := &m.slots[prev-1]
-		atomic.StoreUint32(&p.next, atomic.LoadUint32(&p.next)&homeK4V4AlwaysHome|(f+1))
+		htab.StoreRelease(&p.next, atomic.LoadUint32(&p.next)&homeK4V4AlwaysHome|(f+1))
 		cs.seq.Unlock()
 		return true
 	}
@@ -513,14 +514,14 @@ func (m *HomeK4V4Always) unlink(b, prev, i uint32) uint32 {
 	switch {
 	case prev != 0: // an overflow element: unlink it
 		p := &m.slots[prev-1]
-		atomic.StoreUint32(&p.next, atomic.LoadUint32(&p.next)&homeK4V4AlwaysHome|enx)
+		htab.StoreRelease(&p.next, atomic.LoadUint32(&p.next)&homeK4V4AlwaysHome|enx)
 		return i - 1
 	case enx != 0: // the head of a chain: the second element moves home
 		x := &m.slots[enx-1]
 		hs.copyFrom(x, homeK4V4AlwaysHome|atomic.LoadUint32(&x.next)&homeK4V4AlwaysIdx)
 		return enx - 1
 	default: // the only element
-		atomic.StoreUint32(&hs.next, 0)
+		htab.StoreRelease(&hs.next, 0)
 		return b
 	}
 }
@@ -697,7 +698,7 @@ func (m *HomeK4V4Always) batchWalk(bi uint32, keys []HomeK4V4AlwaysKey, vals []H
 			// slots are freed after unlocking, as the kernel does; the chain is
 			// unreachable now, so nothing else writes its next links.
 			chain := atomic.LoadUint32(&hs.next) & homeK4V4AlwaysIdx
-			atomic.StoreUint32(&hs.next, 0)
+			htab.StoreRelease(&hs.next, 0)
 			hs.seq.Unlock()
 			for i := chain; i != 0; {
 				nx := atomic.LoadUint32(&m.slots[i-1].next) & homeK4V4AlwaysIdx

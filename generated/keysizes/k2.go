@@ -43,7 +43,8 @@ import (
 //   Readers take no lock: they load slot b's sequence, read the head in slot b
 //   (and the chain), and keep what they read only if the sequence is unchanged
 //   and even. A lookup of a bucket's newest key touches one slot.
-//   Writers lock slot b's sequence. A new key in a non-empty bucket moves the
+//   Writers lock slot b's sequence and store with htab.StoreRelease (release
+//   order, no locked instruction). A new key in a non-empty bucket moves the
 //   old head to a free slot near b; in an empty bucket it takes slot b, first
 //   moving the overflow element there (if any) under its own bucket's lock (a
 //   higher bucket is waited for, a lower one only tried). A replace of an
@@ -66,8 +67,8 @@ type k2KeyWords [1]uint32
 
 // k2Elem is one slot: bucket i's sequence lock and one element, 20 bytes,
 // 4-byte aligned, no pointers. Lock-free readers load every field with
-// sync/atomic; writers store them under the lock of the bucket whose chain
-// holds the element.
+// sync/atomic; writers store them with htab.StoreRelease under the lock of
+// the bucket whose chain holds the element.
 type k2Elem struct {
 	seq  htab.SeqLock // off 0, 4 B: the sequence lock of the bucket whose home this slot is: odd while a writer holds it
 	next uint32       // off 4, 4 B: bit 31: this slot holds its bucket's newest element; bits 0-30: index+1 of the next older element, 0 ends the chain
@@ -188,7 +189,7 @@ func (e *k2Elem) matches(w *k2KeyWords, h uint32) bool {
 // setKey stores the key w (of hash h) into e. Only under the bucket lock.
 func (e *k2Elem) setKey(w *k2KeyWords, h uint32) {
 	_ = h
-	atomic.StoreUint32(&e.key[0], w[0])
+	htab.StoreRelease(&e.key[0], w[0])
 }
 
 // loadKey loads e's key.
@@ -207,20 +208,20 @@ func (e *k2Elem) loadValue() (v K2Value) {
 
 // setValue stores v into e. Only under the bucket lock.
 func (e *k2Elem) setValue(v *K2Value) {
-	atomic.StoreUint32(&e.val[0], binary.LittleEndian.Uint32(v[0:]))
-	atomic.StoreUint32(&e.val[1], binary.LittleEndian.Uint32(v[4:]))
+	htab.StoreRelease(&e.val[0], binary.LittleEndian.Uint32(v[0:]))
+	htab.StoreRelease(&e.val[1], binary.LittleEndian.Uint32(v[4:]))
 }
 
 // copyFrom copies src's element into e, with e's next word set to next. Only
 // under the lock of the bucket whose chain e is (or is about to be) in.
 func (e *k2Elem) copyFrom(src *k2Elem, next uint32) {
 	for i := range src.key {
-		atomic.StoreUint32(&e.key[i], atomic.LoadUint32(&src.key[i]))
+		htab.StoreRelease(&e.key[i], atomic.LoadUint32(&src.key[i]))
 	}
 	for i := range src.val {
-		atomic.StoreUint32(&e.val[i], atomic.LoadUint32(&src.val[i]))
+		htab.StoreRelease(&e.val[i], atomic.LoadUint32(&src.val[i]))
 	}
-	atomic.StoreUint32(&e.next, next)
+	htab.StoreRelease(&e.next, next)
 }
 
 // slotBucket is the bucket of the key slot e holds (only meaningful while the
@@ -368,11 +369,11 @@ func (m *K2) update(k *K2Key, v *K2Value, cpu int, flags htab.UpdateFlags) error
 			// Unlink e, reuse its slot for the old head, put k at the head:
 			// the kernel's move to the head, without an allocation.
 			e, p := &m.slots[i-1], &m.slots[prev-1]
-			atomic.StoreUint32(&p.next, atomic.LoadUint32(&p.next)&k2Home|atomic.LoadUint32(&e.next)&k2Idx)
+			htab.StoreRelease(&p.next, atomic.LoadUint32(&p.next)&k2Home|atomic.LoadUint32(&e.next)&k2Idx)
 			e.copyFrom(hs, atomic.LoadUint32(&hs.next)&k2Idx)
 			hs.setKey(&w, h)
 			hs.setValue(v)
-			atomic.StoreUint32(&hs.next, k2Home|i)
+			htab.StoreRelease(&hs.next, k2Home|i)
 			hs.seq.Unlock()
 			return nil
 		}
@@ -387,7 +388,7 @@ func (m *K2) update(k *K2Key, v *K2Value, cpu int, flags htab.UpdateFlags) error
 			m.slots[f].copyFrom(hs, atomic.LoadUint32(&hs.next)&k2Idx)
 			hs.setKey(&w, h)
 			hs.setValue(v)
-			atomic.StoreUint32(&hs.next, k2Home|(f+1))
+			htab.StoreRelease(&hs.next, k2Home|(f+1))
 			hs.seq.Unlock()
 			return nil
 		}
@@ -395,7 +396,7 @@ func (m *K2) update(k *K2Key, v *K2Value, cpu int, flags htab.UpdateFlags) error
 		if m.free.Claim(b) || m.evict(b) {
 			hs.setKey(&w, h)
 			hs.setValue(v)
-			atomic.StoreUint32(&hs.next, k2Home)
+			htab.StoreRelease(&hs.next, k2Home)
 			hs.seq.Unlock()
 			return nil
 		}
@@ -463,7 +464,7 @@ func (m *K2) evict(b uint32) bool {
 		f := m.free.Alloc(c)
 		m.slots[f].copyFrom(s, atomic.LoadUint32(&s.next)&k2Idx)
 		p := &m.slots[prev-1]
-		atomic.StoreUint32(&p.next, atomic.LoadUint32(&p.next)&k2Home|(f+1))
+		htab.StoreRelease(&p.next, atomic.LoadUint32(&p.next)&k2Home|(f+1))
 		cs.seq.Unlock()
 		return true
 	}
@@ -516,14 +517,14 @@ func (m *K2) unlink(b, prev, i uint32) uint32 {
 	switch {
 	case prev != 0: // an overflow element: unlink it
 		p := &m.slots[prev-1]
-		atomic.StoreUint32(&p.next, atomic.LoadUint32(&p.next)&k2Home|enx)
+		htab.StoreRelease(&p.next, atomic.LoadUint32(&p.next)&k2Home|enx)
 		return i - 1
 	case enx != 0: // the head of a chain: the second element moves home
 		x := &m.slots[enx-1]
 		hs.copyFrom(x, k2Home|atomic.LoadUint32(&x.next)&k2Idx)
 		return enx - 1
 	default: // the only element
-		atomic.StoreUint32(&hs.next, 0)
+		htab.StoreRelease(&hs.next, 0)
 		return b
 	}
 }
@@ -704,7 +705,7 @@ func (m *K2) batchWalk(bi uint32, keys []K2Key, vals []K2Value, del bool) (total
 			// slots are freed after unlocking, as the kernel does; the chain is
 			// unreachable now, so nothing else writes its next links.
 			chain := atomic.LoadUint32(&hs.next) & k2Idx
-			atomic.StoreUint32(&hs.next, 0)
+			htab.StoreRelease(&hs.next, 0)
 			hs.seq.Unlock()
 			for i := chain; i != 0; {
 				nx := atomic.LoadUint32(&m.slots[i-1].next) & k2Idx

@@ -43,7 +43,8 @@ import (
 //   Readers take no lock: they load slot b's sequence, read the head in slot b
 //   (and the chain), and keep what they read only if the sequence is unchanged
 //   and even. A lookup of a bucket's newest key touches one slot.
-//   Writers lock slot b's sequence. A new key in a non-empty bucket moves the
+//   Writers lock slot b's sequence and store with htab.StoreRelease (release
+//   order, no locked instruction). A new key in a non-empty bucket moves the
 //   old head to a free slot near b; in an empty bucket it takes slot b, first
 //   moving the overflow element there (if any) under its own bucket's lock (a
 //   higher bucket is waited for, a lower one only tried). A replace of an
@@ -66,8 +67,8 @@ type k23KeyWords [6]uint32
 
 // k23Elem is one slot: bucket i's sequence lock and one element, 44 bytes,
 // 4-byte aligned, no pointers. Lock-free readers load every field with
-// sync/atomic; writers store them under the lock of the bucket whose chain
-// holds the element.
+// sync/atomic; writers store them with htab.StoreRelease under the lock of
+// the bucket whose chain holds the element.
 type k23Elem struct {
 	seq  htab.SeqLock // off 0, 4 B: the sequence lock of the bucket whose home this slot is: odd while a writer holds it
 	next uint32       // off 4, 4 B: bit 31: this slot holds its bucket's newest element; bits 0-30: index+1 of the next older element, 0 ends the chain
@@ -221,13 +222,13 @@ func (e *k23Elem) matches(w *k23KeyWords, h uint32) bool {
 
 // setKey stores the key w (of hash h) into e. Only under the bucket lock.
 func (e *k23Elem) setKey(w *k23KeyWords, h uint32) {
-	atomic.StoreUint32(&e.hash, h)
-	atomic.StoreUint32(&e.key[0], w[0])
-	atomic.StoreUint32(&e.key[1], w[1])
-	atomic.StoreUint32(&e.key[2], w[2])
-	atomic.StoreUint32(&e.key[3], w[3])
-	atomic.StoreUint32(&e.key[4], w[4])
-	atomic.StoreUint32(&e.key[5], w[5])
+	htab.StoreRelease(&e.hash, h)
+	htab.StoreRelease(&e.key[0], w[0])
+	htab.StoreRelease(&e.key[1], w[1])
+	htab.StoreRelease(&e.key[2], w[2])
+	htab.StoreRelease(&e.key[3], w[3])
+	htab.StoreRelease(&e.key[4], w[4])
+	htab.StoreRelease(&e.key[5], w[5])
 }
 
 // loadKey loads e's key.
@@ -250,21 +251,21 @@ func (e *k23Elem) loadValue() (v K23Value) {
 
 // setValue stores v into e. Only under the bucket lock.
 func (e *k23Elem) setValue(v *K23Value) {
-	atomic.StoreUint32(&e.val[0], binary.LittleEndian.Uint32(v[0:]))
-	atomic.StoreUint32(&e.val[1], binary.LittleEndian.Uint32(v[4:]))
+	htab.StoreRelease(&e.val[0], binary.LittleEndian.Uint32(v[0:]))
+	htab.StoreRelease(&e.val[1], binary.LittleEndian.Uint32(v[4:]))
 }
 
 // copyFrom copies src's element into e, with e's next word set to next. Only
 // under the lock of the bucket whose chain e is (or is about to be) in.
 func (e *k23Elem) copyFrom(src *k23Elem, next uint32) {
-	atomic.StoreUint32(&e.hash, atomic.LoadUint32(&src.hash))
+	htab.StoreRelease(&e.hash, atomic.LoadUint32(&src.hash))
 	for i := range src.key {
-		atomic.StoreUint32(&e.key[i], atomic.LoadUint32(&src.key[i]))
+		htab.StoreRelease(&e.key[i], atomic.LoadUint32(&src.key[i]))
 	}
 	for i := range src.val {
-		atomic.StoreUint32(&e.val[i], atomic.LoadUint32(&src.val[i]))
+		htab.StoreRelease(&e.val[i], atomic.LoadUint32(&src.val[i]))
 	}
-	atomic.StoreUint32(&e.next, next)
+	htab.StoreRelease(&e.next, next)
 }
 
 // slotBucket is the bucket of the key slot e holds (only meaningful while the
@@ -389,11 +390,11 @@ func (m *K23) update(k *K23Key, v *K23Value, cpu int, flags htab.UpdateFlags) er
 			// Unlink e, reuse its slot for the old head, put k at the head:
 			// the kernel's move to the head, without an allocation.
 			e, p := &m.slots[i-1], &m.slots[prev-1]
-			atomic.StoreUint32(&p.next, atomic.LoadUint32(&p.next)&k23Home|atomic.LoadUint32(&e.next)&k23Idx)
+			htab.StoreRelease(&p.next, atomic.LoadUint32(&p.next)&k23Home|atomic.LoadUint32(&e.next)&k23Idx)
 			e.copyFrom(hs, atomic.LoadUint32(&hs.next)&k23Idx)
 			hs.setKey(&w, h)
 			hs.setValue(v)
-			atomic.StoreUint32(&hs.next, k23Home|i)
+			htab.StoreRelease(&hs.next, k23Home|i)
 			hs.seq.Unlock()
 			return nil
 		}
@@ -408,7 +409,7 @@ func (m *K23) update(k *K23Key, v *K23Value, cpu int, flags htab.UpdateFlags) er
 			m.slots[f].copyFrom(hs, atomic.LoadUint32(&hs.next)&k23Idx)
 			hs.setKey(&w, h)
 			hs.setValue(v)
-			atomic.StoreUint32(&hs.next, k23Home|(f+1))
+			htab.StoreRelease(&hs.next, k23Home|(f+1))
 			hs.seq.Unlock()
 			return nil
 		}
@@ -416,7 +417,7 @@ func (m *K23) update(k *K23Key, v *K23Value, cpu int, flags htab.UpdateFlags) er
 		if m.free.Claim(b) || m.evict(b) {
 			hs.setKey(&w, h)
 			hs.setValue(v)
-			atomic.StoreUint32(&hs.next, k23Home)
+			htab.StoreRelease(&hs.next, k23Home)
 			hs.seq.Unlock()
 			return nil
 		}
@@ -484,7 +485,7 @@ func (m *K23) evict(b uint32) bool {
 		f := m.free.Alloc(c)
 		m.slots[f].copyFrom(s, atomic.LoadUint32(&s.next)&k23Idx)
 		p := &m.slots[prev-1]
-		atomic.StoreUint32(&p.next, atomic.LoadUint32(&p.next)&k23Home|(f+1))
+		htab.StoreRelease(&p.next, atomic.LoadUint32(&p.next)&k23Home|(f+1))
 		cs.seq.Unlock()
 		return true
 	}
@@ -537,14 +538,14 @@ func (m *K23) unlink(b, prev, i uint32) uint32 {
 	switch {
 	case prev != 0: // an overflow element: unlink it
 		p := &m.slots[prev-1]
-		atomic.StoreUint32(&p.next, atomic.LoadUint32(&p.next)&k23Home|enx)
+		htab.StoreRelease(&p.next, atomic.LoadUint32(&p.next)&k23Home|enx)
 		return i - 1
 	case enx != 0: // the head of a chain: the second element moves home
 		x := &m.slots[enx-1]
 		hs.copyFrom(x, k23Home|atomic.LoadUint32(&x.next)&k23Idx)
 		return enx - 1
 	default: // the only element
-		atomic.StoreUint32(&hs.next, 0)
+		htab.StoreRelease(&hs.next, 0)
 		return b
 	}
 }
@@ -725,7 +726,7 @@ func (m *K23) batchWalk(bi uint32, keys []K23Key, vals []K23Value, del bool) (to
 			// slots are freed after unlocking, as the kernel does; the chain is
 			// unreachable now, so nothing else writes its next links.
 			chain := atomic.LoadUint32(&hs.next) & k23Idx
-			atomic.StoreUint32(&hs.next, 0)
+			htab.StoreRelease(&hs.next, 0)
 			hs.seq.Unlock()
 			for i := chain; i != 0; {
 				nx := atomic.LoadUint32(&m.slots[i-1].next) & k23Idx

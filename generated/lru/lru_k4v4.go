@@ -44,7 +44,8 @@ import (
 //   walk the chain with atomic loads, and keep what they read only if the
 //   sequence is unchanged and even; else they read the bucket again.
 //   Writers (Update, Delete, LookupAndDelete) lock the key's bucket (the
-//   sequence is odd while they hold it) and store with atomic stores. A freed
+//   sequence is odd while they hold it) and store with htab.StoreRelease (the
+//   kernel's WRITE_ONCE: release order, no locked instruction). A freed
 //   element is reused at once; a reader that reached it through its old bucket
 //   sees that bucket's sequence change and retries.
 //   Capacity: elements come from htab.LRU, the kernel's bpf_lru: per-CPU free
@@ -65,7 +66,8 @@ type LruK4V4Value [4]byte
 type lruK4V4KeyWords [1]uint32
 
 // lruK4V4Elem is one element: 28 bytes, 4-byte aligned, no pointers. Lock-free
-// readers load every field with sync/atomic; writers store them under the bucket lock.
+// readers load every field with sync/atomic; writers store them under the bucket lock
+// with htab.StoreRelease.
 // The node is htab.LRU's, which keeps it under its own locks.
 type lruK4V4Elem struct {
 	next uint32       // off 0, 4 B: index+1 of the next older element in the bucket; 0 ends the chain
@@ -183,7 +185,7 @@ func (e *lruK4V4Elem) matches(w *lruK4V4KeyWords, h uint32) bool {
 // setKey stores the key w (of hash h) into e. Only under the bucket lock.
 func (e *lruK4V4Elem) setKey(w *lruK4V4KeyWords, h uint32) {
 	_ = h
-	atomic.StoreUint32(&e.key[0], w[0])
+	htab.StoreRelease(&e.key[0], w[0])
 }
 
 // loadKey loads e's key.
@@ -200,7 +202,7 @@ func (e *lruK4V4Elem) loadValue() (v LruK4V4Value) {
 
 // setValue stores v into e. Only under the bucket lock.
 func (e *lruK4V4Elem) setValue(v *LruK4V4Value) {
-	atomic.StoreUint32(&e.val[0], binary.LittleEndian.Uint32(v[0:]))
+	htab.StoreRelease(&e.val[0], binary.LittleEndian.Uint32(v[0:]))
 }
 
 // elem is element i (an index, not index+1).
@@ -459,7 +461,7 @@ func (m *LruK4V4) unlink(bi, prev, i uint32) {
 	if prev == 0 {
 		m.buckets[bi].SetHead(next)
 	} else {
-		atomic.StoreUint32(&m.elem(prev-1).next, next)
+		htab.StoreRelease(&m.elem(prev-1).next, next)
 	}
 }
 
@@ -467,7 +469,7 @@ func (m *LruK4V4) unlink(bi, prev, i uint32) {
 // bucket's lock.
 func (m *LruK4V4) linkHead(bi, i uint32) {
 	b := &m.buckets[bi]
-	atomic.StoreUint32(&m.elem(i-1).next, b.Head())
+	htab.StoreRelease(&m.elem(i-1).next, b.Head())
 	b.SetHead(i)
 }
 

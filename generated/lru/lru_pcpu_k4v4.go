@@ -46,7 +46,8 @@ import (
 //   walk the chain with atomic loads, and keep what they read only if the
 //   sequence is unchanged and even; else they read the bucket again.
 //   Writers (Update, Delete, LookupAndDelete) lock the key's bucket (the
-//   sequence is odd while they hold it) and store with atomic stores. A freed
+//   sequence is odd while they hold it) and store with htab.StoreRelease (the
+//   kernel's WRITE_ONCE: release order, no locked instruction). A freed
 //   element is reused at once; a reader that reached it through its old bucket
 //   sees that bucket's sequence change and retries.
 //   Capacity: elements come from htab.LRU, the kernel's bpf_lru: per-CPU free
@@ -77,7 +78,8 @@ type LruPcpuK4V4Value [4]byte
 type lruPcpuK4V4KeyWords [1]uint32
 
 // lruPcpuK4V4Elem is one element: 24 bytes, 4-byte aligned, no pointers. Lock-free
-// readers load every field with sync/atomic; writers store them under the bucket lock.
+// readers load every field with sync/atomic; writers store them under the bucket lock
+// with htab.StoreRelease.
 // The node is htab.LRU's, which keeps it under its own locks.
 type lruPcpuK4V4Elem struct {
 	next uint32       // off 0, 4 B: index+1 of the next older element in the bucket; 0 ends the chain
@@ -202,7 +204,7 @@ func (e *lruPcpuK4V4Elem) matches(w *lruPcpuK4V4KeyWords, h uint32) bool {
 // setKey stores the key w (of hash h) into e. Only under the bucket lock.
 func (e *lruPcpuK4V4Elem) setKey(w *lruPcpuK4V4KeyWords, h uint32) {
 	_ = h
-	atomic.StoreUint32(&e.key[0], w[0])
+	htab.StoreRelease(&e.key[0], w[0])
 }
 
 // loadKey loads e's key.
@@ -222,13 +224,13 @@ func (s *lruPcpuK4V4Slot) load() (v LruPcpuK4V4Value) {
 
 // store stores v into the slot.
 func (s *lruPcpuK4V4Slot) store(v *LruPcpuK4V4Value) {
-	atomic.StoreUint32(&s[0], binary.LittleEndian.Uint32(v[0:]))
+	htab.StoreRelease(&s[0], binary.LittleEndian.Uint32(v[0:]))
 }
 
 // clear zeroes the slot, as a program's insert does on the other CPUs.
 func (s *lruPcpuK4V4Slot) clear() {
 	for i := range s {
-		atomic.StoreUint32(&s[i], 0)
+		htab.StoreRelease(&s[i], 0)
 	}
 }
 
@@ -513,7 +515,7 @@ func (m *LruPcpuK4V4) unlink(bi, prev, i uint32) {
 	if prev == 0 {
 		m.buckets[bi].SetHead(next)
 	} else {
-		atomic.StoreUint32(&m.elem(prev-1).next, next)
+		htab.StoreRelease(&m.elem(prev-1).next, next)
 	}
 }
 
@@ -521,7 +523,7 @@ func (m *LruPcpuK4V4) unlink(bi, prev, i uint32) {
 // bucket's lock.
 func (m *LruPcpuK4V4) linkHead(bi, i uint32) {
 	b := &m.buckets[bi]
-	atomic.StoreUint32(&m.elem(i-1).next, b.Head())
+	htab.StoreRelease(&m.elem(i-1).next, b.Head())
 	b.SetHead(i)
 }
 

@@ -45,7 +45,8 @@ import (
 //   atomic loads, and keep what they read only if the sequence is unchanged
 //   and even; else they read the bucket again.
 //   Writers (Update, Delete, LookupAndDelete) lock the key's bucket (the
-//   sequence is odd while they hold it) and store with atomic stores. A freed
+//   sequence is odd while they hold it) and store with htab.StoreRelease (the
+//   kernel's WRITE_ONCE: release order, no locked instruction). A freed
 //   element is reused at once; a reader that reached it through its old bucket
 //   sees that bucket's sequence change and retries.
 //   Capacity: a new key takes a freed element, else a never-used one; when all
@@ -74,7 +75,8 @@ type PcpuK4V4Value [4]byte
 type pcpuK4V4KeyWords [1]uint32
 
 // pcpuK4V4Elem is one element: 8 bytes, 4-byte aligned, no pointers. Lock-free
-// readers load every field with sync/atomic; writers store them under the bucket lock.
+// readers load every field with sync/atomic; writers store them under the bucket lock
+// with htab.StoreRelease.
 type pcpuK4V4Elem struct {
 	next uint32    // off 0, 4 B: index+1 of the next older element in the bucket; 0 ends the chain
 	key  [1]uint32 // off 4, 4 B: the 4 key bytes, little-endian words, zero-padded
@@ -221,7 +223,7 @@ func (e *pcpuK4V4Elem) matches(w *pcpuK4V4KeyWords, h uint32) bool {
 // setKey stores the key w (of hash h) into e. Only under the bucket lock.
 func (e *pcpuK4V4Elem) setKey(w *pcpuK4V4KeyWords, h uint32) {
 	_ = h
-	atomic.StoreUint32(&e.key[0], w[0])
+	htab.StoreRelease(&e.key[0], w[0])
 }
 
 // loadKey loads e's key.
@@ -244,13 +246,13 @@ func (s *pcpuK4V4Slot) load() (v PcpuK4V4Value) {
 
 // store stores v into the slot.
 func (s *pcpuK4V4Slot) store(v *PcpuK4V4Value) {
-	atomic.StoreUint32(&s[0], binary.LittleEndian.Uint32(v[0:]))
+	htab.StoreRelease(&s[0], binary.LittleEndian.Uint32(v[0:]))
 }
 
 // clear zeroes the slot, as a program's insert does on the other CPUs.
 func (s *pcpuK4V4Slot) clear() {
 	for i := range s {
-		atomic.StoreUint32(&s[i], 0)
+		htab.StoreRelease(&s[i], 0)
 	}
 }
 
@@ -397,7 +399,7 @@ func (m *PcpuK4V4) free(i uint32) {
 	e := m.elem(i)
 	for {
 		h := m.freeHead.Load()
-		atomic.StoreUint32(&e.next, uint32(h))
+		htab.StoreRelease(&e.next, uint32(h))
 		if m.freeHead.CompareAndSwap(h, (h>>32+1)<<32|uint64(i+1)) {
 			return
 		}
@@ -622,7 +624,7 @@ func (m *PcpuK4V4) unlink(bi, prev, i uint32) {
 	if prev == 0 {
 		m.buckets[bi].SetHead(next)
 	} else {
-		atomic.StoreUint32(&m.elem(prev-1).next, next)
+		htab.StoreRelease(&m.elem(prev-1).next, next)
 	}
 }
 
@@ -630,7 +632,7 @@ func (m *PcpuK4V4) unlink(bi, prev, i uint32) {
 // bucket's lock.
 func (m *PcpuK4V4) linkHead(bi, i uint32) {
 	b := &m.buckets[bi]
-	atomic.StoreUint32(&m.elem(i-1).next, b.Head())
+	htab.StoreRelease(&m.elem(i-1).next, b.Head())
 	b.SetHead(i)
 }
 

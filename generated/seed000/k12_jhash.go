@@ -41,7 +41,8 @@ import (
 //   walk the chain with atomic loads, and keep what they read only if the
 //   sequence is unchanged and even; else they read the bucket again.
 //   Writers (Update, Delete, LookupAndDelete) lock the key's bucket (the
-//   sequence is odd while they hold it) and store with atomic stores. A freed
+//   sequence is odd while they hold it) and store with htab.StoreRelease (the
+//   kernel's WRITE_ONCE: release order, no locked instruction). A freed
 //   element is reused at once; a reader that reached it through its old bucket
 //   sees that bucket's sequence change and retries.
 //   Capacity: a new key takes a freed element, else a never-used one; when all
@@ -57,7 +58,8 @@ type K12JhashValue [8]byte
 type k12JhashKeyWords [3]uint32
 
 // k12JhashElem is one element: 28 bytes, 4-byte aligned, no pointers. Lock-free
-// readers load every field with sync/atomic; writers store them under the bucket lock.
+// readers load every field with sync/atomic; writers store them under the bucket lock
+// with htab.StoreRelease.
 type k12JhashElem struct {
 	next uint32    // off 0, 4 B: index+1 of the next older element in the bucket; 0 ends the chain
 	hash uint32    // off 4, 4 B: the key's hash, compared before the key
@@ -243,10 +245,10 @@ func (e *k12JhashElem) matches(w *k12JhashKeyWords, h uint32) bool {
 
 // setKey stores the key w (of hash h) into e. Only under the bucket lock.
 func (e *k12JhashElem) setKey(w *k12JhashKeyWords, h uint32) {
-	atomic.StoreUint32(&e.hash, h)
-	atomic.StoreUint32(&e.key[0], w[0])
-	atomic.StoreUint32(&e.key[1], w[1])
-	atomic.StoreUint32(&e.key[2], w[2])
+	htab.StoreRelease(&e.hash, h)
+	htab.StoreRelease(&e.key[0], w[0])
+	htab.StoreRelease(&e.key[1], w[1])
+	htab.StoreRelease(&e.key[2], w[2])
 }
 
 // loadKey loads e's key.
@@ -264,8 +266,8 @@ func (e *k12JhashElem) loadValue() (v K12JhashValue) {
 
 // setValue stores v into e. Only under the bucket lock.
 func (e *k12JhashElem) setValue(v *K12JhashValue) {
-	atomic.StoreUint32(&e.val[0], binary.LittleEndian.Uint32(v[0:]))
-	atomic.StoreUint32(&e.val[1], binary.LittleEndian.Uint32(v[4:]))
+	htab.StoreRelease(&e.val[0], binary.LittleEndian.Uint32(v[0:]))
+	htab.StoreRelease(&e.val[1], binary.LittleEndian.Uint32(v[4:]))
 }
 
 // elem is element i (an index, not index+1).
@@ -323,7 +325,7 @@ func (m *K12Jhash) free(i uint32) {
 	e := m.elem(i)
 	for {
 		h := m.freeHead.Load()
-		atomic.StoreUint32(&e.next, uint32(h))
+		htab.StoreRelease(&e.next, uint32(h))
 		if m.freeHead.CompareAndSwap(h, (h>>32+1)<<32|uint64(i+1)) {
 			return
 		}
@@ -475,7 +477,7 @@ func (m *K12Jhash) unlink(bi, prev, i uint32) {
 	if prev == 0 {
 		m.buckets[bi].SetHead(next)
 	} else {
-		atomic.StoreUint32(&m.elem(prev-1).next, next)
+		htab.StoreRelease(&m.elem(prev-1).next, next)
 	}
 }
 
@@ -483,7 +485,7 @@ func (m *K12Jhash) unlink(bi, prev, i uint32) {
 // bucket's lock.
 func (m *K12Jhash) linkHead(bi, i uint32) {
 	b := &m.buckets[bi]
-	atomic.StoreUint32(&m.elem(i-1).next, b.Head())
+	htab.StoreRelease(&m.elem(i-1).next, b.Head())
 	b.SetHead(i)
 }
 

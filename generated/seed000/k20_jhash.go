@@ -41,7 +41,8 @@ import (
 //   walk the chain with atomic loads, and keep what they read only if the
 //   sequence is unchanged and even; else they read the bucket again.
 //   Writers (Update, Delete, LookupAndDelete) lock the key's bucket (the
-//   sequence is odd while they hold it) and store with atomic stores. A freed
+//   sequence is odd while they hold it) and store with htab.StoreRelease (the
+//   kernel's WRITE_ONCE: release order, no locked instruction). A freed
 //   element is reused at once; a reader that reached it through its old bucket
 //   sees that bucket's sequence change and retries.
 //   Capacity: a new key takes a freed element, else a never-used one; when all
@@ -57,7 +58,8 @@ type K20JhashValue [8]byte
 type k20JhashKeyWords [5]uint32
 
 // k20JhashElem is one element: 36 bytes, 4-byte aligned, no pointers. Lock-free
-// readers load every field with sync/atomic; writers store them under the bucket lock.
+// readers load every field with sync/atomic; writers store them under the bucket lock
+// with htab.StoreRelease.
 type k20JhashElem struct {
 	next uint32    // off 0, 4 B: index+1 of the next older element in the bucket; 0 ends the chain
 	hash uint32    // off 4, 4 B: the key's hash, compared before the key
@@ -247,12 +249,12 @@ func (e *k20JhashElem) matches(w *k20JhashKeyWords, h uint32) bool {
 
 // setKey stores the key w (of hash h) into e. Only under the bucket lock.
 func (e *k20JhashElem) setKey(w *k20JhashKeyWords, h uint32) {
-	atomic.StoreUint32(&e.hash, h)
-	atomic.StoreUint32(&e.key[0], w[0])
-	atomic.StoreUint32(&e.key[1], w[1])
-	atomic.StoreUint32(&e.key[2], w[2])
-	atomic.StoreUint32(&e.key[3], w[3])
-	atomic.StoreUint32(&e.key[4], w[4])
+	htab.StoreRelease(&e.hash, h)
+	htab.StoreRelease(&e.key[0], w[0])
+	htab.StoreRelease(&e.key[1], w[1])
+	htab.StoreRelease(&e.key[2], w[2])
+	htab.StoreRelease(&e.key[3], w[3])
+	htab.StoreRelease(&e.key[4], w[4])
 }
 
 // loadKey loads e's key.
@@ -271,8 +273,8 @@ func (e *k20JhashElem) loadValue() (v K20JhashValue) {
 
 // setValue stores v into e. Only under the bucket lock.
 func (e *k20JhashElem) setValue(v *K20JhashValue) {
-	atomic.StoreUint32(&e.val[0], binary.LittleEndian.Uint32(v[0:]))
-	atomic.StoreUint32(&e.val[1], binary.LittleEndian.Uint32(v[4:]))
+	htab.StoreRelease(&e.val[0], binary.LittleEndian.Uint32(v[0:]))
+	htab.StoreRelease(&e.val[1], binary.LittleEndian.Uint32(v[4:]))
 }
 
 // elem is element i (an index, not index+1).
@@ -330,7 +332,7 @@ func (m *K20Jhash) free(i uint32) {
 	e := m.elem(i)
 	for {
 		h := m.freeHead.Load()
-		atomic.StoreUint32(&e.next, uint32(h))
+		htab.StoreRelease(&e.next, uint32(h))
 		if m.freeHead.CompareAndSwap(h, (h>>32+1)<<32|uint64(i+1)) {
 			return
 		}
@@ -482,7 +484,7 @@ func (m *K20Jhash) unlink(bi, prev, i uint32) {
 	if prev == 0 {
 		m.buckets[bi].SetHead(next)
 	} else {
-		atomic.StoreUint32(&m.elem(prev-1).next, next)
+		htab.StoreRelease(&m.elem(prev-1).next, next)
 	}
 }
 
@@ -490,7 +492,7 @@ func (m *K20Jhash) unlink(bi, prev, i uint32) {
 // bucket's lock.
 func (m *K20Jhash) linkHead(bi, i uint32) {
 	b := &m.buckets[bi]
-	atomic.StoreUint32(&m.elem(i-1).next, b.Head())
+	htab.StoreRelease(&m.elem(i-1).next, b.Head())
 	b.SetHead(i)
 }
 

@@ -41,7 +41,8 @@ import (
 //   walk the chain with atomic loads, and keep what they read only if the
 //   sequence is unchanged and even; else they read the bucket again.
 //   Writers (Update, Delete, LookupAndDelete) lock the key's bucket (the
-//   sequence is odd while they hold it) and store with atomic stores. A freed
+//   sequence is odd while they hold it) and store with htab.StoreRelease (the
+//   kernel's WRITE_ONCE: release order, no locked instruction). A freed
 //   element is reused at once; a reader that reached it through its old bucket
 //   sees that bucket's sequence change and retries.
 //   Capacity: a new key takes a freed element, else a never-used one; when all
@@ -57,7 +58,8 @@ type K8JhashValue [8]byte
 type k8JhashKeyWords [2]uint32
 
 // k8JhashElem is one element: 20 bytes, 4-byte aligned, no pointers. Lock-free
-// readers load every field with sync/atomic; writers store them under the bucket lock.
+// readers load every field with sync/atomic; writers store them under the bucket lock
+// with htab.StoreRelease.
 type k8JhashElem struct {
 	next uint32    // off 0, 4 B: index+1 of the next older element in the bucket; 0 ends the chain
 	key  [2]uint32 // off 4, 8 B: the 8 key bytes, little-endian words, zero-padded
@@ -241,8 +243,8 @@ func (e *k8JhashElem) matches(w *k8JhashKeyWords, h uint32) bool {
 // setKey stores the key w (of hash h) into e. Only under the bucket lock.
 func (e *k8JhashElem) setKey(w *k8JhashKeyWords, h uint32) {
 	_ = h
-	atomic.StoreUint32(&e.key[0], w[0])
-	atomic.StoreUint32(&e.key[1], w[1])
+	htab.StoreRelease(&e.key[0], w[0])
+	htab.StoreRelease(&e.key[1], w[1])
 }
 
 // loadKey loads e's key.
@@ -259,8 +261,8 @@ func (e *k8JhashElem) loadValue() (v K8JhashValue) {
 
 // setValue stores v into e. Only under the bucket lock.
 func (e *k8JhashElem) setValue(v *K8JhashValue) {
-	atomic.StoreUint32(&e.val[0], binary.LittleEndian.Uint32(v[0:]))
-	atomic.StoreUint32(&e.val[1], binary.LittleEndian.Uint32(v[4:]))
+	htab.StoreRelease(&e.val[0], binary.LittleEndian.Uint32(v[0:]))
+	htab.StoreRelease(&e.val[1], binary.LittleEndian.Uint32(v[4:]))
 }
 
 // elem is element i (an index, not index+1).
@@ -318,7 +320,7 @@ func (m *K8Jhash) free(i uint32) {
 	e := m.elem(i)
 	for {
 		h := m.freeHead.Load()
-		atomic.StoreUint32(&e.next, uint32(h))
+		htab.StoreRelease(&e.next, uint32(h))
 		if m.freeHead.CompareAndSwap(h, (h>>32+1)<<32|uint64(i+1)) {
 			return
 		}
@@ -470,7 +472,7 @@ func (m *K8Jhash) unlink(bi, prev, i uint32) {
 	if prev == 0 {
 		m.buckets[bi].SetHead(next)
 	} else {
-		atomic.StoreUint32(&m.elem(prev-1).next, next)
+		htab.StoreRelease(&m.elem(prev-1).next, next)
 	}
 }
 
@@ -478,7 +480,7 @@ func (m *K8Jhash) unlink(bi, prev, i uint32) {
 // bucket's lock.
 func (m *K8Jhash) linkHead(bi, i uint32) {
 	b := &m.buckets[bi]
-	atomic.StoreUint32(&m.elem(i-1).next, b.Head())
+	htab.StoreRelease(&m.elem(i-1).next, b.Head())
 	b.SetHead(i)
 }
 

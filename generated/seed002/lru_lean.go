@@ -44,7 +44,8 @@ import (
 //   walk the chain with atomic loads, and keep what they read only if the
 //   sequence is unchanged and even; else they read the bucket again.
 //   Writers (Update, Delete, LookupAndDelete) lock the key's bucket (the
-//   sequence is odd while they hold it) and store with atomic stores. A freed
+//   sequence is odd while they hold it) and store with htab.StoreRelease (the
+//   kernel's WRITE_ONCE: release order, no locked instruction). A freed
 //   element is reused at once; a reader that reached it through its old bucket
 //   sees that bucket's sequence change and retries.
 //   Capacity: elements come from htab.LRU, the kernel's bpf_lru: per-CPU free
@@ -65,7 +66,8 @@ type LRULeanValue [8]byte
 type lruLeanKeyWords [2]uint32
 
 // lruLeanElem is one element: 36 bytes, 4-byte aligned, no pointers. Lock-free
-// readers load every field with sync/atomic; writers store them under the bucket lock.
+// readers load every field with sync/atomic; writers store them under the bucket lock
+// with htab.StoreRelease.
 // The node is htab.LRU's, which keeps it under its own locks.
 type lruLeanElem struct {
 	next uint32       // off 0, 4 B: index+1 of the next older element in the bucket; 0 ends the chain
@@ -186,8 +188,8 @@ func (e *lruLeanElem) matches(w *lruLeanKeyWords, h uint32) bool {
 // setKey stores the key w (of hash h) into e. Only under the bucket lock.
 func (e *lruLeanElem) setKey(w *lruLeanKeyWords, h uint32) {
 	_ = h
-	atomic.StoreUint32(&e.key[0], w[0])
-	atomic.StoreUint32(&e.key[1], w[1])
+	htab.StoreRelease(&e.key[0], w[0])
+	htab.StoreRelease(&e.key[1], w[1])
 }
 
 // loadKey loads e's key.
@@ -204,8 +206,8 @@ func (e *lruLeanElem) loadValue() (v LRULeanValue) {
 
 // setValue stores v into e. Only under the bucket lock.
 func (e *lruLeanElem) setValue(v *LRULeanValue) {
-	atomic.StoreUint32(&e.val[0], binary.LittleEndian.Uint32(v[0:]))
-	atomic.StoreUint32(&e.val[1], binary.LittleEndian.Uint32(v[4:]))
+	htab.StoreRelease(&e.val[0], binary.LittleEndian.Uint32(v[0:]))
+	htab.StoreRelease(&e.val[1], binary.LittleEndian.Uint32(v[4:]))
 }
 
 // elem is element i (an index, not index+1).
@@ -466,7 +468,7 @@ func (m *LRULean) unlink(bi, prev, i uint32) {
 	if prev == 0 {
 		m.buckets[bi].SetHead(next)
 	} else {
-		atomic.StoreUint32(&m.elem(prev-1).next, next)
+		htab.StoreRelease(&m.elem(prev-1).next, next)
 	}
 }
 
@@ -474,7 +476,7 @@ func (m *LRULean) unlink(bi, prev, i uint32) {
 // bucket's lock.
 func (m *LRULean) linkHead(bi, i uint32) {
 	b := &m.buckets[bi]
-	atomic.StoreUint32(&m.elem(i-1).next, b.Head())
+	htab.StoreRelease(&m.elem(i-1).next, b.Head())
 	b.SetHead(i)
 }
 

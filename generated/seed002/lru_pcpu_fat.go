@@ -45,7 +45,8 @@ import (
 //   walk the chain with atomic loads, and keep what they read only if the
 //   sequence is unchanged and even; else they read the bucket again.
 //   Writers (Update, Delete, LookupAndDelete) lock the key's bucket (the
-//   sequence is odd while they hold it) and store with atomic stores. A freed
+//   sequence is odd while they hold it) and store with htab.StoreRelease (the
+//   kernel's WRITE_ONCE: release order, no locked instruction). A freed
 //   element is reused at once; a reader that reached it through its old bucket
 //   sees that bucket's sequence change and retries.
 //   Capacity: elements come from htab.LRU, the kernel's bpf_lru: per-CPU free
@@ -76,7 +77,8 @@ type LRUPcpuFatValue [8]byte
 type lruPcpuFatKeyWords [2]uint32
 
 // lruPcpuFatElem is one element: 48 bytes, 4-byte aligned, no pointers. Lock-free
-// readers load every field with sync/atomic; writers store them under the bucket lock.
+// readers load every field with sync/atomic; writers store them under the bucket lock
+// with htab.StoreRelease.
 // The node is htab.LRU's, which keeps it under its own locks.
 type lruPcpuFatElem struct {
 	next uint32       // off 0, 4 B: index+1 of the next older element in the bucket; 0 ends the chain
@@ -206,9 +208,9 @@ func (e *lruPcpuFatElem) matches(w *lruPcpuFatKeyWords, h uint32) bool {
 
 // setKey stores the key w (of hash h) into e. Only under the bucket lock.
 func (e *lruPcpuFatElem) setKey(w *lruPcpuFatKeyWords, h uint32) {
-	atomic.StoreUint32(&e.hash, h)
-	atomic.StoreUint32(&e.key[0], w[0])
-	atomic.StoreUint32(&e.key[1], w[1])
+	htab.StoreRelease(&e.hash, h)
+	htab.StoreRelease(&e.key[0], w[0])
+	htab.StoreRelease(&e.key[1], w[1])
 }
 
 // loadKey loads e's key.
@@ -228,14 +230,14 @@ func (s *lruPcpuFatSlot) load() (v LRUPcpuFatValue) {
 
 // store stores v into the slot.
 func (s *lruPcpuFatSlot) store(v *LRUPcpuFatValue) {
-	atomic.StoreUint32(&s[0], binary.LittleEndian.Uint32(v[0:]))
-	atomic.StoreUint32(&s[1], binary.LittleEndian.Uint32(v[4:]))
+	htab.StoreRelease(&s[0], binary.LittleEndian.Uint32(v[0:]))
+	htab.StoreRelease(&s[1], binary.LittleEndian.Uint32(v[4:]))
 }
 
 // clear zeroes the slot, as a program's insert does on the other CPUs.
 func (s *lruPcpuFatSlot) clear() {
 	for i := range s {
-		atomic.StoreUint32(&s[i], 0)
+		htab.StoreRelease(&s[i], 0)
 	}
 }
 
@@ -516,7 +518,7 @@ func (m *LRUPcpuFat) unlink(bi, prev, i uint32) {
 	if prev == 0 {
 		m.buckets[bi].SetHead(next)
 	} else {
-		atomic.StoreUint32(&m.elem(prev-1).next, next)
+		htab.StoreRelease(&m.elem(prev-1).next, next)
 	}
 }
 
@@ -524,7 +526,7 @@ func (m *LRUPcpuFat) unlink(bi, prev, i uint32) {
 // bucket's lock.
 func (m *LRUPcpuFat) linkHead(bi, i uint32) {
 	b := &m.buckets[bi]
-	atomic.StoreUint32(&m.elem(i-1).next, b.Head())
+	htab.StoreRelease(&m.elem(i-1).next, b.Head())
 	b.SetHead(i)
 }
 

@@ -45,7 +45,8 @@ import (
 //   atomic loads, and keep what they read only if the sequence is unchanged
 //   and even; else they read the bucket again.
 //   Writers (Update, Delete, LookupAndDelete) lock the key's bucket (the
-//   sequence is odd while they hold it) and store with atomic stores. A freed
+//   sequence is odd while they hold it) and store with htab.StoreRelease (the
+//   kernel's WRITE_ONCE: release order, no locked instruction). A freed
 //   element is reused at once; a reader that reached it through its old bucket
 //   sees that bucket's sequence change and retries.
 //   Capacity: a new key takes a freed element, else a never-used one; when all
@@ -74,7 +75,8 @@ type PcpuFatValue [8]byte
 type pcpuFatKeyWords [2]uint32
 
 // pcpuFatElem is one element: 32 bytes, 4-byte aligned, no pointers. Lock-free
-// readers load every field with sync/atomic; writers store them under the bucket lock.
+// readers load every field with sync/atomic; writers store them under the bucket lock
+// with htab.StoreRelease.
 type pcpuFatElem struct {
 	next uint32    // off 0, 4 B: index+1 of the next older element in the bucket; 0 ends the chain
 	hash uint32    // off 4, 4 B: the key's hash, compared before the key
@@ -226,9 +228,9 @@ func (e *pcpuFatElem) matches(w *pcpuFatKeyWords, h uint32) bool {
 
 // setKey stores the key w (of hash h) into e. Only under the bucket lock.
 func (e *pcpuFatElem) setKey(w *pcpuFatKeyWords, h uint32) {
-	atomic.StoreUint32(&e.hash, h)
-	atomic.StoreUint32(&e.key[0], w[0])
-	atomic.StoreUint32(&e.key[1], w[1])
+	htab.StoreRelease(&e.hash, h)
+	htab.StoreRelease(&e.key[0], w[0])
+	htab.StoreRelease(&e.key[1], w[1])
 }
 
 // loadKey loads e's key.
@@ -251,14 +253,14 @@ func (s *pcpuFatSlot) load() (v PcpuFatValue) {
 
 // store stores v into the slot.
 func (s *pcpuFatSlot) store(v *PcpuFatValue) {
-	atomic.StoreUint32(&s[0], binary.LittleEndian.Uint32(v[0:]))
-	atomic.StoreUint32(&s[1], binary.LittleEndian.Uint32(v[4:]))
+	htab.StoreRelease(&s[0], binary.LittleEndian.Uint32(v[0:]))
+	htab.StoreRelease(&s[1], binary.LittleEndian.Uint32(v[4:]))
 }
 
 // clear zeroes the slot, as a program's insert does on the other CPUs.
 func (s *pcpuFatSlot) clear() {
 	for i := range s {
-		atomic.StoreUint32(&s[i], 0)
+		htab.StoreRelease(&s[i], 0)
 	}
 }
 
@@ -405,7 +407,7 @@ func (m *PcpuFat) free(i uint32) {
 	e := m.elem(i)
 	for {
 		h := m.freeHead.Load()
-		atomic.StoreUint32(&e.next, uint32(h))
+		htab.StoreRelease(&e.next, uint32(h))
 		if m.freeHead.CompareAndSwap(h, (h>>32+1)<<32|uint64(i+1)) {
 			return
 		}
@@ -631,7 +633,7 @@ func (m *PcpuFat) unlink(bi, prev, i uint32) {
 	if prev == 0 {
 		m.buckets[bi].SetHead(next)
 	} else {
-		atomic.StoreUint32(&m.elem(prev-1).next, next)
+		htab.StoreRelease(&m.elem(prev-1).next, next)
 	}
 }
 
@@ -639,7 +641,7 @@ func (m *PcpuFat) unlink(bi, prev, i uint32) {
 // bucket's lock.
 func (m *PcpuFat) linkHead(bi, i uint32) {
 	b := &m.buckets[bi]
-	atomic.StoreUint32(&m.elem(i-1).next, b.Head())
+	htab.StoreRelease(&m.elem(i-1).next, b.Head())
 	b.SetHead(i)
 }
 
