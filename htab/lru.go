@@ -43,8 +43,9 @@ func lruIsLocalType(t uint32) bool { return t >= lruLocalListOff } // IS_LOCAL_L
 // (sentinels).
 //
 // ref is the kernel's racy u8 ref bit; here a uint32 only ever accessed
-// with sync/atomic and StoreRelease (the kernel's READ_ONCE and WRITE_ONCE). It comes first: an element that puts its node right after its
-// value has the ref bit a program-side lookup sets next to the value it read.
+// with sync/atomic and StoreRelease (the kernel's READ_ONCE and WRITE_ONCE).
+// It comes first: an element that puts its node right after its value has
+// the ref bit a program-side lookup sets next to the value it read.
 // meta packs cpu (bits 8..23) and type (bits 0..7); it is only written with
 // the owning list's lock held, but bpf_common_lru_push_free reads the type
 // (READ_ONCE) and the cpu without any lock, so it is accessed as ref is. prev

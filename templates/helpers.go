@@ -51,5 +51,5 @@ func hashCall(key jen.Code) jen.Code {
 func inChunk(chunks jen.Code, p string) jen.Code {
 	shift := jen.Id(p + "ChunkShift")
 	return jen.Op("&").Add(chunks).Index(jen.Id("i").Op(">>").Add(shift)).Dot("Load").Call().Index(
-		jen.Id("i").Op("&").Parens(jen.Lit(1).Op("<<").Id(p + "ChunkShift").Op("-").Lit(1)))
+		jen.Id("i").Op("&").Parens(jen.Lit(1).Op("<<").Add(shift).Op("-").Lit(1)))
 }

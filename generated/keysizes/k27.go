@@ -44,7 +44,7 @@ import (
 //   (and the chain), and keep what they read only if the sequence is unchanged
 //   and even. A lookup of a bucket's newest key touches one slot.
 //   Writers lock slot b's sequence and store with htab.StoreRelease (release
-//   order, no locked instruction). A new key in a non-empty bucket moves the
+//   order, a plain store on amd64). A new key in a non-empty bucket moves the
 //   old head to a free slot near b; in an empty bucket it takes slot b, first
 //   moving the overflow element there (if any) under its own bucket's lock (a
 //   higher bucket is waited for, a lower one only tried). A replace of an

@@ -46,7 +46,7 @@ import (
 //   and even; else they read the bucket again.
 //   Writers (Update, Delete, LookupAndDelete) lock the key's bucket (the
 //   sequence is odd while they hold it) and store with htab.StoreRelease (the
-//   kernel's WRITE_ONCE: release order, no locked instruction). A freed
+//   kernel's WRITE_ONCE: release order, a plain store on amd64). A freed
 //   element is reused at once; a reader that reached it through its old bucket
 //   sees that bucket's sequence change and retries.
 //   Capacity: a new key takes a freed element, else a never-used one; when all
