@@ -147,62 +147,100 @@ func newCounters(tb testing.TB, n, g int) (*PcpuK8V8, func(w, ops int)) {
 
 // checkCounters fails unless every increment landed: the slots add up to total.
 func checkCounters(tb testing.TB, m *PcpuK8V8, total int) {
+	if sum := counted(m); sum != total {
+		tb.Fatalf("counters add up to %d, want %d", sum, total)
+	}
+}
+
+// counted is the sum of every CPU's counter of every key.
+func counted(m *PcpuK8V8) int {
 	var sum uint64
 	for _, vs := range m.All() {
 		for _, v := range vs {
 			sum += binary.LittleEndian.Uint64(v[:])
 		}
 	}
-	if sum != uint64(total) {
-		tb.Fatalf("counters add up to %d, want %d", sum, total)
-	}
+	return int(sum)
 }
 
 // BenchmarkPerCPUCountersPaired measures the scaling of the htab counters in
-// one run: rounds of pairedSlice increments with 1 goroutine and with 2
-// goroutines (each with its own CPU(i) handle), alternating which goes
-// first, each timed, so that both see the same load of a shared machine.
+// one run: rounds of pairedSlice increments with 1 goroutine, with 2
+// goroutines on one map (each with its own CPU(i) handle), and with 2
+// goroutines on two maps of their own, in rotating order, each timed, so that
+// all see the same load of a shared machine.
+//
 // Reports "scaling", the median over rounds of the 2-goroutine rate over the
 // 1-goroutine rate of the same round (issue 3 asks for at least 1.8), and
-// each side's ops/s over all rounds. ns/op is per increment of both sides.
+// "ceiling", the same ratio for the two goroutines on separate maps: they
+// share no memory at all, so it is what this machine gives two copies of
+// the same work. "shared/separate", the median of the two 2-goroutine arms'
+// ratio, is what sharing one map costs (1: nothing). Also each arm's ops/s
+// over all rounds. ns/op is per increment of every arm.
 func BenchmarkPerCPUCountersPaired(b *testing.B) {
 	const pairedSlice = 1_000_000
 	for _, n := range []int{1024, 65536} {
 		b.Run(fmt.Sprintf("keys=%d", n), func(b *testing.B) {
-			var maps [3]*PcpuK8V8
-			var works [3]func(w, ops int)
-			for _, g := range []int{1, 2} {
-				maps[g], works[g] = newCounters(b, n, g)
+			type arm struct {
+				name  string
+				maps  []*PcpuK8V8
+				works []func(w, ops int) // goroutine w runs works[w]
+				ops   float64
+				wall  float64
 			}
-			var ops, wall [3]float64
-			var ratios []float64
+			one, oneWork := newCounters(b, n, 1)
+			shared, sharedWork := newCounters(b, n, 2)
+			sep0, sep0Work := newCounters(b, n, 2)
+			sep1, sep1Work := newCounters(b, n, 2)
+			arms := []*arm{
+				{name: "g1", maps: []*PcpuK8V8{one}, works: []func(w, ops int){oneWork}},
+				{name: "g2", maps: []*PcpuK8V8{shared}, works: []func(w, ops int){sharedWork, sharedWork}},
+				{name: "g2-separate", maps: []*PcpuK8V8{sep0, sep1}, works: []func(w, ops int){sep0Work, sep1Work}},
+			}
+			var scaling, ceiling, sharing []float64
 			b.ResetTimer()
-			for round := 0; round*2*pairedSlice < b.N; round++ {
-				var rate [3]float64
-				for j := range 2 {
-					g := 1 + (j+round)%2
+			for round := 0; round*len(arms)*pairedSlice < b.N; round++ {
+				rate := make([]float64, len(arms))
+				for j := range arms {
+					i := (j + round) % len(arms)
+					a := arms[i]
+					g := len(a.works)
 					var wg sync.WaitGroup
 					start := time.Now()
 					for w := range g {
-						wg.Go(func() { works[g](w, pairedSlice/g) })
+						wg.Go(func() { a.works[w](w, pairedSlice/g) })
 					}
 					wg.Wait()
 					el := time.Since(start).Seconds()
-					rate[g] = float64(pairedSlice) / el
-					ops[g] += pairedSlice
-					wall[g] += el
+					rate[i] = float64(pairedSlice) / el
+					a.ops += pairedSlice
+					a.wall += el
 				}
-				ratios = append(ratios, rate[2]/rate[1])
+				scaling = append(scaling, rate[1]/rate[0])
+				ceiling = append(ceiling, rate[2]/rate[0])
+				sharing = append(sharing, rate[1]/rate[2])
 			}
 			b.StopTimer()
-			for _, g := range []int{1, 2} {
-				checkCounters(b, maps[g], int(ops[g]))
-				b.ReportMetric(ops[g]/wall[g], fmt.Sprintf("g%d-ops/s", g))
+			for _, a := range arms {
+				var sum int
+				for _, m := range a.maps {
+					sum += counted(m)
+				}
+				if sum != int(a.ops) {
+					b.Fatalf("%s: counters add up to %d, want %d", a.name, sum, int(a.ops))
+				}
+				b.ReportMetric(a.ops/a.wall, a.name+"-ops/s")
 			}
-			slices.Sort(ratios)
-			b.ReportMetric(ratios[len(ratios)/2], "scaling")
+			b.ReportMetric(median(scaling), "scaling")
+			b.ReportMetric(median(ceiling), "ceiling")
+			b.ReportMetric(median(sharing), "shared/separate")
 		})
 	}
+}
+
+// median is the median of xs, which it sorts.
+func median(xs []float64) float64 {
+	slices.Sort(xs)
+	return xs[len(xs)/2]
 }
 
 func benchPerCPUXsync(b *testing.B, n, g int) {
