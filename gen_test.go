@@ -3,6 +3,7 @@ package htabgen
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"flag"
 	"fmt"
 	"go/format"
@@ -236,6 +237,39 @@ func TestWriteFiles(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "new a", string(got), "a.go must not change when another file fails")
 	assert.Equal(t, []string{"a.go", "b.go"}, dirNames(t, dir), "no temporary file is left behind")
+}
+
+// TestWriteFilesRenameFails fails the second rename: the first file, already
+// replaced, is put back, a file that did not exist is not left created, and
+// no temporary file stays behind.
+func TestWriteFilesRenameFails(t *testing.T) {
+	dir := t.TempDir()
+	a, b, c := filepath.Join(dir, "a.go"), filepath.Join(dir, "b.go"), filepath.Join(dir, "c.go")
+	require.NoError(t, os.WriteFile(a, []byte("old a"), 0o600))
+	require.NoError(t, os.WriteFile(c, []byte("old c"), 0o644))
+	calls := 0
+	rename = func(from, to string) error {
+		calls++
+		if calls == 3 {
+			return errors.New("injected failure")
+		}
+		return os.Rename(from, to)
+	}
+	t.Cleanup(func() { rename = os.Rename })
+
+	err := WriteFiles([]File{{a, []byte("new a")}, {b, []byte("new b")}, {c, []byte("new c")}})
+	require.ErrorContains(t, err, "writing "+c+": injected failure")
+	assert.Equal(t, 3, calls)
+	got, err := os.ReadFile(a)
+	require.NoError(t, err)
+	assert.Equal(t, "old a", string(got), "a.go, replaced before the failure, is put back")
+	fi, err := os.Stat(a)
+	require.NoError(t, err)
+	assert.Equal(t, os.FileMode(0o600), fi.Mode().Perm(), "with its mode")
+	got, err = os.ReadFile(c)
+	require.NoError(t, err)
+	assert.Equal(t, "old c", string(got))
+	assert.Equal(t, []string{"a.go", "c.go"}, dirNames(t, dir), "b.go is not left created; no temporary or kept file stays")
 }
 
 func dirNames(t *testing.T, dir string) []string {

@@ -5,7 +5,10 @@
 package htabgen
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -44,24 +47,40 @@ func Generate(s spec.Spec, command string) ([]File, error) {
 		if err != nil {
 			return nil, err
 		}
-		files = append(files, File{Path: sibling(s.Out, "_test.go"), Content: test})
+		files = append(files, File{Path: testPath(s.Out), Content: test})
 	}
 	return files, nil
 }
 
-// sibling is out with its .go suffix replaced by suffix: x_htab.go → x_htab_test.go.
-func sibling(out, suffix string) string {
-	return strings.TrimSuffix(out, ".go") + suffix
+// Outputs are the paths Generate writes for s: s.Out, and with s.Tests its
+// test file.
+func Outputs(s spec.Spec) []string {
+	if s.Tests {
+		return []string{s.Out, testPath(s.Out)}
+	}
+	return []string{s.Out}
+}
+
+// testPath is the test file beside out: x_htab.go → x_htab_test.go.
+func testPath(out string) string {
+	return strings.TrimSuffix(out, ".go") + "_test.go"
 }
 
 // WriteFiles writes every file atomically: all contents go to temporary files
 // beside their targets first, and only when all are written are they renamed
-// into place. On error nothing is created or changed.
+// into place. Each file a rename replaces is kept (hard-linked, or copied)
+// until the last rename succeeds, so that a rename failing halfway puts the
+// files already replaced back. On error nothing is created or changed.
 func WriteFiles(files []File) error {
-	var temps []string
+	var temps, backups []string
 	cleanup := func() {
 		for _, t := range temps {
 			os.Remove(t)
+		}
+		for _, b := range backups {
+			if b != "" {
+				os.Remove(b)
+			}
 		}
 	}
 	// Refuse up front what a rename could only half do: two files to one
@@ -77,30 +96,88 @@ func WriteFiles(files []File) error {
 		}
 	}
 	for _, f := range files {
-		dir := filepath.Dir(f.Path)
-		tmp, err := os.CreateTemp(dir, "."+filepath.Base(f.Path)+".*.tmp")
+		tmp, err := writeTemp(f.Path, f.Content, 0o644)
 		if err != nil {
 			cleanup()
 			return fmt.Errorf("writing %s: %w", f.Path, err)
 		}
-		temps = append(temps, tmp.Name())
-		_, err = tmp.Write(f.Content)
-		if cerr := tmp.Close(); err == nil {
-			err = cerr
-		}
-		if err == nil {
-			err = os.Chmod(tmp.Name(), 0o644)
-		}
+		temps = append(temps, tmp)
+	}
+	for _, f := range files {
+		b, err := keep(f.Path)
 		if err != nil {
 			cleanup()
-			return fmt.Errorf("writing %s: %w", f.Path, err)
+			return fmt.Errorf("writing %s: keeping the file it replaces: %w", f.Path, err)
 		}
+		backups = append(backups, b)
 	}
 	for i, f := range files {
-		if err := os.Rename(temps[i], f.Path); err != nil {
+		if err := rename(temps[i], f.Path); err != nil {
+			// Put back what the renames before this one replaced.
+			for j := i - 1; j >= 0; j-- {
+				if backups[j] != "" {
+					os.Rename(backups[j], files[j].Path)
+				} else {
+					os.Remove(files[j].Path)
+				}
+			}
 			cleanup()
 			return fmt.Errorf("writing %s: %w", f.Path, err)
 		}
 	}
+	temps = nil
+	cleanup()
 	return nil
+}
+
+// rename is os.Rename; tests replace it to fail a rename halfway.
+var rename = os.Rename
+
+// writeTemp writes content with mode perm to a new temporary file beside
+// path and returns its name.
+func writeTemp(path string, content []byte, perm os.FileMode) (string, error) {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
+	if err != nil {
+		return "", err
+	}
+	_, err = tmp.Write(content)
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Chmod(tmp.Name(), perm)
+	}
+	if err != nil {
+		os.Remove(tmp.Name())
+		return "", err
+	}
+	return tmp.Name(), nil
+}
+
+// keep saves the file at path, if there is one, under a temporary name beside
+// it and returns that name ("" if path does not exist): a hard link where the
+// file system has them, else a copy with the same mode.
+func keep(path string) (string, error) {
+	fi, err := os.Lstat(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", nil
+	}
+	if err != nil {
+		return "", err
+	}
+	for range 10 { // another process may take the free name first
+		name := filepath.Join(filepath.Dir(path), fmt.Sprintf(".%s.%d.orig", filepath.Base(path), rand.Uint32()))
+		err := os.Link(path, name)
+		if err == nil {
+			return name, nil
+		}
+		if !errors.Is(err, fs.ErrExist) {
+			break
+		}
+	}
+	content, err := os.ReadFile(path)
+	if err != nil {
+		return "", err
+	}
+	return writeTemp(path, content, fi.Mode().Perm())
 }

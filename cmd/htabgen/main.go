@@ -110,7 +110,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 
 	var files []htabgen.File
-	for _, s := range specs {
+	for i, s := range specs {
 		if s.Pkg == "" {
 			s.Pkg = pkg
 		}
@@ -124,6 +124,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 		generated, err := htabgen.Generate(s, command)
 		if err != nil {
+			if *specFile != "" {
+				err = fmt.Errorf("spec file: map %d: %w", i, err)
+			}
 			return usageError(stderr, err)
 		}
 		files = append(files, generated...)
@@ -181,18 +184,21 @@ func featureUsage(name string) string {
 }
 
 // checkDistinct rejects a spec file whose maps would overwrite each other's
-// files or clash by name in one package.
+// files (a map's out or its test file) or clash by name in one package.
 func checkDistinct(specs []spec.Spec) error {
-	outs, names := map[string]int{}, map[string]int{}
+	files, names := map[string]int{}, map[string]int{}
 	for i, s := range specs {
-		out := filepath.Clean(s.Out)
-		if j, dup := outs[out]; dup {
-			return fmt.Errorf("spec file: maps %d and %d both write %s", j, i, s.Out)
+		for _, f := range htabgen.Outputs(s) {
+			f = filepath.Clean(f)
+			if j, dup := files[f]; dup {
+				return fmt.Errorf("spec file: maps %d and %d both write %s", j, i, f)
+			}
+			files[f] = i
 		}
-		outs[out] = i
-		name := filepath.Dir(out) + "." + s.TypeName()
+		dir := filepath.Dir(filepath.Clean(s.Out))
+		name := dir + "." + s.TypeName()
 		if j, dup := names[name]; dup {
-			return fmt.Errorf("spec file: maps %d and %d are both named %s in %s", j, i, s.TypeName(), filepath.Dir(out))
+			return fmt.Errorf("spec file: maps %d and %d are both named %s in %s", j, i, s.TypeName(), dir)
 		}
 		names[name] = i
 	}
