@@ -44,6 +44,16 @@ type Layout struct {
 	HashUnrolled bool
 	KeyUnrolled  bool // key loads and compares are straight-line code
 	ValUnrolled  bool // value loads and stores are straight-line code
+	// HashInline: lookups compute the hash written out in their own body
+	// (the unrolled static hash of a key up to InlineHashMaxKey bytes); a
+	// call of m.hash is too big for the compiler to inline.
+	HashInline bool
+	// KeyWord64, ValWord64: the home slot's key or value is 8 bytes (not
+	// padded to 8) and sits at an 8-byte offset of a slot whose size is a multiple of 8, so the lookup
+	// loads it as one uint64. The key only without a cached hash (compared
+	// first otherwise) and with the unrolled static hash, which reads the
+	// key's bytes and not its words.
+	KeyWord64, ValWord64 bool
 
 	Elem       []Field // the element struct, in order
 	ElemSize   int     // bytes, as unsafe.Sizeof reports it
@@ -125,7 +135,31 @@ func Plan(s Spec) (*Layout, error) {
 	for _, f := range l.Elem {
 		l.ElemSize = f.Offset + f.Size
 	}
+	l.HashInline = l.HashUnrolled && s.Key <= InlineHashMaxKey
+	if l.Home {
+		l.KeyWord64 = s.Key == 8 && !l.CachedHash && l.HashUnrolled && l.word64("key")
+		l.ValWord64 = s.Val == 8 && l.word64("val")
+	}
 	return l, nil
+}
+
+// InlineHashMaxKey is the longest key whose unrolled hash lookups write out
+// in their own body (HashInline).
+const InlineHashMaxKey = 16
+
+// word64 reports whether the element's field name is 8 bytes at an 8-byte
+// offset, in an element whose size is a multiple of 8 (else element i+1
+// would start 4 bytes off).
+func (l *Layout) word64(name string) bool {
+	if l.ElemSize%8 != 0 {
+		return false
+	}
+	for _, f := range l.Elem {
+		if f.Name == name {
+			return f.Size == 8 && f.Offset%8 == 0
+		}
+	}
+	return false
 }
 
 // planElem lists the element's fields. Every field is a uint32 or an array of

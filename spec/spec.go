@@ -201,7 +201,7 @@ func (s Spec) Validate() error {
 }
 
 // TypeName is the Go name of the map type: -name, or derived from the type and
-// sizes (HashK8V8, PercpuK16V8, LruPcpuK8V8, BloomV8).
+// sizes (HashK8V8, PcpuK16V8, LruPcpuK8V8, BloomV8).
 func (s Spec) TypeName() string {
 	if s.Name != "" {
 		return s.Name

@@ -2,6 +2,7 @@ package spec
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -9,7 +10,6 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// hashSpec is a valid hash map spec with every option at its default.
 // hashSpec is a hash map in the classic layout, the kernel's, whose element
 // and bucket most tables here pin; TestLayoutHome covers the default.
 func hashSpec(key, val int) Spec {
@@ -373,6 +373,43 @@ func TestPlanUnroll(t *testing.T) {
 		assert.Equal(t, tt.hashUnrolled, l.HashUnrolled, "key %d val %d %s: HashUnrolled", tt.key, tt.val, tt.hash)
 		assert.Equal(t, tt.keyUnr, l.KeyUnrolled, "key %d val %d %s: KeyUnrolled", tt.key, tt.val, tt.hash)
 		assert.Equal(t, tt.valUnrol, l.ValUnrolled, "key %d val %d %s: ValUnrolled", tt.key, tt.val, tt.hash)
+	}
+}
+
+// TestPlanFastPaths: which lookups write the hash out (HashInline) and which
+// home slots load an 8-byte key or value as one uint64 (KeyWord64, ValWord64).
+func TestPlanFastPaths(t *testing.T) {
+	tests := []struct {
+		key, val   int
+		hash       HashKind
+		lean, home bool
+		inline     bool
+		key64      bool
+		val64      bool
+	}{
+		{8, 8, HashStatic, true, true, true, true, true},    // slot seq, next, key, val: 24 bytes
+		{8, 8, HashStatic, true, false, true, false, false}, // classic: never
+		{8, 8, HashJhash2, true, true, false, false, true},  // a looping hash reads the key's words
+		{8, 8, HashStatic, false, true, true, false, false}, // cached hash; element 44 bytes
+		{5, 8, HashStatic, true, true, true, false, true},   // a 5-byte key padded to 8 is not one load
+		{8, 5, HashStatic, true, true, true, true, false},   // nor a 5-byte value
+		{4, 8, HashStatic, true, true, true, false, false},  // val at offset 12
+		{16, 8, HashStatic, true, true, true, false, false}, // cached hash from 9 bytes
+		{17, 8, HashStatic, true, true, false, false, true}, // hash not inline: longer than InlineHashMaxKey
+		{64, 8, HashStatic, true, false, false, false, false},
+	}
+	for _, tt := range tests {
+		s := hashSpec(tt.key, tt.val)
+		s.Hash, s.Lean = tt.hash, tt.lean
+		if tt.home {
+			s.Layout = LayoutHome
+		}
+		l, err := Plan(s)
+		require.NoError(t, err)
+		name := fmt.Sprintf("key %d val %d %s lean %v home %v", tt.key, tt.val, tt.hash, tt.lean, tt.home)
+		assert.Equal(t, tt.inline, l.HashInline, "%s: HashInline", name)
+		assert.Equal(t, tt.key64, l.KeyWord64, "%s: KeyWord64", name)
+		assert.Equal(t, tt.val64, l.ValWord64, "%s: ValWord64", name)
 	}
 }
 

@@ -237,7 +237,7 @@ func final() []jen.Code {
 // two words come from kw: a += uint32(kw); b += uint32(kw >> 32).
 func (g *generator) lookupHash(key jen.Code, kw bool) jen.Code {
 	l := g.l
-	if !l.HashUnrolled || l.Spec.Key > 16 {
+	if !l.HashInline {
 		return jen.Id("h").Op(":=").Id("m").Dot("hash").Call(key, jen.Op("&").Id("w"))
 	}
 	body := g.hashStatic()

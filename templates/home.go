@@ -380,7 +380,7 @@ func (m *$Map) lookupChain(s *$Elem, w *$KW, h uint32) ($Value, bool) {
 	//
 	//	kw := binary.LittleEndian.Uint64(k[:])   (rotated on big-endian hosts)
 	//	atomic.LoadUint64((*uint64)(unsafe.Pointer(&e.key))) == kw
-	key8, val8 := g.homeWord64("key"), g.homeWord64("val")
+	key8, val8 := g.l.KeyWord64, g.l.ValWord64
 	pre, match, nomatch, loadv := "\tw := k.words()\n", "$.matches(&w, h)", "!e.matches(&w, h)", "\t\t\tv := e.loadValue()\n"
 	tail := "\treturn m.lookupChain(s, &w, h)\n"
 	word64 := ""
@@ -412,31 +412,6 @@ func (m *$Map) lookupChain(s *$Elem, w *$KW, h uint32) ($Value, bool) {
 		f.Add(g.homeCode("\tif !htab.NativeLittleEndian {\n\t\tkw = bits.RotateLeft64(kw, 32)\n\t}\n"))
 	}
 	f.Add(g.homeCode(after))
-}
-
-// homeWord64 reports whether the slot's field name (key or val) is 8 bytes
-// at an 8-byte offset of a slot whose size is a multiple of 8, for one
-// 64-bit load (keys: only without a cached hash, as the hash is compared
-// first otherwise, and with the unrolled static hash, which reads the key
-// bytes and not the words).
-func (g *generator) homeWord64(name string) bool {
-	const size = 8
-	l := g.l
-	if name == "key" && (l.CachedHash || l.Spec.Key != size || !l.HashUnrolled) {
-		return false
-	}
-	if name == "val" && l.Spec.Val != size {
-		return false
-	}
-	if l.ElemSize%8 != 0 {
-		return false // slot i+1 would start 4 bytes off
-	}
-	for _, fl := range l.Elem {
-		if fl.Name == name {
-			return fl.Size == size && fl.Offset%8 == 0
-		}
-	}
-	return false
 }
 
 // homeUpdate emits update (Update and the CPU handles' Update), evict,
