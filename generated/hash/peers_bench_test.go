@@ -208,14 +208,15 @@ func mixedRound(m peerMap, streams [][]mixedOp, n int) time.Duration {
 
 // BenchmarkPeersMixed: goroutines on a 75 % full map, 90 % lookups and 10 %
 // updates of present keys (mixedStream); g=2 is the target's load, g=1 the
-// cost of one request without a second goroutine, and updates=0 (percent)
-// the same with lookups only, which shows what the updates cost. Reports
-// operations/s and "parallelism", the CPU time the process used over the
-// wall time: near 2 when both goroutines run at once, near 1 when they take
-// turns (a lock that puts goroutines to sleep).
+// cost of one request without a second goroutine, updates=0 (percent) the
+// same with lookups only, which shows what the updates cost, and updates=100
+// updates only, which shows what an update costs when no lookup precedes it.
+// Reports operations/s and "parallelism", the CPU time the process used over
+// the wall time: near 2 when both goroutines run at once, near 1 when they
+// take turns (a lock that puts goroutines to sleep).
 func BenchmarkPeersMixed(b *testing.B) {
 	keys := peerKeys(peerMaxEntries * 3 / 4)
-	for _, updates := range []int{10, 0} {
+	for _, updates := range []int{10, 0, 100} {
 		streams := [][]mixedOp{mixedStream(0, keys, updates), mixedStream(1, keys, updates)}
 		for _, g := range []int{1, 2} {
 			for _, p := range peers {
