@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 
 	"github.com/htabgen/htabgen"
@@ -49,14 +50,20 @@ func run(args []string, stdout, stderr io.Writer) int {
 	specFile := fs.String("spec", "", "JSON file: an array of maps to generate, with the flags' names as fields")
 	outDir := fs.String("out-dir", "", "with -spec: directory the maps' out paths are relative to")
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage:\n  htabgen -type %s -key N -val N [options]\n  htabgen -spec maps.json [-out-dir DIR]\n\noptions:\n", strings.Join(typeNames(), "|"))
+		fmt.Fprintf(fs.Output(), "usage:\n  htabgen -type %s -key N -val N [options]\n  htabgen -spec maps.json [-out-dir DIR]\n\noptions:\n", strings.Join(typeNames(), "|"))
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return exitOK
-		}
-		return exitUsage
+	// Parse reports its errors itself, with the whole usage; run reports
+	// them as it does every other bad flag, and prints the usage for -help.
+	fs.SetOutput(io.Discard)
+	err := fs.Parse(args)
+	fs.SetOutput(stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		fs.Usage()
+		return exitOK
+	}
+	if err != nil {
+		return usageError(stderr, syntaxError(fs, err))
 	}
 	if fs.NArg() > 0 {
 		return usageError(stderr, fmt.Errorf("unexpected argument %q: every setting is a flag", fs.Arg(0)))
@@ -146,6 +153,31 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return exitIO
 	}
 	return exitOK
+}
+
+// badValue matches the flag package's error for a value it cannot parse.
+var badValue = regexp.MustCompile(`^invalid (?:boolean )?value "(.*)" for (?:flag )?-([^:]+): (.*)$`)
+
+// syntaxError is a flag syntax error from fs.Parse, restated as run states
+// its other errors: a bad value names the flag, the value and what the flag
+// takes, where the flag package says only "parse error".
+func syntaxError(fs *flag.FlagSet, err error) error {
+	m := badValue.FindStringSubmatch(err.Error())
+	if m == nil {
+		return err
+	}
+	f := fs.Lookup(m[2])
+	if f == nil {
+		return err
+	}
+	want := "a whole number"
+	if b, ok := f.Value.(interface{ IsBoolFlag() bool }); ok && b.IsBoolFlag() {
+		want = "true or false"
+	}
+	if m[3] != "parse error" {
+		want += " (" + m[3] + ")"
+	}
+	return fmt.Errorf("-%s %s: want %s: %s", f.Name, m[1], want, f.Usage)
 }
 
 func usageError(stderr io.Writer, err error) int {
