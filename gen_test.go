@@ -511,8 +511,6 @@ func TestMatrix(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: skipping the spec matrix (generates, vets and tests a few hundred maps)")
 	}
-	root, err := os.Getwd()
-	require.NoError(t, err)
 	mod := t.TempDir()
 
 	keys := []int{1, 2, 3, 4, 7, 8, 9, 12, 13, 16, 24, 32, 64, 128}
@@ -559,26 +557,88 @@ func TestMatrix(t *testing.T) {
 			gen(typ, spec.LayoutClassic, spec.HashStatic, lean, []int{1, 4, 8, 9, 16}, []int{1, 8, 13})
 		}
 	}
-	gomod := "module matrix\n\ngo 1.26.0\n\nrequire github.com/htabgen/htabgen v0.0.0\n\nreplace github.com/htabgen/htabgen => " + root + "\n"
-	require.NoError(t, os.WriteFile(filepath.Join(mod, "go.mod"), []byte(gomod), 0o644))
-	sum, err := os.ReadFile(filepath.Join(root, "go.sum"))
-	require.NoError(t, err)
-	require.NoError(t, os.WriteFile(filepath.Join(mod, "go.sum"), sum, 0o644))
+	goCmd := tempModule(t, mod, "matrix", "")
 	t.Logf("generated %d maps in %d packages in %v", maps, pkgs, time.Since(start).Round(time.Millisecond))
 
-	goCmd := func(args ...string) []byte {
+	// One go invocation: every vet check (-vet=all, not go test's curated
+	// few), then the generated tests, not their benchmarks.
+	t.Logf("%s", goCmd("test", "-vet=all", "-run", "^Test", "-bench", "^$", "./..."))
+}
+
+// tempModule makes dir a module named name that requires htabgen from this
+// checkout, with extra lines appended to its go.mod, and returns a runner of
+// go commands in it. It works offline: the module cache holds every
+// dependency this checkout's go.sum names, which the module copies.
+func tempModule(t *testing.T, dir, name, extra string) func(args ...string) []byte {
+	t.Helper()
+	root, err := os.Getwd()
+	require.NoError(t, err)
+	gomod := "module " + name + "\n\ngo 1.26.0\n\nrequire github.com/htabgen/htabgen v0.0.0\n\nreplace github.com/htabgen/htabgen => " + root + "\n" + extra
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "go.mod"), []byte(gomod), 0o644))
+	sum, err := os.ReadFile(filepath.Join(root, "go.sum"))
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "go.sum"), sum, 0o644))
+	return func(args ...string) []byte {
+		t.Helper()
 		start := time.Now()
 		cmd := exec.Command("go", args...)
-		cmd.Dir = mod
+		cmd.Dir = dir
 		// -trimpath keeps temporary paths out of the build, so that an
 		// unchanged generator hits the build cache on the next run.
 		cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod -trimpath", "GOWORK=off", "GOPROXY=off", "GOTOOLCHAIN=local")
 		out, err := cmd.CombinedOutput()
-		require.NoError(t, err, "go %s in %s:\n%s", strings.Join(args, " "), mod, out)
+		require.NoError(t, err, "go %s in %s:\n%s", strings.Join(args, " "), dir, out)
 		t.Logf("go %s: %v", strings.Join(args, " "), time.Since(start).Round(time.Millisecond))
 		return out
 	}
-	// One go invocation: every vet check (-vet=all, not go test's curated
-	// few), then the generated tests, not their benchmarks.
-	t.Logf("%s", goCmd("test", "-vet=all", "-run", "^Test", "-bench", "^$", "./..."))
+}
+
+// TestGoTool is the README's way to use htabgen, end to end: a module with
+// htabgen as a tool (what go get -tool writes into go.mod) and a go:generate
+// line; go generate writes the map and its tests, and a program using the map
+// as the README shows builds, passes every vet check and runs.
+func TestGoTool(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: skipping go generate in a temporary module")
+	}
+	dir := t.TempDir()
+	goCmd := tempModule(t, dir, "example.com/flows", "\ntool github.com/htabgen/htabgen/cmd/htabgen\n")
+	main := `package main
+
+//go:generate go tool htabgen -type hash -key 16 -val 8 -name Conns -out conns_htab.go -tests
+
+import (
+	"fmt"
+
+	"github.com/htabgen/htabgen/htab"
+)
+
+func main() {
+	m, err := NewConns(htab.Options{MaxEntries: 1 << 16})
+	if err != nil {
+		panic(err)
+	}
+	k, v := ConnsKey{1}, ConnsValue{2}
+	if err := m.Update(k, v, htab.UpdateNoExist); err != nil {
+		panic(err)
+	}
+	fmt.Println(m.Update(k, v, htab.UpdateNoExist))
+	got, ok := m.Lookup(k)
+	fmt.Println(got[0], ok)
+	for k, v := range m.All() {
+		fmt.Println(k[0], v[0])
+	}
+}
+`
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "main.go"), []byte(main), 0o644))
+	goCmd("mod", "tidy") // the tool's own requirements, as go get -tool adds them
+	goCmd("generate", "./...")
+	src, err := os.ReadFile(filepath.Join(dir, "conns_htab.go"))
+	require.NoError(t, err)
+	assert.Contains(t, string(src), "// htabgen -type hash -key 16 -val 8 -name Conns -out conns_htab.go -tests\n")
+	assert.Contains(t, string(src), "\npackage main\n", "the package is $GOPACKAGE")
+	assert.FileExists(t, filepath.Join(dir, "conns_htab_test.go"))
+	goCmd("vet", "./...")
+	assert.Equal(t, "htab: key already exists\n2 true\n1 2\n", string(goCmd("run", ".")))
+	goCmd("test", "-run", "^Test", "./...")
 }
