@@ -562,14 +562,18 @@ func TestMatrix(t *testing.T) {
 
 	// One go invocation: every vet check (-vet=all, not go test's curated
 	// few), then the generated tests, not their benchmarks.
-	t.Logf("%s", goCmd("test", "-vet=all", "-run", "^Test", "-bench", "^$", "./..."))
+	t.Logf("%s", goCmd(nil, "test", "-vet=all", "-run", "^Test", "-bench", "^$", "./..."))
 }
+
+// goRunner runs go with args, and env added to the environment, in a module
+// of tempModule, fails the test if it fails, and returns its output.
+type goRunner func(env []string, args ...string) []byte
 
 // tempModule makes dir a module named name that requires htabgen from this
 // checkout, with extra lines appended to its go.mod, and returns a runner of
 // go commands in it. It works offline: the module cache holds every
 // dependency this checkout's go.sum names, which the module copies.
-func tempModule(t *testing.T, dir, name, extra string) func(args ...string) []byte {
+func tempModule(t *testing.T, dir, name, extra string) goRunner {
 	t.Helper()
 	root, err := os.Getwd()
 	require.NoError(t, err)
@@ -578,7 +582,7 @@ func tempModule(t *testing.T, dir, name, extra string) func(args ...string) []by
 	sum, err := os.ReadFile(filepath.Join(root, "go.sum"))
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "go.sum"), sum, 0o644))
-	return func(args ...string) []byte {
+	return func(env []string, args ...string) []byte {
 		t.Helper()
 		start := time.Now()
 		cmd := exec.Command("go", args...)
@@ -586,9 +590,11 @@ func tempModule(t *testing.T, dir, name, extra string) func(args ...string) []by
 		// -trimpath keeps temporary paths out of the build, so that an
 		// unchanged generator hits the build cache on the next run.
 		cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod -trimpath", "GOWORK=off", "GOPROXY=off", "GOTOOLCHAIN=local")
+		cmd.Env = append(cmd.Env, env...)
+		line := strings.TrimSpace(strings.Join(env, " ") + " go " + strings.Join(args, " "))
 		out, err := cmd.CombinedOutput()
-		require.NoError(t, err, "go %s in %s:\n%s", strings.Join(args, " "), dir, out)
-		t.Logf("go %s: %v", strings.Join(args, " "), time.Since(start).Round(time.Millisecond))
+		require.NoError(t, err, "%s in %s:\n%s", line, dir, out)
+		t.Logf("%s: %v", line, time.Since(start).Round(time.Millisecond))
 		return out
 	}
 }
@@ -631,14 +637,22 @@ func main() {
 }
 `
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "main.go"), []byte(main), 0o644))
-	goCmd("mod", "tidy") // the tool's own requirements, as go get -tool adds them
-	goCmd("generate", "./...")
+	goCmd(nil, "mod", "tidy") // the tool's own requirements, as go get -tool adds them
+	goCmd(nil, "generate", "./...")
 	src, err := os.ReadFile(filepath.Join(dir, "conns_htab.go"))
 	require.NoError(t, err)
 	assert.Contains(t, string(src), "// htabgen -type hash -key 16 -val 8 -name Conns -out conns_htab.go -tests\n")
 	assert.Contains(t, string(src), "\npackage main\n", "the package is $GOPACKAGE")
 	assert.FileExists(t, filepath.Join(dir, "conns_htab_test.go"))
-	goCmd("vet", "./...")
-	assert.Equal(t, "htab: key already exists\n2 true\n1 2\n", string(goCmd("run", ".")))
-	goCmd("test", "-run", "^Test", "./...")
+	goCmd(nil, "vet", "./...")
+	assert.Equal(t, "htab: key already exists\n2 true\n1 2\n", string(goCmd(nil, "run", ".")))
+	goCmd(nil, "test", "-run", "^Test", "./...")
+
+	// Other architectures: the generated code and its tests on a big-endian
+	// one (vet type-checks both), and run on a 32-bit one, where 64-bit
+	// atomics need 8-byte alignment that Go guarantees only for some memory.
+	goCmd([]string{"GOARCH=s390x"}, "vet", "./...")
+	if runtime.GOOS == "linux" && runtime.GOARCH == "amd64" { // runs 386 binaries
+		goCmd([]string{"GOARCH=386"}, "test", "-run", "^Test", "./...")
+	}
 }

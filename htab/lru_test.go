@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"strconv"
 	"sync"
 	"testing"
 	"unsafe"
@@ -385,21 +386,29 @@ func TestLRUSanity(t *testing.T) {
 // ---- engine unit tests ----
 
 func TestLRUMaxEntries(t *testing.T) {
-	for _, tc := range []struct {
+	type row struct {
 		max, cpus int
 		perCPU    bool
 		want      int
-	}{
+	}
+	rows := []row{
 		{10, 4, false, 10},
 		{10, 4, true, 12},
 		{12, 4, true, 12},
 		{1, 3, true, 3},
 		{2, 1, true, 2},
-		{math.MaxUint32, 4, true, math.MaxUint32 - 3},     // roundup overflows -> rounddown
-		{math.MaxUint32 - 1, 3, true, math.MaxUint32 - 3}, // u32 wrap in the addition; true roundup 2^32-1 would fit
-		{math.MaxUint32 - 3, 4, true, math.MaxUint32 - 3},
-		{math.MaxUint32, 1, true, math.MaxUint32},
-	} {
+	}
+	if strconv.IntSize == 64 { // max_entries near 2^32 fits an int only there
+		var wide uint64 = math.MaxUint32 // a variable: as a constant it would not compile on 32-bit
+		u32max := int(wide)
+		rows = append(rows,
+			row{u32max, 4, true, u32max - 3},     // roundup overflows -> rounddown
+			row{u32max - 1, 3, true, u32max - 3}, // u32 wrap in the addition; true roundup 2^32-1 would fit
+			row{u32max - 3, 4, true, u32max - 3},
+			row{u32max, 1, true, u32max},
+		)
+	}
+	for _, tc := range rows {
 		assert.Equal(t, tc.want, LRUMaxEntries(tc.max, tc.cpus, tc.perCPU), "%+v", tc)
 	}
 }

@@ -241,7 +241,7 @@ func (g *generator) seedBench(f *jen.File) {
 					jen.Var().Id("buf").Index(jen.Lit(4*(g.l.KeyWords+1))).Byte(),
 					jen.Qual(binaryPkg, "LittleEndian").Dot("PutUint32").Call(jen.Id("buf").Index(jen.Op(":")), jen.Uint32().Call(jen.Id("i").Op("+").Lit(1))),
 					jen.For(jen.Id("j").Op(":=").Lit(1), jen.Id("j").Op("<").Lit(g.l.Spec.Key/4), jen.Id("j").Op("++")).Block(
-						jen.Qual(binaryPkg, "LittleEndian").Dot("PutUint32").Call(jen.Id("buf").Index(jen.Lit(4).Op("*").Id("j").Op(":")), jen.Lit(2654435761).Op("*").Uint32().Call(jen.Id("j"))),
+						jen.Qual(binaryPkg, "LittleEndian").Dot("PutUint32").Call(jen.Id("buf").Index(jen.Lit(4).Op("*").Id("j").Op(":")), jen.Lit(uint32(0x9e3779b1)).Op("*").Uint32().Call(jen.Id("j"))),
 					),
 					jen.Copy(jen.Id("keys").Index(jen.Id("i")).Index(jen.Op(":")), jen.Id("buf").Index(jen.Op(":"))),
 					jen.Var().Id("v").Id(g.valT),

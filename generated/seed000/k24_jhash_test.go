@@ -399,7 +399,7 @@ func BenchmarkK24JhashSeed000(b *testing.B) {
 				var buf [28]byte
 				binary.LittleEndian.PutUint32(buf[:], uint32(i+1))
 				for j := 1; j < 6; j++ {
-					binary.LittleEndian.PutUint32(buf[4*j:], 2654435761*uint32(j))
+					binary.LittleEndian.PutUint32(buf[4*j:], uint32(0x9e3779b1)*uint32(j))
 				}
 				copy(keys[i][:], buf[:])
 				var v K24JhashValue

@@ -55,11 +55,11 @@ func New(t htab.MapType, keySize, valueSize int, opts htab.Options) (*Map, error
 		return nil, invalid(op, "map type %v", t)
 	}
 	switch {
-	case keySize < 0 || keySize > math.MaxUint32:
+	case keySize < 0 || uint64(keySize) > math.MaxUint32:
 		return nil, invalid(op, "key size %d", keySize)
-	case valueSize < 0 || valueSize > math.MaxUint32:
+	case valueSize < 0 || uint64(valueSize) > math.MaxUint32:
 		return nil, invalid(op, "value size %d", valueSize)
-	case opts.MaxEntries < 0 || opts.MaxEntries > math.MaxUint32:
+	case opts.MaxEntries < 0 || uint64(opts.MaxEntries) > math.MaxUint32:
 		return nil, invalid(op, "MaxEntries %d", opts.MaxEntries)
 	case opts.BloomHashes < 0:
 		return nil, invalid(op, "BloomHashes %d", opts.BloomHashes)
@@ -288,7 +288,7 @@ func (m *Map) LookupAndDeleteBatch(cursor *uint32, count int) (Batch, error) {
 }
 
 func (m *Map) lookupBatch(op string, cmd uintptr, cursor *uint32, count int) (Batch, error) {
-	if count < 0 || count > math.MaxUint32 {
+	if count < 0 || uint64(count) > math.MaxUint32 {
 		return Batch{}, invalid(op, "count %d", count)
 	}
 	vlen := m.kernelValueLen()
@@ -367,7 +367,7 @@ func (m *Map) DeleteBatch(keys [][]byte) (int, error) {
 }
 
 func (m *Map) packKeys(op string, keys [][]byte) ([]byte, error) {
-	if len(keys) > math.MaxUint32 {
+	if uint64(len(keys)) > math.MaxUint32 {
 		return nil, invalid(op, "%d keys", len(keys))
 	}
 	kbuf := make([]byte, 0, len(keys)*m.keySize)
