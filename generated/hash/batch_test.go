@@ -255,7 +255,7 @@ func TestBatchKernelDifferential(t *testing.T) {
 				defer km.Close()
 				m, err := newMap(opts)
 				require.NoError(t, err)
-				batchdiff.Differential(t, batchdiff.Kernel(km, 1), batchdiff.Plain(m), max, 3)
+				batchdiff.Differential(t, batchdiff.Kernel(km, 1), batchdiff.Plain(m), max, kernel.Seed(t, 3))
 			})
 		}
 	})

@@ -46,7 +46,7 @@ func kernelDifferential[K ~[8]byte, V ~[8]byte, M k8v8Map[K, V]](t *testing.T, n
 				m, err := newMap(opts)
 				require.NoError(t, err)
 
-				rng := rand.New(rand.NewPCG(uint64(max), 7))
+				rng := rand.New(rand.NewPCG(uint64(max), kernel.Seed(t, 7)))
 				keySpace := 2*max + 2
 				steps := min(20000, 40*max+200)
 				for step := range steps {

@@ -250,7 +250,7 @@ func TestLruBatchKernelDifferential(t *testing.T) {
 					defer km.Close()
 					d, err := kind.newMap(opts)
 					require.NoError(t, err)
-					batchdiff.Differential(t, batchdiff.Kernel(km, d.Slots()), d, max, 5)
+					batchdiff.Differential(t, batchdiff.Kernel(km, d.Slots()), d, max, kernel.Seed(t, 5))
 				})
 			}
 		}

@@ -394,13 +394,15 @@ func (r *lruDiffRun) run(rng *rand.Rand, size, steps, checkEvery int) {
 // steps: the LRU evicts exactly the keys the kernel's evicts.
 func TestKernelDifferentialLRU(t *testing.T) {
 	forEachLRUDiff(t, []int{4, 7, 33, 100, 127, 256, 300, 1000}, func(t *testing.T, r *lruDiffRun, size int, mt htab.MapType, noCommon bool) {
-		rng := rand.New(rand.NewPCG(uint64(size), uint64(mt)<<1|map[bool]uint64{false: 0, true: 1}[noCommon]))
+		rng := rand.New(rand.NewPCG(uint64(size), kernel.Seed(t, uint64(mt)<<1|map[bool]uint64{false: 0, true: 1}[noCommon])))
 		steps := lruDiffSteps(size)
 		checkEvery := max(1, min(200, size/5)) // every step for the smallest maps
 
 		r.run(rng, size, steps, checkEvery)
-		// The point is the LRU: the run must have evicted, often.
-		require.Greater(t, r.evictions, size/2, "keys evicted in %d steps", steps)
+		// The point is the LRU: the run must have evicted, often. Over 41
+		// random sequences (HTAB_DIFF_SEED 0..40) the fewest evictions were
+		// 0.36 per entry of capacity (common LRU, size 256), most runs 0.6 to 40.
+		require.Greater(t, r.evictions, size/4, "keys evicted in %d steps", steps)
 		t.Logf("%d steps, %d keys evicted, %d keys at the end", steps, r.evictions, r.g.length())
 	})
 }
@@ -532,7 +534,7 @@ func TestKernelDifferentialLRUMultiCPU(t *testing.T) {
 				require.NoError(t, err)
 				r := &lruDiffRun{t: t, km: km, g: lruDiffHash{m}, ncpu: 1, multi: ncpu, pin: pin}
 				require.Equal(t, km.MaxEntries(), m.MaxEntries())
-				rng := rand.New(rand.NewPCG(uint64(size), 77+map[bool]uint64{false: 0, true: 1}[noCommon]))
+				rng := rand.New(rand.NewPCG(uint64(size), kernel.Seed(t, 77+map[bool]uint64{false: 0, true: 1}[noCommon])))
 				steps := lruDiffSteps(size)
 				r.run(rng, size, steps, max(1, min(200, size/5)))
 				require.Greater(t, r.evictions, size/2, "keys evicted in %d steps", steps)

@@ -284,7 +284,7 @@ func TestPcpuBatchKernelDifferential(t *testing.T) {
 				defer km.Close()
 				m, err := newMap(opts)
 				require.NoError(t, err)
-				batchdiff.Differential(t, batchdiff.Kernel(km, ncpu), batchdiff.PerCPU(m), max, 4)
+				batchdiff.Differential(t, batchdiff.Kernel(km, ncpu), batchdiff.PerCPU(m), max, kernel.Seed(t, 4))
 			})
 		}
 	})

@@ -33,7 +33,7 @@ func TestKernelDifferentialPerCPU(t *testing.T) {
 				require.NoError(t, err)
 				require.Equal(t, ncpu, m.CPUs())
 
-				rng := rand.New(rand.NewPCG(uint64(max), 11))
+				rng := rand.New(rand.NewPCG(uint64(max), kernel.Seed(t, 11)))
 				keySpace := 2*max + 2
 				steps := min(20000, 40*max+200)
 				got := make([]PcpuK8V8Value, ncpu)

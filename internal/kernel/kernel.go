@@ -22,7 +22,8 @@
 // only.
 //
 // Tests call Require first: it skips them, with the reason, where BPF maps
-// cannot be created, or fails them if HTAB_REQUIRE_KERNEL is set.
+// cannot be created, or fails them if HTAB_REQUIRE_KERNEL is set. Their random
+// sequences come from Seed, which HTAB_DIFF_SEED moves, to soak them.
 //
 // The package needs Linux on a 64-bit architecture.
 package kernel
@@ -46,6 +47,39 @@ import (
 // skip, tests when BPF maps are unavailable. Any value strconv.ParseBool reads
 // as true ("1", "true", ...) turns it on.
 const RequireEnv = "HTAB_REQUIRE_KERNEL"
+
+// SeedEnv is the environment variable that changes the random sequences of
+// the differential tests, to soak them: HTAB_DIFF_SEED=n (n > 0) runs
+// sequences other than the default run's, a different set for each n.
+const SeedEnv = "HTAB_DIFF_SEED"
+
+// Seed is the random seed a differential test passes to rand.NewPCG: def, its
+// fixed default, unless SeedEnv is set, which moves it to another sequence
+// and says so in the test's output. It fails the test if SeedEnv is not a
+// whole number.
+func Seed(t testing.TB, def uint64) uint64 {
+	t.Helper()
+	n, err := seedShift(os.Getenv(SeedEnv))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n != 0 {
+		t.Logf("%s=%d: random sequence %d instead of the default %d", SeedEnv, n, def+n<<32, def)
+	}
+	return def + n<<32
+}
+
+// seedShift is SeedEnv's value as Seed uses it: 0 when unset.
+func seedShift(env string) (uint64, error) {
+	if env == "" {
+		return 0, nil
+	}
+	n, err := strconv.ParseUint(env, 10, 32)
+	if err != nil {
+		return 0, fmt.Errorf("%s=%q: want a whole number from 0 to %d", SeedEnv, env, uint32(1<<32-1))
+	}
+	return n, nil
+}
 
 var available = sync.OnceValue(func() error {
 	if runtime.GOOS != "linux" {

@@ -675,3 +675,27 @@ func TestErrName(t *testing.T) {
 	assert.Equal(t, "ENOMEM", ErrName(fmt.Errorf("wrapped: %w", htab.ErrNoMem)))
 	assert.Equal(t, "other: operation not permitted", ErrName(unix.EPERM))
 }
+
+func TestSeedShift(t *testing.T) {
+	for _, tc := range []struct {
+		env  string
+		want uint64
+		bad  bool
+	}{
+		{"", 0, false},
+		{"0", 0, false},
+		{"3", 3, false},
+		{"4294967295", 1<<32 - 1, false},
+		{"4294967296", 0, true},
+		{"-1", 0, true},
+		{"x", 0, true},
+	} {
+		got, err := seedShift(tc.env)
+		if tc.bad {
+			require.ErrorContains(t, err, SeedEnv, "%q", tc.env)
+			continue
+		}
+		require.NoError(t, err, "%q", tc.env)
+		assert.Equal(t, tc.want, got, "%q", tc.env)
+	}
+}
