@@ -644,9 +644,8 @@ func main() {
 	assert.Contains(t, string(src), "// htabgen -type hash -key 16 -val 8 -name Conns -out conns_htab.go -tests\n")
 	assert.Contains(t, string(src), "\npackage main\n", "the package is $GOPACKAGE")
 	assert.FileExists(t, filepath.Join(dir, "conns_htab_test.go"))
-	goCmd(nil, "vet", "./...")
 	assert.Equal(t, "htab: key already exists\n2 true\n1 2\n", string(goCmd(nil, "run", ".")))
-	goCmd(nil, "test", "-run", "^Test", "./...")
+	goCmd(nil, "test", "-vet=all", "-run", "^Test", "./...") // every vet check, then the generated tests
 
 	// Other architectures: the generated code and its tests on a big-endian
 	// one (vet type-checks both), and run on a 32-bit one, where 64-bit

@@ -125,7 +125,7 @@ func WriteFiles(files []File) error {
 			return fmt.Errorf("writing %s: %w", f.Path, err)
 		}
 	}
-	temps = nil
+	temps = nil // renamed into place: only the kept files are left to remove
 	cleanup()
 	return nil
 }

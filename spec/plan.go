@@ -49,10 +49,10 @@ type Layout struct {
 	// call of m.hash is too big for the compiler to inline.
 	HashInline bool
 	// KeyWord64, ValWord64: the home slot's key or value is 8 bytes (not
-	// padded to 8) and sits at an 8-byte offset of a slot whose size is a multiple of 8, so the lookup
-	// loads it as one uint64. The key only without a cached hash (compared
-	// first otherwise) and with the unrolled static hash, which reads the
-	// key's bytes and not its words.
+	// padded to 8) at an 8-byte offset of a slot whose size is a multiple
+	// of 8, so the lookup loads it as one uint64. The key only without a
+	// cached hash (compared first otherwise) and with the unrolled static
+	// hash, which reads the key's bytes and not its words.
 	KeyWord64, ValWord64 bool
 
 	Elem       []Field // the element struct, in order
