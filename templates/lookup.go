@@ -90,7 +90,12 @@ func (g *generator) lookupPerCPU(f *jen.File) {
 	f.Comment("Lookup copies every CPU's value of k into vals[:CPUs()], as BPF_MAP_LOOKUP_ELEM")
 	f.Comment("does, and reports whether k is present; vals is left alone if not. It panics")
 	f.Comment("if len(vals) < CPUs(). It takes no bucket lock (see the design comment).")
+	// The length is checked, not just resliced: vals[:cpus] of a short slice
+	// with spare capacity would write past its length without a word.
 	f.Func().Params(g.recvMap()).Id("Lookup").Params(jen.Id("k").Id(g.keyT), jen.Id("vals").Index().Id(g.valT)).Bool().Block(append(append(append([]jen.Code{
+		jen.If(jen.Len(jen.Id("vals")).Op("<").Add(m("cpus"))).Block(
+			jen.Panic(jen.Qual("fmt", "Sprintf").Call(jen.Lit(g.l.Name+".Lookup: len(vals) = %d, want at least CPUs() = %d"), jen.Len(jen.Id("vals")), m("cpus"))),
+		),
 		jen.Id("vals").Op("=").Id("vals").Index(jen.Op(":").Add(m("cpus"))),
 	}, buf...), keyBucket(hashCall(jen.Op("&").Id("k")))...),
 		jen.For().Block(

@@ -374,6 +374,9 @@ func (m *LruPcpuK4V4) lookupOn(k *LruPcpuK4V4Key, cpu int) (LruPcpuK4V4Value, ui
 // does, and reports whether k is present; vals is left alone if not. It panics
 // if len(vals) < CPUs(). It takes no bucket lock (see the design comment).
 func (m *LruPcpuK4V4) Lookup(k LruPcpuK4V4Key, vals []LruPcpuK4V4Value) bool {
+	if len(vals) < m.cpus {
+		panic(fmt.Sprintf("LruPcpuK4V4.Lookup: len(vals) = %d, want at least CPUs() = %d", len(vals), m.cpus))
+	}
 	vals = vals[:m.cpus]
 	var small [16]LruPcpuK4V4Value
 	buf := small[:]

@@ -384,6 +384,9 @@ func (m *LruPcpuK4V4Sparse) lookupOn(k *LruPcpuK4V4SparseKey, cpu int) (LruPcpuK
 // does, and reports whether k is present; vals is left alone if not. It panics
 // if len(vals) < CPUs(). It takes no bucket lock (see the design comment).
 func (m *LruPcpuK4V4Sparse) Lookup(k LruPcpuK4V4SparseKey, vals []LruPcpuK4V4SparseValue) bool {
+	if len(vals) < m.cpus {
+		panic(fmt.Sprintf("LruPcpuK4V4Sparse.Lookup: len(vals) = %d, want at least CPUs() = %d", len(vals), m.cpus))
+	}
 	vals = vals[:m.cpus]
 	var small [16]LruPcpuK4V4SparseValue
 	buf := small[:]

@@ -380,6 +380,9 @@ func (m *LruPcpuK8V8) lookupOn(k *LruPcpuK8V8Key, cpu int) (LruPcpuK8V8Value, ui
 // does, and reports whether k is present; vals is left alone if not. It panics
 // if len(vals) < CPUs(). It takes no bucket lock (see the design comment).
 func (m *LruPcpuK8V8) Lookup(k LruPcpuK8V8Key, vals []LruPcpuK8V8Value) bool {
+	if len(vals) < m.cpus {
+		panic(fmt.Sprintf("LruPcpuK8V8.Lookup: len(vals) = %d, want at least CPUs() = %d", len(vals), m.cpus))
+	}
 	vals = vals[:m.cpus]
 	var small [16]LruPcpuK8V8Value
 	buf := small[:]

@@ -472,6 +472,9 @@ func (m *PcpuK4V4) lookupOn(k *PcpuK4V4Key, cpu int) (PcpuK4V4Value, uint32) {
 // does, and reports whether k is present; vals is left alone if not. It panics
 // if len(vals) < CPUs(). It takes no bucket lock (see the design comment).
 func (m *PcpuK4V4) Lookup(k PcpuK4V4Key, vals []PcpuK4V4Value) bool {
+	if len(vals) < m.cpus {
+		panic(fmt.Sprintf("PcpuK4V4.Lookup: len(vals) = %d, want at least CPUs() = %d", len(vals), m.cpus))
+	}
 	vals = vals[:m.cpus]
 	var small [16]PcpuK4V4Value
 	buf := small[:]

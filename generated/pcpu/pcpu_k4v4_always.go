@@ -472,6 +472,9 @@ func (m *PcpuK4V4Always) lookupOn(k *PcpuK4V4AlwaysKey, cpu int) (PcpuK4V4Always
 // does, and reports whether k is present; vals is left alone if not. It panics
 // if len(vals) < CPUs(). It takes no bucket lock (see the design comment).
 func (m *PcpuK4V4Always) Lookup(k PcpuK4V4AlwaysKey, vals []PcpuK4V4AlwaysValue) bool {
+	if len(vals) < m.cpus {
+		panic(fmt.Sprintf("PcpuK4V4Always.Lookup: len(vals) = %d, want at least CPUs() = %d", len(vals), m.cpus))
+	}
 	vals = vals[:m.cpus]
 	var small [16]PcpuK4V4AlwaysValue
 	buf := small[:]

@@ -482,6 +482,9 @@ func (m *PcpuK4V4Sparse) lookupOn(k *PcpuK4V4SparseKey, cpu int) (PcpuK4V4Sparse
 // does, and reports whether k is present; vals is left alone if not. It panics
 // if len(vals) < CPUs(). It takes no bucket lock (see the design comment).
 func (m *PcpuK4V4Sparse) Lookup(k PcpuK4V4SparseKey, vals []PcpuK4V4SparseValue) bool {
+	if len(vals) < m.cpus {
+		panic(fmt.Sprintf("PcpuK4V4Sparse.Lookup: len(vals) = %d, want at least CPUs() = %d", len(vals), m.cpus))
+	}
 	vals = vals[:m.cpus]
 	var small [16]PcpuK4V4SparseValue
 	buf := small[:]

@@ -478,6 +478,9 @@ func (m *PcpuK8V8) lookupOn(k *PcpuK8V8Key, cpu int) (PcpuK8V8Value, uint32) {
 // does, and reports whether k is present; vals is left alone if not. It panics
 // if len(vals) < CPUs(). It takes no bucket lock (see the design comment).
 func (m *PcpuK8V8) Lookup(k PcpuK8V8Key, vals []PcpuK8V8Value) bool {
+	if len(vals) < m.cpus {
+		panic(fmt.Sprintf("PcpuK8V8.Lookup: len(vals) = %d, want at least CPUs() = %d", len(vals), m.cpus))
+	}
 	vals = vals[:m.cpus]
 	var small [16]PcpuK8V8Value
 	buf := small[:]

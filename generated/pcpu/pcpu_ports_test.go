@@ -320,6 +320,25 @@ func TestPerCPUProgramSide(t *testing.T) {
 	}
 }
 
+// TestPerCPULookupVals: Lookup fills exactly vals[:CPUs()] and panics,
+// naming the requirement, on a slice shorter than CPUs(), also one whose
+// capacity would have room.
+func TestPerCPULookupVals(t *testing.T) {
+	m, err := NewPcpuK8V8(htab.Options{MaxEntries: 4, CPUs: 2})
+	require.NoError(t, err)
+	require.NoError(t, m.Update(kpKey(1), []PcpuK8V8Value{kpVal(10), kpVal(11)}, htab.UpdateAny))
+
+	long := []PcpuK8V8Value{kpVal(-1), kpVal(-1), kpVal(-1)}
+	require.True(t, m.Lookup(kpKey(1), long))
+	require.Equal(t, []PcpuK8V8Value{kpVal(10), kpVal(11), kpVal(-1)}, long, "only vals[:CPUs()] is written")
+
+	const want = "PcpuK8V8.Lookup: len(vals) = 1, want at least CPUs() = 2"
+	roomy := make([]PcpuK8V8Value, 1, 4)
+	require.PanicsWithValue(t, want, func() { m.Lookup(kpKey(1), roomy) })
+	require.Equal(t, PcpuK8V8Value{}, roomy[:2][1], "nothing written past len(vals)")
+	require.PanicsWithValue(t, want, func() { m.Lookup(kpKey(2), make([]PcpuK8V8Value, 1)) }, "also for an absent key")
+}
+
 // TestPerCPUCPUHandleRange: CPU(i) exists for 0 <= i < CPUs() and panics
 // outside.
 func TestPerCPUCPUHandleRange(t *testing.T) {

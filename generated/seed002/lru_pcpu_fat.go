@@ -377,6 +377,9 @@ func (m *LRUPcpuFat) lookupOn(k *LRUPcpuFatKey, cpu int) (LRUPcpuFatValue, uint3
 // does, and reports whether k is present; vals is left alone if not. It panics
 // if len(vals) < CPUs(). It takes no bucket lock (see the design comment).
 func (m *LRUPcpuFat) Lookup(k LRUPcpuFatKey, vals []LRUPcpuFatValue) bool {
+	if len(vals) < m.cpus {
+		panic(fmt.Sprintf("LRUPcpuFat.Lookup: len(vals) = %d, want at least CPUs() = %d", len(vals), m.cpus))
+	}
 	vals = vals[:m.cpus]
 	var small [16]LRUPcpuFatValue
 	buf := small[:]

@@ -380,6 +380,9 @@ func (m *LRUPcpuLean) lookupOn(k *LRUPcpuLeanKey, cpu int) (LRUPcpuLeanValue, ui
 // does, and reports whether k is present; vals is left alone if not. It panics
 // if len(vals) < CPUs(). It takes no bucket lock (see the design comment).
 func (m *LRUPcpuLean) Lookup(k LRUPcpuLeanKey, vals []LRUPcpuLeanValue) bool {
+	if len(vals) < m.cpus {
+		panic(fmt.Sprintf("LRUPcpuLean.Lookup: len(vals) = %d, want at least CPUs() = %d", len(vals), m.cpus))
+	}
 	vals = vals[:m.cpus]
 	var small [16]LRUPcpuLeanValue
 	buf := small[:]

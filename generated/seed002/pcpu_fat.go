@@ -481,6 +481,9 @@ func (m *PcpuFat) lookupOn(k *PcpuFatKey, cpu int) (PcpuFatValue, uint32) {
 // does, and reports whether k is present; vals is left alone if not. It panics
 // if len(vals) < CPUs(). It takes no bucket lock (see the design comment).
 func (m *PcpuFat) Lookup(k PcpuFatKey, vals []PcpuFatValue) bool {
+	if len(vals) < m.cpus {
+		panic(fmt.Sprintf("PcpuFat.Lookup: len(vals) = %d, want at least CPUs() = %d", len(vals), m.cpus))
+	}
 	vals = vals[:m.cpus]
 	var small [16]PcpuFatValue
 	buf := small[:]

@@ -478,6 +478,9 @@ func (m *PcpuLean) lookupOn(k *PcpuLeanKey, cpu int) (PcpuLeanValue, uint32) {
 // does, and reports whether k is present; vals is left alone if not. It panics
 // if len(vals) < CPUs(). It takes no bucket lock (see the design comment).
 func (m *PcpuLean) Lookup(k PcpuLeanKey, vals []PcpuLeanValue) bool {
+	if len(vals) < m.cpus {
+		panic(fmt.Sprintf("PcpuLean.Lookup: len(vals) = %d, want at least CPUs() = %d", len(vals), m.cpus))
+	}
 	vals = vals[:m.cpus]
 	var small [16]PcpuLeanValue
 	buf := small[:]
