@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"github.com/dave/jennifer/jen"
+
+	"github.com/htabgen/htabgen/spec"
 )
 
 // designComment emits the map's design, built from the layout so that it
@@ -12,12 +14,7 @@ import (
 // hash, and the concurrency rules.
 func (g *generator) designComment(f *jen.File) {
 	l := g.l
-	var elemRow, offRow strings.Builder
-	for _, fl := range l.Elem {
-		cell := fmt.Sprintf("%s %s", fl.Name, fl.GoType)
-		fmt.Fprintf(&elemRow, "| %-*s", len(cell)+1, cell)
-		fmt.Fprintf(&offRow, "%-*d", len(cell)+3, fl.Offset)
-	}
+	elemRow, offRow := elemDiagram(l)
 	element := []string{
 		"  element  one key and its value. All MaxEntries elements are one array, made",
 		"           at creation (with NoPrealloc: chunks made on first use).",
@@ -56,8 +53,8 @@ func (g *generator) designComment(f *jen.File) {
 		"Layout, in bytes",
 		"  bucket  | seq uint32 | head uint32 |",
 		fmt.Sprintf("          0            4             %d", l.BucketSize),
-		"  element "+elemRow.String()+"|",
-		"          "+offRow.String()+fmt.Sprint(l.ElemSize),
+		"  element "+elemRow+"|",
+		"          "+offRow+fmt.Sprint(l.ElemSize),
 	)
 	if l.PerCPU {
 		cell := fmt.Sprintf("val [%d]uint32", l.ValueWords)
@@ -172,4 +169,17 @@ func (g *generator) designComment(f *jen.File) {
 		f.Comment(line)
 	}
 	f.Line()
+}
+
+// elemDiagram is the element's row of the design comment's diagram, a cell
+// "| name type " per field, and the row under it with each field's offset
+// under its cell: what pahole shows, from the layout's real offsets.
+func elemDiagram(l *spec.Layout) (fields, offsets string) {
+	var fieldRow, offRow strings.Builder
+	for _, fl := range l.Elem {
+		cell := fmt.Sprintf("%s %s", fl.Name, fl.GoType)
+		fmt.Fprintf(&fieldRow, "| %-*s", len(cell)+1, cell)
+		fmt.Fprintf(&offRow, "%-*d", len(cell)+3, fl.Offset)
+	}
+	return fieldRow.String(), offRow.String()
 }

@@ -96,12 +96,7 @@ func (g *generator) homeCode(src string) jen.Code {
 //	// Design of <Map>: ... (layout, invariant, concurrency, capacity)
 func (g *generator) homeDesign(f *jen.File) {
 	l := g.l
-	var elemRow, offRow strings.Builder
-	for _, fl := range l.Elem {
-		cell := fmt.Sprintf("%s %s", fl.Name, fl.GoType)
-		fmt.Fprintf(&elemRow, "| %-*s", len(cell)+1, cell)
-		fmt.Fprintf(&offRow, "%-*d", len(cell)+3, fl.Offset)
-	}
+	elemRow, offRow := elemDiagram(l)
 	lines := []string{
 		fmt.Sprintf("Design of %s: the kernel's BPF_MAP_TYPE_HASH for %d-byte keys and %d-byte values,", g.mapT, l.Spec.Key, l.Spec.Val),
 		"in the home layout (the default; -layout classic keeps buckets and elements",
@@ -119,8 +114,8 @@ func (g *generator) homeDesign(f *jen.File) {
 		"  index+1  how elements link; 0 is nil. Nothing holds a pointer.",
 		"",
 		"Layout, in bytes",
-		"  slot " + elemRow.String() + "|",
-		"       " + offRow.String() + fmt.Sprint(l.ElemSize),
+		"  slot " + elemRow + "|",
+		"       " + offRow + fmt.Sprint(l.ElemSize),
 		"  next: bit 31 = home (this slot is its bucket's head), bits 0-30 = index+1",
 		"  of the next older element.",
 		"",
