@@ -74,6 +74,13 @@ func (o Options) Check(t MapType) (Options, error) {
 	if o.NoCommonLRU && !t.IsLRU() {
 		return bad("NoCommonLRU applies only to LRU maps")
 	}
+	if o.NoCommonLRU {
+		// htab_map_alloc checks the limit after rounding up for per-CPU lists.
+		if r := LRUMaxEntries(o.MaxEntries, o.CPUs, true); int64(r) > MaxMaxEntries || int64(r) > math.MaxInt/2 {
+			return bad("MaxEntries %d rounds up to %d, a multiple of CPUs %d for NoCommonLRU, past the limit %d",
+				o.MaxEntries, r, o.CPUs, min(int64(MaxMaxEntries), math.MaxInt/2))
+		}
+	}
 	if o.BloomHashes != 0 && t != BloomFilter {
 		return bad("BloomHashes applies only to bloom filter maps")
 	}

@@ -88,6 +88,25 @@ func TestOptionsCheckNoCommonLRU(t *testing.T) {
 	assert.ErrorIs(t, err, ErrInvalid)
 }
 
+// TestOptionsCheckNoCommonLRURounding: per-CPU LRU lists round MaxEntries up
+// to a multiple of CPUs, and the kernel checks the limit after that
+// rounding (htab_map_alloc): 2^31 on 3 CPUs would be 2^31+1.
+func TestOptionsCheckNoCommonLRURounding(t *testing.T) {
+	if math.MaxInt/2 < MaxMaxEntries {
+		t.Skip("on 32-bit platforms MaxEntries stops at 2^30, far from the rounding's reach")
+	}
+	for _, typ := range []MapType{LRUHash, LRUPerCPUHash} {
+		o := Options{MaxEntries: MaxMaxEntries, CPUs: 3, NoCommonLRU: true}
+		optTestInvalid(t, o, typ, "rounds up to 2147483649")
+		o.CPUs = 2 // 2 divides 2^31: no rounding
+		_, err := o.Check(typ)
+		require.NoError(t, err, "%s map", typ)
+		o.CPUs, o.NoCommonLRU = 3, false // the common LRU does not round
+		_, err = o.Check(typ)
+		require.NoError(t, err, "%s map", typ)
+	}
+}
+
 func TestOptionsCheckBloomHashes(t *testing.T) {
 	for n := 0; n <= 15; n++ {
 		o, err := Options{MaxEntries: 8, BloomHashes: n}.Check(BloomFilter)

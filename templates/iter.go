@@ -81,7 +81,10 @@ func (g *generator) iteration(f *jen.File) {
 	if g.l.PerCPU {
 		f.Comment("A key's values are every CPU's, in a slice reused between steps.")
 		valT = jen.Index().Id(g.valT)
-		yielded = jen.Id("vals").Index(jen.Id("j").Op("*").Add(m("cpus")).Op(":").Parens(jen.Id("j").Op("+").Lit(1)).Op("*").Add(m("cpus")))
+		// Capped at its length: an append to one key's values must not
+		// overwrite the next key's before they are yielded.
+		end := func() *jen.Statement { return jen.Parens(jen.Id("j").Op("+").Lit(1)).Op("*").Add(m("cpus")) }
+		yielded = jen.Id("vals").Index(jen.Id("j").Op("*").Add(m("cpus")), end(), end())
 	}
 	f.Func().Params(g.recvMap()).Id("All").Params().Qual("iter", "Seq2").Types(jen.Id(g.keyT), valT).Block(
 		jen.Return(jen.Func().Params(jen.Id("yield").Func().Params(jen.Id(g.keyT), valT).Bool()).Block(

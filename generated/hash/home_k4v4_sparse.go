@@ -768,6 +768,9 @@ type HomeK4V4SparseCPU struct {
 
 // CPU returns the handle of CPU i, 0 <= i < CPUs(); it panics outside that range.
 func (m *HomeK4V4Sparse) CPU(i int) *HomeK4V4SparseCPU {
+	if uint(i) >= uint(len(m.handles)) {
+		panic(fmt.Sprintf("HomeK4V4Sparse.CPU(%d): want 0 <= i < CPUs() = %d", i, len(m.handles)))
+	}
 	return &m.handles[i]
 }
 

@@ -812,6 +812,9 @@ type K29CPU struct {
 
 // CPU returns the handle of CPU i, 0 <= i < CPUs(); it panics outside that range.
 func (m *K29) CPU(i int) *K29CPU {
+	if uint(i) >= uint(len(m.handles)) {
+		panic(fmt.Sprintf("K29.CPU(%d): want 0 <= i < CPUs() = %d", i, len(m.handles)))
+	}
 	return &m.handles[i]
 }
 

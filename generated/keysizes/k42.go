@@ -853,6 +853,9 @@ type K42CPU struct {
 
 // CPU returns the handle of CPU i, 0 <= i < CPUs(); it panics outside that range.
 func (m *K42) CPU(i int) *K42CPU {
+	if uint(i) >= uint(len(m.handles)) {
+		panic(fmt.Sprintf("K42.CPU(%d): want 0 <= i < CPUs() = %d", i, len(m.handles)))
+	}
 	return &m.handles[i]
 }
 

@@ -854,6 +854,9 @@ type K43CPU struct {
 
 // CPU returns the handle of CPU i, 0 <= i < CPUs(); it panics outside that range.
 func (m *K43) CPU(i int) *K43CPU {
+	if uint(i) >= uint(len(m.handles)) {
+		panic(fmt.Sprintf("K43.CPU(%d): want 0 <= i < CPUs() = %d", i, len(m.handles)))
+	}
 	return &m.handles[i]
 }
 

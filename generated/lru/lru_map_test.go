@@ -11,6 +11,7 @@ package lru
 import (
 	"encoding/binary"
 	"fmt"
+	"math"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -243,4 +244,19 @@ func lruSanityEnv(newTwin func(t testing.TB, percpu bool, opts htab.Options) lru
 func TestLRUMapSanity(t *testing.T) {
 	n := lrusanity.ForEach(t, []int{1, 2, 4}, lruSanityEnv(newLRUTwin))
 	require.Equal(t, lrusanity.Applicable, n, "applicable test_lru_map.c runs")
+}
+
+// TestLRUNoCommonRoundedLimit: per-CPU LRU lists round MaxEntries up to a
+// multiple of CPUs and, as htab_map_alloc, the constructors refuse a result
+// past 2^31 instead of sizing the map from it.
+func TestLRUNoCommonRoundedLimit(t *testing.T) {
+	if math.MaxInt/2 < htab.MaxMaxEntries {
+		t.Skip("on 32-bit platforms MaxEntries stops at 2^30, far from the rounding's reach")
+	}
+	opts := htab.Options{MaxEntries: htab.MaxMaxEntries, CPUs: 3, NoCommonLRU: true}
+	_, err := NewLruK8V8(opts)
+	require.ErrorIs(t, err, htab.ErrInvalid)
+	require.ErrorContains(t, err, "rounds up to 2147483649")
+	_, err = NewLruPcpuK8V8(opts)
+	require.ErrorIs(t, err, htab.ErrInvalid)
 }

@@ -620,7 +620,7 @@ func (m *LruPcpuK4V4) All() iter.Seq2[LruPcpuK4V4Key, []LruPcpuK4V4Value] {
 			}
 			keys, vals = m.snapshot(b, keys[:0], vals[:0])
 			for j := range keys {
-				if !yield(keys[j], vals[j*m.cpus:(j+1)*m.cpus]) {
+				if !yield(keys[j], vals[j*m.cpus:(j+1)*m.cpus:(j+1)*m.cpus]) {
 					return
 				}
 			}
@@ -762,6 +762,9 @@ type LruPcpuK4V4CPU struct {
 
 // CPU returns the handle of CPU i, 0 <= i < CPUs(); it panics outside that range.
 func (m *LruPcpuK4V4) CPU(i int) *LruPcpuK4V4CPU {
+	if uint(i) >= uint(len(m.handles)) {
+		panic(fmt.Sprintf("LruPcpuK4V4.CPU(%d): want 0 <= i < CPUs() = %d", i, len(m.handles)))
+	}
 	return &m.handles[i]
 }
 

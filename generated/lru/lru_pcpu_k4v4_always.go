@@ -620,7 +620,7 @@ func (m *LruPcpuK4V4Always) All() iter.Seq2[LruPcpuK4V4AlwaysKey, []LruPcpuK4V4A
 			}
 			keys, vals = m.snapshot(b, keys[:0], vals[:0])
 			for j := range keys {
-				if !yield(keys[j], vals[j*m.cpus:(j+1)*m.cpus]) {
+				if !yield(keys[j], vals[j*m.cpus:(j+1)*m.cpus:(j+1)*m.cpus]) {
 					return
 				}
 			}
@@ -758,6 +758,9 @@ type LruPcpuK4V4AlwaysCPU struct {
 
 // CPU returns the handle of CPU i, 0 <= i < CPUs(); it panics outside that range.
 func (m *LruPcpuK4V4Always) CPU(i int) *LruPcpuK4V4AlwaysCPU {
+	if uint(i) >= uint(len(m.handles)) {
+		panic(fmt.Sprintf("LruPcpuK4V4Always.CPU(%d): want 0 <= i < CPUs() = %d", i, len(m.handles)))
+	}
 	return &m.handles[i]
 }
 

@@ -626,7 +626,7 @@ func (m *LruPcpuK8V8) All() iter.Seq2[LruPcpuK8V8Key, []LruPcpuK8V8Value] {
 			}
 			keys, vals = m.snapshot(b, keys[:0], vals[:0])
 			for j := range keys {
-				if !yield(keys[j], vals[j*m.cpus:(j+1)*m.cpus]) {
+				if !yield(keys[j], vals[j*m.cpus:(j+1)*m.cpus:(j+1)*m.cpus]) {
 					return
 				}
 			}
@@ -768,6 +768,9 @@ type LruPcpuK8V8CPU struct {
 
 // CPU returns the handle of CPU i, 0 <= i < CPUs(); it panics outside that range.
 func (m *LruPcpuK8V8) CPU(i int) *LruPcpuK8V8CPU {
+	if uint(i) >= uint(len(m.handles)) {
+		panic(fmt.Sprintf("LruPcpuK8V8.CPU(%d): want 0 <= i < CPUs() = %d", i, len(m.handles)))
+	}
 	return &m.handles[i]
 }
 

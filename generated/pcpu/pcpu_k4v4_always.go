@@ -729,7 +729,7 @@ func (m *PcpuK4V4Always) All() iter.Seq2[PcpuK4V4AlwaysKey, []PcpuK4V4AlwaysValu
 			}
 			keys, vals = m.snapshot(b, keys[:0], vals[:0])
 			for j := range keys {
-				if !yield(keys[j], vals[j*m.cpus:(j+1)*m.cpus]) {
+				if !yield(keys[j], vals[j*m.cpus:(j+1)*m.cpus:(j+1)*m.cpus]) {
 					return
 				}
 			}
@@ -867,6 +867,9 @@ type PcpuK4V4AlwaysCPU struct {
 
 // CPU returns the handle of CPU i, 0 <= i < CPUs(); it panics outside that range.
 func (m *PcpuK4V4Always) CPU(i int) *PcpuK4V4AlwaysCPU {
+	if uint(i) >= uint(len(m.handles)) {
+		panic(fmt.Sprintf("PcpuK4V4Always.CPU(%d): want 0 <= i < CPUs() = %d", i, len(m.handles)))
+	}
 	return &m.handles[i]
 }
 

@@ -746,7 +746,7 @@ func (m *PcpuK4V4Sparse) All() iter.Seq2[PcpuK4V4SparseKey, []PcpuK4V4SparseValu
 			}
 			keys, vals = m.snapshot(b, keys[:0], vals[:0])
 			for j := range keys {
-				if !yield(keys[j], vals[j*m.cpus:(j+1)*m.cpus]) {
+				if !yield(keys[j], vals[j*m.cpus:(j+1)*m.cpus:(j+1)*m.cpus]) {
 					return
 				}
 			}
@@ -888,6 +888,9 @@ type PcpuK4V4SparseCPU struct {
 
 // CPU returns the handle of CPU i, 0 <= i < CPUs(); it panics outside that range.
 func (m *PcpuK4V4Sparse) CPU(i int) *PcpuK4V4SparseCPU {
+	if uint(i) >= uint(len(m.handles)) {
+		panic(fmt.Sprintf("PcpuK4V4Sparse.CPU(%d): want 0 <= i < CPUs() = %d", i, len(m.handles)))
+	}
 	return &m.handles[i]
 }
 

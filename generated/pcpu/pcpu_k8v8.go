@@ -735,7 +735,7 @@ func (m *PcpuK8V8) All() iter.Seq2[PcpuK8V8Key, []PcpuK8V8Value] {
 			}
 			keys, vals = m.snapshot(b, keys[:0], vals[:0])
 			for j := range keys {
-				if !yield(keys[j], vals[j*m.cpus:(j+1)*m.cpus]) {
+				if !yield(keys[j], vals[j*m.cpus:(j+1)*m.cpus:(j+1)*m.cpus]) {
 					return
 				}
 			}
@@ -877,6 +877,9 @@ type PcpuK8V8CPU struct {
 
 // CPU returns the handle of CPU i, 0 <= i < CPUs(); it panics outside that range.
 func (m *PcpuK8V8) CPU(i int) *PcpuK8V8CPU {
+	if uint(i) >= uint(len(m.handles)) {
+		panic(fmt.Sprintf("PcpuK8V8.CPU(%d): want 0 <= i < CPUs() = %d", i, len(m.handles)))
+	}
 	return &m.handles[i]
 }
 

@@ -339,6 +339,28 @@ func TestPerCPULookupVals(t *testing.T) {
 	require.PanicsWithValue(t, want, func() { m.Lookup(kpKey(2), make([]PcpuK8V8Value, 1)) }, "also for an absent key")
 }
 
+// TestPerCPUAllValsCapped: the values All yields for a key are exactly its
+// CPUs' (length and capacity CPUs()), so that appending to them cannot
+// overwrite the values of keys not yet yielded, with buckets of several keys.
+func TestPerCPUAllValsCapped(t *testing.T) {
+	const n, cpus = 64, 2
+	m, err := NewPcpuK8V8(htab.Options{MaxEntries: n, CPUs: cpus, ZeroSeed: true})
+	require.NoError(t, err)
+	for i := range n {
+		require.NoError(t, m.Update(kpKey(int64(i)), []PcpuK8V8Value{kpVal(int64(i)), kpVal(int64(-i))}, htab.UpdateNoExist))
+	}
+	seen := 0
+	for k, vals := range m.All() {
+		require.Len(t, vals, cpus)
+		require.Equal(t, cpus, cap(vals), "key %v", k)
+		i := int64(binary.LittleEndian.Uint64(k[:]))
+		require.Equal(t, []PcpuK8V8Value{kpVal(i), kpVal(-i)}, vals, "key %d", i)
+		_ = append(vals, kpVal(1<<40)) // must not reach the next key's values
+		seen++
+	}
+	require.Equal(t, n, seen)
+}
+
 // TestPerCPUCPUHandleRange: CPU(i) exists for 0 <= i < CPUs() and panics
 // outside.
 func TestPerCPUCPUHandleRange(t *testing.T) {
@@ -347,8 +369,8 @@ func TestPerCPUCPUHandleRange(t *testing.T) {
 	for i := range 3 {
 		require.NotNil(t, m.CPU(i))
 	}
-	require.Panics(t, func() { m.CPU(3) })
-	require.Panics(t, func() { m.CPU(-1) })
+	require.PanicsWithValue(t, "PcpuK8V8.CPU(3): want 0 <= i < CPUs() = 3", func() { m.CPU(3) })
+	require.PanicsWithValue(t, "PcpuK8V8.CPU(-1): want 0 <= i < CPUs() = 3", func() { m.CPU(-1) })
 	def, err := NewPcpuK8V8(htab.Options{MaxEntries: 2})
 	require.NoError(t, err)
 	require.Positive(t, def.CPUs(), "CPUs 0 means runtime.NumCPU()")

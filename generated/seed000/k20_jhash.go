@@ -726,6 +726,9 @@ type K20JhashCPU struct {
 
 // CPU returns the handle of CPU i, 0 <= i < CPUs(); it panics outside that range.
 func (m *K20Jhash) CPU(i int) *K20JhashCPU {
+	if uint(i) >= uint(len(m.handles)) {
+		panic(fmt.Sprintf("K20Jhash.CPU(%d): want 0 <= i < CPUs() = %d", i, len(m.handles)))
+	}
 	return &m.handles[i]
 }
 

@@ -623,7 +623,7 @@ func (m *LRUPcpuFat) All() iter.Seq2[LRUPcpuFatKey, []LRUPcpuFatValue] {
 			}
 			keys, vals = m.snapshot(b, keys[:0], vals[:0])
 			for j := range keys {
-				if !yield(keys[j], vals[j*m.cpus:(j+1)*m.cpus]) {
+				if !yield(keys[j], vals[j*m.cpus:(j+1)*m.cpus:(j+1)*m.cpus]) {
 					return
 				}
 			}
@@ -765,6 +765,9 @@ type LRUPcpuFatCPU struct {
 
 // CPU returns the handle of CPU i, 0 <= i < CPUs(); it panics outside that range.
 func (m *LRUPcpuFat) CPU(i int) *LRUPcpuFatCPU {
+	if uint(i) >= uint(len(m.handles)) {
+		panic(fmt.Sprintf("LRUPcpuFat.CPU(%d): want 0 <= i < CPUs() = %d", i, len(m.handles)))
+	}
 	return &m.handles[i]
 }
 

@@ -626,7 +626,7 @@ func (m *LRUPcpuLean) All() iter.Seq2[LRUPcpuLeanKey, []LRUPcpuLeanValue] {
 			}
 			keys, vals = m.snapshot(b, keys[:0], vals[:0])
 			for j := range keys {
-				if !yield(keys[j], vals[j*m.cpus:(j+1)*m.cpus]) {
+				if !yield(keys[j], vals[j*m.cpus:(j+1)*m.cpus:(j+1)*m.cpus]) {
 					return
 				}
 			}
@@ -768,6 +768,9 @@ type LRUPcpuLeanCPU struct {
 
 // CPU returns the handle of CPU i, 0 <= i < CPUs(); it panics outside that range.
 func (m *LRUPcpuLean) CPU(i int) *LRUPcpuLeanCPU {
+	if uint(i) >= uint(len(m.handles)) {
+		panic(fmt.Sprintf("LRUPcpuLean.CPU(%d): want 0 <= i < CPUs() = %d", i, len(m.handles)))
+	}
 	return &m.handles[i]
 }
 

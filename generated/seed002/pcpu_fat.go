@@ -738,7 +738,7 @@ func (m *PcpuFat) All() iter.Seq2[PcpuFatKey, []PcpuFatValue] {
 			}
 			keys, vals = m.snapshot(b, keys[:0], vals[:0])
 			for j := range keys {
-				if !yield(keys[j], vals[j*m.cpus:(j+1)*m.cpus]) {
+				if !yield(keys[j], vals[j*m.cpus:(j+1)*m.cpus:(j+1)*m.cpus]) {
 					return
 				}
 			}
@@ -880,6 +880,9 @@ type PcpuFatCPU struct {
 
 // CPU returns the handle of CPU i, 0 <= i < CPUs(); it panics outside that range.
 func (m *PcpuFat) CPU(i int) *PcpuFatCPU {
+	if uint(i) >= uint(len(m.handles)) {
+		panic(fmt.Sprintf("PcpuFat.CPU(%d): want 0 <= i < CPUs() = %d", i, len(m.handles)))
+	}
 	return &m.handles[i]
 }
 

@@ -735,7 +735,7 @@ func (m *PcpuLean) All() iter.Seq2[PcpuLeanKey, []PcpuLeanValue] {
 			}
 			keys, vals = m.snapshot(b, keys[:0], vals[:0])
 			for j := range keys {
-				if !yield(keys[j], vals[j*m.cpus:(j+1)*m.cpus]) {
+				if !yield(keys[j], vals[j*m.cpus:(j+1)*m.cpus:(j+1)*m.cpus]) {
 					return
 				}
 			}
@@ -877,6 +877,9 @@ type PcpuLeanCPU struct {
 
 // CPU returns the handle of CPU i, 0 <= i < CPUs(); it panics outside that range.
 func (m *PcpuLean) CPU(i int) *PcpuLeanCPU {
+	if uint(i) >= uint(len(m.handles)) {
+		panic(fmt.Sprintf("PcpuLean.CPU(%d): want 0 <= i < CPUs() = %d", i, len(m.handles)))
+	}
 	return &m.handles[i]
 }
 
