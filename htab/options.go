@@ -97,3 +97,12 @@ func (o Options) Seed() uint32 {
 	}
 	return rand.Uint32()
 }
+
+// CPUOutOfRange panics for the CPU(i) method of the map named name, which has
+// cpus CPU slots: generated code calls it when i is outside 0..cpus-1. It is
+// never inlined, so that CPU itself stays small enough to be.
+//
+//go:noinline
+func CPUOutOfRange(name string, i, cpus int) {
+	panic(fmt.Sprintf("%s.CPU(%d): want 0 <= i < CPUs() = %d", name, i, cpus))
+}

@@ -185,3 +185,7 @@ func TestErrorsDistinct(t *testing.T) {
 		assert.ErrorIs(t, fmt.Errorf("wrapped: %w", a), a)
 	}
 }
+
+func TestCPUOutOfRange(t *testing.T) {
+	require.PanicsWithValue(t, "Conns.CPU(4): want 0 <= i < CPUs() = 4", func() { CPUOutOfRange("Conns", 4, 4) })
+}

@@ -18,7 +18,7 @@ func (g *generator) cpuHandles(f *jen.File) {
 	f.Comment("CPU returns the handle of CPU i, 0 <= i < CPUs(); it panics outside that range.")
 	f.Func().Params(g.recvMap()).Id("CPU").Params(jen.Id("i").Int()).Op("*").Id(g.cpuT).Block(
 		jen.If(jen.Uint().Call(jen.Id("i")).Op(">=").Uint().Call(jen.Len(jen.Id("m").Dot("handles")))).Block(
-			jen.Panic(jen.Qual("fmt", "Sprintf").Call(jen.Lit(g.mapT+".CPU(%d): want 0 <= i < CPUs() = %d"), jen.Id("i"), jen.Len(jen.Id("m").Dot("handles")))),
+			jen.Qual(htabPkg, "CPUOutOfRange").Call(jen.Lit(g.mapT), jen.Id("i"), jen.Len(jen.Id("m").Dot("handles"))),
 		),
 		jen.Return(jen.Op("&").Id("m").Dot("handles").Index(jen.Id("i"))),
 	)

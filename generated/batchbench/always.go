@@ -678,7 +678,7 @@ type AlwaysCPU struct {
 // CPU returns the handle of CPU i, 0 <= i < CPUs(); it panics outside that range.
 func (m *Always) CPU(i int) *AlwaysCPU {
 	if uint(i) >= uint(len(m.handles)) {
-		panic(fmt.Sprintf("Always.CPU(%d): want 0 <= i < CPUs() = %d", i, len(m.handles)))
+		htab.CPUOutOfRange("Always", i, len(m.handles))
 	}
 	return &m.handles[i]
 }

@@ -682,7 +682,7 @@ type NonEmptyCPU struct {
 // CPU returns the handle of CPU i, 0 <= i < CPUs(); it panics outside that range.
 func (m *NonEmpty) CPU(i int) *NonEmptyCPU {
 	if uint(i) >= uint(len(m.handles)) {
-		panic(fmt.Sprintf("NonEmpty.CPU(%d): want 0 <= i < CPUs() = %d", i, len(m.handles)))
+		htab.CPUOutOfRange("NonEmpty", i, len(m.handles))
 	}
 	return &m.handles[i]
 }

@@ -699,7 +699,7 @@ type SparseCPU struct {
 // CPU returns the handle of CPU i, 0 <= i < CPUs(); it panics outside that range.
 func (m *Sparse) CPU(i int) *SparseCPU {
 	if uint(i) >= uint(len(m.handles)) {
-		panic(fmt.Sprintf("Sparse.CPU(%d): want 0 <= i < CPUs() = %d", i, len(m.handles)))
+		htab.CPUOutOfRange("Sparse", i, len(m.handles))
 	}
 	return &m.handles[i]
 }

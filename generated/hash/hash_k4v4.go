@@ -676,7 +676,7 @@ type HashK4V4CPU struct {
 // CPU returns the handle of CPU i, 0 <= i < CPUs(); it panics outside that range.
 func (m *HashK4V4) CPU(i int) *HashK4V4CPU {
 	if uint(i) >= uint(len(m.handles)) {
-		panic(fmt.Sprintf("HashK4V4.CPU(%d): want 0 <= i < CPUs() = %d", i, len(m.handles)))
+		htab.CPUOutOfRange("HashK4V4", i, len(m.handles))
 	}
 	return &m.handles[i]
 }

@@ -672,7 +672,7 @@ type HashK4V4AlwaysCPU struct {
 // CPU returns the handle of CPU i, 0 <= i < CPUs(); it panics outside that range.
 func (m *HashK4V4Always) CPU(i int) *HashK4V4AlwaysCPU {
 	if uint(i) >= uint(len(m.handles)) {
-		panic(fmt.Sprintf("HashK4V4Always.CPU(%d): want 0 <= i < CPUs() = %d", i, len(m.handles)))
+		htab.CPUOutOfRange("HashK4V4Always", i, len(m.handles))
 	}
 	return &m.handles[i]
 }

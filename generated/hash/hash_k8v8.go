@@ -682,7 +682,7 @@ type HashK8V8CPU struct {
 // CPU returns the handle of CPU i, 0 <= i < CPUs(); it panics outside that range.
 func (m *HashK8V8) CPU(i int) *HashK8V8CPU {
 	if uint(i) >= uint(len(m.handles)) {
-		panic(fmt.Sprintf("HashK8V8.CPU(%d): want 0 <= i < CPUs() = %d", i, len(m.handles)))
+		htab.CPUOutOfRange("HashK8V8", i, len(m.handles))
 	}
 	return &m.handles[i]
 }

@@ -817,7 +817,7 @@ type HomeK16V8CPU struct {
 // CPU returns the handle of CPU i, 0 <= i < CPUs(); it panics outside that range.
 func (m *HomeK16V8) CPU(i int) *HomeK16V8CPU {
 	if uint(i) >= uint(len(m.handles)) {
-		panic(fmt.Sprintf("HomeK16V8.CPU(%d): want 0 <= i < CPUs() = %d", i, len(m.handles)))
+		htab.CPUOutOfRange("HomeK16V8", i, len(m.handles))
 	}
 	return &m.handles[i]
 }

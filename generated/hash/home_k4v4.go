@@ -764,7 +764,7 @@ type HomeK4V4CPU struct {
 // CPU returns the handle of CPU i, 0 <= i < CPUs(); it panics outside that range.
 func (m *HomeK4V4) CPU(i int) *HomeK4V4CPU {
 	if uint(i) >= uint(len(m.handles)) {
-		panic(fmt.Sprintf("HomeK4V4.CPU(%d): want 0 <= i < CPUs() = %d", i, len(m.handles)))
+		htab.CPUOutOfRange("HomeK4V4", i, len(m.handles))
 	}
 	return &m.handles[i]
 }

@@ -769,7 +769,7 @@ type HomeK4V4SparseCPU struct {
 // CPU returns the handle of CPU i, 0 <= i < CPUs(); it panics outside that range.
 func (m *HomeK4V4Sparse) CPU(i int) *HomeK4V4SparseCPU {
 	if uint(i) >= uint(len(m.handles)) {
-		panic(fmt.Sprintf("HomeK4V4Sparse.CPU(%d): want 0 <= i < CPUs() = %d", i, len(m.handles)))
+		htab.CPUOutOfRange("HomeK4V4Sparse", i, len(m.handles))
 	}
 	return &m.handles[i]
 }

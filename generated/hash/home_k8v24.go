@@ -785,7 +785,7 @@ type HomeK8V24CPU struct {
 // CPU returns the handle of CPU i, 0 <= i < CPUs(); it panics outside that range.
 func (m *HomeK8V24) CPU(i int) *HomeK8V24CPU {
 	if uint(i) >= uint(len(m.handles)) {
-		panic(fmt.Sprintf("HomeK8V24.CPU(%d): want 0 <= i < CPUs() = %d", i, len(m.handles)))
+		htab.CPUOutOfRange("HomeK8V24", i, len(m.handles))
 	}
 	return &m.handles[i]
 }

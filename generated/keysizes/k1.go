@@ -766,7 +766,7 @@ type K1CPU struct {
 // CPU returns the handle of CPU i, 0 <= i < CPUs(); it panics outside that range.
 func (m *K1) CPU(i int) *K1CPU {
 	if uint(i) >= uint(len(m.handles)) {
-		panic(fmt.Sprintf("K1.CPU(%d): want 0 <= i < CPUs() = %d", i, len(m.handles)))
+		htab.CPUOutOfRange("K1", i, len(m.handles))
 	}
 	return &m.handles[i]
 }

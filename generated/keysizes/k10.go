@@ -787,7 +787,7 @@ type K10CPU struct {
 // CPU returns the handle of CPU i, 0 <= i < CPUs(); it panics outside that range.
 func (m *K10) CPU(i int) *K10CPU {
 	if uint(i) >= uint(len(m.handles)) {
-		panic(fmt.Sprintf("K10.CPU(%d): want 0 <= i < CPUs() = %d", i, len(m.handles)))
+		htab.CPUOutOfRange("K10", i, len(m.handles))
 	}
 	return &m.handles[i]
 }

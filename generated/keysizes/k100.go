@@ -791,7 +791,7 @@ type K100CPU struct {
 // CPU returns the handle of CPU i, 0 <= i < CPUs(); it panics outside that range.
 func (m *K100) CPU(i int) *K100CPU {
 	if uint(i) >= uint(len(m.handles)) {
-		panic(fmt.Sprintf("K100.CPU(%d): want 0 <= i < CPUs() = %d", i, len(m.handles)))
+		htab.CPUOutOfRange("K100", i, len(m.handles))
 	}
 	return &m.handles[i]
 }

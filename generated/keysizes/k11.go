@@ -788,7 +788,7 @@ type K11CPU struct {
 // CPU returns the handle of CPU i, 0 <= i < CPUs(); it panics outside that range.
 func (m *K11) CPU(i int) *K11CPU {
 	if uint(i) >= uint(len(m.handles)) {
-		panic(fmt.Sprintf("K11.CPU(%d): want 0 <= i < CPUs() = %d", i, len(m.handles)))
+		htab.CPUOutOfRange("K11", i, len(m.handles))
 	}
 	return &m.handles[i]
 }

@@ -785,7 +785,7 @@ type K12CPU struct {
 // CPU returns the handle of CPU i, 0 <= i < CPUs(); it panics outside that range.
 func (m *K12) CPU(i int) *K12CPU {
 	if uint(i) >= uint(len(m.handles)) {
-		panic(fmt.Sprintf("K12.CPU(%d): want 0 <= i < CPUs() = %d", i, len(m.handles)))
+		htab.CPUOutOfRange("K12", i, len(m.handles))
 	}
 	return &m.handles[i]
 }

@@ -788,7 +788,7 @@ type K127CPU struct {
 // CPU returns the handle of CPU i, 0 <= i < CPUs(); it panics outside that range.
 func (m *K127) CPU(i int) *K127CPU {
 	if uint(i) >= uint(len(m.handles)) {
-		panic(fmt.Sprintf("K127.CPU(%d): want 0 <= i < CPUs() = %d", i, len(m.handles)))
+		htab.CPUOutOfRange("K127", i, len(m.handles))
 	}
 	return &m.handles[i]
 }

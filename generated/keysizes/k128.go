@@ -783,7 +783,7 @@ type K128CPU struct {
 // CPU returns the handle of CPU i, 0 <= i < CPUs(); it panics outside that range.
 func (m *K128) CPU(i int) *K128CPU {
 	if uint(i) >= uint(len(m.handles)) {
-		panic(fmt.Sprintf("K128.CPU(%d): want 0 <= i < CPUs() = %d", i, len(m.handles)))
+		htab.CPUOutOfRange("K128", i, len(m.handles))
 	}
 	return &m.handles[i]
 }

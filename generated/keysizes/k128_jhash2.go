@@ -786,7 +786,7 @@ type K128Jhash2CPU struct {
 // CPU returns the handle of CPU i, 0 <= i < CPUs(); it panics outside that range.
 func (m *K128Jhash2) CPU(i int) *K128Jhash2CPU {
 	if uint(i) >= uint(len(m.handles)) {
-		panic(fmt.Sprintf("K128Jhash2.CPU(%d): want 0 <= i < CPUs() = %d", i, len(m.handles)))
+		htab.CPUOutOfRange("K128Jhash2", i, len(m.handles))
 	}
 	return &m.handles[i]
 }

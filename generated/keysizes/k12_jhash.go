@@ -816,7 +816,7 @@ type K12JhashCPU struct {
 // CPU returns the handle of CPU i, 0 <= i < CPUs(); it panics outside that range.
 func (m *K12Jhash) CPU(i int) *K12JhashCPU {
 	if uint(i) >= uint(len(m.handles)) {
-		panic(fmt.Sprintf("K12Jhash.CPU(%d): want 0 <= i < CPUs() = %d", i, len(m.handles)))
+		htab.CPUOutOfRange("K12Jhash", i, len(m.handles))
 	}
 	return &m.handles[i]
 }

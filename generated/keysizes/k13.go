@@ -819,7 +819,7 @@ type K13CPU struct {
 // CPU returns the handle of CPU i, 0 <= i < CPUs(); it panics outside that range.
 func (m *K13) CPU(i int) *K13CPU {
 	if uint(i) >= uint(len(m.handles)) {
-		panic(fmt.Sprintf("K13.CPU(%d): want 0 <= i < CPUs() = %d", i, len(m.handles)))
+		htab.CPUOutOfRange("K13", i, len(m.handles))
 	}
 	return &m.handles[i]
 }

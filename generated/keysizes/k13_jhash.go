@@ -812,7 +812,7 @@ type K13JhashCPU struct {
 // CPU returns the handle of CPU i, 0 <= i < CPUs(); it panics outside that range.
 func (m *K13Jhash) CPU(i int) *K13JhashCPU {
 	if uint(i) >= uint(len(m.handles)) {
-		panic(fmt.Sprintf("K13Jhash.CPU(%d): want 0 <= i < CPUs() = %d", i, len(m.handles)))
+		htab.CPUOutOfRange("K13Jhash", i, len(m.handles))
 	}
 	return &m.handles[i]
 }

@@ -820,7 +820,7 @@ type K14CPU struct {
 // CPU returns the handle of CPU i, 0 <= i < CPUs(); it panics outside that range.
 func (m *K14) CPU(i int) *K14CPU {
 	if uint(i) >= uint(len(m.handles)) {
-		panic(fmt.Sprintf("K14.CPU(%d): want 0 <= i < CPUs() = %d", i, len(m.handles)))
+		htab.CPUOutOfRange("K14", i, len(m.handles))
 	}
 	return &m.handles[i]
 }

@@ -821,7 +821,7 @@ type K15CPU struct {
 // CPU returns the handle of CPU i, 0 <= i < CPUs(); it panics outside that range.
 func (m *K15) CPU(i int) *K15CPU {
 	if uint(i) >= uint(len(m.handles)) {
-		panic(fmt.Sprintf("K15.CPU(%d): want 0 <= i < CPUs() = %d", i, len(m.handles)))
+		htab.CPUOutOfRange("K15", i, len(m.handles))
 	}
 	return &m.handles[i]
 }

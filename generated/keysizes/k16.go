@@ -817,7 +817,7 @@ type K16CPU struct {
 // CPU returns the handle of CPU i, 0 <= i < CPUs(); it panics outside that range.
 func (m *K16) CPU(i int) *K16CPU {
 	if uint(i) >= uint(len(m.handles)) {
-		panic(fmt.Sprintf("K16.CPU(%d): want 0 <= i < CPUs() = %d", i, len(m.handles)))
+		htab.CPUOutOfRange("K16", i, len(m.handles))
 	}
 	return &m.handles[i]
 }

@@ -790,7 +790,7 @@ type K17CPU struct {
 // CPU returns the handle of CPU i, 0 <= i < CPUs(); it panics outside that range.
 func (m *K17) CPU(i int) *K17CPU {
 	if uint(i) >= uint(len(m.handles)) {
-		panic(fmt.Sprintf("K17.CPU(%d): want 0 <= i < CPUs() = %d", i, len(m.handles)))
+		htab.CPUOutOfRange("K17", i, len(m.handles))
 	}
 	return &m.handles[i]
 }

@@ -791,7 +791,7 @@ type K18CPU struct {
 // CPU returns the handle of CPU i, 0 <= i < CPUs(); it panics outside that range.
 func (m *K18) CPU(i int) *K18CPU {
 	if uint(i) >= uint(len(m.handles)) {
-		panic(fmt.Sprintf("K18.CPU(%d): want 0 <= i < CPUs() = %d", i, len(m.handles)))
+		htab.CPUOutOfRange("K18", i, len(m.handles))
 	}
 	return &m.handles[i]
 }

@@ -792,7 +792,7 @@ type K19CPU struct {
 // CPU returns the handle of CPU i, 0 <= i < CPUs(); it panics outside that range.
 func (m *K19) CPU(i int) *K19CPU {
 	if uint(i) >= uint(len(m.handles)) {
-		panic(fmt.Sprintf("K19.CPU(%d): want 0 <= i < CPUs() = %d", i, len(m.handles)))
+		htab.CPUOutOfRange("K19", i, len(m.handles))
 	}
 	return &m.handles[i]
 }

@@ -767,7 +767,7 @@ type K2CPU struct {
 // CPU returns the handle of CPU i, 0 <= i < CPUs(); it panics outside that range.
 func (m *K2) CPU(i int) *K2CPU {
 	if uint(i) >= uint(len(m.handles)) {
-		panic(fmt.Sprintf("K2.CPU(%d): want 0 <= i < CPUs() = %d", i, len(m.handles)))
+		htab.CPUOutOfRange("K2", i, len(m.handles))
 	}
 	return &m.handles[i]
 }

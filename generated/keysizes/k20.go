@@ -789,7 +789,7 @@ type K20CPU struct {
 // CPU returns the handle of CPU i, 0 <= i < CPUs(); it panics outside that range.
 func (m *K20) CPU(i int) *K20CPU {
 	if uint(i) >= uint(len(m.handles)) {
-		panic(fmt.Sprintf("K20.CPU(%d): want 0 <= i < CPUs() = %d", i, len(m.handles)))
+		htab.CPUOutOfRange("K20", i, len(m.handles))
 	}
 	return &m.handles[i]
 }

@@ -786,7 +786,7 @@ type K21CPU struct {
 // CPU returns the handle of CPU i, 0 <= i < CPUs(); it panics outside that range.
 func (m *K21) CPU(i int) *K21CPU {
 	if uint(i) >= uint(len(m.handles)) {
-		panic(fmt.Sprintf("K21.CPU(%d): want 0 <= i < CPUs() = %d", i, len(m.handles)))
+		htab.CPUOutOfRange("K21", i, len(m.handles))
 	}
 	return &m.handles[i]
 }

@@ -787,7 +787,7 @@ type K22CPU struct {
 // CPU returns the handle of CPU i, 0 <= i < CPUs(); it panics outside that range.
 func (m *K22) CPU(i int) *K22CPU {
 	if uint(i) >= uint(len(m.handles)) {
-		panic(fmt.Sprintf("K22.CPU(%d): want 0 <= i < CPUs() = %d", i, len(m.handles)))
+		htab.CPUOutOfRange("K22", i, len(m.handles))
 	}
 	return &m.handles[i]
 }

@@ -788,7 +788,7 @@ type K23CPU struct {
 // CPU returns the handle of CPU i, 0 <= i < CPUs(); it panics outside that range.
 func (m *K23) CPU(i int) *K23CPU {
 	if uint(i) >= uint(len(m.handles)) {
-		panic(fmt.Sprintf("K23.CPU(%d): want 0 <= i < CPUs() = %d", i, len(m.handles)))
+		htab.CPUOutOfRange("K23", i, len(m.handles))
 	}
 	return &m.handles[i]
 }

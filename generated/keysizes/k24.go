@@ -784,7 +784,7 @@ type K24CPU struct {
 // CPU returns the handle of CPU i, 0 <= i < CPUs(); it panics outside that range.
 func (m *K24) CPU(i int) *K24CPU {
 	if uint(i) >= uint(len(m.handles)) {
-		panic(fmt.Sprintf("K24.CPU(%d): want 0 <= i < CPUs() = %d", i, len(m.handles)))
+		htab.CPUOutOfRange("K24", i, len(m.handles))
 	}
 	return &m.handles[i]
 }

@@ -817,7 +817,7 @@ type K25CPU struct {
 // CPU returns the handle of CPU i, 0 <= i < CPUs(); it panics outside that range.
 func (m *K25) CPU(i int) *K25CPU {
 	if uint(i) >= uint(len(m.handles)) {
-		panic(fmt.Sprintf("K25.CPU(%d): want 0 <= i < CPUs() = %d", i, len(m.handles)))
+		htab.CPUOutOfRange("K25", i, len(m.handles))
 	}
 	return &m.handles[i]
 }

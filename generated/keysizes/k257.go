@@ -795,7 +795,7 @@ type K257CPU struct {
 // CPU returns the handle of CPU i, 0 <= i < CPUs(); it panics outside that range.
 func (m *K257) CPU(i int) *K257CPU {
 	if uint(i) >= uint(len(m.handles)) {
-		panic(fmt.Sprintf("K257.CPU(%d): want 0 <= i < CPUs() = %d", i, len(m.handles)))
+		htab.CPUOutOfRange("K257", i, len(m.handles))
 	}
 	return &m.handles[i]
 }

@@ -818,7 +818,7 @@ type K26CPU struct {
 // CPU returns the handle of CPU i, 0 <= i < CPUs(); it panics outside that range.
 func (m *K26) CPU(i int) *K26CPU {
 	if uint(i) >= uint(len(m.handles)) {
-		panic(fmt.Sprintf("K26.CPU(%d): want 0 <= i < CPUs() = %d", i, len(m.handles)))
+		htab.CPUOutOfRange("K26", i, len(m.handles))
 	}
 	return &m.handles[i]
 }

@@ -819,7 +819,7 @@ type K27CPU struct {
 // CPU returns the handle of CPU i, 0 <= i < CPUs(); it panics outside that range.
 func (m *K27) CPU(i int) *K27CPU {
 	if uint(i) >= uint(len(m.handles)) {
-		panic(fmt.Sprintf("K27.CPU(%d): want 0 <= i < CPUs() = %d", i, len(m.handles)))
+		htab.CPUOutOfRange("K27", i, len(m.handles))
 	}
 	return &m.handles[i]
 }

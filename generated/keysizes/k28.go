@@ -816,7 +816,7 @@ type K28CPU struct {
 // CPU returns the handle of CPU i, 0 <= i < CPUs(); it panics outside that range.
 func (m *K28) CPU(i int) *K28CPU {
 	if uint(i) >= uint(len(m.handles)) {
-		panic(fmt.Sprintf("K28.CPU(%d): want 0 <= i < CPUs() = %d", i, len(m.handles)))
+		htab.CPUOutOfRange("K28", i, len(m.handles))
 	}
 	return &m.handles[i]
 }

@@ -813,7 +813,7 @@ type K29CPU struct {
 // CPU returns the handle of CPU i, 0 <= i < CPUs(); it panics outside that range.
 func (m *K29) CPU(i int) *K29CPU {
 	if uint(i) >= uint(len(m.handles)) {
-		panic(fmt.Sprintf("K29.CPU(%d): want 0 <= i < CPUs() = %d", i, len(m.handles)))
+		htab.CPUOutOfRange("K29", i, len(m.handles))
 	}
 	return &m.handles[i]
 }

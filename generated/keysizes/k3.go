@@ -768,7 +768,7 @@ type K3CPU struct {
 // CPU returns the handle of CPU i, 0 <= i < CPUs(); it panics outside that range.
 func (m *K3) CPU(i int) *K3CPU {
 	if uint(i) >= uint(len(m.handles)) {
-		panic(fmt.Sprintf("K3.CPU(%d): want 0 <= i < CPUs() = %d", i, len(m.handles)))
+		htab.CPUOutOfRange("K3", i, len(m.handles))
 	}
 	return &m.handles[i]
 }

@@ -814,7 +814,7 @@ type K30CPU struct {
 // CPU returns the handle of CPU i, 0 <= i < CPUs(); it panics outside that range.
 func (m *K30) CPU(i int) *K30CPU {
 	if uint(i) >= uint(len(m.handles)) {
-		panic(fmt.Sprintf("K30.CPU(%d): want 0 <= i < CPUs() = %d", i, len(m.handles)))
+		htab.CPUOutOfRange("K30", i, len(m.handles))
 	}
 	return &m.handles[i]
 }

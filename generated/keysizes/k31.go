@@ -815,7 +815,7 @@ type K31CPU struct {
 // CPU returns the handle of CPU i, 0 <= i < CPUs(); it panics outside that range.
 func (m *K31) CPU(i int) *K31CPU {
 	if uint(i) >= uint(len(m.handles)) {
-		panic(fmt.Sprintf("K31.CPU(%d): want 0 <= i < CPUs() = %d", i, len(m.handles)))
+		htab.CPUOutOfRange("K31", i, len(m.handles))
 	}
 	return &m.handles[i]
 }

@@ -811,7 +811,7 @@ type K32CPU struct {
 // CPU returns the handle of CPU i, 0 <= i < CPUs(); it panics outside that range.
 func (m *K32) CPU(i int) *K32CPU {
 	if uint(i) >= uint(len(m.handles)) {
-		panic(fmt.Sprintf("K32.CPU(%d): want 0 <= i < CPUs() = %d", i, len(m.handles)))
+		htab.CPUOutOfRange("K32", i, len(m.handles))
 	}
 	return &m.handles[i]
 }

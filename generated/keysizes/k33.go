@@ -826,7 +826,7 @@ type K33CPU struct {
 // CPU returns the handle of CPU i, 0 <= i < CPUs(); it panics outside that range.
 func (m *K33) CPU(i int) *K33CPU {
 	if uint(i) >= uint(len(m.handles)) {
-		panic(fmt.Sprintf("K33.CPU(%d): want 0 <= i < CPUs() = %d", i, len(m.handles)))
+		htab.CPUOutOfRange("K33", i, len(m.handles))
 	}
 	return &m.handles[i]
 }

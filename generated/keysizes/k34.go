@@ -827,7 +827,7 @@ type K34CPU struct {
 // CPU returns the handle of CPU i, 0 <= i < CPUs(); it panics outside that range.
 func (m *K34) CPU(i int) *K34CPU {
 	if uint(i) >= uint(len(m.handles)) {
-		panic(fmt.Sprintf("K34.CPU(%d): want 0 <= i < CPUs() = %d", i, len(m.handles)))
+		htab.CPUOutOfRange("K34", i, len(m.handles))
 	}
 	return &m.handles[i]
 }

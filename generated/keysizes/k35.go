@@ -828,7 +828,7 @@ type K35CPU struct {
 // CPU returns the handle of CPU i, 0 <= i < CPUs(); it panics outside that range.
 func (m *K35) CPU(i int) *K35CPU {
 	if uint(i) >= uint(len(m.handles)) {
-		panic(fmt.Sprintf("K35.CPU(%d): want 0 <= i < CPUs() = %d", i, len(m.handles)))
+		htab.CPUOutOfRange("K35", i, len(m.handles))
 	}
 	return &m.handles[i]
 }

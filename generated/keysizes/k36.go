@@ -825,7 +825,7 @@ type K36CPU struct {
 // CPU returns the handle of CPU i, 0 <= i < CPUs(); it panics outside that range.
 func (m *K36) CPU(i int) *K36CPU {
 	if uint(i) >= uint(len(m.handles)) {
-		panic(fmt.Sprintf("K36.CPU(%d): want 0 <= i < CPUs() = %d", i, len(m.handles)))
+		htab.CPUOutOfRange("K36", i, len(m.handles))
 	}
 	return &m.handles[i]
 }

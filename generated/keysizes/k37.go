@@ -840,7 +840,7 @@ type K37CPU struct {
 // CPU returns the handle of CPU i, 0 <= i < CPUs(); it panics outside that range.
 func (m *K37) CPU(i int) *K37CPU {
 	if uint(i) >= uint(len(m.handles)) {
-		panic(fmt.Sprintf("K37.CPU(%d): want 0 <= i < CPUs() = %d", i, len(m.handles)))
+		htab.CPUOutOfRange("K37", i, len(m.handles))
 	}
 	return &m.handles[i]
 }

@@ -841,7 +841,7 @@ type K38CPU struct {
 // CPU returns the handle of CPU i, 0 <= i < CPUs(); it panics outside that range.
 func (m *K38) CPU(i int) *K38CPU {
 	if uint(i) >= uint(len(m.handles)) {
-		panic(fmt.Sprintf("K38.CPU(%d): want 0 <= i < CPUs() = %d", i, len(m.handles)))
+		htab.CPUOutOfRange("K38", i, len(m.handles))
 	}
 	return &m.handles[i]
 }

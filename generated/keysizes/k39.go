@@ -842,7 +842,7 @@ type K39CPU struct {
 // CPU returns the handle of CPU i, 0 <= i < CPUs(); it panics outside that range.
 func (m *K39) CPU(i int) *K39CPU {
 	if uint(i) >= uint(len(m.handles)) {
-		panic(fmt.Sprintf("K39.CPU(%d): want 0 <= i < CPUs() = %d", i, len(m.handles)))
+		htab.CPUOutOfRange("K39", i, len(m.handles))
 	}
 	return &m.handles[i]
 }

@@ -765,7 +765,7 @@ type K4CPU struct {
 // CPU returns the handle of CPU i, 0 <= i < CPUs(); it panics outside that range.
 func (m *K4) CPU(i int) *K4CPU {
 	if uint(i) >= uint(len(m.handles)) {
-		panic(fmt.Sprintf("K4.CPU(%d): want 0 <= i < CPUs() = %d", i, len(m.handles)))
+		htab.CPUOutOfRange("K4", i, len(m.handles))
 	}
 	return &m.handles[i]
 }

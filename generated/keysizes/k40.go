@@ -838,7 +838,7 @@ type K40CPU struct {
 // CPU returns the handle of CPU i, 0 <= i < CPUs(); it panics outside that range.
 func (m *K40) CPU(i int) *K40CPU {
 	if uint(i) >= uint(len(m.handles)) {
-		panic(fmt.Sprintf("K40.CPU(%d): want 0 <= i < CPUs() = %d", i, len(m.handles)))
+		htab.CPUOutOfRange("K40", i, len(m.handles))
 	}
 	return &m.handles[i]
 }

@@ -853,7 +853,7 @@ type K41CPU struct {
 // CPU returns the handle of CPU i, 0 <= i < CPUs(); it panics outside that range.
 func (m *K41) CPU(i int) *K41CPU {
 	if uint(i) >= uint(len(m.handles)) {
-		panic(fmt.Sprintf("K41.CPU(%d): want 0 <= i < CPUs() = %d", i, len(m.handles)))
+		htab.CPUOutOfRange("K41", i, len(m.handles))
 	}
 	return &m.handles[i]
 }

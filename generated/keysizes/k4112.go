@@ -783,7 +783,7 @@ type K4112CPU struct {
 // CPU returns the handle of CPU i, 0 <= i < CPUs(); it panics outside that range.
 func (m *K4112) CPU(i int) *K4112CPU {
 	if uint(i) >= uint(len(m.handles)) {
-		panic(fmt.Sprintf("K4112.CPU(%d): want 0 <= i < CPUs() = %d", i, len(m.handles)))
+		htab.CPUOutOfRange("K4112", i, len(m.handles))
 	}
 	return &m.handles[i]
 }

@@ -854,7 +854,7 @@ type K42CPU struct {
 // CPU returns the handle of CPU i, 0 <= i < CPUs(); it panics outside that range.
 func (m *K42) CPU(i int) *K42CPU {
 	if uint(i) >= uint(len(m.handles)) {
-		panic(fmt.Sprintf("K42.CPU(%d): want 0 <= i < CPUs() = %d", i, len(m.handles)))
+		htab.CPUOutOfRange("K42", i, len(m.handles))
 	}
 	return &m.handles[i]
 }

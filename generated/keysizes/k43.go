@@ -855,7 +855,7 @@ type K43CPU struct {
 // CPU returns the handle of CPU i, 0 <= i < CPUs(); it panics outside that range.
 func (m *K43) CPU(i int) *K43CPU {
 	if uint(i) >= uint(len(m.handles)) {
-		panic(fmt.Sprintf("K43.CPU(%d): want 0 <= i < CPUs() = %d", i, len(m.handles)))
+		htab.CPUOutOfRange("K43", i, len(m.handles))
 	}
 	return &m.handles[i]
 }

@@ -852,7 +852,7 @@ type K44CPU struct {
 // CPU returns the handle of CPU i, 0 <= i < CPUs(); it panics outside that range.
 func (m *K44) CPU(i int) *K44CPU {
 	if uint(i) >= uint(len(m.handles)) {
-		panic(fmt.Sprintf("K44.CPU(%d): want 0 <= i < CPUs() = %d", i, len(m.handles)))
+		htab.CPUOutOfRange("K44", i, len(m.handles))
 	}
 	return &m.handles[i]
 }

@@ -849,7 +849,7 @@ type K45CPU struct {
 // CPU returns the handle of CPU i, 0 <= i < CPUs(); it panics outside that range.
 func (m *K45) CPU(i int) *K45CPU {
 	if uint(i) >= uint(len(m.handles)) {
-		panic(fmt.Sprintf("K45.CPU(%d): want 0 <= i < CPUs() = %d", i, len(m.handles)))
+		htab.CPUOutOfRange("K45", i, len(m.handles))
 	}
 	return &m.handles[i]
 }

@@ -850,7 +850,7 @@ type K46CPU struct {
 // CPU returns the handle of CPU i, 0 <= i < CPUs(); it panics outside that range.
 func (m *K46) CPU(i int) *K46CPU {
 	if uint(i) >= uint(len(m.handles)) {
-		panic(fmt.Sprintf("K46.CPU(%d): want 0 <= i < CPUs() = %d", i, len(m.handles)))
+		htab.CPUOutOfRange("K46", i, len(m.handles))
 	}
 	return &m.handles[i]
 }

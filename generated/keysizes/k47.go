@@ -851,7 +851,7 @@ type K47CPU struct {
 // CPU returns the handle of CPU i, 0 <= i < CPUs(); it panics outside that range.
 func (m *K47) CPU(i int) *K47CPU {
 	if uint(i) >= uint(len(m.handles)) {
-		panic(fmt.Sprintf("K47.CPU(%d): want 0 <= i < CPUs() = %d", i, len(m.handles)))
+		htab.CPUOutOfRange("K47", i, len(m.handles))
 	}
 	return &m.handles[i]
 }

@@ -847,7 +847,7 @@ type K48CPU struct {
 // CPU returns the handle of CPU i, 0 <= i < CPUs(); it panics outside that range.
 func (m *K48) CPU(i int) *K48CPU {
 	if uint(i) >= uint(len(m.handles)) {
-		panic(fmt.Sprintf("K48.CPU(%d): want 0 <= i < CPUs() = %d", i, len(m.handles)))
+		htab.CPUOutOfRange("K48", i, len(m.handles))
 	}
 	return &m.handles[i]
 }

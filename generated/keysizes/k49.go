@@ -880,7 +880,7 @@ type K49CPU struct {
 // CPU returns the handle of CPU i, 0 <= i < CPUs(); it panics outside that range.
 func (m *K49) CPU(i int) *K49CPU {
 	if uint(i) >= uint(len(m.handles)) {
-		panic(fmt.Sprintf("K49.CPU(%d): want 0 <= i < CPUs() = %d", i, len(m.handles)))
+		htab.CPUOutOfRange("K49", i, len(m.handles))
 	}
 	return &m.handles[i]
 }

@@ -781,7 +781,7 @@ type K5CPU struct {
 // CPU returns the handle of CPU i, 0 <= i < CPUs(); it panics outside that range.
 func (m *K5) CPU(i int) *K5CPU {
 	if uint(i) >= uint(len(m.handles)) {
-		panic(fmt.Sprintf("K5.CPU(%d): want 0 <= i < CPUs() = %d", i, len(m.handles)))
+		htab.CPUOutOfRange("K5", i, len(m.handles))
 	}
 	return &m.handles[i]
 }

@@ -881,7 +881,7 @@ type K50CPU struct {
 // CPU returns the handle of CPU i, 0 <= i < CPUs(); it panics outside that range.
 func (m *K50) CPU(i int) *K50CPU {
 	if uint(i) >= uint(len(m.handles)) {
-		panic(fmt.Sprintf("K50.CPU(%d): want 0 <= i < CPUs() = %d", i, len(m.handles)))
+		htab.CPUOutOfRange("K50", i, len(m.handles))
 	}
 	return &m.handles[i]
 }

@@ -882,7 +882,7 @@ type K51CPU struct {
 // CPU returns the handle of CPU i, 0 <= i < CPUs(); it panics outside that range.
 func (m *K51) CPU(i int) *K51CPU {
 	if uint(i) >= uint(len(m.handles)) {
-		panic(fmt.Sprintf("K51.CPU(%d): want 0 <= i < CPUs() = %d", i, len(m.handles)))
+		htab.CPUOutOfRange("K51", i, len(m.handles))
 	}
 	return &m.handles[i]
 }

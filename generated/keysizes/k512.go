@@ -783,7 +783,7 @@ type K512CPU struct {
 // CPU returns the handle of CPU i, 0 <= i < CPUs(); it panics outside that range.
 func (m *K512) CPU(i int) *K512CPU {
 	if uint(i) >= uint(len(m.handles)) {
-		panic(fmt.Sprintf("K512.CPU(%d): want 0 <= i < CPUs() = %d", i, len(m.handles)))
+		htab.CPUOutOfRange("K512", i, len(m.handles))
 	}
 	return &m.handles[i]
 }

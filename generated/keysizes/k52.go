@@ -879,7 +879,7 @@ type K52CPU struct {
 // CPU returns the handle of CPU i, 0 <= i < CPUs(); it panics outside that range.
 func (m *K52) CPU(i int) *K52CPU {
 	if uint(i) >= uint(len(m.handles)) {
-		panic(fmt.Sprintf("K52.CPU(%d): want 0 <= i < CPUs() = %d", i, len(m.handles)))
+		htab.CPUOutOfRange("K52", i, len(m.handles))
 	}
 	return &m.handles[i]
 }

@@ -876,7 +876,7 @@ type K53CPU struct {
 // CPU returns the handle of CPU i, 0 <= i < CPUs(); it panics outside that range.
 func (m *K53) CPU(i int) *K53CPU {
 	if uint(i) >= uint(len(m.handles)) {
-		panic(fmt.Sprintf("K53.CPU(%d): want 0 <= i < CPUs() = %d", i, len(m.handles)))
+		htab.CPUOutOfRange("K53", i, len(m.handles))
 	}
 	return &m.handles[i]
 }

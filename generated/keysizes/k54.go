@@ -877,7 +877,7 @@ type K54CPU struct {
 // CPU returns the handle of CPU i, 0 <= i < CPUs(); it panics outside that range.
 func (m *K54) CPU(i int) *K54CPU {
 	if uint(i) >= uint(len(m.handles)) {
-		panic(fmt.Sprintf("K54.CPU(%d): want 0 <= i < CPUs() = %d", i, len(m.handles)))
+		htab.CPUOutOfRange("K54", i, len(m.handles))
 	}
 	return &m.handles[i]
 }

@@ -878,7 +878,7 @@ type K55CPU struct {
 // CPU returns the handle of CPU i, 0 <= i < CPUs(); it panics outside that range.
 func (m *K55) CPU(i int) *K55CPU {
 	if uint(i) >= uint(len(m.handles)) {
-		panic(fmt.Sprintf("K55.CPU(%d): want 0 <= i < CPUs() = %d", i, len(m.handles)))
+		htab.CPUOutOfRange("K55", i, len(m.handles))
 	}
 	return &m.handles[i]
 }

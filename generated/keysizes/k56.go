@@ -874,7 +874,7 @@ type K56CPU struct {
 // CPU returns the handle of CPU i, 0 <= i < CPUs(); it panics outside that range.
 func (m *K56) CPU(i int) *K56CPU {
 	if uint(i) >= uint(len(m.handles)) {
-		panic(fmt.Sprintf("K56.CPU(%d): want 0 <= i < CPUs() = %d", i, len(m.handles)))
+		htab.CPUOutOfRange("K56", i, len(m.handles))
 	}
 	return &m.handles[i]
 }

@@ -889,7 +889,7 @@ type K57CPU struct {
 // CPU returns the handle of CPU i, 0 <= i < CPUs(); it panics outside that range.
 func (m *K57) CPU(i int) *K57CPU {
 	if uint(i) >= uint(len(m.handles)) {
-		panic(fmt.Sprintf("K57.CPU(%d): want 0 <= i < CPUs() = %d", i, len(m.handles)))
+		htab.CPUOutOfRange("K57", i, len(m.handles))
 	}
 	return &m.handles[i]
 }

@@ -890,7 +890,7 @@ type K58CPU struct {
 // CPU returns the handle of CPU i, 0 <= i < CPUs(); it panics outside that range.
 func (m *K58) CPU(i int) *K58CPU {
 	if uint(i) >= uint(len(m.handles)) {
-		panic(fmt.Sprintf("K58.CPU(%d): want 0 <= i < CPUs() = %d", i, len(m.handles)))
+		htab.CPUOutOfRange("K58", i, len(m.handles))
 	}
 	return &m.handles[i]
 }

@@ -891,7 +891,7 @@ type K59CPU struct {
 // CPU returns the handle of CPU i, 0 <= i < CPUs(); it panics outside that range.
 func (m *K59) CPU(i int) *K59CPU {
 	if uint(i) >= uint(len(m.handles)) {
-		panic(fmt.Sprintf("K59.CPU(%d): want 0 <= i < CPUs() = %d", i, len(m.handles)))
+		htab.CPUOutOfRange("K59", i, len(m.handles))
 	}
 	return &m.handles[i]
 }

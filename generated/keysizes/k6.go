@@ -782,7 +782,7 @@ type K6CPU struct {
 // CPU returns the handle of CPU i, 0 <= i < CPUs(); it panics outside that range.
 func (m *K6) CPU(i int) *K6CPU {
 	if uint(i) >= uint(len(m.handles)) {
-		panic(fmt.Sprintf("K6.CPU(%d): want 0 <= i < CPUs() = %d", i, len(m.handles)))
+		htab.CPUOutOfRange("K6", i, len(m.handles))
 	}
 	return &m.handles[i]
 }

@@ -888,7 +888,7 @@ type K60CPU struct {
 // CPU returns the handle of CPU i, 0 <= i < CPUs(); it panics outside that range.
 func (m *K60) CPU(i int) *K60CPU {
 	if uint(i) >= uint(len(m.handles)) {
-		panic(fmt.Sprintf("K60.CPU(%d): want 0 <= i < CPUs() = %d", i, len(m.handles)))
+		htab.CPUOutOfRange("K60", i, len(m.handles))
 	}
 	return &m.handles[i]
 }

@@ -903,7 +903,7 @@ type K61CPU struct {
 // CPU returns the handle of CPU i, 0 <= i < CPUs(); it panics outside that range.
 func (m *K61) CPU(i int) *K61CPU {
 	if uint(i) >= uint(len(m.handles)) {
-		panic(fmt.Sprintf("K61.CPU(%d): want 0 <= i < CPUs() = %d", i, len(m.handles)))
+		htab.CPUOutOfRange("K61", i, len(m.handles))
 	}
 	return &m.handles[i]
 }

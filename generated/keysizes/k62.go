@@ -904,7 +904,7 @@ type K62CPU struct {
 // CPU returns the handle of CPU i, 0 <= i < CPUs(); it panics outside that range.
 func (m *K62) CPU(i int) *K62CPU {
 	if uint(i) >= uint(len(m.handles)) {
-		panic(fmt.Sprintf("K62.CPU(%d): want 0 <= i < CPUs() = %d", i, len(m.handles)))
+		htab.CPUOutOfRange("K62", i, len(m.handles))
 	}
 	return &m.handles[i]
 }

@@ -905,7 +905,7 @@ type K63CPU struct {
 // CPU returns the handle of CPU i, 0 <= i < CPUs(); it panics outside that range.
 func (m *K63) CPU(i int) *K63CPU {
 	if uint(i) >= uint(len(m.handles)) {
-		panic(fmt.Sprintf("K63.CPU(%d): want 0 <= i < CPUs() = %d", i, len(m.handles)))
+		htab.CPUOutOfRange("K63", i, len(m.handles))
 	}
 	return &m.handles[i]
 }

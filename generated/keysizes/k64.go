@@ -901,7 +901,7 @@ type K64CPU struct {
 // CPU returns the handle of CPU i, 0 <= i < CPUs(); it panics outside that range.
 func (m *K64) CPU(i int) *K64CPU {
 	if uint(i) >= uint(len(m.handles)) {
-		panic(fmt.Sprintf("K64.CPU(%d): want 0 <= i < CPUs() = %d", i, len(m.handles)))
+		htab.CPUOutOfRange("K64", i, len(m.handles))
 	}
 	return &m.handles[i]
 }

@@ -795,7 +795,7 @@ type K65CPU struct {
 // CPU returns the handle of CPU i, 0 <= i < CPUs(); it panics outside that range.
 func (m *K65) CPU(i int) *K65CPU {
 	if uint(i) >= uint(len(m.handles)) {
-		panic(fmt.Sprintf("K65.CPU(%d): want 0 <= i < CPUs() = %d", i, len(m.handles)))
+		htab.CPUOutOfRange("K65", i, len(m.handles))
 	}
 	return &m.handles[i]
 }

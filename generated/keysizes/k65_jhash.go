@@ -825,7 +825,7 @@ type K65JhashCPU struct {
 // CPU returns the handle of CPU i, 0 <= i < CPUs(); it panics outside that range.
 func (m *K65Jhash) CPU(i int) *K65JhashCPU {
 	if uint(i) >= uint(len(m.handles)) {
-		panic(fmt.Sprintf("K65Jhash.CPU(%d): want 0 <= i < CPUs() = %d", i, len(m.handles)))
+		htab.CPUOutOfRange("K65Jhash", i, len(m.handles))
 	}
 	return &m.handles[i]
 }

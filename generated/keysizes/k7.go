@@ -783,7 +783,7 @@ type K7CPU struct {
 // CPU returns the handle of CPU i, 0 <= i < CPUs(); it panics outside that range.
 func (m *K7) CPU(i int) *K7CPU {
 	if uint(i) >= uint(len(m.handles)) {
-		panic(fmt.Sprintf("K7.CPU(%d): want 0 <= i < CPUs() = %d", i, len(m.handles)))
+		htab.CPUOutOfRange("K7", i, len(m.handles))
 	}
 	return &m.handles[i]
 }

@@ -794,7 +794,7 @@ type K73CPU struct {
 // CPU returns the handle of CPU i, 0 <= i < CPUs(); it panics outside that range.
 func (m *K73) CPU(i int) *K73CPU {
 	if uint(i) >= uint(len(m.handles)) {
-		panic(fmt.Sprintf("K73.CPU(%d): want 0 <= i < CPUs() = %d", i, len(m.handles)))
+		htab.CPUOutOfRange("K73", i, len(m.handles))
 	}
 	return &m.handles[i]
 }

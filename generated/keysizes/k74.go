@@ -795,7 +795,7 @@ type K74CPU struct {
 // CPU returns the handle of CPU i, 0 <= i < CPUs(); it panics outside that range.
 func (m *K74) CPU(i int) *K74CPU {
 	if uint(i) >= uint(len(m.handles)) {
-		panic(fmt.Sprintf("K74.CPU(%d): want 0 <= i < CPUs() = %d", i, len(m.handles)))
+		htab.CPUOutOfRange("K74", i, len(m.handles))
 	}
 	return &m.handles[i]
 }

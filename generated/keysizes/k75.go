@@ -796,7 +796,7 @@ type K75CPU struct {
 // CPU returns the handle of CPU i, 0 <= i < CPUs(); it panics outside that range.
 func (m *K75) CPU(i int) *K75CPU {
 	if uint(i) >= uint(len(m.handles)) {
-		panic(fmt.Sprintf("K75.CPU(%d): want 0 <= i < CPUs() = %d", i, len(m.handles)))
+		htab.CPUOutOfRange("K75", i, len(m.handles))
 	}
 	return &m.handles[i]
 }

@@ -791,7 +791,7 @@ type K76CPU struct {
 // CPU returns the handle of CPU i, 0 <= i < CPUs(); it panics outside that range.
 func (m *K76) CPU(i int) *K76CPU {
 	if uint(i) >= uint(len(m.handles)) {
-		panic(fmt.Sprintf("K76.CPU(%d): want 0 <= i < CPUs() = %d", i, len(m.handles)))
+		htab.CPUOutOfRange("K76", i, len(m.handles))
 	}
 	return &m.handles[i]
 }

@@ -786,7 +786,7 @@ type K77CPU struct {
 // CPU returns the handle of CPU i, 0 <= i < CPUs(); it panics outside that range.
 func (m *K77) CPU(i int) *K77CPU {
 	if uint(i) >= uint(len(m.handles)) {
-		panic(fmt.Sprintf("K77.CPU(%d): want 0 <= i < CPUs() = %d", i, len(m.handles)))
+		htab.CPUOutOfRange("K77", i, len(m.handles))
 	}
 	return &m.handles[i]
 }

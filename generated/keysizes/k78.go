@@ -787,7 +787,7 @@ type K78CPU struct {
 // CPU returns the handle of CPU i, 0 <= i < CPUs(); it panics outside that range.
 func (m *K78) CPU(i int) *K78CPU {
 	if uint(i) >= uint(len(m.handles)) {
-		panic(fmt.Sprintf("K78.CPU(%d): want 0 <= i < CPUs() = %d", i, len(m.handles)))
+		htab.CPUOutOfRange("K78", i, len(m.handles))
 	}
 	return &m.handles[i]
 }

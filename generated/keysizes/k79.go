@@ -788,7 +788,7 @@ type K79CPU struct {
 // CPU returns the handle of CPU i, 0 <= i < CPUs(); it panics outside that range.
 func (m *K79) CPU(i int) *K79CPU {
 	if uint(i) >= uint(len(m.handles)) {
-		panic(fmt.Sprintf("K79.CPU(%d): want 0 <= i < CPUs() = %d", i, len(m.handles)))
+		htab.CPUOutOfRange("K79", i, len(m.handles))
 	}
 	return &m.handles[i]
 }

@@ -784,7 +784,7 @@ type K8CPU struct {
 // CPU returns the handle of CPU i, 0 <= i < CPUs(); it panics outside that range.
 func (m *K8) CPU(i int) *K8CPU {
 	if uint(i) >= uint(len(m.handles)) {
-		panic(fmt.Sprintf("K8.CPU(%d): want 0 <= i < CPUs() = %d", i, len(m.handles)))
+		htab.CPUOutOfRange("K8", i, len(m.handles))
 	}
 	return &m.handles[i]
 }

@@ -783,7 +783,7 @@ type K80CPU struct {
 // CPU returns the handle of CPU i, 0 <= i < CPUs(); it panics outside that range.
 func (m *K80) CPU(i int) *K80CPU {
 	if uint(i) >= uint(len(m.handles)) {
-		panic(fmt.Sprintf("K80.CPU(%d): want 0 <= i < CPUs() = %d", i, len(m.handles)))
+		htab.CPUOutOfRange("K80", i, len(m.handles))
 	}
 	return &m.handles[i]
 }

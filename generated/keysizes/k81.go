@@ -796,7 +796,7 @@ type K81CPU struct {
 // CPU returns the handle of CPU i, 0 <= i < CPUs(); it panics outside that range.
 func (m *K81) CPU(i int) *K81CPU {
 	if uint(i) >= uint(len(m.handles)) {
-		panic(fmt.Sprintf("K81.CPU(%d): want 0 <= i < CPUs() = %d", i, len(m.handles)))
+		htab.CPUOutOfRange("K81", i, len(m.handles))
 	}
 	return &m.handles[i]
 }

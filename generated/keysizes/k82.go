@@ -797,7 +797,7 @@ type K82CPU struct {
 // CPU returns the handle of CPU i, 0 <= i < CPUs(); it panics outside that range.
 func (m *K82) CPU(i int) *K82CPU {
 	if uint(i) >= uint(len(m.handles)) {
-		panic(fmt.Sprintf("K82.CPU(%d): want 0 <= i < CPUs() = %d", i, len(m.handles)))
+		htab.CPUOutOfRange("K82", i, len(m.handles))
 	}
 	return &m.handles[i]
 }

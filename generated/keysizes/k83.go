@@ -798,7 +798,7 @@ type K83CPU struct {
 // CPU returns the handle of CPU i, 0 <= i < CPUs(); it panics outside that range.
 func (m *K83) CPU(i int) *K83CPU {
 	if uint(i) >= uint(len(m.handles)) {
-		panic(fmt.Sprintf("K83.CPU(%d): want 0 <= i < CPUs() = %d", i, len(m.handles)))
+		htab.CPUOutOfRange("K83", i, len(m.handles))
 	}
 	return &m.handles[i]
 }

@@ -793,7 +793,7 @@ type K84CPU struct {
 // CPU returns the handle of CPU i, 0 <= i < CPUs(); it panics outside that range.
 func (m *K84) CPU(i int) *K84CPU {
 	if uint(i) >= uint(len(m.handles)) {
-		panic(fmt.Sprintf("K84.CPU(%d): want 0 <= i < CPUs() = %d", i, len(m.handles)))
+		htab.CPUOutOfRange("K84", i, len(m.handles))
 	}
 	return &m.handles[i]
 }

@@ -786,7 +786,7 @@ type K9CPU struct {
 // CPU returns the handle of CPU i, 0 <= i < CPUs(); it panics outside that range.
 func (m *K9) CPU(i int) *K9CPU {
 	if uint(i) >= uint(len(m.handles)) {
-		panic(fmt.Sprintf("K9.CPU(%d): want 0 <= i < CPUs() = %d", i, len(m.handles)))
+		htab.CPUOutOfRange("K9", i, len(m.handles))
 	}
 	return &m.handles[i]
 }

@@ -782,7 +782,7 @@ type Large4112CPU struct {
 // CPU returns the handle of CPU i, 0 <= i < CPUs(); it panics outside that range.
 func (m *Large4112) CPU(i int) *Large4112CPU {
 	if uint(i) >= uint(len(m.handles)) {
-		panic(fmt.Sprintf("Large4112.CPU(%d): want 0 <= i < CPUs() = %d", i, len(m.handles)))
+		htab.CPUOutOfRange("Large4112", i, len(m.handles))
 	}
 	return &m.handles[i]
 }

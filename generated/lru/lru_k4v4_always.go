@@ -700,7 +700,7 @@ type LruK4V4AlwaysCPU struct {
 // CPU returns the handle of CPU i, 0 <= i < CPUs(); it panics outside that range.
 func (m *LruK4V4Always) CPU(i int) *LruK4V4AlwaysCPU {
 	if uint(i) >= uint(len(m.handles)) {
-		panic(fmt.Sprintf("LruK4V4Always.CPU(%d): want 0 <= i < CPUs() = %d", i, len(m.handles)))
+		htab.CPUOutOfRange("LruK4V4Always", i, len(m.handles))
 	}
 	return &m.handles[i]
 }

@@ -721,7 +721,7 @@ type LruK4V4SparseCPU struct {
 // CPU returns the handle of CPU i, 0 <= i < CPUs(); it panics outside that range.
 func (m *LruK4V4Sparse) CPU(i int) *LruK4V4SparseCPU {
 	if uint(i) >= uint(len(m.handles)) {
-		panic(fmt.Sprintf("LruK4V4Sparse.CPU(%d): want 0 <= i < CPUs() = %d", i, len(m.handles)))
+		htab.CPUOutOfRange("LruK4V4Sparse", i, len(m.handles))
 	}
 	return &m.handles[i]
 }

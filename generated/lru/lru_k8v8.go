@@ -711,7 +711,7 @@ type LruK8V8CPU struct {
 // CPU returns the handle of CPU i, 0 <= i < CPUs(); it panics outside that range.
 func (m *LruK8V8) CPU(i int) *LruK8V8CPU {
 	if uint(i) >= uint(len(m.handles)) {
-		panic(fmt.Sprintf("LruK8V8.CPU(%d): want 0 <= i < CPUs() = %d", i, len(m.handles)))
+		htab.CPUOutOfRange("LruK8V8", i, len(m.handles))
 	}
 	return &m.handles[i]
 }

@@ -763,7 +763,7 @@ type LruPcpuK4V4CPU struct {
 // CPU returns the handle of CPU i, 0 <= i < CPUs(); it panics outside that range.
 func (m *LruPcpuK4V4) CPU(i int) *LruPcpuK4V4CPU {
 	if uint(i) >= uint(len(m.handles)) {
-		panic(fmt.Sprintf("LruPcpuK4V4.CPU(%d): want 0 <= i < CPUs() = %d", i, len(m.handles)))
+		htab.CPUOutOfRange("LruPcpuK4V4", i, len(m.handles))
 	}
 	return &m.handles[i]
 }

@@ -769,7 +769,7 @@ type LruPcpuK8V8CPU struct {
 // CPU returns the handle of CPU i, 0 <= i < CPUs(); it panics outside that range.
 func (m *LruPcpuK8V8) CPU(i int) *LruPcpuK8V8CPU {
 	if uint(i) >= uint(len(m.handles)) {
-		panic(fmt.Sprintf("LruPcpuK8V8.CPU(%d): want 0 <= i < CPUs() = %d", i, len(m.handles)))
+		htab.CPUOutOfRange("LruPcpuK8V8", i, len(m.handles))
 	}
 	return &m.handles[i]
 }

@@ -872,7 +872,7 @@ type PcpuK4V4CPU struct {
 // CPU returns the handle of CPU i, 0 <= i < CPUs(); it panics outside that range.
 func (m *PcpuK4V4) CPU(i int) *PcpuK4V4CPU {
 	if uint(i) >= uint(len(m.handles)) {
-		panic(fmt.Sprintf("PcpuK4V4.CPU(%d): want 0 <= i < CPUs() = %d", i, len(m.handles)))
+		htab.CPUOutOfRange("PcpuK4V4", i, len(m.handles))
 	}
 	return &m.handles[i]
 }

@@ -868,7 +868,7 @@ type PcpuK4V4AlwaysCPU struct {
 // CPU returns the handle of CPU i, 0 <= i < CPUs(); it panics outside that range.
 func (m *PcpuK4V4Always) CPU(i int) *PcpuK4V4AlwaysCPU {
 	if uint(i) >= uint(len(m.handles)) {
-		panic(fmt.Sprintf("PcpuK4V4Always.CPU(%d): want 0 <= i < CPUs() = %d", i, len(m.handles)))
+		htab.CPUOutOfRange("PcpuK4V4Always", i, len(m.handles))
 	}
 	return &m.handles[i]
 }

@@ -889,7 +889,7 @@ type PcpuK4V4SparseCPU struct {
 // CPU returns the handle of CPU i, 0 <= i < CPUs(); it panics outside that range.
 func (m *PcpuK4V4Sparse) CPU(i int) *PcpuK4V4SparseCPU {
 	if uint(i) >= uint(len(m.handles)) {
-		panic(fmt.Sprintf("PcpuK4V4Sparse.CPU(%d): want 0 <= i < CPUs() = %d", i, len(m.handles)))
+		htab.CPUOutOfRange("PcpuK4V4Sparse", i, len(m.handles))
 	}
 	return &m.handles[i]
 }

@@ -878,7 +878,7 @@ type PcpuK8V8CPU struct {
 // CPU returns the handle of CPU i, 0 <= i < CPUs(); it panics outside that range.
 func (m *PcpuK8V8) CPU(i int) *PcpuK8V8CPU {
 	if uint(i) >= uint(len(m.handles)) {
-		panic(fmt.Sprintf("PcpuK8V8.CPU(%d): want 0 <= i < CPUs() = %d", i, len(m.handles)))
+		htab.CPUOutOfRange("PcpuK8V8", i, len(m.handles))
 	}
 	return &m.handles[i]
 }

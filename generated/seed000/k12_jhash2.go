@@ -693,7 +693,7 @@ type K12Jhash2CPU struct {
 // CPU returns the handle of CPU i, 0 <= i < CPUs(); it panics outside that range.
 func (m *K12Jhash2) CPU(i int) *K12Jhash2CPU {
 	if uint(i) >= uint(len(m.handles)) {
-		panic(fmt.Sprintf("K12Jhash2.CPU(%d): want 0 <= i < CPUs() = %d", i, len(m.handles)))
+		htab.CPUOutOfRange("K12Jhash2", i, len(m.handles))
 	}
 	return &m.handles[i]
 }

@@ -689,7 +689,7 @@ type K12StaticCPU struct {
 // CPU returns the handle of CPU i, 0 <= i < CPUs(); it panics outside that range.
 func (m *K12Static) CPU(i int) *K12StaticCPU {
 	if uint(i) >= uint(len(m.handles)) {
-		panic(fmt.Sprintf("K12Static.CPU(%d): want 0 <= i < CPUs() = %d", i, len(m.handles)))
+		htab.CPUOutOfRange("K12Static", i, len(m.handles))
 	}
 	return &m.handles[i]
 }

@@ -723,7 +723,7 @@ type K16JhashCPU struct {
 // CPU returns the handle of CPU i, 0 <= i < CPUs(); it panics outside that range.
 func (m *K16Jhash) CPU(i int) *K16JhashCPU {
 	if uint(i) >= uint(len(m.handles)) {
-		panic(fmt.Sprintf("K16Jhash.CPU(%d): want 0 <= i < CPUs() = %d", i, len(m.handles)))
+		htab.CPUOutOfRange("K16Jhash", i, len(m.handles))
 	}
 	return &m.handles[i]
 }

@@ -730,7 +730,7 @@ type K16StaticCPU struct {
 // CPU returns the handle of CPU i, 0 <= i < CPUs(); it panics outside that range.
 func (m *K16Static) CPU(i int) *K16StaticCPU {
 	if uint(i) >= uint(len(m.handles)) {
-		panic(fmt.Sprintf("K16Static.CPU(%d): want 0 <= i < CPUs() = %d", i, len(m.handles)))
+		htab.CPUOutOfRange("K16Static", i, len(m.handles))
 	}
 	return &m.handles[i]
 }

@@ -700,7 +700,7 @@ type K20Jhash2CPU struct {
 // CPU returns the handle of CPU i, 0 <= i < CPUs(); it panics outside that range.
 func (m *K20Jhash2) CPU(i int) *K20Jhash2CPU {
 	if uint(i) >= uint(len(m.handles)) {
-		panic(fmt.Sprintf("K20Jhash2.CPU(%d): want 0 <= i < CPUs() = %d", i, len(m.handles)))
+		htab.CPUOutOfRange("K20Jhash2", i, len(m.handles))
 	}
 	return &m.handles[i]
 }

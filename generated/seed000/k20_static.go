@@ -693,7 +693,7 @@ type K20StaticCPU struct {
 // CPU returns the handle of CPU i, 0 <= i < CPUs(); it panics outside that range.
 func (m *K20Static) CPU(i int) *K20StaticCPU {
 	if uint(i) >= uint(len(m.handles)) {
-		panic(fmt.Sprintf("K20Static.CPU(%d): want 0 <= i < CPUs() = %d", i, len(m.handles)))
+		htab.CPUOutOfRange("K20Static", i, len(m.handles))
 	}
 	return &m.handles[i]
 }

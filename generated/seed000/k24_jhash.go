@@ -730,7 +730,7 @@ type K24JhashCPU struct {
 // CPU returns the handle of CPU i, 0 <= i < CPUs(); it panics outside that range.
 func (m *K24Jhash) CPU(i int) *K24JhashCPU {
 	if uint(i) >= uint(len(m.handles)) {
-		panic(fmt.Sprintf("K24Jhash.CPU(%d): want 0 <= i < CPUs() = %d", i, len(m.handles)))
+		htab.CPUOutOfRange("K24Jhash", i, len(m.handles))
 	}
 	return &m.handles[i]
 }

@@ -697,7 +697,7 @@ type K24StaticCPU struct {
 // CPU returns the handle of CPU i, 0 <= i < CPUs(); it panics outside that range.
 func (m *K24Static) CPU(i int) *K24StaticCPU {
 	if uint(i) >= uint(len(m.handles)) {
-		panic(fmt.Sprintf("K24Static.CPU(%d): want 0 <= i < CPUs() = %d", i, len(m.handles)))
+		htab.CPUOutOfRange("K24Static", i, len(m.handles))
 	}
 	return &m.handles[i]
 }

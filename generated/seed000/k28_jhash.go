@@ -734,7 +734,7 @@ type K28JhashCPU struct {
 // CPU returns the handle of CPU i, 0 <= i < CPUs(); it panics outside that range.
 func (m *K28Jhash) CPU(i int) *K28JhashCPU {
 	if uint(i) >= uint(len(m.handles)) {
-		panic(fmt.Sprintf("K28Jhash.CPU(%d): want 0 <= i < CPUs() = %d", i, len(m.handles)))
+		htab.CPUOutOfRange("K28Jhash", i, len(m.handles))
 	}
 	return &m.handles[i]
 }

@@ -720,7 +720,7 @@ type K28StaticCPU struct {
 // CPU returns the handle of CPU i, 0 <= i < CPUs(); it panics outside that range.
 func (m *K28Static) CPU(i int) *K28StaticCPU {
 	if uint(i) >= uint(len(m.handles)) {
-		panic(fmt.Sprintf("K28Static.CPU(%d): want 0 <= i < CPUs() = %d", i, len(m.handles)))
+		htab.CPUOutOfRange("K28Static", i, len(m.handles))
 	}
 	return &m.handles[i]
 }

@@ -737,7 +737,7 @@ type K32JhashCPU struct {
 // CPU returns the handle of CPU i, 0 <= i < CPUs(); it panics outside that range.
 func (m *K32Jhash) CPU(i int) *K32JhashCPU {
 	if uint(i) >= uint(len(m.handles)) {
-		panic(fmt.Sprintf("K32Jhash.CPU(%d): want 0 <= i < CPUs() = %d", i, len(m.handles)))
+		htab.CPUOutOfRange("K32Jhash", i, len(m.handles))
 	}
 	return &m.handles[i]
 }

@@ -724,7 +724,7 @@ type K32StaticCPU struct {
 // CPU returns the handle of CPU i, 0 <= i < CPUs(); it panics outside that range.
 func (m *K32Static) CPU(i int) *K32StaticCPU {
 	if uint(i) >= uint(len(m.handles)) {
-		panic(fmt.Sprintf("K32Static.CPU(%d): want 0 <= i < CPUs() = %d", i, len(m.handles)))
+		htab.CPUOutOfRange("K32Static", i, len(m.handles))
 	}
 	return &m.handles[i]
 }

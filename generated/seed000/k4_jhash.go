@@ -712,7 +712,7 @@ type K4JhashCPU struct {
 // CPU returns the handle of CPU i, 0 <= i < CPUs(); it panics outside that range.
 func (m *K4Jhash) CPU(i int) *K4JhashCPU {
 	if uint(i) >= uint(len(m.handles)) {
-		panic(fmt.Sprintf("K4Jhash.CPU(%d): want 0 <= i < CPUs() = %d", i, len(m.handles)))
+		htab.CPUOutOfRange("K4Jhash", i, len(m.handles))
 	}
 	return &m.handles[i]
 }

@@ -685,7 +685,7 @@ type K4Jhash2CPU struct {
 // CPU returns the handle of CPU i, 0 <= i < CPUs(); it panics outside that range.
 func (m *K4Jhash2) CPU(i int) *K4Jhash2CPU {
 	if uint(i) >= uint(len(m.handles)) {
-		panic(fmt.Sprintf("K4Jhash2.CPU(%d): want 0 <= i < CPUs() = %d", i, len(m.handles)))
+		htab.CPUOutOfRange("K4Jhash2", i, len(m.handles))
 	}
 	return &m.handles[i]
 }

@@ -677,7 +677,7 @@ type K4StaticCPU struct {
 // CPU returns the handle of CPU i, 0 <= i < CPUs(); it panics outside that range.
 func (m *K4Static) CPU(i int) *K4StaticCPU {
 	if uint(i) >= uint(len(m.handles)) {
-		panic(fmt.Sprintf("K4Static.CPU(%d): want 0 <= i < CPUs() = %d", i, len(m.handles)))
+		htab.CPUOutOfRange("K4Static", i, len(m.handles))
 	}
 	return &m.handles[i]
 }

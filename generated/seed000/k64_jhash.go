@@ -765,7 +765,7 @@ type K64JhashCPU struct {
 // CPU returns the handle of CPU i, 0 <= i < CPUs(); it panics outside that range.
 func (m *K64Jhash) CPU(i int) *K64JhashCPU {
 	if uint(i) >= uint(len(m.handles)) {
-		panic(fmt.Sprintf("K64Jhash.CPU(%d): want 0 <= i < CPUs() = %d", i, len(m.handles)))
+		htab.CPUOutOfRange("K64Jhash", i, len(m.handles))
 	}
 	return &m.handles[i]
 }

@@ -814,7 +814,7 @@ type K64StaticCPU struct {
 // CPU returns the handle of CPU i, 0 <= i < CPUs(); it panics outside that range.
 func (m *K64Static) CPU(i int) *K64StaticCPU {
 	if uint(i) >= uint(len(m.handles)) {
-		panic(fmt.Sprintf("K64Static.CPU(%d): want 0 <= i < CPUs() = %d", i, len(m.handles)))
+		htab.CPUOutOfRange("K64Static", i, len(m.handles))
 	}
 	return &m.handles[i]
 }

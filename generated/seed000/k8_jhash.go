@@ -715,7 +715,7 @@ type K8JhashCPU struct {
 // CPU returns the handle of CPU i, 0 <= i < CPUs(); it panics outside that range.
 func (m *K8Jhash) CPU(i int) *K8JhashCPU {
 	if uint(i) >= uint(len(m.handles)) {
-		panic(fmt.Sprintf("K8Jhash.CPU(%d): want 0 <= i < CPUs() = %d", i, len(m.handles)))
+		htab.CPUOutOfRange("K8Jhash", i, len(m.handles))
 	}
 	return &m.handles[i]
 }

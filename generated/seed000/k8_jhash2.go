@@ -688,7 +688,7 @@ type K8Jhash2CPU struct {
 // CPU returns the handle of CPU i, 0 <= i < CPUs(); it panics outside that range.
 func (m *K8Jhash2) CPU(i int) *K8Jhash2CPU {
 	if uint(i) >= uint(len(m.handles)) {
-		panic(fmt.Sprintf("K8Jhash2.CPU(%d): want 0 <= i < CPUs() = %d", i, len(m.handles)))
+		htab.CPUOutOfRange("K8Jhash2", i, len(m.handles))
 	}
 	return &m.handles[i]
 }

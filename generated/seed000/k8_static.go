@@ -682,7 +682,7 @@ type K8StaticCPU struct {
 // CPU returns the handle of CPU i, 0 <= i < CPUs(); it panics outside that range.
 func (m *K8Static) CPU(i int) *K8StaticCPU {
 	if uint(i) >= uint(len(m.handles)) {
-		panic(fmt.Sprintf("K8Static.CPU(%d): want 0 <= i < CPUs() = %d", i, len(m.handles)))
+		htab.CPUOutOfRange("K8Static", i, len(m.handles))
 	}
 	return &m.handles[i]
 }

@@ -685,7 +685,7 @@ type HashFatCPU struct {
 // CPU returns the handle of CPU i, 0 <= i < CPUs(); it panics outside that range.
 func (m *HashFat) CPU(i int) *HashFatCPU {
 	if uint(i) >= uint(len(m.handles)) {
-		panic(fmt.Sprintf("HashFat.CPU(%d): want 0 <= i < CPUs() = %d", i, len(m.handles)))
+		htab.CPUOutOfRange("HashFat", i, len(m.handles))
 	}
 	return &m.handles[i]
 }

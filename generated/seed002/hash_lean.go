@@ -682,7 +682,7 @@ type HashLeanCPU struct {
 // CPU returns the handle of CPU i, 0 <= i < CPUs(); it panics outside that range.
 func (m *HashLean) CPU(i int) *HashLeanCPU {
 	if uint(i) >= uint(len(m.handles)) {
-		panic(fmt.Sprintf("HashLean.CPU(%d): want 0 <= i < CPUs() = %d", i, len(m.handles)))
+		htab.CPUOutOfRange("HashLean", i, len(m.handles))
 	}
 	return &m.handles[i]
 }

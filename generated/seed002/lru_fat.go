@@ -708,7 +708,7 @@ type LRUFatCPU struct {
 // CPU returns the handle of CPU i, 0 <= i < CPUs(); it panics outside that range.
 func (m *LRUFat) CPU(i int) *LRUFatCPU {
 	if uint(i) >= uint(len(m.handles)) {
-		panic(fmt.Sprintf("LRUFat.CPU(%d): want 0 <= i < CPUs() = %d", i, len(m.handles)))
+		htab.CPUOutOfRange("LRUFat", i, len(m.handles))
 	}
 	return &m.handles[i]
 }

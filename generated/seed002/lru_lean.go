@@ -711,7 +711,7 @@ type LRULeanCPU struct {
 // CPU returns the handle of CPU i, 0 <= i < CPUs(); it panics outside that range.
 func (m *LRULean) CPU(i int) *LRULeanCPU {
 	if uint(i) >= uint(len(m.handles)) {
-		panic(fmt.Sprintf("LRULean.CPU(%d): want 0 <= i < CPUs() = %d", i, len(m.handles)))
+		htab.CPUOutOfRange("LRULean", i, len(m.handles))
 	}
 	return &m.handles[i]
 }

@@ -766,7 +766,7 @@ type LRUPcpuFatCPU struct {
 // CPU returns the handle of CPU i, 0 <= i < CPUs(); it panics outside that range.
 func (m *LRUPcpuFat) CPU(i int) *LRUPcpuFatCPU {
 	if uint(i) >= uint(len(m.handles)) {
-		panic(fmt.Sprintf("LRUPcpuFat.CPU(%d): want 0 <= i < CPUs() = %d", i, len(m.handles)))
+		htab.CPUOutOfRange("LRUPcpuFat", i, len(m.handles))
 	}
 	return &m.handles[i]
 }

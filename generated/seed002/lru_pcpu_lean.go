@@ -769,7 +769,7 @@ type LRUPcpuLeanCPU struct {
 // CPU returns the handle of CPU i, 0 <= i < CPUs(); it panics outside that range.
 func (m *LRUPcpuLean) CPU(i int) *LRUPcpuLeanCPU {
 	if uint(i) >= uint(len(m.handles)) {
-		panic(fmt.Sprintf("LRUPcpuLean.CPU(%d): want 0 <= i < CPUs() = %d", i, len(m.handles)))
+		htab.CPUOutOfRange("LRUPcpuLean", i, len(m.handles))
 	}
 	return &m.handles[i]
 }

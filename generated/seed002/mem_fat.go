@@ -680,7 +680,7 @@ type MemFatCPU struct {
 // CPU returns the handle of CPU i, 0 <= i < CPUs(); it panics outside that range.
 func (m *MemFat) CPU(i int) *MemFatCPU {
 	if uint(i) >= uint(len(m.handles)) {
-		panic(fmt.Sprintf("MemFat.CPU(%d): want 0 <= i < CPUs() = %d", i, len(m.handles)))
+		htab.CPUOutOfRange("MemFat", i, len(m.handles))
 	}
 	return &m.handles[i]
 }

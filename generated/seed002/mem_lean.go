@@ -677,7 +677,7 @@ type MemLeanCPU struct {
 // CPU returns the handle of CPU i, 0 <= i < CPUs(); it panics outside that range.
 func (m *MemLean) CPU(i int) *MemLeanCPU {
 	if uint(i) >= uint(len(m.handles)) {
-		panic(fmt.Sprintf("MemLean.CPU(%d): want 0 <= i < CPUs() = %d", i, len(m.handles)))
+		htab.CPUOutOfRange("MemLean", i, len(m.handles))
 	}
 	return &m.handles[i]
 }

@@ -881,7 +881,7 @@ type PcpuFatCPU struct {
 // CPU returns the handle of CPU i, 0 <= i < CPUs(); it panics outside that range.
 func (m *PcpuFat) CPU(i int) *PcpuFatCPU {
 	if uint(i) >= uint(len(m.handles)) {
-		panic(fmt.Sprintf("PcpuFat.CPU(%d): want 0 <= i < CPUs() = %d", i, len(m.handles)))
+		htab.CPUOutOfRange("PcpuFat", i, len(m.handles))
 	}
 	return &m.handles[i]
 }

@@ -878,7 +878,7 @@ type PcpuLeanCPU struct {
 // CPU returns the handle of CPU i, 0 <= i < CPUs(); it panics outside that range.
 func (m *PcpuLean) CPU(i int) *PcpuLeanCPU {
 	if uint(i) >= uint(len(m.handles)) {
-		panic(fmt.Sprintf("PcpuLean.CPU(%d): want 0 <= i < CPUs() = %d", i, len(m.handles)))
+		htab.CPUOutOfRange("PcpuLean", i, len(m.handles))
 	}
 	return &m.handles[i]
 }
