@@ -215,6 +215,76 @@ func TestGenerateTestsNeedOut(t *testing.T) {
 	assert.Contains(t, err.Error(), "needs -out")
 }
 
+func TestGenerateTestsNeedGoOut(t *testing.T) {
+	s := spec.Default()
+	s.Type, s.Key, s.Val, s.Pkg, s.Tests, s.Out = spec.Hash, 8, 8, "main", true, "conns"
+	files, err := Generate(s, "htabgen")
+	require.ErrorContains(t, err, "-tests true: needs an -out ending in .go (got conns)")
+	assert.Nil(t, files)
+}
+
+// TestGenerateCommandOneLine: the command goes into the header as one line
+// comment, whatever it holds.
+func TestGenerateCommandOneLine(t *testing.T) {
+	s := spec.Default()
+	s.Type, s.Key, s.Val, s.Pkg = spec.Hash, 8, 8, "main"
+	files, err := Generate(s, "htabgen -out x*/\ny.go")
+	require.NoError(t, err)
+	lines := strings.SplitN(string(files[0].Content), "\n", 3)
+	assert.Regexp(t, headerRE, lines[0])
+	assert.Equal(t, `// htabgen -out x*/\ny.go`, lines[1])
+}
+
+// TestPathKey: two spellings of one file, relative and absolute, or through
+// a symbolic link to its directory, have one key; two files have two.
+func TestPathKey(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	require.NoError(t, os.Mkdir("gen", 0o755))
+	require.NoError(t, os.Symlink("gen", "link"))
+	abs, err := filepath.Abs(filepath.Join("gen", "a.go"))
+	require.NoError(t, err)
+	assert.Equal(t, PathKey("gen/a.go"), PathKey(abs))
+	assert.Equal(t, PathKey("gen/a.go"), PathKey("./gen/../gen/a.go"))
+	assert.Equal(t, PathKey("gen/a.go"), PathKey("link/a.go"))
+	assert.NotEqual(t, PathKey("gen/a.go"), PathKey("gen/b.go"))
+	assert.Equal(t, PathKey("nodir/a.go"), PathKey(filepath.Join(dir, "nodir", "a.go")), "a missing directory still compares")
+}
+
+// TestCheckTogether: files bound for one directory must be one package and
+// declare each top-level name once; other directories are other packages.
+func TestCheckTogether(t *testing.T) {
+	gen := func(name, typ, out, pkg string) []File {
+		t.Helper()
+		s := spec.Default()
+		s.Type, s.Key, s.Val, s.Name, s.Out, s.Pkg, s.Tests = spec.MapType(typ), 8, 8, name, out, pkg, true
+		files, err := Generate(s, "htabgen")
+		require.NoError(t, err)
+		return files
+	}
+	dir := t.TempDir()
+	at := func(name string) string { return filepath.Join(dir, name) }
+	ok := append(gen("Conns", "hash", at("a.go"), "flows"), gen("Flows", "lru", at("b.go"), "flows")...)
+	require.NoError(t, CheckTogether(ok))
+	apart := append(gen("Conns", "hash", at("a.go"), "flows"), gen("Conns", "lru", at("sub/b.go"), "other")...)
+	require.NoError(t, CheckTogether(apart), "other directories are other packages")
+
+	for _, tt := range []struct {
+		name  string
+		files []File
+		want  string
+	}{
+		{"one unexported prefix", append(gen("AB", "hash", at("a.go"), "p"), gen("Ab", "lru", at("b.go"), "p")...), "both declare ab"},
+		{"a map named like another's key type", append(gen("A", "hash", at("a.go"), "p"), gen("AKey", "hash", at("b.go"), "p")...), "both declare AKey"},
+		{"a map named like another's constructor", append(gen("A", "hash", at("a.go"), "p"), gen("NewA", "pcpu", at("b.go"), "p")...), "both declare NewA"},
+		{"two package clauses", append(gen("A", "hash", at("a.go"), "p"), gen("B", "hash", at("b.go"), "q")...), "give both maps the same -pkg"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			require.ErrorContains(t, CheckTogether(tt.files), tt.want)
+		})
+	}
+}
+
 func TestWriteFiles(t *testing.T) {
 	dir := t.TempDir()
 	a, b := filepath.Join(dir, "a.go"), filepath.Join(dir, "b.go")

@@ -7,6 +7,9 @@ package htabgen
 import (
 	"errors"
 	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"io/fs"
 	"math/rand/v2"
 	"os"
@@ -42,6 +45,9 @@ func Generate(s spec.Spec, command string) ([]File, error) {
 	if s.Tests {
 		if s.Out == "" {
 			return nil, &spec.Error{Option: "tests", Value: true, Allowed: "needs -out: the tests go to <out>_test.go"}
+		}
+		if !strings.HasSuffix(s.Out, ".go") {
+			return nil, &spec.Error{Option: "tests", Value: true, Allowed: fmt.Sprintf("needs an -out ending in .go (got %s): the tests compile with the map, and Go compiles only .go files", s.Out)}
 		}
 		test, err := templates.RenderTests(l, h)
 		if err != nil {
@@ -87,10 +93,10 @@ func WriteFiles(files []File) error {
 	// path, or a target that exists and is not a regular file.
 	seen := map[string]bool{}
 	for _, f := range files {
-		if seen[filepath.Clean(f.Path)] {
+		if seen[PathKey(f.Path)] {
 			return fmt.Errorf("writing %s: two maps go to the same file", f.Path)
 		}
-		seen[filepath.Clean(f.Path)] = true
+		seen[PathKey(f.Path)] = true
 		if fi, err := os.Lstat(f.Path); err == nil && !fi.Mode().IsRegular() {
 			return fmt.Errorf("writing %s: exists and is not a regular file", f.Path)
 		}
@@ -128,6 +134,88 @@ func WriteFiles(files []File) error {
 	temps = nil // renamed into place: only the kept files are left to remove
 	cleanup()
 	return nil
+}
+
+// PathKey is the same string for two paths of one file however they are
+// written: absolute, with the symbolic links of its directory resolved
+// (where the directory exists).
+func PathKey(path string) string {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return filepath.Clean(path)
+	}
+	dir := filepath.Dir(abs)
+	if real, err := filepath.EvalSymlinks(dir); err == nil {
+		dir = real
+	}
+	return filepath.Join(dir, filepath.Base(abs))
+}
+
+// CheckTogether reports whether files that go to one directory, and so to
+// one Go package, would fail to compile together: different package clauses,
+// or one top-level identifier declared by two files (maps named Conns and
+// ConnsKey both declare ConnsKey; maps named AB and Ab give their unexported
+// identifiers the same prefix, ab).
+func CheckTogether(files []File) error {
+	type origin struct{ path, pkg string }
+	type decl struct{ dir, name string }
+	pkgs := map[string]origin{} // directory → first file there
+	decls := map[decl]origin{}  // identifier in a directory → file declaring it
+	for _, f := range files {
+		if f.Path == "" {
+			continue
+		}
+		file, err := parser.ParseFile(token.NewFileSet(), f.Path, f.Content, parser.SkipObjectResolution)
+		if err != nil {
+			return fmt.Errorf("%s: %w", f.Path, err)
+		}
+		dir := filepath.Dir(PathKey(f.Path))
+		pkg := file.Name.Name
+		if first, ok := pkgs[dir]; ok && first.pkg != pkg {
+			return fmt.Errorf("%s (package %s) and %s (package %s) are in one directory: give both maps the same -pkg", first.path, first.pkg, f.Path, pkg)
+		} else if !ok {
+			pkgs[dir] = origin{f.Path, pkg}
+		}
+		for _, name := range topLevelNames(file) {
+			if other, dup := decls[decl{dir, name}]; dup && other.path != f.Path {
+				return fmt.Errorf("%s and %s both declare %s in package %s: give the maps names that do not overlap", other.path, f.Path, name, pkg)
+			}
+			decls[decl{dir, name}] = origin{f.Path, pkg}
+		}
+	}
+	return nil
+}
+
+// topLevelNames are the package-level identifiers file declares: types,
+// functions, variables and constants (not methods, which belong to their
+// type, nor _ and init, which may repeat).
+func topLevelNames(file *ast.File) []string {
+	var names []string
+	add := func(id *ast.Ident) {
+		if id.Name != "_" && id.Name != "init" {
+			names = append(names, id.Name)
+		}
+	}
+	for _, d := range file.Decls {
+		switch d := d.(type) {
+		case *ast.FuncDecl:
+			if d.Recv == nil {
+				add(d.Name)
+			}
+		case *ast.GenDecl:
+			for _, sp := range d.Specs {
+				switch sp := sp.(type) {
+				case *ast.TypeSpec:
+					add(sp.Name)
+				case *ast.ValueSpec:
+					for _, id := range sp.Names {
+						add(id)
+					}
+				}
+			}
+		}
+	}
+	return names
 }
 
 // rename is os.Rename; tests replace it to fail a rename halfway.

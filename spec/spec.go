@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"go/token"
+	"reflect"
 	"strings"
 	"unicode"
 )
@@ -231,6 +232,9 @@ func ParseJSON(data []byte) ([]Spec, error) {
 	}
 	specs := make([]Spec, len(raw))
 	for i, r := range raw {
+		if err := checkFieldNames(r); err != nil {
+			return nil, fmt.Errorf("spec file: map %d: %w", i, err)
+		}
 		s := Default()
 		dec := json.NewDecoder(bytes.NewReader(r))
 		dec.DisallowUnknownFields()
@@ -243,6 +247,52 @@ func ParseJSON(data []byte) ([]Spec, error) {
 		specs[i] = s
 	}
 	return specs, nil
+}
+
+// specFields are the JSON names of Spec's fields: the flags' names.
+var specFields = func() []string {
+	var names []string
+	t := reflect.TypeFor[Spec]()
+	for i := range t.NumField() {
+		names = append(names, strings.Split(t.Field(i).Tag.Get("json"), ",")[0])
+	}
+	return names
+}()
+
+// checkFieldNames rejects what encoding/json would let through in a map's
+// object: a field given twice (json keeps the last silently) and a name that
+// matches a field only case-insensitively ("Key"), since the flags' names
+// are case-sensitive. Anything else (not an object, a bad value) is left to
+// the decoder's own errors.
+func checkFieldNames(r json.RawMessage) error {
+	dec := json.NewDecoder(bytes.NewReader(r))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return nil
+	}
+	seen := map[string]bool{}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil
+		}
+		name, _ := tok.(string)
+		if seen[name] {
+			return fmt.Errorf("field %q given twice", name)
+		}
+		seen[name] = true
+		if !contains(specFields, name) {
+			for _, f := range specFields {
+				if strings.EqualFold(f, name) {
+					return fmt.Errorf("unknown field %q: field names are case-sensitive, as the flags: %q", name, f)
+				}
+			}
+		}
+		var value json.RawMessage
+		if err := dec.Decode(&value); err != nil {
+			return nil
+		}
+	}
+	return nil
 }
 
 func contains[T comparable](list []T, v T) bool {

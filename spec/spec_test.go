@@ -503,6 +503,10 @@ func TestParseJSON(t *testing.T) {
 		{"invalid second spec", `[{"type":"hash","key":8,"val":8},{"type":"hash","key":7,"val":8,"hash":"jhash2"}]`, []string{"map 1", "-hash jhash2", "multiple of 4"}},
 		{"missing type", `[{"key":8,"val":8}]`, []string{"map 0", "-type", "required"}},
 		{"trailing data", `[{"type":"hash","key":8,"val":8}] x`, []string{"spec file"}},
+		{"field given twice", `[{"type":"hash","key":8,"val":8,"key":3}]`, []string{"map 0", `field "key" given twice`}},
+		{"field in another case", `[{"type":"hash","Key":8,"val":8}]`, []string{"map 0", `unknown field "Key"`, `case-sensitive`, `"key"`}},
+		{"field in capitals", `[{"TYPE":"hash","key":8,"val":8}]`, []string{"map 0", `unknown field "TYPE"`}},
+		{"dashed field in another case", `[{"type":"hash","key":8,"val":8,"Batch-Lock":"always"}]`, []string{"map 0", `"batch-lock"`}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -11,7 +11,9 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/htabgen/htabgen"
 	"github.com/htabgen/htabgen/spec"
@@ -32,15 +34,15 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	s := spec.Default()
 	typ := fs.String("type", "", "map type: "+typesList())
-	fs.IntVar(&s.Key, "key", 0, featureUsage("key"))
-	fs.IntVar(&s.Val, "val", 0, "value size in bytes (1..1048576; per-CPU types 1..32768)")
+	fs.Var((*decimal)(&s.Key), "key", decimalUsage(featureUsage("key")))
+	fs.Var((*decimal)(&s.Val), "val", decimalUsage("value size in bytes (1..1048576; per-CPU types 1..32768)"))
 	fs.StringVar(&s.Name, "name", "", "Go name of the map type (default derived, e.g. HashK8V8)")
 	fs.StringVar(&s.Pkg, "pkg", "", "package clause (default $GOPACKAGE under go generate, else main)")
 	fs.StringVar(&s.Out, "out", "", "output file, written atomically (default standard output)")
 	hash := fs.String("hash", string(s.Hash), featureUsage("hash"))
 	fs.BoolVar(&s.Lean, "lean", s.Lean, featureUsage("lean"))
-	fs.IntVar(&s.Bloom, "bloom", 0, featureUsage("bloom"))
-	fs.IntVar(&s.Hashes, "hashes", s.Hashes, featureUsage("hashes"))
+	fs.Var((*decimal)(&s.Bloom), "bloom", decimalUsage(featureUsage("bloom")))
+	fs.Var((*decimal)(&s.Hashes), "hashes", decimalUsage(featureUsage("hashes")))
 	batch := fs.String("batch-lock", string(s.BatchLock), featureUsage("batch-lock"))
 	layout := fs.String("layout", "", featureUsage("layout"))
 	fs.BoolVar(&s.EbpfCompat, "ebpf-compat", false, featureUsage("ebpf-compat"))
@@ -69,10 +71,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return usageError(stderr, fmt.Errorf("unexpected argument %q: every setting is a flag", fs.Arg(0)))
 	}
 	if *version {
-		fmt.Fprintln(stdout, "htabgen", htabgen.Version)
-		return exitOK
+		_, err := fmt.Fprintln(stdout, "htabgen", htabgen.Version)
+		return printed(stderr, err)
 	}
-	command := "htabgen " + strings.Join(args, " ")
+	command := commandLine(args)
 	pkg := os.Getenv("GOPACKAGE")
 	if pkg == "" {
 		pkg = "main"
@@ -126,7 +128,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 			if err != nil {
 				return usageError(stderr, err)
 			}
-			fmt.Fprintln(stdout, l.Explain())
+			if _, err := fmt.Fprintln(stdout, l.Explain()); err != nil {
+				return printed(stderr, err)
+			}
 			continue
 		}
 		generated, err := htabgen.Generate(s, command)
@@ -141,12 +145,14 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if *explain {
 		return exitOK
 	}
-	if len(files) == 1 && files[0].Path == "" {
-		if _, err := stdout.Write(files[0].Content); err != nil {
-			fmt.Fprintln(stderr, "htabgen:", err)
-			return exitIO
+	if *specFile != "" {
+		if err := htabgen.CheckTogether(files); err != nil {
+			return usageError(stderr, fmt.Errorf("spec file: %w", err))
 		}
-		return exitOK
+	}
+	if len(files) == 1 && files[0].Path == "" {
+		_, err := stdout.Write(files[0].Content)
+		return printed(stderr, err)
 	}
 	if err := htabgen.WriteFiles(files); err != nil {
 		fmt.Fprintln(stderr, "htabgen:", err)
@@ -171,13 +177,77 @@ func syntaxError(fs *flag.FlagSet, err error) error {
 		return err
 	}
 	want := "a whole number"
+	if _, ok := f.Value.(*decimal); ok {
+		want = "a decimal whole number"
+	}
 	if b, ok := f.Value.(interface{ IsBoolFlag() bool }); ok && b.IsBoolFlag() {
 		want = "true or false"
 	}
 	if m[3] != "parse error" {
 		want += " (" + m[3] + ")"
 	}
-	return fmt.Errorf("-%s %s: want %s: %s", f.Name, m[1], want, f.Usage)
+	return fmt.Errorf("-%s %s: want %s: %s", f.Name, m[1], want, strings.TrimSuffix(f.Usage, decimalNote))
+}
+
+// printed is the exit status after writing to standard output: an error
+// (a closed pipe, a full disk) is an I/O error.
+func printed(stderr io.Writer, err error) int {
+	if err != nil {
+		fmt.Fprintln(stderr, "htabgen:", err)
+		return exitIO
+	}
+	return exitOK
+}
+
+// decimal is an int flag that reads only decimal numbers: the flag package's
+// own reads 010 as 8 and 0x10 as 16, which a spec file's JSON never would.
+type decimal int
+
+// decimalNote ends a decimal flag's usage; the back-quoted word is what
+// -help shows as the flag's argument, as it shows "int" for an int flag.
+const decimalNote = " (decimal `int`)"
+
+func decimalUsage(usage string) string { return usage + decimalNote }
+
+func (d *decimal) String() string { return strconv.Itoa(int(*d)) }
+
+func (d *decimal) Set(s string) error {
+	n, err := strconv.Atoi(s)
+	switch {
+	case errors.Is(err, strconv.ErrRange):
+		return errors.New("value out of range") // the flag package's words, which syntaxError restates
+	case err != nil:
+		return errors.New("parse error")
+	}
+	*d = decimal(n)
+	return nil
+}
+
+// commandLine is the command as the generated file's header shows it, each
+// argument that a shell would split or that has a control character quoted
+// (Go syntax), so that the header stays one line.
+func commandLine(args []string) string {
+	words := []string{"htabgen"}
+	for _, a := range args {
+		if a == "" || strings.ContainsFunc(a, needsQuote) {
+			a = strconv.Quote(a)
+		}
+		words = append(words, a)
+	}
+	return strings.Join(words, " ")
+}
+
+// needsQuote reports whether r in an argument makes commandLine quote it:
+// anything but letters, digits, printable non-ASCII and the punctuation of
+// flags and paths.
+func needsQuote(r rune) bool {
+	switch {
+	case 'a' <= r && r <= 'z', 'A' <= r && r <= 'Z', '0' <= r && r <= '9':
+		return false
+	case r > unicode.MaxASCII:
+		return !unicode.IsPrint(r)
+	}
+	return !strings.ContainsRune("-_./=,:+@", r)
 }
 
 func usageError(stderr io.Writer, err error) int {
@@ -221,14 +291,14 @@ func checkDistinct(specs []spec.Spec) error {
 	files, names := map[string]int{}, map[string]int{}
 	for i, s := range specs {
 		for _, f := range htabgen.Outputs(s) {
-			f = filepath.Clean(f)
-			if j, dup := files[f]; dup {
-				return fmt.Errorf("spec file: maps %d and %d both write %s", j, i, f)
+			key := htabgen.PathKey(f)
+			if j, dup := files[key]; dup {
+				return fmt.Errorf("spec file: maps %d and %d both write %s", j, i, filepath.Clean(f))
 			}
-			files[f] = i
+			files[key] = i
 		}
 		dir := filepath.Dir(filepath.Clean(s.Out))
-		name := dir + "." + s.TypeName()
+		name := filepath.Dir(htabgen.PathKey(s.Out)) + "." + s.TypeName()
 		if j, dup := names[name]; dup {
 			return fmt.Errorf("spec file: maps %d and %d are both named %s in %s", j, i, s.TypeName(), dir)
 		}

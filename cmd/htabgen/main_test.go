@@ -123,3 +123,36 @@ func cmdDirlist(ts *testscript.TestScript, neg bool, args []string) {
 		fmt.Fprintln(out, n)
 	}
 }
+
+// failWriter fails every write, as a closed pipe or a full disk does.
+type failWriter struct{}
+
+func (failWriter) Write([]byte) (int, error) { return 0, errors.New("no space left on device") }
+
+// TestStdoutErrors: whatever goes to standard output, a failed write is an
+// I/O error (exit 1) that says why.
+func TestStdoutErrors(t *testing.T) {
+	for _, args := range [][]string{
+		{"-type", "hash", "-key", "8", "-val", "8"},
+		{"-type", "hash", "-key", "8", "-val", "8", "-explain"},
+		{"-version"},
+	} {
+		var stderr strings.Builder
+		if got := run(args, failWriter{}, &stderr); got != exitIO {
+			t.Errorf("%v: exit %d, want %d", args, got, exitIO)
+		}
+		if want := "htabgen: no space left on device\n"; stderr.String() != want {
+			t.Errorf("%v: stderr %q, want %q", args, stderr.String(), want)
+		}
+	}
+}
+
+// TestCommandLine: the header's command line quotes what a shell would split
+// or what would break the line, and leaves the rest as typed.
+func TestCommandLine(t *testing.T) {
+	got := commandLine([]string{"-type", "hash", "-out", "a b.go", "-name", "", "-out", "x*/\ny.go", "-pkg=flows", "-out=ünï.go", "-key=8"})
+	want := `htabgen -type hash -out "a b.go" -name "" -out "x*/\ny.go" -pkg=flows -out=ünï.go -key=8`
+	if got != want {
+		t.Errorf("commandLine = %s\nwant          %s", got, want)
+	}
+}
