@@ -95,8 +95,9 @@ func TestOptionsCheckNoCommonLRURounding(t *testing.T) {
 	if math.MaxInt/2 < MaxMaxEntries {
 		t.Skip("on 32-bit platforms MaxEntries stops at 2^30, far from the rounding's reach")
 	}
+	limit := int64(MaxMaxEntries) // a variable: the constant overflows int on 32-bit builds
 	for _, typ := range []MapType{LRUHash, LRUPerCPUHash} {
-		o := Options{MaxEntries: MaxMaxEntries, CPUs: 3, NoCommonLRU: true}
+		o := Options{MaxEntries: int(limit), CPUs: 3, NoCommonLRU: true}
 		optTestInvalid(t, o, typ, "rounds up to 2147483649")
 		o.CPUs = 2 // 2 divides 2^31: no rounding
 		_, err := o.Check(typ)

@@ -253,7 +253,8 @@ func TestLRUNoCommonRoundedLimit(t *testing.T) {
 	if math.MaxInt/2 < htab.MaxMaxEntries {
 		t.Skip("on 32-bit platforms MaxEntries stops at 2^30, far from the rounding's reach")
 	}
-	opts := htab.Options{MaxEntries: htab.MaxMaxEntries, CPUs: 3, NoCommonLRU: true}
+	limit := int64(htab.MaxMaxEntries) // a variable: the constant overflows int on 32-bit builds
+	opts := htab.Options{MaxEntries: int(limit), CPUs: 3, NoCommonLRU: true}
 	_, err := NewLruK8V8(opts)
 	require.ErrorIs(t, err, htab.ErrInvalid)
 	require.ErrorContains(t, err, "rounds up to 2147483649")
