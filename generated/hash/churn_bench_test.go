@@ -81,3 +81,63 @@ func BenchmarkChurnAtCapacity(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkLongChainNeighbours: under ZeroSeed, chain keys chosen to
+// collide in bucket 0 fill the home layout's slots 1..L with bucket 0's
+// overflow elements; inserting (then deleting) keys of buckets 1..L must move
+// them out, and finding the element before each one walks bucket 0's chain.
+// Classic pays for a long chain only on its own bucket. ns/op is per
+// insert-and-delete pair.
+func BenchmarkLongChainNeighbours(b *testing.B) {
+	const size = 65536
+	keysIn := func(n int, lo, hi uint32, from uint64) ([]HomeK8V8Key, uint64) {
+		var keys []HomeK8V8Key
+		for x := from; len(keys) < n; x++ {
+			var k HomeK8V8Key
+			binary.LittleEndian.PutUint64(k[:], x)
+			if bk := htab.Jhash(k[:], 0) & (size - 1); lo <= bk && bk < hi {
+				keys = append(keys, k)
+			}
+			from = x + 1
+		}
+		return keys, from
+	}
+	for _, l := range []int{1, 64, 1024} {
+		chain, next := keysIn(l, 0, 1, 0)
+		probe, _ := keysIn(4096, 1, uint32(l)+1, next)
+		for _, layout := range []string{"home", "classic"} {
+			b.Run(fmt.Sprintf("chain=%d/layout=%s", l, layout), func(b *testing.B) {
+				var m churnMap
+				if layout == "home" {
+					hm, err := NewHomeK8V8(htab.Options{MaxEntries: size, ZeroSeed: true})
+					if err != nil {
+						b.Fatal(err)
+					}
+					m = hm
+				} else {
+					cm, err := NewHashK8V8(htab.Options{MaxEntries: size, ZeroSeed: true})
+					if err != nil {
+						b.Fatal(err)
+					}
+					m = classicChurn{cm}
+				}
+				for _, k := range chain {
+					if err := m.Update(k, HomeK8V8Value{}, htab.UpdateNoExist); err != nil {
+						b.Fatal(err)
+					}
+				}
+				i := 0
+				for b.Loop() {
+					k := probe[i%len(probe)]
+					i++
+					if err := m.Update(k, HomeK8V8Value{}, htab.UpdateNoExist); err != nil {
+						b.Fatal(err)
+					}
+					if err := m.Delete(k); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
+}
