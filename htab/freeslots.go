@@ -61,10 +61,12 @@ func (s *FreeSlots) Claim(i uint32) bool {
 	}
 }
 
-// Release frees slot i.
+// Release frees slot i. Only a word that was empty needs its summary bits:
+// over a non-empty word they are set, or an emptier is about to re-read it.
 func (s *FreeSlots) Release(i uint32) {
-	s.levels[0][i>>6].Or(uint64(1) << (i & 63))
-	s.nonEmpty(0, i>>6)
+	if s.levels[0][i>>6].Or(uint64(1)<<(i&63)) == 0 {
+		s.nonEmpty(0, i>>6)
+	}
 }
 
 // nonEmpty sets the bit of word wi of level l, which is not zero, in every
