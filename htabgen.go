@@ -93,10 +93,11 @@ func WriteFiles(files []File) error {
 	// path, or a target that exists and is not a regular file.
 	seen := map[string]bool{}
 	for _, f := range files {
-		if seen[PathKey(f.Path)] {
+		key := PathKey(f.Path)
+		if seen[key] {
 			return fmt.Errorf("writing %s: two maps go to the same file", f.Path)
 		}
-		seen[PathKey(f.Path)] = true
+		seen[key] = true
 		if fi, err := os.Lstat(f.Path); err == nil && !fi.Mode().IsRegular() {
 			return fmt.Errorf("writing %s: exists and is not a regular file", f.Path)
 		}
@@ -171,10 +172,13 @@ func CheckTogether(files []File) error {
 		}
 		dir := filepath.Dir(PathKey(f.Path))
 		pkg := file.Name.Name
-		if first, ok := pkgs[dir]; ok && first.pkg != pkg {
+		first, ok := pkgs[dir]
+		if !ok {
+			first = origin{f.Path, pkg}
+			pkgs[dir] = first
+		}
+		if first.pkg != pkg {
 			return fmt.Errorf("%s (package %s) and %s (package %s) are in one directory: give both maps the same -pkg", first.path, first.pkg, f.Path, pkg)
-		} else if !ok {
-			pkgs[dir] = origin{f.Path, pkg}
 		}
 		for _, name := range topLevelNames(file) {
 			if other, dup := decls[decl{dir, name}]; dup && other.path != f.Path {

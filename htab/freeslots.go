@@ -141,9 +141,7 @@ func (s *FreeSlots) descend(hint uint32) (uint32, bool) {
 	for l := len(s.levels) - 1; l > 0; l-- {
 		x := s.levels[l][wi].Load()
 		if x == 0 {
-			if l+1 < len(s.levels) {
-				s.emptied(l, wi)
-			}
+			s.emptied(l, wi) // nothing to clear above the top level
 			return 0, false
 		}
 		// The hint's bit at this level: its word index one level down.

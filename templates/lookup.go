@@ -94,7 +94,7 @@ func (g *generator) lookupPerCPU(f *jen.File) {
 	// with spare capacity would write past its length without a word.
 	f.Func().Params(g.recvMap()).Id("Lookup").Params(jen.Id("k").Id(g.keyT), jen.Id("vals").Index().Id(g.valT)).Bool().Block(append(append(append([]jen.Code{
 		jen.If(jen.Len(jen.Id("vals")).Op("<").Add(m("cpus"))).Block(
-			jen.Panic(jen.Qual("fmt", "Sprintf").Call(jen.Lit(g.l.Name+".Lookup: len(vals) = %d, want at least CPUs() = %d"), jen.Len(jen.Id("vals")), m("cpus"))),
+			jen.Panic(jen.Qual("fmt", "Sprintf").Call(jen.Lit(g.mapT+".Lookup: len(vals) = %d, want at least CPUs() = %d"), jen.Len(jen.Id("vals")), m("cpus"))),
 		),
 		jen.Id("vals").Op("=").Id("vals").Index(jen.Op(":").Add(m("cpus"))),
 	}, buf...), keyBucket(hashCall(jen.Op("&").Id("k")))...),
