@@ -16,8 +16,9 @@ import (
 	"io"
 	"os"
 	"regexp"
-	"slices"
 	"strconv"
+
+	"github.com/htabgen/htabgen/internal/stats"
 )
 
 // seed000Gain is the published gain of jhash2 over jhash (seed 000's table),
@@ -83,29 +84,15 @@ func main() {
 	printSeed000(os.Stdout, runs)
 }
 
-// median is the median of xs, 0 if there is none (a cell no run measured,
-// which the tables skip).
-func median(xs []float64) float64 {
-	if len(xs) == 0 {
-		return 0
-	}
-	s := slices.Clone(xs)
-	slices.Sort(s)
-	if len(s)%2 == 1 {
-		return s[len(s)/2]
-	}
-	return (s[len(s)/2-1] + s[len(s)/2]) / 2
-}
-
 func printSeed000(w io.Writer, runs map[cell][]float64) {
 	fmt.Fprintln(w, "| key | full | jhash M/s | jhash2 M/s | static M/s | jhash2 gain | static gain | seed gain | static ≥ seed |")
 	fmt.Fprintln(w, "|---:|---:|---:|---:|---:|---:|---:|---:|:---:|")
 	keys := []int{4, 8, 12, 16, 20, 24, 28, 32, 64}
 	for _, k := range keys {
 		for fi, full := range fullness {
-			j := median(runs[cell{k, full, "Jhash"}])
-			j2 := median(runs[cell{k, full, "Jhash2"}])
-			st := median(runs[cell{k, full, "Static"}])
+			j := stats.Median(runs[cell{k, full, "Jhash"}])
+			j2 := stats.Median(runs[cell{k, full, "Jhash2"}])
+			st := stats.Median(runs[cell{k, full, "Static"}])
 			if j == 0 || j2 == 0 || st == 0 {
 				continue
 			}
@@ -143,9 +130,9 @@ func printSeed003(w io.Writer, runs map[dumpCell][]float64) {
 	fmt.Fprintln(w, "| Benchmark | kernel before (ns) | kernel after (ns) | kernel gain | always (ns) | nonempty (ns) | sparse (ns) | always/nonempty | always/sparse | nonempty/sparse |")
 	fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
 	for _, r := range seed003 {
-		a := median(runs[dumpCell{r.entries, "always"}])
-		n := median(runs[dumpCell{r.entries, "nonempty"}])
-		s := median(runs[dumpCell{r.entries, "sparse"}])
+		a := stats.Median(runs[dumpCell{r.entries, "always"}])
+		n := stats.Median(runs[dumpCell{r.entries, "nonempty"}])
+		s := stats.Median(runs[dumpCell{r.entries, "sparse"}])
 		if a == 0 || n == 0 || s == 0 {
 			continue
 		}

@@ -21,9 +21,3 @@ func TestPrintSeed000SkipsIncompleteCells(t *testing.T) {
 	assert.Len(t, lines, 3, "header, rule and the one complete cell:\n%s", out.String())
 	assert.Contains(t, lines[2], "| 4 | 25% | 51.00 | 51.00 | 55.00 |")
 }
-
-func TestMedian(t *testing.T) {
-	assert.Zero(t, median(nil))
-	assert.Equal(t, 2.0, median([]float64{3, 1, 2}))
-	assert.Equal(t, 2.5, median([]float64{4, 1, 3, 2}))
-}

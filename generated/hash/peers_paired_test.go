@@ -4,10 +4,11 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
-	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/htabgen/htabgen/internal/stats"
 )
 
 // TestPaired measures the peers in short alternating rounds (every impl once
@@ -33,7 +34,7 @@ func TestPeersPaired(t *testing.T) {
 			if ns[n] == nil {
 				continue
 			}
-			fmt.Fprintf(&sb, "  %-8s %7.2f ns/op", n, median(ns[n]))
+			fmt.Fprintf(&sb, "  %-8s %7.2f ns/op", n, stats.Median(ns[n]))
 			for _, base := range []string{"builtin", "xsync", "rwmutex", "htab"} {
 				if ns[base] == nil || base == n {
 					continue
@@ -42,7 +43,7 @@ func TestPeersPaired(t *testing.T) {
 				for i := range r {
 					r[i] = ns[base][i] / ns[n][i]
 				}
-				fmt.Fprintf(&sb, "  /%s %.2fx", base, median(r))
+				fmt.Fprintf(&sb, "  /%s %.2fx", base, stats.Median(r))
 			}
 			sb.WriteString("\n")
 		}
@@ -112,10 +113,4 @@ func TestPeersPaired(t *testing.T) {
 		}
 	}
 	report("mixed, 2 goroutines, 10 % updates, 75 % full", ns)
-}
-
-func median(x []float64) float64 {
-	y := slices.Clone(x)
-	slices.Sort(y)
-	return y[len(y)/2]
 }

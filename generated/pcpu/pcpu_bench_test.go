@@ -4,7 +4,6 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math/rand/v2"
-	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/htabgen/htabgen/htab"
 	"github.com/htabgen/htabgen/internal/cpuclock"
+	"github.com/htabgen/htabgen/internal/stats"
 )
 
 // BenchmarkPerCPUCounters is the BPF per-CPU counter pattern: each goroutine
@@ -230,17 +230,11 @@ func BenchmarkPerCPUCountersPaired(b *testing.B) {
 				}
 				b.ReportMetric(a.ops/a.wall, a.name+"-ops/s")
 			}
-			b.ReportMetric(median(scaling), "scaling")
-			b.ReportMetric(median(ceiling), "ceiling")
-			b.ReportMetric(median(sharing), "shared/separate")
+			b.ReportMetric(stats.Median(scaling), "scaling")
+			b.ReportMetric(stats.Median(ceiling), "ceiling")
+			b.ReportMetric(stats.Median(sharing), "shared/separate")
 		})
 	}
-}
-
-// median is the median of xs, which it sorts.
-func median(xs []float64) float64 {
-	slices.Sort(xs)
-	return xs[len(xs)/2]
 }
 
 func benchPerCPUXsync(b *testing.B, n, g int) {

@@ -11,11 +11,11 @@ package seed000
 import (
 	"fmt"
 	"runtime"
-	"slices"
 	"testing"
 
 	"github.com/htabgen/htabgen/htab"
 	"github.com/htabgen/htabgen/internal/cpuclock"
+	"github.com/htabgen/htabgen/internal/stats"
 )
 
 // seedMap is what the paired benchmark needs of a map. It looks up through
@@ -73,16 +73,12 @@ func pairedGain(b *testing.B, n int, passes [3]func()) {
 		gain[0] = append(gain[0], 100*(t[0]/t[1]-1))
 		gain[1] = append(gain[1], 100*(t[0]/t[2]-1))
 	}
-	med := func(xs []float64) float64 {
-		slices.Sort(xs)
-		return xs[len(xs)/2]
-	}
 	b.ReportMetric(0, "ns/op")
-	b.ReportMetric(med(ns[0]), "jhash-ns/lookup")
-	b.ReportMetric(med(ns[1]), "jhash2-ns/lookup")
-	b.ReportMetric(med(ns[2]), "static-ns/lookup")
-	b.ReportMetric(med(gain[0]), "jhash2-gain-%")
-	b.ReportMetric(med(gain[1]), "static-gain-%")
+	b.ReportMetric(stats.Median(ns[0]), "jhash-ns/lookup")
+	b.ReportMetric(stats.Median(ns[1]), "jhash2-ns/lookup")
+	b.ReportMetric(stats.Median(ns[2]), "static-ns/lookup")
+	b.ReportMetric(stats.Median(gain[0]), "jhash2-gain-%")
+	b.ReportMetric(stats.Median(gain[1]), "static-gain-%")
 }
 
 func BenchmarkPairedGain(b *testing.B) {
