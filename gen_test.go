@@ -7,6 +7,8 @@ import (
 	"flag"
 	"fmt"
 	"go/format"
+	"go/parser"
+	"go/token"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -268,13 +270,18 @@ func TestCheckTogether(t *testing.T) {
 	require.NoError(t, CheckTogether(ok))
 	apart := append(gen("Conns", "hash", at("a.go"), "flows"), gen("Conns", "lru", at("sub/b.go"), "other")...)
 	require.NoError(t, CheckTogether(apart), "other directories are other packages")
+	// Names that only overlap in their unexported prefixes, or in the case of
+	// an acronym, compile together (TestNamesCompose has the rule).
+	for _, pair := range [][2]string{{"Foo", "FooSlot"}, {"LRUConns", "LruConns"}, {"AB", "Ab"}} {
+		files := append(gen(pair[0], "pcpu", at("a.go"), "p"), gen(pair[1], "pcpu", at("b.go"), "p")...)
+		require.NoError(t, CheckTogether(files), "maps %s and %s", pair[0], pair[1])
+	}
 
 	for _, tt := range []struct {
 		name  string
 		files []File
 		want  string
 	}{
-		{"one unexported prefix", append(gen("AB", "hash", at("a.go"), "p"), gen("Ab", "lru", at("b.go"), "p")...), "both declare ab"},
 		{"a map named like another's key type", append(gen("A", "hash", at("a.go"), "p"), gen("AKey", "hash", at("b.go"), "p")...), "both declare AKey"},
 		{"a map named like another's constructor", append(gen("A", "hash", at("a.go"), "p"), gen("NewA", "pcpu", at("b.go"), "p")...), "both declare NewA"},
 		{"two package clauses", append(gen("A", "hash", at("a.go"), "p"), gen("B", "hash", at("b.go"), "q")...), "give both maps the same -pkg"},
@@ -282,6 +289,87 @@ func TestCheckTogether(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			require.ErrorContains(t, CheckTogether(tt.files), tt.want)
 		})
+	}
+}
+
+// TestNamesCompose: maps generated one at a time (a go:generate line each)
+// into one package compile together unless their exported names collide.
+// Every unexported top-level identifier of a map and of its -tests file is
+// the map's prefix (its name with the first letter lowered; distinct names,
+// distinct prefixes) and a suffix from one set, and no suffix in the set ends
+// with another: else maps Foo and FooSlot could both declare fooSlotChunk
+// (Foo's "SlotChunk", FooSlot's "Chunk"). The exported test functions are
+// held to the same rule within each kind (Test, Benchmark, Fuzz).
+func TestNamesCompose(t *testing.T) {
+	const name, prefix = "Zq", "zq"
+	suffixes := map[string]map[string]string{} // kind → suffix → one spec with it
+	add := func(kind, suffix, from string) {
+		if suffixes[kind] == nil {
+			suffixes[kind] = map[string]string{}
+		}
+		suffixes[kind][suffix] = from
+	}
+	var specs []spec.Spec
+	for _, tl := range []struct{ typ, layout string }{{"hash", "home"}, {"hash", "classic"}, {"pcpu", ""}, {"lru", ""}, {"lru_pcpu", ""}} {
+		for _, key := range []int{4, 8, 13, 64} {
+			base := spec.Default()
+			base.Type, base.Layout, base.Key, base.Val, base.Name, base.Out, base.Pkg, base.Tests = spec.MapType(tl.typ), spec.StorageLayout(tl.layout), key, 8, name, "zq.go", "p", true
+			variants := []func(*spec.Spec){
+				func(*spec.Spec) {},
+				func(s *spec.Spec) { s.Lean = false },
+				func(s *spec.Spec) { s.Val = 13 },
+				func(s *spec.Spec) { s.BatchLock = "always" },
+				func(s *spec.Spec) { s.BatchLock = "sparse" },
+				func(s *spec.Spec) { s.Hash = "jhash" },
+			}
+			if key%4 == 0 {
+				variants = append(variants, func(s *spec.Spec) { s.Hash = "jhash2" })
+			}
+			for _, v := range variants {
+				s := base
+				v(&s)
+				specs = append(specs, s)
+			}
+		}
+	}
+	for _, s := range specs {
+		files, err := Generate(s, "htabgen")
+		require.NoError(t, err, "%+v", s)
+		for _, f := range files {
+			file, err := parser.ParseFile(token.NewFileSet(), f.Path, f.Content, parser.SkipObjectResolution)
+			require.NoError(t, err)
+			from := fmt.Sprintf("%s (%+v)", f.Path, s)
+			for _, id := range topLevelNames(file) {
+				if !token.IsExported(id) {
+					suffix, ok := strings.CutPrefix(id, prefix)
+					require.True(t, ok, "%s declares %s, which does not start with the map's prefix %s", from, id, prefix)
+					add("unexported", suffix, from)
+					continue
+				}
+				kind, rest := "exported", id
+				for _, k := range []string{"Test", "Benchmark", "Fuzz"} {
+					if r, ok := strings.CutPrefix(id, k+name); ok && strings.HasSuffix(f.Path, "_test.go") {
+						kind, rest = k, r
+					}
+				}
+				if kind == "exported" {
+					require.Contains(t, []string{name, name + "Key", name + "Value", name + "CPU", "New" + name}, id, "%s declares an exported name outside the contract's", from)
+					continue
+				}
+				add(kind, rest, from)
+			}
+		}
+	}
+	require.NotEmpty(t, suffixes["unexported"])
+	for kind, set := range suffixes {
+		for a, fromA := range set {
+			for b, fromB := range set {
+				if a != b && strings.HasSuffix(a, b) {
+					t.Errorf("%s names: suffix %q (%s) ends with suffix %q (%s): a map named %s%s would clash with one named %s",
+						kind, a, fromA, b, fromB, name, strings.TrimSuffix(a, b), name)
+				}
+			}
+		}
 	}
 }
 

@@ -155,8 +155,8 @@ func PathKey(path string) string {
 // CheckTogether reports whether files that go to one directory, and so to
 // one Go package, would fail to compile together: different package clauses,
 // or one top-level identifier declared by two files (maps named Conns and
-// ConnsKey both declare ConnsKey; maps named AB and Ab give their unexported
-// identifiers the same prefix, ab).
+// ConnsKey both declare ConnsKey; unexported identifiers cannot clash, see
+// TestNamesCompose).
 func CheckTogether(files []File) error {
 	type origin struct{ path, pkg string }
 	type decl struct{ dir, name string }

@@ -2,8 +2,8 @@ package spec
 
 import (
 	"fmt"
-	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // UnrollWords is the largest key or value, in 32-bit words, whose hashing,
@@ -32,7 +32,7 @@ type Layout struct {
 	KeyType   string // NameKey: [K]byte
 	ValueType string // NameValue: [V]byte
 	CPUType   string // NameCPU: the program-side handle
-	Prefix    string // lower-cased Name, the prefix of unexported identifiers
+	Prefix    string // Name with its first letter lowered: the prefix of unexported identifiers
 
 	KeyWords   int // key size in 32-bit words, rounded up; padding bytes are zero
 	ValueWords int // value size in 32-bit words, rounded up
@@ -277,22 +277,13 @@ func roundUpPow2(n int) int {
 	return p
 }
 
+// lowerFirst is s with its first letter lowered: HashK8V8 → hashK8V8, LRUConns →
+// lRUConns. Only the first letter, so that two map names give two prefixes
+// (lowering LRU whole would give LRUConns and LruConns one prefix, and two
+// maps that compile apart would clash in one package).
 func lowerFirst(s string) string {
-	r := []rune(s)
-	// Lower the leading run of capitals but the last one before a lower-case
-	// letter: LRUConns → lruConns, HashK8V8 → hashK8V8.
-	i := 0
-	for i < len(r) && unicode.IsUpper(r[i]) {
-		i++
-	}
-	switch {
-	case i == 0:
-		return s
-	case i == 1 || i == len(r):
-		return strings.ToLower(string(r[:i])) + string(r[i:])
-	default:
-		return strings.ToLower(string(r[:i-1])) + string(r[i-1:])
-	}
+	r, n := utf8.DecodeRuneInString(s)
+	return string(unicode.ToLower(r)) + s[n:]
 }
 
 func plural(n int, what string) string {

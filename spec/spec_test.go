@@ -422,9 +422,9 @@ func TestPlanNames(t *testing.T) {
 		{"", 8, 8, "HashK8V8", "HashK8V8Key", "HashK8V8Value", "HashK8V8CPU", "hashK8V8"},
 		{"", 13, 1, "HashK13V1", "HashK13V1Key", "HashK13V1Value", "HashK13V1CPU", "hashK13V1"},
 		{"Conns", 16, 8, "Conns", "ConnsKey", "ConnsValue", "ConnsCPU", "conns"},
-		{"LRUConns", 16, 8, "LRUConns", "LRUConnsKey", "LRUConnsValue", "LRUConnsCPU", "lruConns"},
+		{"LRUConns", 16, 8, "LRUConns", "LRUConnsKey", "LRUConnsValue", "LRUConnsCPU", "lRUConns"},
 		{"K13V8", 13, 8, "K13V8", "K13V8Key", "K13V8Value", "K13V8CPU", "k13V8"},
-		{"ABC", 8, 8, "ABC", "ABCKey", "ABCValue", "ABCCPU", "abc"},
+		{"ABC", 8, 8, "ABC", "ABCKey", "ABCValue", "ABCCPU", "aBC"},
 		{"X", 8, 8, "X", "XKey", "XValue", "XCPU", "x"},
 		{"Ä", 8, 8, "Ä", "ÄKey", "ÄValue", "ÄCPU", "ä"},
 	}

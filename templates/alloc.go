@@ -58,7 +58,7 @@ func (g *generator) alloc(f *jen.File) {
 		m("chunkMu").Dot("Lock").Call(),
 		jen.If(m("chunks").Index(jen.Id("c")).Dot("Load").Call().Op("==").Nil()).Block(
 			g.perCPUChunk(),
-			m("chunks").Index(jen.Id("c")).Dot("Store").Call(jen.New(jen.Id(g.chunkT))),
+			m("chunks").Index(jen.Id("c")).Dot("Store").Call(jen.New(jen.Id(g.elemChunkT))),
 		),
 		m("chunkMu").Dot("Unlock").Call(),
 	)

@@ -121,23 +121,31 @@ func (g *generator) batchWalk(f *jen.File) {
 				jen.Id("j").Op("++"),
 				jen.Id("i").Op("=").Add(load(jen.Id("e").Dot("next"))),
 			)
+			freeChain := jen.For(jen.Id("i").Op(":=").Id("head"), jen.Id("i").Op("!=").Lit(0), jen.Empty()).Block(
+				jen.Id("nx").Op(":=").Add(load(m("elem").Call(jen.Id("i").Op("-").Lit(1)).Dot("next"))),
+				m("free").Call(jen.Id("i").Op("-").Lit(1)),
+				jen.Id("i").Op("=").Id("nx"),
+			)
 			body.If(jen.Id("del").Op("&&").Id("head").Op("!=").Lit(0)).BlockFunc(func(del *jen.Group) {
 				del.Comment("The whole bucket goes: it was copied under this same lock.")
 				del.Id("b").Dot("SetHead").Call(jen.Lit(0))
 				if g.l.Occupancy {
 					del.Add(m("occ")).Dot("Clear").Call(jen.Id("bi"))
 				}
+				if !g.l.LRU {
+					del.Comment("Free under the lock, as Delete does (see Capacity in the design")
+					del.Comment("comment). The chain is unreachable now: nothing else writes its links.")
+					del.Add(freeChain)
+				}
 			})
 			body.Id("b").Dot("Unlock").Call()
-			body.If(jen.Id("del")).Block(
-				jen.Comment("Free after unlocking, as the kernel does. The chain is unreachable"),
-				jen.Comment("now, so nothing else writes its next links."),
-				jen.For(jen.Id("i").Op(":=").Id("head"), jen.Id("i").Op("!=").Lit(0), jen.Empty()).Block(
-					jen.Id("nx").Op(":=").Add(load(m("elem").Call(jen.Id("i").Op("-").Lit(1)).Dot("next"))),
-					m("free").Call(jen.Id("i").Op("-").Lit(1)),
-					jen.Id("i").Op("=").Id("nx"),
-				),
-			)
+			if g.l.LRU {
+				body.If(jen.Id("del")).Block(
+					jen.Comment("Free after unlocking: the LRU locks buckets when it evicts. The"),
+					jen.Comment("chain is unreachable now, so nothing else writes its next links."),
+					freeChain,
+				)
+			}
 			body.Id("total").Op("+=").Id("cnt")
 			body.Id("bi").Op("++")
 		}),

@@ -20,66 +20,66 @@ func (g *generator) batchTests(f *jen.File) {
 	}
 	// The helpers that need imports are emitted with jennifer, which tracks
 	// them; the rest is text.
-	f.Commentf("testBatchIs%s is errors.Is.", g.mapT)
-	f.Func().Id("testBatchIs" + g.mapT).Params(jen.List(jen.Id("err"), jen.Id("target")).Error()).Bool().Block(
+	f.Commentf("%sTestBatchIs is errors.Is.", g.l.Prefix)
+	f.Func().Id(g.l.Prefix + "TestBatchIs").Params(jen.List(jen.Id("err"), jen.Id("target")).Error()).Bool().Block(
 		jen.Return(jen.Qual("errors", "Is").Call(jen.Id("err"), jen.Id("target"))),
 	)
-	f.Commentf("testBatchSame%s is slices.Equal.", g.mapT)
-	f.Func().Id("testBatchSame" + g.mapT).Types(jen.Id("E").Comparable()).Params(jen.List(jen.Id("a"), jen.Id("b")).Index().Id("E")).Bool().Block(
+	f.Commentf("%sTestBatchSame is slices.Equal.", g.l.Prefix)
+	f.Func().Id(g.l.Prefix + "TestBatchSame").Types(jen.Id("E").Comparable()).Params(jen.List(jen.Id("a"), jen.Id("b")).Index().Id("E")).Bool().Block(
 		jen.Return(jen.Qual("slices", "Equal").Call(jen.Id("a"), jen.Id("b"))),
 	)
-	f.Add(jen.Id(fmt.Sprintf(vals+batchTestBody, g.mapT, g.keyT, g.valT)))
+	f.Add(jen.Id(fmt.Sprintf(vals+batchTestBody, g.mapT, g.keyT, g.valT, g.l.Prefix)))
 }
 
 // batchTestSingle: hash and lru, one value per key in batches.
 const batchTestSingle = `
-// testBatchVals%[1]s is a value buffer for a batch of n keys.
-func testBatchVals%[1]s(m *%[1]s, n int) []%[3]s { return make([]%[3]s, n) }
+// %[4]sTestBatchVals is a value buffer for a batch of n keys.
+func %[4]sTestBatchVals(m *%[1]s, n int) []%[3]s { return make([]%[3]s, n) }
 
-// testBatchValue%[1]s is key i's value in a batch's vals.
-func testBatchValue%[1]s(t testing.TB, m *%[1]s, k %[2]s, vals []%[3]s, i int) %[3]s {
+// %[4]sTestBatchValue is key i's value in a batch's vals.
+func %[4]sTestBatchValue(t testing.TB, m *%[1]s, k %[2]s, vals []%[3]s, i int) %[3]s {
 	return vals[i]
 }
 
-// testBatchSpread%[1]s is what UpdateBatch takes for these values.
-func testBatchSpread%[1]s(m *%[1]s, vs []%[3]s) []%[3]s { return vs }
+// %[4]sTestBatchSpread is what UpdateBatch takes for these values.
+func %[4]sTestBatchSpread(m *%[1]s, vs []%[3]s) []%[3]s { return vs }
 `
 
 // batchTestPerCPU: pcpu and lru_pcpu, CPUs() values per key in batches.
 const batchTestPerCPU = `
-// testBatchVals%[1]s is a value buffer for a batch of n keys: CPUs() values each.
-func testBatchVals%[1]s(m *%[1]s, n int) []%[3]s { return make([]%[3]s, n*m.CPUs()) }
+// %[4]sTestBatchVals is a value buffer for a batch of n keys: CPUs() values each.
+func %[4]sTestBatchVals(m *%[1]s, n int) []%[3]s { return make([]%[3]s, n*m.CPUs()) }
 
-// testBatchValue%[1]s is key i's value in a batch's vals, after checking that
+// %[4]sTestBatchValue is key i's value in a batch's vals, after checking that
 // its CPUs' values are the spread of CPU 0's.
-func testBatchValue%[1]s(t testing.TB, m *%[1]s, k %[2]s, vals []%[3]s, i int) %[3]s {
+func %[4]sTestBatchValue(t testing.TB, m *%[1]s, k %[2]s, vals []%[3]s, i int) %[3]s {
 	c := m.CPUs()
-	testCheckValues%[1]s(t, m, k, vals[i*c:(i+1)*c])
+	%[4]sTestCheckValues(t, m, k, vals[i*c:(i+1)*c])
 	return vals[i*c]
 }
 
-// testBatchSpread%[1]s is what UpdateBatch takes for these values: each
-// spread over the CPUs as testUpdate%[1]s does.
-func testBatchSpread%[1]s(m *%[1]s, vs []%[3]s) []%[3]s {
+// %[4]sTestBatchSpread is what UpdateBatch takes for these values: each
+// spread over the CPUs as %[4]sTestUpdate does.
+func %[4]sTestBatchSpread(m *%[1]s, vs []%[3]s) []%[3]s {
 	var all []%[3]s
 	for _, v := range vs {
-		all = append(all, testValues%[1]s(m, v)...)
+		all = append(all, %[4]sTestValues(m, v)...)
 	}
 	return all
 }
 `
 
 const batchTestBody = `
-// testBatchWalk%[1]s runs one whole batch walk with buffers of buf keys
+// %[4]sTestBatchWalk runs one whole batch walk with buffers of buf keys
 // (doubled for a call that says ErrNoSpace) and returns what it got.
-func testBatchWalk%[1]s(t *testing.T, m *%[1]s, buf int, del bool) (keys []%[2]s, vals []%[3]s) {
+func %[4]sTestBatchWalk(t *testing.T, m *%[1]s, buf int, del bool) (keys []%[2]s, vals []%[3]s) {
 	t.Helper()
 	c := new(htab.Cursor)
 	for call := 0; ; call++ {
 		if call > 4*m.MaxEntries()+10 {
 			t.Fatalf("buf %%d: the walk does not end", buf)
 		}
-		ks, vs := make([]%[2]s, buf), testBatchVals%[1]s(m, buf)
+		ks, vs := make([]%[2]s, buf), %[4]sTestBatchVals(m, buf)
 		var n int
 		var err error
 		if del {
@@ -87,19 +87,19 @@ func testBatchWalk%[1]s(t *testing.T, m *%[1]s, buf int, del bool) (keys []%[2]s
 		} else {
 			n, err = m.LookupBatch(c, ks, vs)
 		}
-		if testBatchIs%[1]s(err, htab.ErrNoSpace) {
+		if %[4]sTestBatchIs(err, htab.ErrNoSpace) {
 			if n != 0 || c.Done() {
 				t.Fatalf("buf %%d: ErrNoSpace with %%d keys, done %%v", buf, n, c.Done())
 			}
 			buf *= 2
 			continue
 		}
-		if err != nil && !testBatchIs%[1]s(err, htab.ErrKeyNotExist) {
+		if err != nil && !%[4]sTestBatchIs(err, htab.ErrKeyNotExist) {
 			t.Fatalf("buf %%d: %%v", buf, err)
 		}
 		for i := range n {
 			keys = append(keys, ks[i])
-			vals = append(vals, testBatchValue%[1]s(t, m, ks[i], vs, i))
+			vals = append(vals, %[4]sTestBatchValue(t, m, ks[i], vs, i))
 		}
 		if err != nil {
 			if !c.Done() {
@@ -119,18 +119,18 @@ func Test%[1]sBatch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n, err := m.LookupBatch(nil, make([]%[2]s, 4), testBatchVals%[1]s(m, 4)); n != 0 || !testBatchIs%[1]s(err, htab.ErrKeyNotExist) {
+	if n, err := m.LookupBatch(nil, make([]%[2]s, 4), %[4]sTestBatchVals(m, 4)); n != 0 || !%[4]sTestBatchIs(err, htab.ErrKeyNotExist) {
 		t.Fatalf("empty map: %%d, %%v; want 0, ErrKeyNotExist", n, err)
 	}
 	var ks []%[2]s
 	var vs []%[3]s
 	for i := range 40 {
-		ks, vs = append(ks, testKey%[1]s(i)), append(vs, testVal%[1]s(i))
+		ks, vs = append(ks, %[4]sTestKey(i)), append(vs, %[4]sTestVal(i))
 	}
-	if n, err := m.UpdateBatch(ks, testBatchSpread%[1]s(m, vs), htab.UpdateAny); n != len(ks) || err != nil {
+	if n, err := m.UpdateBatch(ks, %[4]sTestBatchSpread(m, vs), htab.UpdateAny); n != len(ks) || err != nil {
 		t.Fatalf("UpdateBatch: %%d, %%v", n, err)
 	}
-	wantKeys, wantVals := testAll%[1]s(t, m)
+	wantKeys, wantVals := %[4]sTestAll(t, m)
 	if len(wantKeys) == 0 || len(wantKeys) != m.Len() {
 		t.Fatalf("All yields %%d keys, Len is %%d", len(wantKeys), m.Len())
 	}
@@ -140,32 +140,32 @@ func Test%[1]sBatch(t *testing.T) {
 		t.Fatalf("zero-length batch: %%d, %%v, cursor %%v", n, err, *c)
 	}
 	for buf := 1; buf <= 8; buf++ {
-		keys, vals := testBatchWalk%[1]s(t, m, buf, false)
-		if !testBatchSame%[1]s(keys, wantKeys) || !testBatchSame%[1]s(vals, wantVals) {
+		keys, vals := %[4]sTestBatchWalk(t, m, buf, false)
+		if !%[4]sTestBatchSame(keys, wantKeys) || !%[4]sTestBatchSame(vals, wantVals) {
 			t.Fatalf("buf %%d: the walk returned\n%%x\n%%x\nAll yields\n%%x\n%%x", buf, keys, vals, wantKeys, wantVals)
 		}
 	}
 	if m.Len() != len(wantKeys) {
 		t.Fatalf("LookupBatch changed the map: Len %%d", m.Len())
 	}
-	keys, vals := testBatchWalk%[1]s(t, m, 3, true)
-	if !testBatchSame%[1]s(keys, wantKeys) || !testBatchSame%[1]s(vals, wantVals) {
+	keys, vals := %[4]sTestBatchWalk(t, m, 3, true)
+	if !%[4]sTestBatchSame(keys, wantKeys) || !%[4]sTestBatchSame(vals, wantVals) {
 		t.Fatalf("lookup-and-delete walk returned\n%%x\nAll yielded\n%%x", keys, wantKeys)
 	}
-	if k, _ := testAll%[1]s(t, m); m.Len() != 0 || len(k) != 0 {
+	if k, _ := %[4]sTestAll(t, m); m.Len() != 0 || len(k) != 0 {
 		t.Fatalf("after a lookup-and-delete walk: Len %%d, All %%x", m.Len(), k)
 	}
 
-	if n, err := m.UpdateBatch(ks[:1], testBatchSpread%[1]s(m, vs[:1]), htab.UpdateNoExist); n != 0 || !testBatchIs%[1]s(err, htab.ErrInvalid) {
+	if n, err := m.UpdateBatch(ks[:1], %[4]sTestBatchSpread(m, vs[:1]), htab.UpdateNoExist); n != 0 || !%[4]sTestBatchIs(err, htab.ErrInvalid) {
 		t.Fatalf("UpdateBatch with UpdateNoExist: %%d, %%v; want ErrInvalid, as the kernel", n, err)
 	}
-	if n, err := m.UpdateBatch(ks[:3], testBatchSpread%[1]s(m, vs[:3]), htab.UpdateAny); n != 3 || err != nil {
+	if n, err := m.UpdateBatch(ks[:3], %[4]sTestBatchSpread(m, vs[:3]), htab.UpdateAny); n != 3 || err != nil {
 		t.Fatalf("UpdateBatch: %%d, %%v", n, err)
 	}
-	if n, err := m.DeleteBatch([]%[2]s{ks[0], ks[1], ks[5], ks[2]}); n != 2 || !testBatchIs%[1]s(err, htab.ErrKeyNotExist) {
+	if n, err := m.DeleteBatch([]%[2]s{ks[0], ks[1], ks[5], ks[2]}); n != 2 || !%[4]sTestBatchIs(err, htab.ErrKeyNotExist) {
 		t.Fatalf("DeleteBatch with an absent third key: %%d, %%v; want 2, ErrKeyNotExist", n, err)
 	}
-	if _, ok := testLookup%[1]s(t, m, ks[2]); !ok || m.Len() != 1 {
+	if _, ok := %[4]sTestLookup(t, m, ks[2]); !ok || m.Len() != 1 {
 		t.Fatalf("DeleteBatch went past the absent key: Len %%d", m.Len())
 	}
 }

@@ -123,7 +123,9 @@ func (g *generator) designComment(f *jen.File) {
 	default:
 		lines = append(lines,
 			"  Capacity: a new key takes a freed element, else a never-used one; when all",
-			"  MaxEntries are in use it is htab.ErrFull. A replace never needs one.",
+			"  MaxEntries are in use it is htab.ErrFull. A replace never needs one. A",
+			"  delete frees its element before it unlocks, so whoever sees the key gone",
+			"  can insert another (the kernel frees after unlocking).",
 		)
 	}
 	if l.PerCPU {

@@ -36,9 +36,9 @@ type Header struct {
 type generator struct {
 	l *spec.Layout
 	// Type names of the generated code.
-	mapT, keyT, valT, cpuT   string
-	elemT, chunkT, keyWordsT string
-	slotT, slotChunkT        string // per-CPU types: one CPU's value, and a NoPrealloc chunk of them
+	mapT, keyT, valT, cpuT       string
+	elemT, elemChunkT, keyWordsT string
+	slotT, slotChunkT            string // per-CPU types: one CPU's value, and a NoPrealloc chunk of them
 }
 
 func newGenerator(l *spec.Layout) *generator {
@@ -49,7 +49,7 @@ func newGenerator(l *spec.Layout) *generator {
 		valT:       l.ValueType,
 		cpuT:       l.CPUType,
 		elemT:      l.Prefix + "Elem",
-		chunkT:     l.Prefix + "Chunk",
+		elemChunkT: l.Prefix + "ElemChunk",
 		keyWordsT:  l.Prefix + "KeyWords",
 		slotT:      l.Prefix + "Slot",
 		slotChunkT: l.Prefix + "SlotChunk",

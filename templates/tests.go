@@ -1,6 +1,8 @@
 package templates
 
 import (
+	"strings"
+
 	"github.com/dave/jennifer/jen"
 
 	"github.com/htabgen/htabgen/spec"
@@ -10,7 +12,7 @@ import (
 // map, a concurrency test for the race detector, and benchmarks. It uses the
 // standard library only, so it runs in any consumer module.
 func (g *generator) tests(f *jen.File) {
-	T := func(s string) string { return s + g.mapT }
+	T := g.testHelper
 	key, val := jen.Id(g.keyT), jen.Id(g.valT)
 	g.testAdapters(f)
 	opts := func(max int) jen.Code {
@@ -21,7 +23,7 @@ func (g *generator) tests(f *jen.File) {
 	}
 
 	// func testKey<Map>(i int) (k <Key>): i little-endian in the first bytes, then a pattern
-	f.Commentf("testKey%s makes distinct keys from small integers.", g.mapT)
+	f.Commentf("%sTestKey makes distinct keys from small integers.", g.l.Prefix)
 	f.Func().Id(T("testKey")).Params(jen.Id("i").Int()).Params(jen.Id("k").Add(key)).Block(
 		jen.For(jen.Id("j").Op(":=").Range().Id("k")).Block(
 			jen.If(jen.Id("j").Op("<").Lit(8)).Block(
@@ -32,7 +34,7 @@ func (g *generator) tests(f *jen.File) {
 		),
 		jen.Return(),
 	)
-	f.Commentf("testVal%s makes a value from an integer.", g.mapT)
+	f.Commentf("%sTestVal makes a value from an integer.", g.l.Prefix)
 	f.Func().Id(T("testVal")).Params(jen.Id("i").Int()).Params(jen.Id("v").Add(val)).Block(
 		jen.For(jen.Id("j").Op(":=").Range().Id("v")).Block(
 			jen.Id("v").Index(jen.Id("j")).Op("=").Byte().Call(jen.Id("i").Op("+").Id("j")),
@@ -44,7 +46,7 @@ func (g *generator) tests(f *jen.File) {
 	// the reference, with the kernel's rules; fails t on any difference.
 	const maxEntries = 48
 	const nkeys = 96 // twice the capacity; fewer than the 256 keys of a 1-byte key
-	f.Commentf("checkOp%s applies operation op (0 update, 1 delete, 2 lookup-and-delete,", g.mapT)
+	f.Commentf("%sCheckOp applies operation op (0 update, 1 delete, 2 lookup-and-delete,", g.l.Prefix)
 	f.Comment("3 lookup) on key ki to m and to the reference ref, and fails t if they differ.")
 	f.Func().Id(T("checkOp")).Params(
 		jen.Id("t").Qual("testing", "TB"), jen.Id("m").Op("*").Id(g.mapT), jen.Id("ref").Map(key).Add(val),
@@ -69,7 +71,7 @@ func (g *generator) tests(f *jen.File) {
 				jen.Delete(jen.Id("ref"), jen.Id("k")),
 			),
 			jen.Default().Block(
-				jen.List(jen.Id("got"), jen.Id("ok")).Op(":=").Id(T("testLookup")).Call(jen.Id("t"), jen.Id("m"), jen.Id("k")),
+				jen.List(jen.Id("got"), jen.Id("ok")).Op(":=").Id(g.testHelper("testLookup")).Call(jen.Id("t"), jen.Id("m"), jen.Id("k")),
 				fatalIf(jen.Id("ok").Op("!=").Id("present").Op("||").Id("got").Op("!=").Id("old"), "step %d: Lookup(%x) = %x, %v; want %x, %v", jen.Id("step"), jen.Id("k"), jen.Id("got"), jen.Id("ok"), jen.Id("old"), jen.Id("present")),
 			),
 		),
@@ -77,7 +79,7 @@ func (g *generator) tests(f *jen.File) {
 	)
 
 	// func checkContents<Map>(t, m, ref): All and a NextKey walk both give ref, in one order.
-	f.Commentf("checkContents%s checks that All and a NextKey walk both give exactly ref,", g.mapT)
+	f.Commentf("%sCheckContents checks that All and a NextKey walk both give exactly ref,", g.l.Prefix)
 	f.Comment("in the same order.")
 	f.Func().Id(T("checkContents")).Params(jen.Id("t").Qual("testing", "TB"), jen.Id("m").Op("*").Id(g.mapT), jen.Id("ref").Map(key).Add(val)).Block(
 		jen.List(jen.Id("order"), jen.Id("vals")).Op(":=").Id(T("testAll")).Call(jen.Id("t"), jen.Id("m")),
@@ -105,7 +107,7 @@ func (g *generator) tests(f *jen.File) {
 	// fall into bucket 0 (mask 0), which forces the longest chains.
 	f.Commentf("Test%sRandomOps runs random operations, checked after every step against", g.mapT)
 	f.Comment("a builtin map; preallocated, NoPrealloc, and degenerate (every key in bucket 0).")
-	f.Func().Id(T("Test") + "RandomOps").Params(jen.Id("t").Op("*").Qual("testing", "T")).Block(
+	f.Func().Id("Test" + g.mapT + "RandomOps").Params(jen.Id("t").Op("*").Qual("testing", "T")).Block(
 		jen.For(jen.List(jen.Id("_"), jen.Id("mode")).Op(":=").Range().Index().String().Values(modes...)).Block(
 			jen.Id("t").Dot("Run").Call(jen.Id("mode"), jen.Func().Params(jen.Id("t").Op("*").Qual("testing", "T")).Block(
 				jen.Id("opts").Op(":=").Add(opts(maxEntries)),
@@ -127,7 +129,7 @@ func (g *generator) tests(f *jen.File) {
 	// Fuzz<Map>Ops: each pair of input bytes is one operation and one key.
 	f.Commentf("Fuzz%sOps decodes its input into operations (two bytes each: operation and", g.mapT)
 	f.Comment("flags, key) and checks each one, then the contents, against a builtin map.")
-	f.Func().Id(T("Fuzz")+"Ops").Params(jen.Id("f").Op("*").Qual("testing", "F")).Block(
+	f.Func().Id("Fuzz"+g.mapT+"Ops").Params(jen.Id("f").Op("*").Qual("testing", "F")).Block(
 		jen.Id("f").Dot("Add").Call(jen.Index().Byte().Parens(jen.Lit("\x00\x01\x00\x02\x03\x01\x01\x01\x02\x02"))),
 		jen.Id("f").Dot("Fuzz").Call(jen.Func().Params(jen.Id("t").Op("*").Qual("testing", "T"), jen.Id("data").Index().Byte()).Block(
 			jen.List(jen.Id("m"), jen.Err()).Op(":=").Id("New"+g.mapT).Call(opts(8)),
@@ -150,7 +152,7 @@ func (g *generator) tests(f *jen.File) {
 	// Test<Map>Concurrent: writers on disjoint keys, readers and iterators, under -race.
 	f.Commentf("Test%sConcurrent runs writers on disjoint keys with lock-free readers and", g.mapT)
 	f.Comment("iterators; run it with -race. Each writer's keys must end as it left them.")
-	f.Func().Id(T("Test")+"Concurrent").Params(jen.Id("t").Op("*").Qual("testing", "T")).Block(
+	f.Func().Id("Test"+g.mapT+"Concurrent").Params(jen.Id("t").Op("*").Qual("testing", "T")).Block(
 		jen.List(jen.Id("m"), jen.Err()).Op(":=").Id("New"+g.mapT).Call(opts(concurrentMax)),
 		fatalIf(jen.Err().Op("!=").Nil(), "New: %v", jen.Err()),
 		jen.Var().Id("wg").Qual("sync", "WaitGroup"),
@@ -189,7 +191,7 @@ func (g *generator) tests(f *jen.File) {
 	f.Commentf("Benchmark%sLookup looks up present keys of a 3/4-full map of 65536", g.mapT)
 	f.Comment("entries in random order and reports lookups/s; keys an LRU map evicted")
 	f.Comment("while it filled are left out.")
-	f.Func().Id(T("Benchmark")+"Lookup").Params(jen.Id("b").Op("*").Qual("testing", "B")).Block(
+	f.Func().Id("Benchmark"+g.mapT+"Lookup").Params(jen.Id("b").Op("*").Qual("testing", "B")).Block(
 		jen.Const().Id("n").Op("=").Lit(49152),
 		jen.List(jen.Id("m"), jen.Err()).Op(":=").Id("New"+g.mapT).Call(opts(65536)),
 		jen.If(jen.Err().Op("!=").Nil()).Block(jen.Id("b").Dot("Fatal").Call(jen.Err())),
@@ -213,6 +215,14 @@ func (g *generator) tests(f *jen.File) {
 		),
 		jen.Id("b").Dot("ReportMetric").Call(jen.Float64().Call(jen.Id("b").Dot("N")).Op("/").Id("b").Dot("Elapsed").Call().Dot("Seconds").Call(), jen.Lit("lookups/s")),
 	)
+}
+
+// testHelper is the name of the -tests file's unexported helper h (testKey,
+// checkOp): the map's prefix, then h with its first letter raised
+// (hashK8V8TestKey), as every unexported identifier of a map is named, so that
+// the tests of two maps compile together in one package.
+func (g *generator) testHelper(h string) string {
+	return g.l.Prefix + strings.ToUpper(h[:1]) + h[1:]
 }
 
 // seedBench emits Benchmark<Map>Seed000: the kernel's bpf-hashmap-lookup
@@ -301,7 +311,7 @@ func (g *generator) checkUpdateResult(fatalIf func(cond jen.Code, format string,
 		jen.If(jen.Id("err").Op("==").Nil()).Block(jen.Id("ref").Index(jen.Id("k")).Op("=").Id("v")), jen.Line(),
 		jen.Comment("Forget what the LRU evicted; the checks after the switch see the rest."), jen.Line(),
 		jen.For(jen.Id("rk").Op(":=").Range().Id("ref")).Block(
-			jen.If(jen.List(jen.Id("_"), jen.Id("in")).Op(":=").Id("testLookup"+g.mapT).Call(jen.Id("t"), jen.Id("m"), jen.Id("rk")), jen.Op("!").Id("in")).Block(jen.Delete(jen.Id("ref"), jen.Id("rk"))),
+			jen.If(jen.List(jen.Id("_"), jen.Id("in")).Op(":=").Id(g.testHelper("testLookup")).Call(jen.Id("t"), jen.Id("m"), jen.Id("rk")), jen.Op("!").Id("in")).Block(jen.Delete(jen.Id("ref"), jen.Id("rk"))),
 		),
 	)
 }

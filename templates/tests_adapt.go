@@ -16,25 +16,25 @@ func (g *generator) testAdapters(f *jen.File) {
 	if g.l.PerCPU {
 		src = perCPUAdapters
 	}
-	f.Add(jen.Id(fmt.Sprintf(src, g.mapT, g.keyT, g.valT)))
+	f.Add(jen.Id(fmt.Sprintf(src, g.mapT, g.keyT, g.valT, g.l.Prefix)))
 }
 
 // singleValueAdapters: hash and lru, whose API already has one value per key.
 const singleValueAdapters = `
-// testUpdate%[1]s, testLookup%[1]s, testLookupAndDelete%[1]s and testAll%[1]s
+// %[4]sTestUpdate, %[4]sTestLookup, %[4]sTestLookupAndDelete and %[4]sTestAll
 // are the map's userspace methods, as the checks below use them (testAll
 // collects All).
-func testUpdate%[1]s(m *%[1]s, k %[2]s, v %[3]s, flags htab.UpdateFlags) error {
+func %[4]sTestUpdate(m *%[1]s, k %[2]s, v %[3]s, flags htab.UpdateFlags) error {
 	return m.Update(k, v, flags)
 }
 
-func testLookup%[1]s(t testing.TB, m *%[1]s, k %[2]s) (%[3]s, bool) { return m.Lookup(k) }
+func %[4]sTestLookup(t testing.TB, m *%[1]s, k %[2]s) (%[3]s, bool) { return m.Lookup(k) }
 
-func testLookupAndDelete%[1]s(t testing.TB, m *%[1]s, k %[2]s) (%[3]s, error) {
+func %[4]sTestLookupAndDelete(t testing.TB, m *%[1]s, k %[2]s) (%[3]s, error) {
 	return m.LookupAndDelete(k)
 }
 
-func testAll%[1]s(t testing.TB, m *%[1]s) (keys []%[2]s, vals []%[3]s) {
+func %[4]sTestAll(t testing.TB, m *%[1]s) (keys []%[2]s, vals []%[3]s) {
 	for k, v := range m.All() {
 		keys, vals = append(keys, k), append(vals, v)
 	}
@@ -44,9 +44,9 @@ func testAll%[1]s(t testing.TB, m *%[1]s) (keys []%[2]s, vals []%[3]s) {
 
 // perCPUAdapters: pcpu and lru_pcpu, whose userspace side carries every CPU's value.
 const perCPUAdapters = `
-// testValues%[1]s spreads v over the CPUs: CPU c's value is v with c added
+// %[4]sTestValues spreads v over the CPUs: CPU c's value is v with c added
 // to its first byte.
-func testValues%[1]s(m *%[1]s, v %[3]s) []%[3]s {
+func %[4]sTestValues(m *%[1]s, v %[3]s) []%[3]s {
 	vals := make([]%[3]s, m.CPUs())
 	for c := range vals {
 		vals[c] = v
@@ -55,43 +55,43 @@ func testValues%[1]s(m *%[1]s, v %[3]s) []%[3]s {
 	return vals
 }
 
-// testCheckValues%[1]s fails t unless vals is the spread of vals[0].
-func testCheckValues%[1]s(t testing.TB, m *%[1]s, k %[2]s, vals []%[3]s) {
+// %[4]sTestCheckValues fails t unless vals is the spread of vals[0].
+func %[4]sTestCheckValues(t testing.TB, m *%[1]s, k %[2]s, vals []%[3]s) {
 	t.Helper()
-	for c, v := range testValues%[1]s(m, vals[0]) {
+	for c, v := range %[4]sTestValues(m, vals[0]) {
 		if vals[c] != v {
 			t.Fatalf("key %%x: CPU %%d's value is %%x, want %%x", k, c, vals[c], v)
 		}
 	}
 }
 
-// testUpdate%[1]s, testLookup%[1]s, testLookupAndDelete%[1]s and testAll%[1]s
+// %[4]sTestUpdate, %[4]sTestLookup, %[4]sTestLookupAndDelete and %[4]sTestAll
 // are the map's userspace methods with one value standing for every CPU's.
-func testUpdate%[1]s(m *%[1]s, k %[2]s, v %[3]s, flags htab.UpdateFlags) error {
-	return m.Update(k, testValues%[1]s(m, v), flags)
+func %[4]sTestUpdate(m *%[1]s, k %[2]s, v %[3]s, flags htab.UpdateFlags) error {
+	return m.Update(k, %[4]sTestValues(m, v), flags)
 }
 
-func testLookup%[1]s(t testing.TB, m *%[1]s, k %[2]s) (%[3]s, bool) {
+func %[4]sTestLookup(t testing.TB, m *%[1]s, k %[2]s) (%[3]s, bool) {
 	vals := make([]%[3]s, m.CPUs())
 	if !m.Lookup(k, vals) {
 		return %[3]s{}, false
 	}
-	testCheckValues%[1]s(t, m, k, vals)
+	%[4]sTestCheckValues(t, m, k, vals)
 	return vals[0], true
 }
 
-func testLookupAndDelete%[1]s(t testing.TB, m *%[1]s, k %[2]s) (%[3]s, error) {
+func %[4]sTestLookupAndDelete(t testing.TB, m *%[1]s, k %[2]s) (%[3]s, error) {
 	vals := make([]%[3]s, m.CPUs())
 	if err := m.LookupAndDelete(k, vals); err != nil {
 		return %[3]s{}, err
 	}
-	testCheckValues%[1]s(t, m, k, vals)
+	%[4]sTestCheckValues(t, m, k, vals)
 	return vals[0], nil
 }
 
-func testAll%[1]s(t testing.TB, m *%[1]s) (keys []%[2]s, vals []%[3]s) {
+func %[4]sTestAll(t testing.TB, m *%[1]s) (keys []%[2]s, vals []%[3]s) {
 	for k, vs := range m.All() {
-		testCheckValues%[1]s(t, m, k, vs)
+		%[4]sTestCheckValues(t, m, k, vs)
 		keys, vals = append(keys, k), append(vals, vs[0])
 	}
 	return keys, vals

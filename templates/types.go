@@ -31,13 +31,13 @@ func (g *generator) types(f *jen.File) {
 		}
 	})
 
-	// const <prefix>ChunkShift = <n>; type <prefix>Chunk [1 << <prefix>ChunkShift]<elem>
+	// const <prefix>ChunkShift = <n>; type <prefix>ElemChunk [1 << <prefix>ChunkShift]<elem>
 	if !l.LRU { // LRU maps are always preallocated, as in the kernel
 		shift := chunkShift(l.ElemSize)
 		f.Commentf("With NoPrealloc elements are allocated on first use, in chunks of 1<<%sChunkShift:", l.Prefix)
 		f.Commentf("%d elements of %d bytes, %d KiB (the most, by powers of two, within 16 KiB).", 1<<shift, l.ElemSize, (1<<shift)*l.ElemSize>>10)
 		f.Const().Id(l.Prefix + "ChunkShift").Op("=").Lit(shift)
-		f.Type().Id(g.chunkT).Index(jen.Lit(1).Op("<<").Id(l.Prefix + "ChunkShift")).Id(g.elemT)
+		f.Type().Id(g.elemChunkT).Index(jen.Lit(1).Op("<<").Id(l.Prefix + "ChunkShift")).Id(g.elemT)
 	}
 
 	g.mapStruct(f)
@@ -103,7 +103,7 @@ func (g *generator) elemStorage() jen.Code {
 		jen.Comment("Element storage. Element i is elems[i] when preallocated, else"), jen.Line(),
 		jen.Comment("chunks[i>>shift][i&mask]; a bucket links index+1 so that 0 is nil."), jen.Line(),
 		jen.Id("elems").Index().Id(g.elemT).Comment("all maxEntries elements; nil with NoPrealloc"), jen.Line(),
-		jen.Id("chunks").Index().Qual(atomicPkg, "Pointer").Types(jen.Id(g.chunkT)).Comment("NoPrealloc: allocated on first use"), jen.Line(),
+		jen.Id("chunks").Index().Qual(atomicPkg, "Pointer").Types(jen.Id(g.elemChunkT)).Comment("NoPrealloc: allocated on first use"), jen.Line(),
 		jen.Id("chunkMu").Qual("sync", "Mutex").Comment("serialises chunk allocation"),
 	)
 }
@@ -118,7 +118,7 @@ func (g *generator) elemAlloc() jen.Code {
 	}
 	return jen.If(jen.Id("opts").Dot("NoPrealloc")).Block(
 		jen.Id("m").Dot("chunks").Op("=").Make(
-			jen.Index().Qual(atomicPkg, "Pointer").Types(jen.Id(g.chunkT)),
+			jen.Index().Qual(atomicPkg, "Pointer").Types(jen.Id(g.elemChunkT)),
 			jen.Parens(jen.Id("opts").Dot("MaxEntries").Op("-").Lit(1)).Op(">>").Id(g.l.Prefix+"ChunkShift").Op("+").Lit(1),
 		),
 	).Else().Block(prealloc)

@@ -20,8 +20,7 @@ func (g *generator) update(f *jen.File) {
 		jen.List(jen.Id("prev"), jen.Id("i")).Op(":=").Add(m("find")).Call(jen.Id("b"), jen.Op("&").Id("w"), jen.Id("h")),
 		jen.If(jen.Id("i").Op("==").Lit(0)).Add(unlockReturn(htabId("ErrKeyNotExist"))),
 		m("unlink").Call(hashBucketIndex(), jen.Id("prev"), jen.Id("i")),
-		jen.Id("b").Dot("Unlock").Call(),
-		m("free").Call(jen.Id("i").Op("-").Lit(1)),
+		g.unlockFree(jen.Id("b"), jen.Id("i").Op("-").Lit(1)),
 		jen.Return(jen.Nil()),
 	)...)
 
@@ -39,8 +38,7 @@ func (g *generator) update(f *jen.File) {
 			jen.If(jen.Id("i").Op("==").Lit(0)).Add(unlockReturn(htabId("ErrKeyNotExist"))),
 			m("loadValues").Call(jen.Id("i").Op("-").Lit(1), jen.Id("vals")),
 			m("unlink").Call(hashBucketIndex(), jen.Id("prev"), jen.Id("i")),
-			jen.Id("b").Dot("Unlock").Call(),
-			m("free").Call(jen.Id("i").Op("-").Lit(1)),
+			g.unlockFree(jen.Id("b"), jen.Id("i").Op("-").Lit(1)),
 			jen.Return(jen.Nil()),
 		)...)
 	} else {
@@ -50,8 +48,7 @@ func (g *generator) update(f *jen.File) {
 			jen.If(jen.Id("i").Op("==").Lit(0)).Add(unlockReturn(jen.Id(g.valT).Values(), htabId("ErrKeyNotExist"))),
 			jen.Id("v").Op(":=").Add(m("elem")).Call(jen.Id("i").Op("-").Lit(1)).Dot("loadValue").Call(),
 			m("unlink").Call(hashBucketIndex(), jen.Id("prev"), jen.Id("i")),
-			jen.Id("b").Dot("Unlock").Call(),
-			m("free").Call(jen.Id("i").Op("-").Lit(1)),
+			g.unlockFree(jen.Id("b"), jen.Id("i").Op("-").Lit(1)),
 			jen.Return(jen.Id("v"), jen.Nil()),
 		)...)
 	}
@@ -92,3 +89,18 @@ func (g *generator) update(f *jen.File) {
 
 // hashBucketIndex is h&m.mask: the bucket of the key whose hash is h.
 func hashBucketIndex() *jen.Statement { return jen.Id("h").Op("&").Id("m").Dot("mask") }
+
+// unlockFree unlocks bucket b after the delete of element i, and frees i.
+// A hash or per-CPU map frees first, under the lock, so that whoever sees the
+// key gone can insert another into a full map (the kernel frees after
+// unlocking, a window in which such an insert is E2BIG although the delete
+// took effect). An LRU map frees after: the LRU engine locks buckets when it
+// evicts, and the LRU never refuses an insert anyway.
+func (g *generator) unlockFree(b, i jen.Code) jen.Code {
+	unlock := jen.Add(b).Dot("Unlock").Call()
+	free := jen.Id("m").Dot("free").Call(i)
+	if g.l.LRU {
+		return jen.Add(unlock, jen.Line(), free)
+	}
+	return jen.Add(free, jen.Line(), unlock)
+}

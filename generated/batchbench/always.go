@@ -46,7 +46,9 @@ import (
 //   element is reused at once; a reader that reached it through its old bucket
 //   sees that bucket's sequence change and retries.
 //   Capacity: a new key takes a freed element, else a never-used one; when all
-//   MaxEntries are in use it is htab.ErrFull. A replace never needs one.
+//   MaxEntries are in use it is htab.ErrFull. A replace never needs one. A
+//   delete frees its element before it unlocks, so whoever sees the key gone
+//   can insert another (the kernel frees after unlocking).
 
 // AlwaysKey is a key of Always: 8 bytes, hashed and compared as they are.
 type AlwaysKey [8]byte
@@ -70,7 +72,7 @@ type alwaysElem struct {
 // 512 elements of 20 bytes, 10 KiB (the most, by powers of two, within 16 KiB).
 const alwaysChunkShift = 9
 
-type alwaysChunk [1 << alwaysChunkShift]alwaysElem
+type alwaysElemChunk [1 << alwaysChunkShift]alwaysElem
 
 // Always is a fixed-capacity hash map with the semantics of the kernel's
 // BPF_MAP_TYPE_HASH. Every method is safe for concurrent use.
@@ -84,9 +86,9 @@ type Always struct {
 
 	// Element storage. Element i is elems[i] when preallocated, else
 	// chunks[i>>shift][i&mask]; a bucket links index+1 so that 0 is nil.
-	elems   []alwaysElem                  // all maxEntries elements; nil with NoPrealloc
-	chunks  []atomic.Pointer[alwaysChunk] // NoPrealloc: allocated on first use
-	chunkMu sync.Mutex                    // serialises chunk allocation
+	elems   []alwaysElem                      // all maxEntries elements; nil with NoPrealloc
+	chunks  []atomic.Pointer[alwaysElemChunk] // NoPrealloc: allocated on first use
+	chunkMu sync.Mutex                        // serialises chunk allocation
 
 	// Written by inserts and deletes; the padding keeps them off the cache
 	// line of the fields above, which every lookup reads.
@@ -115,7 +117,7 @@ func NewAlways(opts htab.Options) (*Always, error) {
 		seed:       opts.Seed(),
 	}
 	if opts.NoPrealloc {
-		m.chunks = make([]atomic.Pointer[alwaysChunk], (opts.MaxEntries-1)>>alwaysChunkShift+1)
+		m.chunks = make([]atomic.Pointer[alwaysElemChunk], (opts.MaxEntries-1)>>alwaysChunkShift+1)
 	} else {
 		m.elems = make([]alwaysElem, opts.MaxEntries)
 	}
@@ -254,7 +256,7 @@ func (m *Always) ensureChunk(c uint32) {
 	}
 	m.chunkMu.Lock()
 	if m.chunks[c].Load() == nil {
-		m.chunks[c].Store(new(alwaysChunk))
+		m.chunks[c].Store(new(alwaysElemChunk))
 	}
 	m.chunkMu.Unlock()
 }
@@ -408,8 +410,8 @@ func (m *Always) Delete(k AlwaysKey) error {
 		return htab.ErrKeyNotExist
 	}
 	m.unlink(h&m.mask, prev, i)
-	b.Unlock()
 	m.free(i - 1)
+	b.Unlock()
 	return nil
 }
 
@@ -427,8 +429,8 @@ func (m *Always) LookupAndDelete(k AlwaysKey) (AlwaysValue, error) {
 	}
 	v := m.elem(i - 1).loadValue()
 	m.unlink(h&m.mask, prev, i)
-	b.Unlock()
 	m.free(i - 1)
+	b.Unlock()
 	return v, nil
 }
 
@@ -616,17 +618,15 @@ func (m *Always) batchWalk(bi uint32, keys []AlwaysKey, vals []AlwaysValue, del 
 		if del && head != 0 {
 			// The whole bucket goes: it was copied under this same lock.
 			b.SetHead(0)
-		}
-		b.Unlock()
-		if del {
-			// Free after unlocking, as the kernel does. The chain is unreachable
-			// now, so nothing else writes its next links.
+			// Free under the lock, as Delete does (see Capacity in the design
+			// comment). The chain is unreachable now: nothing else writes its links.
 			for i := head; i != 0; {
 				nx := atomic.LoadUint32(&m.elem(i - 1).next)
 				m.free(i - 1)
 				i = nx
 			}
 		}
+		b.Unlock()
 		total += cnt
 		bi++
 	}

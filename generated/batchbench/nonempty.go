@@ -46,7 +46,9 @@ import (
 //   element is reused at once; a reader that reached it through its old bucket
 //   sees that bucket's sequence change and retries.
 //   Capacity: a new key takes a freed element, else a never-used one; when all
-//   MaxEntries are in use it is htab.ErrFull. A replace never needs one.
+//   MaxEntries are in use it is htab.ErrFull. A replace never needs one. A
+//   delete frees its element before it unlocks, so whoever sees the key gone
+//   can insert another (the kernel frees after unlocking).
 
 // NonEmptyKey is a key of NonEmpty: 8 bytes, hashed and compared as they are.
 type NonEmptyKey [8]byte
@@ -70,7 +72,7 @@ type nonEmptyElem struct {
 // 512 elements of 20 bytes, 10 KiB (the most, by powers of two, within 16 KiB).
 const nonEmptyChunkShift = 9
 
-type nonEmptyChunk [1 << nonEmptyChunkShift]nonEmptyElem
+type nonEmptyElemChunk [1 << nonEmptyChunkShift]nonEmptyElem
 
 // NonEmpty is a fixed-capacity hash map with the semantics of the kernel's
 // BPF_MAP_TYPE_HASH. Every method is safe for concurrent use.
@@ -84,9 +86,9 @@ type NonEmpty struct {
 
 	// Element storage. Element i is elems[i] when preallocated, else
 	// chunks[i>>shift][i&mask]; a bucket links index+1 so that 0 is nil.
-	elems   []nonEmptyElem                  // all maxEntries elements; nil with NoPrealloc
-	chunks  []atomic.Pointer[nonEmptyChunk] // NoPrealloc: allocated on first use
-	chunkMu sync.Mutex                      // serialises chunk allocation
+	elems   []nonEmptyElem                      // all maxEntries elements; nil with NoPrealloc
+	chunks  []atomic.Pointer[nonEmptyElemChunk] // NoPrealloc: allocated on first use
+	chunkMu sync.Mutex                          // serialises chunk allocation
 
 	// Written by inserts and deletes; the padding keeps them off the cache
 	// line of the fields above, which every lookup reads.
@@ -115,7 +117,7 @@ func NewNonEmpty(opts htab.Options) (*NonEmpty, error) {
 		seed:       opts.Seed(),
 	}
 	if opts.NoPrealloc {
-		m.chunks = make([]atomic.Pointer[nonEmptyChunk], (opts.MaxEntries-1)>>nonEmptyChunkShift+1)
+		m.chunks = make([]atomic.Pointer[nonEmptyElemChunk], (opts.MaxEntries-1)>>nonEmptyChunkShift+1)
 	} else {
 		m.elems = make([]nonEmptyElem, opts.MaxEntries)
 	}
@@ -254,7 +256,7 @@ func (m *NonEmpty) ensureChunk(c uint32) {
 	}
 	m.chunkMu.Lock()
 	if m.chunks[c].Load() == nil {
-		m.chunks[c].Store(new(nonEmptyChunk))
+		m.chunks[c].Store(new(nonEmptyElemChunk))
 	}
 	m.chunkMu.Unlock()
 }
@@ -408,8 +410,8 @@ func (m *NonEmpty) Delete(k NonEmptyKey) error {
 		return htab.ErrKeyNotExist
 	}
 	m.unlink(h&m.mask, prev, i)
-	b.Unlock()
 	m.free(i - 1)
+	b.Unlock()
 	return nil
 }
 
@@ -427,8 +429,8 @@ func (m *NonEmpty) LookupAndDelete(k NonEmptyKey) (NonEmptyValue, error) {
 	}
 	v := m.elem(i - 1).loadValue()
 	m.unlink(h&m.mask, prev, i)
-	b.Unlock()
 	m.free(i - 1)
+	b.Unlock()
 	return v, nil
 }
 
@@ -620,17 +622,15 @@ func (m *NonEmpty) batchWalk(bi uint32, keys []NonEmptyKey, vals []NonEmptyValue
 		if del && head != 0 {
 			// The whole bucket goes: it was copied under this same lock.
 			b.SetHead(0)
-		}
-		b.Unlock()
-		if del {
-			// Free after unlocking, as the kernel does. The chain is unreachable
-			// now, so nothing else writes its next links.
+			// Free under the lock, as Delete does (see Capacity in the design
+			// comment). The chain is unreachable now: nothing else writes its links.
 			for i := head; i != 0; {
 				nx := atomic.LoadUint32(&m.elem(i - 1).next)
 				m.free(i - 1)
 				i = nx
 			}
 		}
+		b.Unlock()
 		total += cnt
 		bi++
 	}

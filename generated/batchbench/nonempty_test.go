@@ -14,30 +14,30 @@ import (
 	"testing"
 )
 
-// testUpdateNonEmpty, testLookupNonEmpty, testLookupAndDeleteNonEmpty and testAllNonEmpty
+// nonEmptyTestUpdate, nonEmptyTestLookup, nonEmptyTestLookupAndDelete and nonEmptyTestAll
 // are the map's userspace methods, as the checks below use them (testAll
 // collects All).
-func testUpdateNonEmpty(m *NonEmpty, k NonEmptyKey, v NonEmptyValue, flags htab.UpdateFlags) error {
+func nonEmptyTestUpdate(m *NonEmpty, k NonEmptyKey, v NonEmptyValue, flags htab.UpdateFlags) error {
 	return m.Update(k, v, flags)
 }
 
-func testLookupNonEmpty(t testing.TB, m *NonEmpty, k NonEmptyKey) (NonEmptyValue, bool) {
+func nonEmptyTestLookup(t testing.TB, m *NonEmpty, k NonEmptyKey) (NonEmptyValue, bool) {
 	return m.Lookup(k)
 }
 
-func testLookupAndDeleteNonEmpty(t testing.TB, m *NonEmpty, k NonEmptyKey) (NonEmptyValue, error) {
+func nonEmptyTestLookupAndDelete(t testing.TB, m *NonEmpty, k NonEmptyKey) (NonEmptyValue, error) {
 	return m.LookupAndDelete(k)
 }
 
-func testAllNonEmpty(t testing.TB, m *NonEmpty) (keys []NonEmptyKey, vals []NonEmptyValue) {
+func nonEmptyTestAll(t testing.TB, m *NonEmpty) (keys []NonEmptyKey, vals []NonEmptyValue) {
 	for k, v := range m.All() {
 		keys, vals = append(keys, k), append(vals, v)
 	}
 	return keys, vals
 }
 
-// testKeyNonEmpty makes distinct keys from small integers.
-func testKeyNonEmpty(i int) (k NonEmptyKey) {
+// nonEmptyTestKey makes distinct keys from small integers.
+func nonEmptyTestKey(i int) (k NonEmptyKey) {
 	for j := range k {
 		if j < 8 {
 			k[j] = byte(i >> (8 * j))
@@ -48,23 +48,23 @@ func testKeyNonEmpty(i int) (k NonEmptyKey) {
 	return
 }
 
-// testValNonEmpty makes a value from an integer.
-func testValNonEmpty(i int) (v NonEmptyValue) {
+// nonEmptyTestVal makes a value from an integer.
+func nonEmptyTestVal(i int) (v NonEmptyValue) {
 	for j := range v {
 		v[j] = byte(i + j)
 	}
 	return
 }
 
-// checkOpNonEmpty applies operation op (0 update, 1 delete, 2 lookup-and-delete,
+// nonEmptyCheckOp applies operation op (0 update, 1 delete, 2 lookup-and-delete,
 // 3 lookup) on key ki to m and to the reference ref, and fails t if they differ.
-func checkOpNonEmpty(t testing.TB, m *NonEmpty, ref map[NonEmptyKey]NonEmptyValue, step, op, ki int, flags htab.UpdateFlags) {
-	k := testKeyNonEmpty(ki)
-	v := testValNonEmpty(step)
+func nonEmptyCheckOp(t testing.TB, m *NonEmpty, ref map[NonEmptyKey]NonEmptyValue, step, op, ki int, flags htab.UpdateFlags) {
+	k := nonEmptyTestKey(ki)
+	v := nonEmptyTestVal(step)
 	old, present := ref[k]
 	switch op {
 	case 0:
-		err := testUpdateNonEmpty(m, k, v, flags)
+		err := nonEmptyTestUpdate(m, k, v, flags)
 		var want error
 		switch {
 		case flags > htab.UpdateExist:
@@ -88,13 +88,13 @@ func checkOpNonEmpty(t testing.TB, m *NonEmpty, ref map[NonEmptyKey]NonEmptyValu
 		}
 		delete(ref, k)
 	case 2:
-		got, err := testLookupAndDeleteNonEmpty(t, m, k)
+		got, err := nonEmptyTestLookupAndDelete(t, m, k)
 		if (err == nil) != present || got != old {
 			t.Fatalf("step %d: LookupAndDelete(%x) = %x, %v; want %x, present %v", step, k, got, err, old, present)
 		}
 		delete(ref, k)
 	default:
-		got, ok := testLookupNonEmpty(t, m, k)
+		got, ok := nonEmptyTestLookup(t, m, k)
 		if ok != present || got != old {
 			t.Fatalf("step %d: Lookup(%x) = %x, %v; want %x, %v", step, k, got, ok, old, present)
 		}
@@ -104,10 +104,10 @@ func checkOpNonEmpty(t testing.TB, m *NonEmpty, ref map[NonEmptyKey]NonEmptyValu
 	}
 }
 
-// checkContentsNonEmpty checks that All and a NextKey walk both give exactly ref,
+// nonEmptyCheckContents checks that All and a NextKey walk both give exactly ref,
 // in the same order.
-func checkContentsNonEmpty(t testing.TB, m *NonEmpty, ref map[NonEmptyKey]NonEmptyValue) {
-	order, vals := testAllNonEmpty(t, m)
+func nonEmptyCheckContents(t testing.TB, m *NonEmpty, ref map[NonEmptyKey]NonEmptyValue) {
+	order, vals := nonEmptyTestAll(t, m)
 	for i, k := range order {
 		if ref[k] != vals[i] {
 			t.Fatalf("All yields %x = %x, want %x", k, vals[i], ref[k])
@@ -150,9 +150,9 @@ func TestNonEmptyRandomOps(t *testing.T) {
 			ref := map[NonEmptyKey]NonEmptyValue{}
 			rng := rand.New(rand.NewPCG(1, 2))
 			for step := range 10000 {
-				checkOpNonEmpty(t, m, ref, step, rng.IntN(4), rng.IntN(96), htab.UpdateFlags(rng.IntN(4)))
+				nonEmptyCheckOp(t, m, ref, step, rng.IntN(4), rng.IntN(96), htab.UpdateFlags(rng.IntN(4)))
 			}
-			checkContentsNonEmpty(t, m, ref)
+			nonEmptyCheckContents(t, m, ref)
 		})
 	}
 }
@@ -172,9 +172,9 @@ func FuzzNonEmptyOps(f *testing.F) {
 		}
 		ref := map[NonEmptyKey]NonEmptyValue{}
 		for i := 0; i+1 < len(data); i += 2 {
-			checkOpNonEmpty(t, m, ref, i, int(data[i]&3), int(data[i+1]%16), htab.UpdateFlags(data[i]>>2&3))
+			nonEmptyCheckOp(t, m, ref, i, int(data[i]&3), int(data[i+1]%16), htab.UpdateFlags(data[i]>>2&3))
 		}
-		checkContentsNonEmpty(t, m, ref)
+		nonEmptyCheckContents(t, m, ref)
 	})
 }
 
@@ -193,18 +193,18 @@ func TestNonEmptyConcurrent(t *testing.T) {
 	for w := range 2 {
 		wg.Go(func() {
 			for i := range 2000 {
-				k := testKeyNonEmpty(w*32 + i%32)
+				k := nonEmptyTestKey(w*32 + i%32)
 				if i%3 == 2 {
 					_ = m.Delete(k)
 				} else {
-					_ = m.CPU(w).Update(k, testValNonEmpty(i), htab.UpdateAny)
+					_ = m.CPU(w).Update(k, nonEmptyTestVal(i), htab.UpdateAny)
 				}
 			}
 		})
 	}
 	wg.Go(func() {
 		for i := range 200 {
-			m.CPU(1).Lookup(testKeyNonEmpty(i % 64))
+			m.CPU(1).Lookup(nonEmptyTestKey(i % 64))
 			for range m.All() {
 			}
 			_, _ = m.NextKey(nil)
@@ -215,9 +215,9 @@ func TestNonEmptyConcurrent(t *testing.T) {
 	for w := range 2 {
 		for j := range 32 {
 			last := j + 32*((1999-j)/32)
-			v, ok := m.CPU(w).Lookup(testKeyNonEmpty(w*32 + j))
+			v, ok := m.CPU(w).Lookup(nonEmptyTestKey(w*32 + j))
 			want := last%3 != 2
-			if ok != want || ok && v != testValNonEmpty(last) {
+			if ok != want || ok && v != nonEmptyTestVal(last) {
 				t.Fatalf("writer %d key %d: got %x, %v", w, j, v, ok)
 			}
 		}
@@ -239,8 +239,8 @@ func BenchmarkNonEmptyLookup(b *testing.B) {
 	}
 	keys := make([]NonEmptyKey, 0, n)
 	for i := range n {
-		k := testKeyNonEmpty(i)
-		if testUpdateNonEmpty(m, k, testValNonEmpty(i), htab.UpdateNoExist) == nil {
+		k := nonEmptyTestKey(i)
+		if nonEmptyTestUpdate(m, k, nonEmptyTestVal(i), htab.UpdateNoExist) == nil {
 			keys = append(keys, k)
 		}
 	}
@@ -260,37 +260,37 @@ func BenchmarkNonEmptyLookup(b *testing.B) {
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "lookups/s")
 }
 
-// testBatchIsNonEmpty is errors.Is.
-func testBatchIsNonEmpty(err, target error) bool {
+// nonEmptyTestBatchIs is errors.Is.
+func nonEmptyTestBatchIs(err, target error) bool {
 	return errors.Is(err, target)
 }
 
-// testBatchSameNonEmpty is slices.Equal.
-func testBatchSameNonEmpty[E comparable](a, b []E) bool {
+// nonEmptyTestBatchSame is slices.Equal.
+func nonEmptyTestBatchSame[E comparable](a, b []E) bool {
 	return slices.Equal(a, b)
 }
 
-// testBatchValsNonEmpty is a value buffer for a batch of n keys.
-func testBatchValsNonEmpty(m *NonEmpty, n int) []NonEmptyValue { return make([]NonEmptyValue, n) }
+// nonEmptyTestBatchVals is a value buffer for a batch of n keys.
+func nonEmptyTestBatchVals(m *NonEmpty, n int) []NonEmptyValue { return make([]NonEmptyValue, n) }
 
-// testBatchValueNonEmpty is key i's value in a batch's vals.
-func testBatchValueNonEmpty(t testing.TB, m *NonEmpty, k NonEmptyKey, vals []NonEmptyValue, i int) NonEmptyValue {
+// nonEmptyTestBatchValue is key i's value in a batch's vals.
+func nonEmptyTestBatchValue(t testing.TB, m *NonEmpty, k NonEmptyKey, vals []NonEmptyValue, i int) NonEmptyValue {
 	return vals[i]
 }
 
-// testBatchSpreadNonEmpty is what UpdateBatch takes for these values.
-func testBatchSpreadNonEmpty(m *NonEmpty, vs []NonEmptyValue) []NonEmptyValue { return vs }
+// nonEmptyTestBatchSpread is what UpdateBatch takes for these values.
+func nonEmptyTestBatchSpread(m *NonEmpty, vs []NonEmptyValue) []NonEmptyValue { return vs }
 
-// testBatchWalkNonEmpty runs one whole batch walk with buffers of buf keys
+// nonEmptyTestBatchWalk runs one whole batch walk with buffers of buf keys
 // (doubled for a call that says ErrNoSpace) and returns what it got.
-func testBatchWalkNonEmpty(t *testing.T, m *NonEmpty, buf int, del bool) (keys []NonEmptyKey, vals []NonEmptyValue) {
+func nonEmptyTestBatchWalk(t *testing.T, m *NonEmpty, buf int, del bool) (keys []NonEmptyKey, vals []NonEmptyValue) {
 	t.Helper()
 	c := new(htab.Cursor)
 	for call := 0; ; call++ {
 		if call > 4*m.MaxEntries()+10 {
 			t.Fatalf("buf %d: the walk does not end", buf)
 		}
-		ks, vs := make([]NonEmptyKey, buf), testBatchValsNonEmpty(m, buf)
+		ks, vs := make([]NonEmptyKey, buf), nonEmptyTestBatchVals(m, buf)
 		var n int
 		var err error
 		if del {
@@ -298,19 +298,19 @@ func testBatchWalkNonEmpty(t *testing.T, m *NonEmpty, buf int, del bool) (keys [
 		} else {
 			n, err = m.LookupBatch(c, ks, vs)
 		}
-		if testBatchIsNonEmpty(err, htab.ErrNoSpace) {
+		if nonEmptyTestBatchIs(err, htab.ErrNoSpace) {
 			if n != 0 || c.Done() {
 				t.Fatalf("buf %d: ErrNoSpace with %d keys, done %v", buf, n, c.Done())
 			}
 			buf *= 2
 			continue
 		}
-		if err != nil && !testBatchIsNonEmpty(err, htab.ErrKeyNotExist) {
+		if err != nil && !nonEmptyTestBatchIs(err, htab.ErrKeyNotExist) {
 			t.Fatalf("buf %d: %v", buf, err)
 		}
 		for i := range n {
 			keys = append(keys, ks[i])
-			vals = append(vals, testBatchValueNonEmpty(t, m, ks[i], vs, i))
+			vals = append(vals, nonEmptyTestBatchValue(t, m, ks[i], vs, i))
 		}
 		if err != nil {
 			if !c.Done() {
@@ -330,18 +330,18 @@ func TestNonEmptyBatch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n, err := m.LookupBatch(nil, make([]NonEmptyKey, 4), testBatchValsNonEmpty(m, 4)); n != 0 || !testBatchIsNonEmpty(err, htab.ErrKeyNotExist) {
+	if n, err := m.LookupBatch(nil, make([]NonEmptyKey, 4), nonEmptyTestBatchVals(m, 4)); n != 0 || !nonEmptyTestBatchIs(err, htab.ErrKeyNotExist) {
 		t.Fatalf("empty map: %d, %v; want 0, ErrKeyNotExist", n, err)
 	}
 	var ks []NonEmptyKey
 	var vs []NonEmptyValue
 	for i := range 40 {
-		ks, vs = append(ks, testKeyNonEmpty(i)), append(vs, testValNonEmpty(i))
+		ks, vs = append(ks, nonEmptyTestKey(i)), append(vs, nonEmptyTestVal(i))
 	}
-	if n, err := m.UpdateBatch(ks, testBatchSpreadNonEmpty(m, vs), htab.UpdateAny); n != len(ks) || err != nil {
+	if n, err := m.UpdateBatch(ks, nonEmptyTestBatchSpread(m, vs), htab.UpdateAny); n != len(ks) || err != nil {
 		t.Fatalf("UpdateBatch: %d, %v", n, err)
 	}
-	wantKeys, wantVals := testAllNonEmpty(t, m)
+	wantKeys, wantVals := nonEmptyTestAll(t, m)
 	if len(wantKeys) == 0 || len(wantKeys) != m.Len() {
 		t.Fatalf("All yields %d keys, Len is %d", len(wantKeys), m.Len())
 	}
@@ -351,32 +351,32 @@ func TestNonEmptyBatch(t *testing.T) {
 		t.Fatalf("zero-length batch: %d, %v, cursor %v", n, err, *c)
 	}
 	for buf := 1; buf <= 8; buf++ {
-		keys, vals := testBatchWalkNonEmpty(t, m, buf, false)
-		if !testBatchSameNonEmpty(keys, wantKeys) || !testBatchSameNonEmpty(vals, wantVals) {
+		keys, vals := nonEmptyTestBatchWalk(t, m, buf, false)
+		if !nonEmptyTestBatchSame(keys, wantKeys) || !nonEmptyTestBatchSame(vals, wantVals) {
 			t.Fatalf("buf %d: the walk returned\n%x\n%x\nAll yields\n%x\n%x", buf, keys, vals, wantKeys, wantVals)
 		}
 	}
 	if m.Len() != len(wantKeys) {
 		t.Fatalf("LookupBatch changed the map: Len %d", m.Len())
 	}
-	keys, vals := testBatchWalkNonEmpty(t, m, 3, true)
-	if !testBatchSameNonEmpty(keys, wantKeys) || !testBatchSameNonEmpty(vals, wantVals) {
+	keys, vals := nonEmptyTestBatchWalk(t, m, 3, true)
+	if !nonEmptyTestBatchSame(keys, wantKeys) || !nonEmptyTestBatchSame(vals, wantVals) {
 		t.Fatalf("lookup-and-delete walk returned\n%x\nAll yielded\n%x", keys, wantKeys)
 	}
-	if k, _ := testAllNonEmpty(t, m); m.Len() != 0 || len(k) != 0 {
+	if k, _ := nonEmptyTestAll(t, m); m.Len() != 0 || len(k) != 0 {
 		t.Fatalf("after a lookup-and-delete walk: Len %d, All %x", m.Len(), k)
 	}
 
-	if n, err := m.UpdateBatch(ks[:1], testBatchSpreadNonEmpty(m, vs[:1]), htab.UpdateNoExist); n != 0 || !testBatchIsNonEmpty(err, htab.ErrInvalid) {
+	if n, err := m.UpdateBatch(ks[:1], nonEmptyTestBatchSpread(m, vs[:1]), htab.UpdateNoExist); n != 0 || !nonEmptyTestBatchIs(err, htab.ErrInvalid) {
 		t.Fatalf("UpdateBatch with UpdateNoExist: %d, %v; want ErrInvalid, as the kernel", n, err)
 	}
-	if n, err := m.UpdateBatch(ks[:3], testBatchSpreadNonEmpty(m, vs[:3]), htab.UpdateAny); n != 3 || err != nil {
+	if n, err := m.UpdateBatch(ks[:3], nonEmptyTestBatchSpread(m, vs[:3]), htab.UpdateAny); n != 3 || err != nil {
 		t.Fatalf("UpdateBatch: %d, %v", n, err)
 	}
-	if n, err := m.DeleteBatch([]NonEmptyKey{ks[0], ks[1], ks[5], ks[2]}); n != 2 || !testBatchIsNonEmpty(err, htab.ErrKeyNotExist) {
+	if n, err := m.DeleteBatch([]NonEmptyKey{ks[0], ks[1], ks[5], ks[2]}); n != 2 || !nonEmptyTestBatchIs(err, htab.ErrKeyNotExist) {
 		t.Fatalf("DeleteBatch with an absent third key: %d, %v; want 2, ErrKeyNotExist", n, err)
 	}
-	if _, ok := testLookupNonEmpty(t, m, ks[2]); !ok || m.Len() != 1 {
+	if _, ok := nonEmptyTestLookup(t, m, ks[2]); !ok || m.Len() != 1 {
 		t.Fatalf("DeleteBatch went past the absent key: Len %d", m.Len())
 	}
 }

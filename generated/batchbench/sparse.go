@@ -46,7 +46,9 @@ import (
 //   element is reused at once; a reader that reached it through its old bucket
 //   sees that bucket's sequence change and retries.
 //   Capacity: a new key takes a freed element, else a never-used one; when all
-//   MaxEntries are in use it is htab.ErrFull. A replace never needs one.
+//   MaxEntries are in use it is htab.ErrFull. A replace never needs one. A
+//   delete frees its element before it unlocks, so whoever sees the key gone
+//   can insert another (the kernel frees after unlocking).
 //
 // Occupancy (-batch-lock sparse)
 //   occ has one bit per bucket, set while the bucket is non-empty: linkHead
@@ -77,7 +79,7 @@ type sparseElem struct {
 // 512 elements of 20 bytes, 10 KiB (the most, by powers of two, within 16 KiB).
 const sparseChunkShift = 9
 
-type sparseChunk [1 << sparseChunkShift]sparseElem
+type sparseElemChunk [1 << sparseChunkShift]sparseElem
 
 // Sparse is a fixed-capacity hash map with the semantics of the kernel's
 // BPF_MAP_TYPE_HASH. Every method is safe for concurrent use.
@@ -91,9 +93,9 @@ type Sparse struct {
 
 	// Element storage. Element i is elems[i] when preallocated, else
 	// chunks[i>>shift][i&mask]; a bucket links index+1 so that 0 is nil.
-	elems   []sparseElem                  // all maxEntries elements; nil with NoPrealloc
-	chunks  []atomic.Pointer[sparseChunk] // NoPrealloc: allocated on first use
-	chunkMu sync.Mutex                    // serialises chunk allocation
+	elems   []sparseElem                      // all maxEntries elements; nil with NoPrealloc
+	chunks  []atomic.Pointer[sparseElemChunk] // NoPrealloc: allocated on first use
+	chunkMu sync.Mutex                        // serialises chunk allocation
 
 	occ htab.Occupancy // -batch-lock sparse: one bit per bucket, set while it is non-empty
 
@@ -124,7 +126,7 @@ func NewSparse(opts htab.Options) (*Sparse, error) {
 		seed:       opts.Seed(),
 	}
 	if opts.NoPrealloc {
-		m.chunks = make([]atomic.Pointer[sparseChunk], (opts.MaxEntries-1)>>sparseChunkShift+1)
+		m.chunks = make([]atomic.Pointer[sparseElemChunk], (opts.MaxEntries-1)>>sparseChunkShift+1)
 	} else {
 		m.elems = make([]sparseElem, opts.MaxEntries)
 	}
@@ -264,7 +266,7 @@ func (m *Sparse) ensureChunk(c uint32) {
 	}
 	m.chunkMu.Lock()
 	if m.chunks[c].Load() == nil {
-		m.chunks[c].Store(new(sparseChunk))
+		m.chunks[c].Store(new(sparseElemChunk))
 	}
 	m.chunkMu.Unlock()
 }
@@ -418,8 +420,8 @@ func (m *Sparse) Delete(k SparseKey) error {
 		return htab.ErrKeyNotExist
 	}
 	m.unlink(h&m.mask, prev, i)
-	b.Unlock()
 	m.free(i - 1)
+	b.Unlock()
 	return nil
 }
 
@@ -437,8 +439,8 @@ func (m *Sparse) LookupAndDelete(k SparseKey) (SparseValue, error) {
 	}
 	v := m.elem(i - 1).loadValue()
 	m.unlink(h&m.mask, prev, i)
-	b.Unlock()
 	m.free(i - 1)
+	b.Unlock()
 	return v, nil
 }
 
@@ -637,17 +639,15 @@ func (m *Sparse) batchWalk(bi uint32, keys []SparseKey, vals []SparseValue, del 
 			// The whole bucket goes: it was copied under this same lock.
 			b.SetHead(0)
 			m.occ.Clear(bi)
-		}
-		b.Unlock()
-		if del {
-			// Free after unlocking, as the kernel does. The chain is unreachable
-			// now, so nothing else writes its next links.
+			// Free under the lock, as Delete does (see Capacity in the design
+			// comment). The chain is unreachable now: nothing else writes its links.
 			for i := head; i != 0; {
 				nx := atomic.LoadUint32(&m.elem(i - 1).next)
 				m.free(i - 1)
 				i = nx
 			}
 		}
+		b.Unlock()
 		total += cnt
 		bi++
 	}

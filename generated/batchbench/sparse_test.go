@@ -14,28 +14,28 @@ import (
 	"testing"
 )
 
-// testUpdateSparse, testLookupSparse, testLookupAndDeleteSparse and testAllSparse
+// sparseTestUpdate, sparseTestLookup, sparseTestLookupAndDelete and sparseTestAll
 // are the map's userspace methods, as the checks below use them (testAll
 // collects All).
-func testUpdateSparse(m *Sparse, k SparseKey, v SparseValue, flags htab.UpdateFlags) error {
+func sparseTestUpdate(m *Sparse, k SparseKey, v SparseValue, flags htab.UpdateFlags) error {
 	return m.Update(k, v, flags)
 }
 
-func testLookupSparse(t testing.TB, m *Sparse, k SparseKey) (SparseValue, bool) { return m.Lookup(k) }
+func sparseTestLookup(t testing.TB, m *Sparse, k SparseKey) (SparseValue, bool) { return m.Lookup(k) }
 
-func testLookupAndDeleteSparse(t testing.TB, m *Sparse, k SparseKey) (SparseValue, error) {
+func sparseTestLookupAndDelete(t testing.TB, m *Sparse, k SparseKey) (SparseValue, error) {
 	return m.LookupAndDelete(k)
 }
 
-func testAllSparse(t testing.TB, m *Sparse) (keys []SparseKey, vals []SparseValue) {
+func sparseTestAll(t testing.TB, m *Sparse) (keys []SparseKey, vals []SparseValue) {
 	for k, v := range m.All() {
 		keys, vals = append(keys, k), append(vals, v)
 	}
 	return keys, vals
 }
 
-// testKeySparse makes distinct keys from small integers.
-func testKeySparse(i int) (k SparseKey) {
+// sparseTestKey makes distinct keys from small integers.
+func sparseTestKey(i int) (k SparseKey) {
 	for j := range k {
 		if j < 8 {
 			k[j] = byte(i >> (8 * j))
@@ -46,23 +46,23 @@ func testKeySparse(i int) (k SparseKey) {
 	return
 }
 
-// testValSparse makes a value from an integer.
-func testValSparse(i int) (v SparseValue) {
+// sparseTestVal makes a value from an integer.
+func sparseTestVal(i int) (v SparseValue) {
 	for j := range v {
 		v[j] = byte(i + j)
 	}
 	return
 }
 
-// checkOpSparse applies operation op (0 update, 1 delete, 2 lookup-and-delete,
+// sparseCheckOp applies operation op (0 update, 1 delete, 2 lookup-and-delete,
 // 3 lookup) on key ki to m and to the reference ref, and fails t if they differ.
-func checkOpSparse(t testing.TB, m *Sparse, ref map[SparseKey]SparseValue, step, op, ki int, flags htab.UpdateFlags) {
-	k := testKeySparse(ki)
-	v := testValSparse(step)
+func sparseCheckOp(t testing.TB, m *Sparse, ref map[SparseKey]SparseValue, step, op, ki int, flags htab.UpdateFlags) {
+	k := sparseTestKey(ki)
+	v := sparseTestVal(step)
 	old, present := ref[k]
 	switch op {
 	case 0:
-		err := testUpdateSparse(m, k, v, flags)
+		err := sparseTestUpdate(m, k, v, flags)
 		var want error
 		switch {
 		case flags > htab.UpdateExist:
@@ -86,13 +86,13 @@ func checkOpSparse(t testing.TB, m *Sparse, ref map[SparseKey]SparseValue, step,
 		}
 		delete(ref, k)
 	case 2:
-		got, err := testLookupAndDeleteSparse(t, m, k)
+		got, err := sparseTestLookupAndDelete(t, m, k)
 		if (err == nil) != present || got != old {
 			t.Fatalf("step %d: LookupAndDelete(%x) = %x, %v; want %x, present %v", step, k, got, err, old, present)
 		}
 		delete(ref, k)
 	default:
-		got, ok := testLookupSparse(t, m, k)
+		got, ok := sparseTestLookup(t, m, k)
 		if ok != present || got != old {
 			t.Fatalf("step %d: Lookup(%x) = %x, %v; want %x, %v", step, k, got, ok, old, present)
 		}
@@ -102,10 +102,10 @@ func checkOpSparse(t testing.TB, m *Sparse, ref map[SparseKey]SparseValue, step,
 	}
 }
 
-// checkContentsSparse checks that All and a NextKey walk both give exactly ref,
+// sparseCheckContents checks that All and a NextKey walk both give exactly ref,
 // in the same order.
-func checkContentsSparse(t testing.TB, m *Sparse, ref map[SparseKey]SparseValue) {
-	order, vals := testAllSparse(t, m)
+func sparseCheckContents(t testing.TB, m *Sparse, ref map[SparseKey]SparseValue) {
+	order, vals := sparseTestAll(t, m)
 	for i, k := range order {
 		if ref[k] != vals[i] {
 			t.Fatalf("All yields %x = %x, want %x", k, vals[i], ref[k])
@@ -148,9 +148,9 @@ func TestSparseRandomOps(t *testing.T) {
 			ref := map[SparseKey]SparseValue{}
 			rng := rand.New(rand.NewPCG(1, 2))
 			for step := range 10000 {
-				checkOpSparse(t, m, ref, step, rng.IntN(4), rng.IntN(96), htab.UpdateFlags(rng.IntN(4)))
+				sparseCheckOp(t, m, ref, step, rng.IntN(4), rng.IntN(96), htab.UpdateFlags(rng.IntN(4)))
 			}
-			checkContentsSparse(t, m, ref)
+			sparseCheckContents(t, m, ref)
 		})
 	}
 }
@@ -170,9 +170,9 @@ func FuzzSparseOps(f *testing.F) {
 		}
 		ref := map[SparseKey]SparseValue{}
 		for i := 0; i+1 < len(data); i += 2 {
-			checkOpSparse(t, m, ref, i, int(data[i]&3), int(data[i+1]%16), htab.UpdateFlags(data[i]>>2&3))
+			sparseCheckOp(t, m, ref, i, int(data[i]&3), int(data[i+1]%16), htab.UpdateFlags(data[i]>>2&3))
 		}
-		checkContentsSparse(t, m, ref)
+		sparseCheckContents(t, m, ref)
 	})
 }
 
@@ -191,18 +191,18 @@ func TestSparseConcurrent(t *testing.T) {
 	for w := range 2 {
 		wg.Go(func() {
 			for i := range 2000 {
-				k := testKeySparse(w*32 + i%32)
+				k := sparseTestKey(w*32 + i%32)
 				if i%3 == 2 {
 					_ = m.Delete(k)
 				} else {
-					_ = m.CPU(w).Update(k, testValSparse(i), htab.UpdateAny)
+					_ = m.CPU(w).Update(k, sparseTestVal(i), htab.UpdateAny)
 				}
 			}
 		})
 	}
 	wg.Go(func() {
 		for i := range 200 {
-			m.CPU(1).Lookup(testKeySparse(i % 64))
+			m.CPU(1).Lookup(sparseTestKey(i % 64))
 			for range m.All() {
 			}
 			_, _ = m.NextKey(nil)
@@ -213,9 +213,9 @@ func TestSparseConcurrent(t *testing.T) {
 	for w := range 2 {
 		for j := range 32 {
 			last := j + 32*((1999-j)/32)
-			v, ok := m.CPU(w).Lookup(testKeySparse(w*32 + j))
+			v, ok := m.CPU(w).Lookup(sparseTestKey(w*32 + j))
 			want := last%3 != 2
-			if ok != want || ok && v != testValSparse(last) {
+			if ok != want || ok && v != sparseTestVal(last) {
 				t.Fatalf("writer %d key %d: got %x, %v", w, j, v, ok)
 			}
 		}
@@ -237,8 +237,8 @@ func BenchmarkSparseLookup(b *testing.B) {
 	}
 	keys := make([]SparseKey, 0, n)
 	for i := range n {
-		k := testKeySparse(i)
-		if testUpdateSparse(m, k, testValSparse(i), htab.UpdateNoExist) == nil {
+		k := sparseTestKey(i)
+		if sparseTestUpdate(m, k, sparseTestVal(i), htab.UpdateNoExist) == nil {
 			keys = append(keys, k)
 		}
 	}
@@ -258,37 +258,37 @@ func BenchmarkSparseLookup(b *testing.B) {
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "lookups/s")
 }
 
-// testBatchIsSparse is errors.Is.
-func testBatchIsSparse(err, target error) bool {
+// sparseTestBatchIs is errors.Is.
+func sparseTestBatchIs(err, target error) bool {
 	return errors.Is(err, target)
 }
 
-// testBatchSameSparse is slices.Equal.
-func testBatchSameSparse[E comparable](a, b []E) bool {
+// sparseTestBatchSame is slices.Equal.
+func sparseTestBatchSame[E comparable](a, b []E) bool {
 	return slices.Equal(a, b)
 }
 
-// testBatchValsSparse is a value buffer for a batch of n keys.
-func testBatchValsSparse(m *Sparse, n int) []SparseValue { return make([]SparseValue, n) }
+// sparseTestBatchVals is a value buffer for a batch of n keys.
+func sparseTestBatchVals(m *Sparse, n int) []SparseValue { return make([]SparseValue, n) }
 
-// testBatchValueSparse is key i's value in a batch's vals.
-func testBatchValueSparse(t testing.TB, m *Sparse, k SparseKey, vals []SparseValue, i int) SparseValue {
+// sparseTestBatchValue is key i's value in a batch's vals.
+func sparseTestBatchValue(t testing.TB, m *Sparse, k SparseKey, vals []SparseValue, i int) SparseValue {
 	return vals[i]
 }
 
-// testBatchSpreadSparse is what UpdateBatch takes for these values.
-func testBatchSpreadSparse(m *Sparse, vs []SparseValue) []SparseValue { return vs }
+// sparseTestBatchSpread is what UpdateBatch takes for these values.
+func sparseTestBatchSpread(m *Sparse, vs []SparseValue) []SparseValue { return vs }
 
-// testBatchWalkSparse runs one whole batch walk with buffers of buf keys
+// sparseTestBatchWalk runs one whole batch walk with buffers of buf keys
 // (doubled for a call that says ErrNoSpace) and returns what it got.
-func testBatchWalkSparse(t *testing.T, m *Sparse, buf int, del bool) (keys []SparseKey, vals []SparseValue) {
+func sparseTestBatchWalk(t *testing.T, m *Sparse, buf int, del bool) (keys []SparseKey, vals []SparseValue) {
 	t.Helper()
 	c := new(htab.Cursor)
 	for call := 0; ; call++ {
 		if call > 4*m.MaxEntries()+10 {
 			t.Fatalf("buf %d: the walk does not end", buf)
 		}
-		ks, vs := make([]SparseKey, buf), testBatchValsSparse(m, buf)
+		ks, vs := make([]SparseKey, buf), sparseTestBatchVals(m, buf)
 		var n int
 		var err error
 		if del {
@@ -296,19 +296,19 @@ func testBatchWalkSparse(t *testing.T, m *Sparse, buf int, del bool) (keys []Spa
 		} else {
 			n, err = m.LookupBatch(c, ks, vs)
 		}
-		if testBatchIsSparse(err, htab.ErrNoSpace) {
+		if sparseTestBatchIs(err, htab.ErrNoSpace) {
 			if n != 0 || c.Done() {
 				t.Fatalf("buf %d: ErrNoSpace with %d keys, done %v", buf, n, c.Done())
 			}
 			buf *= 2
 			continue
 		}
-		if err != nil && !testBatchIsSparse(err, htab.ErrKeyNotExist) {
+		if err != nil && !sparseTestBatchIs(err, htab.ErrKeyNotExist) {
 			t.Fatalf("buf %d: %v", buf, err)
 		}
 		for i := range n {
 			keys = append(keys, ks[i])
-			vals = append(vals, testBatchValueSparse(t, m, ks[i], vs, i))
+			vals = append(vals, sparseTestBatchValue(t, m, ks[i], vs, i))
 		}
 		if err != nil {
 			if !c.Done() {
@@ -328,18 +328,18 @@ func TestSparseBatch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n, err := m.LookupBatch(nil, make([]SparseKey, 4), testBatchValsSparse(m, 4)); n != 0 || !testBatchIsSparse(err, htab.ErrKeyNotExist) {
+	if n, err := m.LookupBatch(nil, make([]SparseKey, 4), sparseTestBatchVals(m, 4)); n != 0 || !sparseTestBatchIs(err, htab.ErrKeyNotExist) {
 		t.Fatalf("empty map: %d, %v; want 0, ErrKeyNotExist", n, err)
 	}
 	var ks []SparseKey
 	var vs []SparseValue
 	for i := range 40 {
-		ks, vs = append(ks, testKeySparse(i)), append(vs, testValSparse(i))
+		ks, vs = append(ks, sparseTestKey(i)), append(vs, sparseTestVal(i))
 	}
-	if n, err := m.UpdateBatch(ks, testBatchSpreadSparse(m, vs), htab.UpdateAny); n != len(ks) || err != nil {
+	if n, err := m.UpdateBatch(ks, sparseTestBatchSpread(m, vs), htab.UpdateAny); n != len(ks) || err != nil {
 		t.Fatalf("UpdateBatch: %d, %v", n, err)
 	}
-	wantKeys, wantVals := testAllSparse(t, m)
+	wantKeys, wantVals := sparseTestAll(t, m)
 	if len(wantKeys) == 0 || len(wantKeys) != m.Len() {
 		t.Fatalf("All yields %d keys, Len is %d", len(wantKeys), m.Len())
 	}
@@ -349,32 +349,32 @@ func TestSparseBatch(t *testing.T) {
 		t.Fatalf("zero-length batch: %d, %v, cursor %v", n, err, *c)
 	}
 	for buf := 1; buf <= 8; buf++ {
-		keys, vals := testBatchWalkSparse(t, m, buf, false)
-		if !testBatchSameSparse(keys, wantKeys) || !testBatchSameSparse(vals, wantVals) {
+		keys, vals := sparseTestBatchWalk(t, m, buf, false)
+		if !sparseTestBatchSame(keys, wantKeys) || !sparseTestBatchSame(vals, wantVals) {
 			t.Fatalf("buf %d: the walk returned\n%x\n%x\nAll yields\n%x\n%x", buf, keys, vals, wantKeys, wantVals)
 		}
 	}
 	if m.Len() != len(wantKeys) {
 		t.Fatalf("LookupBatch changed the map: Len %d", m.Len())
 	}
-	keys, vals := testBatchWalkSparse(t, m, 3, true)
-	if !testBatchSameSparse(keys, wantKeys) || !testBatchSameSparse(vals, wantVals) {
+	keys, vals := sparseTestBatchWalk(t, m, 3, true)
+	if !sparseTestBatchSame(keys, wantKeys) || !sparseTestBatchSame(vals, wantVals) {
 		t.Fatalf("lookup-and-delete walk returned\n%x\nAll yielded\n%x", keys, wantKeys)
 	}
-	if k, _ := testAllSparse(t, m); m.Len() != 0 || len(k) != 0 {
+	if k, _ := sparseTestAll(t, m); m.Len() != 0 || len(k) != 0 {
 		t.Fatalf("after a lookup-and-delete walk: Len %d, All %x", m.Len(), k)
 	}
 
-	if n, err := m.UpdateBatch(ks[:1], testBatchSpreadSparse(m, vs[:1]), htab.UpdateNoExist); n != 0 || !testBatchIsSparse(err, htab.ErrInvalid) {
+	if n, err := m.UpdateBatch(ks[:1], sparseTestBatchSpread(m, vs[:1]), htab.UpdateNoExist); n != 0 || !sparseTestBatchIs(err, htab.ErrInvalid) {
 		t.Fatalf("UpdateBatch with UpdateNoExist: %d, %v; want ErrInvalid, as the kernel", n, err)
 	}
-	if n, err := m.UpdateBatch(ks[:3], testBatchSpreadSparse(m, vs[:3]), htab.UpdateAny); n != 3 || err != nil {
+	if n, err := m.UpdateBatch(ks[:3], sparseTestBatchSpread(m, vs[:3]), htab.UpdateAny); n != 3 || err != nil {
 		t.Fatalf("UpdateBatch: %d, %v", n, err)
 	}
-	if n, err := m.DeleteBatch([]SparseKey{ks[0], ks[1], ks[5], ks[2]}); n != 2 || !testBatchIsSparse(err, htab.ErrKeyNotExist) {
+	if n, err := m.DeleteBatch([]SparseKey{ks[0], ks[1], ks[5], ks[2]}); n != 2 || !sparseTestBatchIs(err, htab.ErrKeyNotExist) {
 		t.Fatalf("DeleteBatch with an absent third key: %d, %v; want 2, ErrKeyNotExist", n, err)
 	}
-	if _, ok := testLookupSparse(t, m, ks[2]); !ok || m.Len() != 1 {
+	if _, ok := sparseTestLookup(t, m, ks[2]); !ok || m.Len() != 1 {
 		t.Fatalf("DeleteBatch went past the absent key: Len %d", m.Len())
 	}
 }

@@ -46,7 +46,9 @@ import (
 //   element is reused at once; a reader that reached it through its old bucket
 //   sees that bucket's sequence change and retries.
 //   Capacity: a new key takes a freed element, else a never-used one; when all
-//   MaxEntries are in use it is htab.ErrFull. A replace never needs one.
+//   MaxEntries are in use it is htab.ErrFull. A replace never needs one. A
+//   delete frees its element before it unlocks, so whoever sees the key gone
+//   can insert another (the kernel frees after unlocking).
 
 // HashK4V4AlwaysKey is a key of HashK4V4Always: 4 bytes, hashed and compared as they are.
 type HashK4V4AlwaysKey [4]byte
@@ -70,7 +72,7 @@ type hashK4V4AlwaysElem struct {
 // 1024 elements of 12 bytes, 12 KiB (the most, by powers of two, within 16 KiB).
 const hashK4V4AlwaysChunkShift = 10
 
-type hashK4V4AlwaysChunk [1 << hashK4V4AlwaysChunkShift]hashK4V4AlwaysElem
+type hashK4V4AlwaysElemChunk [1 << hashK4V4AlwaysChunkShift]hashK4V4AlwaysElem
 
 // HashK4V4Always is a fixed-capacity hash map with the semantics of the kernel's
 // BPF_MAP_TYPE_HASH. Every method is safe for concurrent use.
@@ -84,9 +86,9 @@ type HashK4V4Always struct {
 
 	// Element storage. Element i is elems[i] when preallocated, else
 	// chunks[i>>shift][i&mask]; a bucket links index+1 so that 0 is nil.
-	elems   []hashK4V4AlwaysElem                  // all maxEntries elements; nil with NoPrealloc
-	chunks  []atomic.Pointer[hashK4V4AlwaysChunk] // NoPrealloc: allocated on first use
-	chunkMu sync.Mutex                            // serialises chunk allocation
+	elems   []hashK4V4AlwaysElem                      // all maxEntries elements; nil with NoPrealloc
+	chunks  []atomic.Pointer[hashK4V4AlwaysElemChunk] // NoPrealloc: allocated on first use
+	chunkMu sync.Mutex                                // serialises chunk allocation
 
 	// Written by inserts and deletes; the padding keeps them off the cache
 	// line of the fields above, which every lookup reads.
@@ -115,7 +117,7 @@ func NewHashK4V4Always(opts htab.Options) (*HashK4V4Always, error) {
 		seed:       opts.Seed(),
 	}
 	if opts.NoPrealloc {
-		m.chunks = make([]atomic.Pointer[hashK4V4AlwaysChunk], (opts.MaxEntries-1)>>hashK4V4AlwaysChunkShift+1)
+		m.chunks = make([]atomic.Pointer[hashK4V4AlwaysElemChunk], (opts.MaxEntries-1)>>hashK4V4AlwaysChunkShift+1)
 	} else {
 		m.elems = make([]hashK4V4AlwaysElem, opts.MaxEntries)
 	}
@@ -249,7 +251,7 @@ func (m *HashK4V4Always) ensureChunk(c uint32) {
 	}
 	m.chunkMu.Lock()
 	if m.chunks[c].Load() == nil {
-		m.chunks[c].Store(new(hashK4V4AlwaysChunk))
+		m.chunks[c].Store(new(hashK4V4AlwaysElemChunk))
 	}
 	m.chunkMu.Unlock()
 }
@@ -402,8 +404,8 @@ func (m *HashK4V4Always) Delete(k HashK4V4AlwaysKey) error {
 		return htab.ErrKeyNotExist
 	}
 	m.unlink(h&m.mask, prev, i)
-	b.Unlock()
 	m.free(i - 1)
+	b.Unlock()
 	return nil
 }
 
@@ -421,8 +423,8 @@ func (m *HashK4V4Always) LookupAndDelete(k HashK4V4AlwaysKey) (HashK4V4AlwaysVal
 	}
 	v := m.elem(i - 1).loadValue()
 	m.unlink(h&m.mask, prev, i)
-	b.Unlock()
 	m.free(i - 1)
+	b.Unlock()
 	return v, nil
 }
 
@@ -610,17 +612,15 @@ func (m *HashK4V4Always) batchWalk(bi uint32, keys []HashK4V4AlwaysKey, vals []H
 		if del && head != 0 {
 			// The whole bucket goes: it was copied under this same lock.
 			b.SetHead(0)
-		}
-		b.Unlock()
-		if del {
-			// Free after unlocking, as the kernel does. The chain is unreachable
-			// now, so nothing else writes its next links.
+			// Free under the lock, as Delete does (see Capacity in the design
+			// comment). The chain is unreachable now: nothing else writes its links.
 			for i := head; i != 0; {
 				nx := atomic.LoadUint32(&m.elem(i - 1).next)
 				m.free(i - 1)
 				i = nx
 			}
 		}
+		b.Unlock()
 		total += cnt
 		bi++
 	}

@@ -46,7 +46,9 @@ import (
 //   element is reused at once; a reader that reached it through its old bucket
 //   sees that bucket's sequence change and retries.
 //   Capacity: a new key takes a freed element, else a never-used one; when all
-//   MaxEntries are in use it is htab.ErrFull. A replace never needs one.
+//   MaxEntries are in use it is htab.ErrFull. A replace never needs one. A
+//   delete frees its element before it unlocks, so whoever sees the key gone
+//   can insert another (the kernel frees after unlocking).
 //
 // Occupancy (-batch-lock sparse)
 //   occ has one bit per bucket, set while the bucket is non-empty: linkHead
@@ -77,7 +79,7 @@ type hashK4V4SparseElem struct {
 // 1024 elements of 12 bytes, 12 KiB (the most, by powers of two, within 16 KiB).
 const hashK4V4SparseChunkShift = 10
 
-type hashK4V4SparseChunk [1 << hashK4V4SparseChunkShift]hashK4V4SparseElem
+type hashK4V4SparseElemChunk [1 << hashK4V4SparseChunkShift]hashK4V4SparseElem
 
 // HashK4V4Sparse is a fixed-capacity hash map with the semantics of the kernel's
 // BPF_MAP_TYPE_HASH. Every method is safe for concurrent use.
@@ -91,9 +93,9 @@ type HashK4V4Sparse struct {
 
 	// Element storage. Element i is elems[i] when preallocated, else
 	// chunks[i>>shift][i&mask]; a bucket links index+1 so that 0 is nil.
-	elems   []hashK4V4SparseElem                  // all maxEntries elements; nil with NoPrealloc
-	chunks  []atomic.Pointer[hashK4V4SparseChunk] // NoPrealloc: allocated on first use
-	chunkMu sync.Mutex                            // serialises chunk allocation
+	elems   []hashK4V4SparseElem                      // all maxEntries elements; nil with NoPrealloc
+	chunks  []atomic.Pointer[hashK4V4SparseElemChunk] // NoPrealloc: allocated on first use
+	chunkMu sync.Mutex                                // serialises chunk allocation
 
 	occ htab.Occupancy // -batch-lock sparse: one bit per bucket, set while it is non-empty
 
@@ -124,7 +126,7 @@ func NewHashK4V4Sparse(opts htab.Options) (*HashK4V4Sparse, error) {
 		seed:       opts.Seed(),
 	}
 	if opts.NoPrealloc {
-		m.chunks = make([]atomic.Pointer[hashK4V4SparseChunk], (opts.MaxEntries-1)>>hashK4V4SparseChunkShift+1)
+		m.chunks = make([]atomic.Pointer[hashK4V4SparseElemChunk], (opts.MaxEntries-1)>>hashK4V4SparseChunkShift+1)
 	} else {
 		m.elems = make([]hashK4V4SparseElem, opts.MaxEntries)
 	}
@@ -259,7 +261,7 @@ func (m *HashK4V4Sparse) ensureChunk(c uint32) {
 	}
 	m.chunkMu.Lock()
 	if m.chunks[c].Load() == nil {
-		m.chunks[c].Store(new(hashK4V4SparseChunk))
+		m.chunks[c].Store(new(hashK4V4SparseElemChunk))
 	}
 	m.chunkMu.Unlock()
 }
@@ -412,8 +414,8 @@ func (m *HashK4V4Sparse) Delete(k HashK4V4SparseKey) error {
 		return htab.ErrKeyNotExist
 	}
 	m.unlink(h&m.mask, prev, i)
-	b.Unlock()
 	m.free(i - 1)
+	b.Unlock()
 	return nil
 }
 
@@ -431,8 +433,8 @@ func (m *HashK4V4Sparse) LookupAndDelete(k HashK4V4SparseKey) (HashK4V4SparseVal
 	}
 	v := m.elem(i - 1).loadValue()
 	m.unlink(h&m.mask, prev, i)
-	b.Unlock()
 	m.free(i - 1)
+	b.Unlock()
 	return v, nil
 }
 
@@ -631,17 +633,15 @@ func (m *HashK4V4Sparse) batchWalk(bi uint32, keys []HashK4V4SparseKey, vals []H
 			// The whole bucket goes: it was copied under this same lock.
 			b.SetHead(0)
 			m.occ.Clear(bi)
-		}
-		b.Unlock()
-		if del {
-			// Free after unlocking, as the kernel does. The chain is unreachable
-			// now, so nothing else writes its next links.
+			// Free under the lock, as Delete does (see Capacity in the design
+			// comment). The chain is unreachable now: nothing else writes its links.
 			for i := head; i != 0; {
 				nx := atomic.LoadUint32(&m.elem(i - 1).next)
 				m.free(i - 1)
 				i = nx
 			}
 		}
+		b.Unlock()
 		total += cnt
 		bi++
 	}

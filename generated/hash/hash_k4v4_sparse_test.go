@@ -14,30 +14,30 @@ import (
 	"testing"
 )
 
-// testUpdateHashK4V4Sparse, testLookupHashK4V4Sparse, testLookupAndDeleteHashK4V4Sparse and testAllHashK4V4Sparse
+// hashK4V4SparseTestUpdate, hashK4V4SparseTestLookup, hashK4V4SparseTestLookupAndDelete and hashK4V4SparseTestAll
 // are the map's userspace methods, as the checks below use them (testAll
 // collects All).
-func testUpdateHashK4V4Sparse(m *HashK4V4Sparse, k HashK4V4SparseKey, v HashK4V4SparseValue, flags htab.UpdateFlags) error {
+func hashK4V4SparseTestUpdate(m *HashK4V4Sparse, k HashK4V4SparseKey, v HashK4V4SparseValue, flags htab.UpdateFlags) error {
 	return m.Update(k, v, flags)
 }
 
-func testLookupHashK4V4Sparse(t testing.TB, m *HashK4V4Sparse, k HashK4V4SparseKey) (HashK4V4SparseValue, bool) {
+func hashK4V4SparseTestLookup(t testing.TB, m *HashK4V4Sparse, k HashK4V4SparseKey) (HashK4V4SparseValue, bool) {
 	return m.Lookup(k)
 }
 
-func testLookupAndDeleteHashK4V4Sparse(t testing.TB, m *HashK4V4Sparse, k HashK4V4SparseKey) (HashK4V4SparseValue, error) {
+func hashK4V4SparseTestLookupAndDelete(t testing.TB, m *HashK4V4Sparse, k HashK4V4SparseKey) (HashK4V4SparseValue, error) {
 	return m.LookupAndDelete(k)
 }
 
-func testAllHashK4V4Sparse(t testing.TB, m *HashK4V4Sparse) (keys []HashK4V4SparseKey, vals []HashK4V4SparseValue) {
+func hashK4V4SparseTestAll(t testing.TB, m *HashK4V4Sparse) (keys []HashK4V4SparseKey, vals []HashK4V4SparseValue) {
 	for k, v := range m.All() {
 		keys, vals = append(keys, k), append(vals, v)
 	}
 	return keys, vals
 }
 
-// testKeyHashK4V4Sparse makes distinct keys from small integers.
-func testKeyHashK4V4Sparse(i int) (k HashK4V4SparseKey) {
+// hashK4V4SparseTestKey makes distinct keys from small integers.
+func hashK4V4SparseTestKey(i int) (k HashK4V4SparseKey) {
 	for j := range k {
 		if j < 8 {
 			k[j] = byte(i >> (8 * j))
@@ -48,23 +48,23 @@ func testKeyHashK4V4Sparse(i int) (k HashK4V4SparseKey) {
 	return
 }
 
-// testValHashK4V4Sparse makes a value from an integer.
-func testValHashK4V4Sparse(i int) (v HashK4V4SparseValue) {
+// hashK4V4SparseTestVal makes a value from an integer.
+func hashK4V4SparseTestVal(i int) (v HashK4V4SparseValue) {
 	for j := range v {
 		v[j] = byte(i + j)
 	}
 	return
 }
 
-// checkOpHashK4V4Sparse applies operation op (0 update, 1 delete, 2 lookup-and-delete,
+// hashK4V4SparseCheckOp applies operation op (0 update, 1 delete, 2 lookup-and-delete,
 // 3 lookup) on key ki to m and to the reference ref, and fails t if they differ.
-func checkOpHashK4V4Sparse(t testing.TB, m *HashK4V4Sparse, ref map[HashK4V4SparseKey]HashK4V4SparseValue, step, op, ki int, flags htab.UpdateFlags) {
-	k := testKeyHashK4V4Sparse(ki)
-	v := testValHashK4V4Sparse(step)
+func hashK4V4SparseCheckOp(t testing.TB, m *HashK4V4Sparse, ref map[HashK4V4SparseKey]HashK4V4SparseValue, step, op, ki int, flags htab.UpdateFlags) {
+	k := hashK4V4SparseTestKey(ki)
+	v := hashK4V4SparseTestVal(step)
 	old, present := ref[k]
 	switch op {
 	case 0:
-		err := testUpdateHashK4V4Sparse(m, k, v, flags)
+		err := hashK4V4SparseTestUpdate(m, k, v, flags)
 		var want error
 		switch {
 		case flags > htab.UpdateExist:
@@ -88,13 +88,13 @@ func checkOpHashK4V4Sparse(t testing.TB, m *HashK4V4Sparse, ref map[HashK4V4Spar
 		}
 		delete(ref, k)
 	case 2:
-		got, err := testLookupAndDeleteHashK4V4Sparse(t, m, k)
+		got, err := hashK4V4SparseTestLookupAndDelete(t, m, k)
 		if (err == nil) != present || got != old {
 			t.Fatalf("step %d: LookupAndDelete(%x) = %x, %v; want %x, present %v", step, k, got, err, old, present)
 		}
 		delete(ref, k)
 	default:
-		got, ok := testLookupHashK4V4Sparse(t, m, k)
+		got, ok := hashK4V4SparseTestLookup(t, m, k)
 		if ok != present || got != old {
 			t.Fatalf("step %d: Lookup(%x) = %x, %v; want %x, %v", step, k, got, ok, old, present)
 		}
@@ -104,10 +104,10 @@ func checkOpHashK4V4Sparse(t testing.TB, m *HashK4V4Sparse, ref map[HashK4V4Spar
 	}
 }
 
-// checkContentsHashK4V4Sparse checks that All and a NextKey walk both give exactly ref,
+// hashK4V4SparseCheckContents checks that All and a NextKey walk both give exactly ref,
 // in the same order.
-func checkContentsHashK4V4Sparse(t testing.TB, m *HashK4V4Sparse, ref map[HashK4V4SparseKey]HashK4V4SparseValue) {
-	order, vals := testAllHashK4V4Sparse(t, m)
+func hashK4V4SparseCheckContents(t testing.TB, m *HashK4V4Sparse, ref map[HashK4V4SparseKey]HashK4V4SparseValue) {
+	order, vals := hashK4V4SparseTestAll(t, m)
 	for i, k := range order {
 		if ref[k] != vals[i] {
 			t.Fatalf("All yields %x = %x, want %x", k, vals[i], ref[k])
@@ -150,9 +150,9 @@ func TestHashK4V4SparseRandomOps(t *testing.T) {
 			ref := map[HashK4V4SparseKey]HashK4V4SparseValue{}
 			rng := rand.New(rand.NewPCG(1, 2))
 			for step := range 10000 {
-				checkOpHashK4V4Sparse(t, m, ref, step, rng.IntN(4), rng.IntN(96), htab.UpdateFlags(rng.IntN(4)))
+				hashK4V4SparseCheckOp(t, m, ref, step, rng.IntN(4), rng.IntN(96), htab.UpdateFlags(rng.IntN(4)))
 			}
-			checkContentsHashK4V4Sparse(t, m, ref)
+			hashK4V4SparseCheckContents(t, m, ref)
 		})
 	}
 }
@@ -172,9 +172,9 @@ func FuzzHashK4V4SparseOps(f *testing.F) {
 		}
 		ref := map[HashK4V4SparseKey]HashK4V4SparseValue{}
 		for i := 0; i+1 < len(data); i += 2 {
-			checkOpHashK4V4Sparse(t, m, ref, i, int(data[i]&3), int(data[i+1]%16), htab.UpdateFlags(data[i]>>2&3))
+			hashK4V4SparseCheckOp(t, m, ref, i, int(data[i]&3), int(data[i+1]%16), htab.UpdateFlags(data[i]>>2&3))
 		}
-		checkContentsHashK4V4Sparse(t, m, ref)
+		hashK4V4SparseCheckContents(t, m, ref)
 	})
 }
 
@@ -193,18 +193,18 @@ func TestHashK4V4SparseConcurrent(t *testing.T) {
 	for w := range 2 {
 		wg.Go(func() {
 			for i := range 2000 {
-				k := testKeyHashK4V4Sparse(w*32 + i%32)
+				k := hashK4V4SparseTestKey(w*32 + i%32)
 				if i%3 == 2 {
 					_ = m.Delete(k)
 				} else {
-					_ = m.CPU(w).Update(k, testValHashK4V4Sparse(i), htab.UpdateAny)
+					_ = m.CPU(w).Update(k, hashK4V4SparseTestVal(i), htab.UpdateAny)
 				}
 			}
 		})
 	}
 	wg.Go(func() {
 		for i := range 200 {
-			m.CPU(1).Lookup(testKeyHashK4V4Sparse(i % 64))
+			m.CPU(1).Lookup(hashK4V4SparseTestKey(i % 64))
 			for range m.All() {
 			}
 			_, _ = m.NextKey(nil)
@@ -215,9 +215,9 @@ func TestHashK4V4SparseConcurrent(t *testing.T) {
 	for w := range 2 {
 		for j := range 32 {
 			last := j + 32*((1999-j)/32)
-			v, ok := m.CPU(w).Lookup(testKeyHashK4V4Sparse(w*32 + j))
+			v, ok := m.CPU(w).Lookup(hashK4V4SparseTestKey(w*32 + j))
 			want := last%3 != 2
-			if ok != want || ok && v != testValHashK4V4Sparse(last) {
+			if ok != want || ok && v != hashK4V4SparseTestVal(last) {
 				t.Fatalf("writer %d key %d: got %x, %v", w, j, v, ok)
 			}
 		}
@@ -239,8 +239,8 @@ func BenchmarkHashK4V4SparseLookup(b *testing.B) {
 	}
 	keys := make([]HashK4V4SparseKey, 0, n)
 	for i := range n {
-		k := testKeyHashK4V4Sparse(i)
-		if testUpdateHashK4V4Sparse(m, k, testValHashK4V4Sparse(i), htab.UpdateNoExist) == nil {
+		k := hashK4V4SparseTestKey(i)
+		if hashK4V4SparseTestUpdate(m, k, hashK4V4SparseTestVal(i), htab.UpdateNoExist) == nil {
 			keys = append(keys, k)
 		}
 	}
@@ -260,41 +260,41 @@ func BenchmarkHashK4V4SparseLookup(b *testing.B) {
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "lookups/s")
 }
 
-// testBatchIsHashK4V4Sparse is errors.Is.
-func testBatchIsHashK4V4Sparse(err, target error) bool {
+// hashK4V4SparseTestBatchIs is errors.Is.
+func hashK4V4SparseTestBatchIs(err, target error) bool {
 	return errors.Is(err, target)
 }
 
-// testBatchSameHashK4V4Sparse is slices.Equal.
-func testBatchSameHashK4V4Sparse[E comparable](a, b []E) bool {
+// hashK4V4SparseTestBatchSame is slices.Equal.
+func hashK4V4SparseTestBatchSame[E comparable](a, b []E) bool {
 	return slices.Equal(a, b)
 }
 
-// testBatchValsHashK4V4Sparse is a value buffer for a batch of n keys.
-func testBatchValsHashK4V4Sparse(m *HashK4V4Sparse, n int) []HashK4V4SparseValue {
+// hashK4V4SparseTestBatchVals is a value buffer for a batch of n keys.
+func hashK4V4SparseTestBatchVals(m *HashK4V4Sparse, n int) []HashK4V4SparseValue {
 	return make([]HashK4V4SparseValue, n)
 }
 
-// testBatchValueHashK4V4Sparse is key i's value in a batch's vals.
-func testBatchValueHashK4V4Sparse(t testing.TB, m *HashK4V4Sparse, k HashK4V4SparseKey, vals []HashK4V4SparseValue, i int) HashK4V4SparseValue {
+// hashK4V4SparseTestBatchValue is key i's value in a batch's vals.
+func hashK4V4SparseTestBatchValue(t testing.TB, m *HashK4V4Sparse, k HashK4V4SparseKey, vals []HashK4V4SparseValue, i int) HashK4V4SparseValue {
 	return vals[i]
 }
 
-// testBatchSpreadHashK4V4Sparse is what UpdateBatch takes for these values.
-func testBatchSpreadHashK4V4Sparse(m *HashK4V4Sparse, vs []HashK4V4SparseValue) []HashK4V4SparseValue {
+// hashK4V4SparseTestBatchSpread is what UpdateBatch takes for these values.
+func hashK4V4SparseTestBatchSpread(m *HashK4V4Sparse, vs []HashK4V4SparseValue) []HashK4V4SparseValue {
 	return vs
 }
 
-// testBatchWalkHashK4V4Sparse runs one whole batch walk with buffers of buf keys
+// hashK4V4SparseTestBatchWalk runs one whole batch walk with buffers of buf keys
 // (doubled for a call that says ErrNoSpace) and returns what it got.
-func testBatchWalkHashK4V4Sparse(t *testing.T, m *HashK4V4Sparse, buf int, del bool) (keys []HashK4V4SparseKey, vals []HashK4V4SparseValue) {
+func hashK4V4SparseTestBatchWalk(t *testing.T, m *HashK4V4Sparse, buf int, del bool) (keys []HashK4V4SparseKey, vals []HashK4V4SparseValue) {
 	t.Helper()
 	c := new(htab.Cursor)
 	for call := 0; ; call++ {
 		if call > 4*m.MaxEntries()+10 {
 			t.Fatalf("buf %d: the walk does not end", buf)
 		}
-		ks, vs := make([]HashK4V4SparseKey, buf), testBatchValsHashK4V4Sparse(m, buf)
+		ks, vs := make([]HashK4V4SparseKey, buf), hashK4V4SparseTestBatchVals(m, buf)
 		var n int
 		var err error
 		if del {
@@ -302,19 +302,19 @@ func testBatchWalkHashK4V4Sparse(t *testing.T, m *HashK4V4Sparse, buf int, del b
 		} else {
 			n, err = m.LookupBatch(c, ks, vs)
 		}
-		if testBatchIsHashK4V4Sparse(err, htab.ErrNoSpace) {
+		if hashK4V4SparseTestBatchIs(err, htab.ErrNoSpace) {
 			if n != 0 || c.Done() {
 				t.Fatalf("buf %d: ErrNoSpace with %d keys, done %v", buf, n, c.Done())
 			}
 			buf *= 2
 			continue
 		}
-		if err != nil && !testBatchIsHashK4V4Sparse(err, htab.ErrKeyNotExist) {
+		if err != nil && !hashK4V4SparseTestBatchIs(err, htab.ErrKeyNotExist) {
 			t.Fatalf("buf %d: %v", buf, err)
 		}
 		for i := range n {
 			keys = append(keys, ks[i])
-			vals = append(vals, testBatchValueHashK4V4Sparse(t, m, ks[i], vs, i))
+			vals = append(vals, hashK4V4SparseTestBatchValue(t, m, ks[i], vs, i))
 		}
 		if err != nil {
 			if !c.Done() {
@@ -334,18 +334,18 @@ func TestHashK4V4SparseBatch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n, err := m.LookupBatch(nil, make([]HashK4V4SparseKey, 4), testBatchValsHashK4V4Sparse(m, 4)); n != 0 || !testBatchIsHashK4V4Sparse(err, htab.ErrKeyNotExist) {
+	if n, err := m.LookupBatch(nil, make([]HashK4V4SparseKey, 4), hashK4V4SparseTestBatchVals(m, 4)); n != 0 || !hashK4V4SparseTestBatchIs(err, htab.ErrKeyNotExist) {
 		t.Fatalf("empty map: %d, %v; want 0, ErrKeyNotExist", n, err)
 	}
 	var ks []HashK4V4SparseKey
 	var vs []HashK4V4SparseValue
 	for i := range 40 {
-		ks, vs = append(ks, testKeyHashK4V4Sparse(i)), append(vs, testValHashK4V4Sparse(i))
+		ks, vs = append(ks, hashK4V4SparseTestKey(i)), append(vs, hashK4V4SparseTestVal(i))
 	}
-	if n, err := m.UpdateBatch(ks, testBatchSpreadHashK4V4Sparse(m, vs), htab.UpdateAny); n != len(ks) || err != nil {
+	if n, err := m.UpdateBatch(ks, hashK4V4SparseTestBatchSpread(m, vs), htab.UpdateAny); n != len(ks) || err != nil {
 		t.Fatalf("UpdateBatch: %d, %v", n, err)
 	}
-	wantKeys, wantVals := testAllHashK4V4Sparse(t, m)
+	wantKeys, wantVals := hashK4V4SparseTestAll(t, m)
 	if len(wantKeys) == 0 || len(wantKeys) != m.Len() {
 		t.Fatalf("All yields %d keys, Len is %d", len(wantKeys), m.Len())
 	}
@@ -355,32 +355,32 @@ func TestHashK4V4SparseBatch(t *testing.T) {
 		t.Fatalf("zero-length batch: %d, %v, cursor %v", n, err, *c)
 	}
 	for buf := 1; buf <= 8; buf++ {
-		keys, vals := testBatchWalkHashK4V4Sparse(t, m, buf, false)
-		if !testBatchSameHashK4V4Sparse(keys, wantKeys) || !testBatchSameHashK4V4Sparse(vals, wantVals) {
+		keys, vals := hashK4V4SparseTestBatchWalk(t, m, buf, false)
+		if !hashK4V4SparseTestBatchSame(keys, wantKeys) || !hashK4V4SparseTestBatchSame(vals, wantVals) {
 			t.Fatalf("buf %d: the walk returned\n%x\n%x\nAll yields\n%x\n%x", buf, keys, vals, wantKeys, wantVals)
 		}
 	}
 	if m.Len() != len(wantKeys) {
 		t.Fatalf("LookupBatch changed the map: Len %d", m.Len())
 	}
-	keys, vals := testBatchWalkHashK4V4Sparse(t, m, 3, true)
-	if !testBatchSameHashK4V4Sparse(keys, wantKeys) || !testBatchSameHashK4V4Sparse(vals, wantVals) {
+	keys, vals := hashK4V4SparseTestBatchWalk(t, m, 3, true)
+	if !hashK4V4SparseTestBatchSame(keys, wantKeys) || !hashK4V4SparseTestBatchSame(vals, wantVals) {
 		t.Fatalf("lookup-and-delete walk returned\n%x\nAll yielded\n%x", keys, wantKeys)
 	}
-	if k, _ := testAllHashK4V4Sparse(t, m); m.Len() != 0 || len(k) != 0 {
+	if k, _ := hashK4V4SparseTestAll(t, m); m.Len() != 0 || len(k) != 0 {
 		t.Fatalf("after a lookup-and-delete walk: Len %d, All %x", m.Len(), k)
 	}
 
-	if n, err := m.UpdateBatch(ks[:1], testBatchSpreadHashK4V4Sparse(m, vs[:1]), htab.UpdateNoExist); n != 0 || !testBatchIsHashK4V4Sparse(err, htab.ErrInvalid) {
+	if n, err := m.UpdateBatch(ks[:1], hashK4V4SparseTestBatchSpread(m, vs[:1]), htab.UpdateNoExist); n != 0 || !hashK4V4SparseTestBatchIs(err, htab.ErrInvalid) {
 		t.Fatalf("UpdateBatch with UpdateNoExist: %d, %v; want ErrInvalid, as the kernel", n, err)
 	}
-	if n, err := m.UpdateBatch(ks[:3], testBatchSpreadHashK4V4Sparse(m, vs[:3]), htab.UpdateAny); n != 3 || err != nil {
+	if n, err := m.UpdateBatch(ks[:3], hashK4V4SparseTestBatchSpread(m, vs[:3]), htab.UpdateAny); n != 3 || err != nil {
 		t.Fatalf("UpdateBatch: %d, %v", n, err)
 	}
-	if n, err := m.DeleteBatch([]HashK4V4SparseKey{ks[0], ks[1], ks[5], ks[2]}); n != 2 || !testBatchIsHashK4V4Sparse(err, htab.ErrKeyNotExist) {
+	if n, err := m.DeleteBatch([]HashK4V4SparseKey{ks[0], ks[1], ks[5], ks[2]}); n != 2 || !hashK4V4SparseTestBatchIs(err, htab.ErrKeyNotExist) {
 		t.Fatalf("DeleteBatch with an absent third key: %d, %v; want 2, ErrKeyNotExist", n, err)
 	}
-	if _, ok := testLookupHashK4V4Sparse(t, m, ks[2]); !ok || m.Len() != 1 {
+	if _, ok := hashK4V4SparseTestLookup(t, m, ks[2]); !ok || m.Len() != 1 {
 		t.Fatalf("DeleteBatch went past the absent key: Len %d", m.Len())
 	}
 }

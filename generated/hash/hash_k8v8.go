@@ -46,7 +46,9 @@ import (
 //   element is reused at once; a reader that reached it through its old bucket
 //   sees that bucket's sequence change and retries.
 //   Capacity: a new key takes a freed element, else a never-used one; when all
-//   MaxEntries are in use it is htab.ErrFull. A replace never needs one.
+//   MaxEntries are in use it is htab.ErrFull. A replace never needs one. A
+//   delete frees its element before it unlocks, so whoever sees the key gone
+//   can insert another (the kernel frees after unlocking).
 
 // HashK8V8Key is a key of HashK8V8: 8 bytes, hashed and compared as they are.
 type HashK8V8Key [8]byte
@@ -70,7 +72,7 @@ type hashK8V8Elem struct {
 // 512 elements of 20 bytes, 10 KiB (the most, by powers of two, within 16 KiB).
 const hashK8V8ChunkShift = 9
 
-type hashK8V8Chunk [1 << hashK8V8ChunkShift]hashK8V8Elem
+type hashK8V8ElemChunk [1 << hashK8V8ChunkShift]hashK8V8Elem
 
 // HashK8V8 is a fixed-capacity hash map with the semantics of the kernel's
 // BPF_MAP_TYPE_HASH. Every method is safe for concurrent use.
@@ -84,9 +86,9 @@ type HashK8V8 struct {
 
 	// Element storage. Element i is elems[i] when preallocated, else
 	// chunks[i>>shift][i&mask]; a bucket links index+1 so that 0 is nil.
-	elems   []hashK8V8Elem                  // all maxEntries elements; nil with NoPrealloc
-	chunks  []atomic.Pointer[hashK8V8Chunk] // NoPrealloc: allocated on first use
-	chunkMu sync.Mutex                      // serialises chunk allocation
+	elems   []hashK8V8Elem                      // all maxEntries elements; nil with NoPrealloc
+	chunks  []atomic.Pointer[hashK8V8ElemChunk] // NoPrealloc: allocated on first use
+	chunkMu sync.Mutex                          // serialises chunk allocation
 
 	// Written by inserts and deletes; the padding keeps them off the cache
 	// line of the fields above, which every lookup reads.
@@ -115,7 +117,7 @@ func NewHashK8V8(opts htab.Options) (*HashK8V8, error) {
 		seed:       opts.Seed(),
 	}
 	if opts.NoPrealloc {
-		m.chunks = make([]atomic.Pointer[hashK8V8Chunk], (opts.MaxEntries-1)>>hashK8V8ChunkShift+1)
+		m.chunks = make([]atomic.Pointer[hashK8V8ElemChunk], (opts.MaxEntries-1)>>hashK8V8ChunkShift+1)
 	} else {
 		m.elems = make([]hashK8V8Elem, opts.MaxEntries)
 	}
@@ -254,7 +256,7 @@ func (m *HashK8V8) ensureChunk(c uint32) {
 	}
 	m.chunkMu.Lock()
 	if m.chunks[c].Load() == nil {
-		m.chunks[c].Store(new(hashK8V8Chunk))
+		m.chunks[c].Store(new(hashK8V8ElemChunk))
 	}
 	m.chunkMu.Unlock()
 }
@@ -408,8 +410,8 @@ func (m *HashK8V8) Delete(k HashK8V8Key) error {
 		return htab.ErrKeyNotExist
 	}
 	m.unlink(h&m.mask, prev, i)
-	b.Unlock()
 	m.free(i - 1)
+	b.Unlock()
 	return nil
 }
 
@@ -427,8 +429,8 @@ func (m *HashK8V8) LookupAndDelete(k HashK8V8Key) (HashK8V8Value, error) {
 	}
 	v := m.elem(i - 1).loadValue()
 	m.unlink(h&m.mask, prev, i)
-	b.Unlock()
 	m.free(i - 1)
+	b.Unlock()
 	return v, nil
 }
 
@@ -620,17 +622,15 @@ func (m *HashK8V8) batchWalk(bi uint32, keys []HashK8V8Key, vals []HashK8V8Value
 		if del && head != 0 {
 			// The whole bucket goes: it was copied under this same lock.
 			b.SetHead(0)
-		}
-		b.Unlock()
-		if del {
-			// Free after unlocking, as the kernel does. The chain is unreachable
-			// now, so nothing else writes its next links.
+			// Free under the lock, as Delete does (see Capacity in the design
+			// comment). The chain is unreachable now: nothing else writes its links.
 			for i := head; i != 0; {
 				nx := atomic.LoadUint32(&m.elem(i - 1).next)
 				m.free(i - 1)
 				i = nx
 			}
 		}
+		b.Unlock()
 		total += cnt
 		bi++
 	}

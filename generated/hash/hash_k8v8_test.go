@@ -14,30 +14,30 @@ import (
 	"testing"
 )
 
-// testUpdateHashK8V8, testLookupHashK8V8, testLookupAndDeleteHashK8V8 and testAllHashK8V8
+// hashK8V8TestUpdate, hashK8V8TestLookup, hashK8V8TestLookupAndDelete and hashK8V8TestAll
 // are the map's userspace methods, as the checks below use them (testAll
 // collects All).
-func testUpdateHashK8V8(m *HashK8V8, k HashK8V8Key, v HashK8V8Value, flags htab.UpdateFlags) error {
+func hashK8V8TestUpdate(m *HashK8V8, k HashK8V8Key, v HashK8V8Value, flags htab.UpdateFlags) error {
 	return m.Update(k, v, flags)
 }
 
-func testLookupHashK8V8(t testing.TB, m *HashK8V8, k HashK8V8Key) (HashK8V8Value, bool) {
+func hashK8V8TestLookup(t testing.TB, m *HashK8V8, k HashK8V8Key) (HashK8V8Value, bool) {
 	return m.Lookup(k)
 }
 
-func testLookupAndDeleteHashK8V8(t testing.TB, m *HashK8V8, k HashK8V8Key) (HashK8V8Value, error) {
+func hashK8V8TestLookupAndDelete(t testing.TB, m *HashK8V8, k HashK8V8Key) (HashK8V8Value, error) {
 	return m.LookupAndDelete(k)
 }
 
-func testAllHashK8V8(t testing.TB, m *HashK8V8) (keys []HashK8V8Key, vals []HashK8V8Value) {
+func hashK8V8TestAll(t testing.TB, m *HashK8V8) (keys []HashK8V8Key, vals []HashK8V8Value) {
 	for k, v := range m.All() {
 		keys, vals = append(keys, k), append(vals, v)
 	}
 	return keys, vals
 }
 
-// testKeyHashK8V8 makes distinct keys from small integers.
-func testKeyHashK8V8(i int) (k HashK8V8Key) {
+// hashK8V8TestKey makes distinct keys from small integers.
+func hashK8V8TestKey(i int) (k HashK8V8Key) {
 	for j := range k {
 		if j < 8 {
 			k[j] = byte(i >> (8 * j))
@@ -48,23 +48,23 @@ func testKeyHashK8V8(i int) (k HashK8V8Key) {
 	return
 }
 
-// testValHashK8V8 makes a value from an integer.
-func testValHashK8V8(i int) (v HashK8V8Value) {
+// hashK8V8TestVal makes a value from an integer.
+func hashK8V8TestVal(i int) (v HashK8V8Value) {
 	for j := range v {
 		v[j] = byte(i + j)
 	}
 	return
 }
 
-// checkOpHashK8V8 applies operation op (0 update, 1 delete, 2 lookup-and-delete,
+// hashK8V8CheckOp applies operation op (0 update, 1 delete, 2 lookup-and-delete,
 // 3 lookup) on key ki to m and to the reference ref, and fails t if they differ.
-func checkOpHashK8V8(t testing.TB, m *HashK8V8, ref map[HashK8V8Key]HashK8V8Value, step, op, ki int, flags htab.UpdateFlags) {
-	k := testKeyHashK8V8(ki)
-	v := testValHashK8V8(step)
+func hashK8V8CheckOp(t testing.TB, m *HashK8V8, ref map[HashK8V8Key]HashK8V8Value, step, op, ki int, flags htab.UpdateFlags) {
+	k := hashK8V8TestKey(ki)
+	v := hashK8V8TestVal(step)
 	old, present := ref[k]
 	switch op {
 	case 0:
-		err := testUpdateHashK8V8(m, k, v, flags)
+		err := hashK8V8TestUpdate(m, k, v, flags)
 		var want error
 		switch {
 		case flags > htab.UpdateExist:
@@ -88,13 +88,13 @@ func checkOpHashK8V8(t testing.TB, m *HashK8V8, ref map[HashK8V8Key]HashK8V8Valu
 		}
 		delete(ref, k)
 	case 2:
-		got, err := testLookupAndDeleteHashK8V8(t, m, k)
+		got, err := hashK8V8TestLookupAndDelete(t, m, k)
 		if (err == nil) != present || got != old {
 			t.Fatalf("step %d: LookupAndDelete(%x) = %x, %v; want %x, present %v", step, k, got, err, old, present)
 		}
 		delete(ref, k)
 	default:
-		got, ok := testLookupHashK8V8(t, m, k)
+		got, ok := hashK8V8TestLookup(t, m, k)
 		if ok != present || got != old {
 			t.Fatalf("step %d: Lookup(%x) = %x, %v; want %x, %v", step, k, got, ok, old, present)
 		}
@@ -104,10 +104,10 @@ func checkOpHashK8V8(t testing.TB, m *HashK8V8, ref map[HashK8V8Key]HashK8V8Valu
 	}
 }
 
-// checkContentsHashK8V8 checks that All and a NextKey walk both give exactly ref,
+// hashK8V8CheckContents checks that All and a NextKey walk both give exactly ref,
 // in the same order.
-func checkContentsHashK8V8(t testing.TB, m *HashK8V8, ref map[HashK8V8Key]HashK8V8Value) {
-	order, vals := testAllHashK8V8(t, m)
+func hashK8V8CheckContents(t testing.TB, m *HashK8V8, ref map[HashK8V8Key]HashK8V8Value) {
+	order, vals := hashK8V8TestAll(t, m)
 	for i, k := range order {
 		if ref[k] != vals[i] {
 			t.Fatalf("All yields %x = %x, want %x", k, vals[i], ref[k])
@@ -150,9 +150,9 @@ func TestHashK8V8RandomOps(t *testing.T) {
 			ref := map[HashK8V8Key]HashK8V8Value{}
 			rng := rand.New(rand.NewPCG(1, 2))
 			for step := range 10000 {
-				checkOpHashK8V8(t, m, ref, step, rng.IntN(4), rng.IntN(96), htab.UpdateFlags(rng.IntN(4)))
+				hashK8V8CheckOp(t, m, ref, step, rng.IntN(4), rng.IntN(96), htab.UpdateFlags(rng.IntN(4)))
 			}
-			checkContentsHashK8V8(t, m, ref)
+			hashK8V8CheckContents(t, m, ref)
 		})
 	}
 }
@@ -172,9 +172,9 @@ func FuzzHashK8V8Ops(f *testing.F) {
 		}
 		ref := map[HashK8V8Key]HashK8V8Value{}
 		for i := 0; i+1 < len(data); i += 2 {
-			checkOpHashK8V8(t, m, ref, i, int(data[i]&3), int(data[i+1]%16), htab.UpdateFlags(data[i]>>2&3))
+			hashK8V8CheckOp(t, m, ref, i, int(data[i]&3), int(data[i+1]%16), htab.UpdateFlags(data[i]>>2&3))
 		}
-		checkContentsHashK8V8(t, m, ref)
+		hashK8V8CheckContents(t, m, ref)
 	})
 }
 
@@ -193,18 +193,18 @@ func TestHashK8V8Concurrent(t *testing.T) {
 	for w := range 2 {
 		wg.Go(func() {
 			for i := range 2000 {
-				k := testKeyHashK8V8(w*32 + i%32)
+				k := hashK8V8TestKey(w*32 + i%32)
 				if i%3 == 2 {
 					_ = m.Delete(k)
 				} else {
-					_ = m.CPU(w).Update(k, testValHashK8V8(i), htab.UpdateAny)
+					_ = m.CPU(w).Update(k, hashK8V8TestVal(i), htab.UpdateAny)
 				}
 			}
 		})
 	}
 	wg.Go(func() {
 		for i := range 200 {
-			m.CPU(1).Lookup(testKeyHashK8V8(i % 64))
+			m.CPU(1).Lookup(hashK8V8TestKey(i % 64))
 			for range m.All() {
 			}
 			_, _ = m.NextKey(nil)
@@ -215,9 +215,9 @@ func TestHashK8V8Concurrent(t *testing.T) {
 	for w := range 2 {
 		for j := range 32 {
 			last := j + 32*((1999-j)/32)
-			v, ok := m.CPU(w).Lookup(testKeyHashK8V8(w*32 + j))
+			v, ok := m.CPU(w).Lookup(hashK8V8TestKey(w*32 + j))
 			want := last%3 != 2
-			if ok != want || ok && v != testValHashK8V8(last) {
+			if ok != want || ok && v != hashK8V8TestVal(last) {
 				t.Fatalf("writer %d key %d: got %x, %v", w, j, v, ok)
 			}
 		}
@@ -239,8 +239,8 @@ func BenchmarkHashK8V8Lookup(b *testing.B) {
 	}
 	keys := make([]HashK8V8Key, 0, n)
 	for i := range n {
-		k := testKeyHashK8V8(i)
-		if testUpdateHashK8V8(m, k, testValHashK8V8(i), htab.UpdateNoExist) == nil {
+		k := hashK8V8TestKey(i)
+		if hashK8V8TestUpdate(m, k, hashK8V8TestVal(i), htab.UpdateNoExist) == nil {
 			keys = append(keys, k)
 		}
 	}
@@ -260,37 +260,37 @@ func BenchmarkHashK8V8Lookup(b *testing.B) {
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "lookups/s")
 }
 
-// testBatchIsHashK8V8 is errors.Is.
-func testBatchIsHashK8V8(err, target error) bool {
+// hashK8V8TestBatchIs is errors.Is.
+func hashK8V8TestBatchIs(err, target error) bool {
 	return errors.Is(err, target)
 }
 
-// testBatchSameHashK8V8 is slices.Equal.
-func testBatchSameHashK8V8[E comparable](a, b []E) bool {
+// hashK8V8TestBatchSame is slices.Equal.
+func hashK8V8TestBatchSame[E comparable](a, b []E) bool {
 	return slices.Equal(a, b)
 }
 
-// testBatchValsHashK8V8 is a value buffer for a batch of n keys.
-func testBatchValsHashK8V8(m *HashK8V8, n int) []HashK8V8Value { return make([]HashK8V8Value, n) }
+// hashK8V8TestBatchVals is a value buffer for a batch of n keys.
+func hashK8V8TestBatchVals(m *HashK8V8, n int) []HashK8V8Value { return make([]HashK8V8Value, n) }
 
-// testBatchValueHashK8V8 is key i's value in a batch's vals.
-func testBatchValueHashK8V8(t testing.TB, m *HashK8V8, k HashK8V8Key, vals []HashK8V8Value, i int) HashK8V8Value {
+// hashK8V8TestBatchValue is key i's value in a batch's vals.
+func hashK8V8TestBatchValue(t testing.TB, m *HashK8V8, k HashK8V8Key, vals []HashK8V8Value, i int) HashK8V8Value {
 	return vals[i]
 }
 
-// testBatchSpreadHashK8V8 is what UpdateBatch takes for these values.
-func testBatchSpreadHashK8V8(m *HashK8V8, vs []HashK8V8Value) []HashK8V8Value { return vs }
+// hashK8V8TestBatchSpread is what UpdateBatch takes for these values.
+func hashK8V8TestBatchSpread(m *HashK8V8, vs []HashK8V8Value) []HashK8V8Value { return vs }
 
-// testBatchWalkHashK8V8 runs one whole batch walk with buffers of buf keys
+// hashK8V8TestBatchWalk runs one whole batch walk with buffers of buf keys
 // (doubled for a call that says ErrNoSpace) and returns what it got.
-func testBatchWalkHashK8V8(t *testing.T, m *HashK8V8, buf int, del bool) (keys []HashK8V8Key, vals []HashK8V8Value) {
+func hashK8V8TestBatchWalk(t *testing.T, m *HashK8V8, buf int, del bool) (keys []HashK8V8Key, vals []HashK8V8Value) {
 	t.Helper()
 	c := new(htab.Cursor)
 	for call := 0; ; call++ {
 		if call > 4*m.MaxEntries()+10 {
 			t.Fatalf("buf %d: the walk does not end", buf)
 		}
-		ks, vs := make([]HashK8V8Key, buf), testBatchValsHashK8V8(m, buf)
+		ks, vs := make([]HashK8V8Key, buf), hashK8V8TestBatchVals(m, buf)
 		var n int
 		var err error
 		if del {
@@ -298,19 +298,19 @@ func testBatchWalkHashK8V8(t *testing.T, m *HashK8V8, buf int, del bool) (keys [
 		} else {
 			n, err = m.LookupBatch(c, ks, vs)
 		}
-		if testBatchIsHashK8V8(err, htab.ErrNoSpace) {
+		if hashK8V8TestBatchIs(err, htab.ErrNoSpace) {
 			if n != 0 || c.Done() {
 				t.Fatalf("buf %d: ErrNoSpace with %d keys, done %v", buf, n, c.Done())
 			}
 			buf *= 2
 			continue
 		}
-		if err != nil && !testBatchIsHashK8V8(err, htab.ErrKeyNotExist) {
+		if err != nil && !hashK8V8TestBatchIs(err, htab.ErrKeyNotExist) {
 			t.Fatalf("buf %d: %v", buf, err)
 		}
 		for i := range n {
 			keys = append(keys, ks[i])
-			vals = append(vals, testBatchValueHashK8V8(t, m, ks[i], vs, i))
+			vals = append(vals, hashK8V8TestBatchValue(t, m, ks[i], vs, i))
 		}
 		if err != nil {
 			if !c.Done() {
@@ -330,18 +330,18 @@ func TestHashK8V8Batch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n, err := m.LookupBatch(nil, make([]HashK8V8Key, 4), testBatchValsHashK8V8(m, 4)); n != 0 || !testBatchIsHashK8V8(err, htab.ErrKeyNotExist) {
+	if n, err := m.LookupBatch(nil, make([]HashK8V8Key, 4), hashK8V8TestBatchVals(m, 4)); n != 0 || !hashK8V8TestBatchIs(err, htab.ErrKeyNotExist) {
 		t.Fatalf("empty map: %d, %v; want 0, ErrKeyNotExist", n, err)
 	}
 	var ks []HashK8V8Key
 	var vs []HashK8V8Value
 	for i := range 40 {
-		ks, vs = append(ks, testKeyHashK8V8(i)), append(vs, testValHashK8V8(i))
+		ks, vs = append(ks, hashK8V8TestKey(i)), append(vs, hashK8V8TestVal(i))
 	}
-	if n, err := m.UpdateBatch(ks, testBatchSpreadHashK8V8(m, vs), htab.UpdateAny); n != len(ks) || err != nil {
+	if n, err := m.UpdateBatch(ks, hashK8V8TestBatchSpread(m, vs), htab.UpdateAny); n != len(ks) || err != nil {
 		t.Fatalf("UpdateBatch: %d, %v", n, err)
 	}
-	wantKeys, wantVals := testAllHashK8V8(t, m)
+	wantKeys, wantVals := hashK8V8TestAll(t, m)
 	if len(wantKeys) == 0 || len(wantKeys) != m.Len() {
 		t.Fatalf("All yields %d keys, Len is %d", len(wantKeys), m.Len())
 	}
@@ -351,32 +351,32 @@ func TestHashK8V8Batch(t *testing.T) {
 		t.Fatalf("zero-length batch: %d, %v, cursor %v", n, err, *c)
 	}
 	for buf := 1; buf <= 8; buf++ {
-		keys, vals := testBatchWalkHashK8V8(t, m, buf, false)
-		if !testBatchSameHashK8V8(keys, wantKeys) || !testBatchSameHashK8V8(vals, wantVals) {
+		keys, vals := hashK8V8TestBatchWalk(t, m, buf, false)
+		if !hashK8V8TestBatchSame(keys, wantKeys) || !hashK8V8TestBatchSame(vals, wantVals) {
 			t.Fatalf("buf %d: the walk returned\n%x\n%x\nAll yields\n%x\n%x", buf, keys, vals, wantKeys, wantVals)
 		}
 	}
 	if m.Len() != len(wantKeys) {
 		t.Fatalf("LookupBatch changed the map: Len %d", m.Len())
 	}
-	keys, vals := testBatchWalkHashK8V8(t, m, 3, true)
-	if !testBatchSameHashK8V8(keys, wantKeys) || !testBatchSameHashK8V8(vals, wantVals) {
+	keys, vals := hashK8V8TestBatchWalk(t, m, 3, true)
+	if !hashK8V8TestBatchSame(keys, wantKeys) || !hashK8V8TestBatchSame(vals, wantVals) {
 		t.Fatalf("lookup-and-delete walk returned\n%x\nAll yielded\n%x", keys, wantKeys)
 	}
-	if k, _ := testAllHashK8V8(t, m); m.Len() != 0 || len(k) != 0 {
+	if k, _ := hashK8V8TestAll(t, m); m.Len() != 0 || len(k) != 0 {
 		t.Fatalf("after a lookup-and-delete walk: Len %d, All %x", m.Len(), k)
 	}
 
-	if n, err := m.UpdateBatch(ks[:1], testBatchSpreadHashK8V8(m, vs[:1]), htab.UpdateNoExist); n != 0 || !testBatchIsHashK8V8(err, htab.ErrInvalid) {
+	if n, err := m.UpdateBatch(ks[:1], hashK8V8TestBatchSpread(m, vs[:1]), htab.UpdateNoExist); n != 0 || !hashK8V8TestBatchIs(err, htab.ErrInvalid) {
 		t.Fatalf("UpdateBatch with UpdateNoExist: %d, %v; want ErrInvalid, as the kernel", n, err)
 	}
-	if n, err := m.UpdateBatch(ks[:3], testBatchSpreadHashK8V8(m, vs[:3]), htab.UpdateAny); n != 3 || err != nil {
+	if n, err := m.UpdateBatch(ks[:3], hashK8V8TestBatchSpread(m, vs[:3]), htab.UpdateAny); n != 3 || err != nil {
 		t.Fatalf("UpdateBatch: %d, %v", n, err)
 	}
-	if n, err := m.DeleteBatch([]HashK8V8Key{ks[0], ks[1], ks[5], ks[2]}); n != 2 || !testBatchIsHashK8V8(err, htab.ErrKeyNotExist) {
+	if n, err := m.DeleteBatch([]HashK8V8Key{ks[0], ks[1], ks[5], ks[2]}); n != 2 || !hashK8V8TestBatchIs(err, htab.ErrKeyNotExist) {
 		t.Fatalf("DeleteBatch with an absent third key: %d, %v; want 2, ErrKeyNotExist", n, err)
 	}
-	if _, ok := testLookupHashK8V8(t, m, ks[2]); !ok || m.Len() != 1 {
+	if _, ok := hashK8V8TestLookup(t, m, ks[2]); !ok || m.Len() != 1 {
 		t.Fatalf("DeleteBatch went past the absent key: Len %d", m.Len())
 	}
 }

@@ -14,30 +14,30 @@ import (
 	"testing"
 )
 
-// testUpdateHomeK16V8, testLookupHomeK16V8, testLookupAndDeleteHomeK16V8 and testAllHomeK16V8
+// homeK16V8TestUpdate, homeK16V8TestLookup, homeK16V8TestLookupAndDelete and homeK16V8TestAll
 // are the map's userspace methods, as the checks below use them (testAll
 // collects All).
-func testUpdateHomeK16V8(m *HomeK16V8, k HomeK16V8Key, v HomeK16V8Value, flags htab.UpdateFlags) error {
+func homeK16V8TestUpdate(m *HomeK16V8, k HomeK16V8Key, v HomeK16V8Value, flags htab.UpdateFlags) error {
 	return m.Update(k, v, flags)
 }
 
-func testLookupHomeK16V8(t testing.TB, m *HomeK16V8, k HomeK16V8Key) (HomeK16V8Value, bool) {
+func homeK16V8TestLookup(t testing.TB, m *HomeK16V8, k HomeK16V8Key) (HomeK16V8Value, bool) {
 	return m.Lookup(k)
 }
 
-func testLookupAndDeleteHomeK16V8(t testing.TB, m *HomeK16V8, k HomeK16V8Key) (HomeK16V8Value, error) {
+func homeK16V8TestLookupAndDelete(t testing.TB, m *HomeK16V8, k HomeK16V8Key) (HomeK16V8Value, error) {
 	return m.LookupAndDelete(k)
 }
 
-func testAllHomeK16V8(t testing.TB, m *HomeK16V8) (keys []HomeK16V8Key, vals []HomeK16V8Value) {
+func homeK16V8TestAll(t testing.TB, m *HomeK16V8) (keys []HomeK16V8Key, vals []HomeK16V8Value) {
 	for k, v := range m.All() {
 		keys, vals = append(keys, k), append(vals, v)
 	}
 	return keys, vals
 }
 
-// testKeyHomeK16V8 makes distinct keys from small integers.
-func testKeyHomeK16V8(i int) (k HomeK16V8Key) {
+// homeK16V8TestKey makes distinct keys from small integers.
+func homeK16V8TestKey(i int) (k HomeK16V8Key) {
 	for j := range k {
 		if j < 8 {
 			k[j] = byte(i >> (8 * j))
@@ -48,23 +48,23 @@ func testKeyHomeK16V8(i int) (k HomeK16V8Key) {
 	return
 }
 
-// testValHomeK16V8 makes a value from an integer.
-func testValHomeK16V8(i int) (v HomeK16V8Value) {
+// homeK16V8TestVal makes a value from an integer.
+func homeK16V8TestVal(i int) (v HomeK16V8Value) {
 	for j := range v {
 		v[j] = byte(i + j)
 	}
 	return
 }
 
-// checkOpHomeK16V8 applies operation op (0 update, 1 delete, 2 lookup-and-delete,
+// homeK16V8CheckOp applies operation op (0 update, 1 delete, 2 lookup-and-delete,
 // 3 lookup) on key ki to m and to the reference ref, and fails t if they differ.
-func checkOpHomeK16V8(t testing.TB, m *HomeK16V8, ref map[HomeK16V8Key]HomeK16V8Value, step, op, ki int, flags htab.UpdateFlags) {
-	k := testKeyHomeK16V8(ki)
-	v := testValHomeK16V8(step)
+func homeK16V8CheckOp(t testing.TB, m *HomeK16V8, ref map[HomeK16V8Key]HomeK16V8Value, step, op, ki int, flags htab.UpdateFlags) {
+	k := homeK16V8TestKey(ki)
+	v := homeK16V8TestVal(step)
 	old, present := ref[k]
 	switch op {
 	case 0:
-		err := testUpdateHomeK16V8(m, k, v, flags)
+		err := homeK16V8TestUpdate(m, k, v, flags)
 		var want error
 		switch {
 		case flags > htab.UpdateExist:
@@ -88,13 +88,13 @@ func checkOpHomeK16V8(t testing.TB, m *HomeK16V8, ref map[HomeK16V8Key]HomeK16V8
 		}
 		delete(ref, k)
 	case 2:
-		got, err := testLookupAndDeleteHomeK16V8(t, m, k)
+		got, err := homeK16V8TestLookupAndDelete(t, m, k)
 		if (err == nil) != present || got != old {
 			t.Fatalf("step %d: LookupAndDelete(%x) = %x, %v; want %x, present %v", step, k, got, err, old, present)
 		}
 		delete(ref, k)
 	default:
-		got, ok := testLookupHomeK16V8(t, m, k)
+		got, ok := homeK16V8TestLookup(t, m, k)
 		if ok != present || got != old {
 			t.Fatalf("step %d: Lookup(%x) = %x, %v; want %x, %v", step, k, got, ok, old, present)
 		}
@@ -104,10 +104,10 @@ func checkOpHomeK16V8(t testing.TB, m *HomeK16V8, ref map[HomeK16V8Key]HomeK16V8
 	}
 }
 
-// checkContentsHomeK16V8 checks that All and a NextKey walk both give exactly ref,
+// homeK16V8CheckContents checks that All and a NextKey walk both give exactly ref,
 // in the same order.
-func checkContentsHomeK16V8(t testing.TB, m *HomeK16V8, ref map[HomeK16V8Key]HomeK16V8Value) {
-	order, vals := testAllHomeK16V8(t, m)
+func homeK16V8CheckContents(t testing.TB, m *HomeK16V8, ref map[HomeK16V8Key]HomeK16V8Value) {
+	order, vals := homeK16V8TestAll(t, m)
 	for i, k := range order {
 		if ref[k] != vals[i] {
 			t.Fatalf("All yields %x = %x, want %x", k, vals[i], ref[k])
@@ -150,9 +150,9 @@ func TestHomeK16V8RandomOps(t *testing.T) {
 			ref := map[HomeK16V8Key]HomeK16V8Value{}
 			rng := rand.New(rand.NewPCG(1, 2))
 			for step := range 10000 {
-				checkOpHomeK16V8(t, m, ref, step, rng.IntN(4), rng.IntN(96), htab.UpdateFlags(rng.IntN(4)))
+				homeK16V8CheckOp(t, m, ref, step, rng.IntN(4), rng.IntN(96), htab.UpdateFlags(rng.IntN(4)))
 			}
-			checkContentsHomeK16V8(t, m, ref)
+			homeK16V8CheckContents(t, m, ref)
 		})
 	}
 }
@@ -172,9 +172,9 @@ func FuzzHomeK16V8Ops(f *testing.F) {
 		}
 		ref := map[HomeK16V8Key]HomeK16V8Value{}
 		for i := 0; i+1 < len(data); i += 2 {
-			checkOpHomeK16V8(t, m, ref, i, int(data[i]&3), int(data[i+1]%16), htab.UpdateFlags(data[i]>>2&3))
+			homeK16V8CheckOp(t, m, ref, i, int(data[i]&3), int(data[i+1]%16), htab.UpdateFlags(data[i]>>2&3))
 		}
-		checkContentsHomeK16V8(t, m, ref)
+		homeK16V8CheckContents(t, m, ref)
 	})
 }
 
@@ -193,18 +193,18 @@ func TestHomeK16V8Concurrent(t *testing.T) {
 	for w := range 2 {
 		wg.Go(func() {
 			for i := range 2000 {
-				k := testKeyHomeK16V8(w*32 + i%32)
+				k := homeK16V8TestKey(w*32 + i%32)
 				if i%3 == 2 {
 					_ = m.Delete(k)
 				} else {
-					_ = m.CPU(w).Update(k, testValHomeK16V8(i), htab.UpdateAny)
+					_ = m.CPU(w).Update(k, homeK16V8TestVal(i), htab.UpdateAny)
 				}
 			}
 		})
 	}
 	wg.Go(func() {
 		for i := range 200 {
-			m.CPU(1).Lookup(testKeyHomeK16V8(i % 64))
+			m.CPU(1).Lookup(homeK16V8TestKey(i % 64))
 			for range m.All() {
 			}
 			_, _ = m.NextKey(nil)
@@ -215,9 +215,9 @@ func TestHomeK16V8Concurrent(t *testing.T) {
 	for w := range 2 {
 		for j := range 32 {
 			last := j + 32*((1999-j)/32)
-			v, ok := m.CPU(w).Lookup(testKeyHomeK16V8(w*32 + j))
+			v, ok := m.CPU(w).Lookup(homeK16V8TestKey(w*32 + j))
 			want := last%3 != 2
-			if ok != want || ok && v != testValHomeK16V8(last) {
+			if ok != want || ok && v != homeK16V8TestVal(last) {
 				t.Fatalf("writer %d key %d: got %x, %v", w, j, v, ok)
 			}
 		}
@@ -239,8 +239,8 @@ func BenchmarkHomeK16V8Lookup(b *testing.B) {
 	}
 	keys := make([]HomeK16V8Key, 0, n)
 	for i := range n {
-		k := testKeyHomeK16V8(i)
-		if testUpdateHomeK16V8(m, k, testValHomeK16V8(i), htab.UpdateNoExist) == nil {
+		k := homeK16V8TestKey(i)
+		if homeK16V8TestUpdate(m, k, homeK16V8TestVal(i), htab.UpdateNoExist) == nil {
 			keys = append(keys, k)
 		}
 	}
@@ -260,37 +260,37 @@ func BenchmarkHomeK16V8Lookup(b *testing.B) {
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "lookups/s")
 }
 
-// testBatchIsHomeK16V8 is errors.Is.
-func testBatchIsHomeK16V8(err, target error) bool {
+// homeK16V8TestBatchIs is errors.Is.
+func homeK16V8TestBatchIs(err, target error) bool {
 	return errors.Is(err, target)
 }
 
-// testBatchSameHomeK16V8 is slices.Equal.
-func testBatchSameHomeK16V8[E comparable](a, b []E) bool {
+// homeK16V8TestBatchSame is slices.Equal.
+func homeK16V8TestBatchSame[E comparable](a, b []E) bool {
 	return slices.Equal(a, b)
 }
 
-// testBatchValsHomeK16V8 is a value buffer for a batch of n keys.
-func testBatchValsHomeK16V8(m *HomeK16V8, n int) []HomeK16V8Value { return make([]HomeK16V8Value, n) }
+// homeK16V8TestBatchVals is a value buffer for a batch of n keys.
+func homeK16V8TestBatchVals(m *HomeK16V8, n int) []HomeK16V8Value { return make([]HomeK16V8Value, n) }
 
-// testBatchValueHomeK16V8 is key i's value in a batch's vals.
-func testBatchValueHomeK16V8(t testing.TB, m *HomeK16V8, k HomeK16V8Key, vals []HomeK16V8Value, i int) HomeK16V8Value {
+// homeK16V8TestBatchValue is key i's value in a batch's vals.
+func homeK16V8TestBatchValue(t testing.TB, m *HomeK16V8, k HomeK16V8Key, vals []HomeK16V8Value, i int) HomeK16V8Value {
 	return vals[i]
 }
 
-// testBatchSpreadHomeK16V8 is what UpdateBatch takes for these values.
-func testBatchSpreadHomeK16V8(m *HomeK16V8, vs []HomeK16V8Value) []HomeK16V8Value { return vs }
+// homeK16V8TestBatchSpread is what UpdateBatch takes for these values.
+func homeK16V8TestBatchSpread(m *HomeK16V8, vs []HomeK16V8Value) []HomeK16V8Value { return vs }
 
-// testBatchWalkHomeK16V8 runs one whole batch walk with buffers of buf keys
+// homeK16V8TestBatchWalk runs one whole batch walk with buffers of buf keys
 // (doubled for a call that says ErrNoSpace) and returns what it got.
-func testBatchWalkHomeK16V8(t *testing.T, m *HomeK16V8, buf int, del bool) (keys []HomeK16V8Key, vals []HomeK16V8Value) {
+func homeK16V8TestBatchWalk(t *testing.T, m *HomeK16V8, buf int, del bool) (keys []HomeK16V8Key, vals []HomeK16V8Value) {
 	t.Helper()
 	c := new(htab.Cursor)
 	for call := 0; ; call++ {
 		if call > 4*m.MaxEntries()+10 {
 			t.Fatalf("buf %d: the walk does not end", buf)
 		}
-		ks, vs := make([]HomeK16V8Key, buf), testBatchValsHomeK16V8(m, buf)
+		ks, vs := make([]HomeK16V8Key, buf), homeK16V8TestBatchVals(m, buf)
 		var n int
 		var err error
 		if del {
@@ -298,19 +298,19 @@ func testBatchWalkHomeK16V8(t *testing.T, m *HomeK16V8, buf int, del bool) (keys
 		} else {
 			n, err = m.LookupBatch(c, ks, vs)
 		}
-		if testBatchIsHomeK16V8(err, htab.ErrNoSpace) {
+		if homeK16V8TestBatchIs(err, htab.ErrNoSpace) {
 			if n != 0 || c.Done() {
 				t.Fatalf("buf %d: ErrNoSpace with %d keys, done %v", buf, n, c.Done())
 			}
 			buf *= 2
 			continue
 		}
-		if err != nil && !testBatchIsHomeK16V8(err, htab.ErrKeyNotExist) {
+		if err != nil && !homeK16V8TestBatchIs(err, htab.ErrKeyNotExist) {
 			t.Fatalf("buf %d: %v", buf, err)
 		}
 		for i := range n {
 			keys = append(keys, ks[i])
-			vals = append(vals, testBatchValueHomeK16V8(t, m, ks[i], vs, i))
+			vals = append(vals, homeK16V8TestBatchValue(t, m, ks[i], vs, i))
 		}
 		if err != nil {
 			if !c.Done() {
@@ -330,18 +330,18 @@ func TestHomeK16V8Batch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n, err := m.LookupBatch(nil, make([]HomeK16V8Key, 4), testBatchValsHomeK16V8(m, 4)); n != 0 || !testBatchIsHomeK16V8(err, htab.ErrKeyNotExist) {
+	if n, err := m.LookupBatch(nil, make([]HomeK16V8Key, 4), homeK16V8TestBatchVals(m, 4)); n != 0 || !homeK16V8TestBatchIs(err, htab.ErrKeyNotExist) {
 		t.Fatalf("empty map: %d, %v; want 0, ErrKeyNotExist", n, err)
 	}
 	var ks []HomeK16V8Key
 	var vs []HomeK16V8Value
 	for i := range 40 {
-		ks, vs = append(ks, testKeyHomeK16V8(i)), append(vs, testValHomeK16V8(i))
+		ks, vs = append(ks, homeK16V8TestKey(i)), append(vs, homeK16V8TestVal(i))
 	}
-	if n, err := m.UpdateBatch(ks, testBatchSpreadHomeK16V8(m, vs), htab.UpdateAny); n != len(ks) || err != nil {
+	if n, err := m.UpdateBatch(ks, homeK16V8TestBatchSpread(m, vs), htab.UpdateAny); n != len(ks) || err != nil {
 		t.Fatalf("UpdateBatch: %d, %v", n, err)
 	}
-	wantKeys, wantVals := testAllHomeK16V8(t, m)
+	wantKeys, wantVals := homeK16V8TestAll(t, m)
 	if len(wantKeys) == 0 || len(wantKeys) != m.Len() {
 		t.Fatalf("All yields %d keys, Len is %d", len(wantKeys), m.Len())
 	}
@@ -351,32 +351,32 @@ func TestHomeK16V8Batch(t *testing.T) {
 		t.Fatalf("zero-length batch: %d, %v, cursor %v", n, err, *c)
 	}
 	for buf := 1; buf <= 8; buf++ {
-		keys, vals := testBatchWalkHomeK16V8(t, m, buf, false)
-		if !testBatchSameHomeK16V8(keys, wantKeys) || !testBatchSameHomeK16V8(vals, wantVals) {
+		keys, vals := homeK16V8TestBatchWalk(t, m, buf, false)
+		if !homeK16V8TestBatchSame(keys, wantKeys) || !homeK16V8TestBatchSame(vals, wantVals) {
 			t.Fatalf("buf %d: the walk returned\n%x\n%x\nAll yields\n%x\n%x", buf, keys, vals, wantKeys, wantVals)
 		}
 	}
 	if m.Len() != len(wantKeys) {
 		t.Fatalf("LookupBatch changed the map: Len %d", m.Len())
 	}
-	keys, vals := testBatchWalkHomeK16V8(t, m, 3, true)
-	if !testBatchSameHomeK16V8(keys, wantKeys) || !testBatchSameHomeK16V8(vals, wantVals) {
+	keys, vals := homeK16V8TestBatchWalk(t, m, 3, true)
+	if !homeK16V8TestBatchSame(keys, wantKeys) || !homeK16V8TestBatchSame(vals, wantVals) {
 		t.Fatalf("lookup-and-delete walk returned\n%x\nAll yielded\n%x", keys, wantKeys)
 	}
-	if k, _ := testAllHomeK16V8(t, m); m.Len() != 0 || len(k) != 0 {
+	if k, _ := homeK16V8TestAll(t, m); m.Len() != 0 || len(k) != 0 {
 		t.Fatalf("after a lookup-and-delete walk: Len %d, All %x", m.Len(), k)
 	}
 
-	if n, err := m.UpdateBatch(ks[:1], testBatchSpreadHomeK16V8(m, vs[:1]), htab.UpdateNoExist); n != 0 || !testBatchIsHomeK16V8(err, htab.ErrInvalid) {
+	if n, err := m.UpdateBatch(ks[:1], homeK16V8TestBatchSpread(m, vs[:1]), htab.UpdateNoExist); n != 0 || !homeK16V8TestBatchIs(err, htab.ErrInvalid) {
 		t.Fatalf("UpdateBatch with UpdateNoExist: %d, %v; want ErrInvalid, as the kernel", n, err)
 	}
-	if n, err := m.UpdateBatch(ks[:3], testBatchSpreadHomeK16V8(m, vs[:3]), htab.UpdateAny); n != 3 || err != nil {
+	if n, err := m.UpdateBatch(ks[:3], homeK16V8TestBatchSpread(m, vs[:3]), htab.UpdateAny); n != 3 || err != nil {
 		t.Fatalf("UpdateBatch: %d, %v", n, err)
 	}
-	if n, err := m.DeleteBatch([]HomeK16V8Key{ks[0], ks[1], ks[5], ks[2]}); n != 2 || !testBatchIsHomeK16V8(err, htab.ErrKeyNotExist) {
+	if n, err := m.DeleteBatch([]HomeK16V8Key{ks[0], ks[1], ks[5], ks[2]}); n != 2 || !homeK16V8TestBatchIs(err, htab.ErrKeyNotExist) {
 		t.Fatalf("DeleteBatch with an absent third key: %d, %v; want 2, ErrKeyNotExist", n, err)
 	}
-	if _, ok := testLookupHomeK16V8(t, m, ks[2]); !ok || m.Len() != 1 {
+	if _, ok := homeK16V8TestLookup(t, m, ks[2]); !ok || m.Len() != 1 {
 		t.Fatalf("DeleteBatch went past the absent key: Len %d", m.Len())
 	}
 }

@@ -14,30 +14,30 @@ import (
 	"testing"
 )
 
-// testUpdateHomeK8V8, testLookupHomeK8V8, testLookupAndDeleteHomeK8V8 and testAllHomeK8V8
+// homeK8V8TestUpdate, homeK8V8TestLookup, homeK8V8TestLookupAndDelete and homeK8V8TestAll
 // are the map's userspace methods, as the checks below use them (testAll
 // collects All).
-func testUpdateHomeK8V8(m *HomeK8V8, k HomeK8V8Key, v HomeK8V8Value, flags htab.UpdateFlags) error {
+func homeK8V8TestUpdate(m *HomeK8V8, k HomeK8V8Key, v HomeK8V8Value, flags htab.UpdateFlags) error {
 	return m.Update(k, v, flags)
 }
 
-func testLookupHomeK8V8(t testing.TB, m *HomeK8V8, k HomeK8V8Key) (HomeK8V8Value, bool) {
+func homeK8V8TestLookup(t testing.TB, m *HomeK8V8, k HomeK8V8Key) (HomeK8V8Value, bool) {
 	return m.Lookup(k)
 }
 
-func testLookupAndDeleteHomeK8V8(t testing.TB, m *HomeK8V8, k HomeK8V8Key) (HomeK8V8Value, error) {
+func homeK8V8TestLookupAndDelete(t testing.TB, m *HomeK8V8, k HomeK8V8Key) (HomeK8V8Value, error) {
 	return m.LookupAndDelete(k)
 }
 
-func testAllHomeK8V8(t testing.TB, m *HomeK8V8) (keys []HomeK8V8Key, vals []HomeK8V8Value) {
+func homeK8V8TestAll(t testing.TB, m *HomeK8V8) (keys []HomeK8V8Key, vals []HomeK8V8Value) {
 	for k, v := range m.All() {
 		keys, vals = append(keys, k), append(vals, v)
 	}
 	return keys, vals
 }
 
-// testKeyHomeK8V8 makes distinct keys from small integers.
-func testKeyHomeK8V8(i int) (k HomeK8V8Key) {
+// homeK8V8TestKey makes distinct keys from small integers.
+func homeK8V8TestKey(i int) (k HomeK8V8Key) {
 	for j := range k {
 		if j < 8 {
 			k[j] = byte(i >> (8 * j))
@@ -48,23 +48,23 @@ func testKeyHomeK8V8(i int) (k HomeK8V8Key) {
 	return
 }
 
-// testValHomeK8V8 makes a value from an integer.
-func testValHomeK8V8(i int) (v HomeK8V8Value) {
+// homeK8V8TestVal makes a value from an integer.
+func homeK8V8TestVal(i int) (v HomeK8V8Value) {
 	for j := range v {
 		v[j] = byte(i + j)
 	}
 	return
 }
 
-// checkOpHomeK8V8 applies operation op (0 update, 1 delete, 2 lookup-and-delete,
+// homeK8V8CheckOp applies operation op (0 update, 1 delete, 2 lookup-and-delete,
 // 3 lookup) on key ki to m and to the reference ref, and fails t if they differ.
-func checkOpHomeK8V8(t testing.TB, m *HomeK8V8, ref map[HomeK8V8Key]HomeK8V8Value, step, op, ki int, flags htab.UpdateFlags) {
-	k := testKeyHomeK8V8(ki)
-	v := testValHomeK8V8(step)
+func homeK8V8CheckOp(t testing.TB, m *HomeK8V8, ref map[HomeK8V8Key]HomeK8V8Value, step, op, ki int, flags htab.UpdateFlags) {
+	k := homeK8V8TestKey(ki)
+	v := homeK8V8TestVal(step)
 	old, present := ref[k]
 	switch op {
 	case 0:
-		err := testUpdateHomeK8V8(m, k, v, flags)
+		err := homeK8V8TestUpdate(m, k, v, flags)
 		var want error
 		switch {
 		case flags > htab.UpdateExist:
@@ -88,13 +88,13 @@ func checkOpHomeK8V8(t testing.TB, m *HomeK8V8, ref map[HomeK8V8Key]HomeK8V8Valu
 		}
 		delete(ref, k)
 	case 2:
-		got, err := testLookupAndDeleteHomeK8V8(t, m, k)
+		got, err := homeK8V8TestLookupAndDelete(t, m, k)
 		if (err == nil) != present || got != old {
 			t.Fatalf("step %d: LookupAndDelete(%x) = %x, %v; want %x, present %v", step, k, got, err, old, present)
 		}
 		delete(ref, k)
 	default:
-		got, ok := testLookupHomeK8V8(t, m, k)
+		got, ok := homeK8V8TestLookup(t, m, k)
 		if ok != present || got != old {
 			t.Fatalf("step %d: Lookup(%x) = %x, %v; want %x, %v", step, k, got, ok, old, present)
 		}
@@ -104,10 +104,10 @@ func checkOpHomeK8V8(t testing.TB, m *HomeK8V8, ref map[HomeK8V8Key]HomeK8V8Valu
 	}
 }
 
-// checkContentsHomeK8V8 checks that All and a NextKey walk both give exactly ref,
+// homeK8V8CheckContents checks that All and a NextKey walk both give exactly ref,
 // in the same order.
-func checkContentsHomeK8V8(t testing.TB, m *HomeK8V8, ref map[HomeK8V8Key]HomeK8V8Value) {
-	order, vals := testAllHomeK8V8(t, m)
+func homeK8V8CheckContents(t testing.TB, m *HomeK8V8, ref map[HomeK8V8Key]HomeK8V8Value) {
+	order, vals := homeK8V8TestAll(t, m)
 	for i, k := range order {
 		if ref[k] != vals[i] {
 			t.Fatalf("All yields %x = %x, want %x", k, vals[i], ref[k])
@@ -150,9 +150,9 @@ func TestHomeK8V8RandomOps(t *testing.T) {
 			ref := map[HomeK8V8Key]HomeK8V8Value{}
 			rng := rand.New(rand.NewPCG(1, 2))
 			for step := range 10000 {
-				checkOpHomeK8V8(t, m, ref, step, rng.IntN(4), rng.IntN(96), htab.UpdateFlags(rng.IntN(4)))
+				homeK8V8CheckOp(t, m, ref, step, rng.IntN(4), rng.IntN(96), htab.UpdateFlags(rng.IntN(4)))
 			}
-			checkContentsHomeK8V8(t, m, ref)
+			homeK8V8CheckContents(t, m, ref)
 		})
 	}
 }
@@ -172,9 +172,9 @@ func FuzzHomeK8V8Ops(f *testing.F) {
 		}
 		ref := map[HomeK8V8Key]HomeK8V8Value{}
 		for i := 0; i+1 < len(data); i += 2 {
-			checkOpHomeK8V8(t, m, ref, i, int(data[i]&3), int(data[i+1]%16), htab.UpdateFlags(data[i]>>2&3))
+			homeK8V8CheckOp(t, m, ref, i, int(data[i]&3), int(data[i+1]%16), htab.UpdateFlags(data[i]>>2&3))
 		}
-		checkContentsHomeK8V8(t, m, ref)
+		homeK8V8CheckContents(t, m, ref)
 	})
 }
 
@@ -193,18 +193,18 @@ func TestHomeK8V8Concurrent(t *testing.T) {
 	for w := range 2 {
 		wg.Go(func() {
 			for i := range 2000 {
-				k := testKeyHomeK8V8(w*32 + i%32)
+				k := homeK8V8TestKey(w*32 + i%32)
 				if i%3 == 2 {
 					_ = m.Delete(k)
 				} else {
-					_ = m.CPU(w).Update(k, testValHomeK8V8(i), htab.UpdateAny)
+					_ = m.CPU(w).Update(k, homeK8V8TestVal(i), htab.UpdateAny)
 				}
 			}
 		})
 	}
 	wg.Go(func() {
 		for i := range 200 {
-			m.CPU(1).Lookup(testKeyHomeK8V8(i % 64))
+			m.CPU(1).Lookup(homeK8V8TestKey(i % 64))
 			for range m.All() {
 			}
 			_, _ = m.NextKey(nil)
@@ -215,9 +215,9 @@ func TestHomeK8V8Concurrent(t *testing.T) {
 	for w := range 2 {
 		for j := range 32 {
 			last := j + 32*((1999-j)/32)
-			v, ok := m.CPU(w).Lookup(testKeyHomeK8V8(w*32 + j))
+			v, ok := m.CPU(w).Lookup(homeK8V8TestKey(w*32 + j))
 			want := last%3 != 2
-			if ok != want || ok && v != testValHomeK8V8(last) {
+			if ok != want || ok && v != homeK8V8TestVal(last) {
 				t.Fatalf("writer %d key %d: got %x, %v", w, j, v, ok)
 			}
 		}
@@ -239,8 +239,8 @@ func BenchmarkHomeK8V8Lookup(b *testing.B) {
 	}
 	keys := make([]HomeK8V8Key, 0, n)
 	for i := range n {
-		k := testKeyHomeK8V8(i)
-		if testUpdateHomeK8V8(m, k, testValHomeK8V8(i), htab.UpdateNoExist) == nil {
+		k := homeK8V8TestKey(i)
+		if homeK8V8TestUpdate(m, k, homeK8V8TestVal(i), htab.UpdateNoExist) == nil {
 			keys = append(keys, k)
 		}
 	}
@@ -260,37 +260,37 @@ func BenchmarkHomeK8V8Lookup(b *testing.B) {
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "lookups/s")
 }
 
-// testBatchIsHomeK8V8 is errors.Is.
-func testBatchIsHomeK8V8(err, target error) bool {
+// homeK8V8TestBatchIs is errors.Is.
+func homeK8V8TestBatchIs(err, target error) bool {
 	return errors.Is(err, target)
 }
 
-// testBatchSameHomeK8V8 is slices.Equal.
-func testBatchSameHomeK8V8[E comparable](a, b []E) bool {
+// homeK8V8TestBatchSame is slices.Equal.
+func homeK8V8TestBatchSame[E comparable](a, b []E) bool {
 	return slices.Equal(a, b)
 }
 
-// testBatchValsHomeK8V8 is a value buffer for a batch of n keys.
-func testBatchValsHomeK8V8(m *HomeK8V8, n int) []HomeK8V8Value { return make([]HomeK8V8Value, n) }
+// homeK8V8TestBatchVals is a value buffer for a batch of n keys.
+func homeK8V8TestBatchVals(m *HomeK8V8, n int) []HomeK8V8Value { return make([]HomeK8V8Value, n) }
 
-// testBatchValueHomeK8V8 is key i's value in a batch's vals.
-func testBatchValueHomeK8V8(t testing.TB, m *HomeK8V8, k HomeK8V8Key, vals []HomeK8V8Value, i int) HomeK8V8Value {
+// homeK8V8TestBatchValue is key i's value in a batch's vals.
+func homeK8V8TestBatchValue(t testing.TB, m *HomeK8V8, k HomeK8V8Key, vals []HomeK8V8Value, i int) HomeK8V8Value {
 	return vals[i]
 }
 
-// testBatchSpreadHomeK8V8 is what UpdateBatch takes for these values.
-func testBatchSpreadHomeK8V8(m *HomeK8V8, vs []HomeK8V8Value) []HomeK8V8Value { return vs }
+// homeK8V8TestBatchSpread is what UpdateBatch takes for these values.
+func homeK8V8TestBatchSpread(m *HomeK8V8, vs []HomeK8V8Value) []HomeK8V8Value { return vs }
 
-// testBatchWalkHomeK8V8 runs one whole batch walk with buffers of buf keys
+// homeK8V8TestBatchWalk runs one whole batch walk with buffers of buf keys
 // (doubled for a call that says ErrNoSpace) and returns what it got.
-func testBatchWalkHomeK8V8(t *testing.T, m *HomeK8V8, buf int, del bool) (keys []HomeK8V8Key, vals []HomeK8V8Value) {
+func homeK8V8TestBatchWalk(t *testing.T, m *HomeK8V8, buf int, del bool) (keys []HomeK8V8Key, vals []HomeK8V8Value) {
 	t.Helper()
 	c := new(htab.Cursor)
 	for call := 0; ; call++ {
 		if call > 4*m.MaxEntries()+10 {
 			t.Fatalf("buf %d: the walk does not end", buf)
 		}
-		ks, vs := make([]HomeK8V8Key, buf), testBatchValsHomeK8V8(m, buf)
+		ks, vs := make([]HomeK8V8Key, buf), homeK8V8TestBatchVals(m, buf)
 		var n int
 		var err error
 		if del {
@@ -298,19 +298,19 @@ func testBatchWalkHomeK8V8(t *testing.T, m *HomeK8V8, buf int, del bool) (keys [
 		} else {
 			n, err = m.LookupBatch(c, ks, vs)
 		}
-		if testBatchIsHomeK8V8(err, htab.ErrNoSpace) {
+		if homeK8V8TestBatchIs(err, htab.ErrNoSpace) {
 			if n != 0 || c.Done() {
 				t.Fatalf("buf %d: ErrNoSpace with %d keys, done %v", buf, n, c.Done())
 			}
 			buf *= 2
 			continue
 		}
-		if err != nil && !testBatchIsHomeK8V8(err, htab.ErrKeyNotExist) {
+		if err != nil && !homeK8V8TestBatchIs(err, htab.ErrKeyNotExist) {
 			t.Fatalf("buf %d: %v", buf, err)
 		}
 		for i := range n {
 			keys = append(keys, ks[i])
-			vals = append(vals, testBatchValueHomeK8V8(t, m, ks[i], vs, i))
+			vals = append(vals, homeK8V8TestBatchValue(t, m, ks[i], vs, i))
 		}
 		if err != nil {
 			if !c.Done() {
@@ -330,18 +330,18 @@ func TestHomeK8V8Batch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n, err := m.LookupBatch(nil, make([]HomeK8V8Key, 4), testBatchValsHomeK8V8(m, 4)); n != 0 || !testBatchIsHomeK8V8(err, htab.ErrKeyNotExist) {
+	if n, err := m.LookupBatch(nil, make([]HomeK8V8Key, 4), homeK8V8TestBatchVals(m, 4)); n != 0 || !homeK8V8TestBatchIs(err, htab.ErrKeyNotExist) {
 		t.Fatalf("empty map: %d, %v; want 0, ErrKeyNotExist", n, err)
 	}
 	var ks []HomeK8V8Key
 	var vs []HomeK8V8Value
 	for i := range 40 {
-		ks, vs = append(ks, testKeyHomeK8V8(i)), append(vs, testValHomeK8V8(i))
+		ks, vs = append(ks, homeK8V8TestKey(i)), append(vs, homeK8V8TestVal(i))
 	}
-	if n, err := m.UpdateBatch(ks, testBatchSpreadHomeK8V8(m, vs), htab.UpdateAny); n != len(ks) || err != nil {
+	if n, err := m.UpdateBatch(ks, homeK8V8TestBatchSpread(m, vs), htab.UpdateAny); n != len(ks) || err != nil {
 		t.Fatalf("UpdateBatch: %d, %v", n, err)
 	}
-	wantKeys, wantVals := testAllHomeK8V8(t, m)
+	wantKeys, wantVals := homeK8V8TestAll(t, m)
 	if len(wantKeys) == 0 || len(wantKeys) != m.Len() {
 		t.Fatalf("All yields %d keys, Len is %d", len(wantKeys), m.Len())
 	}
@@ -351,32 +351,32 @@ func TestHomeK8V8Batch(t *testing.T) {
 		t.Fatalf("zero-length batch: %d, %v, cursor %v", n, err, *c)
 	}
 	for buf := 1; buf <= 8; buf++ {
-		keys, vals := testBatchWalkHomeK8V8(t, m, buf, false)
-		if !testBatchSameHomeK8V8(keys, wantKeys) || !testBatchSameHomeK8V8(vals, wantVals) {
+		keys, vals := homeK8V8TestBatchWalk(t, m, buf, false)
+		if !homeK8V8TestBatchSame(keys, wantKeys) || !homeK8V8TestBatchSame(vals, wantVals) {
 			t.Fatalf("buf %d: the walk returned\n%x\n%x\nAll yields\n%x\n%x", buf, keys, vals, wantKeys, wantVals)
 		}
 	}
 	if m.Len() != len(wantKeys) {
 		t.Fatalf("LookupBatch changed the map: Len %d", m.Len())
 	}
-	keys, vals := testBatchWalkHomeK8V8(t, m, 3, true)
-	if !testBatchSameHomeK8V8(keys, wantKeys) || !testBatchSameHomeK8V8(vals, wantVals) {
+	keys, vals := homeK8V8TestBatchWalk(t, m, 3, true)
+	if !homeK8V8TestBatchSame(keys, wantKeys) || !homeK8V8TestBatchSame(vals, wantVals) {
 		t.Fatalf("lookup-and-delete walk returned\n%x\nAll yielded\n%x", keys, wantKeys)
 	}
-	if k, _ := testAllHomeK8V8(t, m); m.Len() != 0 || len(k) != 0 {
+	if k, _ := homeK8V8TestAll(t, m); m.Len() != 0 || len(k) != 0 {
 		t.Fatalf("after a lookup-and-delete walk: Len %d, All %x", m.Len(), k)
 	}
 
-	if n, err := m.UpdateBatch(ks[:1], testBatchSpreadHomeK8V8(m, vs[:1]), htab.UpdateNoExist); n != 0 || !testBatchIsHomeK8V8(err, htab.ErrInvalid) {
+	if n, err := m.UpdateBatch(ks[:1], homeK8V8TestBatchSpread(m, vs[:1]), htab.UpdateNoExist); n != 0 || !homeK8V8TestBatchIs(err, htab.ErrInvalid) {
 		t.Fatalf("UpdateBatch with UpdateNoExist: %d, %v; want ErrInvalid, as the kernel", n, err)
 	}
-	if n, err := m.UpdateBatch(ks[:3], testBatchSpreadHomeK8V8(m, vs[:3]), htab.UpdateAny); n != 3 || err != nil {
+	if n, err := m.UpdateBatch(ks[:3], homeK8V8TestBatchSpread(m, vs[:3]), htab.UpdateAny); n != 3 || err != nil {
 		t.Fatalf("UpdateBatch: %d, %v", n, err)
 	}
-	if n, err := m.DeleteBatch([]HomeK8V8Key{ks[0], ks[1], ks[5], ks[2]}); n != 2 || !testBatchIsHomeK8V8(err, htab.ErrKeyNotExist) {
+	if n, err := m.DeleteBatch([]HomeK8V8Key{ks[0], ks[1], ks[5], ks[2]}); n != 2 || !homeK8V8TestBatchIs(err, htab.ErrKeyNotExist) {
 		t.Fatalf("DeleteBatch with an absent third key: %d, %v; want 2, ErrKeyNotExist", n, err)
 	}
-	if _, ok := testLookupHomeK8V8(t, m, ks[2]); !ok || m.Len() != 1 {
+	if _, ok := homeK8V8TestLookup(t, m, ks[2]); !ok || m.Len() != 1 {
 		t.Fatalf("DeleteBatch went past the absent key: Len %d", m.Len())
 	}
 }

@@ -51,7 +51,9 @@ import (
 //   older element moves the key to the head, as the kernel does.
 //   Capacity: count reserves an element before an insert; past MaxEntries it
 //   is htab.ErrFull. A free bitmap (htab.FreeSlots, one bit per slot) finds
-//   free slots.
+//   free slots. A delete frees its slot and count before it unlocks, so
+//   whoever sees the key gone can insert another (the kernel frees after
+//   unlocking).
 //
 // Order: buckets ascending, each newest first: the same as the classic layout
 // and the kernel.
@@ -353,6 +355,10 @@ func (m *K48) find(b uint32, w *k48KeyWords, h uint32) (prev, i uint32) {
 }
 
 // release frees slot i, already out of every chain, and its element's count.
+// Deletes call it before they unlock, so that whoever sees the key gone can
+// insert another into a full map (the kernel frees after unlocking, a window
+// in which such an insert is E2BIG although the delete took effect). It only
+// sets bits and counts, and waits for nothing.
 func (m *K48) release(i uint32) {
 	m.free.Release(i)
 	m.count.Add(-1)
@@ -563,8 +569,8 @@ func (m *K48) Delete(k K48Key) error {
 		return htab.ErrKeyNotExist
 	}
 	freed := m.unlink(b, prev, i)
+	m.release(freed) // before unlocking: see release
 	hs.seq.Unlock()
-	m.release(freed)
 	return nil
 }
 
@@ -583,14 +589,14 @@ func (m *K48) LookupAndDelete(k K48Key) (K48Value, error) {
 	}
 	v := m.slots[i-1].loadValue()
 	freed := m.unlink(b, prev, i)
+	m.release(freed) // before unlocking: see release
 	hs.seq.Unlock()
-	m.release(freed)
 	return v, nil
 }
 
 // unlink takes the element in slot i (index+1) out of bucket b, whose element
 // before it is prev (0: i is the head), and returns the slot that is no longer
-// used, for the caller to release after unlocking. Only under b's lock.
+// used, for the caller to release before it unlocks. Only under b's lock.
 func (m *K48) unlink(b, prev, i uint32) uint32 {
 	hs, e := &m.slots[b], &m.slots[i-1]
 	enx := atomic.LoadUint32(&e.next) & k48Idx
@@ -782,20 +788,19 @@ func (m *K48) batchWalk(bi uint32, keys []K48Key, vals []K48Value, del bool) (to
 		}
 		if del && cnt != 0 {
 			// The whole bucket goes: it was copied under this same lock. Its
-			// slots are freed after unlocking, as the kernel does; the chain is
-			// unreachable now, so nothing else writes its next links.
+			// slots are freed before unlocking (see release); the chain is
+			// unreachable now, so nothing else writes its next links before
+			// release lets the slot go.
 			chain := atomic.LoadUint32(&hs.next) & k48Idx
 			htab.StoreRelease(&hs.next, 0)
-			hs.seq.Unlock()
 			for i := chain; i != 0; {
 				nx := atomic.LoadUint32(&m.slots[i-1].next) & k48Idx
 				m.release(i - 1)
 				i = nx
 			}
 			m.release(bi)
-		} else {
-			hs.seq.Unlock()
 		}
+		hs.seq.Unlock()
 		total += cnt
 		bi++
 	}

@@ -645,8 +645,8 @@ func (m *LruK4V4) batchWalk(bi uint32, keys []LruK4V4Key, vals []LruK4V4Value, d
 		}
 		b.Unlock()
 		if del {
-			// Free after unlocking, as the kernel does. The chain is unreachable
-			// now, so nothing else writes its next links.
+			// Free after unlocking: the LRU locks buckets when it evicts. The
+			// chain is unreachable now, so nothing else writes its next links.
 			for i := head; i != 0; {
 				nx := atomic.LoadUint32(&m.elem(i - 1).next)
 				m.free(i - 1)

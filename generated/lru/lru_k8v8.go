@@ -652,8 +652,8 @@ func (m *LruK8V8) batchWalk(bi uint32, keys []LruK8V8Key, vals []LruK8V8Value, d
 		}
 		b.Unlock()
 		if del {
-			// Free after unlocking, as the kernel does. The chain is unreachable
-			// now, so nothing else writes its next links.
+			// Free after unlocking: the LRU locks buckets when it evicts. The
+			// chain is unreachable now, so nothing else writes its next links.
 			for i := head; i != 0; {
 				nx := atomic.LoadUint32(&m.elem(i - 1).next)
 				m.free(i - 1)

@@ -12,30 +12,30 @@ import (
 	"testing"
 )
 
-// testUpdateLruK8V8, testLookupLruK8V8, testLookupAndDeleteLruK8V8 and testAllLruK8V8
+// lruK8V8TestUpdate, lruK8V8TestLookup, lruK8V8TestLookupAndDelete and lruK8V8TestAll
 // are the map's userspace methods, as the checks below use them (testAll
 // collects All).
-func testUpdateLruK8V8(m *LruK8V8, k LruK8V8Key, v LruK8V8Value, flags htab.UpdateFlags) error {
+func lruK8V8TestUpdate(m *LruK8V8, k LruK8V8Key, v LruK8V8Value, flags htab.UpdateFlags) error {
 	return m.Update(k, v, flags)
 }
 
-func testLookupLruK8V8(t testing.TB, m *LruK8V8, k LruK8V8Key) (LruK8V8Value, bool) {
+func lruK8V8TestLookup(t testing.TB, m *LruK8V8, k LruK8V8Key) (LruK8V8Value, bool) {
 	return m.Lookup(k)
 }
 
-func testLookupAndDeleteLruK8V8(t testing.TB, m *LruK8V8, k LruK8V8Key) (LruK8V8Value, error) {
+func lruK8V8TestLookupAndDelete(t testing.TB, m *LruK8V8, k LruK8V8Key) (LruK8V8Value, error) {
 	return m.LookupAndDelete(k)
 }
 
-func testAllLruK8V8(t testing.TB, m *LruK8V8) (keys []LruK8V8Key, vals []LruK8V8Value) {
+func lruK8V8TestAll(t testing.TB, m *LruK8V8) (keys []LruK8V8Key, vals []LruK8V8Value) {
 	for k, v := range m.All() {
 		keys, vals = append(keys, k), append(vals, v)
 	}
 	return keys, vals
 }
 
-// testKeyLruK8V8 makes distinct keys from small integers.
-func testKeyLruK8V8(i int) (k LruK8V8Key) {
+// lruK8V8TestKey makes distinct keys from small integers.
+func lruK8V8TestKey(i int) (k LruK8V8Key) {
 	for j := range k {
 		if j < 8 {
 			k[j] = byte(i >> (8 * j))
@@ -46,23 +46,23 @@ func testKeyLruK8V8(i int) (k LruK8V8Key) {
 	return
 }
 
-// testValLruK8V8 makes a value from an integer.
-func testValLruK8V8(i int) (v LruK8V8Value) {
+// lruK8V8TestVal makes a value from an integer.
+func lruK8V8TestVal(i int) (v LruK8V8Value) {
 	for j := range v {
 		v[j] = byte(i + j)
 	}
 	return
 }
 
-// checkOpLruK8V8 applies operation op (0 update, 1 delete, 2 lookup-and-delete,
+// lruK8V8CheckOp applies operation op (0 update, 1 delete, 2 lookup-and-delete,
 // 3 lookup) on key ki to m and to the reference ref, and fails t if they differ.
-func checkOpLruK8V8(t testing.TB, m *LruK8V8, ref map[LruK8V8Key]LruK8V8Value, step, op, ki int, flags htab.UpdateFlags) {
-	k := testKeyLruK8V8(ki)
-	v := testValLruK8V8(step)
+func lruK8V8CheckOp(t testing.TB, m *LruK8V8, ref map[LruK8V8Key]LruK8V8Value, step, op, ki int, flags htab.UpdateFlags) {
+	k := lruK8V8TestKey(ki)
+	v := lruK8V8TestVal(step)
 	old, present := ref[k]
 	switch op {
 	case 0:
-		err := testUpdateLruK8V8(m, k, v, flags)
+		err := lruK8V8TestUpdate(m, k, v, flags)
 		ok := err == nil && flags <= htab.UpdateExist ||
 			errors.Is(err, htab.ErrInvalid) && flags > htab.UpdateExist ||
 			errors.Is(err, htab.ErrKeyExist) && flags == htab.UpdateNoExist && present ||
@@ -75,7 +75,7 @@ func checkOpLruK8V8(t testing.TB, m *LruK8V8, ref map[LruK8V8Key]LruK8V8Value, s
 		}
 		// Forget what the LRU evicted; the checks after the switch see the rest.
 		for rk := range ref {
-			if _, in := testLookupLruK8V8(t, m, rk); !in {
+			if _, in := lruK8V8TestLookup(t, m, rk); !in {
 				delete(ref, rk)
 			}
 		}
@@ -86,13 +86,13 @@ func checkOpLruK8V8(t testing.TB, m *LruK8V8, ref map[LruK8V8Key]LruK8V8Value, s
 		}
 		delete(ref, k)
 	case 2:
-		got, err := testLookupAndDeleteLruK8V8(t, m, k)
+		got, err := lruK8V8TestLookupAndDelete(t, m, k)
 		if (err == nil) != present || got != old {
 			t.Fatalf("step %d: LookupAndDelete(%x) = %x, %v; want %x, present %v", step, k, got, err, old, present)
 		}
 		delete(ref, k)
 	default:
-		got, ok := testLookupLruK8V8(t, m, k)
+		got, ok := lruK8V8TestLookup(t, m, k)
 		if ok != present || got != old {
 			t.Fatalf("step %d: Lookup(%x) = %x, %v; want %x, %v", step, k, got, ok, old, present)
 		}
@@ -102,10 +102,10 @@ func checkOpLruK8V8(t testing.TB, m *LruK8V8, ref map[LruK8V8Key]LruK8V8Value, s
 	}
 }
 
-// checkContentsLruK8V8 checks that All and a NextKey walk both give exactly ref,
+// lruK8V8CheckContents checks that All and a NextKey walk both give exactly ref,
 // in the same order.
-func checkContentsLruK8V8(t testing.TB, m *LruK8V8, ref map[LruK8V8Key]LruK8V8Value) {
-	order, vals := testAllLruK8V8(t, m)
+func lruK8V8CheckContents(t testing.TB, m *LruK8V8, ref map[LruK8V8Key]LruK8V8Value) {
+	order, vals := lruK8V8TestAll(t, m)
 	for i, k := range order {
 		if ref[k] != vals[i] {
 			t.Fatalf("All yields %x = %x, want %x", k, vals[i], ref[k])
@@ -148,9 +148,9 @@ func TestLruK8V8RandomOps(t *testing.T) {
 			ref := map[LruK8V8Key]LruK8V8Value{}
 			rng := rand.New(rand.NewPCG(1, 2))
 			for step := range 10000 {
-				checkOpLruK8V8(t, m, ref, step, rng.IntN(4), rng.IntN(96), htab.UpdateFlags(rng.IntN(4)))
+				lruK8V8CheckOp(t, m, ref, step, rng.IntN(4), rng.IntN(96), htab.UpdateFlags(rng.IntN(4)))
 			}
-			checkContentsLruK8V8(t, m, ref)
+			lruK8V8CheckContents(t, m, ref)
 		})
 	}
 }
@@ -170,9 +170,9 @@ func FuzzLruK8V8Ops(f *testing.F) {
 		}
 		ref := map[LruK8V8Key]LruK8V8Value{}
 		for i := 0; i+1 < len(data); i += 2 {
-			checkOpLruK8V8(t, m, ref, i, int(data[i]&3), int(data[i+1]%16), htab.UpdateFlags(data[i]>>2&3))
+			lruK8V8CheckOp(t, m, ref, i, int(data[i]&3), int(data[i+1]%16), htab.UpdateFlags(data[i]>>2&3))
 		}
-		checkContentsLruK8V8(t, m, ref)
+		lruK8V8CheckContents(t, m, ref)
 	})
 }
 
@@ -191,18 +191,18 @@ func TestLruK8V8Concurrent(t *testing.T) {
 	for w := range 2 {
 		wg.Go(func() {
 			for i := range 2000 {
-				k := testKeyLruK8V8(w*32 + i%32)
+				k := lruK8V8TestKey(w*32 + i%32)
 				if i%3 == 2 {
 					_ = m.Delete(k)
 				} else {
-					_ = m.CPU(w).Update(k, testValLruK8V8(i), htab.UpdateAny)
+					_ = m.CPU(w).Update(k, lruK8V8TestVal(i), htab.UpdateAny)
 				}
 			}
 		})
 	}
 	wg.Go(func() {
 		for i := range 200 {
-			m.CPU(1).Lookup(testKeyLruK8V8(i % 64))
+			m.CPU(1).Lookup(lruK8V8TestKey(i % 64))
 			for range m.All() {
 			}
 			_, _ = m.NextKey(nil)
@@ -213,9 +213,9 @@ func TestLruK8V8Concurrent(t *testing.T) {
 	for w := range 2 {
 		for j := range 32 {
 			last := j + 32*((1999-j)/32)
-			v, ok := m.CPU(w).Lookup(testKeyLruK8V8(w*32 + j))
+			v, ok := m.CPU(w).Lookup(lruK8V8TestKey(w*32 + j))
 			want := last%3 != 2
-			if ok != want || ok && v != testValLruK8V8(last) {
+			if ok != want || ok && v != lruK8V8TestVal(last) {
 				t.Fatalf("writer %d key %d: got %x, %v", w, j, v, ok)
 			}
 		}
@@ -237,8 +237,8 @@ func BenchmarkLruK8V8Lookup(b *testing.B) {
 	}
 	keys := make([]LruK8V8Key, 0, n)
 	for i := range n {
-		k := testKeyLruK8V8(i)
-		if testUpdateLruK8V8(m, k, testValLruK8V8(i), htab.UpdateNoExist) == nil {
+		k := lruK8V8TestKey(i)
+		if lruK8V8TestUpdate(m, k, lruK8V8TestVal(i), htab.UpdateNoExist) == nil {
 			keys = append(keys, k)
 		}
 	}
@@ -258,37 +258,37 @@ func BenchmarkLruK8V8Lookup(b *testing.B) {
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "lookups/s")
 }
 
-// testBatchIsLruK8V8 is errors.Is.
-func testBatchIsLruK8V8(err, target error) bool {
+// lruK8V8TestBatchIs is errors.Is.
+func lruK8V8TestBatchIs(err, target error) bool {
 	return errors.Is(err, target)
 }
 
-// testBatchSameLruK8V8 is slices.Equal.
-func testBatchSameLruK8V8[E comparable](a, b []E) bool {
+// lruK8V8TestBatchSame is slices.Equal.
+func lruK8V8TestBatchSame[E comparable](a, b []E) bool {
 	return slices.Equal(a, b)
 }
 
-// testBatchValsLruK8V8 is a value buffer for a batch of n keys.
-func testBatchValsLruK8V8(m *LruK8V8, n int) []LruK8V8Value { return make([]LruK8V8Value, n) }
+// lruK8V8TestBatchVals is a value buffer for a batch of n keys.
+func lruK8V8TestBatchVals(m *LruK8V8, n int) []LruK8V8Value { return make([]LruK8V8Value, n) }
 
-// testBatchValueLruK8V8 is key i's value in a batch's vals.
-func testBatchValueLruK8V8(t testing.TB, m *LruK8V8, k LruK8V8Key, vals []LruK8V8Value, i int) LruK8V8Value {
+// lruK8V8TestBatchValue is key i's value in a batch's vals.
+func lruK8V8TestBatchValue(t testing.TB, m *LruK8V8, k LruK8V8Key, vals []LruK8V8Value, i int) LruK8V8Value {
 	return vals[i]
 }
 
-// testBatchSpreadLruK8V8 is what UpdateBatch takes for these values.
-func testBatchSpreadLruK8V8(m *LruK8V8, vs []LruK8V8Value) []LruK8V8Value { return vs }
+// lruK8V8TestBatchSpread is what UpdateBatch takes for these values.
+func lruK8V8TestBatchSpread(m *LruK8V8, vs []LruK8V8Value) []LruK8V8Value { return vs }
 
-// testBatchWalkLruK8V8 runs one whole batch walk with buffers of buf keys
+// lruK8V8TestBatchWalk runs one whole batch walk with buffers of buf keys
 // (doubled for a call that says ErrNoSpace) and returns what it got.
-func testBatchWalkLruK8V8(t *testing.T, m *LruK8V8, buf int, del bool) (keys []LruK8V8Key, vals []LruK8V8Value) {
+func lruK8V8TestBatchWalk(t *testing.T, m *LruK8V8, buf int, del bool) (keys []LruK8V8Key, vals []LruK8V8Value) {
 	t.Helper()
 	c := new(htab.Cursor)
 	for call := 0; ; call++ {
 		if call > 4*m.MaxEntries()+10 {
 			t.Fatalf("buf %d: the walk does not end", buf)
 		}
-		ks, vs := make([]LruK8V8Key, buf), testBatchValsLruK8V8(m, buf)
+		ks, vs := make([]LruK8V8Key, buf), lruK8V8TestBatchVals(m, buf)
 		var n int
 		var err error
 		if del {
@@ -296,19 +296,19 @@ func testBatchWalkLruK8V8(t *testing.T, m *LruK8V8, buf int, del bool) (keys []L
 		} else {
 			n, err = m.LookupBatch(c, ks, vs)
 		}
-		if testBatchIsLruK8V8(err, htab.ErrNoSpace) {
+		if lruK8V8TestBatchIs(err, htab.ErrNoSpace) {
 			if n != 0 || c.Done() {
 				t.Fatalf("buf %d: ErrNoSpace with %d keys, done %v", buf, n, c.Done())
 			}
 			buf *= 2
 			continue
 		}
-		if err != nil && !testBatchIsLruK8V8(err, htab.ErrKeyNotExist) {
+		if err != nil && !lruK8V8TestBatchIs(err, htab.ErrKeyNotExist) {
 			t.Fatalf("buf %d: %v", buf, err)
 		}
 		for i := range n {
 			keys = append(keys, ks[i])
-			vals = append(vals, testBatchValueLruK8V8(t, m, ks[i], vs, i))
+			vals = append(vals, lruK8V8TestBatchValue(t, m, ks[i], vs, i))
 		}
 		if err != nil {
 			if !c.Done() {
@@ -328,18 +328,18 @@ func TestLruK8V8Batch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n, err := m.LookupBatch(nil, make([]LruK8V8Key, 4), testBatchValsLruK8V8(m, 4)); n != 0 || !testBatchIsLruK8V8(err, htab.ErrKeyNotExist) {
+	if n, err := m.LookupBatch(nil, make([]LruK8V8Key, 4), lruK8V8TestBatchVals(m, 4)); n != 0 || !lruK8V8TestBatchIs(err, htab.ErrKeyNotExist) {
 		t.Fatalf("empty map: %d, %v; want 0, ErrKeyNotExist", n, err)
 	}
 	var ks []LruK8V8Key
 	var vs []LruK8V8Value
 	for i := range 40 {
-		ks, vs = append(ks, testKeyLruK8V8(i)), append(vs, testValLruK8V8(i))
+		ks, vs = append(ks, lruK8V8TestKey(i)), append(vs, lruK8V8TestVal(i))
 	}
-	if n, err := m.UpdateBatch(ks, testBatchSpreadLruK8V8(m, vs), htab.UpdateAny); n != len(ks) || err != nil {
+	if n, err := m.UpdateBatch(ks, lruK8V8TestBatchSpread(m, vs), htab.UpdateAny); n != len(ks) || err != nil {
 		t.Fatalf("UpdateBatch: %d, %v", n, err)
 	}
-	wantKeys, wantVals := testAllLruK8V8(t, m)
+	wantKeys, wantVals := lruK8V8TestAll(t, m)
 	if len(wantKeys) == 0 || len(wantKeys) != m.Len() {
 		t.Fatalf("All yields %d keys, Len is %d", len(wantKeys), m.Len())
 	}
@@ -349,32 +349,32 @@ func TestLruK8V8Batch(t *testing.T) {
 		t.Fatalf("zero-length batch: %d, %v, cursor %v", n, err, *c)
 	}
 	for buf := 1; buf <= 8; buf++ {
-		keys, vals := testBatchWalkLruK8V8(t, m, buf, false)
-		if !testBatchSameLruK8V8(keys, wantKeys) || !testBatchSameLruK8V8(vals, wantVals) {
+		keys, vals := lruK8V8TestBatchWalk(t, m, buf, false)
+		if !lruK8V8TestBatchSame(keys, wantKeys) || !lruK8V8TestBatchSame(vals, wantVals) {
 			t.Fatalf("buf %d: the walk returned\n%x\n%x\nAll yields\n%x\n%x", buf, keys, vals, wantKeys, wantVals)
 		}
 	}
 	if m.Len() != len(wantKeys) {
 		t.Fatalf("LookupBatch changed the map: Len %d", m.Len())
 	}
-	keys, vals := testBatchWalkLruK8V8(t, m, 3, true)
-	if !testBatchSameLruK8V8(keys, wantKeys) || !testBatchSameLruK8V8(vals, wantVals) {
+	keys, vals := lruK8V8TestBatchWalk(t, m, 3, true)
+	if !lruK8V8TestBatchSame(keys, wantKeys) || !lruK8V8TestBatchSame(vals, wantVals) {
 		t.Fatalf("lookup-and-delete walk returned\n%x\nAll yielded\n%x", keys, wantKeys)
 	}
-	if k, _ := testAllLruK8V8(t, m); m.Len() != 0 || len(k) != 0 {
+	if k, _ := lruK8V8TestAll(t, m); m.Len() != 0 || len(k) != 0 {
 		t.Fatalf("after a lookup-and-delete walk: Len %d, All %x", m.Len(), k)
 	}
 
-	if n, err := m.UpdateBatch(ks[:1], testBatchSpreadLruK8V8(m, vs[:1]), htab.UpdateNoExist); n != 0 || !testBatchIsLruK8V8(err, htab.ErrInvalid) {
+	if n, err := m.UpdateBatch(ks[:1], lruK8V8TestBatchSpread(m, vs[:1]), htab.UpdateNoExist); n != 0 || !lruK8V8TestBatchIs(err, htab.ErrInvalid) {
 		t.Fatalf("UpdateBatch with UpdateNoExist: %d, %v; want ErrInvalid, as the kernel", n, err)
 	}
-	if n, err := m.UpdateBatch(ks[:3], testBatchSpreadLruK8V8(m, vs[:3]), htab.UpdateAny); n != 3 || err != nil {
+	if n, err := m.UpdateBatch(ks[:3], lruK8V8TestBatchSpread(m, vs[:3]), htab.UpdateAny); n != 3 || err != nil {
 		t.Fatalf("UpdateBatch: %d, %v", n, err)
 	}
-	if n, err := m.DeleteBatch([]LruK8V8Key{ks[0], ks[1], ks[5], ks[2]}); n != 2 || !testBatchIsLruK8V8(err, htab.ErrKeyNotExist) {
+	if n, err := m.DeleteBatch([]LruK8V8Key{ks[0], ks[1], ks[5], ks[2]}); n != 2 || !lruK8V8TestBatchIs(err, htab.ErrKeyNotExist) {
 		t.Fatalf("DeleteBatch with an absent third key: %d, %v; want 2, ErrKeyNotExist", n, err)
 	}
-	if _, ok := testLookupLruK8V8(t, m, ks[2]); !ok || m.Len() != 1 {
+	if _, ok := lruK8V8TestLookup(t, m, ks[2]); !ok || m.Len() != 1 {
 		t.Fatalf("DeleteBatch went past the absent key: Len %d", m.Len())
 	}
 }

@@ -12,9 +12,9 @@ import (
 	"testing"
 )
 
-// testValuesLruPcpuK8V8 spreads v over the CPUs: CPU c's value is v with c added
+// lruPcpuK8V8TestValues spreads v over the CPUs: CPU c's value is v with c added
 // to its first byte.
-func testValuesLruPcpuK8V8(m *LruPcpuK8V8, v LruPcpuK8V8Value) []LruPcpuK8V8Value {
+func lruPcpuK8V8TestValues(m *LruPcpuK8V8, v LruPcpuK8V8Value) []LruPcpuK8V8Value {
 	vals := make([]LruPcpuK8V8Value, m.CPUs())
 	for c := range vals {
 		vals[c] = v
@@ -23,50 +23,50 @@ func testValuesLruPcpuK8V8(m *LruPcpuK8V8, v LruPcpuK8V8Value) []LruPcpuK8V8Valu
 	return vals
 }
 
-// testCheckValuesLruPcpuK8V8 fails t unless vals is the spread of vals[0].
-func testCheckValuesLruPcpuK8V8(t testing.TB, m *LruPcpuK8V8, k LruPcpuK8V8Key, vals []LruPcpuK8V8Value) {
+// lruPcpuK8V8TestCheckValues fails t unless vals is the spread of vals[0].
+func lruPcpuK8V8TestCheckValues(t testing.TB, m *LruPcpuK8V8, k LruPcpuK8V8Key, vals []LruPcpuK8V8Value) {
 	t.Helper()
-	for c, v := range testValuesLruPcpuK8V8(m, vals[0]) {
+	for c, v := range lruPcpuK8V8TestValues(m, vals[0]) {
 		if vals[c] != v {
 			t.Fatalf("key %x: CPU %d's value is %x, want %x", k, c, vals[c], v)
 		}
 	}
 }
 
-// testUpdateLruPcpuK8V8, testLookupLruPcpuK8V8, testLookupAndDeleteLruPcpuK8V8 and testAllLruPcpuK8V8
+// lruPcpuK8V8TestUpdate, lruPcpuK8V8TestLookup, lruPcpuK8V8TestLookupAndDelete and lruPcpuK8V8TestAll
 // are the map's userspace methods with one value standing for every CPU's.
-func testUpdateLruPcpuK8V8(m *LruPcpuK8V8, k LruPcpuK8V8Key, v LruPcpuK8V8Value, flags htab.UpdateFlags) error {
-	return m.Update(k, testValuesLruPcpuK8V8(m, v), flags)
+func lruPcpuK8V8TestUpdate(m *LruPcpuK8V8, k LruPcpuK8V8Key, v LruPcpuK8V8Value, flags htab.UpdateFlags) error {
+	return m.Update(k, lruPcpuK8V8TestValues(m, v), flags)
 }
 
-func testLookupLruPcpuK8V8(t testing.TB, m *LruPcpuK8V8, k LruPcpuK8V8Key) (LruPcpuK8V8Value, bool) {
+func lruPcpuK8V8TestLookup(t testing.TB, m *LruPcpuK8V8, k LruPcpuK8V8Key) (LruPcpuK8V8Value, bool) {
 	vals := make([]LruPcpuK8V8Value, m.CPUs())
 	if !m.Lookup(k, vals) {
 		return LruPcpuK8V8Value{}, false
 	}
-	testCheckValuesLruPcpuK8V8(t, m, k, vals)
+	lruPcpuK8V8TestCheckValues(t, m, k, vals)
 	return vals[0], true
 }
 
-func testLookupAndDeleteLruPcpuK8V8(t testing.TB, m *LruPcpuK8V8, k LruPcpuK8V8Key) (LruPcpuK8V8Value, error) {
+func lruPcpuK8V8TestLookupAndDelete(t testing.TB, m *LruPcpuK8V8, k LruPcpuK8V8Key) (LruPcpuK8V8Value, error) {
 	vals := make([]LruPcpuK8V8Value, m.CPUs())
 	if err := m.LookupAndDelete(k, vals); err != nil {
 		return LruPcpuK8V8Value{}, err
 	}
-	testCheckValuesLruPcpuK8V8(t, m, k, vals)
+	lruPcpuK8V8TestCheckValues(t, m, k, vals)
 	return vals[0], nil
 }
 
-func testAllLruPcpuK8V8(t testing.TB, m *LruPcpuK8V8) (keys []LruPcpuK8V8Key, vals []LruPcpuK8V8Value) {
+func lruPcpuK8V8TestAll(t testing.TB, m *LruPcpuK8V8) (keys []LruPcpuK8V8Key, vals []LruPcpuK8V8Value) {
 	for k, vs := range m.All() {
-		testCheckValuesLruPcpuK8V8(t, m, k, vs)
+		lruPcpuK8V8TestCheckValues(t, m, k, vs)
 		keys, vals = append(keys, k), append(vals, vs[0])
 	}
 	return keys, vals
 }
 
-// testKeyLruPcpuK8V8 makes distinct keys from small integers.
-func testKeyLruPcpuK8V8(i int) (k LruPcpuK8V8Key) {
+// lruPcpuK8V8TestKey makes distinct keys from small integers.
+func lruPcpuK8V8TestKey(i int) (k LruPcpuK8V8Key) {
 	for j := range k {
 		if j < 8 {
 			k[j] = byte(i >> (8 * j))
@@ -77,23 +77,23 @@ func testKeyLruPcpuK8V8(i int) (k LruPcpuK8V8Key) {
 	return
 }
 
-// testValLruPcpuK8V8 makes a value from an integer.
-func testValLruPcpuK8V8(i int) (v LruPcpuK8V8Value) {
+// lruPcpuK8V8TestVal makes a value from an integer.
+func lruPcpuK8V8TestVal(i int) (v LruPcpuK8V8Value) {
 	for j := range v {
 		v[j] = byte(i + j)
 	}
 	return
 }
 
-// checkOpLruPcpuK8V8 applies operation op (0 update, 1 delete, 2 lookup-and-delete,
+// lruPcpuK8V8CheckOp applies operation op (0 update, 1 delete, 2 lookup-and-delete,
 // 3 lookup) on key ki to m and to the reference ref, and fails t if they differ.
-func checkOpLruPcpuK8V8(t testing.TB, m *LruPcpuK8V8, ref map[LruPcpuK8V8Key]LruPcpuK8V8Value, step, op, ki int, flags htab.UpdateFlags) {
-	k := testKeyLruPcpuK8V8(ki)
-	v := testValLruPcpuK8V8(step)
+func lruPcpuK8V8CheckOp(t testing.TB, m *LruPcpuK8V8, ref map[LruPcpuK8V8Key]LruPcpuK8V8Value, step, op, ki int, flags htab.UpdateFlags) {
+	k := lruPcpuK8V8TestKey(ki)
+	v := lruPcpuK8V8TestVal(step)
 	old, present := ref[k]
 	switch op {
 	case 0:
-		err := testUpdateLruPcpuK8V8(m, k, v, flags)
+		err := lruPcpuK8V8TestUpdate(m, k, v, flags)
 		ok := err == nil && flags <= htab.UpdateExist ||
 			errors.Is(err, htab.ErrInvalid) && flags > htab.UpdateExist ||
 			errors.Is(err, htab.ErrKeyExist) && flags == htab.UpdateNoExist && present ||
@@ -106,7 +106,7 @@ func checkOpLruPcpuK8V8(t testing.TB, m *LruPcpuK8V8, ref map[LruPcpuK8V8Key]Lru
 		}
 		// Forget what the LRU evicted; the checks after the switch see the rest.
 		for rk := range ref {
-			if _, in := testLookupLruPcpuK8V8(t, m, rk); !in {
+			if _, in := lruPcpuK8V8TestLookup(t, m, rk); !in {
 				delete(ref, rk)
 			}
 		}
@@ -117,13 +117,13 @@ func checkOpLruPcpuK8V8(t testing.TB, m *LruPcpuK8V8, ref map[LruPcpuK8V8Key]Lru
 		}
 		delete(ref, k)
 	case 2:
-		got, err := testLookupAndDeleteLruPcpuK8V8(t, m, k)
+		got, err := lruPcpuK8V8TestLookupAndDelete(t, m, k)
 		if (err == nil) != present || got != old {
 			t.Fatalf("step %d: LookupAndDelete(%x) = %x, %v; want %x, present %v", step, k, got, err, old, present)
 		}
 		delete(ref, k)
 	default:
-		got, ok := testLookupLruPcpuK8V8(t, m, k)
+		got, ok := lruPcpuK8V8TestLookup(t, m, k)
 		if ok != present || got != old {
 			t.Fatalf("step %d: Lookup(%x) = %x, %v; want %x, %v", step, k, got, ok, old, present)
 		}
@@ -133,10 +133,10 @@ func checkOpLruPcpuK8V8(t testing.TB, m *LruPcpuK8V8, ref map[LruPcpuK8V8Key]Lru
 	}
 }
 
-// checkContentsLruPcpuK8V8 checks that All and a NextKey walk both give exactly ref,
+// lruPcpuK8V8CheckContents checks that All and a NextKey walk both give exactly ref,
 // in the same order.
-func checkContentsLruPcpuK8V8(t testing.TB, m *LruPcpuK8V8, ref map[LruPcpuK8V8Key]LruPcpuK8V8Value) {
-	order, vals := testAllLruPcpuK8V8(t, m)
+func lruPcpuK8V8CheckContents(t testing.TB, m *LruPcpuK8V8, ref map[LruPcpuK8V8Key]LruPcpuK8V8Value) {
+	order, vals := lruPcpuK8V8TestAll(t, m)
 	for i, k := range order {
 		if ref[k] != vals[i] {
 			t.Fatalf("All yields %x = %x, want %x", k, vals[i], ref[k])
@@ -179,9 +179,9 @@ func TestLruPcpuK8V8RandomOps(t *testing.T) {
 			ref := map[LruPcpuK8V8Key]LruPcpuK8V8Value{}
 			rng := rand.New(rand.NewPCG(1, 2))
 			for step := range 10000 {
-				checkOpLruPcpuK8V8(t, m, ref, step, rng.IntN(4), rng.IntN(96), htab.UpdateFlags(rng.IntN(4)))
+				lruPcpuK8V8CheckOp(t, m, ref, step, rng.IntN(4), rng.IntN(96), htab.UpdateFlags(rng.IntN(4)))
 			}
-			checkContentsLruPcpuK8V8(t, m, ref)
+			lruPcpuK8V8CheckContents(t, m, ref)
 		})
 	}
 }
@@ -201,9 +201,9 @@ func FuzzLruPcpuK8V8Ops(f *testing.F) {
 		}
 		ref := map[LruPcpuK8V8Key]LruPcpuK8V8Value{}
 		for i := 0; i+1 < len(data); i += 2 {
-			checkOpLruPcpuK8V8(t, m, ref, i, int(data[i]&3), int(data[i+1]%16), htab.UpdateFlags(data[i]>>2&3))
+			lruPcpuK8V8CheckOp(t, m, ref, i, int(data[i]&3), int(data[i+1]%16), htab.UpdateFlags(data[i]>>2&3))
 		}
-		checkContentsLruPcpuK8V8(t, m, ref)
+		lruPcpuK8V8CheckContents(t, m, ref)
 	})
 }
 
@@ -222,18 +222,18 @@ func TestLruPcpuK8V8Concurrent(t *testing.T) {
 	for w := range 2 {
 		wg.Go(func() {
 			for i := range 2000 {
-				k := testKeyLruPcpuK8V8(w*32 + i%32)
+				k := lruPcpuK8V8TestKey(w*32 + i%32)
 				if i%3 == 2 {
 					_ = m.Delete(k)
 				} else {
-					_ = m.CPU(w).Update(k, testValLruPcpuK8V8(i), htab.UpdateAny)
+					_ = m.CPU(w).Update(k, lruPcpuK8V8TestVal(i), htab.UpdateAny)
 				}
 			}
 		})
 	}
 	wg.Go(func() {
 		for i := range 200 {
-			m.CPU(1).Lookup(testKeyLruPcpuK8V8(i % 64))
+			m.CPU(1).Lookup(lruPcpuK8V8TestKey(i % 64))
 			for range m.All() {
 			}
 			_, _ = m.NextKey(nil)
@@ -244,9 +244,9 @@ func TestLruPcpuK8V8Concurrent(t *testing.T) {
 	for w := range 2 {
 		for j := range 32 {
 			last := j + 32*((1999-j)/32)
-			v, ok := m.CPU(w).Lookup(testKeyLruPcpuK8V8(w*32 + j))
+			v, ok := m.CPU(w).Lookup(lruPcpuK8V8TestKey(w*32 + j))
 			want := last%3 != 2
-			if ok != want || ok && v != testValLruPcpuK8V8(last) {
+			if ok != want || ok && v != lruPcpuK8V8TestVal(last) {
 				t.Fatalf("writer %d key %d: got %x, %v", w, j, v, ok)
 			}
 		}
@@ -268,8 +268,8 @@ func BenchmarkLruPcpuK8V8Lookup(b *testing.B) {
 	}
 	keys := make([]LruPcpuK8V8Key, 0, n)
 	for i := range n {
-		k := testKeyLruPcpuK8V8(i)
-		if testUpdateLruPcpuK8V8(m, k, testValLruPcpuK8V8(i), htab.UpdateNoExist) == nil {
+		k := lruPcpuK8V8TestKey(i)
+		if lruPcpuK8V8TestUpdate(m, k, lruPcpuK8V8TestVal(i), htab.UpdateNoExist) == nil {
 			keys = append(keys, k)
 		}
 	}
@@ -289,49 +289,49 @@ func BenchmarkLruPcpuK8V8Lookup(b *testing.B) {
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "lookups/s")
 }
 
-// testBatchIsLruPcpuK8V8 is errors.Is.
-func testBatchIsLruPcpuK8V8(err, target error) bool {
+// lruPcpuK8V8TestBatchIs is errors.Is.
+func lruPcpuK8V8TestBatchIs(err, target error) bool {
 	return errors.Is(err, target)
 }
 
-// testBatchSameLruPcpuK8V8 is slices.Equal.
-func testBatchSameLruPcpuK8V8[E comparable](a, b []E) bool {
+// lruPcpuK8V8TestBatchSame is slices.Equal.
+func lruPcpuK8V8TestBatchSame[E comparable](a, b []E) bool {
 	return slices.Equal(a, b)
 }
 
-// testBatchValsLruPcpuK8V8 is a value buffer for a batch of n keys: CPUs() values each.
-func testBatchValsLruPcpuK8V8(m *LruPcpuK8V8, n int) []LruPcpuK8V8Value {
+// lruPcpuK8V8TestBatchVals is a value buffer for a batch of n keys: CPUs() values each.
+func lruPcpuK8V8TestBatchVals(m *LruPcpuK8V8, n int) []LruPcpuK8V8Value {
 	return make([]LruPcpuK8V8Value, n*m.CPUs())
 }
 
-// testBatchValueLruPcpuK8V8 is key i's value in a batch's vals, after checking that
+// lruPcpuK8V8TestBatchValue is key i's value in a batch's vals, after checking that
 // its CPUs' values are the spread of CPU 0's.
-func testBatchValueLruPcpuK8V8(t testing.TB, m *LruPcpuK8V8, k LruPcpuK8V8Key, vals []LruPcpuK8V8Value, i int) LruPcpuK8V8Value {
+func lruPcpuK8V8TestBatchValue(t testing.TB, m *LruPcpuK8V8, k LruPcpuK8V8Key, vals []LruPcpuK8V8Value, i int) LruPcpuK8V8Value {
 	c := m.CPUs()
-	testCheckValuesLruPcpuK8V8(t, m, k, vals[i*c:(i+1)*c])
+	lruPcpuK8V8TestCheckValues(t, m, k, vals[i*c:(i+1)*c])
 	return vals[i*c]
 }
 
-// testBatchSpreadLruPcpuK8V8 is what UpdateBatch takes for these values: each
-// spread over the CPUs as testUpdateLruPcpuK8V8 does.
-func testBatchSpreadLruPcpuK8V8(m *LruPcpuK8V8, vs []LruPcpuK8V8Value) []LruPcpuK8V8Value {
+// lruPcpuK8V8TestBatchSpread is what UpdateBatch takes for these values: each
+// spread over the CPUs as lruPcpuK8V8TestUpdate does.
+func lruPcpuK8V8TestBatchSpread(m *LruPcpuK8V8, vs []LruPcpuK8V8Value) []LruPcpuK8V8Value {
 	var all []LruPcpuK8V8Value
 	for _, v := range vs {
-		all = append(all, testValuesLruPcpuK8V8(m, v)...)
+		all = append(all, lruPcpuK8V8TestValues(m, v)...)
 	}
 	return all
 }
 
-// testBatchWalkLruPcpuK8V8 runs one whole batch walk with buffers of buf keys
+// lruPcpuK8V8TestBatchWalk runs one whole batch walk with buffers of buf keys
 // (doubled for a call that says ErrNoSpace) and returns what it got.
-func testBatchWalkLruPcpuK8V8(t *testing.T, m *LruPcpuK8V8, buf int, del bool) (keys []LruPcpuK8V8Key, vals []LruPcpuK8V8Value) {
+func lruPcpuK8V8TestBatchWalk(t *testing.T, m *LruPcpuK8V8, buf int, del bool) (keys []LruPcpuK8V8Key, vals []LruPcpuK8V8Value) {
 	t.Helper()
 	c := new(htab.Cursor)
 	for call := 0; ; call++ {
 		if call > 4*m.MaxEntries()+10 {
 			t.Fatalf("buf %d: the walk does not end", buf)
 		}
-		ks, vs := make([]LruPcpuK8V8Key, buf), testBatchValsLruPcpuK8V8(m, buf)
+		ks, vs := make([]LruPcpuK8V8Key, buf), lruPcpuK8V8TestBatchVals(m, buf)
 		var n int
 		var err error
 		if del {
@@ -339,19 +339,19 @@ func testBatchWalkLruPcpuK8V8(t *testing.T, m *LruPcpuK8V8, buf int, del bool) (
 		} else {
 			n, err = m.LookupBatch(c, ks, vs)
 		}
-		if testBatchIsLruPcpuK8V8(err, htab.ErrNoSpace) {
+		if lruPcpuK8V8TestBatchIs(err, htab.ErrNoSpace) {
 			if n != 0 || c.Done() {
 				t.Fatalf("buf %d: ErrNoSpace with %d keys, done %v", buf, n, c.Done())
 			}
 			buf *= 2
 			continue
 		}
-		if err != nil && !testBatchIsLruPcpuK8V8(err, htab.ErrKeyNotExist) {
+		if err != nil && !lruPcpuK8V8TestBatchIs(err, htab.ErrKeyNotExist) {
 			t.Fatalf("buf %d: %v", buf, err)
 		}
 		for i := range n {
 			keys = append(keys, ks[i])
-			vals = append(vals, testBatchValueLruPcpuK8V8(t, m, ks[i], vs, i))
+			vals = append(vals, lruPcpuK8V8TestBatchValue(t, m, ks[i], vs, i))
 		}
 		if err != nil {
 			if !c.Done() {
@@ -371,18 +371,18 @@ func TestLruPcpuK8V8Batch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n, err := m.LookupBatch(nil, make([]LruPcpuK8V8Key, 4), testBatchValsLruPcpuK8V8(m, 4)); n != 0 || !testBatchIsLruPcpuK8V8(err, htab.ErrKeyNotExist) {
+	if n, err := m.LookupBatch(nil, make([]LruPcpuK8V8Key, 4), lruPcpuK8V8TestBatchVals(m, 4)); n != 0 || !lruPcpuK8V8TestBatchIs(err, htab.ErrKeyNotExist) {
 		t.Fatalf("empty map: %d, %v; want 0, ErrKeyNotExist", n, err)
 	}
 	var ks []LruPcpuK8V8Key
 	var vs []LruPcpuK8V8Value
 	for i := range 40 {
-		ks, vs = append(ks, testKeyLruPcpuK8V8(i)), append(vs, testValLruPcpuK8V8(i))
+		ks, vs = append(ks, lruPcpuK8V8TestKey(i)), append(vs, lruPcpuK8V8TestVal(i))
 	}
-	if n, err := m.UpdateBatch(ks, testBatchSpreadLruPcpuK8V8(m, vs), htab.UpdateAny); n != len(ks) || err != nil {
+	if n, err := m.UpdateBatch(ks, lruPcpuK8V8TestBatchSpread(m, vs), htab.UpdateAny); n != len(ks) || err != nil {
 		t.Fatalf("UpdateBatch: %d, %v", n, err)
 	}
-	wantKeys, wantVals := testAllLruPcpuK8V8(t, m)
+	wantKeys, wantVals := lruPcpuK8V8TestAll(t, m)
 	if len(wantKeys) == 0 || len(wantKeys) != m.Len() {
 		t.Fatalf("All yields %d keys, Len is %d", len(wantKeys), m.Len())
 	}
@@ -392,32 +392,32 @@ func TestLruPcpuK8V8Batch(t *testing.T) {
 		t.Fatalf("zero-length batch: %d, %v, cursor %v", n, err, *c)
 	}
 	for buf := 1; buf <= 8; buf++ {
-		keys, vals := testBatchWalkLruPcpuK8V8(t, m, buf, false)
-		if !testBatchSameLruPcpuK8V8(keys, wantKeys) || !testBatchSameLruPcpuK8V8(vals, wantVals) {
+		keys, vals := lruPcpuK8V8TestBatchWalk(t, m, buf, false)
+		if !lruPcpuK8V8TestBatchSame(keys, wantKeys) || !lruPcpuK8V8TestBatchSame(vals, wantVals) {
 			t.Fatalf("buf %d: the walk returned\n%x\n%x\nAll yields\n%x\n%x", buf, keys, vals, wantKeys, wantVals)
 		}
 	}
 	if m.Len() != len(wantKeys) {
 		t.Fatalf("LookupBatch changed the map: Len %d", m.Len())
 	}
-	keys, vals := testBatchWalkLruPcpuK8V8(t, m, 3, true)
-	if !testBatchSameLruPcpuK8V8(keys, wantKeys) || !testBatchSameLruPcpuK8V8(vals, wantVals) {
+	keys, vals := lruPcpuK8V8TestBatchWalk(t, m, 3, true)
+	if !lruPcpuK8V8TestBatchSame(keys, wantKeys) || !lruPcpuK8V8TestBatchSame(vals, wantVals) {
 		t.Fatalf("lookup-and-delete walk returned\n%x\nAll yielded\n%x", keys, wantKeys)
 	}
-	if k, _ := testAllLruPcpuK8V8(t, m); m.Len() != 0 || len(k) != 0 {
+	if k, _ := lruPcpuK8V8TestAll(t, m); m.Len() != 0 || len(k) != 0 {
 		t.Fatalf("after a lookup-and-delete walk: Len %d, All %x", m.Len(), k)
 	}
 
-	if n, err := m.UpdateBatch(ks[:1], testBatchSpreadLruPcpuK8V8(m, vs[:1]), htab.UpdateNoExist); n != 0 || !testBatchIsLruPcpuK8V8(err, htab.ErrInvalid) {
+	if n, err := m.UpdateBatch(ks[:1], lruPcpuK8V8TestBatchSpread(m, vs[:1]), htab.UpdateNoExist); n != 0 || !lruPcpuK8V8TestBatchIs(err, htab.ErrInvalid) {
 		t.Fatalf("UpdateBatch with UpdateNoExist: %d, %v; want ErrInvalid, as the kernel", n, err)
 	}
-	if n, err := m.UpdateBatch(ks[:3], testBatchSpreadLruPcpuK8V8(m, vs[:3]), htab.UpdateAny); n != 3 || err != nil {
+	if n, err := m.UpdateBatch(ks[:3], lruPcpuK8V8TestBatchSpread(m, vs[:3]), htab.UpdateAny); n != 3 || err != nil {
 		t.Fatalf("UpdateBatch: %d, %v", n, err)
 	}
-	if n, err := m.DeleteBatch([]LruPcpuK8V8Key{ks[0], ks[1], ks[5], ks[2]}); n != 2 || !testBatchIsLruPcpuK8V8(err, htab.ErrKeyNotExist) {
+	if n, err := m.DeleteBatch([]LruPcpuK8V8Key{ks[0], ks[1], ks[5], ks[2]}); n != 2 || !lruPcpuK8V8TestBatchIs(err, htab.ErrKeyNotExist) {
 		t.Fatalf("DeleteBatch with an absent third key: %d, %v; want 2, ErrKeyNotExist", n, err)
 	}
-	if _, ok := testLookupLruPcpuK8V8(t, m, ks[2]); !ok || m.Len() != 1 {
+	if _, ok := lruPcpuK8V8TestLookup(t, m, ks[2]); !ok || m.Len() != 1 {
 		t.Fatalf("DeleteBatch went past the absent key: Len %d", m.Len())
 	}
 }

@@ -50,7 +50,9 @@ import (
 //   element is reused at once; a reader that reached it through its old bucket
 //   sees that bucket's sequence change and retries.
 //   Capacity: a new key takes a freed element, else a never-used one; when all
-//   MaxEntries are in use it is htab.ErrFull. A replace never needs one.
+//   MaxEntries are in use it is htab.ErrFull. A replace never needs one. A
+//   delete frees its element before it unlocks, so whoever sees the key gone
+//   can insert another (the kernel frees after unlocking).
 //
 // Per-CPU values
 //   slots[cpu][element index], 4 B each, one array per CPU: the element
@@ -86,7 +88,7 @@ type pcpuK4V4Elem struct {
 // 2048 elements of 8 bytes, 16 KiB (the most, by powers of two, within 16 KiB).
 const pcpuK4V4ChunkShift = 11
 
-type pcpuK4V4Chunk [1 << pcpuK4V4ChunkShift]pcpuK4V4Elem
+type pcpuK4V4ElemChunk [1 << pcpuK4V4ChunkShift]pcpuK4V4Elem
 
 // PcpuK4V4 is a fixed-capacity hash map with the semantics of the kernel's
 // BPF_MAP_TYPE_PERCPU_HASH. Every method is safe for concurrent use.
@@ -100,9 +102,9 @@ type PcpuK4V4 struct {
 
 	// Element storage. Element i is elems[i] when preallocated, else
 	// chunks[i>>shift][i&mask]; a bucket links index+1 so that 0 is nil.
-	elems   []pcpuK4V4Elem                  // all maxEntries elements; nil with NoPrealloc
-	chunks  []atomic.Pointer[pcpuK4V4Chunk] // NoPrealloc: allocated on first use
-	chunkMu sync.Mutex                      // serialises chunk allocation
+	elems   []pcpuK4V4Elem                      // all maxEntries elements; nil with NoPrealloc
+	chunks  []atomic.Pointer[pcpuK4V4ElemChunk] // NoPrealloc: allocated on first use
+	chunkMu sync.Mutex                          // serialises chunk allocation
 
 	// Per-CPU values: CPU c's value of element i is slots[c][i], or with
 	// NoPrealloc slotChunks[c][i>>shift][i&mask], allocated with the element chunk.
@@ -137,7 +139,7 @@ func NewPcpuK4V4(opts htab.Options) (*PcpuK4V4, error) {
 		seed:       opts.Seed(),
 	}
 	if opts.NoPrealloc {
-		m.chunks = make([]atomic.Pointer[pcpuK4V4Chunk], (opts.MaxEntries-1)>>pcpuK4V4ChunkShift+1)
+		m.chunks = make([]atomic.Pointer[pcpuK4V4ElemChunk], (opts.MaxEntries-1)>>pcpuK4V4ChunkShift+1)
 	} else {
 		m.elems = make([]pcpuK4V4Elem, opts.MaxEntries)
 	}
@@ -387,7 +389,7 @@ func (m *PcpuK4V4) ensureChunk(c uint32) {
 		for cpu := range m.slotChunks {
 			m.slotChunks[cpu][c].Store(new(pcpuK4V4SlotChunk))
 		}
-		m.chunks[c].Store(new(pcpuK4V4Chunk))
+		m.chunks[c].Store(new(pcpuK4V4ElemChunk))
 	}
 	m.chunkMu.Unlock()
 }
@@ -592,8 +594,8 @@ func (m *PcpuK4V4) Delete(k PcpuK4V4Key) error {
 		return htab.ErrKeyNotExist
 	}
 	m.unlink(h&m.mask, prev, i)
-	b.Unlock()
 	m.free(i - 1)
+	b.Unlock()
 	return nil
 }
 
@@ -615,8 +617,8 @@ func (m *PcpuK4V4) LookupAndDelete(k PcpuK4V4Key, vals []PcpuK4V4Value) error {
 	}
 	m.loadValues(i-1, vals)
 	m.unlink(h&m.mask, prev, i)
-	b.Unlock()
 	m.free(i - 1)
+	b.Unlock()
 	return nil
 }
 
@@ -810,17 +812,15 @@ func (m *PcpuK4V4) batchWalk(bi uint32, keys []PcpuK4V4Key, vals []PcpuK4V4Value
 		if del && head != 0 {
 			// The whole bucket goes: it was copied under this same lock.
 			b.SetHead(0)
-		}
-		b.Unlock()
-		if del {
-			// Free after unlocking, as the kernel does. The chain is unreachable
-			// now, so nothing else writes its next links.
+			// Free under the lock, as Delete does (see Capacity in the design
+			// comment). The chain is unreachable now: nothing else writes its links.
 			for i := head; i != 0; {
 				nx := atomic.LoadUint32(&m.elem(i - 1).next)
 				m.free(i - 1)
 				i = nx
 			}
 		}
+		b.Unlock()
 		total += cnt
 		bi++
 	}

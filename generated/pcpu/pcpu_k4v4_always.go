@@ -50,7 +50,9 @@ import (
 //   element is reused at once; a reader that reached it through its old bucket
 //   sees that bucket's sequence change and retries.
 //   Capacity: a new key takes a freed element, else a never-used one; when all
-//   MaxEntries are in use it is htab.ErrFull. A replace never needs one.
+//   MaxEntries are in use it is htab.ErrFull. A replace never needs one. A
+//   delete frees its element before it unlocks, so whoever sees the key gone
+//   can insert another (the kernel frees after unlocking).
 //
 // Per-CPU values
 //   slots[cpu][element index], 4 B each, one array per CPU: the element
@@ -86,7 +88,7 @@ type pcpuK4V4AlwaysElem struct {
 // 2048 elements of 8 bytes, 16 KiB (the most, by powers of two, within 16 KiB).
 const pcpuK4V4AlwaysChunkShift = 11
 
-type pcpuK4V4AlwaysChunk [1 << pcpuK4V4AlwaysChunkShift]pcpuK4V4AlwaysElem
+type pcpuK4V4AlwaysElemChunk [1 << pcpuK4V4AlwaysChunkShift]pcpuK4V4AlwaysElem
 
 // PcpuK4V4Always is a fixed-capacity hash map with the semantics of the kernel's
 // BPF_MAP_TYPE_PERCPU_HASH. Every method is safe for concurrent use.
@@ -100,9 +102,9 @@ type PcpuK4V4Always struct {
 
 	// Element storage. Element i is elems[i] when preallocated, else
 	// chunks[i>>shift][i&mask]; a bucket links index+1 so that 0 is nil.
-	elems   []pcpuK4V4AlwaysElem                  // all maxEntries elements; nil with NoPrealloc
-	chunks  []atomic.Pointer[pcpuK4V4AlwaysChunk] // NoPrealloc: allocated on first use
-	chunkMu sync.Mutex                            // serialises chunk allocation
+	elems   []pcpuK4V4AlwaysElem                      // all maxEntries elements; nil with NoPrealloc
+	chunks  []atomic.Pointer[pcpuK4V4AlwaysElemChunk] // NoPrealloc: allocated on first use
+	chunkMu sync.Mutex                                // serialises chunk allocation
 
 	// Per-CPU values: CPU c's value of element i is slots[c][i], or with
 	// NoPrealloc slotChunks[c][i>>shift][i&mask], allocated with the element chunk.
@@ -137,7 +139,7 @@ func NewPcpuK4V4Always(opts htab.Options) (*PcpuK4V4Always, error) {
 		seed:       opts.Seed(),
 	}
 	if opts.NoPrealloc {
-		m.chunks = make([]atomic.Pointer[pcpuK4V4AlwaysChunk], (opts.MaxEntries-1)>>pcpuK4V4AlwaysChunkShift+1)
+		m.chunks = make([]atomic.Pointer[pcpuK4V4AlwaysElemChunk], (opts.MaxEntries-1)>>pcpuK4V4AlwaysChunkShift+1)
 	} else {
 		m.elems = make([]pcpuK4V4AlwaysElem, opts.MaxEntries)
 	}
@@ -387,7 +389,7 @@ func (m *PcpuK4V4Always) ensureChunk(c uint32) {
 		for cpu := range m.slotChunks {
 			m.slotChunks[cpu][c].Store(new(pcpuK4V4AlwaysSlotChunk))
 		}
-		m.chunks[c].Store(new(pcpuK4V4AlwaysChunk))
+		m.chunks[c].Store(new(pcpuK4V4AlwaysElemChunk))
 	}
 	m.chunkMu.Unlock()
 }
@@ -592,8 +594,8 @@ func (m *PcpuK4V4Always) Delete(k PcpuK4V4AlwaysKey) error {
 		return htab.ErrKeyNotExist
 	}
 	m.unlink(h&m.mask, prev, i)
-	b.Unlock()
 	m.free(i - 1)
+	b.Unlock()
 	return nil
 }
 
@@ -615,8 +617,8 @@ func (m *PcpuK4V4Always) LookupAndDelete(k PcpuK4V4AlwaysKey, vals []PcpuK4V4Alw
 	}
 	m.loadValues(i-1, vals)
 	m.unlink(h&m.mask, prev, i)
-	b.Unlock()
 	m.free(i - 1)
+	b.Unlock()
 	return nil
 }
 
@@ -806,17 +808,15 @@ func (m *PcpuK4V4Always) batchWalk(bi uint32, keys []PcpuK4V4AlwaysKey, vals []P
 		if del && head != 0 {
 			// The whole bucket goes: it was copied under this same lock.
 			b.SetHead(0)
-		}
-		b.Unlock()
-		if del {
-			// Free after unlocking, as the kernel does. The chain is unreachable
-			// now, so nothing else writes its next links.
+			// Free under the lock, as Delete does (see Capacity in the design
+			// comment). The chain is unreachable now: nothing else writes its links.
 			for i := head; i != 0; {
 				nx := atomic.LoadUint32(&m.elem(i - 1).next)
 				m.free(i - 1)
 				i = nx
 			}
 		}
+		b.Unlock()
 		total += cnt
 		bi++
 	}

@@ -50,7 +50,9 @@ import (
 //   element is reused at once; a reader that reached it through its old bucket
 //   sees that bucket's sequence change and retries.
 //   Capacity: a new key takes a freed element, else a never-used one; when all
-//   MaxEntries are in use it is htab.ErrFull. A replace never needs one.
+//   MaxEntries are in use it is htab.ErrFull. A replace never needs one. A
+//   delete frees its element before it unlocks, so whoever sees the key gone
+//   can insert another (the kernel frees after unlocking).
 //
 // Per-CPU values
 //   slots[cpu][element index], 4 B each, one array per CPU: the element
@@ -93,7 +95,7 @@ type pcpuK4V4SparseElem struct {
 // 2048 elements of 8 bytes, 16 KiB (the most, by powers of two, within 16 KiB).
 const pcpuK4V4SparseChunkShift = 11
 
-type pcpuK4V4SparseChunk [1 << pcpuK4V4SparseChunkShift]pcpuK4V4SparseElem
+type pcpuK4V4SparseElemChunk [1 << pcpuK4V4SparseChunkShift]pcpuK4V4SparseElem
 
 // PcpuK4V4Sparse is a fixed-capacity hash map with the semantics of the kernel's
 // BPF_MAP_TYPE_PERCPU_HASH. Every method is safe for concurrent use.
@@ -107,9 +109,9 @@ type PcpuK4V4Sparse struct {
 
 	// Element storage. Element i is elems[i] when preallocated, else
 	// chunks[i>>shift][i&mask]; a bucket links index+1 so that 0 is nil.
-	elems   []pcpuK4V4SparseElem                  // all maxEntries elements; nil with NoPrealloc
-	chunks  []atomic.Pointer[pcpuK4V4SparseChunk] // NoPrealloc: allocated on first use
-	chunkMu sync.Mutex                            // serialises chunk allocation
+	elems   []pcpuK4V4SparseElem                      // all maxEntries elements; nil with NoPrealloc
+	chunks  []atomic.Pointer[pcpuK4V4SparseElemChunk] // NoPrealloc: allocated on first use
+	chunkMu sync.Mutex                                // serialises chunk allocation
 
 	occ htab.Occupancy // -batch-lock sparse: one bit per bucket, set while it is non-empty
 
@@ -146,7 +148,7 @@ func NewPcpuK4V4Sparse(opts htab.Options) (*PcpuK4V4Sparse, error) {
 		seed:       opts.Seed(),
 	}
 	if opts.NoPrealloc {
-		m.chunks = make([]atomic.Pointer[pcpuK4V4SparseChunk], (opts.MaxEntries-1)>>pcpuK4V4SparseChunkShift+1)
+		m.chunks = make([]atomic.Pointer[pcpuK4V4SparseElemChunk], (opts.MaxEntries-1)>>pcpuK4V4SparseChunkShift+1)
 	} else {
 		m.elems = make([]pcpuK4V4SparseElem, opts.MaxEntries)
 	}
@@ -397,7 +399,7 @@ func (m *PcpuK4V4Sparse) ensureChunk(c uint32) {
 		for cpu := range m.slotChunks {
 			m.slotChunks[cpu][c].Store(new(pcpuK4V4SparseSlotChunk))
 		}
-		m.chunks[c].Store(new(pcpuK4V4SparseChunk))
+		m.chunks[c].Store(new(pcpuK4V4SparseElemChunk))
 	}
 	m.chunkMu.Unlock()
 }
@@ -602,8 +604,8 @@ func (m *PcpuK4V4Sparse) Delete(k PcpuK4V4SparseKey) error {
 		return htab.ErrKeyNotExist
 	}
 	m.unlink(h&m.mask, prev, i)
-	b.Unlock()
 	m.free(i - 1)
+	b.Unlock()
 	return nil
 }
 
@@ -625,8 +627,8 @@ func (m *PcpuK4V4Sparse) LookupAndDelete(k PcpuK4V4SparseKey, vals []PcpuK4V4Spa
 	}
 	m.loadValues(i-1, vals)
 	m.unlink(h&m.mask, prev, i)
-	b.Unlock()
 	m.free(i - 1)
+	b.Unlock()
 	return nil
 }
 
@@ -827,17 +829,15 @@ func (m *PcpuK4V4Sparse) batchWalk(bi uint32, keys []PcpuK4V4SparseKey, vals []P
 			// The whole bucket goes: it was copied under this same lock.
 			b.SetHead(0)
 			m.occ.Clear(bi)
-		}
-		b.Unlock()
-		if del {
-			// Free after unlocking, as the kernel does. The chain is unreachable
-			// now, so nothing else writes its next links.
+			// Free under the lock, as Delete does (see Capacity in the design
+			// comment). The chain is unreachable now: nothing else writes its links.
 			for i := head; i != 0; {
 				nx := atomic.LoadUint32(&m.elem(i - 1).next)
 				m.free(i - 1)
 				i = nx
 			}
 		}
+		b.Unlock()
 		total += cnt
 		bi++
 	}

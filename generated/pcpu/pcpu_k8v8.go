@@ -50,7 +50,9 @@ import (
 //   element is reused at once; a reader that reached it through its old bucket
 //   sees that bucket's sequence change and retries.
 //   Capacity: a new key takes a freed element, else a never-used one; when all
-//   MaxEntries are in use it is htab.ErrFull. A replace never needs one.
+//   MaxEntries are in use it is htab.ErrFull. A replace never needs one. A
+//   delete frees its element before it unlocks, so whoever sees the key gone
+//   can insert another (the kernel frees after unlocking).
 //
 // Per-CPU values
 //   slots[cpu][element index], 8 B each, one array per CPU: the element
@@ -86,7 +88,7 @@ type pcpuK8V8Elem struct {
 // 1024 elements of 12 bytes, 12 KiB (the most, by powers of two, within 16 KiB).
 const pcpuK8V8ChunkShift = 10
 
-type pcpuK8V8Chunk [1 << pcpuK8V8ChunkShift]pcpuK8V8Elem
+type pcpuK8V8ElemChunk [1 << pcpuK8V8ChunkShift]pcpuK8V8Elem
 
 // PcpuK8V8 is a fixed-capacity hash map with the semantics of the kernel's
 // BPF_MAP_TYPE_PERCPU_HASH. Every method is safe for concurrent use.
@@ -100,9 +102,9 @@ type PcpuK8V8 struct {
 
 	// Element storage. Element i is elems[i] when preallocated, else
 	// chunks[i>>shift][i&mask]; a bucket links index+1 so that 0 is nil.
-	elems   []pcpuK8V8Elem                  // all maxEntries elements; nil with NoPrealloc
-	chunks  []atomic.Pointer[pcpuK8V8Chunk] // NoPrealloc: allocated on first use
-	chunkMu sync.Mutex                      // serialises chunk allocation
+	elems   []pcpuK8V8Elem                      // all maxEntries elements; nil with NoPrealloc
+	chunks  []atomic.Pointer[pcpuK8V8ElemChunk] // NoPrealloc: allocated on first use
+	chunkMu sync.Mutex                          // serialises chunk allocation
 
 	// Per-CPU values: CPU c's value of element i is slots[c][i], or with
 	// NoPrealloc slotChunks[c][i>>shift][i&mask], allocated with the element chunk.
@@ -137,7 +139,7 @@ func NewPcpuK8V8(opts htab.Options) (*PcpuK8V8, error) {
 		seed:       opts.Seed(),
 	}
 	if opts.NoPrealloc {
-		m.chunks = make([]atomic.Pointer[pcpuK8V8Chunk], (opts.MaxEntries-1)>>pcpuK8V8ChunkShift+1)
+		m.chunks = make([]atomic.Pointer[pcpuK8V8ElemChunk], (opts.MaxEntries-1)>>pcpuK8V8ChunkShift+1)
 	} else {
 		m.elems = make([]pcpuK8V8Elem, opts.MaxEntries)
 	}
@@ -392,7 +394,7 @@ func (m *PcpuK8V8) ensureChunk(c uint32) {
 		for cpu := range m.slotChunks {
 			m.slotChunks[cpu][c].Store(new(pcpuK8V8SlotChunk))
 		}
-		m.chunks[c].Store(new(pcpuK8V8Chunk))
+		m.chunks[c].Store(new(pcpuK8V8ElemChunk))
 	}
 	m.chunkMu.Unlock()
 }
@@ -598,8 +600,8 @@ func (m *PcpuK8V8) Delete(k PcpuK8V8Key) error {
 		return htab.ErrKeyNotExist
 	}
 	m.unlink(h&m.mask, prev, i)
-	b.Unlock()
 	m.free(i - 1)
+	b.Unlock()
 	return nil
 }
 
@@ -621,8 +623,8 @@ func (m *PcpuK8V8) LookupAndDelete(k PcpuK8V8Key, vals []PcpuK8V8Value) error {
 	}
 	m.loadValues(i-1, vals)
 	m.unlink(h&m.mask, prev, i)
-	b.Unlock()
 	m.free(i - 1)
+	b.Unlock()
 	return nil
 }
 
@@ -816,17 +818,15 @@ func (m *PcpuK8V8) batchWalk(bi uint32, keys []PcpuK8V8Key, vals []PcpuK8V8Value
 		if del && head != 0 {
 			// The whole bucket goes: it was copied under this same lock.
 			b.SetHead(0)
-		}
-		b.Unlock()
-		if del {
-			// Free after unlocking, as the kernel does. The chain is unreachable
-			// now, so nothing else writes its next links.
+			// Free under the lock, as Delete does (see Capacity in the design
+			// comment). The chain is unreachable now: nothing else writes its links.
 			for i := head; i != 0; {
 				nx := atomic.LoadUint32(&m.elem(i - 1).next)
 				m.free(i - 1)
 				i = nx
 			}
 		}
+		b.Unlock()
 		total += cnt
 		bi++
 	}

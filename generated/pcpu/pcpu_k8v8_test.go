@@ -12,9 +12,9 @@ import (
 	"testing"
 )
 
-// testValuesPcpuK8V8 spreads v over the CPUs: CPU c's value is v with c added
+// pcpuK8V8TestValues spreads v over the CPUs: CPU c's value is v with c added
 // to its first byte.
-func testValuesPcpuK8V8(m *PcpuK8V8, v PcpuK8V8Value) []PcpuK8V8Value {
+func pcpuK8V8TestValues(m *PcpuK8V8, v PcpuK8V8Value) []PcpuK8V8Value {
 	vals := make([]PcpuK8V8Value, m.CPUs())
 	for c := range vals {
 		vals[c] = v
@@ -23,50 +23,50 @@ func testValuesPcpuK8V8(m *PcpuK8V8, v PcpuK8V8Value) []PcpuK8V8Value {
 	return vals
 }
 
-// testCheckValuesPcpuK8V8 fails t unless vals is the spread of vals[0].
-func testCheckValuesPcpuK8V8(t testing.TB, m *PcpuK8V8, k PcpuK8V8Key, vals []PcpuK8V8Value) {
+// pcpuK8V8TestCheckValues fails t unless vals is the spread of vals[0].
+func pcpuK8V8TestCheckValues(t testing.TB, m *PcpuK8V8, k PcpuK8V8Key, vals []PcpuK8V8Value) {
 	t.Helper()
-	for c, v := range testValuesPcpuK8V8(m, vals[0]) {
+	for c, v := range pcpuK8V8TestValues(m, vals[0]) {
 		if vals[c] != v {
 			t.Fatalf("key %x: CPU %d's value is %x, want %x", k, c, vals[c], v)
 		}
 	}
 }
 
-// testUpdatePcpuK8V8, testLookupPcpuK8V8, testLookupAndDeletePcpuK8V8 and testAllPcpuK8V8
+// pcpuK8V8TestUpdate, pcpuK8V8TestLookup, pcpuK8V8TestLookupAndDelete and pcpuK8V8TestAll
 // are the map's userspace methods with one value standing for every CPU's.
-func testUpdatePcpuK8V8(m *PcpuK8V8, k PcpuK8V8Key, v PcpuK8V8Value, flags htab.UpdateFlags) error {
-	return m.Update(k, testValuesPcpuK8V8(m, v), flags)
+func pcpuK8V8TestUpdate(m *PcpuK8V8, k PcpuK8V8Key, v PcpuK8V8Value, flags htab.UpdateFlags) error {
+	return m.Update(k, pcpuK8V8TestValues(m, v), flags)
 }
 
-func testLookupPcpuK8V8(t testing.TB, m *PcpuK8V8, k PcpuK8V8Key) (PcpuK8V8Value, bool) {
+func pcpuK8V8TestLookup(t testing.TB, m *PcpuK8V8, k PcpuK8V8Key) (PcpuK8V8Value, bool) {
 	vals := make([]PcpuK8V8Value, m.CPUs())
 	if !m.Lookup(k, vals) {
 		return PcpuK8V8Value{}, false
 	}
-	testCheckValuesPcpuK8V8(t, m, k, vals)
+	pcpuK8V8TestCheckValues(t, m, k, vals)
 	return vals[0], true
 }
 
-func testLookupAndDeletePcpuK8V8(t testing.TB, m *PcpuK8V8, k PcpuK8V8Key) (PcpuK8V8Value, error) {
+func pcpuK8V8TestLookupAndDelete(t testing.TB, m *PcpuK8V8, k PcpuK8V8Key) (PcpuK8V8Value, error) {
 	vals := make([]PcpuK8V8Value, m.CPUs())
 	if err := m.LookupAndDelete(k, vals); err != nil {
 		return PcpuK8V8Value{}, err
 	}
-	testCheckValuesPcpuK8V8(t, m, k, vals)
+	pcpuK8V8TestCheckValues(t, m, k, vals)
 	return vals[0], nil
 }
 
-func testAllPcpuK8V8(t testing.TB, m *PcpuK8V8) (keys []PcpuK8V8Key, vals []PcpuK8V8Value) {
+func pcpuK8V8TestAll(t testing.TB, m *PcpuK8V8) (keys []PcpuK8V8Key, vals []PcpuK8V8Value) {
 	for k, vs := range m.All() {
-		testCheckValuesPcpuK8V8(t, m, k, vs)
+		pcpuK8V8TestCheckValues(t, m, k, vs)
 		keys, vals = append(keys, k), append(vals, vs[0])
 	}
 	return keys, vals
 }
 
-// testKeyPcpuK8V8 makes distinct keys from small integers.
-func testKeyPcpuK8V8(i int) (k PcpuK8V8Key) {
+// pcpuK8V8TestKey makes distinct keys from small integers.
+func pcpuK8V8TestKey(i int) (k PcpuK8V8Key) {
 	for j := range k {
 		if j < 8 {
 			k[j] = byte(i >> (8 * j))
@@ -77,23 +77,23 @@ func testKeyPcpuK8V8(i int) (k PcpuK8V8Key) {
 	return
 }
 
-// testValPcpuK8V8 makes a value from an integer.
-func testValPcpuK8V8(i int) (v PcpuK8V8Value) {
+// pcpuK8V8TestVal makes a value from an integer.
+func pcpuK8V8TestVal(i int) (v PcpuK8V8Value) {
 	for j := range v {
 		v[j] = byte(i + j)
 	}
 	return
 }
 
-// checkOpPcpuK8V8 applies operation op (0 update, 1 delete, 2 lookup-and-delete,
+// pcpuK8V8CheckOp applies operation op (0 update, 1 delete, 2 lookup-and-delete,
 // 3 lookup) on key ki to m and to the reference ref, and fails t if they differ.
-func checkOpPcpuK8V8(t testing.TB, m *PcpuK8V8, ref map[PcpuK8V8Key]PcpuK8V8Value, step, op, ki int, flags htab.UpdateFlags) {
-	k := testKeyPcpuK8V8(ki)
-	v := testValPcpuK8V8(step)
+func pcpuK8V8CheckOp(t testing.TB, m *PcpuK8V8, ref map[PcpuK8V8Key]PcpuK8V8Value, step, op, ki int, flags htab.UpdateFlags) {
+	k := pcpuK8V8TestKey(ki)
+	v := pcpuK8V8TestVal(step)
 	old, present := ref[k]
 	switch op {
 	case 0:
-		err := testUpdatePcpuK8V8(m, k, v, flags)
+		err := pcpuK8V8TestUpdate(m, k, v, flags)
 		var want error
 		switch {
 		case flags > htab.UpdateExist:
@@ -117,13 +117,13 @@ func checkOpPcpuK8V8(t testing.TB, m *PcpuK8V8, ref map[PcpuK8V8Key]PcpuK8V8Valu
 		}
 		delete(ref, k)
 	case 2:
-		got, err := testLookupAndDeletePcpuK8V8(t, m, k)
+		got, err := pcpuK8V8TestLookupAndDelete(t, m, k)
 		if (err == nil) != present || got != old {
 			t.Fatalf("step %d: LookupAndDelete(%x) = %x, %v; want %x, present %v", step, k, got, err, old, present)
 		}
 		delete(ref, k)
 	default:
-		got, ok := testLookupPcpuK8V8(t, m, k)
+		got, ok := pcpuK8V8TestLookup(t, m, k)
 		if ok != present || got != old {
 			t.Fatalf("step %d: Lookup(%x) = %x, %v; want %x, %v", step, k, got, ok, old, present)
 		}
@@ -133,10 +133,10 @@ func checkOpPcpuK8V8(t testing.TB, m *PcpuK8V8, ref map[PcpuK8V8Key]PcpuK8V8Valu
 	}
 }
 
-// checkContentsPcpuK8V8 checks that All and a NextKey walk both give exactly ref,
+// pcpuK8V8CheckContents checks that All and a NextKey walk both give exactly ref,
 // in the same order.
-func checkContentsPcpuK8V8(t testing.TB, m *PcpuK8V8, ref map[PcpuK8V8Key]PcpuK8V8Value) {
-	order, vals := testAllPcpuK8V8(t, m)
+func pcpuK8V8CheckContents(t testing.TB, m *PcpuK8V8, ref map[PcpuK8V8Key]PcpuK8V8Value) {
+	order, vals := pcpuK8V8TestAll(t, m)
 	for i, k := range order {
 		if ref[k] != vals[i] {
 			t.Fatalf("All yields %x = %x, want %x", k, vals[i], ref[k])
@@ -179,9 +179,9 @@ func TestPcpuK8V8RandomOps(t *testing.T) {
 			ref := map[PcpuK8V8Key]PcpuK8V8Value{}
 			rng := rand.New(rand.NewPCG(1, 2))
 			for step := range 10000 {
-				checkOpPcpuK8V8(t, m, ref, step, rng.IntN(4), rng.IntN(96), htab.UpdateFlags(rng.IntN(4)))
+				pcpuK8V8CheckOp(t, m, ref, step, rng.IntN(4), rng.IntN(96), htab.UpdateFlags(rng.IntN(4)))
 			}
-			checkContentsPcpuK8V8(t, m, ref)
+			pcpuK8V8CheckContents(t, m, ref)
 		})
 	}
 }
@@ -201,9 +201,9 @@ func FuzzPcpuK8V8Ops(f *testing.F) {
 		}
 		ref := map[PcpuK8V8Key]PcpuK8V8Value{}
 		for i := 0; i+1 < len(data); i += 2 {
-			checkOpPcpuK8V8(t, m, ref, i, int(data[i]&3), int(data[i+1]%16), htab.UpdateFlags(data[i]>>2&3))
+			pcpuK8V8CheckOp(t, m, ref, i, int(data[i]&3), int(data[i+1]%16), htab.UpdateFlags(data[i]>>2&3))
 		}
-		checkContentsPcpuK8V8(t, m, ref)
+		pcpuK8V8CheckContents(t, m, ref)
 	})
 }
 
@@ -222,18 +222,18 @@ func TestPcpuK8V8Concurrent(t *testing.T) {
 	for w := range 2 {
 		wg.Go(func() {
 			for i := range 2000 {
-				k := testKeyPcpuK8V8(w*32 + i%32)
+				k := pcpuK8V8TestKey(w*32 + i%32)
 				if i%3 == 2 {
 					_ = m.Delete(k)
 				} else {
-					_ = m.CPU(w).Update(k, testValPcpuK8V8(i), htab.UpdateAny)
+					_ = m.CPU(w).Update(k, pcpuK8V8TestVal(i), htab.UpdateAny)
 				}
 			}
 		})
 	}
 	wg.Go(func() {
 		for i := range 200 {
-			m.CPU(1).Lookup(testKeyPcpuK8V8(i % 64))
+			m.CPU(1).Lookup(pcpuK8V8TestKey(i % 64))
 			for range m.All() {
 			}
 			_, _ = m.NextKey(nil)
@@ -244,9 +244,9 @@ func TestPcpuK8V8Concurrent(t *testing.T) {
 	for w := range 2 {
 		for j := range 32 {
 			last := j + 32*((1999-j)/32)
-			v, ok := m.CPU(w).Lookup(testKeyPcpuK8V8(w*32 + j))
+			v, ok := m.CPU(w).Lookup(pcpuK8V8TestKey(w*32 + j))
 			want := last%3 != 2
-			if ok != want || ok && v != testValPcpuK8V8(last) {
+			if ok != want || ok && v != pcpuK8V8TestVal(last) {
 				t.Fatalf("writer %d key %d: got %x, %v", w, j, v, ok)
 			}
 		}
@@ -268,8 +268,8 @@ func BenchmarkPcpuK8V8Lookup(b *testing.B) {
 	}
 	keys := make([]PcpuK8V8Key, 0, n)
 	for i := range n {
-		k := testKeyPcpuK8V8(i)
-		if testUpdatePcpuK8V8(m, k, testValPcpuK8V8(i), htab.UpdateNoExist) == nil {
+		k := pcpuK8V8TestKey(i)
+		if pcpuK8V8TestUpdate(m, k, pcpuK8V8TestVal(i), htab.UpdateNoExist) == nil {
 			keys = append(keys, k)
 		}
 	}
@@ -289,49 +289,49 @@ func BenchmarkPcpuK8V8Lookup(b *testing.B) {
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "lookups/s")
 }
 
-// testBatchIsPcpuK8V8 is errors.Is.
-func testBatchIsPcpuK8V8(err, target error) bool {
+// pcpuK8V8TestBatchIs is errors.Is.
+func pcpuK8V8TestBatchIs(err, target error) bool {
 	return errors.Is(err, target)
 }
 
-// testBatchSamePcpuK8V8 is slices.Equal.
-func testBatchSamePcpuK8V8[E comparable](a, b []E) bool {
+// pcpuK8V8TestBatchSame is slices.Equal.
+func pcpuK8V8TestBatchSame[E comparable](a, b []E) bool {
 	return slices.Equal(a, b)
 }
 
-// testBatchValsPcpuK8V8 is a value buffer for a batch of n keys: CPUs() values each.
-func testBatchValsPcpuK8V8(m *PcpuK8V8, n int) []PcpuK8V8Value {
+// pcpuK8V8TestBatchVals is a value buffer for a batch of n keys: CPUs() values each.
+func pcpuK8V8TestBatchVals(m *PcpuK8V8, n int) []PcpuK8V8Value {
 	return make([]PcpuK8V8Value, n*m.CPUs())
 }
 
-// testBatchValuePcpuK8V8 is key i's value in a batch's vals, after checking that
+// pcpuK8V8TestBatchValue is key i's value in a batch's vals, after checking that
 // its CPUs' values are the spread of CPU 0's.
-func testBatchValuePcpuK8V8(t testing.TB, m *PcpuK8V8, k PcpuK8V8Key, vals []PcpuK8V8Value, i int) PcpuK8V8Value {
+func pcpuK8V8TestBatchValue(t testing.TB, m *PcpuK8V8, k PcpuK8V8Key, vals []PcpuK8V8Value, i int) PcpuK8V8Value {
 	c := m.CPUs()
-	testCheckValuesPcpuK8V8(t, m, k, vals[i*c:(i+1)*c])
+	pcpuK8V8TestCheckValues(t, m, k, vals[i*c:(i+1)*c])
 	return vals[i*c]
 }
 
-// testBatchSpreadPcpuK8V8 is what UpdateBatch takes for these values: each
-// spread over the CPUs as testUpdatePcpuK8V8 does.
-func testBatchSpreadPcpuK8V8(m *PcpuK8V8, vs []PcpuK8V8Value) []PcpuK8V8Value {
+// pcpuK8V8TestBatchSpread is what UpdateBatch takes for these values: each
+// spread over the CPUs as pcpuK8V8TestUpdate does.
+func pcpuK8V8TestBatchSpread(m *PcpuK8V8, vs []PcpuK8V8Value) []PcpuK8V8Value {
 	var all []PcpuK8V8Value
 	for _, v := range vs {
-		all = append(all, testValuesPcpuK8V8(m, v)...)
+		all = append(all, pcpuK8V8TestValues(m, v)...)
 	}
 	return all
 }
 
-// testBatchWalkPcpuK8V8 runs one whole batch walk with buffers of buf keys
+// pcpuK8V8TestBatchWalk runs one whole batch walk with buffers of buf keys
 // (doubled for a call that says ErrNoSpace) and returns what it got.
-func testBatchWalkPcpuK8V8(t *testing.T, m *PcpuK8V8, buf int, del bool) (keys []PcpuK8V8Key, vals []PcpuK8V8Value) {
+func pcpuK8V8TestBatchWalk(t *testing.T, m *PcpuK8V8, buf int, del bool) (keys []PcpuK8V8Key, vals []PcpuK8V8Value) {
 	t.Helper()
 	c := new(htab.Cursor)
 	for call := 0; ; call++ {
 		if call > 4*m.MaxEntries()+10 {
 			t.Fatalf("buf %d: the walk does not end", buf)
 		}
-		ks, vs := make([]PcpuK8V8Key, buf), testBatchValsPcpuK8V8(m, buf)
+		ks, vs := make([]PcpuK8V8Key, buf), pcpuK8V8TestBatchVals(m, buf)
 		var n int
 		var err error
 		if del {
@@ -339,19 +339,19 @@ func testBatchWalkPcpuK8V8(t *testing.T, m *PcpuK8V8, buf int, del bool) (keys [
 		} else {
 			n, err = m.LookupBatch(c, ks, vs)
 		}
-		if testBatchIsPcpuK8V8(err, htab.ErrNoSpace) {
+		if pcpuK8V8TestBatchIs(err, htab.ErrNoSpace) {
 			if n != 0 || c.Done() {
 				t.Fatalf("buf %d: ErrNoSpace with %d keys, done %v", buf, n, c.Done())
 			}
 			buf *= 2
 			continue
 		}
-		if err != nil && !testBatchIsPcpuK8V8(err, htab.ErrKeyNotExist) {
+		if err != nil && !pcpuK8V8TestBatchIs(err, htab.ErrKeyNotExist) {
 			t.Fatalf("buf %d: %v", buf, err)
 		}
 		for i := range n {
 			keys = append(keys, ks[i])
-			vals = append(vals, testBatchValuePcpuK8V8(t, m, ks[i], vs, i))
+			vals = append(vals, pcpuK8V8TestBatchValue(t, m, ks[i], vs, i))
 		}
 		if err != nil {
 			if !c.Done() {
@@ -371,18 +371,18 @@ func TestPcpuK8V8Batch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n, err := m.LookupBatch(nil, make([]PcpuK8V8Key, 4), testBatchValsPcpuK8V8(m, 4)); n != 0 || !testBatchIsPcpuK8V8(err, htab.ErrKeyNotExist) {
+	if n, err := m.LookupBatch(nil, make([]PcpuK8V8Key, 4), pcpuK8V8TestBatchVals(m, 4)); n != 0 || !pcpuK8V8TestBatchIs(err, htab.ErrKeyNotExist) {
 		t.Fatalf("empty map: %d, %v; want 0, ErrKeyNotExist", n, err)
 	}
 	var ks []PcpuK8V8Key
 	var vs []PcpuK8V8Value
 	for i := range 40 {
-		ks, vs = append(ks, testKeyPcpuK8V8(i)), append(vs, testValPcpuK8V8(i))
+		ks, vs = append(ks, pcpuK8V8TestKey(i)), append(vs, pcpuK8V8TestVal(i))
 	}
-	if n, err := m.UpdateBatch(ks, testBatchSpreadPcpuK8V8(m, vs), htab.UpdateAny); n != len(ks) || err != nil {
+	if n, err := m.UpdateBatch(ks, pcpuK8V8TestBatchSpread(m, vs), htab.UpdateAny); n != len(ks) || err != nil {
 		t.Fatalf("UpdateBatch: %d, %v", n, err)
 	}
-	wantKeys, wantVals := testAllPcpuK8V8(t, m)
+	wantKeys, wantVals := pcpuK8V8TestAll(t, m)
 	if len(wantKeys) == 0 || len(wantKeys) != m.Len() {
 		t.Fatalf("All yields %d keys, Len is %d", len(wantKeys), m.Len())
 	}
@@ -392,32 +392,32 @@ func TestPcpuK8V8Batch(t *testing.T) {
 		t.Fatalf("zero-length batch: %d, %v, cursor %v", n, err, *c)
 	}
 	for buf := 1; buf <= 8; buf++ {
-		keys, vals := testBatchWalkPcpuK8V8(t, m, buf, false)
-		if !testBatchSamePcpuK8V8(keys, wantKeys) || !testBatchSamePcpuK8V8(vals, wantVals) {
+		keys, vals := pcpuK8V8TestBatchWalk(t, m, buf, false)
+		if !pcpuK8V8TestBatchSame(keys, wantKeys) || !pcpuK8V8TestBatchSame(vals, wantVals) {
 			t.Fatalf("buf %d: the walk returned\n%x\n%x\nAll yields\n%x\n%x", buf, keys, vals, wantKeys, wantVals)
 		}
 	}
 	if m.Len() != len(wantKeys) {
 		t.Fatalf("LookupBatch changed the map: Len %d", m.Len())
 	}
-	keys, vals := testBatchWalkPcpuK8V8(t, m, 3, true)
-	if !testBatchSamePcpuK8V8(keys, wantKeys) || !testBatchSamePcpuK8V8(vals, wantVals) {
+	keys, vals := pcpuK8V8TestBatchWalk(t, m, 3, true)
+	if !pcpuK8V8TestBatchSame(keys, wantKeys) || !pcpuK8V8TestBatchSame(vals, wantVals) {
 		t.Fatalf("lookup-and-delete walk returned\n%x\nAll yielded\n%x", keys, wantKeys)
 	}
-	if k, _ := testAllPcpuK8V8(t, m); m.Len() != 0 || len(k) != 0 {
+	if k, _ := pcpuK8V8TestAll(t, m); m.Len() != 0 || len(k) != 0 {
 		t.Fatalf("after a lookup-and-delete walk: Len %d, All %x", m.Len(), k)
 	}
 
-	if n, err := m.UpdateBatch(ks[:1], testBatchSpreadPcpuK8V8(m, vs[:1]), htab.UpdateNoExist); n != 0 || !testBatchIsPcpuK8V8(err, htab.ErrInvalid) {
+	if n, err := m.UpdateBatch(ks[:1], pcpuK8V8TestBatchSpread(m, vs[:1]), htab.UpdateNoExist); n != 0 || !pcpuK8V8TestBatchIs(err, htab.ErrInvalid) {
 		t.Fatalf("UpdateBatch with UpdateNoExist: %d, %v; want ErrInvalid, as the kernel", n, err)
 	}
-	if n, err := m.UpdateBatch(ks[:3], testBatchSpreadPcpuK8V8(m, vs[:3]), htab.UpdateAny); n != 3 || err != nil {
+	if n, err := m.UpdateBatch(ks[:3], pcpuK8V8TestBatchSpread(m, vs[:3]), htab.UpdateAny); n != 3 || err != nil {
 		t.Fatalf("UpdateBatch: %d, %v", n, err)
 	}
-	if n, err := m.DeleteBatch([]PcpuK8V8Key{ks[0], ks[1], ks[5], ks[2]}); n != 2 || !testBatchIsPcpuK8V8(err, htab.ErrKeyNotExist) {
+	if n, err := m.DeleteBatch([]PcpuK8V8Key{ks[0], ks[1], ks[5], ks[2]}); n != 2 || !pcpuK8V8TestBatchIs(err, htab.ErrKeyNotExist) {
 		t.Fatalf("DeleteBatch with an absent third key: %d, %v; want 2, ErrKeyNotExist", n, err)
 	}
-	if _, ok := testLookupPcpuK8V8(t, m, ks[2]); !ok || m.Len() != 1 {
+	if _, ok := pcpuK8V8TestLookup(t, m, ks[2]); !ok || m.Len() != 1 {
 		t.Fatalf("DeleteBatch went past the absent key: Len %d", m.Len())
 	}
 }

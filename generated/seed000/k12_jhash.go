@@ -46,7 +46,9 @@ import (
 //   element is reused at once; a reader that reached it through its old bucket
 //   sees that bucket's sequence change and retries.
 //   Capacity: a new key takes a freed element, else a never-used one; when all
-//   MaxEntries are in use it is htab.ErrFull. A replace never needs one.
+//   MaxEntries are in use it is htab.ErrFull. A replace never needs one. A
+//   delete frees its element before it unlocks, so whoever sees the key gone
+//   can insert another (the kernel frees after unlocking).
 
 // K12JhashKey is a key of K12Jhash: 12 bytes, hashed and compared as they are.
 type K12JhashKey [12]byte
@@ -71,7 +73,7 @@ type k12JhashElem struct {
 // 512 elements of 28 bytes, 14 KiB (the most, by powers of two, within 16 KiB).
 const k12JhashChunkShift = 9
 
-type k12JhashChunk [1 << k12JhashChunkShift]k12JhashElem
+type k12JhashElemChunk [1 << k12JhashChunkShift]k12JhashElem
 
 // K12Jhash is a fixed-capacity hash map with the semantics of the kernel's
 // BPF_MAP_TYPE_HASH. Every method is safe for concurrent use.
@@ -85,9 +87,9 @@ type K12Jhash struct {
 
 	// Element storage. Element i is elems[i] when preallocated, else
 	// chunks[i>>shift][i&mask]; a bucket links index+1 so that 0 is nil.
-	elems   []k12JhashElem                  // all maxEntries elements; nil with NoPrealloc
-	chunks  []atomic.Pointer[k12JhashChunk] // NoPrealloc: allocated on first use
-	chunkMu sync.Mutex                      // serialises chunk allocation
+	elems   []k12JhashElem                      // all maxEntries elements; nil with NoPrealloc
+	chunks  []atomic.Pointer[k12JhashElemChunk] // NoPrealloc: allocated on first use
+	chunkMu sync.Mutex                          // serialises chunk allocation
 
 	// Written by inserts and deletes; the padding keeps them off the cache
 	// line of the fields above, which every lookup reads.
@@ -116,7 +118,7 @@ func NewK12Jhash(opts htab.Options) (*K12Jhash, error) {
 		seed:       opts.Seed(),
 	}
 	if opts.NoPrealloc {
-		m.chunks = make([]atomic.Pointer[k12JhashChunk], (opts.MaxEntries-1)>>k12JhashChunkShift+1)
+		m.chunks = make([]atomic.Pointer[k12JhashElemChunk], (opts.MaxEntries-1)>>k12JhashChunkShift+1)
 	} else {
 		m.elems = make([]k12JhashElem, opts.MaxEntries)
 	}
@@ -314,7 +316,7 @@ func (m *K12Jhash) ensureChunk(c uint32) {
 	}
 	m.chunkMu.Lock()
 	if m.chunks[c].Load() == nil {
-		m.chunks[c].Store(new(k12JhashChunk))
+		m.chunks[c].Store(new(k12JhashElemChunk))
 	}
 	m.chunkMu.Unlock()
 }
@@ -446,8 +448,8 @@ func (m *K12Jhash) Delete(k K12JhashKey) error {
 		return htab.ErrKeyNotExist
 	}
 	m.unlink(h&m.mask, prev, i)
-	b.Unlock()
 	m.free(i - 1)
+	b.Unlock()
 	return nil
 }
 
@@ -465,8 +467,8 @@ func (m *K12Jhash) LookupAndDelete(k K12JhashKey) (K12JhashValue, error) {
 	}
 	v := m.elem(i - 1).loadValue()
 	m.unlink(h&m.mask, prev, i)
-	b.Unlock()
 	m.free(i - 1)
+	b.Unlock()
 	return v, nil
 }
 
@@ -658,17 +660,15 @@ func (m *K12Jhash) batchWalk(bi uint32, keys []K12JhashKey, vals []K12JhashValue
 		if del && head != 0 {
 			// The whole bucket goes: it was copied under this same lock.
 			b.SetHead(0)
-		}
-		b.Unlock()
-		if del {
-			// Free after unlocking, as the kernel does. The chain is unreachable
-			// now, so nothing else writes its next links.
+			// Free under the lock, as Delete does (see Capacity in the design
+			// comment). The chain is unreachable now: nothing else writes its links.
 			for i := head; i != 0; {
 				nx := atomic.LoadUint32(&m.elem(i - 1).next)
 				m.free(i - 1)
 				i = nx
 			}
 		}
+		b.Unlock()
 		total += cnt
 		bi++
 	}

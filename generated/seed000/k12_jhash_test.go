@@ -14,30 +14,30 @@ import (
 	"testing"
 )
 
-// testUpdateK12Jhash, testLookupK12Jhash, testLookupAndDeleteK12Jhash and testAllK12Jhash
+// k12JhashTestUpdate, k12JhashTestLookup, k12JhashTestLookupAndDelete and k12JhashTestAll
 // are the map's userspace methods, as the checks below use them (testAll
 // collects All).
-func testUpdateK12Jhash(m *K12Jhash, k K12JhashKey, v K12JhashValue, flags htab.UpdateFlags) error {
+func k12JhashTestUpdate(m *K12Jhash, k K12JhashKey, v K12JhashValue, flags htab.UpdateFlags) error {
 	return m.Update(k, v, flags)
 }
 
-func testLookupK12Jhash(t testing.TB, m *K12Jhash, k K12JhashKey) (K12JhashValue, bool) {
+func k12JhashTestLookup(t testing.TB, m *K12Jhash, k K12JhashKey) (K12JhashValue, bool) {
 	return m.Lookup(k)
 }
 
-func testLookupAndDeleteK12Jhash(t testing.TB, m *K12Jhash, k K12JhashKey) (K12JhashValue, error) {
+func k12JhashTestLookupAndDelete(t testing.TB, m *K12Jhash, k K12JhashKey) (K12JhashValue, error) {
 	return m.LookupAndDelete(k)
 }
 
-func testAllK12Jhash(t testing.TB, m *K12Jhash) (keys []K12JhashKey, vals []K12JhashValue) {
+func k12JhashTestAll(t testing.TB, m *K12Jhash) (keys []K12JhashKey, vals []K12JhashValue) {
 	for k, v := range m.All() {
 		keys, vals = append(keys, k), append(vals, v)
 	}
 	return keys, vals
 }
 
-// testKeyK12Jhash makes distinct keys from small integers.
-func testKeyK12Jhash(i int) (k K12JhashKey) {
+// k12JhashTestKey makes distinct keys from small integers.
+func k12JhashTestKey(i int) (k K12JhashKey) {
 	for j := range k {
 		if j < 8 {
 			k[j] = byte(i >> (8 * j))
@@ -48,23 +48,23 @@ func testKeyK12Jhash(i int) (k K12JhashKey) {
 	return
 }
 
-// testValK12Jhash makes a value from an integer.
-func testValK12Jhash(i int) (v K12JhashValue) {
+// k12JhashTestVal makes a value from an integer.
+func k12JhashTestVal(i int) (v K12JhashValue) {
 	for j := range v {
 		v[j] = byte(i + j)
 	}
 	return
 }
 
-// checkOpK12Jhash applies operation op (0 update, 1 delete, 2 lookup-and-delete,
+// k12JhashCheckOp applies operation op (0 update, 1 delete, 2 lookup-and-delete,
 // 3 lookup) on key ki to m and to the reference ref, and fails t if they differ.
-func checkOpK12Jhash(t testing.TB, m *K12Jhash, ref map[K12JhashKey]K12JhashValue, step, op, ki int, flags htab.UpdateFlags) {
-	k := testKeyK12Jhash(ki)
-	v := testValK12Jhash(step)
+func k12JhashCheckOp(t testing.TB, m *K12Jhash, ref map[K12JhashKey]K12JhashValue, step, op, ki int, flags htab.UpdateFlags) {
+	k := k12JhashTestKey(ki)
+	v := k12JhashTestVal(step)
 	old, present := ref[k]
 	switch op {
 	case 0:
-		err := testUpdateK12Jhash(m, k, v, flags)
+		err := k12JhashTestUpdate(m, k, v, flags)
 		var want error
 		switch {
 		case flags > htab.UpdateExist:
@@ -88,13 +88,13 @@ func checkOpK12Jhash(t testing.TB, m *K12Jhash, ref map[K12JhashKey]K12JhashValu
 		}
 		delete(ref, k)
 	case 2:
-		got, err := testLookupAndDeleteK12Jhash(t, m, k)
+		got, err := k12JhashTestLookupAndDelete(t, m, k)
 		if (err == nil) != present || got != old {
 			t.Fatalf("step %d: LookupAndDelete(%x) = %x, %v; want %x, present %v", step, k, got, err, old, present)
 		}
 		delete(ref, k)
 	default:
-		got, ok := testLookupK12Jhash(t, m, k)
+		got, ok := k12JhashTestLookup(t, m, k)
 		if ok != present || got != old {
 			t.Fatalf("step %d: Lookup(%x) = %x, %v; want %x, %v", step, k, got, ok, old, present)
 		}
@@ -104,10 +104,10 @@ func checkOpK12Jhash(t testing.TB, m *K12Jhash, ref map[K12JhashKey]K12JhashValu
 	}
 }
 
-// checkContentsK12Jhash checks that All and a NextKey walk both give exactly ref,
+// k12JhashCheckContents checks that All and a NextKey walk both give exactly ref,
 // in the same order.
-func checkContentsK12Jhash(t testing.TB, m *K12Jhash, ref map[K12JhashKey]K12JhashValue) {
-	order, vals := testAllK12Jhash(t, m)
+func k12JhashCheckContents(t testing.TB, m *K12Jhash, ref map[K12JhashKey]K12JhashValue) {
+	order, vals := k12JhashTestAll(t, m)
 	for i, k := range order {
 		if ref[k] != vals[i] {
 			t.Fatalf("All yields %x = %x, want %x", k, vals[i], ref[k])
@@ -150,9 +150,9 @@ func TestK12JhashRandomOps(t *testing.T) {
 			ref := map[K12JhashKey]K12JhashValue{}
 			rng := rand.New(rand.NewPCG(1, 2))
 			for step := range 10000 {
-				checkOpK12Jhash(t, m, ref, step, rng.IntN(4), rng.IntN(96), htab.UpdateFlags(rng.IntN(4)))
+				k12JhashCheckOp(t, m, ref, step, rng.IntN(4), rng.IntN(96), htab.UpdateFlags(rng.IntN(4)))
 			}
-			checkContentsK12Jhash(t, m, ref)
+			k12JhashCheckContents(t, m, ref)
 		})
 	}
 }
@@ -172,9 +172,9 @@ func FuzzK12JhashOps(f *testing.F) {
 		}
 		ref := map[K12JhashKey]K12JhashValue{}
 		for i := 0; i+1 < len(data); i += 2 {
-			checkOpK12Jhash(t, m, ref, i, int(data[i]&3), int(data[i+1]%16), htab.UpdateFlags(data[i]>>2&3))
+			k12JhashCheckOp(t, m, ref, i, int(data[i]&3), int(data[i+1]%16), htab.UpdateFlags(data[i]>>2&3))
 		}
-		checkContentsK12Jhash(t, m, ref)
+		k12JhashCheckContents(t, m, ref)
 	})
 }
 
@@ -193,18 +193,18 @@ func TestK12JhashConcurrent(t *testing.T) {
 	for w := range 2 {
 		wg.Go(func() {
 			for i := range 2000 {
-				k := testKeyK12Jhash(w*32 + i%32)
+				k := k12JhashTestKey(w*32 + i%32)
 				if i%3 == 2 {
 					_ = m.Delete(k)
 				} else {
-					_ = m.CPU(w).Update(k, testValK12Jhash(i), htab.UpdateAny)
+					_ = m.CPU(w).Update(k, k12JhashTestVal(i), htab.UpdateAny)
 				}
 			}
 		})
 	}
 	wg.Go(func() {
 		for i := range 200 {
-			m.CPU(1).Lookup(testKeyK12Jhash(i % 64))
+			m.CPU(1).Lookup(k12JhashTestKey(i % 64))
 			for range m.All() {
 			}
 			_, _ = m.NextKey(nil)
@@ -215,9 +215,9 @@ func TestK12JhashConcurrent(t *testing.T) {
 	for w := range 2 {
 		for j := range 32 {
 			last := j + 32*((1999-j)/32)
-			v, ok := m.CPU(w).Lookup(testKeyK12Jhash(w*32 + j))
+			v, ok := m.CPU(w).Lookup(k12JhashTestKey(w*32 + j))
 			want := last%3 != 2
-			if ok != want || ok && v != testValK12Jhash(last) {
+			if ok != want || ok && v != k12JhashTestVal(last) {
 				t.Fatalf("writer %d key %d: got %x, %v", w, j, v, ok)
 			}
 		}
@@ -239,8 +239,8 @@ func BenchmarkK12JhashLookup(b *testing.B) {
 	}
 	keys := make([]K12JhashKey, 0, n)
 	for i := range n {
-		k := testKeyK12Jhash(i)
-		if testUpdateK12Jhash(m, k, testValK12Jhash(i), htab.UpdateNoExist) == nil {
+		k := k12JhashTestKey(i)
+		if k12JhashTestUpdate(m, k, k12JhashTestVal(i), htab.UpdateNoExist) == nil {
 			keys = append(keys, k)
 		}
 	}
@@ -260,37 +260,37 @@ func BenchmarkK12JhashLookup(b *testing.B) {
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "lookups/s")
 }
 
-// testBatchIsK12Jhash is errors.Is.
-func testBatchIsK12Jhash(err, target error) bool {
+// k12JhashTestBatchIs is errors.Is.
+func k12JhashTestBatchIs(err, target error) bool {
 	return errors.Is(err, target)
 }
 
-// testBatchSameK12Jhash is slices.Equal.
-func testBatchSameK12Jhash[E comparable](a, b []E) bool {
+// k12JhashTestBatchSame is slices.Equal.
+func k12JhashTestBatchSame[E comparable](a, b []E) bool {
 	return slices.Equal(a, b)
 }
 
-// testBatchValsK12Jhash is a value buffer for a batch of n keys.
-func testBatchValsK12Jhash(m *K12Jhash, n int) []K12JhashValue { return make([]K12JhashValue, n) }
+// k12JhashTestBatchVals is a value buffer for a batch of n keys.
+func k12JhashTestBatchVals(m *K12Jhash, n int) []K12JhashValue { return make([]K12JhashValue, n) }
 
-// testBatchValueK12Jhash is key i's value in a batch's vals.
-func testBatchValueK12Jhash(t testing.TB, m *K12Jhash, k K12JhashKey, vals []K12JhashValue, i int) K12JhashValue {
+// k12JhashTestBatchValue is key i's value in a batch's vals.
+func k12JhashTestBatchValue(t testing.TB, m *K12Jhash, k K12JhashKey, vals []K12JhashValue, i int) K12JhashValue {
 	return vals[i]
 }
 
-// testBatchSpreadK12Jhash is what UpdateBatch takes for these values.
-func testBatchSpreadK12Jhash(m *K12Jhash, vs []K12JhashValue) []K12JhashValue { return vs }
+// k12JhashTestBatchSpread is what UpdateBatch takes for these values.
+func k12JhashTestBatchSpread(m *K12Jhash, vs []K12JhashValue) []K12JhashValue { return vs }
 
-// testBatchWalkK12Jhash runs one whole batch walk with buffers of buf keys
+// k12JhashTestBatchWalk runs one whole batch walk with buffers of buf keys
 // (doubled for a call that says ErrNoSpace) and returns what it got.
-func testBatchWalkK12Jhash(t *testing.T, m *K12Jhash, buf int, del bool) (keys []K12JhashKey, vals []K12JhashValue) {
+func k12JhashTestBatchWalk(t *testing.T, m *K12Jhash, buf int, del bool) (keys []K12JhashKey, vals []K12JhashValue) {
 	t.Helper()
 	c := new(htab.Cursor)
 	for call := 0; ; call++ {
 		if call > 4*m.MaxEntries()+10 {
 			t.Fatalf("buf %d: the walk does not end", buf)
 		}
-		ks, vs := make([]K12JhashKey, buf), testBatchValsK12Jhash(m, buf)
+		ks, vs := make([]K12JhashKey, buf), k12JhashTestBatchVals(m, buf)
 		var n int
 		var err error
 		if del {
@@ -298,19 +298,19 @@ func testBatchWalkK12Jhash(t *testing.T, m *K12Jhash, buf int, del bool) (keys [
 		} else {
 			n, err = m.LookupBatch(c, ks, vs)
 		}
-		if testBatchIsK12Jhash(err, htab.ErrNoSpace) {
+		if k12JhashTestBatchIs(err, htab.ErrNoSpace) {
 			if n != 0 || c.Done() {
 				t.Fatalf("buf %d: ErrNoSpace with %d keys, done %v", buf, n, c.Done())
 			}
 			buf *= 2
 			continue
 		}
-		if err != nil && !testBatchIsK12Jhash(err, htab.ErrKeyNotExist) {
+		if err != nil && !k12JhashTestBatchIs(err, htab.ErrKeyNotExist) {
 			t.Fatalf("buf %d: %v", buf, err)
 		}
 		for i := range n {
 			keys = append(keys, ks[i])
-			vals = append(vals, testBatchValueK12Jhash(t, m, ks[i], vs, i))
+			vals = append(vals, k12JhashTestBatchValue(t, m, ks[i], vs, i))
 		}
 		if err != nil {
 			if !c.Done() {
@@ -330,18 +330,18 @@ func TestK12JhashBatch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n, err := m.LookupBatch(nil, make([]K12JhashKey, 4), testBatchValsK12Jhash(m, 4)); n != 0 || !testBatchIsK12Jhash(err, htab.ErrKeyNotExist) {
+	if n, err := m.LookupBatch(nil, make([]K12JhashKey, 4), k12JhashTestBatchVals(m, 4)); n != 0 || !k12JhashTestBatchIs(err, htab.ErrKeyNotExist) {
 		t.Fatalf("empty map: %d, %v; want 0, ErrKeyNotExist", n, err)
 	}
 	var ks []K12JhashKey
 	var vs []K12JhashValue
 	for i := range 40 {
-		ks, vs = append(ks, testKeyK12Jhash(i)), append(vs, testValK12Jhash(i))
+		ks, vs = append(ks, k12JhashTestKey(i)), append(vs, k12JhashTestVal(i))
 	}
-	if n, err := m.UpdateBatch(ks, testBatchSpreadK12Jhash(m, vs), htab.UpdateAny); n != len(ks) || err != nil {
+	if n, err := m.UpdateBatch(ks, k12JhashTestBatchSpread(m, vs), htab.UpdateAny); n != len(ks) || err != nil {
 		t.Fatalf("UpdateBatch: %d, %v", n, err)
 	}
-	wantKeys, wantVals := testAllK12Jhash(t, m)
+	wantKeys, wantVals := k12JhashTestAll(t, m)
 	if len(wantKeys) == 0 || len(wantKeys) != m.Len() {
 		t.Fatalf("All yields %d keys, Len is %d", len(wantKeys), m.Len())
 	}
@@ -351,32 +351,32 @@ func TestK12JhashBatch(t *testing.T) {
 		t.Fatalf("zero-length batch: %d, %v, cursor %v", n, err, *c)
 	}
 	for buf := 1; buf <= 8; buf++ {
-		keys, vals := testBatchWalkK12Jhash(t, m, buf, false)
-		if !testBatchSameK12Jhash(keys, wantKeys) || !testBatchSameK12Jhash(vals, wantVals) {
+		keys, vals := k12JhashTestBatchWalk(t, m, buf, false)
+		if !k12JhashTestBatchSame(keys, wantKeys) || !k12JhashTestBatchSame(vals, wantVals) {
 			t.Fatalf("buf %d: the walk returned\n%x\n%x\nAll yields\n%x\n%x", buf, keys, vals, wantKeys, wantVals)
 		}
 	}
 	if m.Len() != len(wantKeys) {
 		t.Fatalf("LookupBatch changed the map: Len %d", m.Len())
 	}
-	keys, vals := testBatchWalkK12Jhash(t, m, 3, true)
-	if !testBatchSameK12Jhash(keys, wantKeys) || !testBatchSameK12Jhash(vals, wantVals) {
+	keys, vals := k12JhashTestBatchWalk(t, m, 3, true)
+	if !k12JhashTestBatchSame(keys, wantKeys) || !k12JhashTestBatchSame(vals, wantVals) {
 		t.Fatalf("lookup-and-delete walk returned\n%x\nAll yielded\n%x", keys, wantKeys)
 	}
-	if k, _ := testAllK12Jhash(t, m); m.Len() != 0 || len(k) != 0 {
+	if k, _ := k12JhashTestAll(t, m); m.Len() != 0 || len(k) != 0 {
 		t.Fatalf("after a lookup-and-delete walk: Len %d, All %x", m.Len(), k)
 	}
 
-	if n, err := m.UpdateBatch(ks[:1], testBatchSpreadK12Jhash(m, vs[:1]), htab.UpdateNoExist); n != 0 || !testBatchIsK12Jhash(err, htab.ErrInvalid) {
+	if n, err := m.UpdateBatch(ks[:1], k12JhashTestBatchSpread(m, vs[:1]), htab.UpdateNoExist); n != 0 || !k12JhashTestBatchIs(err, htab.ErrInvalid) {
 		t.Fatalf("UpdateBatch with UpdateNoExist: %d, %v; want ErrInvalid, as the kernel", n, err)
 	}
-	if n, err := m.UpdateBatch(ks[:3], testBatchSpreadK12Jhash(m, vs[:3]), htab.UpdateAny); n != 3 || err != nil {
+	if n, err := m.UpdateBatch(ks[:3], k12JhashTestBatchSpread(m, vs[:3]), htab.UpdateAny); n != 3 || err != nil {
 		t.Fatalf("UpdateBatch: %d, %v", n, err)
 	}
-	if n, err := m.DeleteBatch([]K12JhashKey{ks[0], ks[1], ks[5], ks[2]}); n != 2 || !testBatchIsK12Jhash(err, htab.ErrKeyNotExist) {
+	if n, err := m.DeleteBatch([]K12JhashKey{ks[0], ks[1], ks[5], ks[2]}); n != 2 || !k12JhashTestBatchIs(err, htab.ErrKeyNotExist) {
 		t.Fatalf("DeleteBatch with an absent third key: %d, %v; want 2, ErrKeyNotExist", n, err)
 	}
-	if _, ok := testLookupK12Jhash(t, m, ks[2]); !ok || m.Len() != 1 {
+	if _, ok := k12JhashTestLookup(t, m, ks[2]); !ok || m.Len() != 1 {
 		t.Fatalf("DeleteBatch went past the absent key: Len %d", m.Len())
 	}
 }

@@ -14,30 +14,30 @@ import (
 	"testing"
 )
 
-// testUpdateK12Static, testLookupK12Static, testLookupAndDeleteK12Static and testAllK12Static
+// k12StaticTestUpdate, k12StaticTestLookup, k12StaticTestLookupAndDelete and k12StaticTestAll
 // are the map's userspace methods, as the checks below use them (testAll
 // collects All).
-func testUpdateK12Static(m *K12Static, k K12StaticKey, v K12StaticValue, flags htab.UpdateFlags) error {
+func k12StaticTestUpdate(m *K12Static, k K12StaticKey, v K12StaticValue, flags htab.UpdateFlags) error {
 	return m.Update(k, v, flags)
 }
 
-func testLookupK12Static(t testing.TB, m *K12Static, k K12StaticKey) (K12StaticValue, bool) {
+func k12StaticTestLookup(t testing.TB, m *K12Static, k K12StaticKey) (K12StaticValue, bool) {
 	return m.Lookup(k)
 }
 
-func testLookupAndDeleteK12Static(t testing.TB, m *K12Static, k K12StaticKey) (K12StaticValue, error) {
+func k12StaticTestLookupAndDelete(t testing.TB, m *K12Static, k K12StaticKey) (K12StaticValue, error) {
 	return m.LookupAndDelete(k)
 }
 
-func testAllK12Static(t testing.TB, m *K12Static) (keys []K12StaticKey, vals []K12StaticValue) {
+func k12StaticTestAll(t testing.TB, m *K12Static) (keys []K12StaticKey, vals []K12StaticValue) {
 	for k, v := range m.All() {
 		keys, vals = append(keys, k), append(vals, v)
 	}
 	return keys, vals
 }
 
-// testKeyK12Static makes distinct keys from small integers.
-func testKeyK12Static(i int) (k K12StaticKey) {
+// k12StaticTestKey makes distinct keys from small integers.
+func k12StaticTestKey(i int) (k K12StaticKey) {
 	for j := range k {
 		if j < 8 {
 			k[j] = byte(i >> (8 * j))
@@ -48,23 +48,23 @@ func testKeyK12Static(i int) (k K12StaticKey) {
 	return
 }
 
-// testValK12Static makes a value from an integer.
-func testValK12Static(i int) (v K12StaticValue) {
+// k12StaticTestVal makes a value from an integer.
+func k12StaticTestVal(i int) (v K12StaticValue) {
 	for j := range v {
 		v[j] = byte(i + j)
 	}
 	return
 }
 
-// checkOpK12Static applies operation op (0 update, 1 delete, 2 lookup-and-delete,
+// k12StaticCheckOp applies operation op (0 update, 1 delete, 2 lookup-and-delete,
 // 3 lookup) on key ki to m and to the reference ref, and fails t if they differ.
-func checkOpK12Static(t testing.TB, m *K12Static, ref map[K12StaticKey]K12StaticValue, step, op, ki int, flags htab.UpdateFlags) {
-	k := testKeyK12Static(ki)
-	v := testValK12Static(step)
+func k12StaticCheckOp(t testing.TB, m *K12Static, ref map[K12StaticKey]K12StaticValue, step, op, ki int, flags htab.UpdateFlags) {
+	k := k12StaticTestKey(ki)
+	v := k12StaticTestVal(step)
 	old, present := ref[k]
 	switch op {
 	case 0:
-		err := testUpdateK12Static(m, k, v, flags)
+		err := k12StaticTestUpdate(m, k, v, flags)
 		var want error
 		switch {
 		case flags > htab.UpdateExist:
@@ -88,13 +88,13 @@ func checkOpK12Static(t testing.TB, m *K12Static, ref map[K12StaticKey]K12Static
 		}
 		delete(ref, k)
 	case 2:
-		got, err := testLookupAndDeleteK12Static(t, m, k)
+		got, err := k12StaticTestLookupAndDelete(t, m, k)
 		if (err == nil) != present || got != old {
 			t.Fatalf("step %d: LookupAndDelete(%x) = %x, %v; want %x, present %v", step, k, got, err, old, present)
 		}
 		delete(ref, k)
 	default:
-		got, ok := testLookupK12Static(t, m, k)
+		got, ok := k12StaticTestLookup(t, m, k)
 		if ok != present || got != old {
 			t.Fatalf("step %d: Lookup(%x) = %x, %v; want %x, %v", step, k, got, ok, old, present)
 		}
@@ -104,10 +104,10 @@ func checkOpK12Static(t testing.TB, m *K12Static, ref map[K12StaticKey]K12Static
 	}
 }
 
-// checkContentsK12Static checks that All and a NextKey walk both give exactly ref,
+// k12StaticCheckContents checks that All and a NextKey walk both give exactly ref,
 // in the same order.
-func checkContentsK12Static(t testing.TB, m *K12Static, ref map[K12StaticKey]K12StaticValue) {
-	order, vals := testAllK12Static(t, m)
+func k12StaticCheckContents(t testing.TB, m *K12Static, ref map[K12StaticKey]K12StaticValue) {
+	order, vals := k12StaticTestAll(t, m)
 	for i, k := range order {
 		if ref[k] != vals[i] {
 			t.Fatalf("All yields %x = %x, want %x", k, vals[i], ref[k])
@@ -150,9 +150,9 @@ func TestK12StaticRandomOps(t *testing.T) {
 			ref := map[K12StaticKey]K12StaticValue{}
 			rng := rand.New(rand.NewPCG(1, 2))
 			for step := range 10000 {
-				checkOpK12Static(t, m, ref, step, rng.IntN(4), rng.IntN(96), htab.UpdateFlags(rng.IntN(4)))
+				k12StaticCheckOp(t, m, ref, step, rng.IntN(4), rng.IntN(96), htab.UpdateFlags(rng.IntN(4)))
 			}
-			checkContentsK12Static(t, m, ref)
+			k12StaticCheckContents(t, m, ref)
 		})
 	}
 }
@@ -172,9 +172,9 @@ func FuzzK12StaticOps(f *testing.F) {
 		}
 		ref := map[K12StaticKey]K12StaticValue{}
 		for i := 0; i+1 < len(data); i += 2 {
-			checkOpK12Static(t, m, ref, i, int(data[i]&3), int(data[i+1]%16), htab.UpdateFlags(data[i]>>2&3))
+			k12StaticCheckOp(t, m, ref, i, int(data[i]&3), int(data[i+1]%16), htab.UpdateFlags(data[i]>>2&3))
 		}
-		checkContentsK12Static(t, m, ref)
+		k12StaticCheckContents(t, m, ref)
 	})
 }
 
@@ -193,18 +193,18 @@ func TestK12StaticConcurrent(t *testing.T) {
 	for w := range 2 {
 		wg.Go(func() {
 			for i := range 2000 {
-				k := testKeyK12Static(w*32 + i%32)
+				k := k12StaticTestKey(w*32 + i%32)
 				if i%3 == 2 {
 					_ = m.Delete(k)
 				} else {
-					_ = m.CPU(w).Update(k, testValK12Static(i), htab.UpdateAny)
+					_ = m.CPU(w).Update(k, k12StaticTestVal(i), htab.UpdateAny)
 				}
 			}
 		})
 	}
 	wg.Go(func() {
 		for i := range 200 {
-			m.CPU(1).Lookup(testKeyK12Static(i % 64))
+			m.CPU(1).Lookup(k12StaticTestKey(i % 64))
 			for range m.All() {
 			}
 			_, _ = m.NextKey(nil)
@@ -215,9 +215,9 @@ func TestK12StaticConcurrent(t *testing.T) {
 	for w := range 2 {
 		for j := range 32 {
 			last := j + 32*((1999-j)/32)
-			v, ok := m.CPU(w).Lookup(testKeyK12Static(w*32 + j))
+			v, ok := m.CPU(w).Lookup(k12StaticTestKey(w*32 + j))
 			want := last%3 != 2
-			if ok != want || ok && v != testValK12Static(last) {
+			if ok != want || ok && v != k12StaticTestVal(last) {
 				t.Fatalf("writer %d key %d: got %x, %v", w, j, v, ok)
 			}
 		}
@@ -239,8 +239,8 @@ func BenchmarkK12StaticLookup(b *testing.B) {
 	}
 	keys := make([]K12StaticKey, 0, n)
 	for i := range n {
-		k := testKeyK12Static(i)
-		if testUpdateK12Static(m, k, testValK12Static(i), htab.UpdateNoExist) == nil {
+		k := k12StaticTestKey(i)
+		if k12StaticTestUpdate(m, k, k12StaticTestVal(i), htab.UpdateNoExist) == nil {
 			keys = append(keys, k)
 		}
 	}
@@ -260,37 +260,37 @@ func BenchmarkK12StaticLookup(b *testing.B) {
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "lookups/s")
 }
 
-// testBatchIsK12Static is errors.Is.
-func testBatchIsK12Static(err, target error) bool {
+// k12StaticTestBatchIs is errors.Is.
+func k12StaticTestBatchIs(err, target error) bool {
 	return errors.Is(err, target)
 }
 
-// testBatchSameK12Static is slices.Equal.
-func testBatchSameK12Static[E comparable](a, b []E) bool {
+// k12StaticTestBatchSame is slices.Equal.
+func k12StaticTestBatchSame[E comparable](a, b []E) bool {
 	return slices.Equal(a, b)
 }
 
-// testBatchValsK12Static is a value buffer for a batch of n keys.
-func testBatchValsK12Static(m *K12Static, n int) []K12StaticValue { return make([]K12StaticValue, n) }
+// k12StaticTestBatchVals is a value buffer for a batch of n keys.
+func k12StaticTestBatchVals(m *K12Static, n int) []K12StaticValue { return make([]K12StaticValue, n) }
 
-// testBatchValueK12Static is key i's value in a batch's vals.
-func testBatchValueK12Static(t testing.TB, m *K12Static, k K12StaticKey, vals []K12StaticValue, i int) K12StaticValue {
+// k12StaticTestBatchValue is key i's value in a batch's vals.
+func k12StaticTestBatchValue(t testing.TB, m *K12Static, k K12StaticKey, vals []K12StaticValue, i int) K12StaticValue {
 	return vals[i]
 }
 
-// testBatchSpreadK12Static is what UpdateBatch takes for these values.
-func testBatchSpreadK12Static(m *K12Static, vs []K12StaticValue) []K12StaticValue { return vs }
+// k12StaticTestBatchSpread is what UpdateBatch takes for these values.
+func k12StaticTestBatchSpread(m *K12Static, vs []K12StaticValue) []K12StaticValue { return vs }
 
-// testBatchWalkK12Static runs one whole batch walk with buffers of buf keys
+// k12StaticTestBatchWalk runs one whole batch walk with buffers of buf keys
 // (doubled for a call that says ErrNoSpace) and returns what it got.
-func testBatchWalkK12Static(t *testing.T, m *K12Static, buf int, del bool) (keys []K12StaticKey, vals []K12StaticValue) {
+func k12StaticTestBatchWalk(t *testing.T, m *K12Static, buf int, del bool) (keys []K12StaticKey, vals []K12StaticValue) {
 	t.Helper()
 	c := new(htab.Cursor)
 	for call := 0; ; call++ {
 		if call > 4*m.MaxEntries()+10 {
 			t.Fatalf("buf %d: the walk does not end", buf)
 		}
-		ks, vs := make([]K12StaticKey, buf), testBatchValsK12Static(m, buf)
+		ks, vs := make([]K12StaticKey, buf), k12StaticTestBatchVals(m, buf)
 		var n int
 		var err error
 		if del {
@@ -298,19 +298,19 @@ func testBatchWalkK12Static(t *testing.T, m *K12Static, buf int, del bool) (keys
 		} else {
 			n, err = m.LookupBatch(c, ks, vs)
 		}
-		if testBatchIsK12Static(err, htab.ErrNoSpace) {
+		if k12StaticTestBatchIs(err, htab.ErrNoSpace) {
 			if n != 0 || c.Done() {
 				t.Fatalf("buf %d: ErrNoSpace with %d keys, done %v", buf, n, c.Done())
 			}
 			buf *= 2
 			continue
 		}
-		if err != nil && !testBatchIsK12Static(err, htab.ErrKeyNotExist) {
+		if err != nil && !k12StaticTestBatchIs(err, htab.ErrKeyNotExist) {
 			t.Fatalf("buf %d: %v", buf, err)
 		}
 		for i := range n {
 			keys = append(keys, ks[i])
-			vals = append(vals, testBatchValueK12Static(t, m, ks[i], vs, i))
+			vals = append(vals, k12StaticTestBatchValue(t, m, ks[i], vs, i))
 		}
 		if err != nil {
 			if !c.Done() {
@@ -330,18 +330,18 @@ func TestK12StaticBatch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n, err := m.LookupBatch(nil, make([]K12StaticKey, 4), testBatchValsK12Static(m, 4)); n != 0 || !testBatchIsK12Static(err, htab.ErrKeyNotExist) {
+	if n, err := m.LookupBatch(nil, make([]K12StaticKey, 4), k12StaticTestBatchVals(m, 4)); n != 0 || !k12StaticTestBatchIs(err, htab.ErrKeyNotExist) {
 		t.Fatalf("empty map: %d, %v; want 0, ErrKeyNotExist", n, err)
 	}
 	var ks []K12StaticKey
 	var vs []K12StaticValue
 	for i := range 40 {
-		ks, vs = append(ks, testKeyK12Static(i)), append(vs, testValK12Static(i))
+		ks, vs = append(ks, k12StaticTestKey(i)), append(vs, k12StaticTestVal(i))
 	}
-	if n, err := m.UpdateBatch(ks, testBatchSpreadK12Static(m, vs), htab.UpdateAny); n != len(ks) || err != nil {
+	if n, err := m.UpdateBatch(ks, k12StaticTestBatchSpread(m, vs), htab.UpdateAny); n != len(ks) || err != nil {
 		t.Fatalf("UpdateBatch: %d, %v", n, err)
 	}
-	wantKeys, wantVals := testAllK12Static(t, m)
+	wantKeys, wantVals := k12StaticTestAll(t, m)
 	if len(wantKeys) == 0 || len(wantKeys) != m.Len() {
 		t.Fatalf("All yields %d keys, Len is %d", len(wantKeys), m.Len())
 	}
@@ -351,32 +351,32 @@ func TestK12StaticBatch(t *testing.T) {
 		t.Fatalf("zero-length batch: %d, %v, cursor %v", n, err, *c)
 	}
 	for buf := 1; buf <= 8; buf++ {
-		keys, vals := testBatchWalkK12Static(t, m, buf, false)
-		if !testBatchSameK12Static(keys, wantKeys) || !testBatchSameK12Static(vals, wantVals) {
+		keys, vals := k12StaticTestBatchWalk(t, m, buf, false)
+		if !k12StaticTestBatchSame(keys, wantKeys) || !k12StaticTestBatchSame(vals, wantVals) {
 			t.Fatalf("buf %d: the walk returned\n%x\n%x\nAll yields\n%x\n%x", buf, keys, vals, wantKeys, wantVals)
 		}
 	}
 	if m.Len() != len(wantKeys) {
 		t.Fatalf("LookupBatch changed the map: Len %d", m.Len())
 	}
-	keys, vals := testBatchWalkK12Static(t, m, 3, true)
-	if !testBatchSameK12Static(keys, wantKeys) || !testBatchSameK12Static(vals, wantVals) {
+	keys, vals := k12StaticTestBatchWalk(t, m, 3, true)
+	if !k12StaticTestBatchSame(keys, wantKeys) || !k12StaticTestBatchSame(vals, wantVals) {
 		t.Fatalf("lookup-and-delete walk returned\n%x\nAll yielded\n%x", keys, wantKeys)
 	}
-	if k, _ := testAllK12Static(t, m); m.Len() != 0 || len(k) != 0 {
+	if k, _ := k12StaticTestAll(t, m); m.Len() != 0 || len(k) != 0 {
 		t.Fatalf("after a lookup-and-delete walk: Len %d, All %x", m.Len(), k)
 	}
 
-	if n, err := m.UpdateBatch(ks[:1], testBatchSpreadK12Static(m, vs[:1]), htab.UpdateNoExist); n != 0 || !testBatchIsK12Static(err, htab.ErrInvalid) {
+	if n, err := m.UpdateBatch(ks[:1], k12StaticTestBatchSpread(m, vs[:1]), htab.UpdateNoExist); n != 0 || !k12StaticTestBatchIs(err, htab.ErrInvalid) {
 		t.Fatalf("UpdateBatch with UpdateNoExist: %d, %v; want ErrInvalid, as the kernel", n, err)
 	}
-	if n, err := m.UpdateBatch(ks[:3], testBatchSpreadK12Static(m, vs[:3]), htab.UpdateAny); n != 3 || err != nil {
+	if n, err := m.UpdateBatch(ks[:3], k12StaticTestBatchSpread(m, vs[:3]), htab.UpdateAny); n != 3 || err != nil {
 		t.Fatalf("UpdateBatch: %d, %v", n, err)
 	}
-	if n, err := m.DeleteBatch([]K12StaticKey{ks[0], ks[1], ks[5], ks[2]}); n != 2 || !testBatchIsK12Static(err, htab.ErrKeyNotExist) {
+	if n, err := m.DeleteBatch([]K12StaticKey{ks[0], ks[1], ks[5], ks[2]}); n != 2 || !k12StaticTestBatchIs(err, htab.ErrKeyNotExist) {
 		t.Fatalf("DeleteBatch with an absent third key: %d, %v; want 2, ErrKeyNotExist", n, err)
 	}
-	if _, ok := testLookupK12Static(t, m, ks[2]); !ok || m.Len() != 1 {
+	if _, ok := k12StaticTestLookup(t, m, ks[2]); !ok || m.Len() != 1 {
 		t.Fatalf("DeleteBatch went past the absent key: Len %d", m.Len())
 	}
 }

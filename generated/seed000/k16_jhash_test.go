@@ -14,30 +14,30 @@ import (
 	"testing"
 )
 
-// testUpdateK16Jhash, testLookupK16Jhash, testLookupAndDeleteK16Jhash and testAllK16Jhash
+// k16JhashTestUpdate, k16JhashTestLookup, k16JhashTestLookupAndDelete and k16JhashTestAll
 // are the map's userspace methods, as the checks below use them (testAll
 // collects All).
-func testUpdateK16Jhash(m *K16Jhash, k K16JhashKey, v K16JhashValue, flags htab.UpdateFlags) error {
+func k16JhashTestUpdate(m *K16Jhash, k K16JhashKey, v K16JhashValue, flags htab.UpdateFlags) error {
 	return m.Update(k, v, flags)
 }
 
-func testLookupK16Jhash(t testing.TB, m *K16Jhash, k K16JhashKey) (K16JhashValue, bool) {
+func k16JhashTestLookup(t testing.TB, m *K16Jhash, k K16JhashKey) (K16JhashValue, bool) {
 	return m.Lookup(k)
 }
 
-func testLookupAndDeleteK16Jhash(t testing.TB, m *K16Jhash, k K16JhashKey) (K16JhashValue, error) {
+func k16JhashTestLookupAndDelete(t testing.TB, m *K16Jhash, k K16JhashKey) (K16JhashValue, error) {
 	return m.LookupAndDelete(k)
 }
 
-func testAllK16Jhash(t testing.TB, m *K16Jhash) (keys []K16JhashKey, vals []K16JhashValue) {
+func k16JhashTestAll(t testing.TB, m *K16Jhash) (keys []K16JhashKey, vals []K16JhashValue) {
 	for k, v := range m.All() {
 		keys, vals = append(keys, k), append(vals, v)
 	}
 	return keys, vals
 }
 
-// testKeyK16Jhash makes distinct keys from small integers.
-func testKeyK16Jhash(i int) (k K16JhashKey) {
+// k16JhashTestKey makes distinct keys from small integers.
+func k16JhashTestKey(i int) (k K16JhashKey) {
 	for j := range k {
 		if j < 8 {
 			k[j] = byte(i >> (8 * j))
@@ -48,23 +48,23 @@ func testKeyK16Jhash(i int) (k K16JhashKey) {
 	return
 }
 
-// testValK16Jhash makes a value from an integer.
-func testValK16Jhash(i int) (v K16JhashValue) {
+// k16JhashTestVal makes a value from an integer.
+func k16JhashTestVal(i int) (v K16JhashValue) {
 	for j := range v {
 		v[j] = byte(i + j)
 	}
 	return
 }
 
-// checkOpK16Jhash applies operation op (0 update, 1 delete, 2 lookup-and-delete,
+// k16JhashCheckOp applies operation op (0 update, 1 delete, 2 lookup-and-delete,
 // 3 lookup) on key ki to m and to the reference ref, and fails t if they differ.
-func checkOpK16Jhash(t testing.TB, m *K16Jhash, ref map[K16JhashKey]K16JhashValue, step, op, ki int, flags htab.UpdateFlags) {
-	k := testKeyK16Jhash(ki)
-	v := testValK16Jhash(step)
+func k16JhashCheckOp(t testing.TB, m *K16Jhash, ref map[K16JhashKey]K16JhashValue, step, op, ki int, flags htab.UpdateFlags) {
+	k := k16JhashTestKey(ki)
+	v := k16JhashTestVal(step)
 	old, present := ref[k]
 	switch op {
 	case 0:
-		err := testUpdateK16Jhash(m, k, v, flags)
+		err := k16JhashTestUpdate(m, k, v, flags)
 		var want error
 		switch {
 		case flags > htab.UpdateExist:
@@ -88,13 +88,13 @@ func checkOpK16Jhash(t testing.TB, m *K16Jhash, ref map[K16JhashKey]K16JhashValu
 		}
 		delete(ref, k)
 	case 2:
-		got, err := testLookupAndDeleteK16Jhash(t, m, k)
+		got, err := k16JhashTestLookupAndDelete(t, m, k)
 		if (err == nil) != present || got != old {
 			t.Fatalf("step %d: LookupAndDelete(%x) = %x, %v; want %x, present %v", step, k, got, err, old, present)
 		}
 		delete(ref, k)
 	default:
-		got, ok := testLookupK16Jhash(t, m, k)
+		got, ok := k16JhashTestLookup(t, m, k)
 		if ok != present || got != old {
 			t.Fatalf("step %d: Lookup(%x) = %x, %v; want %x, %v", step, k, got, ok, old, present)
 		}
@@ -104,10 +104,10 @@ func checkOpK16Jhash(t testing.TB, m *K16Jhash, ref map[K16JhashKey]K16JhashValu
 	}
 }
 
-// checkContentsK16Jhash checks that All and a NextKey walk both give exactly ref,
+// k16JhashCheckContents checks that All and a NextKey walk both give exactly ref,
 // in the same order.
-func checkContentsK16Jhash(t testing.TB, m *K16Jhash, ref map[K16JhashKey]K16JhashValue) {
-	order, vals := testAllK16Jhash(t, m)
+func k16JhashCheckContents(t testing.TB, m *K16Jhash, ref map[K16JhashKey]K16JhashValue) {
+	order, vals := k16JhashTestAll(t, m)
 	for i, k := range order {
 		if ref[k] != vals[i] {
 			t.Fatalf("All yields %x = %x, want %x", k, vals[i], ref[k])
@@ -150,9 +150,9 @@ func TestK16JhashRandomOps(t *testing.T) {
 			ref := map[K16JhashKey]K16JhashValue{}
 			rng := rand.New(rand.NewPCG(1, 2))
 			for step := range 10000 {
-				checkOpK16Jhash(t, m, ref, step, rng.IntN(4), rng.IntN(96), htab.UpdateFlags(rng.IntN(4)))
+				k16JhashCheckOp(t, m, ref, step, rng.IntN(4), rng.IntN(96), htab.UpdateFlags(rng.IntN(4)))
 			}
-			checkContentsK16Jhash(t, m, ref)
+			k16JhashCheckContents(t, m, ref)
 		})
 	}
 }
@@ -172,9 +172,9 @@ func FuzzK16JhashOps(f *testing.F) {
 		}
 		ref := map[K16JhashKey]K16JhashValue{}
 		for i := 0; i+1 < len(data); i += 2 {
-			checkOpK16Jhash(t, m, ref, i, int(data[i]&3), int(data[i+1]%16), htab.UpdateFlags(data[i]>>2&3))
+			k16JhashCheckOp(t, m, ref, i, int(data[i]&3), int(data[i+1]%16), htab.UpdateFlags(data[i]>>2&3))
 		}
-		checkContentsK16Jhash(t, m, ref)
+		k16JhashCheckContents(t, m, ref)
 	})
 }
 
@@ -193,18 +193,18 @@ func TestK16JhashConcurrent(t *testing.T) {
 	for w := range 2 {
 		wg.Go(func() {
 			for i := range 2000 {
-				k := testKeyK16Jhash(w*32 + i%32)
+				k := k16JhashTestKey(w*32 + i%32)
 				if i%3 == 2 {
 					_ = m.Delete(k)
 				} else {
-					_ = m.CPU(w).Update(k, testValK16Jhash(i), htab.UpdateAny)
+					_ = m.CPU(w).Update(k, k16JhashTestVal(i), htab.UpdateAny)
 				}
 			}
 		})
 	}
 	wg.Go(func() {
 		for i := range 200 {
-			m.CPU(1).Lookup(testKeyK16Jhash(i % 64))
+			m.CPU(1).Lookup(k16JhashTestKey(i % 64))
 			for range m.All() {
 			}
 			_, _ = m.NextKey(nil)
@@ -215,9 +215,9 @@ func TestK16JhashConcurrent(t *testing.T) {
 	for w := range 2 {
 		for j := range 32 {
 			last := j + 32*((1999-j)/32)
-			v, ok := m.CPU(w).Lookup(testKeyK16Jhash(w*32 + j))
+			v, ok := m.CPU(w).Lookup(k16JhashTestKey(w*32 + j))
 			want := last%3 != 2
-			if ok != want || ok && v != testValK16Jhash(last) {
+			if ok != want || ok && v != k16JhashTestVal(last) {
 				t.Fatalf("writer %d key %d: got %x, %v", w, j, v, ok)
 			}
 		}
@@ -239,8 +239,8 @@ func BenchmarkK16JhashLookup(b *testing.B) {
 	}
 	keys := make([]K16JhashKey, 0, n)
 	for i := range n {
-		k := testKeyK16Jhash(i)
-		if testUpdateK16Jhash(m, k, testValK16Jhash(i), htab.UpdateNoExist) == nil {
+		k := k16JhashTestKey(i)
+		if k16JhashTestUpdate(m, k, k16JhashTestVal(i), htab.UpdateNoExist) == nil {
 			keys = append(keys, k)
 		}
 	}
@@ -260,37 +260,37 @@ func BenchmarkK16JhashLookup(b *testing.B) {
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "lookups/s")
 }
 
-// testBatchIsK16Jhash is errors.Is.
-func testBatchIsK16Jhash(err, target error) bool {
+// k16JhashTestBatchIs is errors.Is.
+func k16JhashTestBatchIs(err, target error) bool {
 	return errors.Is(err, target)
 }
 
-// testBatchSameK16Jhash is slices.Equal.
-func testBatchSameK16Jhash[E comparable](a, b []E) bool {
+// k16JhashTestBatchSame is slices.Equal.
+func k16JhashTestBatchSame[E comparable](a, b []E) bool {
 	return slices.Equal(a, b)
 }
 
-// testBatchValsK16Jhash is a value buffer for a batch of n keys.
-func testBatchValsK16Jhash(m *K16Jhash, n int) []K16JhashValue { return make([]K16JhashValue, n) }
+// k16JhashTestBatchVals is a value buffer for a batch of n keys.
+func k16JhashTestBatchVals(m *K16Jhash, n int) []K16JhashValue { return make([]K16JhashValue, n) }
 
-// testBatchValueK16Jhash is key i's value in a batch's vals.
-func testBatchValueK16Jhash(t testing.TB, m *K16Jhash, k K16JhashKey, vals []K16JhashValue, i int) K16JhashValue {
+// k16JhashTestBatchValue is key i's value in a batch's vals.
+func k16JhashTestBatchValue(t testing.TB, m *K16Jhash, k K16JhashKey, vals []K16JhashValue, i int) K16JhashValue {
 	return vals[i]
 }
 
-// testBatchSpreadK16Jhash is what UpdateBatch takes for these values.
-func testBatchSpreadK16Jhash(m *K16Jhash, vs []K16JhashValue) []K16JhashValue { return vs }
+// k16JhashTestBatchSpread is what UpdateBatch takes for these values.
+func k16JhashTestBatchSpread(m *K16Jhash, vs []K16JhashValue) []K16JhashValue { return vs }
 
-// testBatchWalkK16Jhash runs one whole batch walk with buffers of buf keys
+// k16JhashTestBatchWalk runs one whole batch walk with buffers of buf keys
 // (doubled for a call that says ErrNoSpace) and returns what it got.
-func testBatchWalkK16Jhash(t *testing.T, m *K16Jhash, buf int, del bool) (keys []K16JhashKey, vals []K16JhashValue) {
+func k16JhashTestBatchWalk(t *testing.T, m *K16Jhash, buf int, del bool) (keys []K16JhashKey, vals []K16JhashValue) {
 	t.Helper()
 	c := new(htab.Cursor)
 	for call := 0; ; call++ {
 		if call > 4*m.MaxEntries()+10 {
 			t.Fatalf("buf %d: the walk does not end", buf)
 		}
-		ks, vs := make([]K16JhashKey, buf), testBatchValsK16Jhash(m, buf)
+		ks, vs := make([]K16JhashKey, buf), k16JhashTestBatchVals(m, buf)
 		var n int
 		var err error
 		if del {
@@ -298,19 +298,19 @@ func testBatchWalkK16Jhash(t *testing.T, m *K16Jhash, buf int, del bool) (keys [
 		} else {
 			n, err = m.LookupBatch(c, ks, vs)
 		}
-		if testBatchIsK16Jhash(err, htab.ErrNoSpace) {
+		if k16JhashTestBatchIs(err, htab.ErrNoSpace) {
 			if n != 0 || c.Done() {
 				t.Fatalf("buf %d: ErrNoSpace with %d keys, done %v", buf, n, c.Done())
 			}
 			buf *= 2
 			continue
 		}
-		if err != nil && !testBatchIsK16Jhash(err, htab.ErrKeyNotExist) {
+		if err != nil && !k16JhashTestBatchIs(err, htab.ErrKeyNotExist) {
 			t.Fatalf("buf %d: %v", buf, err)
 		}
 		for i := range n {
 			keys = append(keys, ks[i])
-			vals = append(vals, testBatchValueK16Jhash(t, m, ks[i], vs, i))
+			vals = append(vals, k16JhashTestBatchValue(t, m, ks[i], vs, i))
 		}
 		if err != nil {
 			if !c.Done() {
@@ -330,18 +330,18 @@ func TestK16JhashBatch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n, err := m.LookupBatch(nil, make([]K16JhashKey, 4), testBatchValsK16Jhash(m, 4)); n != 0 || !testBatchIsK16Jhash(err, htab.ErrKeyNotExist) {
+	if n, err := m.LookupBatch(nil, make([]K16JhashKey, 4), k16JhashTestBatchVals(m, 4)); n != 0 || !k16JhashTestBatchIs(err, htab.ErrKeyNotExist) {
 		t.Fatalf("empty map: %d, %v; want 0, ErrKeyNotExist", n, err)
 	}
 	var ks []K16JhashKey
 	var vs []K16JhashValue
 	for i := range 40 {
-		ks, vs = append(ks, testKeyK16Jhash(i)), append(vs, testValK16Jhash(i))
+		ks, vs = append(ks, k16JhashTestKey(i)), append(vs, k16JhashTestVal(i))
 	}
-	if n, err := m.UpdateBatch(ks, testBatchSpreadK16Jhash(m, vs), htab.UpdateAny); n != len(ks) || err != nil {
+	if n, err := m.UpdateBatch(ks, k16JhashTestBatchSpread(m, vs), htab.UpdateAny); n != len(ks) || err != nil {
 		t.Fatalf("UpdateBatch: %d, %v", n, err)
 	}
-	wantKeys, wantVals := testAllK16Jhash(t, m)
+	wantKeys, wantVals := k16JhashTestAll(t, m)
 	if len(wantKeys) == 0 || len(wantKeys) != m.Len() {
 		t.Fatalf("All yields %d keys, Len is %d", len(wantKeys), m.Len())
 	}
@@ -351,32 +351,32 @@ func TestK16JhashBatch(t *testing.T) {
 		t.Fatalf("zero-length batch: %d, %v, cursor %v", n, err, *c)
 	}
 	for buf := 1; buf <= 8; buf++ {
-		keys, vals := testBatchWalkK16Jhash(t, m, buf, false)
-		if !testBatchSameK16Jhash(keys, wantKeys) || !testBatchSameK16Jhash(vals, wantVals) {
+		keys, vals := k16JhashTestBatchWalk(t, m, buf, false)
+		if !k16JhashTestBatchSame(keys, wantKeys) || !k16JhashTestBatchSame(vals, wantVals) {
 			t.Fatalf("buf %d: the walk returned\n%x\n%x\nAll yields\n%x\n%x", buf, keys, vals, wantKeys, wantVals)
 		}
 	}
 	if m.Len() != len(wantKeys) {
 		t.Fatalf("LookupBatch changed the map: Len %d", m.Len())
 	}
-	keys, vals := testBatchWalkK16Jhash(t, m, 3, true)
-	if !testBatchSameK16Jhash(keys, wantKeys) || !testBatchSameK16Jhash(vals, wantVals) {
+	keys, vals := k16JhashTestBatchWalk(t, m, 3, true)
+	if !k16JhashTestBatchSame(keys, wantKeys) || !k16JhashTestBatchSame(vals, wantVals) {
 		t.Fatalf("lookup-and-delete walk returned\n%x\nAll yielded\n%x", keys, wantKeys)
 	}
-	if k, _ := testAllK16Jhash(t, m); m.Len() != 0 || len(k) != 0 {
+	if k, _ := k16JhashTestAll(t, m); m.Len() != 0 || len(k) != 0 {
 		t.Fatalf("after a lookup-and-delete walk: Len %d, All %x", m.Len(), k)
 	}
 
-	if n, err := m.UpdateBatch(ks[:1], testBatchSpreadK16Jhash(m, vs[:1]), htab.UpdateNoExist); n != 0 || !testBatchIsK16Jhash(err, htab.ErrInvalid) {
+	if n, err := m.UpdateBatch(ks[:1], k16JhashTestBatchSpread(m, vs[:1]), htab.UpdateNoExist); n != 0 || !k16JhashTestBatchIs(err, htab.ErrInvalid) {
 		t.Fatalf("UpdateBatch with UpdateNoExist: %d, %v; want ErrInvalid, as the kernel", n, err)
 	}
-	if n, err := m.UpdateBatch(ks[:3], testBatchSpreadK16Jhash(m, vs[:3]), htab.UpdateAny); n != 3 || err != nil {
+	if n, err := m.UpdateBatch(ks[:3], k16JhashTestBatchSpread(m, vs[:3]), htab.UpdateAny); n != 3 || err != nil {
 		t.Fatalf("UpdateBatch: %d, %v", n, err)
 	}
-	if n, err := m.DeleteBatch([]K16JhashKey{ks[0], ks[1], ks[5], ks[2]}); n != 2 || !testBatchIsK16Jhash(err, htab.ErrKeyNotExist) {
+	if n, err := m.DeleteBatch([]K16JhashKey{ks[0], ks[1], ks[5], ks[2]}); n != 2 || !k16JhashTestBatchIs(err, htab.ErrKeyNotExist) {
 		t.Fatalf("DeleteBatch with an absent third key: %d, %v; want 2, ErrKeyNotExist", n, err)
 	}
-	if _, ok := testLookupK16Jhash(t, m, ks[2]); !ok || m.Len() != 1 {
+	if _, ok := k16JhashTestLookup(t, m, ks[2]); !ok || m.Len() != 1 {
 		t.Fatalf("DeleteBatch went past the absent key: Len %d", m.Len())
 	}
 }

@@ -14,30 +14,30 @@ import (
 	"testing"
 )
 
-// testUpdateK16Static, testLookupK16Static, testLookupAndDeleteK16Static and testAllK16Static
+// k16StaticTestUpdate, k16StaticTestLookup, k16StaticTestLookupAndDelete and k16StaticTestAll
 // are the map's userspace methods, as the checks below use them (testAll
 // collects All).
-func testUpdateK16Static(m *K16Static, k K16StaticKey, v K16StaticValue, flags htab.UpdateFlags) error {
+func k16StaticTestUpdate(m *K16Static, k K16StaticKey, v K16StaticValue, flags htab.UpdateFlags) error {
 	return m.Update(k, v, flags)
 }
 
-func testLookupK16Static(t testing.TB, m *K16Static, k K16StaticKey) (K16StaticValue, bool) {
+func k16StaticTestLookup(t testing.TB, m *K16Static, k K16StaticKey) (K16StaticValue, bool) {
 	return m.Lookup(k)
 }
 
-func testLookupAndDeleteK16Static(t testing.TB, m *K16Static, k K16StaticKey) (K16StaticValue, error) {
+func k16StaticTestLookupAndDelete(t testing.TB, m *K16Static, k K16StaticKey) (K16StaticValue, error) {
 	return m.LookupAndDelete(k)
 }
 
-func testAllK16Static(t testing.TB, m *K16Static) (keys []K16StaticKey, vals []K16StaticValue) {
+func k16StaticTestAll(t testing.TB, m *K16Static) (keys []K16StaticKey, vals []K16StaticValue) {
 	for k, v := range m.All() {
 		keys, vals = append(keys, k), append(vals, v)
 	}
 	return keys, vals
 }
 
-// testKeyK16Static makes distinct keys from small integers.
-func testKeyK16Static(i int) (k K16StaticKey) {
+// k16StaticTestKey makes distinct keys from small integers.
+func k16StaticTestKey(i int) (k K16StaticKey) {
 	for j := range k {
 		if j < 8 {
 			k[j] = byte(i >> (8 * j))
@@ -48,23 +48,23 @@ func testKeyK16Static(i int) (k K16StaticKey) {
 	return
 }
 
-// testValK16Static makes a value from an integer.
-func testValK16Static(i int) (v K16StaticValue) {
+// k16StaticTestVal makes a value from an integer.
+func k16StaticTestVal(i int) (v K16StaticValue) {
 	for j := range v {
 		v[j] = byte(i + j)
 	}
 	return
 }
 
-// checkOpK16Static applies operation op (0 update, 1 delete, 2 lookup-and-delete,
+// k16StaticCheckOp applies operation op (0 update, 1 delete, 2 lookup-and-delete,
 // 3 lookup) on key ki to m and to the reference ref, and fails t if they differ.
-func checkOpK16Static(t testing.TB, m *K16Static, ref map[K16StaticKey]K16StaticValue, step, op, ki int, flags htab.UpdateFlags) {
-	k := testKeyK16Static(ki)
-	v := testValK16Static(step)
+func k16StaticCheckOp(t testing.TB, m *K16Static, ref map[K16StaticKey]K16StaticValue, step, op, ki int, flags htab.UpdateFlags) {
+	k := k16StaticTestKey(ki)
+	v := k16StaticTestVal(step)
 	old, present := ref[k]
 	switch op {
 	case 0:
-		err := testUpdateK16Static(m, k, v, flags)
+		err := k16StaticTestUpdate(m, k, v, flags)
 		var want error
 		switch {
 		case flags > htab.UpdateExist:
@@ -88,13 +88,13 @@ func checkOpK16Static(t testing.TB, m *K16Static, ref map[K16StaticKey]K16Static
 		}
 		delete(ref, k)
 	case 2:
-		got, err := testLookupAndDeleteK16Static(t, m, k)
+		got, err := k16StaticTestLookupAndDelete(t, m, k)
 		if (err == nil) != present || got != old {
 			t.Fatalf("step %d: LookupAndDelete(%x) = %x, %v; want %x, present %v", step, k, got, err, old, present)
 		}
 		delete(ref, k)
 	default:
-		got, ok := testLookupK16Static(t, m, k)
+		got, ok := k16StaticTestLookup(t, m, k)
 		if ok != present || got != old {
 			t.Fatalf("step %d: Lookup(%x) = %x, %v; want %x, %v", step, k, got, ok, old, present)
 		}
@@ -104,10 +104,10 @@ func checkOpK16Static(t testing.TB, m *K16Static, ref map[K16StaticKey]K16Static
 	}
 }
 
-// checkContentsK16Static checks that All and a NextKey walk both give exactly ref,
+// k16StaticCheckContents checks that All and a NextKey walk both give exactly ref,
 // in the same order.
-func checkContentsK16Static(t testing.TB, m *K16Static, ref map[K16StaticKey]K16StaticValue) {
-	order, vals := testAllK16Static(t, m)
+func k16StaticCheckContents(t testing.TB, m *K16Static, ref map[K16StaticKey]K16StaticValue) {
+	order, vals := k16StaticTestAll(t, m)
 	for i, k := range order {
 		if ref[k] != vals[i] {
 			t.Fatalf("All yields %x = %x, want %x", k, vals[i], ref[k])
@@ -150,9 +150,9 @@ func TestK16StaticRandomOps(t *testing.T) {
 			ref := map[K16StaticKey]K16StaticValue{}
 			rng := rand.New(rand.NewPCG(1, 2))
 			for step := range 10000 {
-				checkOpK16Static(t, m, ref, step, rng.IntN(4), rng.IntN(96), htab.UpdateFlags(rng.IntN(4)))
+				k16StaticCheckOp(t, m, ref, step, rng.IntN(4), rng.IntN(96), htab.UpdateFlags(rng.IntN(4)))
 			}
-			checkContentsK16Static(t, m, ref)
+			k16StaticCheckContents(t, m, ref)
 		})
 	}
 }
@@ -172,9 +172,9 @@ func FuzzK16StaticOps(f *testing.F) {
 		}
 		ref := map[K16StaticKey]K16StaticValue{}
 		for i := 0; i+1 < len(data); i += 2 {
-			checkOpK16Static(t, m, ref, i, int(data[i]&3), int(data[i+1]%16), htab.UpdateFlags(data[i]>>2&3))
+			k16StaticCheckOp(t, m, ref, i, int(data[i]&3), int(data[i+1]%16), htab.UpdateFlags(data[i]>>2&3))
 		}
-		checkContentsK16Static(t, m, ref)
+		k16StaticCheckContents(t, m, ref)
 	})
 }
 
@@ -193,18 +193,18 @@ func TestK16StaticConcurrent(t *testing.T) {
 	for w := range 2 {
 		wg.Go(func() {
 			for i := range 2000 {
-				k := testKeyK16Static(w*32 + i%32)
+				k := k16StaticTestKey(w*32 + i%32)
 				if i%3 == 2 {
 					_ = m.Delete(k)
 				} else {
-					_ = m.CPU(w).Update(k, testValK16Static(i), htab.UpdateAny)
+					_ = m.CPU(w).Update(k, k16StaticTestVal(i), htab.UpdateAny)
 				}
 			}
 		})
 	}
 	wg.Go(func() {
 		for i := range 200 {
-			m.CPU(1).Lookup(testKeyK16Static(i % 64))
+			m.CPU(1).Lookup(k16StaticTestKey(i % 64))
 			for range m.All() {
 			}
 			_, _ = m.NextKey(nil)
@@ -215,9 +215,9 @@ func TestK16StaticConcurrent(t *testing.T) {
 	for w := range 2 {
 		for j := range 32 {
 			last := j + 32*((1999-j)/32)
-			v, ok := m.CPU(w).Lookup(testKeyK16Static(w*32 + j))
+			v, ok := m.CPU(w).Lookup(k16StaticTestKey(w*32 + j))
 			want := last%3 != 2
-			if ok != want || ok && v != testValK16Static(last) {
+			if ok != want || ok && v != k16StaticTestVal(last) {
 				t.Fatalf("writer %d key %d: got %x, %v", w, j, v, ok)
 			}
 		}
@@ -239,8 +239,8 @@ func BenchmarkK16StaticLookup(b *testing.B) {
 	}
 	keys := make([]K16StaticKey, 0, n)
 	for i := range n {
-		k := testKeyK16Static(i)
-		if testUpdateK16Static(m, k, testValK16Static(i), htab.UpdateNoExist) == nil {
+		k := k16StaticTestKey(i)
+		if k16StaticTestUpdate(m, k, k16StaticTestVal(i), htab.UpdateNoExist) == nil {
 			keys = append(keys, k)
 		}
 	}
@@ -260,37 +260,37 @@ func BenchmarkK16StaticLookup(b *testing.B) {
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "lookups/s")
 }
 
-// testBatchIsK16Static is errors.Is.
-func testBatchIsK16Static(err, target error) bool {
+// k16StaticTestBatchIs is errors.Is.
+func k16StaticTestBatchIs(err, target error) bool {
 	return errors.Is(err, target)
 }
 
-// testBatchSameK16Static is slices.Equal.
-func testBatchSameK16Static[E comparable](a, b []E) bool {
+// k16StaticTestBatchSame is slices.Equal.
+func k16StaticTestBatchSame[E comparable](a, b []E) bool {
 	return slices.Equal(a, b)
 }
 
-// testBatchValsK16Static is a value buffer for a batch of n keys.
-func testBatchValsK16Static(m *K16Static, n int) []K16StaticValue { return make([]K16StaticValue, n) }
+// k16StaticTestBatchVals is a value buffer for a batch of n keys.
+func k16StaticTestBatchVals(m *K16Static, n int) []K16StaticValue { return make([]K16StaticValue, n) }
 
-// testBatchValueK16Static is key i's value in a batch's vals.
-func testBatchValueK16Static(t testing.TB, m *K16Static, k K16StaticKey, vals []K16StaticValue, i int) K16StaticValue {
+// k16StaticTestBatchValue is key i's value in a batch's vals.
+func k16StaticTestBatchValue(t testing.TB, m *K16Static, k K16StaticKey, vals []K16StaticValue, i int) K16StaticValue {
 	return vals[i]
 }
 
-// testBatchSpreadK16Static is what UpdateBatch takes for these values.
-func testBatchSpreadK16Static(m *K16Static, vs []K16StaticValue) []K16StaticValue { return vs }
+// k16StaticTestBatchSpread is what UpdateBatch takes for these values.
+func k16StaticTestBatchSpread(m *K16Static, vs []K16StaticValue) []K16StaticValue { return vs }
 
-// testBatchWalkK16Static runs one whole batch walk with buffers of buf keys
+// k16StaticTestBatchWalk runs one whole batch walk with buffers of buf keys
 // (doubled for a call that says ErrNoSpace) and returns what it got.
-func testBatchWalkK16Static(t *testing.T, m *K16Static, buf int, del bool) (keys []K16StaticKey, vals []K16StaticValue) {
+func k16StaticTestBatchWalk(t *testing.T, m *K16Static, buf int, del bool) (keys []K16StaticKey, vals []K16StaticValue) {
 	t.Helper()
 	c := new(htab.Cursor)
 	for call := 0; ; call++ {
 		if call > 4*m.MaxEntries()+10 {
 			t.Fatalf("buf %d: the walk does not end", buf)
 		}
-		ks, vs := make([]K16StaticKey, buf), testBatchValsK16Static(m, buf)
+		ks, vs := make([]K16StaticKey, buf), k16StaticTestBatchVals(m, buf)
 		var n int
 		var err error
 		if del {
@@ -298,19 +298,19 @@ func testBatchWalkK16Static(t *testing.T, m *K16Static, buf int, del bool) (keys
 		} else {
 			n, err = m.LookupBatch(c, ks, vs)
 		}
-		if testBatchIsK16Static(err, htab.ErrNoSpace) {
+		if k16StaticTestBatchIs(err, htab.ErrNoSpace) {
 			if n != 0 || c.Done() {
 				t.Fatalf("buf %d: ErrNoSpace with %d keys, done %v", buf, n, c.Done())
 			}
 			buf *= 2
 			continue
 		}
-		if err != nil && !testBatchIsK16Static(err, htab.ErrKeyNotExist) {
+		if err != nil && !k16StaticTestBatchIs(err, htab.ErrKeyNotExist) {
 			t.Fatalf("buf %d: %v", buf, err)
 		}
 		for i := range n {
 			keys = append(keys, ks[i])
-			vals = append(vals, testBatchValueK16Static(t, m, ks[i], vs, i))
+			vals = append(vals, k16StaticTestBatchValue(t, m, ks[i], vs, i))
 		}
 		if err != nil {
 			if !c.Done() {
@@ -330,18 +330,18 @@ func TestK16StaticBatch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n, err := m.LookupBatch(nil, make([]K16StaticKey, 4), testBatchValsK16Static(m, 4)); n != 0 || !testBatchIsK16Static(err, htab.ErrKeyNotExist) {
+	if n, err := m.LookupBatch(nil, make([]K16StaticKey, 4), k16StaticTestBatchVals(m, 4)); n != 0 || !k16StaticTestBatchIs(err, htab.ErrKeyNotExist) {
 		t.Fatalf("empty map: %d, %v; want 0, ErrKeyNotExist", n, err)
 	}
 	var ks []K16StaticKey
 	var vs []K16StaticValue
 	for i := range 40 {
-		ks, vs = append(ks, testKeyK16Static(i)), append(vs, testValK16Static(i))
+		ks, vs = append(ks, k16StaticTestKey(i)), append(vs, k16StaticTestVal(i))
 	}
-	if n, err := m.UpdateBatch(ks, testBatchSpreadK16Static(m, vs), htab.UpdateAny); n != len(ks) || err != nil {
+	if n, err := m.UpdateBatch(ks, k16StaticTestBatchSpread(m, vs), htab.UpdateAny); n != len(ks) || err != nil {
 		t.Fatalf("UpdateBatch: %d, %v", n, err)
 	}
-	wantKeys, wantVals := testAllK16Static(t, m)
+	wantKeys, wantVals := k16StaticTestAll(t, m)
 	if len(wantKeys) == 0 || len(wantKeys) != m.Len() {
 		t.Fatalf("All yields %d keys, Len is %d", len(wantKeys), m.Len())
 	}
@@ -351,32 +351,32 @@ func TestK16StaticBatch(t *testing.T) {
 		t.Fatalf("zero-length batch: %d, %v, cursor %v", n, err, *c)
 	}
 	for buf := 1; buf <= 8; buf++ {
-		keys, vals := testBatchWalkK16Static(t, m, buf, false)
-		if !testBatchSameK16Static(keys, wantKeys) || !testBatchSameK16Static(vals, wantVals) {
+		keys, vals := k16StaticTestBatchWalk(t, m, buf, false)
+		if !k16StaticTestBatchSame(keys, wantKeys) || !k16StaticTestBatchSame(vals, wantVals) {
 			t.Fatalf("buf %d: the walk returned\n%x\n%x\nAll yields\n%x\n%x", buf, keys, vals, wantKeys, wantVals)
 		}
 	}
 	if m.Len() != len(wantKeys) {
 		t.Fatalf("LookupBatch changed the map: Len %d", m.Len())
 	}
-	keys, vals := testBatchWalkK16Static(t, m, 3, true)
-	if !testBatchSameK16Static(keys, wantKeys) || !testBatchSameK16Static(vals, wantVals) {
+	keys, vals := k16StaticTestBatchWalk(t, m, 3, true)
+	if !k16StaticTestBatchSame(keys, wantKeys) || !k16StaticTestBatchSame(vals, wantVals) {
 		t.Fatalf("lookup-and-delete walk returned\n%x\nAll yielded\n%x", keys, wantKeys)
 	}
-	if k, _ := testAllK16Static(t, m); m.Len() != 0 || len(k) != 0 {
+	if k, _ := k16StaticTestAll(t, m); m.Len() != 0 || len(k) != 0 {
 		t.Fatalf("after a lookup-and-delete walk: Len %d, All %x", m.Len(), k)
 	}
 
-	if n, err := m.UpdateBatch(ks[:1], testBatchSpreadK16Static(m, vs[:1]), htab.UpdateNoExist); n != 0 || !testBatchIsK16Static(err, htab.ErrInvalid) {
+	if n, err := m.UpdateBatch(ks[:1], k16StaticTestBatchSpread(m, vs[:1]), htab.UpdateNoExist); n != 0 || !k16StaticTestBatchIs(err, htab.ErrInvalid) {
 		t.Fatalf("UpdateBatch with UpdateNoExist: %d, %v; want ErrInvalid, as the kernel", n, err)
 	}
-	if n, err := m.UpdateBatch(ks[:3], testBatchSpreadK16Static(m, vs[:3]), htab.UpdateAny); n != 3 || err != nil {
+	if n, err := m.UpdateBatch(ks[:3], k16StaticTestBatchSpread(m, vs[:3]), htab.UpdateAny); n != 3 || err != nil {
 		t.Fatalf("UpdateBatch: %d, %v", n, err)
 	}
-	if n, err := m.DeleteBatch([]K16StaticKey{ks[0], ks[1], ks[5], ks[2]}); n != 2 || !testBatchIsK16Static(err, htab.ErrKeyNotExist) {
+	if n, err := m.DeleteBatch([]K16StaticKey{ks[0], ks[1], ks[5], ks[2]}); n != 2 || !k16StaticTestBatchIs(err, htab.ErrKeyNotExist) {
 		t.Fatalf("DeleteBatch with an absent third key: %d, %v; want 2, ErrKeyNotExist", n, err)
 	}
-	if _, ok := testLookupK16Static(t, m, ks[2]); !ok || m.Len() != 1 {
+	if _, ok := k16StaticTestLookup(t, m, ks[2]); !ok || m.Len() != 1 {
 		t.Fatalf("DeleteBatch went past the absent key: Len %d", m.Len())
 	}
 }

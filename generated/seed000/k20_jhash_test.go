@@ -14,30 +14,30 @@ import (
 	"testing"
 )
 
-// testUpdateK20Jhash, testLookupK20Jhash, testLookupAndDeleteK20Jhash and testAllK20Jhash
+// k20JhashTestUpdate, k20JhashTestLookup, k20JhashTestLookupAndDelete and k20JhashTestAll
 // are the map's userspace methods, as the checks below use them (testAll
 // collects All).
-func testUpdateK20Jhash(m *K20Jhash, k K20JhashKey, v K20JhashValue, flags htab.UpdateFlags) error {
+func k20JhashTestUpdate(m *K20Jhash, k K20JhashKey, v K20JhashValue, flags htab.UpdateFlags) error {
 	return m.Update(k, v, flags)
 }
 
-func testLookupK20Jhash(t testing.TB, m *K20Jhash, k K20JhashKey) (K20JhashValue, bool) {
+func k20JhashTestLookup(t testing.TB, m *K20Jhash, k K20JhashKey) (K20JhashValue, bool) {
 	return m.Lookup(k)
 }
 
-func testLookupAndDeleteK20Jhash(t testing.TB, m *K20Jhash, k K20JhashKey) (K20JhashValue, error) {
+func k20JhashTestLookupAndDelete(t testing.TB, m *K20Jhash, k K20JhashKey) (K20JhashValue, error) {
 	return m.LookupAndDelete(k)
 }
 
-func testAllK20Jhash(t testing.TB, m *K20Jhash) (keys []K20JhashKey, vals []K20JhashValue) {
+func k20JhashTestAll(t testing.TB, m *K20Jhash) (keys []K20JhashKey, vals []K20JhashValue) {
 	for k, v := range m.All() {
 		keys, vals = append(keys, k), append(vals, v)
 	}
 	return keys, vals
 }
 
-// testKeyK20Jhash makes distinct keys from small integers.
-func testKeyK20Jhash(i int) (k K20JhashKey) {
+// k20JhashTestKey makes distinct keys from small integers.
+func k20JhashTestKey(i int) (k K20JhashKey) {
 	for j := range k {
 		if j < 8 {
 			k[j] = byte(i >> (8 * j))
@@ -48,23 +48,23 @@ func testKeyK20Jhash(i int) (k K20JhashKey) {
 	return
 }
 
-// testValK20Jhash makes a value from an integer.
-func testValK20Jhash(i int) (v K20JhashValue) {
+// k20JhashTestVal makes a value from an integer.
+func k20JhashTestVal(i int) (v K20JhashValue) {
 	for j := range v {
 		v[j] = byte(i + j)
 	}
 	return
 }
 
-// checkOpK20Jhash applies operation op (0 update, 1 delete, 2 lookup-and-delete,
+// k20JhashCheckOp applies operation op (0 update, 1 delete, 2 lookup-and-delete,
 // 3 lookup) on key ki to m and to the reference ref, and fails t if they differ.
-func checkOpK20Jhash(t testing.TB, m *K20Jhash, ref map[K20JhashKey]K20JhashValue, step, op, ki int, flags htab.UpdateFlags) {
-	k := testKeyK20Jhash(ki)
-	v := testValK20Jhash(step)
+func k20JhashCheckOp(t testing.TB, m *K20Jhash, ref map[K20JhashKey]K20JhashValue, step, op, ki int, flags htab.UpdateFlags) {
+	k := k20JhashTestKey(ki)
+	v := k20JhashTestVal(step)
 	old, present := ref[k]
 	switch op {
 	case 0:
-		err := testUpdateK20Jhash(m, k, v, flags)
+		err := k20JhashTestUpdate(m, k, v, flags)
 		var want error
 		switch {
 		case flags > htab.UpdateExist:
@@ -88,13 +88,13 @@ func checkOpK20Jhash(t testing.TB, m *K20Jhash, ref map[K20JhashKey]K20JhashValu
 		}
 		delete(ref, k)
 	case 2:
-		got, err := testLookupAndDeleteK20Jhash(t, m, k)
+		got, err := k20JhashTestLookupAndDelete(t, m, k)
 		if (err == nil) != present || got != old {
 			t.Fatalf("step %d: LookupAndDelete(%x) = %x, %v; want %x, present %v", step, k, got, err, old, present)
 		}
 		delete(ref, k)
 	default:
-		got, ok := testLookupK20Jhash(t, m, k)
+		got, ok := k20JhashTestLookup(t, m, k)
 		if ok != present || got != old {
 			t.Fatalf("step %d: Lookup(%x) = %x, %v; want %x, %v", step, k, got, ok, old, present)
 		}
@@ -104,10 +104,10 @@ func checkOpK20Jhash(t testing.TB, m *K20Jhash, ref map[K20JhashKey]K20JhashValu
 	}
 }
 
-// checkContentsK20Jhash checks that All and a NextKey walk both give exactly ref,
+// k20JhashCheckContents checks that All and a NextKey walk both give exactly ref,
 // in the same order.
-func checkContentsK20Jhash(t testing.TB, m *K20Jhash, ref map[K20JhashKey]K20JhashValue) {
-	order, vals := testAllK20Jhash(t, m)
+func k20JhashCheckContents(t testing.TB, m *K20Jhash, ref map[K20JhashKey]K20JhashValue) {
+	order, vals := k20JhashTestAll(t, m)
 	for i, k := range order {
 		if ref[k] != vals[i] {
 			t.Fatalf("All yields %x = %x, want %x", k, vals[i], ref[k])
@@ -150,9 +150,9 @@ func TestK20JhashRandomOps(t *testing.T) {
 			ref := map[K20JhashKey]K20JhashValue{}
 			rng := rand.New(rand.NewPCG(1, 2))
 			for step := range 10000 {
-				checkOpK20Jhash(t, m, ref, step, rng.IntN(4), rng.IntN(96), htab.UpdateFlags(rng.IntN(4)))
+				k20JhashCheckOp(t, m, ref, step, rng.IntN(4), rng.IntN(96), htab.UpdateFlags(rng.IntN(4)))
 			}
-			checkContentsK20Jhash(t, m, ref)
+			k20JhashCheckContents(t, m, ref)
 		})
 	}
 }
@@ -172,9 +172,9 @@ func FuzzK20JhashOps(f *testing.F) {
 		}
 		ref := map[K20JhashKey]K20JhashValue{}
 		for i := 0; i+1 < len(data); i += 2 {
-			checkOpK20Jhash(t, m, ref, i, int(data[i]&3), int(data[i+1]%16), htab.UpdateFlags(data[i]>>2&3))
+			k20JhashCheckOp(t, m, ref, i, int(data[i]&3), int(data[i+1]%16), htab.UpdateFlags(data[i]>>2&3))
 		}
-		checkContentsK20Jhash(t, m, ref)
+		k20JhashCheckContents(t, m, ref)
 	})
 }
 
@@ -193,18 +193,18 @@ func TestK20JhashConcurrent(t *testing.T) {
 	for w := range 2 {
 		wg.Go(func() {
 			for i := range 2000 {
-				k := testKeyK20Jhash(w*32 + i%32)
+				k := k20JhashTestKey(w*32 + i%32)
 				if i%3 == 2 {
 					_ = m.Delete(k)
 				} else {
-					_ = m.CPU(w).Update(k, testValK20Jhash(i), htab.UpdateAny)
+					_ = m.CPU(w).Update(k, k20JhashTestVal(i), htab.UpdateAny)
 				}
 			}
 		})
 	}
 	wg.Go(func() {
 		for i := range 200 {
-			m.CPU(1).Lookup(testKeyK20Jhash(i % 64))
+			m.CPU(1).Lookup(k20JhashTestKey(i % 64))
 			for range m.All() {
 			}
 			_, _ = m.NextKey(nil)
@@ -215,9 +215,9 @@ func TestK20JhashConcurrent(t *testing.T) {
 	for w := range 2 {
 		for j := range 32 {
 			last := j + 32*((1999-j)/32)
-			v, ok := m.CPU(w).Lookup(testKeyK20Jhash(w*32 + j))
+			v, ok := m.CPU(w).Lookup(k20JhashTestKey(w*32 + j))
 			want := last%3 != 2
-			if ok != want || ok && v != testValK20Jhash(last) {
+			if ok != want || ok && v != k20JhashTestVal(last) {
 				t.Fatalf("writer %d key %d: got %x, %v", w, j, v, ok)
 			}
 		}
@@ -239,8 +239,8 @@ func BenchmarkK20JhashLookup(b *testing.B) {
 	}
 	keys := make([]K20JhashKey, 0, n)
 	for i := range n {
-		k := testKeyK20Jhash(i)
-		if testUpdateK20Jhash(m, k, testValK20Jhash(i), htab.UpdateNoExist) == nil {
+		k := k20JhashTestKey(i)
+		if k20JhashTestUpdate(m, k, k20JhashTestVal(i), htab.UpdateNoExist) == nil {
 			keys = append(keys, k)
 		}
 	}
@@ -260,37 +260,37 @@ func BenchmarkK20JhashLookup(b *testing.B) {
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "lookups/s")
 }
 
-// testBatchIsK20Jhash is errors.Is.
-func testBatchIsK20Jhash(err, target error) bool {
+// k20JhashTestBatchIs is errors.Is.
+func k20JhashTestBatchIs(err, target error) bool {
 	return errors.Is(err, target)
 }
 
-// testBatchSameK20Jhash is slices.Equal.
-func testBatchSameK20Jhash[E comparable](a, b []E) bool {
+// k20JhashTestBatchSame is slices.Equal.
+func k20JhashTestBatchSame[E comparable](a, b []E) bool {
 	return slices.Equal(a, b)
 }
 
-// testBatchValsK20Jhash is a value buffer for a batch of n keys.
-func testBatchValsK20Jhash(m *K20Jhash, n int) []K20JhashValue { return make([]K20JhashValue, n) }
+// k20JhashTestBatchVals is a value buffer for a batch of n keys.
+func k20JhashTestBatchVals(m *K20Jhash, n int) []K20JhashValue { return make([]K20JhashValue, n) }
 
-// testBatchValueK20Jhash is key i's value in a batch's vals.
-func testBatchValueK20Jhash(t testing.TB, m *K20Jhash, k K20JhashKey, vals []K20JhashValue, i int) K20JhashValue {
+// k20JhashTestBatchValue is key i's value in a batch's vals.
+func k20JhashTestBatchValue(t testing.TB, m *K20Jhash, k K20JhashKey, vals []K20JhashValue, i int) K20JhashValue {
 	return vals[i]
 }
 
-// testBatchSpreadK20Jhash is what UpdateBatch takes for these values.
-func testBatchSpreadK20Jhash(m *K20Jhash, vs []K20JhashValue) []K20JhashValue { return vs }
+// k20JhashTestBatchSpread is what UpdateBatch takes for these values.
+func k20JhashTestBatchSpread(m *K20Jhash, vs []K20JhashValue) []K20JhashValue { return vs }
 
-// testBatchWalkK20Jhash runs one whole batch walk with buffers of buf keys
+// k20JhashTestBatchWalk runs one whole batch walk with buffers of buf keys
 // (doubled for a call that says ErrNoSpace) and returns what it got.
-func testBatchWalkK20Jhash(t *testing.T, m *K20Jhash, buf int, del bool) (keys []K20JhashKey, vals []K20JhashValue) {
+func k20JhashTestBatchWalk(t *testing.T, m *K20Jhash, buf int, del bool) (keys []K20JhashKey, vals []K20JhashValue) {
 	t.Helper()
 	c := new(htab.Cursor)
 	for call := 0; ; call++ {
 		if call > 4*m.MaxEntries()+10 {
 			t.Fatalf("buf %d: the walk does not end", buf)
 		}
-		ks, vs := make([]K20JhashKey, buf), testBatchValsK20Jhash(m, buf)
+		ks, vs := make([]K20JhashKey, buf), k20JhashTestBatchVals(m, buf)
 		var n int
 		var err error
 		if del {
@@ -298,19 +298,19 @@ func testBatchWalkK20Jhash(t *testing.T, m *K20Jhash, buf int, del bool) (keys [
 		} else {
 			n, err = m.LookupBatch(c, ks, vs)
 		}
-		if testBatchIsK20Jhash(err, htab.ErrNoSpace) {
+		if k20JhashTestBatchIs(err, htab.ErrNoSpace) {
 			if n != 0 || c.Done() {
 				t.Fatalf("buf %d: ErrNoSpace with %d keys, done %v", buf, n, c.Done())
 			}
 			buf *= 2
 			continue
 		}
-		if err != nil && !testBatchIsK20Jhash(err, htab.ErrKeyNotExist) {
+		if err != nil && !k20JhashTestBatchIs(err, htab.ErrKeyNotExist) {
 			t.Fatalf("buf %d: %v", buf, err)
 		}
 		for i := range n {
 			keys = append(keys, ks[i])
-			vals = append(vals, testBatchValueK20Jhash(t, m, ks[i], vs, i))
+			vals = append(vals, k20JhashTestBatchValue(t, m, ks[i], vs, i))
 		}
 		if err != nil {
 			if !c.Done() {
@@ -330,18 +330,18 @@ func TestK20JhashBatch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n, err := m.LookupBatch(nil, make([]K20JhashKey, 4), testBatchValsK20Jhash(m, 4)); n != 0 || !testBatchIsK20Jhash(err, htab.ErrKeyNotExist) {
+	if n, err := m.LookupBatch(nil, make([]K20JhashKey, 4), k20JhashTestBatchVals(m, 4)); n != 0 || !k20JhashTestBatchIs(err, htab.ErrKeyNotExist) {
 		t.Fatalf("empty map: %d, %v; want 0, ErrKeyNotExist", n, err)
 	}
 	var ks []K20JhashKey
 	var vs []K20JhashValue
 	for i := range 40 {
-		ks, vs = append(ks, testKeyK20Jhash(i)), append(vs, testValK20Jhash(i))
+		ks, vs = append(ks, k20JhashTestKey(i)), append(vs, k20JhashTestVal(i))
 	}
-	if n, err := m.UpdateBatch(ks, testBatchSpreadK20Jhash(m, vs), htab.UpdateAny); n != len(ks) || err != nil {
+	if n, err := m.UpdateBatch(ks, k20JhashTestBatchSpread(m, vs), htab.UpdateAny); n != len(ks) || err != nil {
 		t.Fatalf("UpdateBatch: %d, %v", n, err)
 	}
-	wantKeys, wantVals := testAllK20Jhash(t, m)
+	wantKeys, wantVals := k20JhashTestAll(t, m)
 	if len(wantKeys) == 0 || len(wantKeys) != m.Len() {
 		t.Fatalf("All yields %d keys, Len is %d", len(wantKeys), m.Len())
 	}
@@ -351,32 +351,32 @@ func TestK20JhashBatch(t *testing.T) {
 		t.Fatalf("zero-length batch: %d, %v, cursor %v", n, err, *c)
 	}
 	for buf := 1; buf <= 8; buf++ {
-		keys, vals := testBatchWalkK20Jhash(t, m, buf, false)
-		if !testBatchSameK20Jhash(keys, wantKeys) || !testBatchSameK20Jhash(vals, wantVals) {
+		keys, vals := k20JhashTestBatchWalk(t, m, buf, false)
+		if !k20JhashTestBatchSame(keys, wantKeys) || !k20JhashTestBatchSame(vals, wantVals) {
 			t.Fatalf("buf %d: the walk returned\n%x\n%x\nAll yields\n%x\n%x", buf, keys, vals, wantKeys, wantVals)
 		}
 	}
 	if m.Len() != len(wantKeys) {
 		t.Fatalf("LookupBatch changed the map: Len %d", m.Len())
 	}
-	keys, vals := testBatchWalkK20Jhash(t, m, 3, true)
-	if !testBatchSameK20Jhash(keys, wantKeys) || !testBatchSameK20Jhash(vals, wantVals) {
+	keys, vals := k20JhashTestBatchWalk(t, m, 3, true)
+	if !k20JhashTestBatchSame(keys, wantKeys) || !k20JhashTestBatchSame(vals, wantVals) {
 		t.Fatalf("lookup-and-delete walk returned\n%x\nAll yielded\n%x", keys, wantKeys)
 	}
-	if k, _ := testAllK20Jhash(t, m); m.Len() != 0 || len(k) != 0 {
+	if k, _ := k20JhashTestAll(t, m); m.Len() != 0 || len(k) != 0 {
 		t.Fatalf("after a lookup-and-delete walk: Len %d, All %x", m.Len(), k)
 	}
 
-	if n, err := m.UpdateBatch(ks[:1], testBatchSpreadK20Jhash(m, vs[:1]), htab.UpdateNoExist); n != 0 || !testBatchIsK20Jhash(err, htab.ErrInvalid) {
+	if n, err := m.UpdateBatch(ks[:1], k20JhashTestBatchSpread(m, vs[:1]), htab.UpdateNoExist); n != 0 || !k20JhashTestBatchIs(err, htab.ErrInvalid) {
 		t.Fatalf("UpdateBatch with UpdateNoExist: %d, %v; want ErrInvalid, as the kernel", n, err)
 	}
-	if n, err := m.UpdateBatch(ks[:3], testBatchSpreadK20Jhash(m, vs[:3]), htab.UpdateAny); n != 3 || err != nil {
+	if n, err := m.UpdateBatch(ks[:3], k20JhashTestBatchSpread(m, vs[:3]), htab.UpdateAny); n != 3 || err != nil {
 		t.Fatalf("UpdateBatch: %d, %v", n, err)
 	}
-	if n, err := m.DeleteBatch([]K20JhashKey{ks[0], ks[1], ks[5], ks[2]}); n != 2 || !testBatchIsK20Jhash(err, htab.ErrKeyNotExist) {
+	if n, err := m.DeleteBatch([]K20JhashKey{ks[0], ks[1], ks[5], ks[2]}); n != 2 || !k20JhashTestBatchIs(err, htab.ErrKeyNotExist) {
 		t.Fatalf("DeleteBatch with an absent third key: %d, %v; want 2, ErrKeyNotExist", n, err)
 	}
-	if _, ok := testLookupK20Jhash(t, m, ks[2]); !ok || m.Len() != 1 {
+	if _, ok := k20JhashTestLookup(t, m, ks[2]); !ok || m.Len() != 1 {
 		t.Fatalf("DeleteBatch went past the absent key: Len %d", m.Len())
 	}
 }

@@ -46,7 +46,9 @@ import (
 //   element is reused at once; a reader that reached it through its old bucket
 //   sees that bucket's sequence change and retries.
 //   Capacity: a new key takes a freed element, else a never-used one; when all
-//   MaxEntries are in use it is htab.ErrFull. A replace never needs one.
+//   MaxEntries are in use it is htab.ErrFull. A replace never needs one. A
+//   delete frees its element before it unlocks, so whoever sees the key gone
+//   can insert another (the kernel frees after unlocking).
 
 // K20StaticKey is a key of K20Static: 20 bytes, hashed and compared as they are.
 type K20StaticKey [20]byte
@@ -71,7 +73,7 @@ type k20StaticElem struct {
 // 256 elements of 36 bytes, 9 KiB (the most, by powers of two, within 16 KiB).
 const k20StaticChunkShift = 8
 
-type k20StaticChunk [1 << k20StaticChunkShift]k20StaticElem
+type k20StaticElemChunk [1 << k20StaticChunkShift]k20StaticElem
 
 // K20Static is a fixed-capacity hash map with the semantics of the kernel's
 // BPF_MAP_TYPE_HASH. Every method is safe for concurrent use.
@@ -85,9 +87,9 @@ type K20Static struct {
 
 	// Element storage. Element i is elems[i] when preallocated, else
 	// chunks[i>>shift][i&mask]; a bucket links index+1 so that 0 is nil.
-	elems   []k20StaticElem                  // all maxEntries elements; nil with NoPrealloc
-	chunks  []atomic.Pointer[k20StaticChunk] // NoPrealloc: allocated on first use
-	chunkMu sync.Mutex                       // serialises chunk allocation
+	elems   []k20StaticElem                      // all maxEntries elements; nil with NoPrealloc
+	chunks  []atomic.Pointer[k20StaticElemChunk] // NoPrealloc: allocated on first use
+	chunkMu sync.Mutex                           // serialises chunk allocation
 
 	// Written by inserts and deletes; the padding keeps them off the cache
 	// line of the fields above, which every lookup reads.
@@ -116,7 +118,7 @@ func NewK20Static(opts htab.Options) (*K20Static, error) {
 		seed:       opts.Seed(),
 	}
 	if opts.NoPrealloc {
-		m.chunks = make([]atomic.Pointer[k20StaticChunk], (opts.MaxEntries-1)>>k20StaticChunkShift+1)
+		m.chunks = make([]atomic.Pointer[k20StaticElemChunk], (opts.MaxEntries-1)>>k20StaticChunkShift+1)
 	} else {
 		m.elems = make([]k20StaticElem, opts.MaxEntries)
 	}
@@ -287,7 +289,7 @@ func (m *K20Static) ensureChunk(c uint32) {
 	}
 	m.chunkMu.Lock()
 	if m.chunks[c].Load() == nil {
-		m.chunks[c].Store(new(k20StaticChunk))
+		m.chunks[c].Store(new(k20StaticElemChunk))
 	}
 	m.chunkMu.Unlock()
 }
@@ -419,8 +421,8 @@ func (m *K20Static) Delete(k K20StaticKey) error {
 		return htab.ErrKeyNotExist
 	}
 	m.unlink(h&m.mask, prev, i)
-	b.Unlock()
 	m.free(i - 1)
+	b.Unlock()
 	return nil
 }
 
@@ -438,8 +440,8 @@ func (m *K20Static) LookupAndDelete(k K20StaticKey) (K20StaticValue, error) {
 	}
 	v := m.elem(i - 1).loadValue()
 	m.unlink(h&m.mask, prev, i)
-	b.Unlock()
 	m.free(i - 1)
+	b.Unlock()
 	return v, nil
 }
 
@@ -631,17 +633,15 @@ func (m *K20Static) batchWalk(bi uint32, keys []K20StaticKey, vals []K20StaticVa
 		if del && head != 0 {
 			// The whole bucket goes: it was copied under this same lock.
 			b.SetHead(0)
-		}
-		b.Unlock()
-		if del {
-			// Free after unlocking, as the kernel does. The chain is unreachable
-			// now, so nothing else writes its next links.
+			// Free under the lock, as Delete does (see Capacity in the design
+			// comment). The chain is unreachable now: nothing else writes its links.
 			for i := head; i != 0; {
 				nx := atomic.LoadUint32(&m.elem(i - 1).next)
 				m.free(i - 1)
 				i = nx
 			}
 		}
+		b.Unlock()
 		total += cnt
 		bi++
 	}

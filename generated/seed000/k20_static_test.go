@@ -14,30 +14,30 @@ import (
 	"testing"
 )
 
-// testUpdateK20Static, testLookupK20Static, testLookupAndDeleteK20Static and testAllK20Static
+// k20StaticTestUpdate, k20StaticTestLookup, k20StaticTestLookupAndDelete and k20StaticTestAll
 // are the map's userspace methods, as the checks below use them (testAll
 // collects All).
-func testUpdateK20Static(m *K20Static, k K20StaticKey, v K20StaticValue, flags htab.UpdateFlags) error {
+func k20StaticTestUpdate(m *K20Static, k K20StaticKey, v K20StaticValue, flags htab.UpdateFlags) error {
 	return m.Update(k, v, flags)
 }
 
-func testLookupK20Static(t testing.TB, m *K20Static, k K20StaticKey) (K20StaticValue, bool) {
+func k20StaticTestLookup(t testing.TB, m *K20Static, k K20StaticKey) (K20StaticValue, bool) {
 	return m.Lookup(k)
 }
 
-func testLookupAndDeleteK20Static(t testing.TB, m *K20Static, k K20StaticKey) (K20StaticValue, error) {
+func k20StaticTestLookupAndDelete(t testing.TB, m *K20Static, k K20StaticKey) (K20StaticValue, error) {
 	return m.LookupAndDelete(k)
 }
 
-func testAllK20Static(t testing.TB, m *K20Static) (keys []K20StaticKey, vals []K20StaticValue) {
+func k20StaticTestAll(t testing.TB, m *K20Static) (keys []K20StaticKey, vals []K20StaticValue) {
 	for k, v := range m.All() {
 		keys, vals = append(keys, k), append(vals, v)
 	}
 	return keys, vals
 }
 
-// testKeyK20Static makes distinct keys from small integers.
-func testKeyK20Static(i int) (k K20StaticKey) {
+// k20StaticTestKey makes distinct keys from small integers.
+func k20StaticTestKey(i int) (k K20StaticKey) {
 	for j := range k {
 		if j < 8 {
 			k[j] = byte(i >> (8 * j))
@@ -48,23 +48,23 @@ func testKeyK20Static(i int) (k K20StaticKey) {
 	return
 }
 
-// testValK20Static makes a value from an integer.
-func testValK20Static(i int) (v K20StaticValue) {
+// k20StaticTestVal makes a value from an integer.
+func k20StaticTestVal(i int) (v K20StaticValue) {
 	for j := range v {
 		v[j] = byte(i + j)
 	}
 	return
 }
 
-// checkOpK20Static applies operation op (0 update, 1 delete, 2 lookup-and-delete,
+// k20StaticCheckOp applies operation op (0 update, 1 delete, 2 lookup-and-delete,
 // 3 lookup) on key ki to m and to the reference ref, and fails t if they differ.
-func checkOpK20Static(t testing.TB, m *K20Static, ref map[K20StaticKey]K20StaticValue, step, op, ki int, flags htab.UpdateFlags) {
-	k := testKeyK20Static(ki)
-	v := testValK20Static(step)
+func k20StaticCheckOp(t testing.TB, m *K20Static, ref map[K20StaticKey]K20StaticValue, step, op, ki int, flags htab.UpdateFlags) {
+	k := k20StaticTestKey(ki)
+	v := k20StaticTestVal(step)
 	old, present := ref[k]
 	switch op {
 	case 0:
-		err := testUpdateK20Static(m, k, v, flags)
+		err := k20StaticTestUpdate(m, k, v, flags)
 		var want error
 		switch {
 		case flags > htab.UpdateExist:
@@ -88,13 +88,13 @@ func checkOpK20Static(t testing.TB, m *K20Static, ref map[K20StaticKey]K20Static
 		}
 		delete(ref, k)
 	case 2:
-		got, err := testLookupAndDeleteK20Static(t, m, k)
+		got, err := k20StaticTestLookupAndDelete(t, m, k)
 		if (err == nil) != present || got != old {
 			t.Fatalf("step %d: LookupAndDelete(%x) = %x, %v; want %x, present %v", step, k, got, err, old, present)
 		}
 		delete(ref, k)
 	default:
-		got, ok := testLookupK20Static(t, m, k)
+		got, ok := k20StaticTestLookup(t, m, k)
 		if ok != present || got != old {
 			t.Fatalf("step %d: Lookup(%x) = %x, %v; want %x, %v", step, k, got, ok, old, present)
 		}
@@ -104,10 +104,10 @@ func checkOpK20Static(t testing.TB, m *K20Static, ref map[K20StaticKey]K20Static
 	}
 }
 
-// checkContentsK20Static checks that All and a NextKey walk both give exactly ref,
+// k20StaticCheckContents checks that All and a NextKey walk both give exactly ref,
 // in the same order.
-func checkContentsK20Static(t testing.TB, m *K20Static, ref map[K20StaticKey]K20StaticValue) {
-	order, vals := testAllK20Static(t, m)
+func k20StaticCheckContents(t testing.TB, m *K20Static, ref map[K20StaticKey]K20StaticValue) {
+	order, vals := k20StaticTestAll(t, m)
 	for i, k := range order {
 		if ref[k] != vals[i] {
 			t.Fatalf("All yields %x = %x, want %x", k, vals[i], ref[k])
@@ -150,9 +150,9 @@ func TestK20StaticRandomOps(t *testing.T) {
 			ref := map[K20StaticKey]K20StaticValue{}
 			rng := rand.New(rand.NewPCG(1, 2))
 			for step := range 10000 {
-				checkOpK20Static(t, m, ref, step, rng.IntN(4), rng.IntN(96), htab.UpdateFlags(rng.IntN(4)))
+				k20StaticCheckOp(t, m, ref, step, rng.IntN(4), rng.IntN(96), htab.UpdateFlags(rng.IntN(4)))
 			}
-			checkContentsK20Static(t, m, ref)
+			k20StaticCheckContents(t, m, ref)
 		})
 	}
 }
@@ -172,9 +172,9 @@ func FuzzK20StaticOps(f *testing.F) {
 		}
 		ref := map[K20StaticKey]K20StaticValue{}
 		for i := 0; i+1 < len(data); i += 2 {
-			checkOpK20Static(t, m, ref, i, int(data[i]&3), int(data[i+1]%16), htab.UpdateFlags(data[i]>>2&3))
+			k20StaticCheckOp(t, m, ref, i, int(data[i]&3), int(data[i+1]%16), htab.UpdateFlags(data[i]>>2&3))
 		}
-		checkContentsK20Static(t, m, ref)
+		k20StaticCheckContents(t, m, ref)
 	})
 }
 
@@ -193,18 +193,18 @@ func TestK20StaticConcurrent(t *testing.T) {
 	for w := range 2 {
 		wg.Go(func() {
 			for i := range 2000 {
-				k := testKeyK20Static(w*32 + i%32)
+				k := k20StaticTestKey(w*32 + i%32)
 				if i%3 == 2 {
 					_ = m.Delete(k)
 				} else {
-					_ = m.CPU(w).Update(k, testValK20Static(i), htab.UpdateAny)
+					_ = m.CPU(w).Update(k, k20StaticTestVal(i), htab.UpdateAny)
 				}
 			}
 		})
 	}
 	wg.Go(func() {
 		for i := range 200 {
-			m.CPU(1).Lookup(testKeyK20Static(i % 64))
+			m.CPU(1).Lookup(k20StaticTestKey(i % 64))
 			for range m.All() {
 			}
 			_, _ = m.NextKey(nil)
@@ -215,9 +215,9 @@ func TestK20StaticConcurrent(t *testing.T) {
 	for w := range 2 {
 		for j := range 32 {
 			last := j + 32*((1999-j)/32)
-			v, ok := m.CPU(w).Lookup(testKeyK20Static(w*32 + j))
+			v, ok := m.CPU(w).Lookup(k20StaticTestKey(w*32 + j))
 			want := last%3 != 2
-			if ok != want || ok && v != testValK20Static(last) {
+			if ok != want || ok && v != k20StaticTestVal(last) {
 				t.Fatalf("writer %d key %d: got %x, %v", w, j, v, ok)
 			}
 		}
@@ -239,8 +239,8 @@ func BenchmarkK20StaticLookup(b *testing.B) {
 	}
 	keys := make([]K20StaticKey, 0, n)
 	for i := range n {
-		k := testKeyK20Static(i)
-		if testUpdateK20Static(m, k, testValK20Static(i), htab.UpdateNoExist) == nil {
+		k := k20StaticTestKey(i)
+		if k20StaticTestUpdate(m, k, k20StaticTestVal(i), htab.UpdateNoExist) == nil {
 			keys = append(keys, k)
 		}
 	}
@@ -260,37 +260,37 @@ func BenchmarkK20StaticLookup(b *testing.B) {
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "lookups/s")
 }
 
-// testBatchIsK20Static is errors.Is.
-func testBatchIsK20Static(err, target error) bool {
+// k20StaticTestBatchIs is errors.Is.
+func k20StaticTestBatchIs(err, target error) bool {
 	return errors.Is(err, target)
 }
 
-// testBatchSameK20Static is slices.Equal.
-func testBatchSameK20Static[E comparable](a, b []E) bool {
+// k20StaticTestBatchSame is slices.Equal.
+func k20StaticTestBatchSame[E comparable](a, b []E) bool {
 	return slices.Equal(a, b)
 }
 
-// testBatchValsK20Static is a value buffer for a batch of n keys.
-func testBatchValsK20Static(m *K20Static, n int) []K20StaticValue { return make([]K20StaticValue, n) }
+// k20StaticTestBatchVals is a value buffer for a batch of n keys.
+func k20StaticTestBatchVals(m *K20Static, n int) []K20StaticValue { return make([]K20StaticValue, n) }
 
-// testBatchValueK20Static is key i's value in a batch's vals.
-func testBatchValueK20Static(t testing.TB, m *K20Static, k K20StaticKey, vals []K20StaticValue, i int) K20StaticValue {
+// k20StaticTestBatchValue is key i's value in a batch's vals.
+func k20StaticTestBatchValue(t testing.TB, m *K20Static, k K20StaticKey, vals []K20StaticValue, i int) K20StaticValue {
 	return vals[i]
 }
 
-// testBatchSpreadK20Static is what UpdateBatch takes for these values.
-func testBatchSpreadK20Static(m *K20Static, vs []K20StaticValue) []K20StaticValue { return vs }
+// k20StaticTestBatchSpread is what UpdateBatch takes for these values.
+func k20StaticTestBatchSpread(m *K20Static, vs []K20StaticValue) []K20StaticValue { return vs }
 
-// testBatchWalkK20Static runs one whole batch walk with buffers of buf keys
+// k20StaticTestBatchWalk runs one whole batch walk with buffers of buf keys
 // (doubled for a call that says ErrNoSpace) and returns what it got.
-func testBatchWalkK20Static(t *testing.T, m *K20Static, buf int, del bool) (keys []K20StaticKey, vals []K20StaticValue) {
+func k20StaticTestBatchWalk(t *testing.T, m *K20Static, buf int, del bool) (keys []K20StaticKey, vals []K20StaticValue) {
 	t.Helper()
 	c := new(htab.Cursor)
 	for call := 0; ; call++ {
 		if call > 4*m.MaxEntries()+10 {
 			t.Fatalf("buf %d: the walk does not end", buf)
 		}
-		ks, vs := make([]K20StaticKey, buf), testBatchValsK20Static(m, buf)
+		ks, vs := make([]K20StaticKey, buf), k20StaticTestBatchVals(m, buf)
 		var n int
 		var err error
 		if del {
@@ -298,19 +298,19 @@ func testBatchWalkK20Static(t *testing.T, m *K20Static, buf int, del bool) (keys
 		} else {
 			n, err = m.LookupBatch(c, ks, vs)
 		}
-		if testBatchIsK20Static(err, htab.ErrNoSpace) {
+		if k20StaticTestBatchIs(err, htab.ErrNoSpace) {
 			if n != 0 || c.Done() {
 				t.Fatalf("buf %d: ErrNoSpace with %d keys, done %v", buf, n, c.Done())
 			}
 			buf *= 2
 			continue
 		}
-		if err != nil && !testBatchIsK20Static(err, htab.ErrKeyNotExist) {
+		if err != nil && !k20StaticTestBatchIs(err, htab.ErrKeyNotExist) {
 			t.Fatalf("buf %d: %v", buf, err)
 		}
 		for i := range n {
 			keys = append(keys, ks[i])
-			vals = append(vals, testBatchValueK20Static(t, m, ks[i], vs, i))
+			vals = append(vals, k20StaticTestBatchValue(t, m, ks[i], vs, i))
 		}
 		if err != nil {
 			if !c.Done() {
@@ -330,18 +330,18 @@ func TestK20StaticBatch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n, err := m.LookupBatch(nil, make([]K20StaticKey, 4), testBatchValsK20Static(m, 4)); n != 0 || !testBatchIsK20Static(err, htab.ErrKeyNotExist) {
+	if n, err := m.LookupBatch(nil, make([]K20StaticKey, 4), k20StaticTestBatchVals(m, 4)); n != 0 || !k20StaticTestBatchIs(err, htab.ErrKeyNotExist) {
 		t.Fatalf("empty map: %d, %v; want 0, ErrKeyNotExist", n, err)
 	}
 	var ks []K20StaticKey
 	var vs []K20StaticValue
 	for i := range 40 {
-		ks, vs = append(ks, testKeyK20Static(i)), append(vs, testValK20Static(i))
+		ks, vs = append(ks, k20StaticTestKey(i)), append(vs, k20StaticTestVal(i))
 	}
-	if n, err := m.UpdateBatch(ks, testBatchSpreadK20Static(m, vs), htab.UpdateAny); n != len(ks) || err != nil {
+	if n, err := m.UpdateBatch(ks, k20StaticTestBatchSpread(m, vs), htab.UpdateAny); n != len(ks) || err != nil {
 		t.Fatalf("UpdateBatch: %d, %v", n, err)
 	}
-	wantKeys, wantVals := testAllK20Static(t, m)
+	wantKeys, wantVals := k20StaticTestAll(t, m)
 	if len(wantKeys) == 0 || len(wantKeys) != m.Len() {
 		t.Fatalf("All yields %d keys, Len is %d", len(wantKeys), m.Len())
 	}
@@ -351,32 +351,32 @@ func TestK20StaticBatch(t *testing.T) {
 		t.Fatalf("zero-length batch: %d, %v, cursor %v", n, err, *c)
 	}
 	for buf := 1; buf <= 8; buf++ {
-		keys, vals := testBatchWalkK20Static(t, m, buf, false)
-		if !testBatchSameK20Static(keys, wantKeys) || !testBatchSameK20Static(vals, wantVals) {
+		keys, vals := k20StaticTestBatchWalk(t, m, buf, false)
+		if !k20StaticTestBatchSame(keys, wantKeys) || !k20StaticTestBatchSame(vals, wantVals) {
 			t.Fatalf("buf %d: the walk returned\n%x\n%x\nAll yields\n%x\n%x", buf, keys, vals, wantKeys, wantVals)
 		}
 	}
 	if m.Len() != len(wantKeys) {
 		t.Fatalf("LookupBatch changed the map: Len %d", m.Len())
 	}
-	keys, vals := testBatchWalkK20Static(t, m, 3, true)
-	if !testBatchSameK20Static(keys, wantKeys) || !testBatchSameK20Static(vals, wantVals) {
+	keys, vals := k20StaticTestBatchWalk(t, m, 3, true)
+	if !k20StaticTestBatchSame(keys, wantKeys) || !k20StaticTestBatchSame(vals, wantVals) {
 		t.Fatalf("lookup-and-delete walk returned\n%x\nAll yielded\n%x", keys, wantKeys)
 	}
-	if k, _ := testAllK20Static(t, m); m.Len() != 0 || len(k) != 0 {
+	if k, _ := k20StaticTestAll(t, m); m.Len() != 0 || len(k) != 0 {
 		t.Fatalf("after a lookup-and-delete walk: Len %d, All %x", m.Len(), k)
 	}
 
-	if n, err := m.UpdateBatch(ks[:1], testBatchSpreadK20Static(m, vs[:1]), htab.UpdateNoExist); n != 0 || !testBatchIsK20Static(err, htab.ErrInvalid) {
+	if n, err := m.UpdateBatch(ks[:1], k20StaticTestBatchSpread(m, vs[:1]), htab.UpdateNoExist); n != 0 || !k20StaticTestBatchIs(err, htab.ErrInvalid) {
 		t.Fatalf("UpdateBatch with UpdateNoExist: %d, %v; want ErrInvalid, as the kernel", n, err)
 	}
-	if n, err := m.UpdateBatch(ks[:3], testBatchSpreadK20Static(m, vs[:3]), htab.UpdateAny); n != 3 || err != nil {
+	if n, err := m.UpdateBatch(ks[:3], k20StaticTestBatchSpread(m, vs[:3]), htab.UpdateAny); n != 3 || err != nil {
 		t.Fatalf("UpdateBatch: %d, %v", n, err)
 	}
-	if n, err := m.DeleteBatch([]K20StaticKey{ks[0], ks[1], ks[5], ks[2]}); n != 2 || !testBatchIsK20Static(err, htab.ErrKeyNotExist) {
+	if n, err := m.DeleteBatch([]K20StaticKey{ks[0], ks[1], ks[5], ks[2]}); n != 2 || !k20StaticTestBatchIs(err, htab.ErrKeyNotExist) {
 		t.Fatalf("DeleteBatch with an absent third key: %d, %v; want 2, ErrKeyNotExist", n, err)
 	}
-	if _, ok := testLookupK20Static(t, m, ks[2]); !ok || m.Len() != 1 {
+	if _, ok := k20StaticTestLookup(t, m, ks[2]); !ok || m.Len() != 1 {
 		t.Fatalf("DeleteBatch went past the absent key: Len %d", m.Len())
 	}
 }

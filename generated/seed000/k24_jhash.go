@@ -46,7 +46,9 @@ import (
 //   element is reused at once; a reader that reached it through its old bucket
 //   sees that bucket's sequence change and retries.
 //   Capacity: a new key takes a freed element, else a never-used one; when all
-//   MaxEntries are in use it is htab.ErrFull. A replace never needs one.
+//   MaxEntries are in use it is htab.ErrFull. A replace never needs one. A
+//   delete frees its element before it unlocks, so whoever sees the key gone
+//   can insert another (the kernel frees after unlocking).
 
 // K24JhashKey is a key of K24Jhash: 24 bytes, hashed and compared as they are.
 type K24JhashKey [24]byte
@@ -71,7 +73,7 @@ type k24JhashElem struct {
 // 256 elements of 40 bytes, 10 KiB (the most, by powers of two, within 16 KiB).
 const k24JhashChunkShift = 8
 
-type k24JhashChunk [1 << k24JhashChunkShift]k24JhashElem
+type k24JhashElemChunk [1 << k24JhashChunkShift]k24JhashElem
 
 // K24Jhash is a fixed-capacity hash map with the semantics of the kernel's
 // BPF_MAP_TYPE_HASH. Every method is safe for concurrent use.
@@ -85,9 +87,9 @@ type K24Jhash struct {
 
 	// Element storage. Element i is elems[i] when preallocated, else
 	// chunks[i>>shift][i&mask]; a bucket links index+1 so that 0 is nil.
-	elems   []k24JhashElem                  // all maxEntries elements; nil with NoPrealloc
-	chunks  []atomic.Pointer[k24JhashChunk] // NoPrealloc: allocated on first use
-	chunkMu sync.Mutex                      // serialises chunk allocation
+	elems   []k24JhashElem                      // all maxEntries elements; nil with NoPrealloc
+	chunks  []atomic.Pointer[k24JhashElemChunk] // NoPrealloc: allocated on first use
+	chunkMu sync.Mutex                          // serialises chunk allocation
 
 	// Written by inserts and deletes; the padding keeps them off the cache
 	// line of the fields above, which every lookup reads.
@@ -116,7 +118,7 @@ func NewK24Jhash(opts htab.Options) (*K24Jhash, error) {
 		seed:       opts.Seed(),
 	}
 	if opts.NoPrealloc {
-		m.chunks = make([]atomic.Pointer[k24JhashChunk], (opts.MaxEntries-1)>>k24JhashChunkShift+1)
+		m.chunks = make([]atomic.Pointer[k24JhashElemChunk], (opts.MaxEntries-1)>>k24JhashChunkShift+1)
 	} else {
 		m.elems = make([]k24JhashElem, opts.MaxEntries)
 	}
@@ -324,7 +326,7 @@ func (m *K24Jhash) ensureChunk(c uint32) {
 	}
 	m.chunkMu.Lock()
 	if m.chunks[c].Load() == nil {
-		m.chunks[c].Store(new(k24JhashChunk))
+		m.chunks[c].Store(new(k24JhashElemChunk))
 	}
 	m.chunkMu.Unlock()
 }
@@ -456,8 +458,8 @@ func (m *K24Jhash) Delete(k K24JhashKey) error {
 		return htab.ErrKeyNotExist
 	}
 	m.unlink(h&m.mask, prev, i)
-	b.Unlock()
 	m.free(i - 1)
+	b.Unlock()
 	return nil
 }
 
@@ -475,8 +477,8 @@ func (m *K24Jhash) LookupAndDelete(k K24JhashKey) (K24JhashValue, error) {
 	}
 	v := m.elem(i - 1).loadValue()
 	m.unlink(h&m.mask, prev, i)
-	b.Unlock()
 	m.free(i - 1)
+	b.Unlock()
 	return v, nil
 }
 
@@ -668,17 +670,15 @@ func (m *K24Jhash) batchWalk(bi uint32, keys []K24JhashKey, vals []K24JhashValue
 		if del && head != 0 {
 			// The whole bucket goes: it was copied under this same lock.
 			b.SetHead(0)
-		}
-		b.Unlock()
-		if del {
-			// Free after unlocking, as the kernel does. The chain is unreachable
-			// now, so nothing else writes its next links.
+			// Free under the lock, as Delete does (see Capacity in the design
+			// comment). The chain is unreachable now: nothing else writes its links.
 			for i := head; i != 0; {
 				nx := atomic.LoadUint32(&m.elem(i - 1).next)
 				m.free(i - 1)
 				i = nx
 			}
 		}
+		b.Unlock()
 		total += cnt
 		bi++
 	}

@@ -14,30 +14,30 @@ import (
 	"testing"
 )
 
-// testUpdateK24Jhash, testLookupK24Jhash, testLookupAndDeleteK24Jhash and testAllK24Jhash
+// k24JhashTestUpdate, k24JhashTestLookup, k24JhashTestLookupAndDelete and k24JhashTestAll
 // are the map's userspace methods, as the checks below use them (testAll
 // collects All).
-func testUpdateK24Jhash(m *K24Jhash, k K24JhashKey, v K24JhashValue, flags htab.UpdateFlags) error {
+func k24JhashTestUpdate(m *K24Jhash, k K24JhashKey, v K24JhashValue, flags htab.UpdateFlags) error {
 	return m.Update(k, v, flags)
 }
 
-func testLookupK24Jhash(t testing.TB, m *K24Jhash, k K24JhashKey) (K24JhashValue, bool) {
+func k24JhashTestLookup(t testing.TB, m *K24Jhash, k K24JhashKey) (K24JhashValue, bool) {
 	return m.Lookup(k)
 }
 
-func testLookupAndDeleteK24Jhash(t testing.TB, m *K24Jhash, k K24JhashKey) (K24JhashValue, error) {
+func k24JhashTestLookupAndDelete(t testing.TB, m *K24Jhash, k K24JhashKey) (K24JhashValue, error) {
 	return m.LookupAndDelete(k)
 }
 
-func testAllK24Jhash(t testing.TB, m *K24Jhash) (keys []K24JhashKey, vals []K24JhashValue) {
+func k24JhashTestAll(t testing.TB, m *K24Jhash) (keys []K24JhashKey, vals []K24JhashValue) {
 	for k, v := range m.All() {
 		keys, vals = append(keys, k), append(vals, v)
 	}
 	return keys, vals
 }
 
-// testKeyK24Jhash makes distinct keys from small integers.
-func testKeyK24Jhash(i int) (k K24JhashKey) {
+// k24JhashTestKey makes distinct keys from small integers.
+func k24JhashTestKey(i int) (k K24JhashKey) {
 	for j := range k {
 		if j < 8 {
 			k[j] = byte(i >> (8 * j))
@@ -48,23 +48,23 @@ func testKeyK24Jhash(i int) (k K24JhashKey) {
 	return
 }
 
-// testValK24Jhash makes a value from an integer.
-func testValK24Jhash(i int) (v K24JhashValue) {
+// k24JhashTestVal makes a value from an integer.
+func k24JhashTestVal(i int) (v K24JhashValue) {
 	for j := range v {
 		v[j] = byte(i + j)
 	}
 	return
 }
 
-// checkOpK24Jhash applies operation op (0 update, 1 delete, 2 lookup-and-delete,
+// k24JhashCheckOp applies operation op (0 update, 1 delete, 2 lookup-and-delete,
 // 3 lookup) on key ki to m and to the reference ref, and fails t if they differ.
-func checkOpK24Jhash(t testing.TB, m *K24Jhash, ref map[K24JhashKey]K24JhashValue, step, op, ki int, flags htab.UpdateFlags) {
-	k := testKeyK24Jhash(ki)
-	v := testValK24Jhash(step)
+func k24JhashCheckOp(t testing.TB, m *K24Jhash, ref map[K24JhashKey]K24JhashValue, step, op, ki int, flags htab.UpdateFlags) {
+	k := k24JhashTestKey(ki)
+	v := k24JhashTestVal(step)
 	old, present := ref[k]
 	switch op {
 	case 0:
-		err := testUpdateK24Jhash(m, k, v, flags)
+		err := k24JhashTestUpdate(m, k, v, flags)
 		var want error
 		switch {
 		case flags > htab.UpdateExist:
@@ -88,13 +88,13 @@ func checkOpK24Jhash(t testing.TB, m *K24Jhash, ref map[K24JhashKey]K24JhashValu
 		}
 		delete(ref, k)
 	case 2:
-		got, err := testLookupAndDeleteK24Jhash(t, m, k)
+		got, err := k24JhashTestLookupAndDelete(t, m, k)
 		if (err == nil) != present || got != old {
 			t.Fatalf("step %d: LookupAndDelete(%x) = %x, %v; want %x, present %v", step, k, got, err, old, present)
 		}
 		delete(ref, k)
 	default:
-		got, ok := testLookupK24Jhash(t, m, k)
+		got, ok := k24JhashTestLookup(t, m, k)
 		if ok != present || got != old {
 			t.Fatalf("step %d: Lookup(%x) = %x, %v; want %x, %v", step, k, got, ok, old, present)
 		}
@@ -104,10 +104,10 @@ func checkOpK24Jhash(t testing.TB, m *K24Jhash, ref map[K24JhashKey]K24JhashValu
 	}
 }
 
-// checkContentsK24Jhash checks that All and a NextKey walk both give exactly ref,
+// k24JhashCheckContents checks that All and a NextKey walk both give exactly ref,
 // in the same order.
-func checkContentsK24Jhash(t testing.TB, m *K24Jhash, ref map[K24JhashKey]K24JhashValue) {
-	order, vals := testAllK24Jhash(t, m)
+func k24JhashCheckContents(t testing.TB, m *K24Jhash, ref map[K24JhashKey]K24JhashValue) {
+	order, vals := k24JhashTestAll(t, m)
 	for i, k := range order {
 		if ref[k] != vals[i] {
 			t.Fatalf("All yields %x = %x, want %x", k, vals[i], ref[k])
@@ -150,9 +150,9 @@ func TestK24JhashRandomOps(t *testing.T) {
 			ref := map[K24JhashKey]K24JhashValue{}
 			rng := rand.New(rand.NewPCG(1, 2))
 			for step := range 10000 {
-				checkOpK24Jhash(t, m, ref, step, rng.IntN(4), rng.IntN(96), htab.UpdateFlags(rng.IntN(4)))
+				k24JhashCheckOp(t, m, ref, step, rng.IntN(4), rng.IntN(96), htab.UpdateFlags(rng.IntN(4)))
 			}
-			checkContentsK24Jhash(t, m, ref)
+			k24JhashCheckContents(t, m, ref)
 		})
 	}
 }
@@ -172,9 +172,9 @@ func FuzzK24JhashOps(f *testing.F) {
 		}
 		ref := map[K24JhashKey]K24JhashValue{}
 		for i := 0; i+1 < len(data); i += 2 {
-			checkOpK24Jhash(t, m, ref, i, int(data[i]&3), int(data[i+1]%16), htab.UpdateFlags(data[i]>>2&3))
+			k24JhashCheckOp(t, m, ref, i, int(data[i]&3), int(data[i+1]%16), htab.UpdateFlags(data[i]>>2&3))
 		}
-		checkContentsK24Jhash(t, m, ref)
+		k24JhashCheckContents(t, m, ref)
 	})
 }
 
@@ -193,18 +193,18 @@ func TestK24JhashConcurrent(t *testing.T) {
 	for w := range 2 {
 		wg.Go(func() {
 			for i := range 2000 {
-				k := testKeyK24Jhash(w*32 + i%32)
+				k := k24JhashTestKey(w*32 + i%32)
 				if i%3 == 2 {
 					_ = m.Delete(k)
 				} else {
-					_ = m.CPU(w).Update(k, testValK24Jhash(i), htab.UpdateAny)
+					_ = m.CPU(w).Update(k, k24JhashTestVal(i), htab.UpdateAny)
 				}
 			}
 		})
 	}
 	wg.Go(func() {
 		for i := range 200 {
-			m.CPU(1).Lookup(testKeyK24Jhash(i % 64))
+			m.CPU(1).Lookup(k24JhashTestKey(i % 64))
 			for range m.All() {
 			}
 			_, _ = m.NextKey(nil)
@@ -215,9 +215,9 @@ func TestK24JhashConcurrent(t *testing.T) {
 	for w := range 2 {
 		for j := range 32 {
 			last := j + 32*((1999-j)/32)
-			v, ok := m.CPU(w).Lookup(testKeyK24Jhash(w*32 + j))
+			v, ok := m.CPU(w).Lookup(k24JhashTestKey(w*32 + j))
 			want := last%3 != 2
-			if ok != want || ok && v != testValK24Jhash(last) {
+			if ok != want || ok && v != k24JhashTestVal(last) {
 				t.Fatalf("writer %d key %d: got %x, %v", w, j, v, ok)
 			}
 		}
@@ -239,8 +239,8 @@ func BenchmarkK24JhashLookup(b *testing.B) {
 	}
 	keys := make([]K24JhashKey, 0, n)
 	for i := range n {
-		k := testKeyK24Jhash(i)
-		if testUpdateK24Jhash(m, k, testValK24Jhash(i), htab.UpdateNoExist) == nil {
+		k := k24JhashTestKey(i)
+		if k24JhashTestUpdate(m, k, k24JhashTestVal(i), htab.UpdateNoExist) == nil {
 			keys = append(keys, k)
 		}
 	}
@@ -260,37 +260,37 @@ func BenchmarkK24JhashLookup(b *testing.B) {
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "lookups/s")
 }
 
-// testBatchIsK24Jhash is errors.Is.
-func testBatchIsK24Jhash(err, target error) bool {
+// k24JhashTestBatchIs is errors.Is.
+func k24JhashTestBatchIs(err, target error) bool {
 	return errors.Is(err, target)
 }
 
-// testBatchSameK24Jhash is slices.Equal.
-func testBatchSameK24Jhash[E comparable](a, b []E) bool {
+// k24JhashTestBatchSame is slices.Equal.
+func k24JhashTestBatchSame[E comparable](a, b []E) bool {
 	return slices.Equal(a, b)
 }
 
-// testBatchValsK24Jhash is a value buffer for a batch of n keys.
-func testBatchValsK24Jhash(m *K24Jhash, n int) []K24JhashValue { return make([]K24JhashValue, n) }
+// k24JhashTestBatchVals is a value buffer for a batch of n keys.
+func k24JhashTestBatchVals(m *K24Jhash, n int) []K24JhashValue { return make([]K24JhashValue, n) }
 
-// testBatchValueK24Jhash is key i's value in a batch's vals.
-func testBatchValueK24Jhash(t testing.TB, m *K24Jhash, k K24JhashKey, vals []K24JhashValue, i int) K24JhashValue {
+// k24JhashTestBatchValue is key i's value in a batch's vals.
+func k24JhashTestBatchValue(t testing.TB, m *K24Jhash, k K24JhashKey, vals []K24JhashValue, i int) K24JhashValue {
 	return vals[i]
 }
 
-// testBatchSpreadK24Jhash is what UpdateBatch takes for these values.
-func testBatchSpreadK24Jhash(m *K24Jhash, vs []K24JhashValue) []K24JhashValue { return vs }
+// k24JhashTestBatchSpread is what UpdateBatch takes for these values.
+func k24JhashTestBatchSpread(m *K24Jhash, vs []K24JhashValue) []K24JhashValue { return vs }
 
-// testBatchWalkK24Jhash runs one whole batch walk with buffers of buf keys
+// k24JhashTestBatchWalk runs one whole batch walk with buffers of buf keys
 // (doubled for a call that says ErrNoSpace) and returns what it got.
-func testBatchWalkK24Jhash(t *testing.T, m *K24Jhash, buf int, del bool) (keys []K24JhashKey, vals []K24JhashValue) {
+func k24JhashTestBatchWalk(t *testing.T, m *K24Jhash, buf int, del bool) (keys []K24JhashKey, vals []K24JhashValue) {
 	t.Helper()
 	c := new(htab.Cursor)
 	for call := 0; ; call++ {
 		if call > 4*m.MaxEntries()+10 {
 			t.Fatalf("buf %d: the walk does not end", buf)
 		}
-		ks, vs := make([]K24JhashKey, buf), testBatchValsK24Jhash(m, buf)
+		ks, vs := make([]K24JhashKey, buf), k24JhashTestBatchVals(m, buf)
 		var n int
 		var err error
 		if del {
@@ -298,19 +298,19 @@ func testBatchWalkK24Jhash(t *testing.T, m *K24Jhash, buf int, del bool) (keys [
 		} else {
 			n, err = m.LookupBatch(c, ks, vs)
 		}
-		if testBatchIsK24Jhash(err, htab.ErrNoSpace) {
+		if k24JhashTestBatchIs(err, htab.ErrNoSpace) {
 			if n != 0 || c.Done() {
 				t.Fatalf("buf %d: ErrNoSpace with %d keys, done %v", buf, n, c.Done())
 			}
 			buf *= 2
 			continue
 		}
-		if err != nil && !testBatchIsK24Jhash(err, htab.ErrKeyNotExist) {
+		if err != nil && !k24JhashTestBatchIs(err, htab.ErrKeyNotExist) {
 			t.Fatalf("buf %d: %v", buf, err)
 		}
 		for i := range n {
 			keys = append(keys, ks[i])
-			vals = append(vals, testBatchValueK24Jhash(t, m, ks[i], vs, i))
+			vals = append(vals, k24JhashTestBatchValue(t, m, ks[i], vs, i))
 		}
 		if err != nil {
 			if !c.Done() {
@@ -330,18 +330,18 @@ func TestK24JhashBatch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n, err := m.LookupBatch(nil, make([]K24JhashKey, 4), testBatchValsK24Jhash(m, 4)); n != 0 || !testBatchIsK24Jhash(err, htab.ErrKeyNotExist) {
+	if n, err := m.LookupBatch(nil, make([]K24JhashKey, 4), k24JhashTestBatchVals(m, 4)); n != 0 || !k24JhashTestBatchIs(err, htab.ErrKeyNotExist) {
 		t.Fatalf("empty map: %d, %v; want 0, ErrKeyNotExist", n, err)
 	}
 	var ks []K24JhashKey
 	var vs []K24JhashValue
 	for i := range 40 {
-		ks, vs = append(ks, testKeyK24Jhash(i)), append(vs, testValK24Jhash(i))
+		ks, vs = append(ks, k24JhashTestKey(i)), append(vs, k24JhashTestVal(i))
 	}
-	if n, err := m.UpdateBatch(ks, testBatchSpreadK24Jhash(m, vs), htab.UpdateAny); n != len(ks) || err != nil {
+	if n, err := m.UpdateBatch(ks, k24JhashTestBatchSpread(m, vs), htab.UpdateAny); n != len(ks) || err != nil {
 		t.Fatalf("UpdateBatch: %d, %v", n, err)
 	}
-	wantKeys, wantVals := testAllK24Jhash(t, m)
+	wantKeys, wantVals := k24JhashTestAll(t, m)
 	if len(wantKeys) == 0 || len(wantKeys) != m.Len() {
 		t.Fatalf("All yields %d keys, Len is %d", len(wantKeys), m.Len())
 	}
@@ -351,32 +351,32 @@ func TestK24JhashBatch(t *testing.T) {
 		t.Fatalf("zero-length batch: %d, %v, cursor %v", n, err, *c)
 	}
 	for buf := 1; buf <= 8; buf++ {
-		keys, vals := testBatchWalkK24Jhash(t, m, buf, false)
-		if !testBatchSameK24Jhash(keys, wantKeys) || !testBatchSameK24Jhash(vals, wantVals) {
+		keys, vals := k24JhashTestBatchWalk(t, m, buf, false)
+		if !k24JhashTestBatchSame(keys, wantKeys) || !k24JhashTestBatchSame(vals, wantVals) {
 			t.Fatalf("buf %d: the walk returned\n%x\n%x\nAll yields\n%x\n%x", buf, keys, vals, wantKeys, wantVals)
 		}
 	}
 	if m.Len() != len(wantKeys) {
 		t.Fatalf("LookupBatch changed the map: Len %d", m.Len())
 	}
-	keys, vals := testBatchWalkK24Jhash(t, m, 3, true)
-	if !testBatchSameK24Jhash(keys, wantKeys) || !testBatchSameK24Jhash(vals, wantVals) {
+	keys, vals := k24JhashTestBatchWalk(t, m, 3, true)
+	if !k24JhashTestBatchSame(keys, wantKeys) || !k24JhashTestBatchSame(vals, wantVals) {
 		t.Fatalf("lookup-and-delete walk returned\n%x\nAll yielded\n%x", keys, wantKeys)
 	}
-	if k, _ := testAllK24Jhash(t, m); m.Len() != 0 || len(k) != 0 {
+	if k, _ := k24JhashTestAll(t, m); m.Len() != 0 || len(k) != 0 {
 		t.Fatalf("after a lookup-and-delete walk: Len %d, All %x", m.Len(), k)
 	}
 
-	if n, err := m.UpdateBatch(ks[:1], testBatchSpreadK24Jhash(m, vs[:1]), htab.UpdateNoExist); n != 0 || !testBatchIsK24Jhash(err, htab.ErrInvalid) {
+	if n, err := m.UpdateBatch(ks[:1], k24JhashTestBatchSpread(m, vs[:1]), htab.UpdateNoExist); n != 0 || !k24JhashTestBatchIs(err, htab.ErrInvalid) {
 		t.Fatalf("UpdateBatch with UpdateNoExist: %d, %v; want ErrInvalid, as the kernel", n, err)
 	}
-	if n, err := m.UpdateBatch(ks[:3], testBatchSpreadK24Jhash(m, vs[:3]), htab.UpdateAny); n != 3 || err != nil {
+	if n, err := m.UpdateBatch(ks[:3], k24JhashTestBatchSpread(m, vs[:3]), htab.UpdateAny); n != 3 || err != nil {
 		t.Fatalf("UpdateBatch: %d, %v", n, err)
 	}
-	if n, err := m.DeleteBatch([]K24JhashKey{ks[0], ks[1], ks[5], ks[2]}); n != 2 || !testBatchIsK24Jhash(err, htab.ErrKeyNotExist) {
+	if n, err := m.DeleteBatch([]K24JhashKey{ks[0], ks[1], ks[5], ks[2]}); n != 2 || !k24JhashTestBatchIs(err, htab.ErrKeyNotExist) {
 		t.Fatalf("DeleteBatch with an absent third key: %d, %v; want 2, ErrKeyNotExist", n, err)
 	}
-	if _, ok := testLookupK24Jhash(t, m, ks[2]); !ok || m.Len() != 1 {
+	if _, ok := k24JhashTestLookup(t, m, ks[2]); !ok || m.Len() != 1 {
 		t.Fatalf("DeleteBatch went past the absent key: Len %d", m.Len())
 	}
 }

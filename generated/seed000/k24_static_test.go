@@ -14,30 +14,30 @@ import (
 	"testing"
 )
 
-// testUpdateK24Static, testLookupK24Static, testLookupAndDeleteK24Static and testAllK24Static
+// k24StaticTestUpdate, k24StaticTestLookup, k24StaticTestLookupAndDelete and k24StaticTestAll
 // are the map's userspace methods, as the checks below use them (testAll
 // collects All).
-func testUpdateK24Static(m *K24Static, k K24StaticKey, v K24StaticValue, flags htab.UpdateFlags) error {
+func k24StaticTestUpdate(m *K24Static, k K24StaticKey, v K24StaticValue, flags htab.UpdateFlags) error {
 	return m.Update(k, v, flags)
 }
 
-func testLookupK24Static(t testing.TB, m *K24Static, k K24StaticKey) (K24StaticValue, bool) {
+func k24StaticTestLookup(t testing.TB, m *K24Static, k K24StaticKey) (K24StaticValue, bool) {
 	return m.Lookup(k)
 }
 
-func testLookupAndDeleteK24Static(t testing.TB, m *K24Static, k K24StaticKey) (K24StaticValue, error) {
+func k24StaticTestLookupAndDelete(t testing.TB, m *K24Static, k K24StaticKey) (K24StaticValue, error) {
 	return m.LookupAndDelete(k)
 }
 
-func testAllK24Static(t testing.TB, m *K24Static) (keys []K24StaticKey, vals []K24StaticValue) {
+func k24StaticTestAll(t testing.TB, m *K24Static) (keys []K24StaticKey, vals []K24StaticValue) {
 	for k, v := range m.All() {
 		keys, vals = append(keys, k), append(vals, v)
 	}
 	return keys, vals
 }
 
-// testKeyK24Static makes distinct keys from small integers.
-func testKeyK24Static(i int) (k K24StaticKey) {
+// k24StaticTestKey makes distinct keys from small integers.
+func k24StaticTestKey(i int) (k K24StaticKey) {
 	for j := range k {
 		if j < 8 {
 			k[j] = byte(i >> (8 * j))
@@ -48,23 +48,23 @@ func testKeyK24Static(i int) (k K24StaticKey) {
 	return
 }
 
-// testValK24Static makes a value from an integer.
-func testValK24Static(i int) (v K24StaticValue) {
+// k24StaticTestVal makes a value from an integer.
+func k24StaticTestVal(i int) (v K24StaticValue) {
 	for j := range v {
 		v[j] = byte(i + j)
 	}
 	return
 }
 
-// checkOpK24Static applies operation op (0 update, 1 delete, 2 lookup-and-delete,
+// k24StaticCheckOp applies operation op (0 update, 1 delete, 2 lookup-and-delete,
 // 3 lookup) on key ki to m and to the reference ref, and fails t if they differ.
-func checkOpK24Static(t testing.TB, m *K24Static, ref map[K24StaticKey]K24StaticValue, step, op, ki int, flags htab.UpdateFlags) {
-	k := testKeyK24Static(ki)
-	v := testValK24Static(step)
+func k24StaticCheckOp(t testing.TB, m *K24Static, ref map[K24StaticKey]K24StaticValue, step, op, ki int, flags htab.UpdateFlags) {
+	k := k24StaticTestKey(ki)
+	v := k24StaticTestVal(step)
 	old, present := ref[k]
 	switch op {
 	case 0:
-		err := testUpdateK24Static(m, k, v, flags)
+		err := k24StaticTestUpdate(m, k, v, flags)
 		var want error
 		switch {
 		case flags > htab.UpdateExist:
@@ -88,13 +88,13 @@ func checkOpK24Static(t testing.TB, m *K24Static, ref map[K24StaticKey]K24Static
 		}
 		delete(ref, k)
 	case 2:
-		got, err := testLookupAndDeleteK24Static(t, m, k)
+		got, err := k24StaticTestLookupAndDelete(t, m, k)
 		if (err == nil) != present || got != old {
 			t.Fatalf("step %d: LookupAndDelete(%x) = %x, %v; want %x, present %v", step, k, got, err, old, present)
 		}
 		delete(ref, k)
 	default:
-		got, ok := testLookupK24Static(t, m, k)
+		got, ok := k24StaticTestLookup(t, m, k)
 		if ok != present || got != old {
 			t.Fatalf("step %d: Lookup(%x) = %x, %v; want %x, %v", step, k, got, ok, old, present)
 		}
@@ -104,10 +104,10 @@ func checkOpK24Static(t testing.TB, m *K24Static, ref map[K24StaticKey]K24Static
 	}
 }
 
-// checkContentsK24Static checks that All and a NextKey walk both give exactly ref,
+// k24StaticCheckContents checks that All and a NextKey walk both give exactly ref,
 // in the same order.
-func checkContentsK24Static(t testing.TB, m *K24Static, ref map[K24StaticKey]K24StaticValue) {
-	order, vals := testAllK24Static(t, m)
+func k24StaticCheckContents(t testing.TB, m *K24Static, ref map[K24StaticKey]K24StaticValue) {
+	order, vals := k24StaticTestAll(t, m)
 	for i, k := range order {
 		if ref[k] != vals[i] {
 			t.Fatalf("All yields %x = %x, want %x", k, vals[i], ref[k])
@@ -150,9 +150,9 @@ func TestK24StaticRandomOps(t *testing.T) {
 			ref := map[K24StaticKey]K24StaticValue{}
 			rng := rand.New(rand.NewPCG(1, 2))
 			for step := range 10000 {
-				checkOpK24Static(t, m, ref, step, rng.IntN(4), rng.IntN(96), htab.UpdateFlags(rng.IntN(4)))
+				k24StaticCheckOp(t, m, ref, step, rng.IntN(4), rng.IntN(96), htab.UpdateFlags(rng.IntN(4)))
 			}
-			checkContentsK24Static(t, m, ref)
+			k24StaticCheckContents(t, m, ref)
 		})
 	}
 }
@@ -172,9 +172,9 @@ func FuzzK24StaticOps(f *testing.F) {
 		}
 		ref := map[K24StaticKey]K24StaticValue{}
 		for i := 0; i+1 < len(data); i += 2 {
-			checkOpK24Static(t, m, ref, i, int(data[i]&3), int(data[i+1]%16), htab.UpdateFlags(data[i]>>2&3))
+			k24StaticCheckOp(t, m, ref, i, int(data[i]&3), int(data[i+1]%16), htab.UpdateFlags(data[i]>>2&3))
 		}
-		checkContentsK24Static(t, m, ref)
+		k24StaticCheckContents(t, m, ref)
 	})
 }
 
@@ -193,18 +193,18 @@ func TestK24StaticConcurrent(t *testing.T) {
 	for w := range 2 {
 		wg.Go(func() {
 			for i := range 2000 {
-				k := testKeyK24Static(w*32 + i%32)
+				k := k24StaticTestKey(w*32 + i%32)
 				if i%3 == 2 {
 					_ = m.Delete(k)
 				} else {
-					_ = m.CPU(w).Update(k, testValK24Static(i), htab.UpdateAny)
+					_ = m.CPU(w).Update(k, k24StaticTestVal(i), htab.UpdateAny)
 				}
 			}
 		})
 	}
 	wg.Go(func() {
 		for i := range 200 {
-			m.CPU(1).Lookup(testKeyK24Static(i % 64))
+			m.CPU(1).Lookup(k24StaticTestKey(i % 64))
 			for range m.All() {
 			}
 			_, _ = m.NextKey(nil)
@@ -215,9 +215,9 @@ func TestK24StaticConcurrent(t *testing.T) {
 	for w := range 2 {
 		for j := range 32 {
 			last := j + 32*((1999-j)/32)
-			v, ok := m.CPU(w).Lookup(testKeyK24Static(w*32 + j))
+			v, ok := m.CPU(w).Lookup(k24StaticTestKey(w*32 + j))
 			want := last%3 != 2
-			if ok != want || ok && v != testValK24Static(last) {
+			if ok != want || ok && v != k24StaticTestVal(last) {
 				t.Fatalf("writer %d key %d: got %x, %v", w, j, v, ok)
 			}
 		}
@@ -239,8 +239,8 @@ func BenchmarkK24StaticLookup(b *testing.B) {
 	}
 	keys := make([]K24StaticKey, 0, n)
 	for i := range n {
-		k := testKeyK24Static(i)
-		if testUpdateK24Static(m, k, testValK24Static(i), htab.UpdateNoExist) == nil {
+		k := k24StaticTestKey(i)
+		if k24StaticTestUpdate(m, k, k24StaticTestVal(i), htab.UpdateNoExist) == nil {
 			keys = append(keys, k)
 		}
 	}
@@ -260,37 +260,37 @@ func BenchmarkK24StaticLookup(b *testing.B) {
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "lookups/s")
 }
 
-// testBatchIsK24Static is errors.Is.
-func testBatchIsK24Static(err, target error) bool {
+// k24StaticTestBatchIs is errors.Is.
+func k24StaticTestBatchIs(err, target error) bool {
 	return errors.Is(err, target)
 }
 
-// testBatchSameK24Static is slices.Equal.
-func testBatchSameK24Static[E comparable](a, b []E) bool {
+// k24StaticTestBatchSame is slices.Equal.
+func k24StaticTestBatchSame[E comparable](a, b []E) bool {
 	return slices.Equal(a, b)
 }
 
-// testBatchValsK24Static is a value buffer for a batch of n keys.
-func testBatchValsK24Static(m *K24Static, n int) []K24StaticValue { return make([]K24StaticValue, n) }
+// k24StaticTestBatchVals is a value buffer for a batch of n keys.
+func k24StaticTestBatchVals(m *K24Static, n int) []K24StaticValue { return make([]K24StaticValue, n) }
 
-// testBatchValueK24Static is key i's value in a batch's vals.
-func testBatchValueK24Static(t testing.TB, m *K24Static, k K24StaticKey, vals []K24StaticValue, i int) K24StaticValue {
+// k24StaticTestBatchValue is key i's value in a batch's vals.
+func k24StaticTestBatchValue(t testing.TB, m *K24Static, k K24StaticKey, vals []K24StaticValue, i int) K24StaticValue {
 	return vals[i]
 }
 
-// testBatchSpreadK24Static is what UpdateBatch takes for these values.
-func testBatchSpreadK24Static(m *K24Static, vs []K24StaticValue) []K24StaticValue { return vs }
+// k24StaticTestBatchSpread is what UpdateBatch takes for these values.
+func k24StaticTestBatchSpread(m *K24Static, vs []K24StaticValue) []K24StaticValue { return vs }
 
-// testBatchWalkK24Static runs one whole batch walk with buffers of buf keys
+// k24StaticTestBatchWalk runs one whole batch walk with buffers of buf keys
 // (doubled for a call that says ErrNoSpace) and returns what it got.
-func testBatchWalkK24Static(t *testing.T, m *K24Static, buf int, del bool) (keys []K24StaticKey, vals []K24StaticValue) {
+func k24StaticTestBatchWalk(t *testing.T, m *K24Static, buf int, del bool) (keys []K24StaticKey, vals []K24StaticValue) {
 	t.Helper()
 	c := new(htab.Cursor)
 	for call := 0; ; call++ {
 		if call > 4*m.MaxEntries()+10 {
 			t.Fatalf("buf %d: the walk does not end", buf)
 		}
-		ks, vs := make([]K24StaticKey, buf), testBatchValsK24Static(m, buf)
+		ks, vs := make([]K24StaticKey, buf), k24StaticTestBatchVals(m, buf)
 		var n int
 		var err error
 		if del {
@@ -298,19 +298,19 @@ func testBatchWalkK24Static(t *testing.T, m *K24Static, buf int, del bool) (keys
 		} else {
 			n, err = m.LookupBatch(c, ks, vs)
 		}
-		if testBatchIsK24Static(err, htab.ErrNoSpace) {
+		if k24StaticTestBatchIs(err, htab.ErrNoSpace) {
 			if n != 0 || c.Done() {
 				t.Fatalf("buf %d: ErrNoSpace with %d keys, done %v", buf, n, c.Done())
 			}
 			buf *= 2
 			continue
 		}
-		if err != nil && !testBatchIsK24Static(err, htab.ErrKeyNotExist) {
+		if err != nil && !k24StaticTestBatchIs(err, htab.ErrKeyNotExist) {
 			t.Fatalf("buf %d: %v", buf, err)
 		}
 		for i := range n {
 			keys = append(keys, ks[i])
-			vals = append(vals, testBatchValueK24Static(t, m, ks[i], vs, i))
+			vals = append(vals, k24StaticTestBatchValue(t, m, ks[i], vs, i))
 		}
 		if err != nil {
 			if !c.Done() {
@@ -330,18 +330,18 @@ func TestK24StaticBatch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n, err := m.LookupBatch(nil, make([]K24StaticKey, 4), testBatchValsK24Static(m, 4)); n != 0 || !testBatchIsK24Static(err, htab.ErrKeyNotExist) {
+	if n, err := m.LookupBatch(nil, make([]K24StaticKey, 4), k24StaticTestBatchVals(m, 4)); n != 0 || !k24StaticTestBatchIs(err, htab.ErrKeyNotExist) {
 		t.Fatalf("empty map: %d, %v; want 0, ErrKeyNotExist", n, err)
 	}
 	var ks []K24StaticKey
 	var vs []K24StaticValue
 	for i := range 40 {
-		ks, vs = append(ks, testKeyK24Static(i)), append(vs, testValK24Static(i))
+		ks, vs = append(ks, k24StaticTestKey(i)), append(vs, k24StaticTestVal(i))
 	}
-	if n, err := m.UpdateBatch(ks, testBatchSpreadK24Static(m, vs), htab.UpdateAny); n != len(ks) || err != nil {
+	if n, err := m.UpdateBatch(ks, k24StaticTestBatchSpread(m, vs), htab.UpdateAny); n != len(ks) || err != nil {
 		t.Fatalf("UpdateBatch: %d, %v", n, err)
 	}
-	wantKeys, wantVals := testAllK24Static(t, m)
+	wantKeys, wantVals := k24StaticTestAll(t, m)
 	if len(wantKeys) == 0 || len(wantKeys) != m.Len() {
 		t.Fatalf("All yields %d keys, Len is %d", len(wantKeys), m.Len())
 	}
@@ -351,32 +351,32 @@ func TestK24StaticBatch(t *testing.T) {
 		t.Fatalf("zero-length batch: %d, %v, cursor %v", n, err, *c)
 	}
 	for buf := 1; buf <= 8; buf++ {
-		keys, vals := testBatchWalkK24Static(t, m, buf, false)
-		if !testBatchSameK24Static(keys, wantKeys) || !testBatchSameK24Static(vals, wantVals) {
+		keys, vals := k24StaticTestBatchWalk(t, m, buf, false)
+		if !k24StaticTestBatchSame(keys, wantKeys) || !k24StaticTestBatchSame(vals, wantVals) {
 			t.Fatalf("buf %d: the walk returned\n%x\n%x\nAll yields\n%x\n%x", buf, keys, vals, wantKeys, wantVals)
 		}
 	}
 	if m.Len() != len(wantKeys) {
 		t.Fatalf("LookupBatch changed the map: Len %d", m.Len())
 	}
-	keys, vals := testBatchWalkK24Static(t, m, 3, true)
-	if !testBatchSameK24Static(keys, wantKeys) || !testBatchSameK24Static(vals, wantVals) {
+	keys, vals := k24StaticTestBatchWalk(t, m, 3, true)
+	if !k24StaticTestBatchSame(keys, wantKeys) || !k24StaticTestBatchSame(vals, wantVals) {
 		t.Fatalf("lookup-and-delete walk returned\n%x\nAll yielded\n%x", keys, wantKeys)
 	}
-	if k, _ := testAllK24Static(t, m); m.Len() != 0 || len(k) != 0 {
+	if k, _ := k24StaticTestAll(t, m); m.Len() != 0 || len(k) != 0 {
 		t.Fatalf("after a lookup-and-delete walk: Len %d, All %x", m.Len(), k)
 	}
 
-	if n, err := m.UpdateBatch(ks[:1], testBatchSpreadK24Static(m, vs[:1]), htab.UpdateNoExist); n != 0 || !testBatchIsK24Static(err, htab.ErrInvalid) {
+	if n, err := m.UpdateBatch(ks[:1], k24StaticTestBatchSpread(m, vs[:1]), htab.UpdateNoExist); n != 0 || !k24StaticTestBatchIs(err, htab.ErrInvalid) {
 		t.Fatalf("UpdateBatch with UpdateNoExist: %d, %v; want ErrInvalid, as the kernel", n, err)
 	}
-	if n, err := m.UpdateBatch(ks[:3], testBatchSpreadK24Static(m, vs[:3]), htab.UpdateAny); n != 3 || err != nil {
+	if n, err := m.UpdateBatch(ks[:3], k24StaticTestBatchSpread(m, vs[:3]), htab.UpdateAny); n != 3 || err != nil {
 		t.Fatalf("UpdateBatch: %d, %v", n, err)
 	}
-	if n, err := m.DeleteBatch([]K24StaticKey{ks[0], ks[1], ks[5], ks[2]}); n != 2 || !testBatchIsK24Static(err, htab.ErrKeyNotExist) {
+	if n, err := m.DeleteBatch([]K24StaticKey{ks[0], ks[1], ks[5], ks[2]}); n != 2 || !k24StaticTestBatchIs(err, htab.ErrKeyNotExist) {
 		t.Fatalf("DeleteBatch with an absent third key: %d, %v; want 2, ErrKeyNotExist", n, err)
 	}
-	if _, ok := testLookupK24Static(t, m, ks[2]); !ok || m.Len() != 1 {
+	if _, ok := k24StaticTestLookup(t, m, ks[2]); !ok || m.Len() != 1 {
 		t.Fatalf("DeleteBatch went past the absent key: Len %d", m.Len())
 	}
 }

@@ -14,30 +14,30 @@ import (
 	"testing"
 )
 
-// testUpdateK28Jhash, testLookupK28Jhash, testLookupAndDeleteK28Jhash and testAllK28Jhash
+// k28JhashTestUpdate, k28JhashTestLookup, k28JhashTestLookupAndDelete and k28JhashTestAll
 // are the map's userspace methods, as the checks below use them (testAll
 // collects All).
-func testUpdateK28Jhash(m *K28Jhash, k K28JhashKey, v K28JhashValue, flags htab.UpdateFlags) error {
+func k28JhashTestUpdate(m *K28Jhash, k K28JhashKey, v K28JhashValue, flags htab.UpdateFlags) error {
 	return m.Update(k, v, flags)
 }
 
-func testLookupK28Jhash(t testing.TB, m *K28Jhash, k K28JhashKey) (K28JhashValue, bool) {
+func k28JhashTestLookup(t testing.TB, m *K28Jhash, k K28JhashKey) (K28JhashValue, bool) {
 	return m.Lookup(k)
 }
 
-func testLookupAndDeleteK28Jhash(t testing.TB, m *K28Jhash, k K28JhashKey) (K28JhashValue, error) {
+func k28JhashTestLookupAndDelete(t testing.TB, m *K28Jhash, k K28JhashKey) (K28JhashValue, error) {
 	return m.LookupAndDelete(k)
 }
 
-func testAllK28Jhash(t testing.TB, m *K28Jhash) (keys []K28JhashKey, vals []K28JhashValue) {
+func k28JhashTestAll(t testing.TB, m *K28Jhash) (keys []K28JhashKey, vals []K28JhashValue) {
 	for k, v := range m.All() {
 		keys, vals = append(keys, k), append(vals, v)
 	}
 	return keys, vals
 }
 
-// testKeyK28Jhash makes distinct keys from small integers.
-func testKeyK28Jhash(i int) (k K28JhashKey) {
+// k28JhashTestKey makes distinct keys from small integers.
+func k28JhashTestKey(i int) (k K28JhashKey) {
 	for j := range k {
 		if j < 8 {
 			k[j] = byte(i >> (8 * j))
@@ -48,23 +48,23 @@ func testKeyK28Jhash(i int) (k K28JhashKey) {
 	return
 }
 
-// testValK28Jhash makes a value from an integer.
-func testValK28Jhash(i int) (v K28JhashValue) {
+// k28JhashTestVal makes a value from an integer.
+func k28JhashTestVal(i int) (v K28JhashValue) {
 	for j := range v {
 		v[j] = byte(i + j)
 	}
 	return
 }
 
-// checkOpK28Jhash applies operation op (0 update, 1 delete, 2 lookup-and-delete,
+// k28JhashCheckOp applies operation op (0 update, 1 delete, 2 lookup-and-delete,
 // 3 lookup) on key ki to m and to the reference ref, and fails t if they differ.
-func checkOpK28Jhash(t testing.TB, m *K28Jhash, ref map[K28JhashKey]K28JhashValue, step, op, ki int, flags htab.UpdateFlags) {
-	k := testKeyK28Jhash(ki)
-	v := testValK28Jhash(step)
+func k28JhashCheckOp(t testing.TB, m *K28Jhash, ref map[K28JhashKey]K28JhashValue, step, op, ki int, flags htab.UpdateFlags) {
+	k := k28JhashTestKey(ki)
+	v := k28JhashTestVal(step)
 	old, present := ref[k]
 	switch op {
 	case 0:
-		err := testUpdateK28Jhash(m, k, v, flags)
+		err := k28JhashTestUpdate(m, k, v, flags)
 		var want error
 		switch {
 		case flags > htab.UpdateExist:
@@ -88,13 +88,13 @@ func checkOpK28Jhash(t testing.TB, m *K28Jhash, ref map[K28JhashKey]K28JhashValu
 		}
 		delete(ref, k)
 	case 2:
-		got, err := testLookupAndDeleteK28Jhash(t, m, k)
+		got, err := k28JhashTestLookupAndDelete(t, m, k)
 		if (err == nil) != present || got != old {
 			t.Fatalf("step %d: LookupAndDelete(%x) = %x, %v; want %x, present %v", step, k, got, err, old, present)
 		}
 		delete(ref, k)
 	default:
-		got, ok := testLookupK28Jhash(t, m, k)
+		got, ok := k28JhashTestLookup(t, m, k)
 		if ok != present || got != old {
 			t.Fatalf("step %d: Lookup(%x) = %x, %v; want %x, %v", step, k, got, ok, old, present)
 		}
@@ -104,10 +104,10 @@ func checkOpK28Jhash(t testing.TB, m *K28Jhash, ref map[K28JhashKey]K28JhashValu
 	}
 }
 
-// checkContentsK28Jhash checks that All and a NextKey walk both give exactly ref,
+// k28JhashCheckContents checks that All and a NextKey walk both give exactly ref,
 // in the same order.
-func checkContentsK28Jhash(t testing.TB, m *K28Jhash, ref map[K28JhashKey]K28JhashValue) {
-	order, vals := testAllK28Jhash(t, m)
+func k28JhashCheckContents(t testing.TB, m *K28Jhash, ref map[K28JhashKey]K28JhashValue) {
+	order, vals := k28JhashTestAll(t, m)
 	for i, k := range order {
 		if ref[k] != vals[i] {
 			t.Fatalf("All yields %x = %x, want %x", k, vals[i], ref[k])
@@ -150,9 +150,9 @@ func TestK28JhashRandomOps(t *testing.T) {
 			ref := map[K28JhashKey]K28JhashValue{}
 			rng := rand.New(rand.NewPCG(1, 2))
 			for step := range 10000 {
-				checkOpK28Jhash(t, m, ref, step, rng.IntN(4), rng.IntN(96), htab.UpdateFlags(rng.IntN(4)))
+				k28JhashCheckOp(t, m, ref, step, rng.IntN(4), rng.IntN(96), htab.UpdateFlags(rng.IntN(4)))
 			}
-			checkContentsK28Jhash(t, m, ref)
+			k28JhashCheckContents(t, m, ref)
 		})
 	}
 }
@@ -172,9 +172,9 @@ func FuzzK28JhashOps(f *testing.F) {
 		}
 		ref := map[K28JhashKey]K28JhashValue{}
 		for i := 0; i+1 < len(data); i += 2 {
-			checkOpK28Jhash(t, m, ref, i, int(data[i]&3), int(data[i+1]%16), htab.UpdateFlags(data[i]>>2&3))
+			k28JhashCheckOp(t, m, ref, i, int(data[i]&3), int(data[i+1]%16), htab.UpdateFlags(data[i]>>2&3))
 		}
-		checkContentsK28Jhash(t, m, ref)
+		k28JhashCheckContents(t, m, ref)
 	})
 }
 
@@ -193,18 +193,18 @@ func TestK28JhashConcurrent(t *testing.T) {
 	for w := range 2 {
 		wg.Go(func() {
 			for i := range 2000 {
-				k := testKeyK28Jhash(w*32 + i%32)
+				k := k28JhashTestKey(w*32 + i%32)
 				if i%3 == 2 {
 					_ = m.Delete(k)
 				} else {
-					_ = m.CPU(w).Update(k, testValK28Jhash(i), htab.UpdateAny)
+					_ = m.CPU(w).Update(k, k28JhashTestVal(i), htab.UpdateAny)
 				}
 			}
 		})
 	}
 	wg.Go(func() {
 		for i := range 200 {
-			m.CPU(1).Lookup(testKeyK28Jhash(i % 64))
+			m.CPU(1).Lookup(k28JhashTestKey(i % 64))
 			for range m.All() {
 			}
 			_, _ = m.NextKey(nil)
@@ -215,9 +215,9 @@ func TestK28JhashConcurrent(t *testing.T) {
 	for w := range 2 {
 		for j := range 32 {
 			last := j + 32*((1999-j)/32)
-			v, ok := m.CPU(w).Lookup(testKeyK28Jhash(w*32 + j))
+			v, ok := m.CPU(w).Lookup(k28JhashTestKey(w*32 + j))
 			want := last%3 != 2
-			if ok != want || ok && v != testValK28Jhash(last) {
+			if ok != want || ok && v != k28JhashTestVal(last) {
 				t.Fatalf("writer %d key %d: got %x, %v", w, j, v, ok)
 			}
 		}
@@ -239,8 +239,8 @@ func BenchmarkK28JhashLookup(b *testing.B) {
 	}
 	keys := make([]K28JhashKey, 0, n)
 	for i := range n {
-		k := testKeyK28Jhash(i)
-		if testUpdateK28Jhash(m, k, testValK28Jhash(i), htab.UpdateNoExist) == nil {
+		k := k28JhashTestKey(i)
+		if k28JhashTestUpdate(m, k, k28JhashTestVal(i), htab.UpdateNoExist) == nil {
 			keys = append(keys, k)
 		}
 	}
@@ -260,37 +260,37 @@ func BenchmarkK28JhashLookup(b *testing.B) {
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "lookups/s")
 }
 
-// testBatchIsK28Jhash is errors.Is.
-func testBatchIsK28Jhash(err, target error) bool {
+// k28JhashTestBatchIs is errors.Is.
+func k28JhashTestBatchIs(err, target error) bool {
 	return errors.Is(err, target)
 }
 
-// testBatchSameK28Jhash is slices.Equal.
-func testBatchSameK28Jhash[E comparable](a, b []E) bool {
+// k28JhashTestBatchSame is slices.Equal.
+func k28JhashTestBatchSame[E comparable](a, b []E) bool {
 	return slices.Equal(a, b)
 }
 
-// testBatchValsK28Jhash is a value buffer for a batch of n keys.
-func testBatchValsK28Jhash(m *K28Jhash, n int) []K28JhashValue { return make([]K28JhashValue, n) }
+// k28JhashTestBatchVals is a value buffer for a batch of n keys.
+func k28JhashTestBatchVals(m *K28Jhash, n int) []K28JhashValue { return make([]K28JhashValue, n) }
 
-// testBatchValueK28Jhash is key i's value in a batch's vals.
-func testBatchValueK28Jhash(t testing.TB, m *K28Jhash, k K28JhashKey, vals []K28JhashValue, i int) K28JhashValue {
+// k28JhashTestBatchValue is key i's value in a batch's vals.
+func k28JhashTestBatchValue(t testing.TB, m *K28Jhash, k K28JhashKey, vals []K28JhashValue, i int) K28JhashValue {
 	return vals[i]
 }
 
-// testBatchSpreadK28Jhash is what UpdateBatch takes for these values.
-func testBatchSpreadK28Jhash(m *K28Jhash, vs []K28JhashValue) []K28JhashValue { return vs }
+// k28JhashTestBatchSpread is what UpdateBatch takes for these values.
+func k28JhashTestBatchSpread(m *K28Jhash, vs []K28JhashValue) []K28JhashValue { return vs }
 
-// testBatchWalkK28Jhash runs one whole batch walk with buffers of buf keys
+// k28JhashTestBatchWalk runs one whole batch walk with buffers of buf keys
 // (doubled for a call that says ErrNoSpace) and returns what it got.
-func testBatchWalkK28Jhash(t *testing.T, m *K28Jhash, buf int, del bool) (keys []K28JhashKey, vals []K28JhashValue) {
+func k28JhashTestBatchWalk(t *testing.T, m *K28Jhash, buf int, del bool) (keys []K28JhashKey, vals []K28JhashValue) {
 	t.Helper()
 	c := new(htab.Cursor)
 	for call := 0; ; call++ {
 		if call > 4*m.MaxEntries()+10 {
 			t.Fatalf("buf %d: the walk does not end", buf)
 		}
-		ks, vs := make([]K28JhashKey, buf), testBatchValsK28Jhash(m, buf)
+		ks, vs := make([]K28JhashKey, buf), k28JhashTestBatchVals(m, buf)
 		var n int
 		var err error
 		if del {
@@ -298,19 +298,19 @@ func testBatchWalkK28Jhash(t *testing.T, m *K28Jhash, buf int, del bool) (keys [
 		} else {
 			n, err = m.LookupBatch(c, ks, vs)
 		}
-		if testBatchIsK28Jhash(err, htab.ErrNoSpace) {
+		if k28JhashTestBatchIs(err, htab.ErrNoSpace) {
 			if n != 0 || c.Done() {
 				t.Fatalf("buf %d: ErrNoSpace with %d keys, done %v", buf, n, c.Done())
 			}
 			buf *= 2
 			continue
 		}
-		if err != nil && !testBatchIsK28Jhash(err, htab.ErrKeyNotExist) {
+		if err != nil && !k28JhashTestBatchIs(err, htab.ErrKeyNotExist) {
 			t.Fatalf("buf %d: %v", buf, err)
 		}
 		for i := range n {
 			keys = append(keys, ks[i])
-			vals = append(vals, testBatchValueK28Jhash(t, m, ks[i], vs, i))
+			vals = append(vals, k28JhashTestBatchValue(t, m, ks[i], vs, i))
 		}
 		if err != nil {
 			if !c.Done() {
@@ -330,18 +330,18 @@ func TestK28JhashBatch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n, err := m.LookupBatch(nil, make([]K28JhashKey, 4), testBatchValsK28Jhash(m, 4)); n != 0 || !testBatchIsK28Jhash(err, htab.ErrKeyNotExist) {
+	if n, err := m.LookupBatch(nil, make([]K28JhashKey, 4), k28JhashTestBatchVals(m, 4)); n != 0 || !k28JhashTestBatchIs(err, htab.ErrKeyNotExist) {
 		t.Fatalf("empty map: %d, %v; want 0, ErrKeyNotExist", n, err)
 	}
 	var ks []K28JhashKey
 	var vs []K28JhashValue
 	for i := range 40 {
-		ks, vs = append(ks, testKeyK28Jhash(i)), append(vs, testValK28Jhash(i))
+		ks, vs = append(ks, k28JhashTestKey(i)), append(vs, k28JhashTestVal(i))
 	}
-	if n, err := m.UpdateBatch(ks, testBatchSpreadK28Jhash(m, vs), htab.UpdateAny); n != len(ks) || err != nil {
+	if n, err := m.UpdateBatch(ks, k28JhashTestBatchSpread(m, vs), htab.UpdateAny); n != len(ks) || err != nil {
 		t.Fatalf("UpdateBatch: %d, %v", n, err)
 	}
-	wantKeys, wantVals := testAllK28Jhash(t, m)
+	wantKeys, wantVals := k28JhashTestAll(t, m)
 	if len(wantKeys) == 0 || len(wantKeys) != m.Len() {
 		t.Fatalf("All yields %d keys, Len is %d", len(wantKeys), m.Len())
 	}
@@ -351,32 +351,32 @@ func TestK28JhashBatch(t *testing.T) {
 		t.Fatalf("zero-length batch: %d, %v, cursor %v", n, err, *c)
 	}
 	for buf := 1; buf <= 8; buf++ {
-		keys, vals := testBatchWalkK28Jhash(t, m, buf, false)
-		if !testBatchSameK28Jhash(keys, wantKeys) || !testBatchSameK28Jhash(vals, wantVals) {
+		keys, vals := k28JhashTestBatchWalk(t, m, buf, false)
+		if !k28JhashTestBatchSame(keys, wantKeys) || !k28JhashTestBatchSame(vals, wantVals) {
 			t.Fatalf("buf %d: the walk returned\n%x\n%x\nAll yields\n%x\n%x", buf, keys, vals, wantKeys, wantVals)
 		}
 	}
 	if m.Len() != len(wantKeys) {
 		t.Fatalf("LookupBatch changed the map: Len %d", m.Len())
 	}
-	keys, vals := testBatchWalkK28Jhash(t, m, 3, true)
-	if !testBatchSameK28Jhash(keys, wantKeys) || !testBatchSameK28Jhash(vals, wantVals) {
+	keys, vals := k28JhashTestBatchWalk(t, m, 3, true)
+	if !k28JhashTestBatchSame(keys, wantKeys) || !k28JhashTestBatchSame(vals, wantVals) {
 		t.Fatalf("lookup-and-delete walk returned\n%x\nAll yielded\n%x", keys, wantKeys)
 	}
-	if k, _ := testAllK28Jhash(t, m); m.Len() != 0 || len(k) != 0 {
+	if k, _ := k28JhashTestAll(t, m); m.Len() != 0 || len(k) != 0 {
 		t.Fatalf("after a lookup-and-delete walk: Len %d, All %x", m.Len(), k)
 	}
 
-	if n, err := m.UpdateBatch(ks[:1], testBatchSpreadK28Jhash(m, vs[:1]), htab.UpdateNoExist); n != 0 || !testBatchIsK28Jhash(err, htab.ErrInvalid) {
+	if n, err := m.UpdateBatch(ks[:1], k28JhashTestBatchSpread(m, vs[:1]), htab.UpdateNoExist); n != 0 || !k28JhashTestBatchIs(err, htab.ErrInvalid) {
 		t.Fatalf("UpdateBatch with UpdateNoExist: %d, %v; want ErrInvalid, as the kernel", n, err)
 	}
-	if n, err := m.UpdateBatch(ks[:3], testBatchSpreadK28Jhash(m, vs[:3]), htab.UpdateAny); n != 3 || err != nil {
+	if n, err := m.UpdateBatch(ks[:3], k28JhashTestBatchSpread(m, vs[:3]), htab.UpdateAny); n != 3 || err != nil {
 		t.Fatalf("UpdateBatch: %d, %v", n, err)
 	}
-	if n, err := m.DeleteBatch([]K28JhashKey{ks[0], ks[1], ks[5], ks[2]}); n != 2 || !testBatchIsK28Jhash(err, htab.ErrKeyNotExist) {
+	if n, err := m.DeleteBatch([]K28JhashKey{ks[0], ks[1], ks[5], ks[2]}); n != 2 || !k28JhashTestBatchIs(err, htab.ErrKeyNotExist) {
 		t.Fatalf("DeleteBatch with an absent third key: %d, %v; want 2, ErrKeyNotExist", n, err)
 	}
-	if _, ok := testLookupK28Jhash(t, m, ks[2]); !ok || m.Len() != 1 {
+	if _, ok := k28JhashTestLookup(t, m, ks[2]); !ok || m.Len() != 1 {
 		t.Fatalf("DeleteBatch went past the absent key: Len %d", m.Len())
 	}
 }

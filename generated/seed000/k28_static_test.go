@@ -14,30 +14,30 @@ import (
 	"testing"
 )
 
-// testUpdateK28Static, testLookupK28Static, testLookupAndDeleteK28Static and testAllK28Static
+// k28StaticTestUpdate, k28StaticTestLookup, k28StaticTestLookupAndDelete and k28StaticTestAll
 // are the map's userspace methods, as the checks below use them (testAll
 // collects All).
-func testUpdateK28Static(m *K28Static, k K28StaticKey, v K28StaticValue, flags htab.UpdateFlags) error {
+func k28StaticTestUpdate(m *K28Static, k K28StaticKey, v K28StaticValue, flags htab.UpdateFlags) error {
 	return m.Update(k, v, flags)
 }
 
-func testLookupK28Static(t testing.TB, m *K28Static, k K28StaticKey) (K28StaticValue, bool) {
+func k28StaticTestLookup(t testing.TB, m *K28Static, k K28StaticKey) (K28StaticValue, bool) {
 	return m.Lookup(k)
 }
 
-func testLookupAndDeleteK28Static(t testing.TB, m *K28Static, k K28StaticKey) (K28StaticValue, error) {
+func k28StaticTestLookupAndDelete(t testing.TB, m *K28Static, k K28StaticKey) (K28StaticValue, error) {
 	return m.LookupAndDelete(k)
 }
 
-func testAllK28Static(t testing.TB, m *K28Static) (keys []K28StaticKey, vals []K28StaticValue) {
+func k28StaticTestAll(t testing.TB, m *K28Static) (keys []K28StaticKey, vals []K28StaticValue) {
 	for k, v := range m.All() {
 		keys, vals = append(keys, k), append(vals, v)
 	}
 	return keys, vals
 }
 
-// testKeyK28Static makes distinct keys from small integers.
-func testKeyK28Static(i int) (k K28StaticKey) {
+// k28StaticTestKey makes distinct keys from small integers.
+func k28StaticTestKey(i int) (k K28StaticKey) {
 	for j := range k {
 		if j < 8 {
 			k[j] = byte(i >> (8 * j))
@@ -48,23 +48,23 @@ func testKeyK28Static(i int) (k K28StaticKey) {
 	return
 }
 
-// testValK28Static makes a value from an integer.
-func testValK28Static(i int) (v K28StaticValue) {
+// k28StaticTestVal makes a value from an integer.
+func k28StaticTestVal(i int) (v K28StaticValue) {
 	for j := range v {
 		v[j] = byte(i + j)
 	}
 	return
 }
 
-// checkOpK28Static applies operation op (0 update, 1 delete, 2 lookup-and-delete,
+// k28StaticCheckOp applies operation op (0 update, 1 delete, 2 lookup-and-delete,
 // 3 lookup) on key ki to m and to the reference ref, and fails t if they differ.
-func checkOpK28Static(t testing.TB, m *K28Static, ref map[K28StaticKey]K28StaticValue, step, op, ki int, flags htab.UpdateFlags) {
-	k := testKeyK28Static(ki)
-	v := testValK28Static(step)
+func k28StaticCheckOp(t testing.TB, m *K28Static, ref map[K28StaticKey]K28StaticValue, step, op, ki int, flags htab.UpdateFlags) {
+	k := k28StaticTestKey(ki)
+	v := k28StaticTestVal(step)
 	old, present := ref[k]
 	switch op {
 	case 0:
-		err := testUpdateK28Static(m, k, v, flags)
+		err := k28StaticTestUpdate(m, k, v, flags)
 		var want error
 		switch {
 		case flags > htab.UpdateExist:
@@ -88,13 +88,13 @@ func checkOpK28Static(t testing.TB, m *K28Static, ref map[K28StaticKey]K28Static
 		}
 		delete(ref, k)
 	case 2:
-		got, err := testLookupAndDeleteK28Static(t, m, k)
+		got, err := k28StaticTestLookupAndDelete(t, m, k)
 		if (err == nil) != present || got != old {
 			t.Fatalf("step %d: LookupAndDelete(%x) = %x, %v; want %x, present %v", step, k, got, err, old, present)
 		}
 		delete(ref, k)
 	default:
-		got, ok := testLookupK28Static(t, m, k)
+		got, ok := k28StaticTestLookup(t, m, k)
 		if ok != present || got != old {
 			t.Fatalf("step %d: Lookup(%x) = %x, %v; want %x, %v", step, k, got, ok, old, present)
 		}
@@ -104,10 +104,10 @@ func checkOpK28Static(t testing.TB, m *K28Static, ref map[K28StaticKey]K28Static
 	}
 }
 
-// checkContentsK28Static checks that All and a NextKey walk both give exactly ref,
+// k28StaticCheckContents checks that All and a NextKey walk both give exactly ref,
 // in the same order.
-func checkContentsK28Static(t testing.TB, m *K28Static, ref map[K28StaticKey]K28StaticValue) {
-	order, vals := testAllK28Static(t, m)
+func k28StaticCheckContents(t testing.TB, m *K28Static, ref map[K28StaticKey]K28StaticValue) {
+	order, vals := k28StaticTestAll(t, m)
 	for i, k := range order {
 		if ref[k] != vals[i] {
 			t.Fatalf("All yields %x = %x, want %x", k, vals[i], ref[k])
@@ -150,9 +150,9 @@ func TestK28StaticRandomOps(t *testing.T) {
 			ref := map[K28StaticKey]K28StaticValue{}
 			rng := rand.New(rand.NewPCG(1, 2))
 			for step := range 10000 {
-				checkOpK28Static(t, m, ref, step, rng.IntN(4), rng.IntN(96), htab.UpdateFlags(rng.IntN(4)))
+				k28StaticCheckOp(t, m, ref, step, rng.IntN(4), rng.IntN(96), htab.UpdateFlags(rng.IntN(4)))
 			}
-			checkContentsK28Static(t, m, ref)
+			k28StaticCheckContents(t, m, ref)
 		})
 	}
 }
@@ -172,9 +172,9 @@ func FuzzK28StaticOps(f *testing.F) {
 		}
 		ref := map[K28StaticKey]K28StaticValue{}
 		for i := 0; i+1 < len(data); i += 2 {
-			checkOpK28Static(t, m, ref, i, int(data[i]&3), int(data[i+1]%16), htab.UpdateFlags(data[i]>>2&3))
+			k28StaticCheckOp(t, m, ref, i, int(data[i]&3), int(data[i+1]%16), htab.UpdateFlags(data[i]>>2&3))
 		}
-		checkContentsK28Static(t, m, ref)
+		k28StaticCheckContents(t, m, ref)
 	})
 }
 
@@ -193,18 +193,18 @@ func TestK28StaticConcurrent(t *testing.T) {
 	for w := range 2 {
 		wg.Go(func() {
 			for i := range 2000 {
-				k := testKeyK28Static(w*32 + i%32)
+				k := k28StaticTestKey(w*32 + i%32)
 				if i%3 == 2 {
 					_ = m.Delete(k)
 				} else {
-					_ = m.CPU(w).Update(k, testValK28Static(i), htab.UpdateAny)
+					_ = m.CPU(w).Update(k, k28StaticTestVal(i), htab.UpdateAny)
 				}
 			}
 		})
 	}
 	wg.Go(func() {
 		for i := range 200 {
-			m.CPU(1).Lookup(testKeyK28Static(i % 64))
+			m.CPU(1).Lookup(k28StaticTestKey(i % 64))
 			for range m.All() {
 			}
 			_, _ = m.NextKey(nil)
@@ -215,9 +215,9 @@ func TestK28StaticConcurrent(t *testing.T) {
 	for w := range 2 {
 		for j := range 32 {
 			last := j + 32*((1999-j)/32)
-			v, ok := m.CPU(w).Lookup(testKeyK28Static(w*32 + j))
+			v, ok := m.CPU(w).Lookup(k28StaticTestKey(w*32 + j))
 			want := last%3 != 2
-			if ok != want || ok && v != testValK28Static(last) {
+			if ok != want || ok && v != k28StaticTestVal(last) {
 				t.Fatalf("writer %d key %d: got %x, %v", w, j, v, ok)
 			}
 		}
@@ -239,8 +239,8 @@ func BenchmarkK28StaticLookup(b *testing.B) {
 	}
 	keys := make([]K28StaticKey, 0, n)
 	for i := range n {
-		k := testKeyK28Static(i)
-		if testUpdateK28Static(m, k, testValK28Static(i), htab.UpdateNoExist) == nil {
+		k := k28StaticTestKey(i)
+		if k28StaticTestUpdate(m, k, k28StaticTestVal(i), htab.UpdateNoExist) == nil {
 			keys = append(keys, k)
 		}
 	}
@@ -260,37 +260,37 @@ func BenchmarkK28StaticLookup(b *testing.B) {
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "lookups/s")
 }
 
-// testBatchIsK28Static is errors.Is.
-func testBatchIsK28Static(err, target error) bool {
+// k28StaticTestBatchIs is errors.Is.
+func k28StaticTestBatchIs(err, target error) bool {
 	return errors.Is(err, target)
 }
 
-// testBatchSameK28Static is slices.Equal.
-func testBatchSameK28Static[E comparable](a, b []E) bool {
+// k28StaticTestBatchSame is slices.Equal.
+func k28StaticTestBatchSame[E comparable](a, b []E) bool {
 	return slices.Equal(a, b)
 }
 
-// testBatchValsK28Static is a value buffer for a batch of n keys.
-func testBatchValsK28Static(m *K28Static, n int) []K28StaticValue { return make([]K28StaticValue, n) }
+// k28StaticTestBatchVals is a value buffer for a batch of n keys.
+func k28StaticTestBatchVals(m *K28Static, n int) []K28StaticValue { return make([]K28StaticValue, n) }
 
-// testBatchValueK28Static is key i's value in a batch's vals.
-func testBatchValueK28Static(t testing.TB, m *K28Static, k K28StaticKey, vals []K28StaticValue, i int) K28StaticValue {
+// k28StaticTestBatchValue is key i's value in a batch's vals.
+func k28StaticTestBatchValue(t testing.TB, m *K28Static, k K28StaticKey, vals []K28StaticValue, i int) K28StaticValue {
 	return vals[i]
 }
 
-// testBatchSpreadK28Static is what UpdateBatch takes for these values.
-func testBatchSpreadK28Static(m *K28Static, vs []K28StaticValue) []K28StaticValue { return vs }
+// k28StaticTestBatchSpread is what UpdateBatch takes for these values.
+func k28StaticTestBatchSpread(m *K28Static, vs []K28StaticValue) []K28StaticValue { return vs }
 
-// testBatchWalkK28Static runs one whole batch walk with buffers of buf keys
+// k28StaticTestBatchWalk runs one whole batch walk with buffers of buf keys
 // (doubled for a call that says ErrNoSpace) and returns what it got.
-func testBatchWalkK28Static(t *testing.T, m *K28Static, buf int, del bool) (keys []K28StaticKey, vals []K28StaticValue) {
+func k28StaticTestBatchWalk(t *testing.T, m *K28Static, buf int, del bool) (keys []K28StaticKey, vals []K28StaticValue) {
 	t.Helper()
 	c := new(htab.Cursor)
 	for call := 0; ; call++ {
 		if call > 4*m.MaxEntries()+10 {
 			t.Fatalf("buf %d: the walk does not end", buf)
 		}
-		ks, vs := make([]K28StaticKey, buf), testBatchValsK28Static(m, buf)
+		ks, vs := make([]K28StaticKey, buf), k28StaticTestBatchVals(m, buf)
 		var n int
 		var err error
 		if del {
@@ -298,19 +298,19 @@ func testBatchWalkK28Static(t *testing.T, m *K28Static, buf int, del bool) (keys
 		} else {
 			n, err = m.LookupBatch(c, ks, vs)
 		}
-		if testBatchIsK28Static(err, htab.ErrNoSpace) {
+		if k28StaticTestBatchIs(err, htab.ErrNoSpace) {
 			if n != 0 || c.Done() {
 				t.Fatalf("buf %d: ErrNoSpace with %d keys, done %v", buf, n, c.Done())
 			}
 			buf *= 2
 			continue
 		}
-		if err != nil && !testBatchIsK28Static(err, htab.ErrKeyNotExist) {
+		if err != nil && !k28StaticTestBatchIs(err, htab.ErrKeyNotExist) {
 			t.Fatalf("buf %d: %v", buf, err)
 		}
 		for i := range n {
 			keys = append(keys, ks[i])
-			vals = append(vals, testBatchValueK28Static(t, m, ks[i], vs, i))
+			vals = append(vals, k28StaticTestBatchValue(t, m, ks[i], vs, i))
 		}
 		if err != nil {
 			if !c.Done() {
@@ -330,18 +330,18 @@ func TestK28StaticBatch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n, err := m.LookupBatch(nil, make([]K28StaticKey, 4), testBatchValsK28Static(m, 4)); n != 0 || !testBatchIsK28Static(err, htab.ErrKeyNotExist) {
+	if n, err := m.LookupBatch(nil, make([]K28StaticKey, 4), k28StaticTestBatchVals(m, 4)); n != 0 || !k28StaticTestBatchIs(err, htab.ErrKeyNotExist) {
 		t.Fatalf("empty map: %d, %v; want 0, ErrKeyNotExist", n, err)
 	}
 	var ks []K28StaticKey
 	var vs []K28StaticValue
 	for i := range 40 {
-		ks, vs = append(ks, testKeyK28Static(i)), append(vs, testValK28Static(i))
+		ks, vs = append(ks, k28StaticTestKey(i)), append(vs, k28StaticTestVal(i))
 	}
-	if n, err := m.UpdateBatch(ks, testBatchSpreadK28Static(m, vs), htab.UpdateAny); n != len(ks) || err != nil {
+	if n, err := m.UpdateBatch(ks, k28StaticTestBatchSpread(m, vs), htab.UpdateAny); n != len(ks) || err != nil {
 		t.Fatalf("UpdateBatch: %d, %v", n, err)
 	}
-	wantKeys, wantVals := testAllK28Static(t, m)
+	wantKeys, wantVals := k28StaticTestAll(t, m)
 	if len(wantKeys) == 0 || len(wantKeys) != m.Len() {
 		t.Fatalf("All yields %d keys, Len is %d", len(wantKeys), m.Len())
 	}
@@ -351,32 +351,32 @@ func TestK28StaticBatch(t *testing.T) {
 		t.Fatalf("zero-length batch: %d, %v, cursor %v", n, err, *c)
 	}
 	for buf := 1; buf <= 8; buf++ {
-		keys, vals := testBatchWalkK28Static(t, m, buf, false)
-		if !testBatchSameK28Static(keys, wantKeys) || !testBatchSameK28Static(vals, wantVals) {
+		keys, vals := k28StaticTestBatchWalk(t, m, buf, false)
+		if !k28StaticTestBatchSame(keys, wantKeys) || !k28StaticTestBatchSame(vals, wantVals) {
 			t.Fatalf("buf %d: the walk returned\n%x\n%x\nAll yields\n%x\n%x", buf, keys, vals, wantKeys, wantVals)
 		}
 	}
 	if m.Len() != len(wantKeys) {
 		t.Fatalf("LookupBatch changed the map: Len %d", m.Len())
 	}
-	keys, vals := testBatchWalkK28Static(t, m, 3, true)
-	if !testBatchSameK28Static(keys, wantKeys) || !testBatchSameK28Static(vals, wantVals) {
+	keys, vals := k28StaticTestBatchWalk(t, m, 3, true)
+	if !k28StaticTestBatchSame(keys, wantKeys) || !k28StaticTestBatchSame(vals, wantVals) {
 		t.Fatalf("lookup-and-delete walk returned\n%x\nAll yielded\n%x", keys, wantKeys)
 	}
-	if k, _ := testAllK28Static(t, m); m.Len() != 0 || len(k) != 0 {
+	if k, _ := k28StaticTestAll(t, m); m.Len() != 0 || len(k) != 0 {
 		t.Fatalf("after a lookup-and-delete walk: Len %d, All %x", m.Len(), k)
 	}
 
-	if n, err := m.UpdateBatch(ks[:1], testBatchSpreadK28Static(m, vs[:1]), htab.UpdateNoExist); n != 0 || !testBatchIsK28Static(err, htab.ErrInvalid) {
+	if n, err := m.UpdateBatch(ks[:1], k28StaticTestBatchSpread(m, vs[:1]), htab.UpdateNoExist); n != 0 || !k28StaticTestBatchIs(err, htab.ErrInvalid) {
 		t.Fatalf("UpdateBatch with UpdateNoExist: %d, %v; want ErrInvalid, as the kernel", n, err)
 	}
-	if n, err := m.UpdateBatch(ks[:3], testBatchSpreadK28Static(m, vs[:3]), htab.UpdateAny); n != 3 || err != nil {
+	if n, err := m.UpdateBatch(ks[:3], k28StaticTestBatchSpread(m, vs[:3]), htab.UpdateAny); n != 3 || err != nil {
 		t.Fatalf("UpdateBatch: %d, %v", n, err)
 	}
-	if n, err := m.DeleteBatch([]K28StaticKey{ks[0], ks[1], ks[5], ks[2]}); n != 2 || !testBatchIsK28Static(err, htab.ErrKeyNotExist) {
+	if n, err := m.DeleteBatch([]K28StaticKey{ks[0], ks[1], ks[5], ks[2]}); n != 2 || !k28StaticTestBatchIs(err, htab.ErrKeyNotExist) {
 		t.Fatalf("DeleteBatch with an absent third key: %d, %v; want 2, ErrKeyNotExist", n, err)
 	}
-	if _, ok := testLookupK28Static(t, m, ks[2]); !ok || m.Len() != 1 {
+	if _, ok := k28StaticTestLookup(t, m, ks[2]); !ok || m.Len() != 1 {
 		t.Fatalf("DeleteBatch went past the absent key: Len %d", m.Len())
 	}
 }

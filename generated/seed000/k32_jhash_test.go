@@ -14,30 +14,30 @@ import (
 	"testing"
 )
 
-// testUpdateK32Jhash, testLookupK32Jhash, testLookupAndDeleteK32Jhash and testAllK32Jhash
+// k32JhashTestUpdate, k32JhashTestLookup, k32JhashTestLookupAndDelete and k32JhashTestAll
 // are the map's userspace methods, as the checks below use them (testAll
 // collects All).
-func testUpdateK32Jhash(m *K32Jhash, k K32JhashKey, v K32JhashValue, flags htab.UpdateFlags) error {
+func k32JhashTestUpdate(m *K32Jhash, k K32JhashKey, v K32JhashValue, flags htab.UpdateFlags) error {
 	return m.Update(k, v, flags)
 }
 
-func testLookupK32Jhash(t testing.TB, m *K32Jhash, k K32JhashKey) (K32JhashValue, bool) {
+func k32JhashTestLookup(t testing.TB, m *K32Jhash, k K32JhashKey) (K32JhashValue, bool) {
 	return m.Lookup(k)
 }
 
-func testLookupAndDeleteK32Jhash(t testing.TB, m *K32Jhash, k K32JhashKey) (K32JhashValue, error) {
+func k32JhashTestLookupAndDelete(t testing.TB, m *K32Jhash, k K32JhashKey) (K32JhashValue, error) {
 	return m.LookupAndDelete(k)
 }
 
-func testAllK32Jhash(t testing.TB, m *K32Jhash) (keys []K32JhashKey, vals []K32JhashValue) {
+func k32JhashTestAll(t testing.TB, m *K32Jhash) (keys []K32JhashKey, vals []K32JhashValue) {
 	for k, v := range m.All() {
 		keys, vals = append(keys, k), append(vals, v)
 	}
 	return keys, vals
 }
 
-// testKeyK32Jhash makes distinct keys from small integers.
-func testKeyK32Jhash(i int) (k K32JhashKey) {
+// k32JhashTestKey makes distinct keys from small integers.
+func k32JhashTestKey(i int) (k K32JhashKey) {
 	for j := range k {
 		if j < 8 {
 			k[j] = byte(i >> (8 * j))
@@ -48,23 +48,23 @@ func testKeyK32Jhash(i int) (k K32JhashKey) {
 	return
 }
 
-// testValK32Jhash makes a value from an integer.
-func testValK32Jhash(i int) (v K32JhashValue) {
+// k32JhashTestVal makes a value from an integer.
+func k32JhashTestVal(i int) (v K32JhashValue) {
 	for j := range v {
 		v[j] = byte(i + j)
 	}
 	return
 }
 
-// checkOpK32Jhash applies operation op (0 update, 1 delete, 2 lookup-and-delete,
+// k32JhashCheckOp applies operation op (0 update, 1 delete, 2 lookup-and-delete,
 // 3 lookup) on key ki to m and to the reference ref, and fails t if they differ.
-func checkOpK32Jhash(t testing.TB, m *K32Jhash, ref map[K32JhashKey]K32JhashValue, step, op, ki int, flags htab.UpdateFlags) {
-	k := testKeyK32Jhash(ki)
-	v := testValK32Jhash(step)
+func k32JhashCheckOp(t testing.TB, m *K32Jhash, ref map[K32JhashKey]K32JhashValue, step, op, ki int, flags htab.UpdateFlags) {
+	k := k32JhashTestKey(ki)
+	v := k32JhashTestVal(step)
 	old, present := ref[k]
 	switch op {
 	case 0:
-		err := testUpdateK32Jhash(m, k, v, flags)
+		err := k32JhashTestUpdate(m, k, v, flags)
 		var want error
 		switch {
 		case flags > htab.UpdateExist:
@@ -88,13 +88,13 @@ func checkOpK32Jhash(t testing.TB, m *K32Jhash, ref map[K32JhashKey]K32JhashValu
 		}
 		delete(ref, k)
 	case 2:
-		got, err := testLookupAndDeleteK32Jhash(t, m, k)
+		got, err := k32JhashTestLookupAndDelete(t, m, k)
 		if (err == nil) != present || got != old {
 			t.Fatalf("step %d: LookupAndDelete(%x) = %x, %v; want %x, present %v", step, k, got, err, old, present)
 		}
 		delete(ref, k)
 	default:
-		got, ok := testLookupK32Jhash(t, m, k)
+		got, ok := k32JhashTestLookup(t, m, k)
 		if ok != present || got != old {
 			t.Fatalf("step %d: Lookup(%x) = %x, %v; want %x, %v", step, k, got, ok, old, present)
 		}
@@ -104,10 +104,10 @@ func checkOpK32Jhash(t testing.TB, m *K32Jhash, ref map[K32JhashKey]K32JhashValu
 	}
 }
 
-// checkContentsK32Jhash checks that All and a NextKey walk both give exactly ref,
+// k32JhashCheckContents checks that All and a NextKey walk both give exactly ref,
 // in the same order.
-func checkContentsK32Jhash(t testing.TB, m *K32Jhash, ref map[K32JhashKey]K32JhashValue) {
-	order, vals := testAllK32Jhash(t, m)
+func k32JhashCheckContents(t testing.TB, m *K32Jhash, ref map[K32JhashKey]K32JhashValue) {
+	order, vals := k32JhashTestAll(t, m)
 	for i, k := range order {
 		if ref[k] != vals[i] {
 			t.Fatalf("All yields %x = %x, want %x", k, vals[i], ref[k])
@@ -150,9 +150,9 @@ func TestK32JhashRandomOps(t *testing.T) {
 			ref := map[K32JhashKey]K32JhashValue{}
 			rng := rand.New(rand.NewPCG(1, 2))
 			for step := range 10000 {
-				checkOpK32Jhash(t, m, ref, step, rng.IntN(4), rng.IntN(96), htab.UpdateFlags(rng.IntN(4)))
+				k32JhashCheckOp(t, m, ref, step, rng.IntN(4), rng.IntN(96), htab.UpdateFlags(rng.IntN(4)))
 			}
-			checkContentsK32Jhash(t, m, ref)
+			k32JhashCheckContents(t, m, ref)
 		})
 	}
 }
@@ -172,9 +172,9 @@ func FuzzK32JhashOps(f *testing.F) {
 		}
 		ref := map[K32JhashKey]K32JhashValue{}
 		for i := 0; i+1 < len(data); i += 2 {
-			checkOpK32Jhash(t, m, ref, i, int(data[i]&3), int(data[i+1]%16), htab.UpdateFlags(data[i]>>2&3))
+			k32JhashCheckOp(t, m, ref, i, int(data[i]&3), int(data[i+1]%16), htab.UpdateFlags(data[i]>>2&3))
 		}
-		checkContentsK32Jhash(t, m, ref)
+		k32JhashCheckContents(t, m, ref)
 	})
 }
 
@@ -193,18 +193,18 @@ func TestK32JhashConcurrent(t *testing.T) {
 	for w := range 2 {
 		wg.Go(func() {
 			for i := range 2000 {
-				k := testKeyK32Jhash(w*32 + i%32)
+				k := k32JhashTestKey(w*32 + i%32)
 				if i%3 == 2 {
 					_ = m.Delete(k)
 				} else {
-					_ = m.CPU(w).Update(k, testValK32Jhash(i), htab.UpdateAny)
+					_ = m.CPU(w).Update(k, k32JhashTestVal(i), htab.UpdateAny)
 				}
 			}
 		})
 	}
 	wg.Go(func() {
 		for i := range 200 {
-			m.CPU(1).Lookup(testKeyK32Jhash(i % 64))
+			m.CPU(1).Lookup(k32JhashTestKey(i % 64))
 			for range m.All() {
 			}
 			_, _ = m.NextKey(nil)
@@ -215,9 +215,9 @@ func TestK32JhashConcurrent(t *testing.T) {
 	for w := range 2 {
 		for j := range 32 {
 			last := j + 32*((1999-j)/32)
-			v, ok := m.CPU(w).Lookup(testKeyK32Jhash(w*32 + j))
+			v, ok := m.CPU(w).Lookup(k32JhashTestKey(w*32 + j))
 			want := last%3 != 2
-			if ok != want || ok && v != testValK32Jhash(last) {
+			if ok != want || ok && v != k32JhashTestVal(last) {
 				t.Fatalf("writer %d key %d: got %x, %v", w, j, v, ok)
 			}
 		}
@@ -239,8 +239,8 @@ func BenchmarkK32JhashLookup(b *testing.B) {
 	}
 	keys := make([]K32JhashKey, 0, n)
 	for i := range n {
-		k := testKeyK32Jhash(i)
-		if testUpdateK32Jhash(m, k, testValK32Jhash(i), htab.UpdateNoExist) == nil {
+		k := k32JhashTestKey(i)
+		if k32JhashTestUpdate(m, k, k32JhashTestVal(i), htab.UpdateNoExist) == nil {
 			keys = append(keys, k)
 		}
 	}
@@ -260,37 +260,37 @@ func BenchmarkK32JhashLookup(b *testing.B) {
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "lookups/s")
 }
 
-// testBatchIsK32Jhash is errors.Is.
-func testBatchIsK32Jhash(err, target error) bool {
+// k32JhashTestBatchIs is errors.Is.
+func k32JhashTestBatchIs(err, target error) bool {
 	return errors.Is(err, target)
 }
 
-// testBatchSameK32Jhash is slices.Equal.
-func testBatchSameK32Jhash[E comparable](a, b []E) bool {
+// k32JhashTestBatchSame is slices.Equal.
+func k32JhashTestBatchSame[E comparable](a, b []E) bool {
 	return slices.Equal(a, b)
 }
 
-// testBatchValsK32Jhash is a value buffer for a batch of n keys.
-func testBatchValsK32Jhash(m *K32Jhash, n int) []K32JhashValue { return make([]K32JhashValue, n) }
+// k32JhashTestBatchVals is a value buffer for a batch of n keys.
+func k32JhashTestBatchVals(m *K32Jhash, n int) []K32JhashValue { return make([]K32JhashValue, n) }
 
-// testBatchValueK32Jhash is key i's value in a batch's vals.
-func testBatchValueK32Jhash(t testing.TB, m *K32Jhash, k K32JhashKey, vals []K32JhashValue, i int) K32JhashValue {
+// k32JhashTestBatchValue is key i's value in a batch's vals.
+func k32JhashTestBatchValue(t testing.TB, m *K32Jhash, k K32JhashKey, vals []K32JhashValue, i int) K32JhashValue {
 	return vals[i]
 }
 
-// testBatchSpreadK32Jhash is what UpdateBatch takes for these values.
-func testBatchSpreadK32Jhash(m *K32Jhash, vs []K32JhashValue) []K32JhashValue { return vs }
+// k32JhashTestBatchSpread is what UpdateBatch takes for these values.
+func k32JhashTestBatchSpread(m *K32Jhash, vs []K32JhashValue) []K32JhashValue { return vs }
 
-// testBatchWalkK32Jhash runs one whole batch walk with buffers of buf keys
+// k32JhashTestBatchWalk runs one whole batch walk with buffers of buf keys
 // (doubled for a call that says ErrNoSpace) and returns what it got.
-func testBatchWalkK32Jhash(t *testing.T, m *K32Jhash, buf int, del bool) (keys []K32JhashKey, vals []K32JhashValue) {
+func k32JhashTestBatchWalk(t *testing.T, m *K32Jhash, buf int, del bool) (keys []K32JhashKey, vals []K32JhashValue) {
 	t.Helper()
 	c := new(htab.Cursor)
 	for call := 0; ; call++ {
 		if call > 4*m.MaxEntries()+10 {
 			t.Fatalf("buf %d: the walk does not end", buf)
 		}
-		ks, vs := make([]K32JhashKey, buf), testBatchValsK32Jhash(m, buf)
+		ks, vs := make([]K32JhashKey, buf), k32JhashTestBatchVals(m, buf)
 		var n int
 		var err error
 		if del {
@@ -298,19 +298,19 @@ func testBatchWalkK32Jhash(t *testing.T, m *K32Jhash, buf int, del bool) (keys [
 		} else {
 			n, err = m.LookupBatch(c, ks, vs)
 		}
-		if testBatchIsK32Jhash(err, htab.ErrNoSpace) {
+		if k32JhashTestBatchIs(err, htab.ErrNoSpace) {
 			if n != 0 || c.Done() {
 				t.Fatalf("buf %d: ErrNoSpace with %d keys, done %v", buf, n, c.Done())
 			}
 			buf *= 2
 			continue
 		}
-		if err != nil && !testBatchIsK32Jhash(err, htab.ErrKeyNotExist) {
+		if err != nil && !k32JhashTestBatchIs(err, htab.ErrKeyNotExist) {
 			t.Fatalf("buf %d: %v", buf, err)
 		}
 		for i := range n {
 			keys = append(keys, ks[i])
-			vals = append(vals, testBatchValueK32Jhash(t, m, ks[i], vs, i))
+			vals = append(vals, k32JhashTestBatchValue(t, m, ks[i], vs, i))
 		}
 		if err != nil {
 			if !c.Done() {
@@ -330,18 +330,18 @@ func TestK32JhashBatch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n, err := m.LookupBatch(nil, make([]K32JhashKey, 4), testBatchValsK32Jhash(m, 4)); n != 0 || !testBatchIsK32Jhash(err, htab.ErrKeyNotExist) {
+	if n, err := m.LookupBatch(nil, make([]K32JhashKey, 4), k32JhashTestBatchVals(m, 4)); n != 0 || !k32JhashTestBatchIs(err, htab.ErrKeyNotExist) {
 		t.Fatalf("empty map: %d, %v; want 0, ErrKeyNotExist", n, err)
 	}
 	var ks []K32JhashKey
 	var vs []K32JhashValue
 	for i := range 40 {
-		ks, vs = append(ks, testKeyK32Jhash(i)), append(vs, testValK32Jhash(i))
+		ks, vs = append(ks, k32JhashTestKey(i)), append(vs, k32JhashTestVal(i))
 	}
-	if n, err := m.UpdateBatch(ks, testBatchSpreadK32Jhash(m, vs), htab.UpdateAny); n != len(ks) || err != nil {
+	if n, err := m.UpdateBatch(ks, k32JhashTestBatchSpread(m, vs), htab.UpdateAny); n != len(ks) || err != nil {
 		t.Fatalf("UpdateBatch: %d, %v", n, err)
 	}
-	wantKeys, wantVals := testAllK32Jhash(t, m)
+	wantKeys, wantVals := k32JhashTestAll(t, m)
 	if len(wantKeys) == 0 || len(wantKeys) != m.Len() {
 		t.Fatalf("All yields %d keys, Len is %d", len(wantKeys), m.Len())
 	}
@@ -351,32 +351,32 @@ func TestK32JhashBatch(t *testing.T) {
 		t.Fatalf("zero-length batch: %d, %v, cursor %v", n, err, *c)
 	}
 	for buf := 1; buf <= 8; buf++ {
-		keys, vals := testBatchWalkK32Jhash(t, m, buf, false)
-		if !testBatchSameK32Jhash(keys, wantKeys) || !testBatchSameK32Jhash(vals, wantVals) {
+		keys, vals := k32JhashTestBatchWalk(t, m, buf, false)
+		if !k32JhashTestBatchSame(keys, wantKeys) || !k32JhashTestBatchSame(vals, wantVals) {
 			t.Fatalf("buf %d: the walk returned\n%x\n%x\nAll yields\n%x\n%x", buf, keys, vals, wantKeys, wantVals)
 		}
 	}
 	if m.Len() != len(wantKeys) {
 		t.Fatalf("LookupBatch changed the map: Len %d", m.Len())
 	}
-	keys, vals := testBatchWalkK32Jhash(t, m, 3, true)
-	if !testBatchSameK32Jhash(keys, wantKeys) || !testBatchSameK32Jhash(vals, wantVals) {
+	keys, vals := k32JhashTestBatchWalk(t, m, 3, true)
+	if !k32JhashTestBatchSame(keys, wantKeys) || !k32JhashTestBatchSame(vals, wantVals) {
 		t.Fatalf("lookup-and-delete walk returned\n%x\nAll yielded\n%x", keys, wantKeys)
 	}
-	if k, _ := testAllK32Jhash(t, m); m.Len() != 0 || len(k) != 0 {
+	if k, _ := k32JhashTestAll(t, m); m.Len() != 0 || len(k) != 0 {
 		t.Fatalf("after a lookup-and-delete walk: Len %d, All %x", m.Len(), k)
 	}
 
-	if n, err := m.UpdateBatch(ks[:1], testBatchSpreadK32Jhash(m, vs[:1]), htab.UpdateNoExist); n != 0 || !testBatchIsK32Jhash(err, htab.ErrInvalid) {
+	if n, err := m.UpdateBatch(ks[:1], k32JhashTestBatchSpread(m, vs[:1]), htab.UpdateNoExist); n != 0 || !k32JhashTestBatchIs(err, htab.ErrInvalid) {
 		t.Fatalf("UpdateBatch with UpdateNoExist: %d, %v; want ErrInvalid, as the kernel", n, err)
 	}
-	if n, err := m.UpdateBatch(ks[:3], testBatchSpreadK32Jhash(m, vs[:3]), htab.UpdateAny); n != 3 || err != nil {
+	if n, err := m.UpdateBatch(ks[:3], k32JhashTestBatchSpread(m, vs[:3]), htab.UpdateAny); n != 3 || err != nil {
 		t.Fatalf("UpdateBatch: %d, %v", n, err)
 	}
-	if n, err := m.DeleteBatch([]K32JhashKey{ks[0], ks[1], ks[5], ks[2]}); n != 2 || !testBatchIsK32Jhash(err, htab.ErrKeyNotExist) {
+	if n, err := m.DeleteBatch([]K32JhashKey{ks[0], ks[1], ks[5], ks[2]}); n != 2 || !k32JhashTestBatchIs(err, htab.ErrKeyNotExist) {
 		t.Fatalf("DeleteBatch with an absent third key: %d, %v; want 2, ErrKeyNotExist", n, err)
 	}
-	if _, ok := testLookupK32Jhash(t, m, ks[2]); !ok || m.Len() != 1 {
+	if _, ok := k32JhashTestLookup(t, m, ks[2]); !ok || m.Len() != 1 {
 		t.Fatalf("DeleteBatch went past the absent key: Len %d", m.Len())
 	}
 }

@@ -14,30 +14,30 @@ import (
 	"testing"
 )
 
-// testUpdateK32Static, testLookupK32Static, testLookupAndDeleteK32Static and testAllK32Static
+// k32StaticTestUpdate, k32StaticTestLookup, k32StaticTestLookupAndDelete and k32StaticTestAll
 // are the map's userspace methods, as the checks below use them (testAll
 // collects All).
-func testUpdateK32Static(m *K32Static, k K32StaticKey, v K32StaticValue, flags htab.UpdateFlags) error {
+func k32StaticTestUpdate(m *K32Static, k K32StaticKey, v K32StaticValue, flags htab.UpdateFlags) error {
 	return m.Update(k, v, flags)
 }
 
-func testLookupK32Static(t testing.TB, m *K32Static, k K32StaticKey) (K32StaticValue, bool) {
+func k32StaticTestLookup(t testing.TB, m *K32Static, k K32StaticKey) (K32StaticValue, bool) {
 	return m.Lookup(k)
 }
 
-func testLookupAndDeleteK32Static(t testing.TB, m *K32Static, k K32StaticKey) (K32StaticValue, error) {
+func k32StaticTestLookupAndDelete(t testing.TB, m *K32Static, k K32StaticKey) (K32StaticValue, error) {
 	return m.LookupAndDelete(k)
 }
 
-func testAllK32Static(t testing.TB, m *K32Static) (keys []K32StaticKey, vals []K32StaticValue) {
+func k32StaticTestAll(t testing.TB, m *K32Static) (keys []K32StaticKey, vals []K32StaticValue) {
 	for k, v := range m.All() {
 		keys, vals = append(keys, k), append(vals, v)
 	}
 	return keys, vals
 }
 
-// testKeyK32Static makes distinct keys from small integers.
-func testKeyK32Static(i int) (k K32StaticKey) {
+// k32StaticTestKey makes distinct keys from small integers.
+func k32StaticTestKey(i int) (k K32StaticKey) {
 	for j := range k {
 		if j < 8 {
 			k[j] = byte(i >> (8 * j))
@@ -48,23 +48,23 @@ func testKeyK32Static(i int) (k K32StaticKey) {
 	return
 }
 
-// testValK32Static makes a value from an integer.
-func testValK32Static(i int) (v K32StaticValue) {
+// k32StaticTestVal makes a value from an integer.
+func k32StaticTestVal(i int) (v K32StaticValue) {
 	for j := range v {
 		v[j] = byte(i + j)
 	}
 	return
 }
 
-// checkOpK32Static applies operation op (0 update, 1 delete, 2 lookup-and-delete,
+// k32StaticCheckOp applies operation op (0 update, 1 delete, 2 lookup-and-delete,
 // 3 lookup) on key ki to m and to the reference ref, and fails t if they differ.
-func checkOpK32Static(t testing.TB, m *K32Static, ref map[K32StaticKey]K32StaticValue, step, op, ki int, flags htab.UpdateFlags) {
-	k := testKeyK32Static(ki)
-	v := testValK32Static(step)
+func k32StaticCheckOp(t testing.TB, m *K32Static, ref map[K32StaticKey]K32StaticValue, step, op, ki int, flags htab.UpdateFlags) {
+	k := k32StaticTestKey(ki)
+	v := k32StaticTestVal(step)
 	old, present := ref[k]
 	switch op {
 	case 0:
-		err := testUpdateK32Static(m, k, v, flags)
+		err := k32StaticTestUpdate(m, k, v, flags)
 		var want error
 		switch {
 		case flags > htab.UpdateExist:
@@ -88,13 +88,13 @@ func checkOpK32Static(t testing.TB, m *K32Static, ref map[K32StaticKey]K32Static
 		}
 		delete(ref, k)
 	case 2:
-		got, err := testLookupAndDeleteK32Static(t, m, k)
+		got, err := k32StaticTestLookupAndDelete(t, m, k)
 		if (err == nil) != present || got != old {
 			t.Fatalf("step %d: LookupAndDelete(%x) = %x, %v; want %x, present %v", step, k, got, err, old, present)
 		}
 		delete(ref, k)
 	default:
-		got, ok := testLookupK32Static(t, m, k)
+		got, ok := k32StaticTestLookup(t, m, k)
 		if ok != present || got != old {
 			t.Fatalf("step %d: Lookup(%x) = %x, %v; want %x, %v", step, k, got, ok, old, present)
 		}
@@ -104,10 +104,10 @@ func checkOpK32Static(t testing.TB, m *K32Static, ref map[K32StaticKey]K32Static
 	}
 }
 
-// checkContentsK32Static checks that All and a NextKey walk both give exactly ref,
+// k32StaticCheckContents checks that All and a NextKey walk both give exactly ref,
 // in the same order.
-func checkContentsK32Static(t testing.TB, m *K32Static, ref map[K32StaticKey]K32StaticValue) {
-	order, vals := testAllK32Static(t, m)
+func k32StaticCheckContents(t testing.TB, m *K32Static, ref map[K32StaticKey]K32StaticValue) {
+	order, vals := k32StaticTestAll(t, m)
 	for i, k := range order {
 		if ref[k] != vals[i] {
 			t.Fatalf("All yields %x = %x, want %x", k, vals[i], ref[k])
@@ -150,9 +150,9 @@ func TestK32StaticRandomOps(t *testing.T) {
 			ref := map[K32StaticKey]K32StaticValue{}
 			rng := rand.New(rand.NewPCG(1, 2))
 			for step := range 10000 {
-				checkOpK32Static(t, m, ref, step, rng.IntN(4), rng.IntN(96), htab.UpdateFlags(rng.IntN(4)))
+				k32StaticCheckOp(t, m, ref, step, rng.IntN(4), rng.IntN(96), htab.UpdateFlags(rng.IntN(4)))
 			}
-			checkContentsK32Static(t, m, ref)
+			k32StaticCheckContents(t, m, ref)
 		})
 	}
 }
@@ -172,9 +172,9 @@ func FuzzK32StaticOps(f *testing.F) {
 		}
 		ref := map[K32StaticKey]K32StaticValue{}
 		for i := 0; i+1 < len(data); i += 2 {
-			checkOpK32Static(t, m, ref, i, int(data[i]&3), int(data[i+1]%16), htab.UpdateFlags(data[i]>>2&3))
+			k32StaticCheckOp(t, m, ref, i, int(data[i]&3), int(data[i+1]%16), htab.UpdateFlags(data[i]>>2&3))
 		}
-		checkContentsK32Static(t, m, ref)
+		k32StaticCheckContents(t, m, ref)
 	})
 }
 
@@ -193,18 +193,18 @@ func TestK32StaticConcurrent(t *testing.T) {
 	for w := range 2 {
 		wg.Go(func() {
 			for i := range 2000 {
-				k := testKeyK32Static(w*32 + i%32)
+				k := k32StaticTestKey(w*32 + i%32)
 				if i%3 == 2 {
 					_ = m.Delete(k)
 				} else {
-					_ = m.CPU(w).Update(k, testValK32Static(i), htab.UpdateAny)
+					_ = m.CPU(w).Update(k, k32StaticTestVal(i), htab.UpdateAny)
 				}
 			}
 		})
 	}
 	wg.Go(func() {
 		for i := range 200 {
-			m.CPU(1).Lookup(testKeyK32Static(i % 64))
+			m.CPU(1).Lookup(k32StaticTestKey(i % 64))
 			for range m.All() {
 			}
 			_, _ = m.NextKey(nil)
@@ -215,9 +215,9 @@ func TestK32StaticConcurrent(t *testing.T) {
 	for w := range 2 {
 		for j := range 32 {
 			last := j + 32*((1999-j)/32)
-			v, ok := m.CPU(w).Lookup(testKeyK32Static(w*32 + j))
+			v, ok := m.CPU(w).Lookup(k32StaticTestKey(w*32 + j))
 			want := last%3 != 2
-			if ok != want || ok && v != testValK32Static(last) {
+			if ok != want || ok && v != k32StaticTestVal(last) {
 				t.Fatalf("writer %d key %d: got %x, %v", w, j, v, ok)
 			}
 		}
@@ -239,8 +239,8 @@ func BenchmarkK32StaticLookup(b *testing.B) {
 	}
 	keys := make([]K32StaticKey, 0, n)
 	for i := range n {
-		k := testKeyK32Static(i)
-		if testUpdateK32Static(m, k, testValK32Static(i), htab.UpdateNoExist) == nil {
+		k := k32StaticTestKey(i)
+		if k32StaticTestUpdate(m, k, k32StaticTestVal(i), htab.UpdateNoExist) == nil {
 			keys = append(keys, k)
 		}
 	}
@@ -260,37 +260,37 @@ func BenchmarkK32StaticLookup(b *testing.B) {
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "lookups/s")
 }
 
-// testBatchIsK32Static is errors.Is.
-func testBatchIsK32Static(err, target error) bool {
+// k32StaticTestBatchIs is errors.Is.
+func k32StaticTestBatchIs(err, target error) bool {
 	return errors.Is(err, target)
 }
 
-// testBatchSameK32Static is slices.Equal.
-func testBatchSameK32Static[E comparable](a, b []E) bool {
+// k32StaticTestBatchSame is slices.Equal.
+func k32StaticTestBatchSame[E comparable](a, b []E) bool {
 	return slices.Equal(a, b)
 }
 
-// testBatchValsK32Static is a value buffer for a batch of n keys.
-func testBatchValsK32Static(m *K32Static, n int) []K32StaticValue { return make([]K32StaticValue, n) }
+// k32StaticTestBatchVals is a value buffer for a batch of n keys.
+func k32StaticTestBatchVals(m *K32Static, n int) []K32StaticValue { return make([]K32StaticValue, n) }
 
-// testBatchValueK32Static is key i's value in a batch's vals.
-func testBatchValueK32Static(t testing.TB, m *K32Static, k K32StaticKey, vals []K32StaticValue, i int) K32StaticValue {
+// k32StaticTestBatchValue is key i's value in a batch's vals.
+func k32StaticTestBatchValue(t testing.TB, m *K32Static, k K32StaticKey, vals []K32StaticValue, i int) K32StaticValue {
 	return vals[i]
 }
 
-// testBatchSpreadK32Static is what UpdateBatch takes for these values.
-func testBatchSpreadK32Static(m *K32Static, vs []K32StaticValue) []K32StaticValue { return vs }
+// k32StaticTestBatchSpread is what UpdateBatch takes for these values.
+func k32StaticTestBatchSpread(m *K32Static, vs []K32StaticValue) []K32StaticValue { return vs }
 
-// testBatchWalkK32Static runs one whole batch walk with buffers of buf keys
+// k32StaticTestBatchWalk runs one whole batch walk with buffers of buf keys
 // (doubled for a call that says ErrNoSpace) and returns what it got.
-func testBatchWalkK32Static(t *testing.T, m *K32Static, buf int, del bool) (keys []K32StaticKey, vals []K32StaticValue) {
+func k32StaticTestBatchWalk(t *testing.T, m *K32Static, buf int, del bool) (keys []K32StaticKey, vals []K32StaticValue) {
 	t.Helper()
 	c := new(htab.Cursor)
 	for call := 0; ; call++ {
 		if call > 4*m.MaxEntries()+10 {
 			t.Fatalf("buf %d: the walk does not end", buf)
 		}
-		ks, vs := make([]K32StaticKey, buf), testBatchValsK32Static(m, buf)
+		ks, vs := make([]K32StaticKey, buf), k32StaticTestBatchVals(m, buf)
 		var n int
 		var err error
 		if del {
@@ -298,19 +298,19 @@ func testBatchWalkK32Static(t *testing.T, m *K32Static, buf int, del bool) (keys
 		} else {
 			n, err = m.LookupBatch(c, ks, vs)
 		}
-		if testBatchIsK32Static(err, htab.ErrNoSpace) {
+		if k32StaticTestBatchIs(err, htab.ErrNoSpace) {
 			if n != 0 || c.Done() {
 				t.Fatalf("buf %d: ErrNoSpace with %d keys, done %v", buf, n, c.Done())
 			}
 			buf *= 2
 			continue
 		}
-		if err != nil && !testBatchIsK32Static(err, htab.ErrKeyNotExist) {
+		if err != nil && !k32StaticTestBatchIs(err, htab.ErrKeyNotExist) {
 			t.Fatalf("buf %d: %v", buf, err)
 		}
 		for i := range n {
 			keys = append(keys, ks[i])
-			vals = append(vals, testBatchValueK32Static(t, m, ks[i], vs, i))
+			vals = append(vals, k32StaticTestBatchValue(t, m, ks[i], vs, i))
 		}
 		if err != nil {
 			if !c.Done() {
@@ -330,18 +330,18 @@ func TestK32StaticBatch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n, err := m.LookupBatch(nil, make([]K32StaticKey, 4), testBatchValsK32Static(m, 4)); n != 0 || !testBatchIsK32Static(err, htab.ErrKeyNotExist) {
+	if n, err := m.LookupBatch(nil, make([]K32StaticKey, 4), k32StaticTestBatchVals(m, 4)); n != 0 || !k32StaticTestBatchIs(err, htab.ErrKeyNotExist) {
 		t.Fatalf("empty map: %d, %v; want 0, ErrKeyNotExist", n, err)
 	}
 	var ks []K32StaticKey
 	var vs []K32StaticValue
 	for i := range 40 {
-		ks, vs = append(ks, testKeyK32Static(i)), append(vs, testValK32Static(i))
+		ks, vs = append(ks, k32StaticTestKey(i)), append(vs, k32StaticTestVal(i))
 	}
-	if n, err := m.UpdateBatch(ks, testBatchSpreadK32Static(m, vs), htab.UpdateAny); n != len(ks) || err != nil {
+	if n, err := m.UpdateBatch(ks, k32StaticTestBatchSpread(m, vs), htab.UpdateAny); n != len(ks) || err != nil {
 		t.Fatalf("UpdateBatch: %d, %v", n, err)
 	}
-	wantKeys, wantVals := testAllK32Static(t, m)
+	wantKeys, wantVals := k32StaticTestAll(t, m)
 	if len(wantKeys) == 0 || len(wantKeys) != m.Len() {
 		t.Fatalf("All yields %d keys, Len is %d", len(wantKeys), m.Len())
 	}
@@ -351,32 +351,32 @@ func TestK32StaticBatch(t *testing.T) {
 		t.Fatalf("zero-length batch: %d, %v, cursor %v", n, err, *c)
 	}
 	for buf := 1; buf <= 8; buf++ {
-		keys, vals := testBatchWalkK32Static(t, m, buf, false)
-		if !testBatchSameK32Static(keys, wantKeys) || !testBatchSameK32Static(vals, wantVals) {
+		keys, vals := k32StaticTestBatchWalk(t, m, buf, false)
+		if !k32StaticTestBatchSame(keys, wantKeys) || !k32StaticTestBatchSame(vals, wantVals) {
 			t.Fatalf("buf %d: the walk returned\n%x\n%x\nAll yields\n%x\n%x", buf, keys, vals, wantKeys, wantVals)
 		}
 	}
 	if m.Len() != len(wantKeys) {
 		t.Fatalf("LookupBatch changed the map: Len %d", m.Len())
 	}
-	keys, vals := testBatchWalkK32Static(t, m, 3, true)
-	if !testBatchSameK32Static(keys, wantKeys) || !testBatchSameK32Static(vals, wantVals) {
+	keys, vals := k32StaticTestBatchWalk(t, m, 3, true)
+	if !k32StaticTestBatchSame(keys, wantKeys) || !k32StaticTestBatchSame(vals, wantVals) {
 		t.Fatalf("lookup-and-delete walk returned\n%x\nAll yielded\n%x", keys, wantKeys)
 	}
-	if k, _ := testAllK32Static(t, m); m.Len() != 0 || len(k) != 0 {
+	if k, _ := k32StaticTestAll(t, m); m.Len() != 0 || len(k) != 0 {
 		t.Fatalf("after a lookup-and-delete walk: Len %d, All %x", m.Len(), k)
 	}
 
-	if n, err := m.UpdateBatch(ks[:1], testBatchSpreadK32Static(m, vs[:1]), htab.UpdateNoExist); n != 0 || !testBatchIsK32Static(err, htab.ErrInvalid) {
+	if n, err := m.UpdateBatch(ks[:1], k32StaticTestBatchSpread(m, vs[:1]), htab.UpdateNoExist); n != 0 || !k32StaticTestBatchIs(err, htab.ErrInvalid) {
 		t.Fatalf("UpdateBatch with UpdateNoExist: %d, %v; want ErrInvalid, as the kernel", n, err)
 	}
-	if n, err := m.UpdateBatch(ks[:3], testBatchSpreadK32Static(m, vs[:3]), htab.UpdateAny); n != 3 || err != nil {
+	if n, err := m.UpdateBatch(ks[:3], k32StaticTestBatchSpread(m, vs[:3]), htab.UpdateAny); n != 3 || err != nil {
 		t.Fatalf("UpdateBatch: %d, %v", n, err)
 	}
-	if n, err := m.DeleteBatch([]K32StaticKey{ks[0], ks[1], ks[5], ks[2]}); n != 2 || !testBatchIsK32Static(err, htab.ErrKeyNotExist) {
+	if n, err := m.DeleteBatch([]K32StaticKey{ks[0], ks[1], ks[5], ks[2]}); n != 2 || !k32StaticTestBatchIs(err, htab.ErrKeyNotExist) {
 		t.Fatalf("DeleteBatch with an absent third key: %d, %v; want 2, ErrKeyNotExist", n, err)
 	}
-	if _, ok := testLookupK32Static(t, m, ks[2]); !ok || m.Len() != 1 {
+	if _, ok := k32StaticTestLookup(t, m, ks[2]); !ok || m.Len() != 1 {
 		t.Fatalf("DeleteBatch went past the absent key: Len %d", m.Len())
 	}
 }

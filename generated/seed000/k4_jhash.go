@@ -46,7 +46,9 @@ import (
 //   element is reused at once; a reader that reached it through its old bucket
 //   sees that bucket's sequence change and retries.
 //   Capacity: a new key takes a freed element, else a never-used one; when all
-//   MaxEntries are in use it is htab.ErrFull. A replace never needs one.
+//   MaxEntries are in use it is htab.ErrFull. A replace never needs one. A
+//   delete frees its element before it unlocks, so whoever sees the key gone
+//   can insert another (the kernel frees after unlocking).
 
 // K4JhashKey is a key of K4Jhash: 4 bytes, hashed and compared as they are.
 type K4JhashKey [4]byte
@@ -70,7 +72,7 @@ type k4JhashElem struct {
 // 1024 elements of 16 bytes, 16 KiB (the most, by powers of two, within 16 KiB).
 const k4JhashChunkShift = 10
 
-type k4JhashChunk [1 << k4JhashChunkShift]k4JhashElem
+type k4JhashElemChunk [1 << k4JhashChunkShift]k4JhashElem
 
 // K4Jhash is a fixed-capacity hash map with the semantics of the kernel's
 // BPF_MAP_TYPE_HASH. Every method is safe for concurrent use.
@@ -84,9 +86,9 @@ type K4Jhash struct {
 
 	// Element storage. Element i is elems[i] when preallocated, else
 	// chunks[i>>shift][i&mask]; a bucket links index+1 so that 0 is nil.
-	elems   []k4JhashElem                  // all maxEntries elements; nil with NoPrealloc
-	chunks  []atomic.Pointer[k4JhashChunk] // NoPrealloc: allocated on first use
-	chunkMu sync.Mutex                     // serialises chunk allocation
+	elems   []k4JhashElem                      // all maxEntries elements; nil with NoPrealloc
+	chunks  []atomic.Pointer[k4JhashElemChunk] // NoPrealloc: allocated on first use
+	chunkMu sync.Mutex                         // serialises chunk allocation
 
 	// Written by inserts and deletes; the padding keeps them off the cache
 	// line of the fields above, which every lookup reads.
@@ -115,7 +117,7 @@ func NewK4Jhash(opts htab.Options) (*K4Jhash, error) {
 		seed:       opts.Seed(),
 	}
 	if opts.NoPrealloc {
-		m.chunks = make([]atomic.Pointer[k4JhashChunk], (opts.MaxEntries-1)>>k4JhashChunkShift+1)
+		m.chunks = make([]atomic.Pointer[k4JhashElemChunk], (opts.MaxEntries-1)>>k4JhashChunkShift+1)
 	} else {
 		m.elems = make([]k4JhashElem, opts.MaxEntries)
 	}
@@ -306,7 +308,7 @@ func (m *K4Jhash) ensureChunk(c uint32) {
 	}
 	m.chunkMu.Lock()
 	if m.chunks[c].Load() == nil {
-		m.chunks[c].Store(new(k4JhashChunk))
+		m.chunks[c].Store(new(k4JhashElemChunk))
 	}
 	m.chunkMu.Unlock()
 }
@@ -438,8 +440,8 @@ func (m *K4Jhash) Delete(k K4JhashKey) error {
 		return htab.ErrKeyNotExist
 	}
 	m.unlink(h&m.mask, prev, i)
-	b.Unlock()
 	m.free(i - 1)
+	b.Unlock()
 	return nil
 }
 
@@ -457,8 +459,8 @@ func (m *K4Jhash) LookupAndDelete(k K4JhashKey) (K4JhashValue, error) {
 	}
 	v := m.elem(i - 1).loadValue()
 	m.unlink(h&m.mask, prev, i)
-	b.Unlock()
 	m.free(i - 1)
+	b.Unlock()
 	return v, nil
 }
 
@@ -650,17 +652,15 @@ func (m *K4Jhash) batchWalk(bi uint32, keys []K4JhashKey, vals []K4JhashValue, d
 		if del && head != 0 {
 			// The whole bucket goes: it was copied under this same lock.
 			b.SetHead(0)
-		}
-		b.Unlock()
-		if del {
-			// Free after unlocking, as the kernel does. The chain is unreachable
-			// now, so nothing else writes its next links.
+			// Free under the lock, as Delete does (see Capacity in the design
+			// comment). The chain is unreachable now: nothing else writes its links.
 			for i := head; i != 0; {
 				nx := atomic.LoadUint32(&m.elem(i - 1).next)
 				m.free(i - 1)
 				i = nx
 			}
 		}
+		b.Unlock()
 		total += cnt
 		bi++
 	}

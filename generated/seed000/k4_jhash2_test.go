@@ -14,30 +14,30 @@ import (
 	"testing"
 )
 
-// testUpdateK4Jhash2, testLookupK4Jhash2, testLookupAndDeleteK4Jhash2 and testAllK4Jhash2
+// k4Jhash2TestUpdate, k4Jhash2TestLookup, k4Jhash2TestLookupAndDelete and k4Jhash2TestAll
 // are the map's userspace methods, as the checks below use them (testAll
 // collects All).
-func testUpdateK4Jhash2(m *K4Jhash2, k K4Jhash2Key, v K4Jhash2Value, flags htab.UpdateFlags) error {
+func k4Jhash2TestUpdate(m *K4Jhash2, k K4Jhash2Key, v K4Jhash2Value, flags htab.UpdateFlags) error {
 	return m.Update(k, v, flags)
 }
 
-func testLookupK4Jhash2(t testing.TB, m *K4Jhash2, k K4Jhash2Key) (K4Jhash2Value, bool) {
+func k4Jhash2TestLookup(t testing.TB, m *K4Jhash2, k K4Jhash2Key) (K4Jhash2Value, bool) {
 	return m.Lookup(k)
 }
 
-func testLookupAndDeleteK4Jhash2(t testing.TB, m *K4Jhash2, k K4Jhash2Key) (K4Jhash2Value, error) {
+func k4Jhash2TestLookupAndDelete(t testing.TB, m *K4Jhash2, k K4Jhash2Key) (K4Jhash2Value, error) {
 	return m.LookupAndDelete(k)
 }
 
-func testAllK4Jhash2(t testing.TB, m *K4Jhash2) (keys []K4Jhash2Key, vals []K4Jhash2Value) {
+func k4Jhash2TestAll(t testing.TB, m *K4Jhash2) (keys []K4Jhash2Key, vals []K4Jhash2Value) {
 	for k, v := range m.All() {
 		keys, vals = append(keys, k), append(vals, v)
 	}
 	return keys, vals
 }
 
-// testKeyK4Jhash2 makes distinct keys from small integers.
-func testKeyK4Jhash2(i int) (k K4Jhash2Key) {
+// k4Jhash2TestKey makes distinct keys from small integers.
+func k4Jhash2TestKey(i int) (k K4Jhash2Key) {
 	for j := range k {
 		if j < 8 {
 			k[j] = byte(i >> (8 * j))
@@ -48,23 +48,23 @@ func testKeyK4Jhash2(i int) (k K4Jhash2Key) {
 	return
 }
 
-// testValK4Jhash2 makes a value from an integer.
-func testValK4Jhash2(i int) (v K4Jhash2Value) {
+// k4Jhash2TestVal makes a value from an integer.
+func k4Jhash2TestVal(i int) (v K4Jhash2Value) {
 	for j := range v {
 		v[j] = byte(i + j)
 	}
 	return
 }
 
-// checkOpK4Jhash2 applies operation op (0 update, 1 delete, 2 lookup-and-delete,
+// k4Jhash2CheckOp applies operation op (0 update, 1 delete, 2 lookup-and-delete,
 // 3 lookup) on key ki to m and to the reference ref, and fails t if they differ.
-func checkOpK4Jhash2(t testing.TB, m *K4Jhash2, ref map[K4Jhash2Key]K4Jhash2Value, step, op, ki int, flags htab.UpdateFlags) {
-	k := testKeyK4Jhash2(ki)
-	v := testValK4Jhash2(step)
+func k4Jhash2CheckOp(t testing.TB, m *K4Jhash2, ref map[K4Jhash2Key]K4Jhash2Value, step, op, ki int, flags htab.UpdateFlags) {
+	k := k4Jhash2TestKey(ki)
+	v := k4Jhash2TestVal(step)
 	old, present := ref[k]
 	switch op {
 	case 0:
-		err := testUpdateK4Jhash2(m, k, v, flags)
+		err := k4Jhash2TestUpdate(m, k, v, flags)
 		var want error
 		switch {
 		case flags > htab.UpdateExist:
@@ -88,13 +88,13 @@ func checkOpK4Jhash2(t testing.TB, m *K4Jhash2, ref map[K4Jhash2Key]K4Jhash2Valu
 		}
 		delete(ref, k)
 	case 2:
-		got, err := testLookupAndDeleteK4Jhash2(t, m, k)
+		got, err := k4Jhash2TestLookupAndDelete(t, m, k)
 		if (err == nil) != present || got != old {
 			t.Fatalf("step %d: LookupAndDelete(%x) = %x, %v; want %x, present %v", step, k, got, err, old, present)
 		}
 		delete(ref, k)
 	default:
-		got, ok := testLookupK4Jhash2(t, m, k)
+		got, ok := k4Jhash2TestLookup(t, m, k)
 		if ok != present || got != old {
 			t.Fatalf("step %d: Lookup(%x) = %x, %v; want %x, %v", step, k, got, ok, old, present)
 		}
@@ -104,10 +104,10 @@ func checkOpK4Jhash2(t testing.TB, m *K4Jhash2, ref map[K4Jhash2Key]K4Jhash2Valu
 	}
 }
 
-// checkContentsK4Jhash2 checks that All and a NextKey walk both give exactly ref,
+// k4Jhash2CheckContents checks that All and a NextKey walk both give exactly ref,
 // in the same order.
-func checkContentsK4Jhash2(t testing.TB, m *K4Jhash2, ref map[K4Jhash2Key]K4Jhash2Value) {
-	order, vals := testAllK4Jhash2(t, m)
+func k4Jhash2CheckContents(t testing.TB, m *K4Jhash2, ref map[K4Jhash2Key]K4Jhash2Value) {
+	order, vals := k4Jhash2TestAll(t, m)
 	for i, k := range order {
 		if ref[k] != vals[i] {
 			t.Fatalf("All yields %x = %x, want %x", k, vals[i], ref[k])
@@ -150,9 +150,9 @@ func TestK4Jhash2RandomOps(t *testing.T) {
 			ref := map[K4Jhash2Key]K4Jhash2Value{}
 			rng := rand.New(rand.NewPCG(1, 2))
 			for step := range 10000 {
-				checkOpK4Jhash2(t, m, ref, step, rng.IntN(4), rng.IntN(96), htab.UpdateFlags(rng.IntN(4)))
+				k4Jhash2CheckOp(t, m, ref, step, rng.IntN(4), rng.IntN(96), htab.UpdateFlags(rng.IntN(4)))
 			}
-			checkContentsK4Jhash2(t, m, ref)
+			k4Jhash2CheckContents(t, m, ref)
 		})
 	}
 }
@@ -172,9 +172,9 @@ func FuzzK4Jhash2Ops(f *testing.F) {
 		}
 		ref := map[K4Jhash2Key]K4Jhash2Value{}
 		for i := 0; i+1 < len(data); i += 2 {
-			checkOpK4Jhash2(t, m, ref, i, int(data[i]&3), int(data[i+1]%16), htab.UpdateFlags(data[i]>>2&3))
+			k4Jhash2CheckOp(t, m, ref, i, int(data[i]&3), int(data[i+1]%16), htab.UpdateFlags(data[i]>>2&3))
 		}
-		checkContentsK4Jhash2(t, m, ref)
+		k4Jhash2CheckContents(t, m, ref)
 	})
 }
 
@@ -193,18 +193,18 @@ func TestK4Jhash2Concurrent(t *testing.T) {
 	for w := range 2 {
 		wg.Go(func() {
 			for i := range 2000 {
-				k := testKeyK4Jhash2(w*32 + i%32)
+				k := k4Jhash2TestKey(w*32 + i%32)
 				if i%3 == 2 {
 					_ = m.Delete(k)
 				} else {
-					_ = m.CPU(w).Update(k, testValK4Jhash2(i), htab.UpdateAny)
+					_ = m.CPU(w).Update(k, k4Jhash2TestVal(i), htab.UpdateAny)
 				}
 			}
 		})
 	}
 	wg.Go(func() {
 		for i := range 200 {
-			m.CPU(1).Lookup(testKeyK4Jhash2(i % 64))
+			m.CPU(1).Lookup(k4Jhash2TestKey(i % 64))
 			for range m.All() {
 			}
 			_, _ = m.NextKey(nil)
@@ -215,9 +215,9 @@ func TestK4Jhash2Concurrent(t *testing.T) {
 	for w := range 2 {
 		for j := range 32 {
 			last := j + 32*((1999-j)/32)
-			v, ok := m.CPU(w).Lookup(testKeyK4Jhash2(w*32 + j))
+			v, ok := m.CPU(w).Lookup(k4Jhash2TestKey(w*32 + j))
 			want := last%3 != 2
-			if ok != want || ok && v != testValK4Jhash2(last) {
+			if ok != want || ok && v != k4Jhash2TestVal(last) {
 				t.Fatalf("writer %d key %d: got %x, %v", w, j, v, ok)
 			}
 		}
@@ -239,8 +239,8 @@ func BenchmarkK4Jhash2Lookup(b *testing.B) {
 	}
 	keys := make([]K4Jhash2Key, 0, n)
 	for i := range n {
-		k := testKeyK4Jhash2(i)
-		if testUpdateK4Jhash2(m, k, testValK4Jhash2(i), htab.UpdateNoExist) == nil {
+		k := k4Jhash2TestKey(i)
+		if k4Jhash2TestUpdate(m, k, k4Jhash2TestVal(i), htab.UpdateNoExist) == nil {
 			keys = append(keys, k)
 		}
 	}
@@ -260,37 +260,37 @@ func BenchmarkK4Jhash2Lookup(b *testing.B) {
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "lookups/s")
 }
 
-// testBatchIsK4Jhash2 is errors.Is.
-func testBatchIsK4Jhash2(err, target error) bool {
+// k4Jhash2TestBatchIs is errors.Is.
+func k4Jhash2TestBatchIs(err, target error) bool {
 	return errors.Is(err, target)
 }
 
-// testBatchSameK4Jhash2 is slices.Equal.
-func testBatchSameK4Jhash2[E comparable](a, b []E) bool {
+// k4Jhash2TestBatchSame is slices.Equal.
+func k4Jhash2TestBatchSame[E comparable](a, b []E) bool {
 	return slices.Equal(a, b)
 }
 
-// testBatchValsK4Jhash2 is a value buffer for a batch of n keys.
-func testBatchValsK4Jhash2(m *K4Jhash2, n int) []K4Jhash2Value { return make([]K4Jhash2Value, n) }
+// k4Jhash2TestBatchVals is a value buffer for a batch of n keys.
+func k4Jhash2TestBatchVals(m *K4Jhash2, n int) []K4Jhash2Value { return make([]K4Jhash2Value, n) }
 
-// testBatchValueK4Jhash2 is key i's value in a batch's vals.
-func testBatchValueK4Jhash2(t testing.TB, m *K4Jhash2, k K4Jhash2Key, vals []K4Jhash2Value, i int) K4Jhash2Value {
+// k4Jhash2TestBatchValue is key i's value in a batch's vals.
+func k4Jhash2TestBatchValue(t testing.TB, m *K4Jhash2, k K4Jhash2Key, vals []K4Jhash2Value, i int) K4Jhash2Value {
 	return vals[i]
 }
 
-// testBatchSpreadK4Jhash2 is what UpdateBatch takes for these values.
-func testBatchSpreadK4Jhash2(m *K4Jhash2, vs []K4Jhash2Value) []K4Jhash2Value { return vs }
+// k4Jhash2TestBatchSpread is what UpdateBatch takes for these values.
+func k4Jhash2TestBatchSpread(m *K4Jhash2, vs []K4Jhash2Value) []K4Jhash2Value { return vs }
 
-// testBatchWalkK4Jhash2 runs one whole batch walk with buffers of buf keys
+// k4Jhash2TestBatchWalk runs one whole batch walk with buffers of buf keys
 // (doubled for a call that says ErrNoSpace) and returns what it got.
-func testBatchWalkK4Jhash2(t *testing.T, m *K4Jhash2, buf int, del bool) (keys []K4Jhash2Key, vals []K4Jhash2Value) {
+func k4Jhash2TestBatchWalk(t *testing.T, m *K4Jhash2, buf int, del bool) (keys []K4Jhash2Key, vals []K4Jhash2Value) {
 	t.Helper()
 	c := new(htab.Cursor)
 	for call := 0; ; call++ {
 		if call > 4*m.MaxEntries()+10 {
 			t.Fatalf("buf %d: the walk does not end", buf)
 		}
-		ks, vs := make([]K4Jhash2Key, buf), testBatchValsK4Jhash2(m, buf)
+		ks, vs := make([]K4Jhash2Key, buf), k4Jhash2TestBatchVals(m, buf)
 		var n int
 		var err error
 		if del {
@@ -298,19 +298,19 @@ func testBatchWalkK4Jhash2(t *testing.T, m *K4Jhash2, buf int, del bool) (keys [
 		} else {
 			n, err = m.LookupBatch(c, ks, vs)
 		}
-		if testBatchIsK4Jhash2(err, htab.ErrNoSpace) {
+		if k4Jhash2TestBatchIs(err, htab.ErrNoSpace) {
 			if n != 0 || c.Done() {
 				t.Fatalf("buf %d: ErrNoSpace with %d keys, done %v", buf, n, c.Done())
 			}
 			buf *= 2
 			continue
 		}
-		if err != nil && !testBatchIsK4Jhash2(err, htab.ErrKeyNotExist) {
+		if err != nil && !k4Jhash2TestBatchIs(err, htab.ErrKeyNotExist) {
 			t.Fatalf("buf %d: %v", buf, err)
 		}
 		for i := range n {
 			keys = append(keys, ks[i])
-			vals = append(vals, testBatchValueK4Jhash2(t, m, ks[i], vs, i))
+			vals = append(vals, k4Jhash2TestBatchValue(t, m, ks[i], vs, i))
 		}
 		if err != nil {
 			if !c.Done() {
@@ -330,18 +330,18 @@ func TestK4Jhash2Batch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n, err := m.LookupBatch(nil, make([]K4Jhash2Key, 4), testBatchValsK4Jhash2(m, 4)); n != 0 || !testBatchIsK4Jhash2(err, htab.ErrKeyNotExist) {
+	if n, err := m.LookupBatch(nil, make([]K4Jhash2Key, 4), k4Jhash2TestBatchVals(m, 4)); n != 0 || !k4Jhash2TestBatchIs(err, htab.ErrKeyNotExist) {
 		t.Fatalf("empty map: %d, %v; want 0, ErrKeyNotExist", n, err)
 	}
 	var ks []K4Jhash2Key
 	var vs []K4Jhash2Value
 	for i := range 40 {
-		ks, vs = append(ks, testKeyK4Jhash2(i)), append(vs, testValK4Jhash2(i))
+		ks, vs = append(ks, k4Jhash2TestKey(i)), append(vs, k4Jhash2TestVal(i))
 	}
-	if n, err := m.UpdateBatch(ks, testBatchSpreadK4Jhash2(m, vs), htab.UpdateAny); n != len(ks) || err != nil {
+	if n, err := m.UpdateBatch(ks, k4Jhash2TestBatchSpread(m, vs), htab.UpdateAny); n != len(ks) || err != nil {
 		t.Fatalf("UpdateBatch: %d, %v", n, err)
 	}
-	wantKeys, wantVals := testAllK4Jhash2(t, m)
+	wantKeys, wantVals := k4Jhash2TestAll(t, m)
 	if len(wantKeys) == 0 || len(wantKeys) != m.Len() {
 		t.Fatalf("All yields %d keys, Len is %d", len(wantKeys), m.Len())
 	}
@@ -351,32 +351,32 @@ func TestK4Jhash2Batch(t *testing.T) {
 		t.Fatalf("zero-length batch: %d, %v, cursor %v", n, err, *c)
 	}
 	for buf := 1; buf <= 8; buf++ {
-		keys, vals := testBatchWalkK4Jhash2(t, m, buf, false)
-		if !testBatchSameK4Jhash2(keys, wantKeys) || !testBatchSameK4Jhash2(vals, wantVals) {
+		keys, vals := k4Jhash2TestBatchWalk(t, m, buf, false)
+		if !k4Jhash2TestBatchSame(keys, wantKeys) || !k4Jhash2TestBatchSame(vals, wantVals) {
 			t.Fatalf("buf %d: the walk returned\n%x\n%x\nAll yields\n%x\n%x", buf, keys, vals, wantKeys, wantVals)
 		}
 	}
 	if m.Len() != len(wantKeys) {
 		t.Fatalf("LookupBatch changed the map: Len %d", m.Len())
 	}
-	keys, vals := testBatchWalkK4Jhash2(t, m, 3, true)
-	if !testBatchSameK4Jhash2(keys, wantKeys) || !testBatchSameK4Jhash2(vals, wantVals) {
+	keys, vals := k4Jhash2TestBatchWalk(t, m, 3, true)
+	if !k4Jhash2TestBatchSame(keys, wantKeys) || !k4Jhash2TestBatchSame(vals, wantVals) {
 		t.Fatalf("lookup-and-delete walk returned\n%x\nAll yielded\n%x", keys, wantKeys)
 	}
-	if k, _ := testAllK4Jhash2(t, m); m.Len() != 0 || len(k) != 0 {
+	if k, _ := k4Jhash2TestAll(t, m); m.Len() != 0 || len(k) != 0 {
 		t.Fatalf("after a lookup-and-delete walk: Len %d, All %x", m.Len(), k)
 	}
 
-	if n, err := m.UpdateBatch(ks[:1], testBatchSpreadK4Jhash2(m, vs[:1]), htab.UpdateNoExist); n != 0 || !testBatchIsK4Jhash2(err, htab.ErrInvalid) {
+	if n, err := m.UpdateBatch(ks[:1], k4Jhash2TestBatchSpread(m, vs[:1]), htab.UpdateNoExist); n != 0 || !k4Jhash2TestBatchIs(err, htab.ErrInvalid) {
 		t.Fatalf("UpdateBatch with UpdateNoExist: %d, %v; want ErrInvalid, as the kernel", n, err)
 	}
-	if n, err := m.UpdateBatch(ks[:3], testBatchSpreadK4Jhash2(m, vs[:3]), htab.UpdateAny); n != 3 || err != nil {
+	if n, err := m.UpdateBatch(ks[:3], k4Jhash2TestBatchSpread(m, vs[:3]), htab.UpdateAny); n != 3 || err != nil {
 		t.Fatalf("UpdateBatch: %d, %v", n, err)
 	}
-	if n, err := m.DeleteBatch([]K4Jhash2Key{ks[0], ks[1], ks[5], ks[2]}); n != 2 || !testBatchIsK4Jhash2(err, htab.ErrKeyNotExist) {
+	if n, err := m.DeleteBatch([]K4Jhash2Key{ks[0], ks[1], ks[5], ks[2]}); n != 2 || !k4Jhash2TestBatchIs(err, htab.ErrKeyNotExist) {
 		t.Fatalf("DeleteBatch with an absent third key: %d, %v; want 2, ErrKeyNotExist", n, err)
 	}
-	if _, ok := testLookupK4Jhash2(t, m, ks[2]); !ok || m.Len() != 1 {
+	if _, ok := k4Jhash2TestLookup(t, m, ks[2]); !ok || m.Len() != 1 {
 		t.Fatalf("DeleteBatch went past the absent key: Len %d", m.Len())
 	}
 }

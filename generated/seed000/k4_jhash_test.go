@@ -14,30 +14,30 @@ import (
 	"testing"
 )
 
-// testUpdateK4Jhash, testLookupK4Jhash, testLookupAndDeleteK4Jhash and testAllK4Jhash
+// k4JhashTestUpdate, k4JhashTestLookup, k4JhashTestLookupAndDelete and k4JhashTestAll
 // are the map's userspace methods, as the checks below use them (testAll
 // collects All).
-func testUpdateK4Jhash(m *K4Jhash, k K4JhashKey, v K4JhashValue, flags htab.UpdateFlags) error {
+func k4JhashTestUpdate(m *K4Jhash, k K4JhashKey, v K4JhashValue, flags htab.UpdateFlags) error {
 	return m.Update(k, v, flags)
 }
 
-func testLookupK4Jhash(t testing.TB, m *K4Jhash, k K4JhashKey) (K4JhashValue, bool) {
+func k4JhashTestLookup(t testing.TB, m *K4Jhash, k K4JhashKey) (K4JhashValue, bool) {
 	return m.Lookup(k)
 }
 
-func testLookupAndDeleteK4Jhash(t testing.TB, m *K4Jhash, k K4JhashKey) (K4JhashValue, error) {
+func k4JhashTestLookupAndDelete(t testing.TB, m *K4Jhash, k K4JhashKey) (K4JhashValue, error) {
 	return m.LookupAndDelete(k)
 }
 
-func testAllK4Jhash(t testing.TB, m *K4Jhash) (keys []K4JhashKey, vals []K4JhashValue) {
+func k4JhashTestAll(t testing.TB, m *K4Jhash) (keys []K4JhashKey, vals []K4JhashValue) {
 	for k, v := range m.All() {
 		keys, vals = append(keys, k), append(vals, v)
 	}
 	return keys, vals
 }
 
-// testKeyK4Jhash makes distinct keys from small integers.
-func testKeyK4Jhash(i int) (k K4JhashKey) {
+// k4JhashTestKey makes distinct keys from small integers.
+func k4JhashTestKey(i int) (k K4JhashKey) {
 	for j := range k {
 		if j < 8 {
 			k[j] = byte(i >> (8 * j))
@@ -48,23 +48,23 @@ func testKeyK4Jhash(i int) (k K4JhashKey) {
 	return
 }
 
-// testValK4Jhash makes a value from an integer.
-func testValK4Jhash(i int) (v K4JhashValue) {
+// k4JhashTestVal makes a value from an integer.
+func k4JhashTestVal(i int) (v K4JhashValue) {
 	for j := range v {
 		v[j] = byte(i + j)
 	}
 	return
 }
 
-// checkOpK4Jhash applies operation op (0 update, 1 delete, 2 lookup-and-delete,
+// k4JhashCheckOp applies operation op (0 update, 1 delete, 2 lookup-and-delete,
 // 3 lookup) on key ki to m and to the reference ref, and fails t if they differ.
-func checkOpK4Jhash(t testing.TB, m *K4Jhash, ref map[K4JhashKey]K4JhashValue, step, op, ki int, flags htab.UpdateFlags) {
-	k := testKeyK4Jhash(ki)
-	v := testValK4Jhash(step)
+func k4JhashCheckOp(t testing.TB, m *K4Jhash, ref map[K4JhashKey]K4JhashValue, step, op, ki int, flags htab.UpdateFlags) {
+	k := k4JhashTestKey(ki)
+	v := k4JhashTestVal(step)
 	old, present := ref[k]
 	switch op {
 	case 0:
-		err := testUpdateK4Jhash(m, k, v, flags)
+		err := k4JhashTestUpdate(m, k, v, flags)
 		var want error
 		switch {
 		case flags > htab.UpdateExist:
@@ -88,13 +88,13 @@ func checkOpK4Jhash(t testing.TB, m *K4Jhash, ref map[K4JhashKey]K4JhashValue, s
 		}
 		delete(ref, k)
 	case 2:
-		got, err := testLookupAndDeleteK4Jhash(t, m, k)
+		got, err := k4JhashTestLookupAndDelete(t, m, k)
 		if (err == nil) != present || got != old {
 			t.Fatalf("step %d: LookupAndDelete(%x) = %x, %v; want %x, present %v", step, k, got, err, old, present)
 		}
 		delete(ref, k)
 	default:
-		got, ok := testLookupK4Jhash(t, m, k)
+		got, ok := k4JhashTestLookup(t, m, k)
 		if ok != present || got != old {
 			t.Fatalf("step %d: Lookup(%x) = %x, %v; want %x, %v", step, k, got, ok, old, present)
 		}
@@ -104,10 +104,10 @@ func checkOpK4Jhash(t testing.TB, m *K4Jhash, ref map[K4JhashKey]K4JhashValue, s
 	}
 }
 
-// checkContentsK4Jhash checks that All and a NextKey walk both give exactly ref,
+// k4JhashCheckContents checks that All and a NextKey walk both give exactly ref,
 // in the same order.
-func checkContentsK4Jhash(t testing.TB, m *K4Jhash, ref map[K4JhashKey]K4JhashValue) {
-	order, vals := testAllK4Jhash(t, m)
+func k4JhashCheckContents(t testing.TB, m *K4Jhash, ref map[K4JhashKey]K4JhashValue) {
+	order, vals := k4JhashTestAll(t, m)
 	for i, k := range order {
 		if ref[k] != vals[i] {
 			t.Fatalf("All yields %x = %x, want %x", k, vals[i], ref[k])
@@ -150,9 +150,9 @@ func TestK4JhashRandomOps(t *testing.T) {
 			ref := map[K4JhashKey]K4JhashValue{}
 			rng := rand.New(rand.NewPCG(1, 2))
 			for step := range 10000 {
-				checkOpK4Jhash(t, m, ref, step, rng.IntN(4), rng.IntN(96), htab.UpdateFlags(rng.IntN(4)))
+				k4JhashCheckOp(t, m, ref, step, rng.IntN(4), rng.IntN(96), htab.UpdateFlags(rng.IntN(4)))
 			}
-			checkContentsK4Jhash(t, m, ref)
+			k4JhashCheckContents(t, m, ref)
 		})
 	}
 }
@@ -172,9 +172,9 @@ func FuzzK4JhashOps(f *testing.F) {
 		}
 		ref := map[K4JhashKey]K4JhashValue{}
 		for i := 0; i+1 < len(data); i += 2 {
-			checkOpK4Jhash(t, m, ref, i, int(data[i]&3), int(data[i+1]%16), htab.UpdateFlags(data[i]>>2&3))
+			k4JhashCheckOp(t, m, ref, i, int(data[i]&3), int(data[i+1]%16), htab.UpdateFlags(data[i]>>2&3))
 		}
-		checkContentsK4Jhash(t, m, ref)
+		k4JhashCheckContents(t, m, ref)
 	})
 }
 
@@ -193,18 +193,18 @@ func TestK4JhashConcurrent(t *testing.T) {
 	for w := range 2 {
 		wg.Go(func() {
 			for i := range 2000 {
-				k := testKeyK4Jhash(w*32 + i%32)
+				k := k4JhashTestKey(w*32 + i%32)
 				if i%3 == 2 {
 					_ = m.Delete(k)
 				} else {
-					_ = m.CPU(w).Update(k, testValK4Jhash(i), htab.UpdateAny)
+					_ = m.CPU(w).Update(k, k4JhashTestVal(i), htab.UpdateAny)
 				}
 			}
 		})
 	}
 	wg.Go(func() {
 		for i := range 200 {
-			m.CPU(1).Lookup(testKeyK4Jhash(i % 64))
+			m.CPU(1).Lookup(k4JhashTestKey(i % 64))
 			for range m.All() {
 			}
 			_, _ = m.NextKey(nil)
@@ -215,9 +215,9 @@ func TestK4JhashConcurrent(t *testing.T) {
 	for w := range 2 {
 		for j := range 32 {
 			last := j + 32*((1999-j)/32)
-			v, ok := m.CPU(w).Lookup(testKeyK4Jhash(w*32 + j))
+			v, ok := m.CPU(w).Lookup(k4JhashTestKey(w*32 + j))
 			want := last%3 != 2
-			if ok != want || ok && v != testValK4Jhash(last) {
+			if ok != want || ok && v != k4JhashTestVal(last) {
 				t.Fatalf("writer %d key %d: got %x, %v", w, j, v, ok)
 			}
 		}
@@ -239,8 +239,8 @@ func BenchmarkK4JhashLookup(b *testing.B) {
 	}
 	keys := make([]K4JhashKey, 0, n)
 	for i := range n {
-		k := testKeyK4Jhash(i)
-		if testUpdateK4Jhash(m, k, testValK4Jhash(i), htab.UpdateNoExist) == nil {
+		k := k4JhashTestKey(i)
+		if k4JhashTestUpdate(m, k, k4JhashTestVal(i), htab.UpdateNoExist) == nil {
 			keys = append(keys, k)
 		}
 	}
@@ -260,37 +260,37 @@ func BenchmarkK4JhashLookup(b *testing.B) {
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "lookups/s")
 }
 
-// testBatchIsK4Jhash is errors.Is.
-func testBatchIsK4Jhash(err, target error) bool {
+// k4JhashTestBatchIs is errors.Is.
+func k4JhashTestBatchIs(err, target error) bool {
 	return errors.Is(err, target)
 }
 
-// testBatchSameK4Jhash is slices.Equal.
-func testBatchSameK4Jhash[E comparable](a, b []E) bool {
+// k4JhashTestBatchSame is slices.Equal.
+func k4JhashTestBatchSame[E comparable](a, b []E) bool {
 	return slices.Equal(a, b)
 }
 
-// testBatchValsK4Jhash is a value buffer for a batch of n keys.
-func testBatchValsK4Jhash(m *K4Jhash, n int) []K4JhashValue { return make([]K4JhashValue, n) }
+// k4JhashTestBatchVals is a value buffer for a batch of n keys.
+func k4JhashTestBatchVals(m *K4Jhash, n int) []K4JhashValue { return make([]K4JhashValue, n) }
 
-// testBatchValueK4Jhash is key i's value in a batch's vals.
-func testBatchValueK4Jhash(t testing.TB, m *K4Jhash, k K4JhashKey, vals []K4JhashValue, i int) K4JhashValue {
+// k4JhashTestBatchValue is key i's value in a batch's vals.
+func k4JhashTestBatchValue(t testing.TB, m *K4Jhash, k K4JhashKey, vals []K4JhashValue, i int) K4JhashValue {
 	return vals[i]
 }
 
-// testBatchSpreadK4Jhash is what UpdateBatch takes for these values.
-func testBatchSpreadK4Jhash(m *K4Jhash, vs []K4JhashValue) []K4JhashValue { return vs }
+// k4JhashTestBatchSpread is what UpdateBatch takes for these values.
+func k4JhashTestBatchSpread(m *K4Jhash, vs []K4JhashValue) []K4JhashValue { return vs }
 
-// testBatchWalkK4Jhash runs one whole batch walk with buffers of buf keys
+// k4JhashTestBatchWalk runs one whole batch walk with buffers of buf keys
 // (doubled for a call that says ErrNoSpace) and returns what it got.
-func testBatchWalkK4Jhash(t *testing.T, m *K4Jhash, buf int, del bool) (keys []K4JhashKey, vals []K4JhashValue) {
+func k4JhashTestBatchWalk(t *testing.T, m *K4Jhash, buf int, del bool) (keys []K4JhashKey, vals []K4JhashValue) {
 	t.Helper()
 	c := new(htab.Cursor)
 	for call := 0; ; call++ {
 		if call > 4*m.MaxEntries()+10 {
 			t.Fatalf("buf %d: the walk does not end", buf)
 		}
-		ks, vs := make([]K4JhashKey, buf), testBatchValsK4Jhash(m, buf)
+		ks, vs := make([]K4JhashKey, buf), k4JhashTestBatchVals(m, buf)
 		var n int
 		var err error
 		if del {
@@ -298,19 +298,19 @@ func testBatchWalkK4Jhash(t *testing.T, m *K4Jhash, buf int, del bool) (keys []K
 		} else {
 			n, err = m.LookupBatch(c, ks, vs)
 		}
-		if testBatchIsK4Jhash(err, htab.ErrNoSpace) {
+		if k4JhashTestBatchIs(err, htab.ErrNoSpace) {
 			if n != 0 || c.Done() {
 				t.Fatalf("buf %d: ErrNoSpace with %d keys, done %v", buf, n, c.Done())
 			}
 			buf *= 2
 			continue
 		}
-		if err != nil && !testBatchIsK4Jhash(err, htab.ErrKeyNotExist) {
+		if err != nil && !k4JhashTestBatchIs(err, htab.ErrKeyNotExist) {
 			t.Fatalf("buf %d: %v", buf, err)
 		}
 		for i := range n {
 			keys = append(keys, ks[i])
-			vals = append(vals, testBatchValueK4Jhash(t, m, ks[i], vs, i))
+			vals = append(vals, k4JhashTestBatchValue(t, m, ks[i], vs, i))
 		}
 		if err != nil {
 			if !c.Done() {
@@ -330,18 +330,18 @@ func TestK4JhashBatch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n, err := m.LookupBatch(nil, make([]K4JhashKey, 4), testBatchValsK4Jhash(m, 4)); n != 0 || !testBatchIsK4Jhash(err, htab.ErrKeyNotExist) {
+	if n, err := m.LookupBatch(nil, make([]K4JhashKey, 4), k4JhashTestBatchVals(m, 4)); n != 0 || !k4JhashTestBatchIs(err, htab.ErrKeyNotExist) {
 		t.Fatalf("empty map: %d, %v; want 0, ErrKeyNotExist", n, err)
 	}
 	var ks []K4JhashKey
 	var vs []K4JhashValue
 	for i := range 40 {
-		ks, vs = append(ks, testKeyK4Jhash(i)), append(vs, testValK4Jhash(i))
+		ks, vs = append(ks, k4JhashTestKey(i)), append(vs, k4JhashTestVal(i))
 	}
-	if n, err := m.UpdateBatch(ks, testBatchSpreadK4Jhash(m, vs), htab.UpdateAny); n != len(ks) || err != nil {
+	if n, err := m.UpdateBatch(ks, k4JhashTestBatchSpread(m, vs), htab.UpdateAny); n != len(ks) || err != nil {
 		t.Fatalf("UpdateBatch: %d, %v", n, err)
 	}
-	wantKeys, wantVals := testAllK4Jhash(t, m)
+	wantKeys, wantVals := k4JhashTestAll(t, m)
 	if len(wantKeys) == 0 || len(wantKeys) != m.Len() {
 		t.Fatalf("All yields %d keys, Len is %d", len(wantKeys), m.Len())
 	}
@@ -351,32 +351,32 @@ func TestK4JhashBatch(t *testing.T) {
 		t.Fatalf("zero-length batch: %d, %v, cursor %v", n, err, *c)
 	}
 	for buf := 1; buf <= 8; buf++ {
-		keys, vals := testBatchWalkK4Jhash(t, m, buf, false)
-		if !testBatchSameK4Jhash(keys, wantKeys) || !testBatchSameK4Jhash(vals, wantVals) {
+		keys, vals := k4JhashTestBatchWalk(t, m, buf, false)
+		if !k4JhashTestBatchSame(keys, wantKeys) || !k4JhashTestBatchSame(vals, wantVals) {
 			t.Fatalf("buf %d: the walk returned\n%x\n%x\nAll yields\n%x\n%x", buf, keys, vals, wantKeys, wantVals)
 		}
 	}
 	if m.Len() != len(wantKeys) {
 		t.Fatalf("LookupBatch changed the map: Len %d", m.Len())
 	}
-	keys, vals := testBatchWalkK4Jhash(t, m, 3, true)
-	if !testBatchSameK4Jhash(keys, wantKeys) || !testBatchSameK4Jhash(vals, wantVals) {
+	keys, vals := k4JhashTestBatchWalk(t, m, 3, true)
+	if !k4JhashTestBatchSame(keys, wantKeys) || !k4JhashTestBatchSame(vals, wantVals) {
 		t.Fatalf("lookup-and-delete walk returned\n%x\nAll yielded\n%x", keys, wantKeys)
 	}
-	if k, _ := testAllK4Jhash(t, m); m.Len() != 0 || len(k) != 0 {
+	if k, _ := k4JhashTestAll(t, m); m.Len() != 0 || len(k) != 0 {
 		t.Fatalf("after a lookup-and-delete walk: Len %d, All %x", m.Len(), k)
 	}
 
-	if n, err := m.UpdateBatch(ks[:1], testBatchSpreadK4Jhash(m, vs[:1]), htab.UpdateNoExist); n != 0 || !testBatchIsK4Jhash(err, htab.ErrInvalid) {
+	if n, err := m.UpdateBatch(ks[:1], k4JhashTestBatchSpread(m, vs[:1]), htab.UpdateNoExist); n != 0 || !k4JhashTestBatchIs(err, htab.ErrInvalid) {
 		t.Fatalf("UpdateBatch with UpdateNoExist: %d, %v; want ErrInvalid, as the kernel", n, err)
 	}
-	if n, err := m.UpdateBatch(ks[:3], testBatchSpreadK4Jhash(m, vs[:3]), htab.UpdateAny); n != 3 || err != nil {
+	if n, err := m.UpdateBatch(ks[:3], k4JhashTestBatchSpread(m, vs[:3]), htab.UpdateAny); n != 3 || err != nil {
 		t.Fatalf("UpdateBatch: %d, %v", n, err)
 	}
-	if n, err := m.DeleteBatch([]K4JhashKey{ks[0], ks[1], ks[5], ks[2]}); n != 2 || !testBatchIsK4Jhash(err, htab.ErrKeyNotExist) {
+	if n, err := m.DeleteBatch([]K4JhashKey{ks[0], ks[1], ks[5], ks[2]}); n != 2 || !k4JhashTestBatchIs(err, htab.ErrKeyNotExist) {
 		t.Fatalf("DeleteBatch with an absent third key: %d, %v; want 2, ErrKeyNotExist", n, err)
 	}
-	if _, ok := testLookupK4Jhash(t, m, ks[2]); !ok || m.Len() != 1 {
+	if _, ok := k4JhashTestLookup(t, m, ks[2]); !ok || m.Len() != 1 {
 		t.Fatalf("DeleteBatch went past the absent key: Len %d", m.Len())
 	}
 }

@@ -46,7 +46,9 @@ import (
 //   element is reused at once; a reader that reached it through its old bucket
 //   sees that bucket's sequence change and retries.
 //   Capacity: a new key takes a freed element, else a never-used one; when all
-//   MaxEntries are in use it is htab.ErrFull. A replace never needs one.
+//   MaxEntries are in use it is htab.ErrFull. A replace never needs one. A
+//   delete frees its element before it unlocks, so whoever sees the key gone
+//   can insert another (the kernel frees after unlocking).
 
 // K4StaticKey is a key of K4Static: 4 bytes, hashed and compared as they are.
 type K4StaticKey [4]byte
@@ -70,7 +72,7 @@ type k4StaticElem struct {
 // 1024 elements of 16 bytes, 16 KiB (the most, by powers of two, within 16 KiB).
 const k4StaticChunkShift = 10
 
-type k4StaticChunk [1 << k4StaticChunkShift]k4StaticElem
+type k4StaticElemChunk [1 << k4StaticChunkShift]k4StaticElem
 
 // K4Static is a fixed-capacity hash map with the semantics of the kernel's
 // BPF_MAP_TYPE_HASH. Every method is safe for concurrent use.
@@ -84,9 +86,9 @@ type K4Static struct {
 
 	// Element storage. Element i is elems[i] when preallocated, else
 	// chunks[i>>shift][i&mask]; a bucket links index+1 so that 0 is nil.
-	elems   []k4StaticElem                  // all maxEntries elements; nil with NoPrealloc
-	chunks  []atomic.Pointer[k4StaticChunk] // NoPrealloc: allocated on first use
-	chunkMu sync.Mutex                      // serialises chunk allocation
+	elems   []k4StaticElem                      // all maxEntries elements; nil with NoPrealloc
+	chunks  []atomic.Pointer[k4StaticElemChunk] // NoPrealloc: allocated on first use
+	chunkMu sync.Mutex                          // serialises chunk allocation
 
 	// Written by inserts and deletes; the padding keeps them off the cache
 	// line of the fields above, which every lookup reads.
@@ -115,7 +117,7 @@ func NewK4Static(opts htab.Options) (*K4Static, error) {
 		seed:       opts.Seed(),
 	}
 	if opts.NoPrealloc {
-		m.chunks = make([]atomic.Pointer[k4StaticChunk], (opts.MaxEntries-1)>>k4StaticChunkShift+1)
+		m.chunks = make([]atomic.Pointer[k4StaticElemChunk], (opts.MaxEntries-1)>>k4StaticChunkShift+1)
 	} else {
 		m.elems = make([]k4StaticElem, opts.MaxEntries)
 	}
@@ -250,7 +252,7 @@ func (m *K4Static) ensureChunk(c uint32) {
 	}
 	m.chunkMu.Lock()
 	if m.chunks[c].Load() == nil {
-		m.chunks[c].Store(new(k4StaticChunk))
+		m.chunks[c].Store(new(k4StaticElemChunk))
 	}
 	m.chunkMu.Unlock()
 }
@@ -403,8 +405,8 @@ func (m *K4Static) Delete(k K4StaticKey) error {
 		return htab.ErrKeyNotExist
 	}
 	m.unlink(h&m.mask, prev, i)
-	b.Unlock()
 	m.free(i - 1)
+	b.Unlock()
 	return nil
 }
 
@@ -422,8 +424,8 @@ func (m *K4Static) LookupAndDelete(k K4StaticKey) (K4StaticValue, error) {
 	}
 	v := m.elem(i - 1).loadValue()
 	m.unlink(h&m.mask, prev, i)
-	b.Unlock()
 	m.free(i - 1)
+	b.Unlock()
 	return v, nil
 }
 
@@ -615,17 +617,15 @@ func (m *K4Static) batchWalk(bi uint32, keys []K4StaticKey, vals []K4StaticValue
 		if del && head != 0 {
 			// The whole bucket goes: it was copied under this same lock.
 			b.SetHead(0)
-		}
-		b.Unlock()
-		if del {
-			// Free after unlocking, as the kernel does. The chain is unreachable
-			// now, so nothing else writes its next links.
+			// Free under the lock, as Delete does (see Capacity in the design
+			// comment). The chain is unreachable now: nothing else writes its links.
 			for i := head; i != 0; {
 				nx := atomic.LoadUint32(&m.elem(i - 1).next)
 				m.free(i - 1)
 				i = nx
 			}
 		}
+		b.Unlock()
 		total += cnt
 		bi++
 	}

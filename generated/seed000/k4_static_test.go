@@ -14,30 +14,30 @@ import (
 	"testing"
 )
 
-// testUpdateK4Static, testLookupK4Static, testLookupAndDeleteK4Static and testAllK4Static
+// k4StaticTestUpdate, k4StaticTestLookup, k4StaticTestLookupAndDelete and k4StaticTestAll
 // are the map's userspace methods, as the checks below use them (testAll
 // collects All).
-func testUpdateK4Static(m *K4Static, k K4StaticKey, v K4StaticValue, flags htab.UpdateFlags) error {
+func k4StaticTestUpdate(m *K4Static, k K4StaticKey, v K4StaticValue, flags htab.UpdateFlags) error {
 	return m.Update(k, v, flags)
 }
 
-func testLookupK4Static(t testing.TB, m *K4Static, k K4StaticKey) (K4StaticValue, bool) {
+func k4StaticTestLookup(t testing.TB, m *K4Static, k K4StaticKey) (K4StaticValue, bool) {
 	return m.Lookup(k)
 }
 
-func testLookupAndDeleteK4Static(t testing.TB, m *K4Static, k K4StaticKey) (K4StaticValue, error) {
+func k4StaticTestLookupAndDelete(t testing.TB, m *K4Static, k K4StaticKey) (K4StaticValue, error) {
 	return m.LookupAndDelete(k)
 }
 
-func testAllK4Static(t testing.TB, m *K4Static) (keys []K4StaticKey, vals []K4StaticValue) {
+func k4StaticTestAll(t testing.TB, m *K4Static) (keys []K4StaticKey, vals []K4StaticValue) {
 	for k, v := range m.All() {
 		keys, vals = append(keys, k), append(vals, v)
 	}
 	return keys, vals
 }
 
-// testKeyK4Static makes distinct keys from small integers.
-func testKeyK4Static(i int) (k K4StaticKey) {
+// k4StaticTestKey makes distinct keys from small integers.
+func k4StaticTestKey(i int) (k K4StaticKey) {
 	for j := range k {
 		if j < 8 {
 			k[j] = byte(i >> (8 * j))
@@ -48,23 +48,23 @@ func testKeyK4Static(i int) (k K4StaticKey) {
 	return
 }
 
-// testValK4Static makes a value from an integer.
-func testValK4Static(i int) (v K4StaticValue) {
+// k4StaticTestVal makes a value from an integer.
+func k4StaticTestVal(i int) (v K4StaticValue) {
 	for j := range v {
 		v[j] = byte(i + j)
 	}
 	return
 }
 
-// checkOpK4Static applies operation op (0 update, 1 delete, 2 lookup-and-delete,
+// k4StaticCheckOp applies operation op (0 update, 1 delete, 2 lookup-and-delete,
 // 3 lookup) on key ki to m and to the reference ref, and fails t if they differ.
-func checkOpK4Static(t testing.TB, m *K4Static, ref map[K4StaticKey]K4StaticValue, step, op, ki int, flags htab.UpdateFlags) {
-	k := testKeyK4Static(ki)
-	v := testValK4Static(step)
+func k4StaticCheckOp(t testing.TB, m *K4Static, ref map[K4StaticKey]K4StaticValue, step, op, ki int, flags htab.UpdateFlags) {
+	k := k4StaticTestKey(ki)
+	v := k4StaticTestVal(step)
 	old, present := ref[k]
 	switch op {
 	case 0:
-		err := testUpdateK4Static(m, k, v, flags)
+		err := k4StaticTestUpdate(m, k, v, flags)
 		var want error
 		switch {
 		case flags > htab.UpdateExist:
@@ -88,13 +88,13 @@ func checkOpK4Static(t testing.TB, m *K4Static, ref map[K4StaticKey]K4StaticValu
 		}
 		delete(ref, k)
 	case 2:
-		got, err := testLookupAndDeleteK4Static(t, m, k)
+		got, err := k4StaticTestLookupAndDelete(t, m, k)
 		if (err == nil) != present || got != old {
 			t.Fatalf("step %d: LookupAndDelete(%x) = %x, %v; want %x, present %v", step, k, got, err, old, present)
 		}
 		delete(ref, k)
 	default:
-		got, ok := testLookupK4Static(t, m, k)
+		got, ok := k4StaticTestLookup(t, m, k)
 		if ok != present || got != old {
 			t.Fatalf("step %d: Lookup(%x) = %x, %v; want %x, %v", step, k, got, ok, old, present)
 		}
@@ -104,10 +104,10 @@ func checkOpK4Static(t testing.TB, m *K4Static, ref map[K4StaticKey]K4StaticValu
 	}
 }
 
-// checkContentsK4Static checks that All and a NextKey walk both give exactly ref,
+// k4StaticCheckContents checks that All and a NextKey walk both give exactly ref,
 // in the same order.
-func checkContentsK4Static(t testing.TB, m *K4Static, ref map[K4StaticKey]K4StaticValue) {
-	order, vals := testAllK4Static(t, m)
+func k4StaticCheckContents(t testing.TB, m *K4Static, ref map[K4StaticKey]K4StaticValue) {
+	order, vals := k4StaticTestAll(t, m)
 	for i, k := range order {
 		if ref[k] != vals[i] {
 			t.Fatalf("All yields %x = %x, want %x", k, vals[i], ref[k])
@@ -150,9 +150,9 @@ func TestK4StaticRandomOps(t *testing.T) {
 			ref := map[K4StaticKey]K4StaticValue{}
 			rng := rand.New(rand.NewPCG(1, 2))
 			for step := range 10000 {
-				checkOpK4Static(t, m, ref, step, rng.IntN(4), rng.IntN(96), htab.UpdateFlags(rng.IntN(4)))
+				k4StaticCheckOp(t, m, ref, step, rng.IntN(4), rng.IntN(96), htab.UpdateFlags(rng.IntN(4)))
 			}
-			checkContentsK4Static(t, m, ref)
+			k4StaticCheckContents(t, m, ref)
 		})
 	}
 }
@@ -172,9 +172,9 @@ func FuzzK4StaticOps(f *testing.F) {
 		}
 		ref := map[K4StaticKey]K4StaticValue{}
 		for i := 0; i+1 < len(data); i += 2 {
-			checkOpK4Static(t, m, ref, i, int(data[i]&3), int(data[i+1]%16), htab.UpdateFlags(data[i]>>2&3))
+			k4StaticCheckOp(t, m, ref, i, int(data[i]&3), int(data[i+1]%16), htab.UpdateFlags(data[i]>>2&3))
 		}
-		checkContentsK4Static(t, m, ref)
+		k4StaticCheckContents(t, m, ref)
 	})
 }
 
@@ -193,18 +193,18 @@ func TestK4StaticConcurrent(t *testing.T) {
 	for w := range 2 {
 		wg.Go(func() {
 			for i := range 2000 {
-				k := testKeyK4Static(w*32 + i%32)
+				k := k4StaticTestKey(w*32 + i%32)
 				if i%3 == 2 {
 					_ = m.Delete(k)
 				} else {
-					_ = m.CPU(w).Update(k, testValK4Static(i), htab.UpdateAny)
+					_ = m.CPU(w).Update(k, k4StaticTestVal(i), htab.UpdateAny)
 				}
 			}
 		})
 	}
 	wg.Go(func() {
 		for i := range 200 {
-			m.CPU(1).Lookup(testKeyK4Static(i % 64))
+			m.CPU(1).Lookup(k4StaticTestKey(i % 64))
 			for range m.All() {
 			}
 			_, _ = m.NextKey(nil)
@@ -215,9 +215,9 @@ func TestK4StaticConcurrent(t *testing.T) {
 	for w := range 2 {
 		for j := range 32 {
 			last := j + 32*((1999-j)/32)
-			v, ok := m.CPU(w).Lookup(testKeyK4Static(w*32 + j))
+			v, ok := m.CPU(w).Lookup(k4StaticTestKey(w*32 + j))
 			want := last%3 != 2
-			if ok != want || ok && v != testValK4Static(last) {
+			if ok != want || ok && v != k4StaticTestVal(last) {
 				t.Fatalf("writer %d key %d: got %x, %v", w, j, v, ok)
 			}
 		}
@@ -239,8 +239,8 @@ func BenchmarkK4StaticLookup(b *testing.B) {
 	}
 	keys := make([]K4StaticKey, 0, n)
 	for i := range n {
-		k := testKeyK4Static(i)
-		if testUpdateK4Static(m, k, testValK4Static(i), htab.UpdateNoExist) == nil {
+		k := k4StaticTestKey(i)
+		if k4StaticTestUpdate(m, k, k4StaticTestVal(i), htab.UpdateNoExist) == nil {
 			keys = append(keys, k)
 		}
 	}
@@ -260,37 +260,37 @@ func BenchmarkK4StaticLookup(b *testing.B) {
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "lookups/s")
 }
 
-// testBatchIsK4Static is errors.Is.
-func testBatchIsK4Static(err, target error) bool {
+// k4StaticTestBatchIs is errors.Is.
+func k4StaticTestBatchIs(err, target error) bool {
 	return errors.Is(err, target)
 }
 
-// testBatchSameK4Static is slices.Equal.
-func testBatchSameK4Static[E comparable](a, b []E) bool {
+// k4StaticTestBatchSame is slices.Equal.
+func k4StaticTestBatchSame[E comparable](a, b []E) bool {
 	return slices.Equal(a, b)
 }
 
-// testBatchValsK4Static is a value buffer for a batch of n keys.
-func testBatchValsK4Static(m *K4Static, n int) []K4StaticValue { return make([]K4StaticValue, n) }
+// k4StaticTestBatchVals is a value buffer for a batch of n keys.
+func k4StaticTestBatchVals(m *K4Static, n int) []K4StaticValue { return make([]K4StaticValue, n) }
 
-// testBatchValueK4Static is key i's value in a batch's vals.
-func testBatchValueK4Static(t testing.TB, m *K4Static, k K4StaticKey, vals []K4StaticValue, i int) K4StaticValue {
+// k4StaticTestBatchValue is key i's value in a batch's vals.
+func k4StaticTestBatchValue(t testing.TB, m *K4Static, k K4StaticKey, vals []K4StaticValue, i int) K4StaticValue {
 	return vals[i]
 }
 
-// testBatchSpreadK4Static is what UpdateBatch takes for these values.
-func testBatchSpreadK4Static(m *K4Static, vs []K4StaticValue) []K4StaticValue { return vs }
+// k4StaticTestBatchSpread is what UpdateBatch takes for these values.
+func k4StaticTestBatchSpread(m *K4Static, vs []K4StaticValue) []K4StaticValue { return vs }
 
-// testBatchWalkK4Static runs one whole batch walk with buffers of buf keys
+// k4StaticTestBatchWalk runs one whole batch walk with buffers of buf keys
 // (doubled for a call that says ErrNoSpace) and returns what it got.
-func testBatchWalkK4Static(t *testing.T, m *K4Static, buf int, del bool) (keys []K4StaticKey, vals []K4StaticValue) {
+func k4StaticTestBatchWalk(t *testing.T, m *K4Static, buf int, del bool) (keys []K4StaticKey, vals []K4StaticValue) {
 	t.Helper()
 	c := new(htab.Cursor)
 	for call := 0; ; call++ {
 		if call > 4*m.MaxEntries()+10 {
 			t.Fatalf("buf %d: the walk does not end", buf)
 		}
-		ks, vs := make([]K4StaticKey, buf), testBatchValsK4Static(m, buf)
+		ks, vs := make([]K4StaticKey, buf), k4StaticTestBatchVals(m, buf)
 		var n int
 		var err error
 		if del {
@@ -298,19 +298,19 @@ func testBatchWalkK4Static(t *testing.T, m *K4Static, buf int, del bool) (keys [
 		} else {
 			n, err = m.LookupBatch(c, ks, vs)
 		}
-		if testBatchIsK4Static(err, htab.ErrNoSpace) {
+		if k4StaticTestBatchIs(err, htab.ErrNoSpace) {
 			if n != 0 || c.Done() {
 				t.Fatalf("buf %d: ErrNoSpace with %d keys, done %v", buf, n, c.Done())
 			}
 			buf *= 2
 			continue
 		}
-		if err != nil && !testBatchIsK4Static(err, htab.ErrKeyNotExist) {
+		if err != nil && !k4StaticTestBatchIs(err, htab.ErrKeyNotExist) {
 			t.Fatalf("buf %d: %v", buf, err)
 		}
 		for i := range n {
 			keys = append(keys, ks[i])
-			vals = append(vals, testBatchValueK4Static(t, m, ks[i], vs, i))
+			vals = append(vals, k4StaticTestBatchValue(t, m, ks[i], vs, i))
 		}
 		if err != nil {
 			if !c.Done() {
@@ -330,18 +330,18 @@ func TestK4StaticBatch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n, err := m.LookupBatch(nil, make([]K4StaticKey, 4), testBatchValsK4Static(m, 4)); n != 0 || !testBatchIsK4Static(err, htab.ErrKeyNotExist) {
+	if n, err := m.LookupBatch(nil, make([]K4StaticKey, 4), k4StaticTestBatchVals(m, 4)); n != 0 || !k4StaticTestBatchIs(err, htab.ErrKeyNotExist) {
 		t.Fatalf("empty map: %d, %v; want 0, ErrKeyNotExist", n, err)
 	}
 	var ks []K4StaticKey
 	var vs []K4StaticValue
 	for i := range 40 {
-		ks, vs = append(ks, testKeyK4Static(i)), append(vs, testValK4Static(i))
+		ks, vs = append(ks, k4StaticTestKey(i)), append(vs, k4StaticTestVal(i))
 	}
-	if n, err := m.UpdateBatch(ks, testBatchSpreadK4Static(m, vs), htab.UpdateAny); n != len(ks) || err != nil {
+	if n, err := m.UpdateBatch(ks, k4StaticTestBatchSpread(m, vs), htab.UpdateAny); n != len(ks) || err != nil {
 		t.Fatalf("UpdateBatch: %d, %v", n, err)
 	}
-	wantKeys, wantVals := testAllK4Static(t, m)
+	wantKeys, wantVals := k4StaticTestAll(t, m)
 	if len(wantKeys) == 0 || len(wantKeys) != m.Len() {
 		t.Fatalf("All yields %d keys, Len is %d", len(wantKeys), m.Len())
 	}
@@ -351,32 +351,32 @@ func TestK4StaticBatch(t *testing.T) {
 		t.Fatalf("zero-length batch: %d, %v, cursor %v", n, err, *c)
 	}
 	for buf := 1; buf <= 8; buf++ {
-		keys, vals := testBatchWalkK4Static(t, m, buf, false)
-		if !testBatchSameK4Static(keys, wantKeys) || !testBatchSameK4Static(vals, wantVals) {
+		keys, vals := k4StaticTestBatchWalk(t, m, buf, false)
+		if !k4StaticTestBatchSame(keys, wantKeys) || !k4StaticTestBatchSame(vals, wantVals) {
 			t.Fatalf("buf %d: the walk returned\n%x\n%x\nAll yields\n%x\n%x", buf, keys, vals, wantKeys, wantVals)
 		}
 	}
 	if m.Len() != len(wantKeys) {
 		t.Fatalf("LookupBatch changed the map: Len %d", m.Len())
 	}
-	keys, vals := testBatchWalkK4Static(t, m, 3, true)
-	if !testBatchSameK4Static(keys, wantKeys) || !testBatchSameK4Static(vals, wantVals) {
+	keys, vals := k4StaticTestBatchWalk(t, m, 3, true)
+	if !k4StaticTestBatchSame(keys, wantKeys) || !k4StaticTestBatchSame(vals, wantVals) {
 		t.Fatalf("lookup-and-delete walk returned\n%x\nAll yielded\n%x", keys, wantKeys)
 	}
-	if k, _ := testAllK4Static(t, m); m.Len() != 0 || len(k) != 0 {
+	if k, _ := k4StaticTestAll(t, m); m.Len() != 0 || len(k) != 0 {
 		t.Fatalf("after a lookup-and-delete walk: Len %d, All %x", m.Len(), k)
 	}
 
-	if n, err := m.UpdateBatch(ks[:1], testBatchSpreadK4Static(m, vs[:1]), htab.UpdateNoExist); n != 0 || !testBatchIsK4Static(err, htab.ErrInvalid) {
+	if n, err := m.UpdateBatch(ks[:1], k4StaticTestBatchSpread(m, vs[:1]), htab.UpdateNoExist); n != 0 || !k4StaticTestBatchIs(err, htab.ErrInvalid) {
 		t.Fatalf("UpdateBatch with UpdateNoExist: %d, %v; want ErrInvalid, as the kernel", n, err)
 	}
-	if n, err := m.UpdateBatch(ks[:3], testBatchSpreadK4Static(m, vs[:3]), htab.UpdateAny); n != 3 || err != nil {
+	if n, err := m.UpdateBatch(ks[:3], k4StaticTestBatchSpread(m, vs[:3]), htab.UpdateAny); n != 3 || err != nil {
 		t.Fatalf("UpdateBatch: %d, %v", n, err)
 	}
-	if n, err := m.DeleteBatch([]K4StaticKey{ks[0], ks[1], ks[5], ks[2]}); n != 2 || !testBatchIsK4Static(err, htab.ErrKeyNotExist) {
+	if n, err := m.DeleteBatch([]K4StaticKey{ks[0], ks[1], ks[5], ks[2]}); n != 2 || !k4StaticTestBatchIs(err, htab.ErrKeyNotExist) {
 		t.Fatalf("DeleteBatch with an absent third key: %d, %v; want 2, ErrKeyNotExist", n, err)
 	}
-	if _, ok := testLookupK4Static(t, m, ks[2]); !ok || m.Len() != 1 {
+	if _, ok := k4StaticTestLookup(t, m, ks[2]); !ok || m.Len() != 1 {
 		t.Fatalf("DeleteBatch went past the absent key: Len %d", m.Len())
 	}
 }

@@ -14,30 +14,30 @@ import (
 	"testing"
 )
 
-// testUpdateK64Jhash2, testLookupK64Jhash2, testLookupAndDeleteK64Jhash2 and testAllK64Jhash2
+// k64Jhash2TestUpdate, k64Jhash2TestLookup, k64Jhash2TestLookupAndDelete and k64Jhash2TestAll
 // are the map's userspace methods, as the checks below use them (testAll
 // collects All).
-func testUpdateK64Jhash2(m *K64Jhash2, k K64Jhash2Key, v K64Jhash2Value, flags htab.UpdateFlags) error {
+func k64Jhash2TestUpdate(m *K64Jhash2, k K64Jhash2Key, v K64Jhash2Value, flags htab.UpdateFlags) error {
 	return m.Update(k, v, flags)
 }
 
-func testLookupK64Jhash2(t testing.TB, m *K64Jhash2, k K64Jhash2Key) (K64Jhash2Value, bool) {
+func k64Jhash2TestLookup(t testing.TB, m *K64Jhash2, k K64Jhash2Key) (K64Jhash2Value, bool) {
 	return m.Lookup(k)
 }
 
-func testLookupAndDeleteK64Jhash2(t testing.TB, m *K64Jhash2, k K64Jhash2Key) (K64Jhash2Value, error) {
+func k64Jhash2TestLookupAndDelete(t testing.TB, m *K64Jhash2, k K64Jhash2Key) (K64Jhash2Value, error) {
 	return m.LookupAndDelete(k)
 }
 
-func testAllK64Jhash2(t testing.TB, m *K64Jhash2) (keys []K64Jhash2Key, vals []K64Jhash2Value) {
+func k64Jhash2TestAll(t testing.TB, m *K64Jhash2) (keys []K64Jhash2Key, vals []K64Jhash2Value) {
 	for k, v := range m.All() {
 		keys, vals = append(keys, k), append(vals, v)
 	}
 	return keys, vals
 }
 
-// testKeyK64Jhash2 makes distinct keys from small integers.
-func testKeyK64Jhash2(i int) (k K64Jhash2Key) {
+// k64Jhash2TestKey makes distinct keys from small integers.
+func k64Jhash2TestKey(i int) (k K64Jhash2Key) {
 	for j := range k {
 		if j < 8 {
 			k[j] = byte(i >> (8 * j))
@@ -48,23 +48,23 @@ func testKeyK64Jhash2(i int) (k K64Jhash2Key) {
 	return
 }
 
-// testValK64Jhash2 makes a value from an integer.
-func testValK64Jhash2(i int) (v K64Jhash2Value) {
+// k64Jhash2TestVal makes a value from an integer.
+func k64Jhash2TestVal(i int) (v K64Jhash2Value) {
 	for j := range v {
 		v[j] = byte(i + j)
 	}
 	return
 }
 
-// checkOpK64Jhash2 applies operation op (0 update, 1 delete, 2 lookup-and-delete,
+// k64Jhash2CheckOp applies operation op (0 update, 1 delete, 2 lookup-and-delete,
 // 3 lookup) on key ki to m and to the reference ref, and fails t if they differ.
-func checkOpK64Jhash2(t testing.TB, m *K64Jhash2, ref map[K64Jhash2Key]K64Jhash2Value, step, op, ki int, flags htab.UpdateFlags) {
-	k := testKeyK64Jhash2(ki)
-	v := testValK64Jhash2(step)
+func k64Jhash2CheckOp(t testing.TB, m *K64Jhash2, ref map[K64Jhash2Key]K64Jhash2Value, step, op, ki int, flags htab.UpdateFlags) {
+	k := k64Jhash2TestKey(ki)
+	v := k64Jhash2TestVal(step)
 	old, present := ref[k]
 	switch op {
 	case 0:
-		err := testUpdateK64Jhash2(m, k, v, flags)
+		err := k64Jhash2TestUpdate(m, k, v, flags)
 		var want error
 		switch {
 		case flags > htab.UpdateExist:
@@ -88,13 +88,13 @@ func checkOpK64Jhash2(t testing.TB, m *K64Jhash2, ref map[K64Jhash2Key]K64Jhash2
 		}
 		delete(ref, k)
 	case 2:
-		got, err := testLookupAndDeleteK64Jhash2(t, m, k)
+		got, err := k64Jhash2TestLookupAndDelete(t, m, k)
 		if (err == nil) != present || got != old {
 			t.Fatalf("step %d: LookupAndDelete(%x) = %x, %v; want %x, present %v", step, k, got, err, old, present)
 		}
 		delete(ref, k)
 	default:
-		got, ok := testLookupK64Jhash2(t, m, k)
+		got, ok := k64Jhash2TestLookup(t, m, k)
 		if ok != present || got != old {
 			t.Fatalf("step %d: Lookup(%x) = %x, %v; want %x, %v", step, k, got, ok, old, present)
 		}
@@ -104,10 +104,10 @@ func checkOpK64Jhash2(t testing.TB, m *K64Jhash2, ref map[K64Jhash2Key]K64Jhash2
 	}
 }
 
-// checkContentsK64Jhash2 checks that All and a NextKey walk both give exactly ref,
+// k64Jhash2CheckContents checks that All and a NextKey walk both give exactly ref,
 // in the same order.
-func checkContentsK64Jhash2(t testing.TB, m *K64Jhash2, ref map[K64Jhash2Key]K64Jhash2Value) {
-	order, vals := testAllK64Jhash2(t, m)
+func k64Jhash2CheckContents(t testing.TB, m *K64Jhash2, ref map[K64Jhash2Key]K64Jhash2Value) {
+	order, vals := k64Jhash2TestAll(t, m)
 	for i, k := range order {
 		if ref[k] != vals[i] {
 			t.Fatalf("All yields %x = %x, want %x", k, vals[i], ref[k])
@@ -150,9 +150,9 @@ func TestK64Jhash2RandomOps(t *testing.T) {
 			ref := map[K64Jhash2Key]K64Jhash2Value{}
 			rng := rand.New(rand.NewPCG(1, 2))
 			for step := range 10000 {
-				checkOpK64Jhash2(t, m, ref, step, rng.IntN(4), rng.IntN(96), htab.UpdateFlags(rng.IntN(4)))
+				k64Jhash2CheckOp(t, m, ref, step, rng.IntN(4), rng.IntN(96), htab.UpdateFlags(rng.IntN(4)))
 			}
-			checkContentsK64Jhash2(t, m, ref)
+			k64Jhash2CheckContents(t, m, ref)
 		})
 	}
 }
@@ -172,9 +172,9 @@ func FuzzK64Jhash2Ops(f *testing.F) {
 		}
 		ref := map[K64Jhash2Key]K64Jhash2Value{}
 		for i := 0; i+1 < len(data); i += 2 {
-			checkOpK64Jhash2(t, m, ref, i, int(data[i]&3), int(data[i+1]%16), htab.UpdateFlags(data[i]>>2&3))
+			k64Jhash2CheckOp(t, m, ref, i, int(data[i]&3), int(data[i+1]%16), htab.UpdateFlags(data[i]>>2&3))
 		}
-		checkContentsK64Jhash2(t, m, ref)
+		k64Jhash2CheckContents(t, m, ref)
 	})
 }
 
@@ -193,18 +193,18 @@ func TestK64Jhash2Concurrent(t *testing.T) {
 	for w := range 2 {
 		wg.Go(func() {
 			for i := range 2000 {
-				k := testKeyK64Jhash2(w*32 + i%32)
+				k := k64Jhash2TestKey(w*32 + i%32)
 				if i%3 == 2 {
 					_ = m.Delete(k)
 				} else {
-					_ = m.CPU(w).Update(k, testValK64Jhash2(i), htab.UpdateAny)
+					_ = m.CPU(w).Update(k, k64Jhash2TestVal(i), htab.UpdateAny)
 				}
 			}
 		})
 	}
 	wg.Go(func() {
 		for i := range 200 {
-			m.CPU(1).Lookup(testKeyK64Jhash2(i % 64))
+			m.CPU(1).Lookup(k64Jhash2TestKey(i % 64))
 			for range m.All() {
 			}
 			_, _ = m.NextKey(nil)
@@ -215,9 +215,9 @@ func TestK64Jhash2Concurrent(t *testing.T) {
 	for w := range 2 {
 		for j := range 32 {
 			last := j + 32*((1999-j)/32)
-			v, ok := m.CPU(w).Lookup(testKeyK64Jhash2(w*32 + j))
+			v, ok := m.CPU(w).Lookup(k64Jhash2TestKey(w*32 + j))
 			want := last%3 != 2
-			if ok != want || ok && v != testValK64Jhash2(last) {
+			if ok != want || ok && v != k64Jhash2TestVal(last) {
 				t.Fatalf("writer %d key %d: got %x, %v", w, j, v, ok)
 			}
 		}
@@ -239,8 +239,8 @@ func BenchmarkK64Jhash2Lookup(b *testing.B) {
 	}
 	keys := make([]K64Jhash2Key, 0, n)
 	for i := range n {
-		k := testKeyK64Jhash2(i)
-		if testUpdateK64Jhash2(m, k, testValK64Jhash2(i), htab.UpdateNoExist) == nil {
+		k := k64Jhash2TestKey(i)
+		if k64Jhash2TestUpdate(m, k, k64Jhash2TestVal(i), htab.UpdateNoExist) == nil {
 			keys = append(keys, k)
 		}
 	}
@@ -260,37 +260,37 @@ func BenchmarkK64Jhash2Lookup(b *testing.B) {
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "lookups/s")
 }
 
-// testBatchIsK64Jhash2 is errors.Is.
-func testBatchIsK64Jhash2(err, target error) bool {
+// k64Jhash2TestBatchIs is errors.Is.
+func k64Jhash2TestBatchIs(err, target error) bool {
 	return errors.Is(err, target)
 }
 
-// testBatchSameK64Jhash2 is slices.Equal.
-func testBatchSameK64Jhash2[E comparable](a, b []E) bool {
+// k64Jhash2TestBatchSame is slices.Equal.
+func k64Jhash2TestBatchSame[E comparable](a, b []E) bool {
 	return slices.Equal(a, b)
 }
 
-// testBatchValsK64Jhash2 is a value buffer for a batch of n keys.
-func testBatchValsK64Jhash2(m *K64Jhash2, n int) []K64Jhash2Value { return make([]K64Jhash2Value, n) }
+// k64Jhash2TestBatchVals is a value buffer for a batch of n keys.
+func k64Jhash2TestBatchVals(m *K64Jhash2, n int) []K64Jhash2Value { return make([]K64Jhash2Value, n) }
 
-// testBatchValueK64Jhash2 is key i's value in a batch's vals.
-func testBatchValueK64Jhash2(t testing.TB, m *K64Jhash2, k K64Jhash2Key, vals []K64Jhash2Value, i int) K64Jhash2Value {
+// k64Jhash2TestBatchValue is key i's value in a batch's vals.
+func k64Jhash2TestBatchValue(t testing.TB, m *K64Jhash2, k K64Jhash2Key, vals []K64Jhash2Value, i int) K64Jhash2Value {
 	return vals[i]
 }
 
-// testBatchSpreadK64Jhash2 is what UpdateBatch takes for these values.
-func testBatchSpreadK64Jhash2(m *K64Jhash2, vs []K64Jhash2Value) []K64Jhash2Value { return vs }
+// k64Jhash2TestBatchSpread is what UpdateBatch takes for these values.
+func k64Jhash2TestBatchSpread(m *K64Jhash2, vs []K64Jhash2Value) []K64Jhash2Value { return vs }
 
-// testBatchWalkK64Jhash2 runs one whole batch walk with buffers of buf keys
+// k64Jhash2TestBatchWalk runs one whole batch walk with buffers of buf keys
 // (doubled for a call that says ErrNoSpace) and returns what it got.
-func testBatchWalkK64Jhash2(t *testing.T, m *K64Jhash2, buf int, del bool) (keys []K64Jhash2Key, vals []K64Jhash2Value) {
+func k64Jhash2TestBatchWalk(t *testing.T, m *K64Jhash2, buf int, del bool) (keys []K64Jhash2Key, vals []K64Jhash2Value) {
 	t.Helper()
 	c := new(htab.Cursor)
 	for call := 0; ; call++ {
 		if call > 4*m.MaxEntries()+10 {
 			t.Fatalf("buf %d: the walk does not end", buf)
 		}
-		ks, vs := make([]K64Jhash2Key, buf), testBatchValsK64Jhash2(m, buf)
+		ks, vs := make([]K64Jhash2Key, buf), k64Jhash2TestBatchVals(m, buf)
 		var n int
 		var err error
 		if del {
@@ -298,19 +298,19 @@ func testBatchWalkK64Jhash2(t *testing.T, m *K64Jhash2, buf int, del bool) (keys
 		} else {
 			n, err = m.LookupBatch(c, ks, vs)
 		}
-		if testBatchIsK64Jhash2(err, htab.ErrNoSpace) {
+		if k64Jhash2TestBatchIs(err, htab.ErrNoSpace) {
 			if n != 0 || c.Done() {
 				t.Fatalf("buf %d: ErrNoSpace with %d keys, done %v", buf, n, c.Done())
 			}
 			buf *= 2
 			continue
 		}
-		if err != nil && !testBatchIsK64Jhash2(err, htab.ErrKeyNotExist) {
+		if err != nil && !k64Jhash2TestBatchIs(err, htab.ErrKeyNotExist) {
 			t.Fatalf("buf %d: %v", buf, err)
 		}
 		for i := range n {
 			keys = append(keys, ks[i])
-			vals = append(vals, testBatchValueK64Jhash2(t, m, ks[i], vs, i))
+			vals = append(vals, k64Jhash2TestBatchValue(t, m, ks[i], vs, i))
 		}
 		if err != nil {
 			if !c.Done() {
@@ -330,18 +330,18 @@ func TestK64Jhash2Batch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n, err := m.LookupBatch(nil, make([]K64Jhash2Key, 4), testBatchValsK64Jhash2(m, 4)); n != 0 || !testBatchIsK64Jhash2(err, htab.ErrKeyNotExist) {
+	if n, err := m.LookupBatch(nil, make([]K64Jhash2Key, 4), k64Jhash2TestBatchVals(m, 4)); n != 0 || !k64Jhash2TestBatchIs(err, htab.ErrKeyNotExist) {
 		t.Fatalf("empty map: %d, %v; want 0, ErrKeyNotExist", n, err)
 	}
 	var ks []K64Jhash2Key
 	var vs []K64Jhash2Value
 	for i := range 40 {
-		ks, vs = append(ks, testKeyK64Jhash2(i)), append(vs, testValK64Jhash2(i))
+		ks, vs = append(ks, k64Jhash2TestKey(i)), append(vs, k64Jhash2TestVal(i))
 	}
-	if n, err := m.UpdateBatch(ks, testBatchSpreadK64Jhash2(m, vs), htab.UpdateAny); n != len(ks) || err != nil {
+	if n, err := m.UpdateBatch(ks, k64Jhash2TestBatchSpread(m, vs), htab.UpdateAny); n != len(ks) || err != nil {
 		t.Fatalf("UpdateBatch: %d, %v", n, err)
 	}
-	wantKeys, wantVals := testAllK64Jhash2(t, m)
+	wantKeys, wantVals := k64Jhash2TestAll(t, m)
 	if len(wantKeys) == 0 || len(wantKeys) != m.Len() {
 		t.Fatalf("All yields %d keys, Len is %d", len(wantKeys), m.Len())
 	}
@@ -351,32 +351,32 @@ func TestK64Jhash2Batch(t *testing.T) {
 		t.Fatalf("zero-length batch: %d, %v, cursor %v", n, err, *c)
 	}
 	for buf := 1; buf <= 8; buf++ {
-		keys, vals := testBatchWalkK64Jhash2(t, m, buf, false)
-		if !testBatchSameK64Jhash2(keys, wantKeys) || !testBatchSameK64Jhash2(vals, wantVals) {
+		keys, vals := k64Jhash2TestBatchWalk(t, m, buf, false)
+		if !k64Jhash2TestBatchSame(keys, wantKeys) || !k64Jhash2TestBatchSame(vals, wantVals) {
 			t.Fatalf("buf %d: the walk returned\n%x\n%x\nAll yields\n%x\n%x", buf, keys, vals, wantKeys, wantVals)
 		}
 	}
 	if m.Len() != len(wantKeys) {
 		t.Fatalf("LookupBatch changed the map: Len %d", m.Len())
 	}
-	keys, vals := testBatchWalkK64Jhash2(t, m, 3, true)
-	if !testBatchSameK64Jhash2(keys, wantKeys) || !testBatchSameK64Jhash2(vals, wantVals) {
+	keys, vals := k64Jhash2TestBatchWalk(t, m, 3, true)
+	if !k64Jhash2TestBatchSame(keys, wantKeys) || !k64Jhash2TestBatchSame(vals, wantVals) {
 		t.Fatalf("lookup-and-delete walk returned\n%x\nAll yielded\n%x", keys, wantKeys)
 	}
-	if k, _ := testAllK64Jhash2(t, m); m.Len() != 0 || len(k) != 0 {
+	if k, _ := k64Jhash2TestAll(t, m); m.Len() != 0 || len(k) != 0 {
 		t.Fatalf("after a lookup-and-delete walk: Len %d, All %x", m.Len(), k)
 	}
 
-	if n, err := m.UpdateBatch(ks[:1], testBatchSpreadK64Jhash2(m, vs[:1]), htab.UpdateNoExist); n != 0 || !testBatchIsK64Jhash2(err, htab.ErrInvalid) {
+	if n, err := m.UpdateBatch(ks[:1], k64Jhash2TestBatchSpread(m, vs[:1]), htab.UpdateNoExist); n != 0 || !k64Jhash2TestBatchIs(err, htab.ErrInvalid) {
 		t.Fatalf("UpdateBatch with UpdateNoExist: %d, %v; want ErrInvalid, as the kernel", n, err)
 	}
-	if n, err := m.UpdateBatch(ks[:3], testBatchSpreadK64Jhash2(m, vs[:3]), htab.UpdateAny); n != 3 || err != nil {
+	if n, err := m.UpdateBatch(ks[:3], k64Jhash2TestBatchSpread(m, vs[:3]), htab.UpdateAny); n != 3 || err != nil {
 		t.Fatalf("UpdateBatch: %d, %v", n, err)
 	}
-	if n, err := m.DeleteBatch([]K64Jhash2Key{ks[0], ks[1], ks[5], ks[2]}); n != 2 || !testBatchIsK64Jhash2(err, htab.ErrKeyNotExist) {
+	if n, err := m.DeleteBatch([]K64Jhash2Key{ks[0], ks[1], ks[5], ks[2]}); n != 2 || !k64Jhash2TestBatchIs(err, htab.ErrKeyNotExist) {
 		t.Fatalf("DeleteBatch with an absent third key: %d, %v; want 2, ErrKeyNotExist", n, err)
 	}
-	if _, ok := testLookupK64Jhash2(t, m, ks[2]); !ok || m.Len() != 1 {
+	if _, ok := k64Jhash2TestLookup(t, m, ks[2]); !ok || m.Len() != 1 {
 		t.Fatalf("DeleteBatch went past the absent key: Len %d", m.Len())
 	}
 }

@@ -14,30 +14,30 @@ import (
 	"testing"
 )
 
-// testUpdateK64Jhash, testLookupK64Jhash, testLookupAndDeleteK64Jhash and testAllK64Jhash
+// k64JhashTestUpdate, k64JhashTestLookup, k64JhashTestLookupAndDelete and k64JhashTestAll
 // are the map's userspace methods, as the checks below use them (testAll
 // collects All).
-func testUpdateK64Jhash(m *K64Jhash, k K64JhashKey, v K64JhashValue, flags htab.UpdateFlags) error {
+func k64JhashTestUpdate(m *K64Jhash, k K64JhashKey, v K64JhashValue, flags htab.UpdateFlags) error {
 	return m.Update(k, v, flags)
 }
 
-func testLookupK64Jhash(t testing.TB, m *K64Jhash, k K64JhashKey) (K64JhashValue, bool) {
+func k64JhashTestLookup(t testing.TB, m *K64Jhash, k K64JhashKey) (K64JhashValue, bool) {
 	return m.Lookup(k)
 }
 
-func testLookupAndDeleteK64Jhash(t testing.TB, m *K64Jhash, k K64JhashKey) (K64JhashValue, error) {
+func k64JhashTestLookupAndDelete(t testing.TB, m *K64Jhash, k K64JhashKey) (K64JhashValue, error) {
 	return m.LookupAndDelete(k)
 }
 
-func testAllK64Jhash(t testing.TB, m *K64Jhash) (keys []K64JhashKey, vals []K64JhashValue) {
+func k64JhashTestAll(t testing.TB, m *K64Jhash) (keys []K64JhashKey, vals []K64JhashValue) {
 	for k, v := range m.All() {
 		keys, vals = append(keys, k), append(vals, v)
 	}
 	return keys, vals
 }
 
-// testKeyK64Jhash makes distinct keys from small integers.
-func testKeyK64Jhash(i int) (k K64JhashKey) {
+// k64JhashTestKey makes distinct keys from small integers.
+func k64JhashTestKey(i int) (k K64JhashKey) {
 	for j := range k {
 		if j < 8 {
 			k[j] = byte(i >> (8 * j))
@@ -48,23 +48,23 @@ func testKeyK64Jhash(i int) (k K64JhashKey) {
 	return
 }
 
-// testValK64Jhash makes a value from an integer.
-func testValK64Jhash(i int) (v K64JhashValue) {
+// k64JhashTestVal makes a value from an integer.
+func k64JhashTestVal(i int) (v K64JhashValue) {
 	for j := range v {
 		v[j] = byte(i + j)
 	}
 	return
 }
 
-// checkOpK64Jhash applies operation op (0 update, 1 delete, 2 lookup-and-delete,
+// k64JhashCheckOp applies operation op (0 update, 1 delete, 2 lookup-and-delete,
 // 3 lookup) on key ki to m and to the reference ref, and fails t if they differ.
-func checkOpK64Jhash(t testing.TB, m *K64Jhash, ref map[K64JhashKey]K64JhashValue, step, op, ki int, flags htab.UpdateFlags) {
-	k := testKeyK64Jhash(ki)
-	v := testValK64Jhash(step)
+func k64JhashCheckOp(t testing.TB, m *K64Jhash, ref map[K64JhashKey]K64JhashValue, step, op, ki int, flags htab.UpdateFlags) {
+	k := k64JhashTestKey(ki)
+	v := k64JhashTestVal(step)
 	old, present := ref[k]
 	switch op {
 	case 0:
-		err := testUpdateK64Jhash(m, k, v, flags)
+		err := k64JhashTestUpdate(m, k, v, flags)
 		var want error
 		switch {
 		case flags > htab.UpdateExist:
@@ -88,13 +88,13 @@ func checkOpK64Jhash(t testing.TB, m *K64Jhash, ref map[K64JhashKey]K64JhashValu
 		}
 		delete(ref, k)
 	case 2:
-		got, err := testLookupAndDeleteK64Jhash(t, m, k)
+		got, err := k64JhashTestLookupAndDelete(t, m, k)
 		if (err == nil) != present || got != old {
 			t.Fatalf("step %d: LookupAndDelete(%x) = %x, %v; want %x, present %v", step, k, got, err, old, present)
 		}
 		delete(ref, k)
 	default:
-		got, ok := testLookupK64Jhash(t, m, k)
+		got, ok := k64JhashTestLookup(t, m, k)
 		if ok != present || got != old {
 			t.Fatalf("step %d: Lookup(%x) = %x, %v; want %x, %v", step, k, got, ok, old, present)
 		}
@@ -104,10 +104,10 @@ func checkOpK64Jhash(t testing.TB, m *K64Jhash, ref map[K64JhashKey]K64JhashValu
 	}
 }
 
-// checkContentsK64Jhash checks that All and a NextKey walk both give exactly ref,
+// k64JhashCheckContents checks that All and a NextKey walk both give exactly ref,
 // in the same order.
-func checkContentsK64Jhash(t testing.TB, m *K64Jhash, ref map[K64JhashKey]K64JhashValue) {
-	order, vals := testAllK64Jhash(t, m)
+func k64JhashCheckContents(t testing.TB, m *K64Jhash, ref map[K64JhashKey]K64JhashValue) {
+	order, vals := k64JhashTestAll(t, m)
 	for i, k := range order {
 		if ref[k] != vals[i] {
 			t.Fatalf("All yields %x = %x, want %x", k, vals[i], ref[k])
@@ -150,9 +150,9 @@ func TestK64JhashRandomOps(t *testing.T) {
 			ref := map[K64JhashKey]K64JhashValue{}
 			rng := rand.New(rand.NewPCG(1, 2))
 			for step := range 10000 {
-				checkOpK64Jhash(t, m, ref, step, rng.IntN(4), rng.IntN(96), htab.UpdateFlags(rng.IntN(4)))
+				k64JhashCheckOp(t, m, ref, step, rng.IntN(4), rng.IntN(96), htab.UpdateFlags(rng.IntN(4)))
 			}
-			checkContentsK64Jhash(t, m, ref)
+			k64JhashCheckContents(t, m, ref)
 		})
 	}
 }
@@ -172,9 +172,9 @@ func FuzzK64JhashOps(f *testing.F) {
 		}
 		ref := map[K64JhashKey]K64JhashValue{}
 		for i := 0; i+1 < len(data); i += 2 {
-			checkOpK64Jhash(t, m, ref, i, int(data[i]&3), int(data[i+1]%16), htab.UpdateFlags(data[i]>>2&3))
+			k64JhashCheckOp(t, m, ref, i, int(data[i]&3), int(data[i+1]%16), htab.UpdateFlags(data[i]>>2&3))
 		}
-		checkContentsK64Jhash(t, m, ref)
+		k64JhashCheckContents(t, m, ref)
 	})
 }
 
@@ -193,18 +193,18 @@ func TestK64JhashConcurrent(t *testing.T) {
 	for w := range 2 {
 		wg.Go(func() {
 			for i := range 2000 {
-				k := testKeyK64Jhash(w*32 + i%32)
+				k := k64JhashTestKey(w*32 + i%32)
 				if i%3 == 2 {
 					_ = m.Delete(k)
 				} else {
-					_ = m.CPU(w).Update(k, testValK64Jhash(i), htab.UpdateAny)
+					_ = m.CPU(w).Update(k, k64JhashTestVal(i), htab.UpdateAny)
 				}
 			}
 		})
 	}
 	wg.Go(func() {
 		for i := range 200 {
-			m.CPU(1).Lookup(testKeyK64Jhash(i % 64))
+			m.CPU(1).Lookup(k64JhashTestKey(i % 64))
 			for range m.All() {
 			}
 			_, _ = m.NextKey(nil)
@@ -215,9 +215,9 @@ func TestK64JhashConcurrent(t *testing.T) {
 	for w := range 2 {
 		for j := range 32 {
 			last := j + 32*((1999-j)/32)
-			v, ok := m.CPU(w).Lookup(testKeyK64Jhash(w*32 + j))
+			v, ok := m.CPU(w).Lookup(k64JhashTestKey(w*32 + j))
 			want := last%3 != 2
-			if ok != want || ok && v != testValK64Jhash(last) {
+			if ok != want || ok && v != k64JhashTestVal(last) {
 				t.Fatalf("writer %d key %d: got %x, %v", w, j, v, ok)
 			}
 		}
@@ -239,8 +239,8 @@ func BenchmarkK64JhashLookup(b *testing.B) {
 	}
 	keys := make([]K64JhashKey, 0, n)
 	for i := range n {
-		k := testKeyK64Jhash(i)
-		if testUpdateK64Jhash(m, k, testValK64Jhash(i), htab.UpdateNoExist) == nil {
+		k := k64JhashTestKey(i)
+		if k64JhashTestUpdate(m, k, k64JhashTestVal(i), htab.UpdateNoExist) == nil {
 			keys = append(keys, k)
 		}
 	}
@@ -260,37 +260,37 @@ func BenchmarkK64JhashLookup(b *testing.B) {
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "lookups/s")
 }
 
-// testBatchIsK64Jhash is errors.Is.
-func testBatchIsK64Jhash(err, target error) bool {
+// k64JhashTestBatchIs is errors.Is.
+func k64JhashTestBatchIs(err, target error) bool {
 	return errors.Is(err, target)
 }
 
-// testBatchSameK64Jhash is slices.Equal.
-func testBatchSameK64Jhash[E comparable](a, b []E) bool {
+// k64JhashTestBatchSame is slices.Equal.
+func k64JhashTestBatchSame[E comparable](a, b []E) bool {
 	return slices.Equal(a, b)
 }
 
-// testBatchValsK64Jhash is a value buffer for a batch of n keys.
-func testBatchValsK64Jhash(m *K64Jhash, n int) []K64JhashValue { return make([]K64JhashValue, n) }
+// k64JhashTestBatchVals is a value buffer for a batch of n keys.
+func k64JhashTestBatchVals(m *K64Jhash, n int) []K64JhashValue { return make([]K64JhashValue, n) }
 
-// testBatchValueK64Jhash is key i's value in a batch's vals.
-func testBatchValueK64Jhash(t testing.TB, m *K64Jhash, k K64JhashKey, vals []K64JhashValue, i int) K64JhashValue {
+// k64JhashTestBatchValue is key i's value in a batch's vals.
+func k64JhashTestBatchValue(t testing.TB, m *K64Jhash, k K64JhashKey, vals []K64JhashValue, i int) K64JhashValue {
 	return vals[i]
 }
 
-// testBatchSpreadK64Jhash is what UpdateBatch takes for these values.
-func testBatchSpreadK64Jhash(m *K64Jhash, vs []K64JhashValue) []K64JhashValue { return vs }
+// k64JhashTestBatchSpread is what UpdateBatch takes for these values.
+func k64JhashTestBatchSpread(m *K64Jhash, vs []K64JhashValue) []K64JhashValue { return vs }
 
-// testBatchWalkK64Jhash runs one whole batch walk with buffers of buf keys
+// k64JhashTestBatchWalk runs one whole batch walk with buffers of buf keys
 // (doubled for a call that says ErrNoSpace) and returns what it got.
-func testBatchWalkK64Jhash(t *testing.T, m *K64Jhash, buf int, del bool) (keys []K64JhashKey, vals []K64JhashValue) {
+func k64JhashTestBatchWalk(t *testing.T, m *K64Jhash, buf int, del bool) (keys []K64JhashKey, vals []K64JhashValue) {
 	t.Helper()
 	c := new(htab.Cursor)
 	for call := 0; ; call++ {
 		if call > 4*m.MaxEntries()+10 {
 			t.Fatalf("buf %d: the walk does not end", buf)
 		}
-		ks, vs := make([]K64JhashKey, buf), testBatchValsK64Jhash(m, buf)
+		ks, vs := make([]K64JhashKey, buf), k64JhashTestBatchVals(m, buf)
 		var n int
 		var err error
 		if del {
@@ -298,19 +298,19 @@ func testBatchWalkK64Jhash(t *testing.T, m *K64Jhash, buf int, del bool) (keys [
 		} else {
 			n, err = m.LookupBatch(c, ks, vs)
 		}
-		if testBatchIsK64Jhash(err, htab.ErrNoSpace) {
+		if k64JhashTestBatchIs(err, htab.ErrNoSpace) {
 			if n != 0 || c.Done() {
 				t.Fatalf("buf %d: ErrNoSpace with %d keys, done %v", buf, n, c.Done())
 			}
 			buf *= 2
 			continue
 		}
-		if err != nil && !testBatchIsK64Jhash(err, htab.ErrKeyNotExist) {
+		if err != nil && !k64JhashTestBatchIs(err, htab.ErrKeyNotExist) {
 			t.Fatalf("buf %d: %v", buf, err)
 		}
 		for i := range n {
 			keys = append(keys, ks[i])
-			vals = append(vals, testBatchValueK64Jhash(t, m, ks[i], vs, i))
+			vals = append(vals, k64JhashTestBatchValue(t, m, ks[i], vs, i))
 		}
 		if err != nil {
 			if !c.Done() {
@@ -330,18 +330,18 @@ func TestK64JhashBatch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n, err := m.LookupBatch(nil, make([]K64JhashKey, 4), testBatchValsK64Jhash(m, 4)); n != 0 || !testBatchIsK64Jhash(err, htab.ErrKeyNotExist) {
+	if n, err := m.LookupBatch(nil, make([]K64JhashKey, 4), k64JhashTestBatchVals(m, 4)); n != 0 || !k64JhashTestBatchIs(err, htab.ErrKeyNotExist) {
 		t.Fatalf("empty map: %d, %v; want 0, ErrKeyNotExist", n, err)
 	}
 	var ks []K64JhashKey
 	var vs []K64JhashValue
 	for i := range 40 {
-		ks, vs = append(ks, testKeyK64Jhash(i)), append(vs, testValK64Jhash(i))
+		ks, vs = append(ks, k64JhashTestKey(i)), append(vs, k64JhashTestVal(i))
 	}
-	if n, err := m.UpdateBatch(ks, testBatchSpreadK64Jhash(m, vs), htab.UpdateAny); n != len(ks) || err != nil {
+	if n, err := m.UpdateBatch(ks, k64JhashTestBatchSpread(m, vs), htab.UpdateAny); n != len(ks) || err != nil {
 		t.Fatalf("UpdateBatch: %d, %v", n, err)
 	}
-	wantKeys, wantVals := testAllK64Jhash(t, m)
+	wantKeys, wantVals := k64JhashTestAll(t, m)
 	if len(wantKeys) == 0 || len(wantKeys) != m.Len() {
 		t.Fatalf("All yields %d keys, Len is %d", len(wantKeys), m.Len())
 	}
@@ -351,32 +351,32 @@ func TestK64JhashBatch(t *testing.T) {
 		t.Fatalf("zero-length batch: %d, %v, cursor %v", n, err, *c)
 	}
 	for buf := 1; buf <= 8; buf++ {
-		keys, vals := testBatchWalkK64Jhash(t, m, buf, false)
-		if !testBatchSameK64Jhash(keys, wantKeys) || !testBatchSameK64Jhash(vals, wantVals) {
+		keys, vals := k64JhashTestBatchWalk(t, m, buf, false)
+		if !k64JhashTestBatchSame(keys, wantKeys) || !k64JhashTestBatchSame(vals, wantVals) {
 			t.Fatalf("buf %d: the walk returned\n%x\n%x\nAll yields\n%x\n%x", buf, keys, vals, wantKeys, wantVals)
 		}
 	}
 	if m.Len() != len(wantKeys) {
 		t.Fatalf("LookupBatch changed the map: Len %d", m.Len())
 	}
-	keys, vals := testBatchWalkK64Jhash(t, m, 3, true)
-	if !testBatchSameK64Jhash(keys, wantKeys) || !testBatchSameK64Jhash(vals, wantVals) {
+	keys, vals := k64JhashTestBatchWalk(t, m, 3, true)
+	if !k64JhashTestBatchSame(keys, wantKeys) || !k64JhashTestBatchSame(vals, wantVals) {
 		t.Fatalf("lookup-and-delete walk returned\n%x\nAll yielded\n%x", keys, wantKeys)
 	}
-	if k, _ := testAllK64Jhash(t, m); m.Len() != 0 || len(k) != 0 {
+	if k, _ := k64JhashTestAll(t, m); m.Len() != 0 || len(k) != 0 {
 		t.Fatalf("after a lookup-and-delete walk: Len %d, All %x", m.Len(), k)
 	}
 
-	if n, err := m.UpdateBatch(ks[:1], testBatchSpreadK64Jhash(m, vs[:1]), htab.UpdateNoExist); n != 0 || !testBatchIsK64Jhash(err, htab.ErrInvalid) {
+	if n, err := m.UpdateBatch(ks[:1], k64JhashTestBatchSpread(m, vs[:1]), htab.UpdateNoExist); n != 0 || !k64JhashTestBatchIs(err, htab.ErrInvalid) {
 		t.Fatalf("UpdateBatch with UpdateNoExist: %d, %v; want ErrInvalid, as the kernel", n, err)
 	}
-	if n, err := m.UpdateBatch(ks[:3], testBatchSpreadK64Jhash(m, vs[:3]), htab.UpdateAny); n != 3 || err != nil {
+	if n, err := m.UpdateBatch(ks[:3], k64JhashTestBatchSpread(m, vs[:3]), htab.UpdateAny); n != 3 || err != nil {
 		t.Fatalf("UpdateBatch: %d, %v", n, err)
 	}
-	if n, err := m.DeleteBatch([]K64JhashKey{ks[0], ks[1], ks[5], ks[2]}); n != 2 || !testBatchIsK64Jhash(err, htab.ErrKeyNotExist) {
+	if n, err := m.DeleteBatch([]K64JhashKey{ks[0], ks[1], ks[5], ks[2]}); n != 2 || !k64JhashTestBatchIs(err, htab.ErrKeyNotExist) {
 		t.Fatalf("DeleteBatch with an absent third key: %d, %v; want 2, ErrKeyNotExist", n, err)
 	}
-	if _, ok := testLookupK64Jhash(t, m, ks[2]); !ok || m.Len() != 1 {
+	if _, ok := k64JhashTestLookup(t, m, ks[2]); !ok || m.Len() != 1 {
 		t.Fatalf("DeleteBatch went past the absent key: Len %d", m.Len())
 	}
 }

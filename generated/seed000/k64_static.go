@@ -46,7 +46,9 @@ import (
 //   element is reused at once; a reader that reached it through its old bucket
 //   sees that bucket's sequence change and retries.
 //   Capacity: a new key takes a freed element, else a never-used one; when all
-//   MaxEntries are in use it is htab.ErrFull. A replace never needs one.
+//   MaxEntries are in use it is htab.ErrFull. A replace never needs one. A
+//   delete frees its element before it unlocks, so whoever sees the key gone
+//   can insert another (the kernel frees after unlocking).
 
 // K64StaticKey is a key of K64Static: 64 bytes, hashed and compared as they are.
 type K64StaticKey [64]byte
@@ -71,7 +73,7 @@ type k64StaticElem struct {
 // 128 elements of 80 bytes, 10 KiB (the most, by powers of two, within 16 KiB).
 const k64StaticChunkShift = 7
 
-type k64StaticChunk [1 << k64StaticChunkShift]k64StaticElem
+type k64StaticElemChunk [1 << k64StaticChunkShift]k64StaticElem
 
 // K64Static is a fixed-capacity hash map with the semantics of the kernel's
 // BPF_MAP_TYPE_HASH. Every method is safe for concurrent use.
@@ -85,9 +87,9 @@ type K64Static struct {
 
 	// Element storage. Element i is elems[i] when preallocated, else
 	// chunks[i>>shift][i&mask]; a bucket links index+1 so that 0 is nil.
-	elems   []k64StaticElem                  // all maxEntries elements; nil with NoPrealloc
-	chunks  []atomic.Pointer[k64StaticChunk] // NoPrealloc: allocated on first use
-	chunkMu sync.Mutex                       // serialises chunk allocation
+	elems   []k64StaticElem                      // all maxEntries elements; nil with NoPrealloc
+	chunks  []atomic.Pointer[k64StaticElemChunk] // NoPrealloc: allocated on first use
+	chunkMu sync.Mutex                           // serialises chunk allocation
 
 	// Written by inserts and deletes; the padding keeps them off the cache
 	// line of the fields above, which every lookup reads.
@@ -116,7 +118,7 @@ func NewK64Static(opts htab.Options) (*K64Static, error) {
 		seed:       opts.Seed(),
 	}
 	if opts.NoPrealloc {
-		m.chunks = make([]atomic.Pointer[k64StaticChunk], (opts.MaxEntries-1)>>k64StaticChunkShift+1)
+		m.chunks = make([]atomic.Pointer[k64StaticElemChunk], (opts.MaxEntries-1)>>k64StaticChunkShift+1)
 	} else {
 		m.elems = make([]k64StaticElem, opts.MaxEntries)
 	}
@@ -408,7 +410,7 @@ func (m *K64Static) ensureChunk(c uint32) {
 	}
 	m.chunkMu.Lock()
 	if m.chunks[c].Load() == nil {
-		m.chunks[c].Store(new(k64StaticChunk))
+		m.chunks[c].Store(new(k64StaticElemChunk))
 	}
 	m.chunkMu.Unlock()
 }
@@ -540,8 +542,8 @@ func (m *K64Static) Delete(k K64StaticKey) error {
 		return htab.ErrKeyNotExist
 	}
 	m.unlink(h&m.mask, prev, i)
-	b.Unlock()
 	m.free(i - 1)
+	b.Unlock()
 	return nil
 }
 
@@ -559,8 +561,8 @@ func (m *K64Static) LookupAndDelete(k K64StaticKey) (K64StaticValue, error) {
 	}
 	v := m.elem(i - 1).loadValue()
 	m.unlink(h&m.mask, prev, i)
-	b.Unlock()
 	m.free(i - 1)
+	b.Unlock()
 	return v, nil
 }
 
@@ -752,17 +754,15 @@ func (m *K64Static) batchWalk(bi uint32, keys []K64StaticKey, vals []K64StaticVa
 		if del && head != 0 {
 			// The whole bucket goes: it was copied under this same lock.
 			b.SetHead(0)
-		}
-		b.Unlock()
-		if del {
-			// Free after unlocking, as the kernel does. The chain is unreachable
-			// now, so nothing else writes its next links.
+			// Free under the lock, as Delete does (see Capacity in the design
+			// comment). The chain is unreachable now: nothing else writes its links.
 			for i := head; i != 0; {
 				nx := atomic.LoadUint32(&m.elem(i - 1).next)
 				m.free(i - 1)
 				i = nx
 			}
 		}
+		b.Unlock()
 		total += cnt
 		bi++
 	}

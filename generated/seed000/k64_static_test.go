@@ -14,30 +14,30 @@ import (
 	"testing"
 )
 
-// testUpdateK64Static, testLookupK64Static, testLookupAndDeleteK64Static and testAllK64Static
+// k64StaticTestUpdate, k64StaticTestLookup, k64StaticTestLookupAndDelete and k64StaticTestAll
 // are the map's userspace methods, as the checks below use them (testAll
 // collects All).
-func testUpdateK64Static(m *K64Static, k K64StaticKey, v K64StaticValue, flags htab.UpdateFlags) error {
+func k64StaticTestUpdate(m *K64Static, k K64StaticKey, v K64StaticValue, flags htab.UpdateFlags) error {
 	return m.Update(k, v, flags)
 }
 
-func testLookupK64Static(t testing.TB, m *K64Static, k K64StaticKey) (K64StaticValue, bool) {
+func k64StaticTestLookup(t testing.TB, m *K64Static, k K64StaticKey) (K64StaticValue, bool) {
 	return m.Lookup(k)
 }
 
-func testLookupAndDeleteK64Static(t testing.TB, m *K64Static, k K64StaticKey) (K64StaticValue, error) {
+func k64StaticTestLookupAndDelete(t testing.TB, m *K64Static, k K64StaticKey) (K64StaticValue, error) {
 	return m.LookupAndDelete(k)
 }
 
-func testAllK64Static(t testing.TB, m *K64Static) (keys []K64StaticKey, vals []K64StaticValue) {
+func k64StaticTestAll(t testing.TB, m *K64Static) (keys []K64StaticKey, vals []K64StaticValue) {
 	for k, v := range m.All() {
 		keys, vals = append(keys, k), append(vals, v)
 	}
 	return keys, vals
 }
 
-// testKeyK64Static makes distinct keys from small integers.
-func testKeyK64Static(i int) (k K64StaticKey) {
+// k64StaticTestKey makes distinct keys from small integers.
+func k64StaticTestKey(i int) (k K64StaticKey) {
 	for j := range k {
 		if j < 8 {
 			k[j] = byte(i >> (8 * j))
@@ -48,23 +48,23 @@ func testKeyK64Static(i int) (k K64StaticKey) {
 	return
 }
 
-// testValK64Static makes a value from an integer.
-func testValK64Static(i int) (v K64StaticValue) {
+// k64StaticTestVal makes a value from an integer.
+func k64StaticTestVal(i int) (v K64StaticValue) {
 	for j := range v {
 		v[j] = byte(i + j)
 	}
 	return
 }
 
-// checkOpK64Static applies operation op (0 update, 1 delete, 2 lookup-and-delete,
+// k64StaticCheckOp applies operation op (0 update, 1 delete, 2 lookup-and-delete,
 // 3 lookup) on key ki to m and to the reference ref, and fails t if they differ.
-func checkOpK64Static(t testing.TB, m *K64Static, ref map[K64StaticKey]K64StaticValue, step, op, ki int, flags htab.UpdateFlags) {
-	k := testKeyK64Static(ki)
-	v := testValK64Static(step)
+func k64StaticCheckOp(t testing.TB, m *K64Static, ref map[K64StaticKey]K64StaticValue, step, op, ki int, flags htab.UpdateFlags) {
+	k := k64StaticTestKey(ki)
+	v := k64StaticTestVal(step)
 	old, present := ref[k]
 	switch op {
 	case 0:
-		err := testUpdateK64Static(m, k, v, flags)
+		err := k64StaticTestUpdate(m, k, v, flags)
 		var want error
 		switch {
 		case flags > htab.UpdateExist:
@@ -88,13 +88,13 @@ func checkOpK64Static(t testing.TB, m *K64Static, ref map[K64StaticKey]K64Static
 		}
 		delete(ref, k)
 	case 2:
-		got, err := testLookupAndDeleteK64Static(t, m, k)
+		got, err := k64StaticTestLookupAndDelete(t, m, k)
 		if (err == nil) != present || got != old {
 			t.Fatalf("step %d: LookupAndDelete(%x) = %x, %v; want %x, present %v", step, k, got, err, old, present)
 		}
 		delete(ref, k)
 	default:
-		got, ok := testLookupK64Static(t, m, k)
+		got, ok := k64StaticTestLookup(t, m, k)
 		if ok != present || got != old {
 			t.Fatalf("step %d: Lookup(%x) = %x, %v; want %x, %v", step, k, got, ok, old, present)
 		}
@@ -104,10 +104,10 @@ func checkOpK64Static(t testing.TB, m *K64Static, ref map[K64StaticKey]K64Static
 	}
 }
 
-// checkContentsK64Static checks that All and a NextKey walk both give exactly ref,
+// k64StaticCheckContents checks that All and a NextKey walk both give exactly ref,
 // in the same order.
-func checkContentsK64Static(t testing.TB, m *K64Static, ref map[K64StaticKey]K64StaticValue) {
-	order, vals := testAllK64Static(t, m)
+func k64StaticCheckContents(t testing.TB, m *K64Static, ref map[K64StaticKey]K64StaticValue) {
+	order, vals := k64StaticTestAll(t, m)
 	for i, k := range order {
 		if ref[k] != vals[i] {
 			t.Fatalf("All yields %x = %x, want %x", k, vals[i], ref[k])
@@ -150,9 +150,9 @@ func TestK64StaticRandomOps(t *testing.T) {
 			ref := map[K64StaticKey]K64StaticValue{}
 			rng := rand.New(rand.NewPCG(1, 2))
 			for step := range 10000 {
-				checkOpK64Static(t, m, ref, step, rng.IntN(4), rng.IntN(96), htab.UpdateFlags(rng.IntN(4)))
+				k64StaticCheckOp(t, m, ref, step, rng.IntN(4), rng.IntN(96), htab.UpdateFlags(rng.IntN(4)))
 			}
-			checkContentsK64Static(t, m, ref)
+			k64StaticCheckContents(t, m, ref)
 		})
 	}
 }
@@ -172,9 +172,9 @@ func FuzzK64StaticOps(f *testing.F) {
 		}
 		ref := map[K64StaticKey]K64StaticValue{}
 		for i := 0; i+1 < len(data); i += 2 {
-			checkOpK64Static(t, m, ref, i, int(data[i]&3), int(data[i+1]%16), htab.UpdateFlags(data[i]>>2&3))
+			k64StaticCheckOp(t, m, ref, i, int(data[i]&3), int(data[i+1]%16), htab.UpdateFlags(data[i]>>2&3))
 		}
-		checkContentsK64Static(t, m, ref)
+		k64StaticCheckContents(t, m, ref)
 	})
 }
 
@@ -193,18 +193,18 @@ func TestK64StaticConcurrent(t *testing.T) {
 	for w := range 2 {
 		wg.Go(func() {
 			for i := range 2000 {
-				k := testKeyK64Static(w*32 + i%32)
+				k := k64StaticTestKey(w*32 + i%32)
 				if i%3 == 2 {
 					_ = m.Delete(k)
 				} else {
-					_ = m.CPU(w).Update(k, testValK64Static(i), htab.UpdateAny)
+					_ = m.CPU(w).Update(k, k64StaticTestVal(i), htab.UpdateAny)
 				}
 			}
 		})
 	}
 	wg.Go(func() {
 		for i := range 200 {
-			m.CPU(1).Lookup(testKeyK64Static(i % 64))
+			m.CPU(1).Lookup(k64StaticTestKey(i % 64))
 			for range m.All() {
 			}
 			_, _ = m.NextKey(nil)
@@ -215,9 +215,9 @@ func TestK64StaticConcurrent(t *testing.T) {
 	for w := range 2 {
 		for j := range 32 {
 			last := j + 32*((1999-j)/32)
-			v, ok := m.CPU(w).Lookup(testKeyK64Static(w*32 + j))
+			v, ok := m.CPU(w).Lookup(k64StaticTestKey(w*32 + j))
 			want := last%3 != 2
-			if ok != want || ok && v != testValK64Static(last) {
+			if ok != want || ok && v != k64StaticTestVal(last) {
 				t.Fatalf("writer %d key %d: got %x, %v", w, j, v, ok)
 			}
 		}
@@ -239,8 +239,8 @@ func BenchmarkK64StaticLookup(b *testing.B) {
 	}
 	keys := make([]K64StaticKey, 0, n)
 	for i := range n {
-		k := testKeyK64Static(i)
-		if testUpdateK64Static(m, k, testValK64Static(i), htab.UpdateNoExist) == nil {
+		k := k64StaticTestKey(i)
+		if k64StaticTestUpdate(m, k, k64StaticTestVal(i), htab.UpdateNoExist) == nil {
 			keys = append(keys, k)
 		}
 	}
@@ -260,37 +260,37 @@ func BenchmarkK64StaticLookup(b *testing.B) {
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "lookups/s")
 }
 
-// testBatchIsK64Static is errors.Is.
-func testBatchIsK64Static(err, target error) bool {
+// k64StaticTestBatchIs is errors.Is.
+func k64StaticTestBatchIs(err, target error) bool {
 	return errors.Is(err, target)
 }
 
-// testBatchSameK64Static is slices.Equal.
-func testBatchSameK64Static[E comparable](a, b []E) bool {
+// k64StaticTestBatchSame is slices.Equal.
+func k64StaticTestBatchSame[E comparable](a, b []E) bool {
 	return slices.Equal(a, b)
 }
 
-// testBatchValsK64Static is a value buffer for a batch of n keys.
-func testBatchValsK64Static(m *K64Static, n int) []K64StaticValue { return make([]K64StaticValue, n) }
+// k64StaticTestBatchVals is a value buffer for a batch of n keys.
+func k64StaticTestBatchVals(m *K64Static, n int) []K64StaticValue { return make([]K64StaticValue, n) }
 
-// testBatchValueK64Static is key i's value in a batch's vals.
-func testBatchValueK64Static(t testing.TB, m *K64Static, k K64StaticKey, vals []K64StaticValue, i int) K64StaticValue {
+// k64StaticTestBatchValue is key i's value in a batch's vals.
+func k64StaticTestBatchValue(t testing.TB, m *K64Static, k K64StaticKey, vals []K64StaticValue, i int) K64StaticValue {
 	return vals[i]
 }
 
-// testBatchSpreadK64Static is what UpdateBatch takes for these values.
-func testBatchSpreadK64Static(m *K64Static, vs []K64StaticValue) []K64StaticValue { return vs }
+// k64StaticTestBatchSpread is what UpdateBatch takes for these values.
+func k64StaticTestBatchSpread(m *K64Static, vs []K64StaticValue) []K64StaticValue { return vs }
 
-// testBatchWalkK64Static runs one whole batch walk with buffers of buf keys
+// k64StaticTestBatchWalk runs one whole batch walk with buffers of buf keys
 // (doubled for a call that says ErrNoSpace) and returns what it got.
-func testBatchWalkK64Static(t *testing.T, m *K64Static, buf int, del bool) (keys []K64StaticKey, vals []K64StaticValue) {
+func k64StaticTestBatchWalk(t *testing.T, m *K64Static, buf int, del bool) (keys []K64StaticKey, vals []K64StaticValue) {
 	t.Helper()
 	c := new(htab.Cursor)
 	for call := 0; ; call++ {
 		if call > 4*m.MaxEntries()+10 {
 			t.Fatalf("buf %d: the walk does not end", buf)
 		}
-		ks, vs := make([]K64StaticKey, buf), testBatchValsK64Static(m, buf)
+		ks, vs := make([]K64StaticKey, buf), k64StaticTestBatchVals(m, buf)
 		var n int
 		var err error
 		if del {
@@ -298,19 +298,19 @@ func testBatchWalkK64Static(t *testing.T, m *K64Static, buf int, del bool) (keys
 		} else {
 			n, err = m.LookupBatch(c, ks, vs)
 		}
-		if testBatchIsK64Static(err, htab.ErrNoSpace) {
+		if k64StaticTestBatchIs(err, htab.ErrNoSpace) {
 			if n != 0 || c.Done() {
 				t.Fatalf("buf %d: ErrNoSpace with %d keys, done %v", buf, n, c.Done())
 			}
 			buf *= 2
 			continue
 		}
-		if err != nil && !testBatchIsK64Static(err, htab.ErrKeyNotExist) {
+		if err != nil && !k64StaticTestBatchIs(err, htab.ErrKeyNotExist) {
 			t.Fatalf("buf %d: %v", buf, err)
 		}
 		for i := range n {
 			keys = append(keys, ks[i])
-			vals = append(vals, testBatchValueK64Static(t, m, ks[i], vs, i))
+			vals = append(vals, k64StaticTestBatchValue(t, m, ks[i], vs, i))
 		}
 		if err != nil {
 			if !c.Done() {
@@ -330,18 +330,18 @@ func TestK64StaticBatch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n, err := m.LookupBatch(nil, make([]K64StaticKey, 4), testBatchValsK64Static(m, 4)); n != 0 || !testBatchIsK64Static(err, htab.ErrKeyNotExist) {
+	if n, err := m.LookupBatch(nil, make([]K64StaticKey, 4), k64StaticTestBatchVals(m, 4)); n != 0 || !k64StaticTestBatchIs(err, htab.ErrKeyNotExist) {
 		t.Fatalf("empty map: %d, %v; want 0, ErrKeyNotExist", n, err)
 	}
 	var ks []K64StaticKey
 	var vs []K64StaticValue
 	for i := range 40 {
-		ks, vs = append(ks, testKeyK64Static(i)), append(vs, testValK64Static(i))
+		ks, vs = append(ks, k64StaticTestKey(i)), append(vs, k64StaticTestVal(i))
 	}
-	if n, err := m.UpdateBatch(ks, testBatchSpreadK64Static(m, vs), htab.UpdateAny); n != len(ks) || err != nil {
+	if n, err := m.UpdateBatch(ks, k64StaticTestBatchSpread(m, vs), htab.UpdateAny); n != len(ks) || err != nil {
 		t.Fatalf("UpdateBatch: %d, %v", n, err)
 	}
-	wantKeys, wantVals := testAllK64Static(t, m)
+	wantKeys, wantVals := k64StaticTestAll(t, m)
 	if len(wantKeys) == 0 || len(wantKeys) != m.Len() {
 		t.Fatalf("All yields %d keys, Len is %d", len(wantKeys), m.Len())
 	}
@@ -351,32 +351,32 @@ func TestK64StaticBatch(t *testing.T) {
 		t.Fatalf("zero-length batch: %d, %v, cursor %v", n, err, *c)
 	}
 	for buf := 1; buf <= 8; buf++ {
-		keys, vals := testBatchWalkK64Static(t, m, buf, false)
-		if !testBatchSameK64Static(keys, wantKeys) || !testBatchSameK64Static(vals, wantVals) {
+		keys, vals := k64StaticTestBatchWalk(t, m, buf, false)
+		if !k64StaticTestBatchSame(keys, wantKeys) || !k64StaticTestBatchSame(vals, wantVals) {
 			t.Fatalf("buf %d: the walk returned\n%x\n%x\nAll yields\n%x\n%x", buf, keys, vals, wantKeys, wantVals)
 		}
 	}
 	if m.Len() != len(wantKeys) {
 		t.Fatalf("LookupBatch changed the map: Len %d", m.Len())
 	}
-	keys, vals := testBatchWalkK64Static(t, m, 3, true)
-	if !testBatchSameK64Static(keys, wantKeys) || !testBatchSameK64Static(vals, wantVals) {
+	keys, vals := k64StaticTestBatchWalk(t, m, 3, true)
+	if !k64StaticTestBatchSame(keys, wantKeys) || !k64StaticTestBatchSame(vals, wantVals) {
 		t.Fatalf("lookup-and-delete walk returned\n%x\nAll yielded\n%x", keys, wantKeys)
 	}
-	if k, _ := testAllK64Static(t, m); m.Len() != 0 || len(k) != 0 {
+	if k, _ := k64StaticTestAll(t, m); m.Len() != 0 || len(k) != 0 {
 		t.Fatalf("after a lookup-and-delete walk: Len %d, All %x", m.Len(), k)
 	}
 
-	if n, err := m.UpdateBatch(ks[:1], testBatchSpreadK64Static(m, vs[:1]), htab.UpdateNoExist); n != 0 || !testBatchIsK64Static(err, htab.ErrInvalid) {
+	if n, err := m.UpdateBatch(ks[:1], k64StaticTestBatchSpread(m, vs[:1]), htab.UpdateNoExist); n != 0 || !k64StaticTestBatchIs(err, htab.ErrInvalid) {
 		t.Fatalf("UpdateBatch with UpdateNoExist: %d, %v; want ErrInvalid, as the kernel", n, err)
 	}
-	if n, err := m.UpdateBatch(ks[:3], testBatchSpreadK64Static(m, vs[:3]), htab.UpdateAny); n != 3 || err != nil {
+	if n, err := m.UpdateBatch(ks[:3], k64StaticTestBatchSpread(m, vs[:3]), htab.UpdateAny); n != 3 || err != nil {
 		t.Fatalf("UpdateBatch: %d, %v", n, err)
 	}
-	if n, err := m.DeleteBatch([]K64StaticKey{ks[0], ks[1], ks[5], ks[2]}); n != 2 || !testBatchIsK64Static(err, htab.ErrKeyNotExist) {
+	if n, err := m.DeleteBatch([]K64StaticKey{ks[0], ks[1], ks[5], ks[2]}); n != 2 || !k64StaticTestBatchIs(err, htab.ErrKeyNotExist) {
 		t.Fatalf("DeleteBatch with an absent third key: %d, %v; want 2, ErrKeyNotExist", n, err)
 	}
-	if _, ok := testLookupK64Static(t, m, ks[2]); !ok || m.Len() != 1 {
+	if _, ok := k64StaticTestLookup(t, m, ks[2]); !ok || m.Len() != 1 {
 		t.Fatalf("DeleteBatch went past the absent key: Len %d", m.Len())
 	}
 }

@@ -46,7 +46,9 @@ import (
 //   element is reused at once; a reader that reached it through its old bucket
 //   sees that bucket's sequence change and retries.
 //   Capacity: a new key takes a freed element, else a never-used one; when all
-//   MaxEntries are in use it is htab.ErrFull. A replace never needs one.
+//   MaxEntries are in use it is htab.ErrFull. A replace never needs one. A
+//   delete frees its element before it unlocks, so whoever sees the key gone
+//   can insert another (the kernel frees after unlocking).
 
 // K8JhashKey is a key of K8Jhash: 8 bytes, hashed and compared as they are.
 type K8JhashKey [8]byte
@@ -70,7 +72,7 @@ type k8JhashElem struct {
 // 512 elements of 20 bytes, 10 KiB (the most, by powers of two, within 16 KiB).
 const k8JhashChunkShift = 9
 
-type k8JhashChunk [1 << k8JhashChunkShift]k8JhashElem
+type k8JhashElemChunk [1 << k8JhashChunkShift]k8JhashElem
 
 // K8Jhash is a fixed-capacity hash map with the semantics of the kernel's
 // BPF_MAP_TYPE_HASH. Every method is safe for concurrent use.
@@ -84,9 +86,9 @@ type K8Jhash struct {
 
 	// Element storage. Element i is elems[i] when preallocated, else
 	// chunks[i>>shift][i&mask]; a bucket links index+1 so that 0 is nil.
-	elems   []k8JhashElem                  // all maxEntries elements; nil with NoPrealloc
-	chunks  []atomic.Pointer[k8JhashChunk] // NoPrealloc: allocated on first use
-	chunkMu sync.Mutex                     // serialises chunk allocation
+	elems   []k8JhashElem                      // all maxEntries elements; nil with NoPrealloc
+	chunks  []atomic.Pointer[k8JhashElemChunk] // NoPrealloc: allocated on first use
+	chunkMu sync.Mutex                         // serialises chunk allocation
 
 	// Written by inserts and deletes; the padding keeps them off the cache
 	// line of the fields above, which every lookup reads.
@@ -115,7 +117,7 @@ func NewK8Jhash(opts htab.Options) (*K8Jhash, error) {
 		seed:       opts.Seed(),
 	}
 	if opts.NoPrealloc {
-		m.chunks = make([]atomic.Pointer[k8JhashChunk], (opts.MaxEntries-1)>>k8JhashChunkShift+1)
+		m.chunks = make([]atomic.Pointer[k8JhashElemChunk], (opts.MaxEntries-1)>>k8JhashChunkShift+1)
 	} else {
 		m.elems = make([]k8JhashElem, opts.MaxEntries)
 	}
@@ -309,7 +311,7 @@ func (m *K8Jhash) ensureChunk(c uint32) {
 	}
 	m.chunkMu.Lock()
 	if m.chunks[c].Load() == nil {
-		m.chunks[c].Store(new(k8JhashChunk))
+		m.chunks[c].Store(new(k8JhashElemChunk))
 	}
 	m.chunkMu.Unlock()
 }
@@ -441,8 +443,8 @@ func (m *K8Jhash) Delete(k K8JhashKey) error {
 		return htab.ErrKeyNotExist
 	}
 	m.unlink(h&m.mask, prev, i)
-	b.Unlock()
 	m.free(i - 1)
+	b.Unlock()
 	return nil
 }
 
@@ -460,8 +462,8 @@ func (m *K8Jhash) LookupAndDelete(k K8JhashKey) (K8JhashValue, error) {
 	}
 	v := m.elem(i - 1).loadValue()
 	m.unlink(h&m.mask, prev, i)
-	b.Unlock()
 	m.free(i - 1)
+	b.Unlock()
 	return v, nil
 }
 
@@ -653,17 +655,15 @@ func (m *K8Jhash) batchWalk(bi uint32, keys []K8JhashKey, vals []K8JhashValue, d
 		if del && head != 0 {
 			// The whole bucket goes: it was copied under this same lock.
 			b.SetHead(0)
-		}
-		b.Unlock()
-		if del {
-			// Free after unlocking, as the kernel does. The chain is unreachable
-			// now, so nothing else writes its next links.
+			// Free under the lock, as Delete does (see Capacity in the design
+			// comment). The chain is unreachable now: nothing else writes its links.
 			for i := head; i != 0; {
 				nx := atomic.LoadUint32(&m.elem(i - 1).next)
 				m.free(i - 1)
 				i = nx
 			}
 		}
+		b.Unlock()
 		total += cnt
 		bi++
 	}

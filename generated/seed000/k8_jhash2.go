@@ -46,7 +46,9 @@ import (
 //   element is reused at once; a reader that reached it through its old bucket
 //   sees that bucket's sequence change and retries.
 //   Capacity: a new key takes a freed element, else a never-used one; when all
-//   MaxEntries are in use it is htab.ErrFull. A replace never needs one.
+//   MaxEntries are in use it is htab.ErrFull. A replace never needs one. A
+//   delete frees its element before it unlocks, so whoever sees the key gone
+//   can insert another (the kernel frees after unlocking).
 
 // K8Jhash2Key is a key of K8Jhash2: 8 bytes, hashed and compared as they are.
 type K8Jhash2Key [8]byte
@@ -70,7 +72,7 @@ type k8Jhash2Elem struct {
 // 512 elements of 20 bytes, 10 KiB (the most, by powers of two, within 16 KiB).
 const k8Jhash2ChunkShift = 9
 
-type k8Jhash2Chunk [1 << k8Jhash2ChunkShift]k8Jhash2Elem
+type k8Jhash2ElemChunk [1 << k8Jhash2ChunkShift]k8Jhash2Elem
 
 // K8Jhash2 is a fixed-capacity hash map with the semantics of the kernel's
 // BPF_MAP_TYPE_HASH. Every method is safe for concurrent use.
@@ -84,9 +86,9 @@ type K8Jhash2 struct {
 
 	// Element storage. Element i is elems[i] when preallocated, else
 	// chunks[i>>shift][i&mask]; a bucket links index+1 so that 0 is nil.
-	elems   []k8Jhash2Elem                  // all maxEntries elements; nil with NoPrealloc
-	chunks  []atomic.Pointer[k8Jhash2Chunk] // NoPrealloc: allocated on first use
-	chunkMu sync.Mutex                      // serialises chunk allocation
+	elems   []k8Jhash2Elem                      // all maxEntries elements; nil with NoPrealloc
+	chunks  []atomic.Pointer[k8Jhash2ElemChunk] // NoPrealloc: allocated on first use
+	chunkMu sync.Mutex                          // serialises chunk allocation
 
 	// Written by inserts and deletes; the padding keeps them off the cache
 	// line of the fields above, which every lookup reads.
@@ -115,7 +117,7 @@ func NewK8Jhash2(opts htab.Options) (*K8Jhash2, error) {
 		seed:       opts.Seed(),
 	}
 	if opts.NoPrealloc {
-		m.chunks = make([]atomic.Pointer[k8Jhash2Chunk], (opts.MaxEntries-1)>>k8Jhash2ChunkShift+1)
+		m.chunks = make([]atomic.Pointer[k8Jhash2ElemChunk], (opts.MaxEntries-1)>>k8Jhash2ChunkShift+1)
 	} else {
 		m.elems = make([]k8Jhash2Elem, opts.MaxEntries)
 	}
@@ -282,7 +284,7 @@ func (m *K8Jhash2) ensureChunk(c uint32) {
 	}
 	m.chunkMu.Lock()
 	if m.chunks[c].Load() == nil {
-		m.chunks[c].Store(new(k8Jhash2Chunk))
+		m.chunks[c].Store(new(k8Jhash2ElemChunk))
 	}
 	m.chunkMu.Unlock()
 }
@@ -414,8 +416,8 @@ func (m *K8Jhash2) Delete(k K8Jhash2Key) error {
 		return htab.ErrKeyNotExist
 	}
 	m.unlink(h&m.mask, prev, i)
-	b.Unlock()
 	m.free(i - 1)
+	b.Unlock()
 	return nil
 }
 
@@ -433,8 +435,8 @@ func (m *K8Jhash2) LookupAndDelete(k K8Jhash2Key) (K8Jhash2Value, error) {
 	}
 	v := m.elem(i - 1).loadValue()
 	m.unlink(h&m.mask, prev, i)
-	b.Unlock()
 	m.free(i - 1)
+	b.Unlock()
 	return v, nil
 }
 
@@ -626,17 +628,15 @@ func (m *K8Jhash2) batchWalk(bi uint32, keys []K8Jhash2Key, vals []K8Jhash2Value
 		if del && head != 0 {
 			// The whole bucket goes: it was copied under this same lock.
 			b.SetHead(0)
-		}
-		b.Unlock()
-		if del {
-			// Free after unlocking, as the kernel does. The chain is unreachable
-			// now, so nothing else writes its next links.
+			// Free under the lock, as Delete does (see Capacity in the design
+			// comment). The chain is unreachable now: nothing else writes its links.
 			for i := head; i != 0; {
 				nx := atomic.LoadUint32(&m.elem(i - 1).next)
 				m.free(i - 1)
 				i = nx
 			}
 		}
+		b.Unlock()
 		total += cnt
 		bi++
 	}

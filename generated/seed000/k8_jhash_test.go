@@ -14,30 +14,30 @@ import (
 	"testing"
 )
 
-// testUpdateK8Jhash, testLookupK8Jhash, testLookupAndDeleteK8Jhash and testAllK8Jhash
+// k8JhashTestUpdate, k8JhashTestLookup, k8JhashTestLookupAndDelete and k8JhashTestAll
 // are the map's userspace methods, as the checks below use them (testAll
 // collects All).
-func testUpdateK8Jhash(m *K8Jhash, k K8JhashKey, v K8JhashValue, flags htab.UpdateFlags) error {
+func k8JhashTestUpdate(m *K8Jhash, k K8JhashKey, v K8JhashValue, flags htab.UpdateFlags) error {
 	return m.Update(k, v, flags)
 }
 
-func testLookupK8Jhash(t testing.TB, m *K8Jhash, k K8JhashKey) (K8JhashValue, bool) {
+func k8JhashTestLookup(t testing.TB, m *K8Jhash, k K8JhashKey) (K8JhashValue, bool) {
 	return m.Lookup(k)
 }
 
-func testLookupAndDeleteK8Jhash(t testing.TB, m *K8Jhash, k K8JhashKey) (K8JhashValue, error) {
+func k8JhashTestLookupAndDelete(t testing.TB, m *K8Jhash, k K8JhashKey) (K8JhashValue, error) {
 	return m.LookupAndDelete(k)
 }
 
-func testAllK8Jhash(t testing.TB, m *K8Jhash) (keys []K8JhashKey, vals []K8JhashValue) {
+func k8JhashTestAll(t testing.TB, m *K8Jhash) (keys []K8JhashKey, vals []K8JhashValue) {
 	for k, v := range m.All() {
 		keys, vals = append(keys, k), append(vals, v)
 	}
 	return keys, vals
 }
 
-// testKeyK8Jhash makes distinct keys from small integers.
-func testKeyK8Jhash(i int) (k K8JhashKey) {
+// k8JhashTestKey makes distinct keys from small integers.
+func k8JhashTestKey(i int) (k K8JhashKey) {
 	for j := range k {
 		if j < 8 {
 			k[j] = byte(i >> (8 * j))
@@ -48,23 +48,23 @@ func testKeyK8Jhash(i int) (k K8JhashKey) {
 	return
 }
 
-// testValK8Jhash makes a value from an integer.
-func testValK8Jhash(i int) (v K8JhashValue) {
+// k8JhashTestVal makes a value from an integer.
+func k8JhashTestVal(i int) (v K8JhashValue) {
 	for j := range v {
 		v[j] = byte(i + j)
 	}
 	return
 }
 
-// checkOpK8Jhash applies operation op (0 update, 1 delete, 2 lookup-and-delete,
+// k8JhashCheckOp applies operation op (0 update, 1 delete, 2 lookup-and-delete,
 // 3 lookup) on key ki to m and to the reference ref, and fails t if they differ.
-func checkOpK8Jhash(t testing.TB, m *K8Jhash, ref map[K8JhashKey]K8JhashValue, step, op, ki int, flags htab.UpdateFlags) {
-	k := testKeyK8Jhash(ki)
-	v := testValK8Jhash(step)
+func k8JhashCheckOp(t testing.TB, m *K8Jhash, ref map[K8JhashKey]K8JhashValue, step, op, ki int, flags htab.UpdateFlags) {
+	k := k8JhashTestKey(ki)
+	v := k8JhashTestVal(step)
 	old, present := ref[k]
 	switch op {
 	case 0:
-		err := testUpdateK8Jhash(m, k, v, flags)
+		err := k8JhashTestUpdate(m, k, v, flags)
 		var want error
 		switch {
 		case flags > htab.UpdateExist:
@@ -88,13 +88,13 @@ func checkOpK8Jhash(t testing.TB, m *K8Jhash, ref map[K8JhashKey]K8JhashValue, s
 		}
 		delete(ref, k)
 	case 2:
-		got, err := testLookupAndDeleteK8Jhash(t, m, k)
+		got, err := k8JhashTestLookupAndDelete(t, m, k)
 		if (err == nil) != present || got != old {
 			t.Fatalf("step %d: LookupAndDelete(%x) = %x, %v; want %x, present %v", step, k, got, err, old, present)
 		}
 		delete(ref, k)
 	default:
-		got, ok := testLookupK8Jhash(t, m, k)
+		got, ok := k8JhashTestLookup(t, m, k)
 		if ok != present || got != old {
 			t.Fatalf("step %d: Lookup(%x) = %x, %v; want %x, %v", step, k, got, ok, old, present)
 		}
@@ -104,10 +104,10 @@ func checkOpK8Jhash(t testing.TB, m *K8Jhash, ref map[K8JhashKey]K8JhashValue, s
 	}
 }
 
-// checkContentsK8Jhash checks that All and a NextKey walk both give exactly ref,
+// k8JhashCheckContents checks that All and a NextKey walk both give exactly ref,
 // in the same order.
-func checkContentsK8Jhash(t testing.TB, m *K8Jhash, ref map[K8JhashKey]K8JhashValue) {
-	order, vals := testAllK8Jhash(t, m)
+func k8JhashCheckContents(t testing.TB, m *K8Jhash, ref map[K8JhashKey]K8JhashValue) {
+	order, vals := k8JhashTestAll(t, m)
 	for i, k := range order {
 		if ref[k] != vals[i] {
 			t.Fatalf("All yields %x = %x, want %x", k, vals[i], ref[k])
@@ -150,9 +150,9 @@ func TestK8JhashRandomOps(t *testing.T) {
 			ref := map[K8JhashKey]K8JhashValue{}
 			rng := rand.New(rand.NewPCG(1, 2))
 			for step := range 10000 {
-				checkOpK8Jhash(t, m, ref, step, rng.IntN(4), rng.IntN(96), htab.UpdateFlags(rng.IntN(4)))
+				k8JhashCheckOp(t, m, ref, step, rng.IntN(4), rng.IntN(96), htab.UpdateFlags(rng.IntN(4)))
 			}
-			checkContentsK8Jhash(t, m, ref)
+			k8JhashCheckContents(t, m, ref)
 		})
 	}
 }
@@ -172,9 +172,9 @@ func FuzzK8JhashOps(f *testing.F) {
 		}
 		ref := map[K8JhashKey]K8JhashValue{}
 		for i := 0; i+1 < len(data); i += 2 {
-			checkOpK8Jhash(t, m, ref, i, int(data[i]&3), int(data[i+1]%16), htab.UpdateFlags(data[i]>>2&3))
+			k8JhashCheckOp(t, m, ref, i, int(data[i]&3), int(data[i+1]%16), htab.UpdateFlags(data[i]>>2&3))
 		}
-		checkContentsK8Jhash(t, m, ref)
+		k8JhashCheckContents(t, m, ref)
 	})
 }
 
@@ -193,18 +193,18 @@ func TestK8JhashConcurrent(t *testing.T) {
 	for w := range 2 {
 		wg.Go(func() {
 			for i := range 2000 {
-				k := testKeyK8Jhash(w*32 + i%32)
+				k := k8JhashTestKey(w*32 + i%32)
 				if i%3 == 2 {
 					_ = m.Delete(k)
 				} else {
-					_ = m.CPU(w).Update(k, testValK8Jhash(i), htab.UpdateAny)
+					_ = m.CPU(w).Update(k, k8JhashTestVal(i), htab.UpdateAny)
 				}
 			}
 		})
 	}
 	wg.Go(func() {
 		for i := range 200 {
-			m.CPU(1).Lookup(testKeyK8Jhash(i % 64))
+			m.CPU(1).Lookup(k8JhashTestKey(i % 64))
 			for range m.All() {
 			}
 			_, _ = m.NextKey(nil)
@@ -215,9 +215,9 @@ func TestK8JhashConcurrent(t *testing.T) {
 	for w := range 2 {
 		for j := range 32 {
 			last := j + 32*((1999-j)/32)
-			v, ok := m.CPU(w).Lookup(testKeyK8Jhash(w*32 + j))
+			v, ok := m.CPU(w).Lookup(k8JhashTestKey(w*32 + j))
 			want := last%3 != 2
-			if ok != want || ok && v != testValK8Jhash(last) {
+			if ok != want || ok && v != k8JhashTestVal(last) {
 				t.Fatalf("writer %d key %d: got %x, %v", w, j, v, ok)
 			}
 		}
@@ -239,8 +239,8 @@ func BenchmarkK8JhashLookup(b *testing.B) {
 	}
 	keys := make([]K8JhashKey, 0, n)
 	for i := range n {
-		k := testKeyK8Jhash(i)
-		if testUpdateK8Jhash(m, k, testValK8Jhash(i), htab.UpdateNoExist) == nil {
+		k := k8JhashTestKey(i)
+		if k8JhashTestUpdate(m, k, k8JhashTestVal(i), htab.UpdateNoExist) == nil {
 			keys = append(keys, k)
 		}
 	}
@@ -260,37 +260,37 @@ func BenchmarkK8JhashLookup(b *testing.B) {
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "lookups/s")
 }
 
-// testBatchIsK8Jhash is errors.Is.
-func testBatchIsK8Jhash(err, target error) bool {
+// k8JhashTestBatchIs is errors.Is.
+func k8JhashTestBatchIs(err, target error) bool {
 	return errors.Is(err, target)
 }
 
-// testBatchSameK8Jhash is slices.Equal.
-func testBatchSameK8Jhash[E comparable](a, b []E) bool {
+// k8JhashTestBatchSame is slices.Equal.
+func k8JhashTestBatchSame[E comparable](a, b []E) bool {
 	return slices.Equal(a, b)
 }
 
-// testBatchValsK8Jhash is a value buffer for a batch of n keys.
-func testBatchValsK8Jhash(m *K8Jhash, n int) []K8JhashValue { return make([]K8JhashValue, n) }
+// k8JhashTestBatchVals is a value buffer for a batch of n keys.
+func k8JhashTestBatchVals(m *K8Jhash, n int) []K8JhashValue { return make([]K8JhashValue, n) }
 
-// testBatchValueK8Jhash is key i's value in a batch's vals.
-func testBatchValueK8Jhash(t testing.TB, m *K8Jhash, k K8JhashKey, vals []K8JhashValue, i int) K8JhashValue {
+// k8JhashTestBatchValue is key i's value in a batch's vals.
+func k8JhashTestBatchValue(t testing.TB, m *K8Jhash, k K8JhashKey, vals []K8JhashValue, i int) K8JhashValue {
 	return vals[i]
 }
 
-// testBatchSpreadK8Jhash is what UpdateBatch takes for these values.
-func testBatchSpreadK8Jhash(m *K8Jhash, vs []K8JhashValue) []K8JhashValue { return vs }
+// k8JhashTestBatchSpread is what UpdateBatch takes for these values.
+func k8JhashTestBatchSpread(m *K8Jhash, vs []K8JhashValue) []K8JhashValue { return vs }
 
-// testBatchWalkK8Jhash runs one whole batch walk with buffers of buf keys
+// k8JhashTestBatchWalk runs one whole batch walk with buffers of buf keys
 // (doubled for a call that says ErrNoSpace) and returns what it got.
-func testBatchWalkK8Jhash(t *testing.T, m *K8Jhash, buf int, del bool) (keys []K8JhashKey, vals []K8JhashValue) {
+func k8JhashTestBatchWalk(t *testing.T, m *K8Jhash, buf int, del bool) (keys []K8JhashKey, vals []K8JhashValue) {
 	t.Helper()
 	c := new(htab.Cursor)
 	for call := 0; ; call++ {
 		if call > 4*m.MaxEntries()+10 {
 			t.Fatalf("buf %d: the walk does not end", buf)
 		}
-		ks, vs := make([]K8JhashKey, buf), testBatchValsK8Jhash(m, buf)
+		ks, vs := make([]K8JhashKey, buf), k8JhashTestBatchVals(m, buf)
 		var n int
 		var err error
 		if del {
@@ -298,19 +298,19 @@ func testBatchWalkK8Jhash(t *testing.T, m *K8Jhash, buf int, del bool) (keys []K
 		} else {
 			n, err = m.LookupBatch(c, ks, vs)
 		}
-		if testBatchIsK8Jhash(err, htab.ErrNoSpace) {
+		if k8JhashTestBatchIs(err, htab.ErrNoSpace) {
 			if n != 0 || c.Done() {
 				t.Fatalf("buf %d: ErrNoSpace with %d keys, done %v", buf, n, c.Done())
 			}
 			buf *= 2
 			continue
 		}
-		if err != nil && !testBatchIsK8Jhash(err, htab.ErrKeyNotExist) {
+		if err != nil && !k8JhashTestBatchIs(err, htab.ErrKeyNotExist) {
 			t.Fatalf("buf %d: %v", buf, err)
 		}
 		for i := range n {
 			keys = append(keys, ks[i])
-			vals = append(vals, testBatchValueK8Jhash(t, m, ks[i], vs, i))
+			vals = append(vals, k8JhashTestBatchValue(t, m, ks[i], vs, i))
 		}
 		if err != nil {
 			if !c.Done() {
@@ -330,18 +330,18 @@ func TestK8JhashBatch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n, err := m.LookupBatch(nil, make([]K8JhashKey, 4), testBatchValsK8Jhash(m, 4)); n != 0 || !testBatchIsK8Jhash(err, htab.ErrKeyNotExist) {
+	if n, err := m.LookupBatch(nil, make([]K8JhashKey, 4), k8JhashTestBatchVals(m, 4)); n != 0 || !k8JhashTestBatchIs(err, htab.ErrKeyNotExist) {
 		t.Fatalf("empty map: %d, %v; want 0, ErrKeyNotExist", n, err)
 	}
 	var ks []K8JhashKey
 	var vs []K8JhashValue
 	for i := range 40 {
-		ks, vs = append(ks, testKeyK8Jhash(i)), append(vs, testValK8Jhash(i))
+		ks, vs = append(ks, k8JhashTestKey(i)), append(vs, k8JhashTestVal(i))
 	}
-	if n, err := m.UpdateBatch(ks, testBatchSpreadK8Jhash(m, vs), htab.UpdateAny); n != len(ks) || err != nil {
+	if n, err := m.UpdateBatch(ks, k8JhashTestBatchSpread(m, vs), htab.UpdateAny); n != len(ks) || err != nil {
 		t.Fatalf("UpdateBatch: %d, %v", n, err)
 	}
-	wantKeys, wantVals := testAllK8Jhash(t, m)
+	wantKeys, wantVals := k8JhashTestAll(t, m)
 	if len(wantKeys) == 0 || len(wantKeys) != m.Len() {
 		t.Fatalf("All yields %d keys, Len is %d", len(wantKeys), m.Len())
 	}
@@ -351,32 +351,32 @@ func TestK8JhashBatch(t *testing.T) {
 		t.Fatalf("zero-length batch: %d, %v, cursor %v", n, err, *c)
 	}
 	for buf := 1; buf <= 8; buf++ {
-		keys, vals := testBatchWalkK8Jhash(t, m, buf, false)
-		if !testBatchSameK8Jhash(keys, wantKeys) || !testBatchSameK8Jhash(vals, wantVals) {
+		keys, vals := k8JhashTestBatchWalk(t, m, buf, false)
+		if !k8JhashTestBatchSame(keys, wantKeys) || !k8JhashTestBatchSame(vals, wantVals) {
 			t.Fatalf("buf %d: the walk returned\n%x\n%x\nAll yields\n%x\n%x", buf, keys, vals, wantKeys, wantVals)
 		}
 	}
 	if m.Len() != len(wantKeys) {
 		t.Fatalf("LookupBatch changed the map: Len %d", m.Len())
 	}
-	keys, vals := testBatchWalkK8Jhash(t, m, 3, true)
-	if !testBatchSameK8Jhash(keys, wantKeys) || !testBatchSameK8Jhash(vals, wantVals) {
+	keys, vals := k8JhashTestBatchWalk(t, m, 3, true)
+	if !k8JhashTestBatchSame(keys, wantKeys) || !k8JhashTestBatchSame(vals, wantVals) {
 		t.Fatalf("lookup-and-delete walk returned\n%x\nAll yielded\n%x", keys, wantKeys)
 	}
-	if k, _ := testAllK8Jhash(t, m); m.Len() != 0 || len(k) != 0 {
+	if k, _ := k8JhashTestAll(t, m); m.Len() != 0 || len(k) != 0 {
 		t.Fatalf("after a lookup-and-delete walk: Len %d, All %x", m.Len(), k)
 	}
 
-	if n, err := m.UpdateBatch(ks[:1], testBatchSpreadK8Jhash(m, vs[:1]), htab.UpdateNoExist); n != 0 || !testBatchIsK8Jhash(err, htab.ErrInvalid) {
+	if n, err := m.UpdateBatch(ks[:1], k8JhashTestBatchSpread(m, vs[:1]), htab.UpdateNoExist); n != 0 || !k8JhashTestBatchIs(err, htab.ErrInvalid) {
 		t.Fatalf("UpdateBatch with UpdateNoExist: %d, %v; want ErrInvalid, as the kernel", n, err)
 	}
-	if n, err := m.UpdateBatch(ks[:3], testBatchSpreadK8Jhash(m, vs[:3]), htab.UpdateAny); n != 3 || err != nil {
+	if n, err := m.UpdateBatch(ks[:3], k8JhashTestBatchSpread(m, vs[:3]), htab.UpdateAny); n != 3 || err != nil {
 		t.Fatalf("UpdateBatch: %d, %v", n, err)
 	}
-	if n, err := m.DeleteBatch([]K8JhashKey{ks[0], ks[1], ks[5], ks[2]}); n != 2 || !testBatchIsK8Jhash(err, htab.ErrKeyNotExist) {
+	if n, err := m.DeleteBatch([]K8JhashKey{ks[0], ks[1], ks[5], ks[2]}); n != 2 || !k8JhashTestBatchIs(err, htab.ErrKeyNotExist) {
 		t.Fatalf("DeleteBatch with an absent third key: %d, %v; want 2, ErrKeyNotExist", n, err)
 	}
-	if _, ok := testLookupK8Jhash(t, m, ks[2]); !ok || m.Len() != 1 {
+	if _, ok := k8JhashTestLookup(t, m, ks[2]); !ok || m.Len() != 1 {
 		t.Fatalf("DeleteBatch went past the absent key: Len %d", m.Len())
 	}
 }

@@ -46,7 +46,9 @@ import (
 //   element is reused at once; a reader that reached it through its old bucket
 //   sees that bucket's sequence change and retries.
 //   Capacity: a new key takes a freed element, else a never-used one; when all
-//   MaxEntries are in use it is htab.ErrFull. A replace never needs one.
+//   MaxEntries are in use it is htab.ErrFull. A replace never needs one. A
+//   delete frees its element before it unlocks, so whoever sees the key gone
+//   can insert another (the kernel frees after unlocking).
 
 // K8StaticKey is a key of K8Static: 8 bytes, hashed and compared as they are.
 type K8StaticKey [8]byte
@@ -70,7 +72,7 @@ type k8StaticElem struct {
 // 512 elements of 20 bytes, 10 KiB (the most, by powers of two, within 16 KiB).
 const k8StaticChunkShift = 9
 
-type k8StaticChunk [1 << k8StaticChunkShift]k8StaticElem
+type k8StaticElemChunk [1 << k8StaticChunkShift]k8StaticElem
 
 // K8Static is a fixed-capacity hash map with the semantics of the kernel's
 // BPF_MAP_TYPE_HASH. Every method is safe for concurrent use.
@@ -84,9 +86,9 @@ type K8Static struct {
 
 	// Element storage. Element i is elems[i] when preallocated, else
 	// chunks[i>>shift][i&mask]; a bucket links index+1 so that 0 is nil.
-	elems   []k8StaticElem                  // all maxEntries elements; nil with NoPrealloc
-	chunks  []atomic.Pointer[k8StaticChunk] // NoPrealloc: allocated on first use
-	chunkMu sync.Mutex                      // serialises chunk allocation
+	elems   []k8StaticElem                      // all maxEntries elements; nil with NoPrealloc
+	chunks  []atomic.Pointer[k8StaticElemChunk] // NoPrealloc: allocated on first use
+	chunkMu sync.Mutex                          // serialises chunk allocation
 
 	// Written by inserts and deletes; the padding keeps them off the cache
 	// line of the fields above, which every lookup reads.
@@ -115,7 +117,7 @@ func NewK8Static(opts htab.Options) (*K8Static, error) {
 		seed:       opts.Seed(),
 	}
 	if opts.NoPrealloc {
-		m.chunks = make([]atomic.Pointer[k8StaticChunk], (opts.MaxEntries-1)>>k8StaticChunkShift+1)
+		m.chunks = make([]atomic.Pointer[k8StaticElemChunk], (opts.MaxEntries-1)>>k8StaticChunkShift+1)
 	} else {
 		m.elems = make([]k8StaticElem, opts.MaxEntries)
 	}
@@ -254,7 +256,7 @@ func (m *K8Static) ensureChunk(c uint32) {
 	}
 	m.chunkMu.Lock()
 	if m.chunks[c].Load() == nil {
-		m.chunks[c].Store(new(k8StaticChunk))
+		m.chunks[c].Store(new(k8StaticElemChunk))
 	}
 	m.chunkMu.Unlock()
 }
@@ -408,8 +410,8 @@ func (m *K8Static) Delete(k K8StaticKey) error {
 		return htab.ErrKeyNotExist
 	}
 	m.unlink(h&m.mask, prev, i)
-	b.Unlock()
 	m.free(i - 1)
+	b.Unlock()
 	return nil
 }
 
@@ -427,8 +429,8 @@ func (m *K8Static) LookupAndDelete(k K8StaticKey) (K8StaticValue, error) {
 	}
 	v := m.elem(i - 1).loadValue()
 	m.unlink(h&m.mask, prev, i)
-	b.Unlock()
 	m.free(i - 1)
+	b.Unlock()
 	return v, nil
 }
 
@@ -620,17 +622,15 @@ func (m *K8Static) batchWalk(bi uint32, keys []K8StaticKey, vals []K8StaticValue
 		if del && head != 0 {
 			// The whole bucket goes: it was copied under this same lock.
 			b.SetHead(0)
-		}
-		b.Unlock()
-		if del {
-			// Free after unlocking, as the kernel does. The chain is unreachable
-			// now, so nothing else writes its next links.
+			// Free under the lock, as Delete does (see Capacity in the design
+			// comment). The chain is unreachable now: nothing else writes its links.
 			for i := head; i != 0; {
 				nx := atomic.LoadUint32(&m.elem(i - 1).next)
 				m.free(i - 1)
 				i = nx
 			}
 		}
+		b.Unlock()
 		total += cnt
 		bi++
 	}

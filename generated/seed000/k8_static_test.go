@@ -14,30 +14,30 @@ import (
 	"testing"
 )
 
-// testUpdateK8Static, testLookupK8Static, testLookupAndDeleteK8Static and testAllK8Static
+// k8StaticTestUpdate, k8StaticTestLookup, k8StaticTestLookupAndDelete and k8StaticTestAll
 // are the map's userspace methods, as the checks below use them (testAll
 // collects All).
-func testUpdateK8Static(m *K8Static, k K8StaticKey, v K8StaticValue, flags htab.UpdateFlags) error {
+func k8StaticTestUpdate(m *K8Static, k K8StaticKey, v K8StaticValue, flags htab.UpdateFlags) error {
 	return m.Update(k, v, flags)
 }
 
-func testLookupK8Static(t testing.TB, m *K8Static, k K8StaticKey) (K8StaticValue, bool) {
+func k8StaticTestLookup(t testing.TB, m *K8Static, k K8StaticKey) (K8StaticValue, bool) {
 	return m.Lookup(k)
 }
 
-func testLookupAndDeleteK8Static(t testing.TB, m *K8Static, k K8StaticKey) (K8StaticValue, error) {
+func k8StaticTestLookupAndDelete(t testing.TB, m *K8Static, k K8StaticKey) (K8StaticValue, error) {
 	return m.LookupAndDelete(k)
 }
 
-func testAllK8Static(t testing.TB, m *K8Static) (keys []K8StaticKey, vals []K8StaticValue) {
+func k8StaticTestAll(t testing.TB, m *K8Static) (keys []K8StaticKey, vals []K8StaticValue) {
 	for k, v := range m.All() {
 		keys, vals = append(keys, k), append(vals, v)
 	}
 	return keys, vals
 }
 
-// testKeyK8Static makes distinct keys from small integers.
-func testKeyK8Static(i int) (k K8StaticKey) {
+// k8StaticTestKey makes distinct keys from small integers.
+func k8StaticTestKey(i int) (k K8StaticKey) {
 	for j := range k {
 		if j < 8 {
 			k[j] = byte(i >> (8 * j))
@@ -48,23 +48,23 @@ func testKeyK8Static(i int) (k K8StaticKey) {
 	return
 }
 
-// testValK8Static makes a value from an integer.
-func testValK8Static(i int) (v K8StaticValue) {
+// k8StaticTestVal makes a value from an integer.
+func k8StaticTestVal(i int) (v K8StaticValue) {
 	for j := range v {
 		v[j] = byte(i + j)
 	}
 	return
 }
 
-// checkOpK8Static applies operation op (0 update, 1 delete, 2 lookup-and-delete,
+// k8StaticCheckOp applies operation op (0 update, 1 delete, 2 lookup-and-delete,
 // 3 lookup) on key ki to m and to the reference ref, and fails t if they differ.
-func checkOpK8Static(t testing.TB, m *K8Static, ref map[K8StaticKey]K8StaticValue, step, op, ki int, flags htab.UpdateFlags) {
-	k := testKeyK8Static(ki)
-	v := testValK8Static(step)
+func k8StaticCheckOp(t testing.TB, m *K8Static, ref map[K8StaticKey]K8StaticValue, step, op, ki int, flags htab.UpdateFlags) {
+	k := k8StaticTestKey(ki)
+	v := k8StaticTestVal(step)
 	old, present := ref[k]
 	switch op {
 	case 0:
-		err := testUpdateK8Static(m, k, v, flags)
+		err := k8StaticTestUpdate(m, k, v, flags)
 		var want error
 		switch {
 		case flags > htab.UpdateExist:
@@ -88,13 +88,13 @@ func checkOpK8Static(t testing.TB, m *K8Static, ref map[K8StaticKey]K8StaticValu
 		}
 		delete(ref, k)
 	case 2:
-		got, err := testLookupAndDeleteK8Static(t, m, k)
+		got, err := k8StaticTestLookupAndDelete(t, m, k)
 		if (err == nil) != present || got != old {
 			t.Fatalf("step %d: LookupAndDelete(%x) = %x, %v; want %x, present %v", step, k, got, err, old, present)
 		}
 		delete(ref, k)
 	default:
-		got, ok := testLookupK8Static(t, m, k)
+		got, ok := k8StaticTestLookup(t, m, k)
 		if ok != present || got != old {
 			t.Fatalf("step %d: Lookup(%x) = %x, %v; want %x, %v", step, k, got, ok, old, present)
 		}
@@ -104,10 +104,10 @@ func checkOpK8Static(t testing.TB, m *K8Static, ref map[K8StaticKey]K8StaticValu
 	}
 }
 
-// checkContentsK8Static checks that All and a NextKey walk both give exactly ref,
+// k8StaticCheckContents checks that All and a NextKey walk both give exactly ref,
 // in the same order.
-func checkContentsK8Static(t testing.TB, m *K8Static, ref map[K8StaticKey]K8StaticValue) {
-	order, vals := testAllK8Static(t, m)
+func k8StaticCheckContents(t testing.TB, m *K8Static, ref map[K8StaticKey]K8StaticValue) {
+	order, vals := k8StaticTestAll(t, m)
 	for i, k := range order {
 		if ref[k] != vals[i] {
 			t.Fatalf("All yields %x = %x, want %x", k, vals[i], ref[k])
@@ -150,9 +150,9 @@ func TestK8StaticRandomOps(t *testing.T) {
 			ref := map[K8StaticKey]K8StaticValue{}
 			rng := rand.New(rand.NewPCG(1, 2))
 			for step := range 10000 {
-				checkOpK8Static(t, m, ref, step, rng.IntN(4), rng.IntN(96), htab.UpdateFlags(rng.IntN(4)))
+				k8StaticCheckOp(t, m, ref, step, rng.IntN(4), rng.IntN(96), htab.UpdateFlags(rng.IntN(4)))
 			}
-			checkContentsK8Static(t, m, ref)
+			k8StaticCheckContents(t, m, ref)
 		})
 	}
 }
@@ -172,9 +172,9 @@ func FuzzK8StaticOps(f *testing.F) {
 		}
 		ref := map[K8StaticKey]K8StaticValue{}
 		for i := 0; i+1 < len(data); i += 2 {
-			checkOpK8Static(t, m, ref, i, int(data[i]&3), int(data[i+1]%16), htab.UpdateFlags(data[i]>>2&3))
+			k8StaticCheckOp(t, m, ref, i, int(data[i]&3), int(data[i+1]%16), htab.UpdateFlags(data[i]>>2&3))
 		}
-		checkContentsK8Static(t, m, ref)
+		k8StaticCheckContents(t, m, ref)
 	})
 }
 
@@ -193,18 +193,18 @@ func TestK8StaticConcurrent(t *testing.T) {
 	for w := range 2 {
 		wg.Go(func() {
 			for i := range 2000 {
-				k := testKeyK8Static(w*32 + i%32)
+				k := k8StaticTestKey(w*32 + i%32)
 				if i%3 == 2 {
 					_ = m.Delete(k)
 				} else {
-					_ = m.CPU(w).Update(k, testValK8Static(i), htab.UpdateAny)
+					_ = m.CPU(w).Update(k, k8StaticTestVal(i), htab.UpdateAny)
 				}
 			}
 		})
 	}
 	wg.Go(func() {
 		for i := range 200 {
-			m.CPU(1).Lookup(testKeyK8Static(i % 64))
+			m.CPU(1).Lookup(k8StaticTestKey(i % 64))
 			for range m.All() {
 			}
 			_, _ = m.NextKey(nil)
@@ -215,9 +215,9 @@ func TestK8StaticConcurrent(t *testing.T) {
 	for w := range 2 {
 		for j := range 32 {
 			last := j + 32*((1999-j)/32)
-			v, ok := m.CPU(w).Lookup(testKeyK8Static(w*32 + j))
+			v, ok := m.CPU(w).Lookup(k8StaticTestKey(w*32 + j))
 			want := last%3 != 2
-			if ok != want || ok && v != testValK8Static(last) {
+			if ok != want || ok && v != k8StaticTestVal(last) {
 				t.Fatalf("writer %d key %d: got %x, %v", w, j, v, ok)
 			}
 		}
@@ -239,8 +239,8 @@ func BenchmarkK8StaticLookup(b *testing.B) {
 	}
 	keys := make([]K8StaticKey, 0, n)
 	for i := range n {
-		k := testKeyK8Static(i)
-		if testUpdateK8Static(m, k, testValK8Static(i), htab.UpdateNoExist) == nil {
+		k := k8StaticTestKey(i)
+		if k8StaticTestUpdate(m, k, k8StaticTestVal(i), htab.UpdateNoExist) == nil {
 			keys = append(keys, k)
 		}
 	}
@@ -260,37 +260,37 @@ func BenchmarkK8StaticLookup(b *testing.B) {
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "lookups/s")
 }
 
-// testBatchIsK8Static is errors.Is.
-func testBatchIsK8Static(err, target error) bool {
+// k8StaticTestBatchIs is errors.Is.
+func k8StaticTestBatchIs(err, target error) bool {
 	return errors.Is(err, target)
 }
 
-// testBatchSameK8Static is slices.Equal.
-func testBatchSameK8Static[E comparable](a, b []E) bool {
+// k8StaticTestBatchSame is slices.Equal.
+func k8StaticTestBatchSame[E comparable](a, b []E) bool {
 	return slices.Equal(a, b)
 }
 
-// testBatchValsK8Static is a value buffer for a batch of n keys.
-func testBatchValsK8Static(m *K8Static, n int) []K8StaticValue { return make([]K8StaticValue, n) }
+// k8StaticTestBatchVals is a value buffer for a batch of n keys.
+func k8StaticTestBatchVals(m *K8Static, n int) []K8StaticValue { return make([]K8StaticValue, n) }
 
-// testBatchValueK8Static is key i's value in a batch's vals.
-func testBatchValueK8Static(t testing.TB, m *K8Static, k K8StaticKey, vals []K8StaticValue, i int) K8StaticValue {
+// k8StaticTestBatchValue is key i's value in a batch's vals.
+func k8StaticTestBatchValue(t testing.TB, m *K8Static, k K8StaticKey, vals []K8StaticValue, i int) K8StaticValue {
 	return vals[i]
 }
 
-// testBatchSpreadK8Static is what UpdateBatch takes for these values.
-func testBatchSpreadK8Static(m *K8Static, vs []K8StaticValue) []K8StaticValue { return vs }
+// k8StaticTestBatchSpread is what UpdateBatch takes for these values.
+func k8StaticTestBatchSpread(m *K8Static, vs []K8StaticValue) []K8StaticValue { return vs }
 
-// testBatchWalkK8Static runs one whole batch walk with buffers of buf keys
+// k8StaticTestBatchWalk runs one whole batch walk with buffers of buf keys
 // (doubled for a call that says ErrNoSpace) and returns what it got.
-func testBatchWalkK8Static(t *testing.T, m *K8Static, buf int, del bool) (keys []K8StaticKey, vals []K8StaticValue) {
+func k8StaticTestBatchWalk(t *testing.T, m *K8Static, buf int, del bool) (keys []K8StaticKey, vals []K8StaticValue) {
 	t.Helper()
 	c := new(htab.Cursor)
 	for call := 0; ; call++ {
 		if call > 4*m.MaxEntries()+10 {
 			t.Fatalf("buf %d: the walk does not end", buf)
 		}
-		ks, vs := make([]K8StaticKey, buf), testBatchValsK8Static(m, buf)
+		ks, vs := make([]K8StaticKey, buf), k8StaticTestBatchVals(m, buf)
 		var n int
 		var err error
 		if del {
@@ -298,19 +298,19 @@ func testBatchWalkK8Static(t *testing.T, m *K8Static, buf int, del bool) (keys [
 		} else {
 			n, err = m.LookupBatch(c, ks, vs)
 		}
-		if testBatchIsK8Static(err, htab.ErrNoSpace) {
+		if k8StaticTestBatchIs(err, htab.ErrNoSpace) {
 			if n != 0 || c.Done() {
 				t.Fatalf("buf %d: ErrNoSpace with %d keys, done %v", buf, n, c.Done())
 			}
 			buf *= 2
 			continue
 		}
-		if err != nil && !testBatchIsK8Static(err, htab.ErrKeyNotExist) {
+		if err != nil && !k8StaticTestBatchIs(err, htab.ErrKeyNotExist) {
 			t.Fatalf("buf %d: %v", buf, err)
 		}
 		for i := range n {
 			keys = append(keys, ks[i])
-			vals = append(vals, testBatchValueK8Static(t, m, ks[i], vs, i))
+			vals = append(vals, k8StaticTestBatchValue(t, m, ks[i], vs, i))
 		}
 		if err != nil {
 			if !c.Done() {
@@ -330,18 +330,18 @@ func TestK8StaticBatch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n, err := m.LookupBatch(nil, make([]K8StaticKey, 4), testBatchValsK8Static(m, 4)); n != 0 || !testBatchIsK8Static(err, htab.ErrKeyNotExist) {
+	if n, err := m.LookupBatch(nil, make([]K8StaticKey, 4), k8StaticTestBatchVals(m, 4)); n != 0 || !k8StaticTestBatchIs(err, htab.ErrKeyNotExist) {
 		t.Fatalf("empty map: %d, %v; want 0, ErrKeyNotExist", n, err)
 	}
 	var ks []K8StaticKey
 	var vs []K8StaticValue
 	for i := range 40 {
-		ks, vs = append(ks, testKeyK8Static(i)), append(vs, testValK8Static(i))
+		ks, vs = append(ks, k8StaticTestKey(i)), append(vs, k8StaticTestVal(i))
 	}
-	if n, err := m.UpdateBatch(ks, testBatchSpreadK8Static(m, vs), htab.UpdateAny); n != len(ks) || err != nil {
+	if n, err := m.UpdateBatch(ks, k8StaticTestBatchSpread(m, vs), htab.UpdateAny); n != len(ks) || err != nil {
 		t.Fatalf("UpdateBatch: %d, %v", n, err)
 	}
-	wantKeys, wantVals := testAllK8Static(t, m)
+	wantKeys, wantVals := k8StaticTestAll(t, m)
 	if len(wantKeys) == 0 || len(wantKeys) != m.Len() {
 		t.Fatalf("All yields %d keys, Len is %d", len(wantKeys), m.Len())
 	}
@@ -351,32 +351,32 @@ func TestK8StaticBatch(t *testing.T) {
 		t.Fatalf("zero-length batch: %d, %v, cursor %v", n, err, *c)
 	}
 	for buf := 1; buf <= 8; buf++ {
-		keys, vals := testBatchWalkK8Static(t, m, buf, false)
-		if !testBatchSameK8Static(keys, wantKeys) || !testBatchSameK8Static(vals, wantVals) {
+		keys, vals := k8StaticTestBatchWalk(t, m, buf, false)
+		if !k8StaticTestBatchSame(keys, wantKeys) || !k8StaticTestBatchSame(vals, wantVals) {
 			t.Fatalf("buf %d: the walk returned\n%x\n%x\nAll yields\n%x\n%x", buf, keys, vals, wantKeys, wantVals)
 		}
 	}
 	if m.Len() != len(wantKeys) {
 		t.Fatalf("LookupBatch changed the map: Len %d", m.Len())
 	}
-	keys, vals := testBatchWalkK8Static(t, m, 3, true)
-	if !testBatchSameK8Static(keys, wantKeys) || !testBatchSameK8Static(vals, wantVals) {
+	keys, vals := k8StaticTestBatchWalk(t, m, 3, true)
+	if !k8StaticTestBatchSame(keys, wantKeys) || !k8StaticTestBatchSame(vals, wantVals) {
 		t.Fatalf("lookup-and-delete walk returned\n%x\nAll yielded\n%x", keys, wantKeys)
 	}
-	if k, _ := testAllK8Static(t, m); m.Len() != 0 || len(k) != 0 {
+	if k, _ := k8StaticTestAll(t, m); m.Len() != 0 || len(k) != 0 {
 		t.Fatalf("after a lookup-and-delete walk: Len %d, All %x", m.Len(), k)
 	}
 
-	if n, err := m.UpdateBatch(ks[:1], testBatchSpreadK8Static(m, vs[:1]), htab.UpdateNoExist); n != 0 || !testBatchIsK8Static(err, htab.ErrInvalid) {
+	if n, err := m.UpdateBatch(ks[:1], k8StaticTestBatchSpread(m, vs[:1]), htab.UpdateNoExist); n != 0 || !k8StaticTestBatchIs(err, htab.ErrInvalid) {
 		t.Fatalf("UpdateBatch with UpdateNoExist: %d, %v; want ErrInvalid, as the kernel", n, err)
 	}
-	if n, err := m.UpdateBatch(ks[:3], testBatchSpreadK8Static(m, vs[:3]), htab.UpdateAny); n != 3 || err != nil {
+	if n, err := m.UpdateBatch(ks[:3], k8StaticTestBatchSpread(m, vs[:3]), htab.UpdateAny); n != 3 || err != nil {
 		t.Fatalf("UpdateBatch: %d, %v", n, err)
 	}
-	if n, err := m.DeleteBatch([]K8StaticKey{ks[0], ks[1], ks[5], ks[2]}); n != 2 || !testBatchIsK8Static(err, htab.ErrKeyNotExist) {
+	if n, err := m.DeleteBatch([]K8StaticKey{ks[0], ks[1], ks[5], ks[2]}); n != 2 || !k8StaticTestBatchIs(err, htab.ErrKeyNotExist) {
 		t.Fatalf("DeleteBatch with an absent third key: %d, %v; want 2, ErrKeyNotExist", n, err)
 	}
-	if _, ok := testLookupK8Static(t, m, ks[2]); !ok || m.Len() != 1 {
+	if _, ok := k8StaticTestLookup(t, m, ks[2]); !ok || m.Len() != 1 {
 		t.Fatalf("DeleteBatch went past the absent key: Len %d", m.Len())
 	}
 }

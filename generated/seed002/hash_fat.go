@@ -46,7 +46,9 @@ import (
 //   element is reused at once; a reader that reached it through its old bucket
 //   sees that bucket's sequence change and retries.
 //   Capacity: a new key takes a freed element, else a never-used one; when all
-//   MaxEntries are in use it is htab.ErrFull. A replace never needs one.
+//   MaxEntries are in use it is htab.ErrFull. A replace never needs one. A
+//   delete frees its element before it unlocks, so whoever sees the key gone
+//   can insert another (the kernel frees after unlocking).
 
 // HashFatKey is a key of HashFat: 8 bytes, hashed and compared as they are.
 type HashFatKey [8]byte
@@ -73,7 +75,7 @@ type hashFatElem struct {
 // 256 elements of 40 bytes, 10 KiB (the most, by powers of two, within 16 KiB).
 const hashFatChunkShift = 8
 
-type hashFatChunk [1 << hashFatChunkShift]hashFatElem
+type hashFatElemChunk [1 << hashFatChunkShift]hashFatElem
 
 // HashFat is a fixed-capacity hash map with the semantics of the kernel's
 // BPF_MAP_TYPE_HASH. Every method is safe for concurrent use.
@@ -87,9 +89,9 @@ type HashFat struct {
 
 	// Element storage. Element i is elems[i] when preallocated, else
 	// chunks[i>>shift][i&mask]; a bucket links index+1 so that 0 is nil.
-	elems   []hashFatElem                  // all maxEntries elements; nil with NoPrealloc
-	chunks  []atomic.Pointer[hashFatChunk] // NoPrealloc: allocated on first use
-	chunkMu sync.Mutex                     // serialises chunk allocation
+	elems   []hashFatElem                      // all maxEntries elements; nil with NoPrealloc
+	chunks  []atomic.Pointer[hashFatElemChunk] // NoPrealloc: allocated on first use
+	chunkMu sync.Mutex                         // serialises chunk allocation
 
 	// Written by inserts and deletes; the padding keeps them off the cache
 	// line of the fields above, which every lookup reads.
@@ -118,7 +120,7 @@ func NewHashFat(opts htab.Options) (*HashFat, error) {
 		seed:       opts.Seed(),
 	}
 	if opts.NoPrealloc {
-		m.chunks = make([]atomic.Pointer[hashFatChunk], (opts.MaxEntries-1)>>hashFatChunkShift+1)
+		m.chunks = make([]atomic.Pointer[hashFatElemChunk], (opts.MaxEntries-1)>>hashFatChunkShift+1)
 	} else {
 		m.elems = make([]hashFatElem, opts.MaxEntries)
 	}
@@ -257,7 +259,7 @@ func (m *HashFat) ensureChunk(c uint32) {
 	}
 	m.chunkMu.Lock()
 	if m.chunks[c].Load() == nil {
-		m.chunks[c].Store(new(hashFatChunk))
+		m.chunks[c].Store(new(hashFatElemChunk))
 	}
 	m.chunkMu.Unlock()
 }
@@ -411,8 +413,8 @@ func (m *HashFat) Delete(k HashFatKey) error {
 		return htab.ErrKeyNotExist
 	}
 	m.unlink(h&m.mask, prev, i)
-	b.Unlock()
 	m.free(i - 1)
+	b.Unlock()
 	return nil
 }
 
@@ -430,8 +432,8 @@ func (m *HashFat) LookupAndDelete(k HashFatKey) (HashFatValue, error) {
 	}
 	v := m.elem(i - 1).loadValue()
 	m.unlink(h&m.mask, prev, i)
-	b.Unlock()
 	m.free(i - 1)
+	b.Unlock()
 	return v, nil
 }
 
@@ -623,17 +625,15 @@ func (m *HashFat) batchWalk(bi uint32, keys []HashFatKey, vals []HashFatValue, d
 		if del && head != 0 {
 			// The whole bucket goes: it was copied under this same lock.
 			b.SetHead(0)
-		}
-		b.Unlock()
-		if del {
-			// Free after unlocking, as the kernel does. The chain is unreachable
-			// now, so nothing else writes its next links.
+			// Free under the lock, as Delete does (see Capacity in the design
+			// comment). The chain is unreachable now: nothing else writes its links.
 			for i := head; i != 0; {
 				nx := atomic.LoadUint32(&m.elem(i - 1).next)
 				m.free(i - 1)
 				i = nx
 			}
 		}
+		b.Unlock()
 		total += cnt
 		bi++
 	}

@@ -46,7 +46,9 @@ import (
 //   element is reused at once; a reader that reached it through its old bucket
 //   sees that bucket's sequence change and retries.
 //   Capacity: a new key takes a freed element, else a never-used one; when all
-//   MaxEntries are in use it is htab.ErrFull. A replace never needs one.
+//   MaxEntries are in use it is htab.ErrFull. A replace never needs one. A
+//   delete frees its element before it unlocks, so whoever sees the key gone
+//   can insert another (the kernel frees after unlocking).
 
 // MemFatKey is a key of MemFat: 4 bytes, hashed and compared as they are.
 type MemFatKey [4]byte
@@ -73,7 +75,7 @@ type memFatElem struct {
 // 256 elements of 36 bytes, 9 KiB (the most, by powers of two, within 16 KiB).
 const memFatChunkShift = 8
 
-type memFatChunk [1 << memFatChunkShift]memFatElem
+type memFatElemChunk [1 << memFatChunkShift]memFatElem
 
 // MemFat is a fixed-capacity hash map with the semantics of the kernel's
 // BPF_MAP_TYPE_HASH. Every method is safe for concurrent use.
@@ -87,9 +89,9 @@ type MemFat struct {
 
 	// Element storage. Element i is elems[i] when preallocated, else
 	// chunks[i>>shift][i&mask]; a bucket links index+1 so that 0 is nil.
-	elems   []memFatElem                  // all maxEntries elements; nil with NoPrealloc
-	chunks  []atomic.Pointer[memFatChunk] // NoPrealloc: allocated on first use
-	chunkMu sync.Mutex                    // serialises chunk allocation
+	elems   []memFatElem                      // all maxEntries elements; nil with NoPrealloc
+	chunks  []atomic.Pointer[memFatElemChunk] // NoPrealloc: allocated on first use
+	chunkMu sync.Mutex                        // serialises chunk allocation
 
 	// Written by inserts and deletes; the padding keeps them off the cache
 	// line of the fields above, which every lookup reads.
@@ -118,7 +120,7 @@ func NewMemFat(opts htab.Options) (*MemFat, error) {
 		seed:       opts.Seed(),
 	}
 	if opts.NoPrealloc {
-		m.chunks = make([]atomic.Pointer[memFatChunk], (opts.MaxEntries-1)>>memFatChunkShift+1)
+		m.chunks = make([]atomic.Pointer[memFatElemChunk], (opts.MaxEntries-1)>>memFatChunkShift+1)
 	} else {
 		m.elems = make([]memFatElem, opts.MaxEntries)
 	}
@@ -253,7 +255,7 @@ func (m *MemFat) ensureChunk(c uint32) {
 	}
 	m.chunkMu.Lock()
 	if m.chunks[c].Load() == nil {
-		m.chunks[c].Store(new(memFatChunk))
+		m.chunks[c].Store(new(memFatElemChunk))
 	}
 	m.chunkMu.Unlock()
 }
@@ -406,8 +408,8 @@ func (m *MemFat) Delete(k MemFatKey) error {
 		return htab.ErrKeyNotExist
 	}
 	m.unlink(h&m.mask, prev, i)
-	b.Unlock()
 	m.free(i - 1)
+	b.Unlock()
 	return nil
 }
 
@@ -425,8 +427,8 @@ func (m *MemFat) LookupAndDelete(k MemFatKey) (MemFatValue, error) {
 	}
 	v := m.elem(i - 1).loadValue()
 	m.unlink(h&m.mask, prev, i)
-	b.Unlock()
 	m.free(i - 1)
+	b.Unlock()
 	return v, nil
 }
 
@@ -618,17 +620,15 @@ func (m *MemFat) batchWalk(bi uint32, keys []MemFatKey, vals []MemFatValue, del 
 		if del && head != 0 {
 			// The whole bucket goes: it was copied under this same lock.
 			b.SetHead(0)
-		}
-		b.Unlock()
-		if del {
-			// Free after unlocking, as the kernel does. The chain is unreachable
-			// now, so nothing else writes its next links.
+			// Free under the lock, as Delete does (see Capacity in the design
+			// comment). The chain is unreachable now: nothing else writes its links.
 			for i := head; i != 0; {
 				nx := atomic.LoadUint32(&m.elem(i - 1).next)
 				m.free(i - 1)
 				i = nx
 			}
 		}
+		b.Unlock()
 		total += cnt
 		bi++
 	}

@@ -46,7 +46,9 @@ import (
 //   element is reused at once; a reader that reached it through its old bucket
 //   sees that bucket's sequence change and retries.
 //   Capacity: a new key takes a freed element, else a never-used one; when all
-//   MaxEntries are in use it is htab.ErrFull. A replace never needs one.
+//   MaxEntries are in use it is htab.ErrFull. A replace never needs one. A
+//   delete frees its element before it unlocks, so whoever sees the key gone
+//   can insert another (the kernel frees after unlocking).
 
 // MemLeanKey is a key of MemLean: 4 bytes, hashed and compared as they are.
 type MemLeanKey [4]byte
@@ -70,7 +72,7 @@ type memLeanElem struct {
 // 1024 elements of 16 bytes, 16 KiB (the most, by powers of two, within 16 KiB).
 const memLeanChunkShift = 10
 
-type memLeanChunk [1 << memLeanChunkShift]memLeanElem
+type memLeanElemChunk [1 << memLeanChunkShift]memLeanElem
 
 // MemLean is a fixed-capacity hash map with the semantics of the kernel's
 // BPF_MAP_TYPE_HASH. Every method is safe for concurrent use.
@@ -84,9 +86,9 @@ type MemLean struct {
 
 	// Element storage. Element i is elems[i] when preallocated, else
 	// chunks[i>>shift][i&mask]; a bucket links index+1 so that 0 is nil.
-	elems   []memLeanElem                  // all maxEntries elements; nil with NoPrealloc
-	chunks  []atomic.Pointer[memLeanChunk] // NoPrealloc: allocated on first use
-	chunkMu sync.Mutex                     // serialises chunk allocation
+	elems   []memLeanElem                      // all maxEntries elements; nil with NoPrealloc
+	chunks  []atomic.Pointer[memLeanElemChunk] // NoPrealloc: allocated on first use
+	chunkMu sync.Mutex                         // serialises chunk allocation
 
 	// Written by inserts and deletes; the padding keeps them off the cache
 	// line of the fields above, which every lookup reads.
@@ -115,7 +117,7 @@ func NewMemLean(opts htab.Options) (*MemLean, error) {
 		seed:       opts.Seed(),
 	}
 	if opts.NoPrealloc {
-		m.chunks = make([]atomic.Pointer[memLeanChunk], (opts.MaxEntries-1)>>memLeanChunkShift+1)
+		m.chunks = make([]atomic.Pointer[memLeanElemChunk], (opts.MaxEntries-1)>>memLeanChunkShift+1)
 	} else {
 		m.elems = make([]memLeanElem, opts.MaxEntries)
 	}
@@ -250,7 +252,7 @@ func (m *MemLean) ensureChunk(c uint32) {
 	}
 	m.chunkMu.Lock()
 	if m.chunks[c].Load() == nil {
-		m.chunks[c].Store(new(memLeanChunk))
+		m.chunks[c].Store(new(memLeanElemChunk))
 	}
 	m.chunkMu.Unlock()
 }
@@ -403,8 +405,8 @@ func (m *MemLean) Delete(k MemLeanKey) error {
 		return htab.ErrKeyNotExist
 	}
 	m.unlink(h&m.mask, prev, i)
-	b.Unlock()
 	m.free(i - 1)
+	b.Unlock()
 	return nil
 }
 
@@ -422,8 +424,8 @@ func (m *MemLean) LookupAndDelete(k MemLeanKey) (MemLeanValue, error) {
 	}
 	v := m.elem(i - 1).loadValue()
 	m.unlink(h&m.mask, prev, i)
-	b.Unlock()
 	m.free(i - 1)
+	b.Unlock()
 	return v, nil
 }
 
@@ -615,17 +617,15 @@ func (m *MemLean) batchWalk(bi uint32, keys []MemLeanKey, vals []MemLeanValue, d
 		if del && head != 0 {
 			// The whole bucket goes: it was copied under this same lock.
 			b.SetHead(0)
-		}
-		b.Unlock()
-		if del {
-			// Free after unlocking, as the kernel does. The chain is unreachable
-			// now, so nothing else writes its next links.
+			// Free under the lock, as Delete does (see Capacity in the design
+			// comment). The chain is unreachable now: nothing else writes its links.
 			for i := head; i != 0; {
 				nx := atomic.LoadUint32(&m.elem(i - 1).next)
 				m.free(i - 1)
 				i = nx
 			}
 		}
+		b.Unlock()
 		total += cnt
 		bi++
 	}

@@ -94,28 +94,28 @@ func memRows(tb testing.TB) []memRow {
 		return m, m.Len()
 	}}
 	lruLean := memMap{unsafe.Sizeof(lruLeanElem{}), func(bool) (any, int) {
-		m, err := NewLRULean(opts(false))
+		m, err := NewLruLean(opts(false))
 		check(err)
-		fill(tb, memMaxEntries, func(k [8]byte) error { return m.Update(k, LRULeanValue{1}, htab.UpdateAny) })
+		fill(tb, memMaxEntries, func(k [8]byte) error { return m.Update(k, LruLeanValue{1}, htab.UpdateAny) })
 		return m, m.Len()
 	}}
 	lruFat := memMap{unsafe.Sizeof(lruFatElem{}), func(bool) (any, int) {
-		m, err := NewLRUFat(opts(false))
+		m, err := NewLruFat(opts(false))
 		check(err)
-		fill(tb, memMaxEntries, func(k [8]byte) error { return m.Update(k, LRUFatValue{1}, htab.UpdateAny) })
+		fill(tb, memMaxEntries, func(k [8]byte) error { return m.Update(k, LruFatValue{1}, htab.UpdateAny) })
 		return m, m.Len()
 	}}
 	lruPcpuLean := memMap{unsafe.Sizeof(lruPcpuLeanElem{}), func(bool) (any, int) {
-		m, err := NewLRUPcpuLean(opts(false))
+		m, err := NewLruPcpuLean(opts(false))
 		check(err)
-		vals := make([]LRUPcpuLeanValue, m.CPUs())
+		vals := make([]LruPcpuLeanValue, m.CPUs())
 		fill(tb, memMaxEntries, func(k [8]byte) error { return m.Update(k, vals, htab.UpdateAny) })
 		return m, m.Len()
 	}}
 	lruPcpuFat := memMap{unsafe.Sizeof(lruPcpuFatElem{}), func(bool) (any, int) {
-		m, err := NewLRUPcpuFat(opts(false))
+		m, err := NewLruPcpuFat(opts(false))
 		check(err)
-		vals := make([]LRUPcpuFatValue, m.CPUs())
+		vals := make([]LruPcpuFatValue, m.CPUs())
 		fill(tb, memMaxEntries, func(k [8]byte) error { return m.Update(k, vals, htab.UpdateAny) })
 		return m, m.Len()
 	}}

@@ -50,7 +50,9 @@ import (
 //   element is reused at once; a reader that reached it through its old bucket
 //   sees that bucket's sequence change and retries.
 //   Capacity: a new key takes a freed element, else a never-used one; when all
-//   MaxEntries are in use it is htab.ErrFull. A replace never needs one.
+//   MaxEntries are in use it is htab.ErrFull. A replace never needs one. A
+//   delete frees its element before it unlocks, so whoever sees the key gone
+//   can insert another (the kernel frees after unlocking).
 //
 // Per-CPU values
 //   slots[cpu][element index], 8 B each, one array per CPU: the element
@@ -89,7 +91,7 @@ type pcpuFatElem struct {
 // 512 elements of 32 bytes, 16 KiB (the most, by powers of two, within 16 KiB).
 const pcpuFatChunkShift = 9
 
-type pcpuFatChunk [1 << pcpuFatChunkShift]pcpuFatElem
+type pcpuFatElemChunk [1 << pcpuFatChunkShift]pcpuFatElem
 
 // PcpuFat is a fixed-capacity hash map with the semantics of the kernel's
 // BPF_MAP_TYPE_PERCPU_HASH. Every method is safe for concurrent use.
@@ -103,9 +105,9 @@ type PcpuFat struct {
 
 	// Element storage. Element i is elems[i] when preallocated, else
 	// chunks[i>>shift][i&mask]; a bucket links index+1 so that 0 is nil.
-	elems   []pcpuFatElem                  // all maxEntries elements; nil with NoPrealloc
-	chunks  []atomic.Pointer[pcpuFatChunk] // NoPrealloc: allocated on first use
-	chunkMu sync.Mutex                     // serialises chunk allocation
+	elems   []pcpuFatElem                      // all maxEntries elements; nil with NoPrealloc
+	chunks  []atomic.Pointer[pcpuFatElemChunk] // NoPrealloc: allocated on first use
+	chunkMu sync.Mutex                         // serialises chunk allocation
 
 	// Per-CPU values: CPU c's value of element i is slots[c][i], or with
 	// NoPrealloc slotChunks[c][i>>shift][i&mask], allocated with the element chunk.
@@ -140,7 +142,7 @@ func NewPcpuFat(opts htab.Options) (*PcpuFat, error) {
 		seed:       opts.Seed(),
 	}
 	if opts.NoPrealloc {
-		m.chunks = make([]atomic.Pointer[pcpuFatChunk], (opts.MaxEntries-1)>>pcpuFatChunkShift+1)
+		m.chunks = make([]atomic.Pointer[pcpuFatElemChunk], (opts.MaxEntries-1)>>pcpuFatChunkShift+1)
 	} else {
 		m.elems = make([]pcpuFatElem, opts.MaxEntries)
 	}
@@ -395,7 +397,7 @@ func (m *PcpuFat) ensureChunk(c uint32) {
 		for cpu := range m.slotChunks {
 			m.slotChunks[cpu][c].Store(new(pcpuFatSlotChunk))
 		}
-		m.chunks[c].Store(new(pcpuFatChunk))
+		m.chunks[c].Store(new(pcpuFatElemChunk))
 	}
 	m.chunkMu.Unlock()
 }
@@ -601,8 +603,8 @@ func (m *PcpuFat) Delete(k PcpuFatKey) error {
 		return htab.ErrKeyNotExist
 	}
 	m.unlink(h&m.mask, prev, i)
-	b.Unlock()
 	m.free(i - 1)
+	b.Unlock()
 	return nil
 }
 
@@ -624,8 +626,8 @@ func (m *PcpuFat) LookupAndDelete(k PcpuFatKey, vals []PcpuFatValue) error {
 	}
 	m.loadValues(i-1, vals)
 	m.unlink(h&m.mask, prev, i)
-	b.Unlock()
 	m.free(i - 1)
+	b.Unlock()
 	return nil
 }
 
@@ -819,17 +821,15 @@ func (m *PcpuFat) batchWalk(bi uint32, keys []PcpuFatKey, vals []PcpuFatValue, d
 		if del && head != 0 {
 			// The whole bucket goes: it was copied under this same lock.
 			b.SetHead(0)
-		}
-		b.Unlock()
-		if del {
-			// Free after unlocking, as the kernel does. The chain is unreachable
-			// now, so nothing else writes its next links.
+			// Free under the lock, as Delete does (see Capacity in the design
+			// comment). The chain is unreachable now: nothing else writes its links.
 			for i := head; i != 0; {
 				nx := atomic.LoadUint32(&m.elem(i - 1).next)
 				m.free(i - 1)
 				i = nx
 			}
 		}
+		b.Unlock()
 		total += cnt
 		bi++
 	}
