@@ -2,7 +2,9 @@
 // 1..64 and 128, 512, 4112, and a few more above 64 (8-byte values), with the
 // static, jhash2 and jhash hashes, and the tests that each generated hash
 // equals htab.Jhash and that every map round-trips its keys. It also holds
-// Large4112 for the port of the kernel's test_map_large.
+// Large4112 for the port of the kernel's test_map_large, and maps with odd
+// value sizes (and the classic layout) for the kernel differential test of
+// odd sizes (kernel_diff_test.go).
 // Regenerate with `go generate ./generated/keysizes/`.
 package keysizes
 
@@ -106,3 +108,10 @@ package keysizes
 
 // test_map_large: key {int a; char b[4096]; long long c}, 4-byte value.
 //go:generate go run ../../cmd/htabgen -type hash -key 4112 -val 4 -name Large4112 -out large4112.go
+
+// Odd value sizes, and odd keys in the classic layout, for kernel_diff_test.go.
+//go:generate go run ../../cmd/htabgen -type hash -key 3 -val 13 -name K3V13 -out k3v13.go
+//go:generate go run ../../cmd/htabgen -type hash -key 13 -val 1 -name K13V1 -out k13v1.go
+//go:generate go run ../../cmd/htabgen -type hash -key 6 -val 64 -name K6V64 -out k6v64.go
+//go:generate go run ../../cmd/htabgen -type hash -layout classic -key 13 -val 13 -name K13V13Classic -out k13v13_classic.go
+//go:generate go run ../../cmd/htabgen -type hash -layout classic -key 1 -val 3 -name K1V3Classic -out k1v3_classic.go
