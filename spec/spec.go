@@ -12,6 +12,7 @@ import (
 	"reflect"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // MapType is a kind of BPF map.
@@ -195,10 +196,24 @@ func (s Spec) Validate() error {
 	if s.Name != "" && (!token.IsIdentifier(s.Name) || !token.IsExported(s.Name)) {
 		return bad("name", s.Name, "an exported Go identifier, such as Conns")
 	}
+	if s.Name != "" && !caseRoundTrips(s.Name) {
+		return bad("name", s.Name, "a name whose first letter has a lower-case form that maps back to it (the map's unexported names start with it lowered), such as Conns")
+	}
 	if s.Pkg != "" && (!token.IsIdentifier(s.Pkg) || s.Pkg == "_") {
 		return bad("pkg", s.Pkg, "a Go package name, such as flows")
 	}
 	return nil
+}
+
+// caseRoundTrips reports whether name's first letter lowers to a lower-case
+// letter that raises back to it. The map's unexported identifiers start with
+// that lowered letter (Layout.Prefix), so this keeps two names from sharing a
+// prefix (K and the Kelvin sign U+212A both lower to k) and keeps the prefix
+// unexported (𝐀 has no lower-case form).
+func caseRoundTrips(name string) bool {
+	r, _ := utf8.DecodeRuneInString(name)
+	l := unicode.ToLower(r)
+	return unicode.IsLower(l) && unicode.ToUpper(l) == r
 }
 
 // TypeName is the Go name of the map type: -name, or derived from the type and

@@ -107,6 +107,10 @@ func TestValidateErrors(t *testing.T) {
 		{"name lowercase", with(func(s *Spec) { s.Name = "conns" }), "name", []string{"exported Go identifier"}},
 		{"name not identifier", with(func(s *Spec) { s.Name = "My-Map" }), "name", []string{"exported Go identifier"}},
 		{"name keyword-ish digit", with(func(s *Spec) { s.Name = "9Map" }), "name", []string{"exported Go identifier"}},
+		// Kelvin sign: lowers to k, as K does, so Konns and \u212Aonns would share a prefix.
+		{"name Kelvin sign", with(func(s *Spec) { s.Name = "\u212Aonns" }), "name", []string{"lower-case form that maps back"}},
+		// Mathematical bold A: upper case with no lower-case form; its prefix would be exported.
+		{"name without lower case", with(func(s *Spec) { s.Name = "\U0001D400x" }), "name", []string{"lower-case form that maps back"}},
 		{"pkg invalid", with(func(s *Spec) { s.Pkg = "my-pkg" }), "pkg", []string{"Go package name"}},
 		{"pkg keyword", with(func(s *Spec) { s.Pkg = "func" }), "pkg", []string{"Go package name"}},
 		{"pkg blank", with(func(s *Spec) { s.Pkg = "_" }), "pkg", []string{"Go package name"}},

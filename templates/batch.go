@@ -134,7 +134,8 @@ func (g *generator) batchWalk(f *jen.File) {
 				}
 				if !g.l.LRU {
 					del.Comment("Free under the lock, as Delete does (see Capacity in the design")
-					del.Comment("comment). The chain is unreachable now: nothing else writes its links.")
+					del.Comment("comment). The chain is unreachable now; a freed element may be")
+					del.Comment("reused at once, so its next link is read before it is freed.")
 					del.Add(freeChain)
 				}
 			})

@@ -12,7 +12,7 @@ import (
 // buckets only; a lookup-and-delete walk returns everything once and empties
 // the map; UpdateBatch and DeleteBatch stop at the first error. It reaches
 // the map through the test adapters (testAdapters) and batchTestValues, so it
-// covers every type; per-CPU values are checked with testCheckValues.
+// covers every type; per-CPU values are checked with <prefix>TestCheckValues.
 func (g *generator) batchTests(f *jen.File) {
 	vals := batchTestSingle
 	if g.l.PerCPU {

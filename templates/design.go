@@ -125,7 +125,8 @@ func (g *generator) designComment(f *jen.File) {
 			"  Capacity: a new key takes a freed element, else a never-used one; when all",
 			"  MaxEntries are in use it is htab.ErrFull. A replace never needs one. A",
 			"  delete frees its element before it unlocks, so whoever sees the key gone",
-			"  can insert another (the kernel frees after unlocking).",
+			"  through a single-key operation can insert another (the kernel frees",
+			"  after unlocking).",
 		)
 	}
 	if l.PerCPU {
@@ -149,7 +150,9 @@ func (g *generator) designComment(f *jen.File) {
 				"  it finds the element optimistically, takes CPU i's slot lock (one of",
 				fmt.Sprintf("  %d per CPU, in that CPU's own memory), checks that the bucket did not", slotLocksPerCPU),
 				"  change, and writes its slot. Whoever frees an element first waits until",
-				"  none of its slot locks is held, so no write lands on a reused element.",
+				"  none of its slot locks is held, so no write lands on a reused element;",
+				"  a delete waits so under its bucket lock, which is deadlock-free because",
+				"  no holder of a slot lock ever waits for a bucket lock (keep it so).",
 				"  Reading every CPU's value (Lookup, All, batches) holds all of the",
 				"  element's slot locks, taken in CPU order, so the copy is one snapshot;",
 				"  CPU(i).Lookup reads its one slot by validating that lock's sequence.",

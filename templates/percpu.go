@@ -214,6 +214,9 @@ func (g *generator) slotLocks(f *jen.File) {
 	f.Comment("quiesce returns once no program write to element i's slots is in flight:")
 	f.Comment("ReadBegin waits while a slot lock is held. A write that takes its lock")
 	f.Comment("later fails its bucket check, for the caller changed the bucket first.")
+	f.Comment("Deletes call it with their bucket locked: no holder of a slot lock ever")
+	f.Comment("waits for a bucket lock (the program's update only validates the")
+	f.Comment("bucket's sequence), so this cannot deadlock. Keep it so.")
 	f.Func().Params(g.recvMap()).Id("quiesce").Params(jen.Id("i").Uint32()).Block(
 		jen.For(jen.Id("c").Op(":=").Range().Id("m").Dot("cpus")).Block(
 			jen.Id("m").Dot("slotLock").Call(jen.Id("c"), jen.Id("i")).Dot("ReadBegin").Call(),

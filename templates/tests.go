@@ -22,8 +22,8 @@ func (g *generator) tests(f *jen.File) {
 		return jen.If(cond).Block(jen.Id("t").Dot("Fatalf").Call(append([]jen.Code{jen.Lit(format)}, args...)...))
 	}
 
-	// func testKey<Map>(i int) (k <Key>): i little-endian in the first bytes, then a pattern
-	f.Commentf("%sTestKey makes distinct keys from small integers.", g.l.Prefix)
+	// func <prefix>TestKey(i int) (k <Key>): i little-endian in the first bytes, then a pattern
+	f.Commentf("%s makes distinct keys from small integers.", T("testKey"))
 	f.Func().Id(T("testKey")).Params(jen.Id("i").Int()).Params(jen.Id("k").Add(key)).Block(
 		jen.For(jen.Id("j").Op(":=").Range().Id("k")).Block(
 			jen.If(jen.Id("j").Op("<").Lit(8)).Block(
@@ -34,7 +34,7 @@ func (g *generator) tests(f *jen.File) {
 		),
 		jen.Return(),
 	)
-	f.Commentf("%sTestVal makes a value from an integer.", g.l.Prefix)
+	f.Commentf("%s makes a value from an integer.", T("testVal"))
 	f.Func().Id(T("testVal")).Params(jen.Id("i").Int()).Params(jen.Id("v").Add(val)).Block(
 		jen.For(jen.Id("j").Op(":=").Range().Id("v")).Block(
 			jen.Id("v").Index(jen.Id("j")).Op("=").Byte().Call(jen.Id("i").Op("+").Id("j")),
@@ -42,11 +42,11 @@ func (g *generator) tests(f *jen.File) {
 		jen.Return(),
 	)
 
-	// func checkOp<Map>(t, m, ref, step, op, ki, flags): one operation on m and on
+	// func <prefix>CheckOp(t, m, ref, step, op, ki, flags): one operation on m and on
 	// the reference, with the kernel's rules; fails t on any difference.
 	const maxEntries = 48
 	const nkeys = 96 // twice the capacity; fewer than the 256 keys of a 1-byte key
-	f.Commentf("%sCheckOp applies operation op (0 update, 1 delete, 2 lookup-and-delete,", g.l.Prefix)
+	f.Commentf("%s applies operation op (0 update, 1 delete, 2 lookup-and-delete,", T("checkOp"))
 	f.Comment("3 lookup) on key ki to m and to the reference ref, and fails t if they differ.")
 	f.Func().Id(T("checkOp")).Params(
 		jen.Id("t").Qual("testing", "TB"), jen.Id("m").Op("*").Id(g.mapT), jen.Id("ref").Map(key).Add(val),
@@ -78,8 +78,8 @@ func (g *generator) tests(f *jen.File) {
 		fatalIf(jen.Id("m").Dot("Len").Call().Op("!=").Len(jen.Id("ref")), "step %d: Len() = %d, want %d", jen.Id("step"), jen.Id("m").Dot("Len").Call(), jen.Len(jen.Id("ref"))),
 	)
 
-	// func checkContents<Map>(t, m, ref): All and a NextKey walk both give ref, in one order.
-	f.Commentf("%sCheckContents checks that All and a NextKey walk both give exactly ref,", g.l.Prefix)
+	// func <prefix>CheckContents(t, m, ref): All and a NextKey walk both give ref, in one order.
+	f.Commentf("%s checks that All and a NextKey walk both give exactly ref,", T("checkContents"))
 	f.Comment("in the same order.")
 	f.Func().Id(T("checkContents")).Params(jen.Id("t").Qual("testing", "TB"), jen.Id("m").Op("*").Id(g.mapT), jen.Id("ref").Map(key).Add(val)).Block(
 		jen.List(jen.Id("order"), jen.Id("vals")).Op(":=").Id(T("testAll")).Call(jen.Id("t"), jen.Id("m")),

@@ -22,7 +22,7 @@ func (g *generator) testAdapters(f *jen.File) {
 // singleValueAdapters: hash and lru, whose API already has one value per key.
 const singleValueAdapters = `
 // %[4]sTestUpdate, %[4]sTestLookup, %[4]sTestLookupAndDelete and %[4]sTestAll
-// are the map's userspace methods, as the checks below use them (testAll
+// are the map's userspace methods, as the checks below use them (%[4]sTestAll
 // collects All).
 func %[4]sTestUpdate(m *%[1]s, k %[2]s, v %[3]s, flags htab.UpdateFlags) error {
 	return m.Update(k, v, flags)

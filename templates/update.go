@@ -20,7 +20,7 @@ func (g *generator) update(f *jen.File) {
 		jen.List(jen.Id("prev"), jen.Id("i")).Op(":=").Add(m("find")).Call(jen.Id("b"), jen.Op("&").Id("w"), jen.Id("h")),
 		jen.If(jen.Id("i").Op("==").Lit(0)).Add(unlockReturn(htabId("ErrKeyNotExist"))),
 		m("unlink").Call(hashBucketIndex(), jen.Id("prev"), jen.Id("i")),
-		g.unlockFree(jen.Id("b"), jen.Id("i").Op("-").Lit(1)),
+		g.freeDeleted(jen.Id("i").Op("-").Lit(1)),
 		jen.Return(jen.Nil()),
 	)...)
 
@@ -38,7 +38,7 @@ func (g *generator) update(f *jen.File) {
 			jen.If(jen.Id("i").Op("==").Lit(0)).Add(unlockReturn(htabId("ErrKeyNotExist"))),
 			m("loadValues").Call(jen.Id("i").Op("-").Lit(1), jen.Id("vals")),
 			m("unlink").Call(hashBucketIndex(), jen.Id("prev"), jen.Id("i")),
-			g.unlockFree(jen.Id("b"), jen.Id("i").Op("-").Lit(1)),
+			g.freeDeleted(jen.Id("i").Op("-").Lit(1)),
 			jen.Return(jen.Nil()),
 		)...)
 	} else {
@@ -48,7 +48,7 @@ func (g *generator) update(f *jen.File) {
 			jen.If(jen.Id("i").Op("==").Lit(0)).Add(unlockReturn(jen.Id(g.valT).Values(), htabId("ErrKeyNotExist"))),
 			jen.Id("v").Op(":=").Add(m("elem")).Call(jen.Id("i").Op("-").Lit(1)).Dot("loadValue").Call(),
 			m("unlink").Call(hashBucketIndex(), jen.Id("prev"), jen.Id("i")),
-			g.unlockFree(jen.Id("b"), jen.Id("i").Op("-").Lit(1)),
+			g.freeDeleted(jen.Id("i").Op("-").Lit(1)),
 			jen.Return(jen.Id("v"), jen.Nil()),
 		)...)
 	}
@@ -90,14 +90,17 @@ func (g *generator) update(f *jen.File) {
 // hashBucketIndex is h&m.mask: the bucket of the key whose hash is h.
 func hashBucketIndex() *jen.Statement { return jen.Id("h").Op("&").Id("m").Dot("mask") }
 
-// unlockFree unlocks bucket b after the delete of element i, and frees i.
-// A hash or per-CPU map frees first, under the lock, so that whoever sees the
-// key gone can insert another into a full map (the kernel frees after
-// unlocking, a window in which such an insert is E2BIG although the delete
-// took effect). An LRU map frees after: the LRU engine locks buckets when it
-// evicts, and the LRU never refuses an insert anyway.
-func (g *generator) unlockFree(b, i jen.Code) jen.Code {
-	unlock := jen.Add(b).Dot("Unlock").Call()
+// freeDeleted ends a delete of element i from the locked bucket b: it frees
+// i and unlocks b. A hash or per-CPU map frees first, under the lock, so that
+// whoever sees the key gone through a single-key operation can insert another
+// into a full map (the kernel frees after unlocking, a window in which such an
+// insert is E2BIG although the delete took effect). An LRU map frees after
+// unlocking, as the kernel does, because the LRU engine locks buckets when it
+// evicts: an insert in that window evicts another key instead (ErrNoMem in a
+// map of one element), the one exception to linearizable single-key
+// operations.
+func (g *generator) freeDeleted(i jen.Code) jen.Code {
+	unlock := jen.Id("b").Dot("Unlock").Call()
 	free := jen.Id("m").Dot("free").Call(i)
 	if g.l.LRU {
 		return jen.Add(unlock, jen.Line(), free)

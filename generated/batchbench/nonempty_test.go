@@ -15,7 +15,7 @@ import (
 )
 
 // nonEmptyTestUpdate, nonEmptyTestLookup, nonEmptyTestLookupAndDelete and nonEmptyTestAll
-// are the map's userspace methods, as the checks below use them (testAll
+// are the map's userspace methods, as the checks below use them (nonEmptyTestAll
 // collects All).
 func nonEmptyTestUpdate(m *NonEmpty, k NonEmptyKey, v NonEmptyValue, flags htab.UpdateFlags) error {
 	return m.Update(k, v, flags)

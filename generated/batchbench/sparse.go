@@ -48,7 +48,8 @@ import (
 //   Capacity: a new key takes a freed element, else a never-used one; when all
 //   MaxEntries are in use it is htab.ErrFull. A replace never needs one. A
 //   delete frees its element before it unlocks, so whoever sees the key gone
-//   can insert another (the kernel frees after unlocking).
+//   through a single-key operation can insert another (the kernel frees
+//   after unlocking).
 //
 // Occupancy (-batch-lock sparse)
 //   occ has one bit per bucket, set while the bucket is non-empty: linkHead
@@ -640,7 +641,8 @@ func (m *Sparse) batchWalk(bi uint32, keys []SparseKey, vals []SparseValue, del 
 			b.SetHead(0)
 			m.occ.Clear(bi)
 			// Free under the lock, as Delete does (see Capacity in the design
-			// comment). The chain is unreachable now: nothing else writes its links.
+			// comment). The chain is unreachable now; a freed element may be
+			// reused at once, so its next link is read before it is freed.
 			for i := head; i != 0; {
 				nx := atomic.LoadUint32(&m.elem(i - 1).next)
 				m.free(i - 1)

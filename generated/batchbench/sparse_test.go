@@ -15,7 +15,7 @@ import (
 )
 
 // sparseTestUpdate, sparseTestLookup, sparseTestLookupAndDelete and sparseTestAll
-// are the map's userspace methods, as the checks below use them (testAll
+// are the map's userspace methods, as the checks below use them (sparseTestAll
 // collects All).
 func sparseTestUpdate(m *Sparse, k SparseKey, v SparseValue, flags htab.UpdateFlags) error {
 	return m.Update(k, v, flags)

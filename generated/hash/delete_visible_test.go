@@ -9,34 +9,67 @@ import (
 	"github.com/htabgen/htabgen/internal/linearize"
 )
 
-// TestInsertAfterObservedDelete: a delete frees its element (home: its slot)
-// before it unlocks, so an insert by whoever saw the key gone finds room in
-// a full map (linearize.InsertAfterObservedDelete).
+// TestInsertAfterObservedDelete: every delete path (Delete, LookupAndDelete,
+// LookupAndDeleteBatch) frees its element (home: its slot) before it unlocks,
+// so an insert by whoever saw the key gone finds room in a full map
+// (linearize.InsertAfterObservedDelete), in both layouts, prealloc and not.
 func TestInsertAfterObservedDelete(t *testing.T) {
-	rounds := 4000
+	rounds := 1500
 	if testing.Short() {
-		rounds = 1000
+		rounds = 500
 	}
-	key := func(x uint64) (k [8]byte) { binary.LittleEndian.PutUint64(k[:], x); return k }
-	for _, max := range []int{1, 64} {
-		opts := htab.Options{MaxEntries: max, ZeroSeed: true}
-		home, err := NewHomeK8V8(opts)
-		if err != nil {
-			t.Fatal(err)
+	for _, c := range []struct {
+		layout     string
+		noPrealloc bool // home allocates every slot either way
+		paths      func(htab.Options) map[string]linearize.Map
+	}{
+		{"home", false, func(o htab.Options) map[string]linearize.Map { return deletePaths(t, NewHomeK8V8, o) }},
+		{"classic", false, func(o htab.Options) map[string]linearize.Map { return deletePaths(t, NewHashK8V8, o) }},
+		{"classic", true, func(o htab.Options) map[string]linearize.Map { return deletePaths(t, NewHashK8V8, o) }},
+	} {
+		for _, entries := range []int{1, 64} {
+			opts := htab.Options{MaxEntries: entries, ZeroSeed: true, NoPrealloc: c.noPrealloc}
+			for path := range c.paths(opts) {
+				name := fmt.Sprintf("%s NoPrealloc=%v max=%d %s", c.layout, c.noPrealloc, entries, path)
+				linearize.InsertAfterObservedDelete(t, name, entries, rounds, c.paths(opts)[path]) // a fresh map
+			}
 		}
-		linearize.InsertAfterObservedDelete(t, fmt.Sprintf("home max=%d", max), max, rounds, linearize.Map{
-			Insert: func(k uint64) error { return home.Update(key(k), HomeK8V8Value{}, htab.UpdateNoExist) },
-			Has:    func(k uint64) bool { _, ok := home.Lookup(key(k)); return ok },
-			Delete: func(k uint64) error { return home.Delete(key(k)) },
-		})
-		classic, err := NewHashK8V8(opts)
-		if err != nil {
-			t.Fatal(err)
-		}
-		linearize.InsertAfterObservedDelete(t, fmt.Sprintf("classic max=%d", max), max, rounds, linearize.Map{
-			Insert: func(k uint64) error { return classic.Update(key(k), HashK8V8Value{}, htab.UpdateNoExist) },
-			Has:    func(k uint64) bool { _, ok := classic.Lookup(key(k)); return ok },
-			Delete: func(k uint64) error { return classic.Delete(key(k)) },
+	}
+}
+
+// k8v8Deleter is what deletePaths needs of a k8v8 hash map.
+type k8v8Deleter[K ~[8]byte, V ~[8]byte] interface {
+	k8v8Map[K, V]
+	LookupAndDeleteBatch(*htab.Cursor, []K, []V) (int, error)
+}
+
+// deletePaths is a new map of newMap(o) seen through each of its ways of
+// deleting a key; the batch deletes whole buckets from the start, so only
+// with one entry.
+func deletePaths[K ~[8]byte, V ~[8]byte, M k8v8Deleter[K, V]](t *testing.T, newMap func(htab.Options) (M, error), o htab.Options) map[string]linearize.Map {
+	m, err := newMap(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	key := func(x uint64) (k K) { binary.LittleEndian.PutUint64(k[:], x); return k }
+	base := linearize.Map{
+		Insert: func(k uint64) error { var v V; return m.Update(key(k), v, htab.UpdateNoExist) },
+		Has:    func(k uint64) bool { _, ok := m.Lookup(key(k)); return ok },
+	}
+	with := func(del func(k uint64) error) linearize.Map { p := base; p.Delete = del; return p }
+	paths := map[string]linearize.Map{
+		"Delete":          with(func(k uint64) error { return m.Delete(key(k)) }),
+		"LookupAndDelete": with(func(k uint64) error { _, err := m.LookupAndDelete(key(k)); return err }),
+	}
+	if o.MaxEntries == 1 {
+		paths["LookupAndDeleteBatch"] = with(func(k uint64) error {
+			ks, vs := make([]K, 1), make([]V, 1)
+			n, err := m.LookupAndDeleteBatch(nil, ks, vs)
+			if n != 1 || ks[0] != key(k) {
+				return fmt.Errorf("LookupAndDeleteBatch: %d keys (%x), %v; want %x", n, ks[:n], err, key(k))
+			}
+			return nil
 		})
 	}
+	return paths
 }

@@ -15,7 +15,7 @@ import (
 )
 
 // hashK4V4SparseTestUpdate, hashK4V4SparseTestLookup, hashK4V4SparseTestLookupAndDelete and hashK4V4SparseTestAll
-// are the map's userspace methods, as the checks below use them (testAll
+// are the map's userspace methods, as the checks below use them (hashK4V4SparseTestAll
 // collects All).
 func hashK4V4SparseTestUpdate(m *HashK4V4Sparse, k HashK4V4SparseKey, v HashK4V4SparseValue, flags htab.UpdateFlags) error {
 	return m.Update(k, v, flags)

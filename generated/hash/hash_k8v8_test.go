@@ -15,7 +15,7 @@ import (
 )
 
 // hashK8V8TestUpdate, hashK8V8TestLookup, hashK8V8TestLookupAndDelete and hashK8V8TestAll
-// are the map's userspace methods, as the checks below use them (testAll
+// are the map's userspace methods, as the checks below use them (hashK8V8TestAll
 // collects All).
 func hashK8V8TestUpdate(m *HashK8V8, k HashK8V8Key, v HashK8V8Value, flags htab.UpdateFlags) error {
 	return m.Update(k, v, flags)

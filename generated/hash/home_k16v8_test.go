@@ -15,7 +15,7 @@ import (
 )
 
 // homeK16V8TestUpdate, homeK16V8TestLookup, homeK16V8TestLookupAndDelete and homeK16V8TestAll
-// are the map's userspace methods, as the checks below use them (testAll
+// are the map's userspace methods, as the checks below use them (homeK16V8TestAll
 // collects All).
 func homeK16V8TestUpdate(m *HomeK16V8, k HomeK16V8Key, v HomeK16V8Value, flags htab.UpdateFlags) error {
 	return m.Update(k, v, flags)

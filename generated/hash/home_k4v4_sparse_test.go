@@ -15,7 +15,7 @@ import (
 )
 
 // homeK4V4SparseTestUpdate, homeK4V4SparseTestLookup, homeK4V4SparseTestLookupAndDelete and homeK4V4SparseTestAll
-// are the map's userspace methods, as the checks below use them (testAll
+// are the map's userspace methods, as the checks below use them (homeK4V4SparseTestAll
 // collects All).
 func homeK4V4SparseTestUpdate(m *HomeK4V4Sparse, k HomeK4V4SparseKey, v HomeK4V4SparseValue, flags htab.UpdateFlags) error {
 	return m.Update(k, v, flags)

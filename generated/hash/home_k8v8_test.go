@@ -15,7 +15,7 @@ import (
 )
 
 // homeK8V8TestUpdate, homeK8V8TestLookup, homeK8V8TestLookupAndDelete and homeK8V8TestAll
-// are the map's userspace methods, as the checks below use them (testAll
+// are the map's userspace methods, as the checks below use them (homeK8V8TestAll
 // collects All).
 func homeK8V8TestUpdate(m *HomeK8V8, k HomeK8V8Key, v HomeK8V8Value, flags htab.UpdateFlags) error {
 	return m.Update(k, v, flags)

@@ -113,5 +113,6 @@ package keysizes
 //go:generate go run ../../cmd/htabgen -type hash -key 3 -val 13 -name K3V13 -out k3v13.go
 //go:generate go run ../../cmd/htabgen -type hash -key 13 -val 1 -name K13V1 -out k13v1.go
 //go:generate go run ../../cmd/htabgen -type hash -key 6 -val 64 -name K6V64 -out k6v64.go
+//go:generate go run ../../cmd/htabgen -type hash -key 4 -val 68 -name K4V68 -out k4v68.go
 //go:generate go run ../../cmd/htabgen -type hash -layout classic -key 13 -val 13 -name K13V13Classic -out k13v13_classic.go
 //go:generate go run ../../cmd/htabgen -type hash -layout classic -key 1 -val 3 -name K1V3Classic -out k1v3_classic.go

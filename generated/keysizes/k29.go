@@ -52,8 +52,8 @@ import (
 //   Capacity: count reserves an element before an insert; past MaxEntries it
 //   is htab.ErrFull. A free bitmap (htab.FreeSlots, one bit per slot) finds
 //   free slots. A delete frees its slot and count before it unlocks, so
-//   whoever sees the key gone can insert another (the kernel frees after
-//   unlocking).
+//   whoever sees the key gone through a single-key operation can insert
+//   another (the kernel frees after unlocking).
 //
 // Order: buckets ascending, each newest first: the same as the classic layout
 // and the kernel.
@@ -480,7 +480,8 @@ func (m *K29) evict(b uint32) bool {
 		}
 		c := m.slotBucket(s)
 		if c == b {
-			// Being written or freed by b's own past owner right now.
+			// Being written by b's own past owner right now (a delete releases
+			// the slot before it unlocks, so not being freed).
 			if n >= htab.SpinsBeforeYield {
 				runtime.Gosched()
 			}
@@ -505,8 +506,8 @@ func (m *K29) evict(b uint32) bool {
 			}
 		}
 		if prev == 0 {
-			// The element left c's chain meanwhile and its slot is about to be
-			// released, or the key was stale: look again.
+			// The element left c's chain meanwhile (its slot already released,
+			// maybe reused), or the key was stale: look again.
 			cs.seq.Unlock()
 			if n >= htab.SpinsBeforeYield {
 				runtime.Gosched()

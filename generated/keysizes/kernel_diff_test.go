@@ -15,35 +15,39 @@ import (
 // ksDiffCases are the maps TestKernelDifferentialSizes compares with the
 // kernel's BPF_MAP_TYPE_HASH of the same key and value sizes: keys that are
 // not a multiple of 4 (the byte tail of the hash and the zero-padded words of
-// the element), the loop path above 64 bytes, and odd value sizes, in both
-// layouts.
-var ksDiffCases = []struct {
-	name     string
-	key, val int
-	run      func(t *testing.T, o htab.Options, seed uint64)
-}{
-	{"K1", 1, 8, func(t *testing.T, o htab.Options, s uint64) { ksKernelDiff(t, must(NewK1(o)), 1, 8, o, s) }},
-	{"K2", 2, 8, func(t *testing.T, o htab.Options, s uint64) { ksKernelDiff(t, must(NewK2(o)), 2, 8, o, s) }},
-	{"K5", 5, 8, func(t *testing.T, o htab.Options, s uint64) { ksKernelDiff(t, must(NewK5(o)), 5, 8, o, s) }},
-	{"K7", 7, 8, func(t *testing.T, o htab.Options, s uint64) { ksKernelDiff(t, must(NewK7(o)), 7, 8, o, s) }},
-	{"K31", 31, 8, func(t *testing.T, o htab.Options, s uint64) { ksKernelDiff(t, must(NewK31(o)), 31, 8, o, s) }},
-	{"K65", 65, 8, func(t *testing.T, o htab.Options, s uint64) { ksKernelDiff(t, must(NewK65(o)), 65, 8, o, s) }},
-	{"K65Jhash", 65, 8, func(t *testing.T, o htab.Options, s uint64) { ksKernelDiff(t, must(NewK65Jhash(o)), 65, 8, o, s) }},
-	{"K257", 257, 8, func(t *testing.T, o htab.Options, s uint64) { ksKernelDiff(t, must(NewK257(o)), 257, 8, o, s) }},
-	{"K3V13", 3, 13, func(t *testing.T, o htab.Options, s uint64) { ksKernelDiff(t, must(NewK3V13(o)), 3, 13, o, s) }},
-	{"K13V1", 13, 1, func(t *testing.T, o htab.Options, s uint64) { ksKernelDiff(t, must(NewK13V1(o)), 13, 1, o, s) }},
-	{"K6V64", 6, 64, func(t *testing.T, o htab.Options, s uint64) { ksKernelDiff(t, must(NewK6V64(o)), 6, 64, o, s) }},
-	{"K13V13Classic", 13, 13, func(t *testing.T, o htab.Options, s uint64) {
-		ksKernelDiff(t, must(NewK13V13Classic(o)), 13, 13, o, s)
-	}},
-	{"K1V3Classic", 1, 3, func(t *testing.T, o htab.Options, s uint64) { ksKernelDiff(t, must(NewK1V3Classic(o)), 1, 3, o, s) }},
+// the element), keys over 64 bytes (the hash's loop, word-aligned or not),
+// and odd or large value sizes, in both layouts.
+var ksDiffCases = []ksDiffCase{
+	ksDiff[K1Key, K1Value]("K1", NewK1),
+	ksDiff[K2Key, K2Value]("K2", NewK2),
+	ksDiff[K5Key, K5Value]("K5", NewK5),
+	ksDiff[K7Key, K7Value]("K7", NewK7),
+	ksDiff[K31Key, K31Value]("K31", NewK31),
+	ksDiff[K65Key, K65Value]("K65", NewK65),
+	ksDiff[K65JhashKey, K65JhashValue]("K65Jhash", NewK65Jhash),
+	ksDiff[K128Key, K128Value]("K128", NewK128),
+	ksDiff[K257Key, K257Value]("K257", NewK257),
+	ksDiff[K3V13Key, K3V13Value]("K3V13", NewK3V13),
+	ksDiff[K13V1Key, K13V1Value]("K13V1", NewK13V1),
+	ksDiff[K6V64Key, K6V64Value]("K6V64", NewK6V64),
+	ksDiff[K4V68Key, K4V68Value]("K4V68", NewK4V68),
+	ksDiff[K13V13ClassicKey, K13V13ClassicValue]("K13V13Classic", NewK13V13Classic),
+	ksDiff[K1V3ClassicKey, K1V3ClassicValue]("K1V3Classic", NewK1V3Classic),
 }
 
-func must[M any](m M, err error) M {
-	if err != nil {
-		panic(err)
-	}
-	return m
+// ksDiffCase is one map of ksDiffCases: run creates it with o and compares
+// it with the kernel's.
+type ksDiffCase struct {
+	name string
+	run  func(t *testing.T, o htab.Options, seed uint64)
+}
+
+func ksDiff[K, V comparable, M ksMap[K, V]](name string, newMap func(htab.Options) (M, error)) ksDiffCase {
+	return ksDiffCase{name, func(t *testing.T, o htab.Options, seed uint64) {
+		m, err := newMap(o)
+		require.NoError(t, err)
+		ksKernelDiff[K, V](t, m, o, seed)
+	}}
 }
 
 // TestKernelDifferentialSizes runs the same random operations (updates with
@@ -54,10 +58,10 @@ func must[M any](m M, err error) M {
 func TestKernelDifferentialSizes(t *testing.T) {
 	kernel.Require(t)
 	for _, c := range ksDiffCases {
-		for _, max := range []int{3, 100, 1000} {
+		for _, entries := range []int{3, 100, 1000} {
 			for _, prealloc := range []bool{true, false} {
-				t.Run(fmt.Sprintf("%s/max=%d/prealloc=%v", c.name, max, prealloc), func(t *testing.T) {
-					c.run(t, htab.Options{MaxEntries: max, ZeroSeed: true, NoPrealloc: !prealloc, CPUs: 1}, kernel.Seed(t, 11))
+				t.Run(fmt.Sprintf("%s/max=%d/prealloc=%v", c.name, entries, prealloc), func(t *testing.T) {
+					c.run(t, htab.Options{MaxEntries: entries, ZeroSeed: true, NoPrealloc: !prealloc, CPUs: 1}, kernel.Seed(t, 11))
 				})
 			}
 		}
@@ -67,11 +71,10 @@ func TestKernelDifferentialSizes(t *testing.T) {
 // ksBytes is the bytes of an array type ([N]byte keys and values) in place.
 func ksBytes[T any](x *T) []byte { return unsafe.Slice((*byte)(unsafe.Pointer(x)), unsafe.Sizeof(*x)) }
 
-func ksKernelDiff[K, V comparable](t *testing.T, m ksMap[K, V], keySize, valSize int, o htab.Options, seed uint64) {
+func ksKernelDiff[K, V comparable](t *testing.T, m ksMap[K, V], o htab.Options, seed uint64) {
 	var k0 K
 	var v0 V
-	require.Equal(t, keySize, len(ksBytes(&k0)), "key size")
-	require.Equal(t, valSize, len(ksBytes(&v0)), "value size")
+	keySize, valSize := len(ksBytes(&k0)), len(ksBytes(&v0))
 	km, err := kernel.New(htab.Hash, keySize, valSize, o)
 	require.NoError(t, err)
 	defer km.Close()

@@ -13,7 +13,7 @@ import (
 )
 
 // lruK8V8TestUpdate, lruK8V8TestLookup, lruK8V8TestLookupAndDelete and lruK8V8TestAll
-// are the map's userspace methods, as the checks below use them (testAll
+// are the map's userspace methods, as the checks below use them (lruK8V8TestAll
 // collects All).
 func lruK8V8TestUpdate(m *LruK8V8, k LruK8V8Key, v LruK8V8Value, flags htab.UpdateFlags) error {
 	return m.Update(k, v, flags)

@@ -52,7 +52,8 @@ import (
 //   Capacity: a new key takes a freed element, else a never-used one; when all
 //   MaxEntries are in use it is htab.ErrFull. A replace never needs one. A
 //   delete frees its element before it unlocks, so whoever sees the key gone
-//   can insert another (the kernel frees after unlocking).
+//   through a single-key operation can insert another (the kernel frees
+//   after unlocking).
 //
 // Per-CPU values
 //   slots[cpu][element index], 4 B each, one array per CPU: the element
@@ -62,7 +63,9 @@ import (
 //   it finds the element optimistically, takes CPU i's slot lock (one of
 //   64 per CPU, in that CPU's own memory), checks that the bucket did not
 //   change, and writes its slot. Whoever frees an element first waits until
-//   none of its slot locks is held, so no write lands on a reused element.
+//   none of its slot locks is held, so no write lands on a reused element;
+//   a delete waits so under its bucket lock, which is deadlock-free because
+//   no holder of a slot lock ever waits for a bucket lock (keep it so).
 //   Reading every CPU's value (Lookup, All, batches) holds all of the
 //   element's slot locks, taken in CPU order, so the copy is one snapshot;
 //   CPU(i).Lookup reads its one slot by validating that lock's sequence.
@@ -336,6 +339,9 @@ func (m *PcpuK4V4Always) readSlot(cpu int, i uint32) PcpuK4V4AlwaysValue {
 // quiesce returns once no program write to element i's slots is in flight:
 // ReadBegin waits while a slot lock is held. A write that takes its lock
 // later fails its bucket check, for the caller changed the bucket first.
+// Deletes call it with their bucket locked: no holder of a slot lock ever
+// waits for a bucket lock (the program's update only validates the
+// bucket's sequence), so this cannot deadlock. Keep it so.
 func (m *PcpuK4V4Always) quiesce(i uint32) {
 	for c := range m.cpus {
 		m.slotLock(c, i).ReadBegin()
@@ -809,7 +815,8 @@ func (m *PcpuK4V4Always) batchWalk(bi uint32, keys []PcpuK4V4AlwaysKey, vals []P
 			// The whole bucket goes: it was copied under this same lock.
 			b.SetHead(0)
 			// Free under the lock, as Delete does (see Capacity in the design
-			// comment). The chain is unreachable now: nothing else writes its links.
+			// comment). The chain is unreachable now; a freed element may be
+			// reused at once, so its next link is read before it is freed.
 			for i := head; i != 0; {
 				nx := atomic.LoadUint32(&m.elem(i - 1).next)
 				m.free(i - 1)

@@ -15,7 +15,7 @@ import (
 )
 
 // k12Jhash2TestUpdate, k12Jhash2TestLookup, k12Jhash2TestLookupAndDelete and k12Jhash2TestAll
-// are the map's userspace methods, as the checks below use them (testAll
+// are the map's userspace methods, as the checks below use them (k12Jhash2TestAll
 // collects All).
 func k12Jhash2TestUpdate(m *K12Jhash2, k K12Jhash2Key, v K12Jhash2Value, flags htab.UpdateFlags) error {
 	return m.Update(k, v, flags)

@@ -15,7 +15,7 @@ import (
 )
 
 // k12JhashTestUpdate, k12JhashTestLookup, k12JhashTestLookupAndDelete and k12JhashTestAll
-// are the map's userspace methods, as the checks below use them (testAll
+// are the map's userspace methods, as the checks below use them (k12JhashTestAll
 // collects All).
 func k12JhashTestUpdate(m *K12Jhash, k K12JhashKey, v K12JhashValue, flags htab.UpdateFlags) error {
 	return m.Update(k, v, flags)

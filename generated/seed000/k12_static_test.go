@@ -15,7 +15,7 @@ import (
 )
 
 // k12StaticTestUpdate, k12StaticTestLookup, k12StaticTestLookupAndDelete and k12StaticTestAll
-// are the map's userspace methods, as the checks below use them (testAll
+// are the map's userspace methods, as the checks below use them (k12StaticTestAll
 // collects All).
 func k12StaticTestUpdate(m *K12Static, k K12StaticKey, v K12StaticValue, flags htab.UpdateFlags) error {
 	return m.Update(k, v, flags)

@@ -15,7 +15,7 @@ import (
 )
 
 // k16Jhash2TestUpdate, k16Jhash2TestLookup, k16Jhash2TestLookupAndDelete and k16Jhash2TestAll
-// are the map's userspace methods, as the checks below use them (testAll
+// are the map's userspace methods, as the checks below use them (k16Jhash2TestAll
 // collects All).
 func k16Jhash2TestUpdate(m *K16Jhash2, k K16Jhash2Key, v K16Jhash2Value, flags htab.UpdateFlags) error {
 	return m.Update(k, v, flags)

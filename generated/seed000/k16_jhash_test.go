@@ -15,7 +15,7 @@ import (
 )
 
 // k16JhashTestUpdate, k16JhashTestLookup, k16JhashTestLookupAndDelete and k16JhashTestAll
-// are the map's userspace methods, as the checks below use them (testAll
+// are the map's userspace methods, as the checks below use them (k16JhashTestAll
 // collects All).
 func k16JhashTestUpdate(m *K16Jhash, k K16JhashKey, v K16JhashValue, flags htab.UpdateFlags) error {
 	return m.Update(k, v, flags)

@@ -15,7 +15,7 @@ import (
 )
 
 // k16StaticTestUpdate, k16StaticTestLookup, k16StaticTestLookupAndDelete and k16StaticTestAll
-// are the map's userspace methods, as the checks below use them (testAll
+// are the map's userspace methods, as the checks below use them (k16StaticTestAll
 // collects All).
 func k16StaticTestUpdate(m *K16Static, k K16StaticKey, v K16StaticValue, flags htab.UpdateFlags) error {
 	return m.Update(k, v, flags)

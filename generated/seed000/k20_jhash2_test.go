@@ -15,7 +15,7 @@ import (
 )
 
 // k20Jhash2TestUpdate, k20Jhash2TestLookup, k20Jhash2TestLookupAndDelete and k20Jhash2TestAll
-// are the map's userspace methods, as the checks below use them (testAll
+// are the map's userspace methods, as the checks below use them (k20Jhash2TestAll
 // collects All).
 func k20Jhash2TestUpdate(m *K20Jhash2, k K20Jhash2Key, v K20Jhash2Value, flags htab.UpdateFlags) error {
 	return m.Update(k, v, flags)

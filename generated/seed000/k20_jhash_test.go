@@ -15,7 +15,7 @@ import (
 )
 
 // k20JhashTestUpdate, k20JhashTestLookup, k20JhashTestLookupAndDelete and k20JhashTestAll
-// are the map's userspace methods, as the checks below use them (testAll
+// are the map's userspace methods, as the checks below use them (k20JhashTestAll
 // collects All).
 func k20JhashTestUpdate(m *K20Jhash, k K20JhashKey, v K20JhashValue, flags htab.UpdateFlags) error {
 	return m.Update(k, v, flags)

@@ -15,7 +15,7 @@ import (
 )
 
 // k20StaticTestUpdate, k20StaticTestLookup, k20StaticTestLookupAndDelete and k20StaticTestAll
-// are the map's userspace methods, as the checks below use them (testAll
+// are the map's userspace methods, as the checks below use them (k20StaticTestAll
 // collects All).
 func k20StaticTestUpdate(m *K20Static, k K20StaticKey, v K20StaticValue, flags htab.UpdateFlags) error {
 	return m.Update(k, v, flags)

@@ -15,7 +15,7 @@ import (
 )
 
 // k24Jhash2TestUpdate, k24Jhash2TestLookup, k24Jhash2TestLookupAndDelete and k24Jhash2TestAll
-// are the map's userspace methods, as the checks below use them (testAll
+// are the map's userspace methods, as the checks below use them (k24Jhash2TestAll
 // collects All).
 func k24Jhash2TestUpdate(m *K24Jhash2, k K24Jhash2Key, v K24Jhash2Value, flags htab.UpdateFlags) error {
 	return m.Update(k, v, flags)

@@ -15,7 +15,7 @@ import (
 )
 
 // k24JhashTestUpdate, k24JhashTestLookup, k24JhashTestLookupAndDelete and k24JhashTestAll
-// are the map's userspace methods, as the checks below use them (testAll
+// are the map's userspace methods, as the checks below use them (k24JhashTestAll
 // collects All).
 func k24JhashTestUpdate(m *K24Jhash, k K24JhashKey, v K24JhashValue, flags htab.UpdateFlags) error {
 	return m.Update(k, v, flags)

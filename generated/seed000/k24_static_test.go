@@ -15,7 +15,7 @@ import (
 )
 
 // k24StaticTestUpdate, k24StaticTestLookup, k24StaticTestLookupAndDelete and k24StaticTestAll
-// are the map's userspace methods, as the checks below use them (testAll
+// are the map's userspace methods, as the checks below use them (k24StaticTestAll
 // collects All).
 func k24StaticTestUpdate(m *K24Static, k K24StaticKey, v K24StaticValue, flags htab.UpdateFlags) error {
 	return m.Update(k, v, flags)

@@ -15,7 +15,7 @@ import (
 )
 
 // k28Jhash2TestUpdate, k28Jhash2TestLookup, k28Jhash2TestLookupAndDelete and k28Jhash2TestAll
-// are the map's userspace methods, as the checks below use them (testAll
+// are the map's userspace methods, as the checks below use them (k28Jhash2TestAll
 // collects All).
 func k28Jhash2TestUpdate(m *K28Jhash2, k K28Jhash2Key, v K28Jhash2Value, flags htab.UpdateFlags) error {
 	return m.Update(k, v, flags)

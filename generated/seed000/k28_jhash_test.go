@@ -15,7 +15,7 @@ import (
 )
 
 // k28JhashTestUpdate, k28JhashTestLookup, k28JhashTestLookupAndDelete and k28JhashTestAll
-// are the map's userspace methods, as the checks below use them (testAll
+// are the map's userspace methods, as the checks below use them (k28JhashTestAll
 // collects All).
 func k28JhashTestUpdate(m *K28Jhash, k K28JhashKey, v K28JhashValue, flags htab.UpdateFlags) error {
 	return m.Update(k, v, flags)

@@ -15,7 +15,7 @@ import (
 )
 
 // k28StaticTestUpdate, k28StaticTestLookup, k28StaticTestLookupAndDelete and k28StaticTestAll
-// are the map's userspace methods, as the checks below use them (testAll
+// are the map's userspace methods, as the checks below use them (k28StaticTestAll
 // collects All).
 func k28StaticTestUpdate(m *K28Static, k K28StaticKey, v K28StaticValue, flags htab.UpdateFlags) error {
 	return m.Update(k, v, flags)

@@ -15,7 +15,7 @@ import (
 )
 
 // k32Jhash2TestUpdate, k32Jhash2TestLookup, k32Jhash2TestLookupAndDelete and k32Jhash2TestAll
-// are the map's userspace methods, as the checks below use them (testAll
+// are the map's userspace methods, as the checks below use them (k32Jhash2TestAll
 // collects All).
 func k32Jhash2TestUpdate(m *K32Jhash2, k K32Jhash2Key, v K32Jhash2Value, flags htab.UpdateFlags) error {
 	return m.Update(k, v, flags)

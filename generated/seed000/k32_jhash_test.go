@@ -15,7 +15,7 @@ import (
 )
 
 // k32JhashTestUpdate, k32JhashTestLookup, k32JhashTestLookupAndDelete and k32JhashTestAll
-// are the map's userspace methods, as the checks below use them (testAll
+// are the map's userspace methods, as the checks below use them (k32JhashTestAll
 // collects All).
 func k32JhashTestUpdate(m *K32Jhash, k K32JhashKey, v K32JhashValue, flags htab.UpdateFlags) error {
 	return m.Update(k, v, flags)

@@ -15,7 +15,7 @@ import (
 )
 
 // k32StaticTestUpdate, k32StaticTestLookup, k32StaticTestLookupAndDelete and k32StaticTestAll
-// are the map's userspace methods, as the checks below use them (testAll
+// are the map's userspace methods, as the checks below use them (k32StaticTestAll
 // collects All).
 func k32StaticTestUpdate(m *K32Static, k K32StaticKey, v K32StaticValue, flags htab.UpdateFlags) error {
 	return m.Update(k, v, flags)

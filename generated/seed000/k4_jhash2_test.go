@@ -15,7 +15,7 @@ import (
 )
 
 // k4Jhash2TestUpdate, k4Jhash2TestLookup, k4Jhash2TestLookupAndDelete and k4Jhash2TestAll
-// are the map's userspace methods, as the checks below use them (testAll
+// are the map's userspace methods, as the checks below use them (k4Jhash2TestAll
 // collects All).
 func k4Jhash2TestUpdate(m *K4Jhash2, k K4Jhash2Key, v K4Jhash2Value, flags htab.UpdateFlags) error {
 	return m.Update(k, v, flags)

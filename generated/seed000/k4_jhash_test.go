@@ -15,7 +15,7 @@ import (
 )
 
 // k4JhashTestUpdate, k4JhashTestLookup, k4JhashTestLookupAndDelete and k4JhashTestAll
-// are the map's userspace methods, as the checks below use them (testAll
+// are the map's userspace methods, as the checks below use them (k4JhashTestAll
 // collects All).
 func k4JhashTestUpdate(m *K4Jhash, k K4JhashKey, v K4JhashValue, flags htab.UpdateFlags) error {
 	return m.Update(k, v, flags)

@@ -15,7 +15,7 @@ import (
 )
 
 // k4StaticTestUpdate, k4StaticTestLookup, k4StaticTestLookupAndDelete and k4StaticTestAll
-// are the map's userspace methods, as the checks below use them (testAll
+// are the map's userspace methods, as the checks below use them (k4StaticTestAll
 // collects All).
 func k4StaticTestUpdate(m *K4Static, k K4StaticKey, v K4StaticValue, flags htab.UpdateFlags) error {
 	return m.Update(k, v, flags)

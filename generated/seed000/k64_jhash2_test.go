@@ -15,7 +15,7 @@ import (
 )
 
 // k64Jhash2TestUpdate, k64Jhash2TestLookup, k64Jhash2TestLookupAndDelete and k64Jhash2TestAll
-// are the map's userspace methods, as the checks below use them (testAll
+// are the map's userspace methods, as the checks below use them (k64Jhash2TestAll
 // collects All).
 func k64Jhash2TestUpdate(m *K64Jhash2, k K64Jhash2Key, v K64Jhash2Value, flags htab.UpdateFlags) error {
 	return m.Update(k, v, flags)

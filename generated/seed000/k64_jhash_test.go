@@ -15,7 +15,7 @@ import (
 )
 
 // k64JhashTestUpdate, k64JhashTestLookup, k64JhashTestLookupAndDelete and k64JhashTestAll
-// are the map's userspace methods, as the checks below use them (testAll
+// are the map's userspace methods, as the checks below use them (k64JhashTestAll
 // collects All).
 func k64JhashTestUpdate(m *K64Jhash, k K64JhashKey, v K64JhashValue, flags htab.UpdateFlags) error {
 	return m.Update(k, v, flags)

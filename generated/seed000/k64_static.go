@@ -48,7 +48,8 @@ import (
 //   Capacity: a new key takes a freed element, else a never-used one; when all
 //   MaxEntries are in use it is htab.ErrFull. A replace never needs one. A
 //   delete frees its element before it unlocks, so whoever sees the key gone
-//   can insert another (the kernel frees after unlocking).
+//   through a single-key operation can insert another (the kernel frees
+//   after unlocking).
 
 // K64StaticKey is a key of K64Static: 64 bytes, hashed and compared as they are.
 type K64StaticKey [64]byte
@@ -755,7 +756,8 @@ func (m *K64Static) batchWalk(bi uint32, keys []K64StaticKey, vals []K64StaticVa
 			// The whole bucket goes: it was copied under this same lock.
 			b.SetHead(0)
 			// Free under the lock, as Delete does (see Capacity in the design
-			// comment). The chain is unreachable now: nothing else writes its links.
+			// comment). The chain is unreachable now; a freed element may be
+			// reused at once, so its next link is read before it is freed.
 			for i := head; i != 0; {
 				nx := atomic.LoadUint32(&m.elem(i - 1).next)
 				m.free(i - 1)

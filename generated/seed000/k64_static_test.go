@@ -15,7 +15,7 @@ import (
 )
 
 // k64StaticTestUpdate, k64StaticTestLookup, k64StaticTestLookupAndDelete and k64StaticTestAll
-// are the map's userspace methods, as the checks below use them (testAll
+// are the map's userspace methods, as the checks below use them (k64StaticTestAll
 // collects All).
 func k64StaticTestUpdate(m *K64Static, k K64StaticKey, v K64StaticValue, flags htab.UpdateFlags) error {
 	return m.Update(k, v, flags)

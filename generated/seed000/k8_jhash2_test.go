@@ -15,7 +15,7 @@ import (
 )
 
 // k8Jhash2TestUpdate, k8Jhash2TestLookup, k8Jhash2TestLookupAndDelete and k8Jhash2TestAll
-// are the map's userspace methods, as the checks below use them (testAll
+// are the map's userspace methods, as the checks below use them (k8Jhash2TestAll
 // collects All).
 func k8Jhash2TestUpdate(m *K8Jhash2, k K8Jhash2Key, v K8Jhash2Value, flags htab.UpdateFlags) error {
 	return m.Update(k, v, flags)

@@ -15,7 +15,7 @@ import (
 )
 
 // k8JhashTestUpdate, k8JhashTestLookup, k8JhashTestLookupAndDelete and k8JhashTestAll
-// are the map's userspace methods, as the checks below use them (testAll
+// are the map's userspace methods, as the checks below use them (k8JhashTestAll
 // collects All).
 func k8JhashTestUpdate(m *K8Jhash, k K8JhashKey, v K8JhashValue, flags htab.UpdateFlags) error {
 	return m.Update(k, v, flags)

@@ -15,7 +15,7 @@ import (
 )
 
 // k8StaticTestUpdate, k8StaticTestLookup, k8StaticTestLookupAndDelete and k8StaticTestAll
-// are the map's userspace methods, as the checks below use them (testAll
+// are the map's userspace methods, as the checks below use them (k8StaticTestAll
 // collects All).
 func k8StaticTestUpdate(m *K8Static, k K8StaticKey, v K8StaticValue, flags htab.UpdateFlags) error {
 	return m.Update(k, v, flags)

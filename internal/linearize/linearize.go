@@ -17,20 +17,21 @@ import (
 type Map struct {
 	Insert func(k uint64) error
 	Has    func(k uint64) bool
-	Delete func(k uint64) error
+	Delete func(k uint64) error // any way of deleting k: Delete, LookupAndDelete, a batch
 }
 
-// InsertAfterObservedDelete fills a map of max entries, then for rounds
-// rounds deletes a key on one goroutine while another waits until the key is
-// no longer found and inserts a new one. Having seen the delete take effect,
+// InsertAfterObservedDelete fills a map to its MaxEntries, entries, then for
+// rounds rounds deletes a key on one goroutine while another waits until the
+// key is no longer found and inserts a new one. Having seen the delete take effect,
 // the inserter must find room: an htab.ErrFull there means the delete became
 // visible before the element it freed did (the kernel frees after unlocking,
 // so its maps show this). The window is a few instructions wide, so the check
-// runs with more Ps than CPUs, to let the scheduler preempt the deleter in it.
-func InsertAfterObservedDelete(t *testing.T, name string, max, rounds int, m Map) {
+// runs with more Ps than CPUs (GOMAXPROCS 8, for the whole process while it
+// runs), to let the scheduler preempt the deleter in it.
+func InsertAfterObservedDelete(t *testing.T, name string, entries, rounds int, m Map) {
 	t.Helper()
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(8))
-	live := make([]uint64, max)
+	live := make([]uint64, entries)
 	next := uint64(0)
 	for i := range live {
 		if err := m.Insert(next); err != nil {
@@ -41,7 +42,7 @@ func InsertAfterObservedDelete(t *testing.T, name string, max, rounds int, m Map
 	}
 	full := 0
 	for r := range rounds {
-		x := r % max
+		x := r % entries
 		var wg sync.WaitGroup
 		wg.Go(func() {
 			if err := m.Delete(live[x]); err != nil {
