@@ -132,7 +132,7 @@ func (g *generator) batchWalk(f *jen.File) {
 				if g.l.Occupancy {
 					del.Add(m("occ")).Dot("Clear").Call(jen.Id("bi"))
 				}
-				if !g.l.LRU {
+				if g.freeUnderLock() {
 					del.Comment("Free under the lock, as Delete does (see Capacity in the design")
 					del.Comment("comment). The chain is unreachable now; a freed element may be")
 					del.Comment("reused at once, so its next link is read before it is freed.")
@@ -140,7 +140,7 @@ func (g *generator) batchWalk(f *jen.File) {
 				}
 			})
 			body.Id("b").Dot("Unlock").Call()
-			if g.l.LRU {
+			if !g.freeUnderLock() {
 				body.If(jen.Id("del")).Block(
 					jen.Comment("Free after unlocking: the LRU locks buckets when it evicts. The"),
 					jen.Comment("chain is unreachable now, so nothing else writes its next links."),

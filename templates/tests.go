@@ -71,7 +71,7 @@ func (g *generator) tests(f *jen.File) {
 				jen.Delete(jen.Id("ref"), jen.Id("k")),
 			),
 			jen.Default().Block(
-				jen.List(jen.Id("got"), jen.Id("ok")).Op(":=").Id(g.testHelper("testLookup")).Call(jen.Id("t"), jen.Id("m"), jen.Id("k")),
+				jen.List(jen.Id("got"), jen.Id("ok")).Op(":=").Id(T("testLookup")).Call(jen.Id("t"), jen.Id("m"), jen.Id("k")),
 				fatalIf(jen.Id("ok").Op("!=").Id("present").Op("||").Id("got").Op("!=").Id("old"), "step %d: Lookup(%x) = %x, %v; want %x, %v", jen.Id("step"), jen.Id("k"), jen.Id("got"), jen.Id("ok"), jen.Id("old"), jen.Id("present")),
 			),
 		),

@@ -91,7 +91,18 @@ func (g *generator) update(f *jen.File) {
 func hashBucketIndex() *jen.Statement { return jen.Id("h").Op("&").Id("m").Dot("mask") }
 
 // freeDeleted ends a delete of element i from the locked bucket b: it frees
-// i and unlocks b. A hash or per-CPU map frees first, under the lock, so that
+// i and unlocks b, in the order freeUnderLock says.
+func (g *generator) freeDeleted(i jen.Code) jen.Code {
+	unlock := jen.Id("b").Dot("Unlock").Call()
+	free := jen.Id("m").Dot("free").Call(i)
+	if g.freeUnderLock() {
+		return jen.Add(free, jen.Line(), unlock)
+	}
+	return jen.Add(unlock, jen.Line(), free)
+}
+
+// freeUnderLock reports whether deletes (single and batch) free their
+// elements before they unlock the bucket. A hash or per-CPU map does, so that
 // whoever sees the key gone through a single-key operation can insert another
 // into a full map (the kernel frees after unlocking, a window in which such an
 // insert is E2BIG although the delete took effect). An LRU map frees after
@@ -99,11 +110,4 @@ func hashBucketIndex() *jen.Statement { return jen.Id("h").Op("&").Id("m").Dot("
 // evicts: an insert in that window evicts another key instead (ErrNoMem in a
 // map of one element), the one exception to linearizable single-key
 // operations.
-func (g *generator) freeDeleted(i jen.Code) jen.Code {
-	unlock := jen.Id("b").Dot("Unlock").Call()
-	free := jen.Id("m").Dot("free").Call(i)
-	if g.l.LRU {
-		return jen.Add(unlock, jen.Line(), free)
-	}
-	return jen.Add(free, jen.Line(), unlock)
-}
+func (g *generator) freeUnderLock() bool { return !g.l.LRU }

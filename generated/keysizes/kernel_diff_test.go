@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"testing"
-	"unsafe"
 
 	"github.com/stretchr/testify/require"
 
@@ -68,13 +67,10 @@ func TestKernelDifferentialSizes(t *testing.T) {
 	}
 }
 
-// ksBytes is the bytes of an array type ([N]byte keys and values) in place.
-func ksBytes[T any](x *T) []byte { return unsafe.Slice((*byte)(unsafe.Pointer(x)), unsafe.Sizeof(*x)) }
-
 func ksKernelDiff[K, V comparable](t *testing.T, m ksMap[K, V], o htab.Options, seed uint64) {
 	var k0 K
 	var v0 V
-	keySize, valSize := len(ksBytes(&k0)), len(ksBytes(&v0))
+	keySize, valSize := len(kernel.Bytes(&k0)), len(kernel.Bytes(&v0))
 	km, err := kernel.New(htab.Hash, keySize, valSize, o)
 	require.NoError(t, err)
 	defer km.Close()
@@ -84,92 +80,30 @@ func ksKernelDiff[K, V comparable](t *testing.T, m ksMap[K, V], o htab.Options, 
 	if keySize == 1 {
 		keySpace = min(keySpace, 256)
 	}
-	// Key i: i little-endian in the first bytes (so 1-byte keys stay
-	// distinct), then bytes of a hash of i, so that every byte of the key
-	// (the hash's tail too) takes part.
-	key := func(i int) (k K) {
-		b := ksBytes(&k)
-		x := uint64(i)
-		for j := range b {
-			if j < 2 {
-				b[j] = byte(x >> (8 * j))
-				continue
+	kernel.RandomOps(t, km, m, rng, kernel.Ops[K, V]{
+		Steps:    min(3000, 30*o.MaxEntries+300),
+		KeySpace: keySpace,
+		// Key n: n little-endian in the first bytes (so 1-byte keys stay
+		// distinct), then bytes of a hash of n, so that every byte of the
+		// key (the hash's tail too) takes part.
+		Key: func(n int) (k K) {
+			b := kernel.Bytes(&k)
+			x := uint64(n)
+			for j := range b {
+				if j < 2 {
+					b[j] = byte(x >> (8 * j))
+					continue
+				}
+				b[j] = byte((x*0x9e3779b97f4a7c15 + uint64(j)*0xbf58476d1ce4e5b9) >> 56)
 			}
-			b[j] = byte((x*0x9e3779b97f4a7c15 + uint64(j)*0xbf58476d1ce4e5b9) >> 56)
-		}
-		return k
-	}
-	val := func() (v V) {
-		for i := range ksBytes(&v) {
-			ksBytes(&v)[i] = byte(rng.Uint32())
-		}
-		return v
-	}
-	sameOrder := func(step int) {
-		t.Helper()
-		var want, got [][]byte
-		for k, err := km.NextKey(nil); err == nil; k, err = km.NextKey(k) {
-			want = append(want, k)
-		}
-		for k := range m.All() {
-			got = append(got, append([]byte(nil), ksBytes(&k)...))
-		}
-		require.Equal(t, want, got, "step %d: iteration order", step)
-		require.Equal(t, len(want), m.Len(), "step %d: Len", step)
-		for _, kb := range want {
-			var k K
-			copy(ksBytes(&k), kb)
-			wv, err := km.Lookup(kb)
-			require.NoError(t, err)
-			gv, ok := m.Lookup(k)
-			require.True(t, ok, "step %d: Lookup(%x)", step, kb)
-			require.Equal(t, wv, ksBytes(&gv), "step %d: Lookup(%x)", step, kb)
-		}
-	}
-	steps := min(3000, 30*o.MaxEntries+300)
-	for step := range steps {
-		k := key(rng.IntN(keySpace))
-		kb := ksBytes(&k)
-		switch op := rng.IntN(10); {
-		case op < 5:
-			flags := uint64(rng.IntN(3))
-			if rng.IntN(20) == 0 {
-				flags = []uint64{3, 4, ^uint64(0)}[rng.IntN(3)]
+			return k
+		},
+		Value: func(int) (v V) {
+			b := kernel.Bytes(&v)
+			for i := range b {
+				b[i] = byte(rng.Uint32())
 			}
-			v := val()
-			kernel.RequireSameErr(t, km.Update(kb, ksBytes(&v), flags), m.Update(k, v, htab.UpdateFlags(flags)), "step %d: Update(%x, flags %#x)", step, kb, flags)
-		case op < 7:
-			kernel.RequireSameErr(t, km.Delete(kb), m.Delete(k), "step %d: Delete(%x)", step, kb)
-		case op < 8:
-			want, werr := km.LookupAndDelete(kb)
-			got, gerr := m.LookupAndDelete(k)
-			kernel.RequireSameErr(t, werr, gerr, "step %d: LookupAndDelete(%x)", step, kb)
-			if werr == nil {
-				require.Equal(t, want, ksBytes(&got), "step %d: LookupAndDelete(%x)", step, kb)
-			}
-		case op < 9:
-			want, werr := km.Lookup(kb)
-			got, ok := m.Lookup(k)
-			require.Equal(t, werr == nil, ok, "step %d: Lookup(%x): kernel %v", step, kb, werr)
-			if ok {
-				require.Equal(t, want, ksBytes(&got), "step %d: Lookup(%x)", step, kb)
-			}
-		default:
-			var kp *K
-			var kpb []byte
-			if rng.IntN(2) == 0 {
-				kp, kpb = &k, kb
-			}
-			want, werr := km.NextKey(kpb)
-			got, gerr := m.NextKey(kp)
-			kernel.RequireSameErr(t, werr, gerr, "step %d: NextKey(%x)", step, kpb)
-			if werr == nil {
-				require.Equal(t, want, ksBytes(&got), "step %d: NextKey(%x)", step, kpb)
-			}
-		}
-		if step%(steps/4) == steps/4-1 {
-			sameOrder(step)
-		}
-	}
-	sameOrder(steps)
+			return v
+		},
+	})
 }
