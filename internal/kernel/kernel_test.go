@@ -641,6 +641,25 @@ func TestProgLookupKeySizes(t *testing.T) {
 	assert.ErrorIs(t, m.ProgLookup(make([]byte, MaxProgKeySize+1)), htab.ErrInvalid)
 }
 
+// TestProgLookupIPv4Bytes: a key whose bytes 12 and 13 read as the Ethernet
+// type of IPv4 (0x0800) made a test packet that BPF_PROG_TEST_RUN refused
+// with EINVAL when the key was the packet.
+func TestProgLookupIPv4Bytes(t *testing.T) {
+	Require(t)
+	for _, ks := range []int{14, 20, 64} {
+		m, err := New(htab.Hash, ks, 4, htab.Options{MaxEntries: 4})
+		require.NoError(t, err)
+		key := bytes.Repeat([]byte{0xaa}, ks)
+		key[12], key[13] = 0x08, 0x00
+		other := bytes.Clone(key)
+		other[0]++
+		require.NoError(t, m.Update(key, u32(1), 0))
+		assert.NoError(t, m.ProgLookup(key), "key size %d", ks)
+		assert.ErrorIs(t, m.ProgLookup(other), htab.ErrKeyNotExist, "key size %d", ks)
+		require.NoError(t, m.Close())
+	}
+}
+
 func TestBloom(t *testing.T) {
 	Require(t)
 	for _, vs := range []int{5, 8} {

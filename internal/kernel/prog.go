@@ -13,9 +13,11 @@ import (
 // key to its 512-byte stack.
 const MaxProgKeySize = 256
 
-// minPacket is the smallest packet BPF_PROG_TEST_RUN accepts for skb
-// programs: an Ethernet header.
-const minPacket = 14
+// ethHeader is the size of an Ethernet header: the smallest packet
+// BPF_PROG_TEST_RUN accepts for skb programs. The key follows a zeroed one,
+// because the kernel parses the header (a key whose bytes 12-13 read as
+// IPv4's Ethernet type, 0x0800, made a packet it refused with EINVAL).
+const ethHeader = 14
 
 // Return values of the lookup program.
 const (
@@ -26,9 +28,9 @@ const (
 
 // ProgLookup looks key up from a BPF program, as test_lru_map.c's lookup_ref
 // does: a SCHED_CLS program, run once with BPF_PROG_TEST_RUN on the calling
-// thread's CPU, copies the key from the test packet to its stack and calls
-// bpf_map_lookup_elem. For LRU maps that sets the element's ref bit, which a
-// syscall lookup does not. It returns nil if the program found key and
+// thread's CPU, copies the key from the test packet (after a zeroed Ethernet
+// header) to its stack and calls bpf_map_lookup_elem. For LRU maps that sets
+// the element's ref bit, which a syscall lookup does not. It returns nil if the program found key and
 // htab.ErrKeyNotExist if not. Pin the goroutine with PinCPU to choose the CPU
 // (which matters for per-CPU LRU lists). Keys may have up to MaxProgKeySize
 // bytes; bloom filters are refused. The program is built on first use and
@@ -48,8 +50,8 @@ func (m *Map) ProgLookup(key []byte) error {
 	if err != nil {
 		return err
 	}
-	pkt := make([]byte, max(len(key), minPacket))
-	copy(pkt, key)
+	pkt := make([]byte, ethHeader+len(key))
+	copy(pkt[ethHeader:], key)
 	ret, err := prog.Run(&ebpf.RunOptions{Data: pkt, Repeat: 1})
 	if err != nil {
 		return mapErrno(op, err)
@@ -73,8 +75,8 @@ func (m *Map) lookupProg() (*ebpf.Program, error) {
 	}
 	off := int32((m.keySize + 7) &^ 7) // key at fp-off, 8-byte aligned
 	insns := asm.Instructions{
-		// r0 = bpf_skb_load_bytes(ctx, 0, fp-off, keySize)
-		asm.Mov.Imm(asm.R2, 0),
+		// r0 = bpf_skb_load_bytes(ctx, ethHeader, fp-off, keySize)
+		asm.Mov.Imm(asm.R2, ethHeader),
 		asm.Mov.Reg(asm.R3, asm.RFP),
 		asm.Add.Imm(asm.R3, -off),
 		asm.Mov.Imm(asm.R4, int32(m.keySize)),
