@@ -21,14 +21,19 @@ type k8v8Map[K ~[8]byte, V ~[8]byte] interface {
 // TestKernelDifferential runs the same random operations on HashK8V8 (and on
 // HomeK8V8, the home layout) and on the kernel's BPF_MAP_TYPE_HASH (both with
 // a zero seed) and compares every result; every so often it compares the
-// whole NextKey order, which must be identical (kernel.RandomOps).
+// whole NextKey order, which must be identical (kernel.RandomOps). CPU(0)'s
+// Update, Delete and Lookup are compared with a BPF program's calls.
 func TestKernelDifferential(t *testing.T) {
 	kernel.Require(t)
-	t.Run("layout=classic", func(t *testing.T) { kernelDifferential(t, NewHashK8V8) })
-	t.Run("layout=home", func(t *testing.T) { kernelDifferential(t, NewHomeK8V8) })
+	t.Run("layout=classic", func(t *testing.T) {
+		kernelDifferential(t, NewHashK8V8, func(m *HashK8V8) kernel.ProgSide[HashK8V8Key, HashK8V8Value] { return m.CPU(0) })
+	})
+	t.Run("layout=home", func(t *testing.T) {
+		kernelDifferential(t, NewHomeK8V8, func(m *HomeK8V8) kernel.ProgSide[HomeK8V8Key, HomeK8V8Value] { return m.CPU(0) })
+	})
 }
 
-func kernelDifferential[K ~[8]byte, V ~[8]byte, M k8v8Map[K, V]](t *testing.T, newMap func(htab.Options) (M, error)) {
+func kernelDifferential[K ~[8]byte, V ~[8]byte, M k8v8Map[K, V]](t *testing.T, newMap func(htab.Options) (M, error), prog func(M) kernel.ProgSide[K, V]) {
 	for _, max := range []int{2, 3, 16, 100, 1000, 65536} {
 		for _, prealloc := range []bool{true, false} {
 			t.Run(fmt.Sprintf("max=%d/prealloc=%v", max, prealloc), func(t *testing.T) {
@@ -44,6 +49,7 @@ func kernelDifferential[K ~[8]byte, V ~[8]byte, M k8v8Map[K, V]](t *testing.T, n
 					KeySpace: 2*max + 2,
 					Key:      func(n int) (k K) { binary.LittleEndian.PutUint64(k[:], uint64(n)); return k },
 					Value:    func(step int) (v V) { binary.LittleEndian.PutUint64(v[:], uint64(step)); return v },
+					Prog:     prog(m),
 				})
 			})
 		}

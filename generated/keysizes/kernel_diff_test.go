@@ -3,6 +3,7 @@ package keysizes
 import (
 	"fmt"
 	"math/rand/v2"
+	"reflect"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -51,9 +52,10 @@ func ksDiff[K, V comparable, M ksMap[K, V]](name string, newMap func(htab.Option
 
 // TestKernelDifferentialSizes runs the same random operations (updates with
 // every flag, invalid ones too, deletes, lookups, lookup-and-deletes and
-// NextKey) on each map of ksDiffCases and on the kernel's map, both with a
-// zero seed, comparing every result and, every so often and at the end, the
-// whole iteration order and every value.
+// NextKey, and the program side's updates, deletes and lookups where a BPF
+// program can hold the key and value) on each map of ksDiffCases and on the
+// kernel's map, both with a zero seed, comparing every result and, every so
+// often and at the end, the whole iteration order and every value.
 func TestKernelDifferentialSizes(t *testing.T) {
 	kernel.Require(t)
 	for _, c := range ksDiffCases {
@@ -105,5 +107,16 @@ func ksKernelDiff[K, V comparable](t *testing.T, m ksMap[K, V], o htab.Options, 
 			}
 			return v
 		},
+		Prog: ksProgSide[K, V](m, keySize, valSize),
 	})
+}
+
+// ksProgSide is m's CPU(0) handle, or nil for sizes a BPF program's stack
+// cannot hold. Each map's handle is of its own type, hence reflection.
+func ksProgSide[K, V comparable](m ksMap[K, V], keySize, valSize int) kernel.ProgSide[K, V] {
+	if keySize > kernel.MaxProgKeySize || valSize > kernel.MaxProgValueSize {
+		return nil
+	}
+	cpu := reflect.ValueOf(m).MethodByName("CPU").Call([]reflect.Value{reflect.ValueOf(0)})[0]
+	return cpu.Interface().(kernel.ProgSide[K, V])
 }

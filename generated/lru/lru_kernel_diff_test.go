@@ -26,6 +26,11 @@ type lruDiffMap interface {
 	update(key, val []byte, flags uint64) error
 	lookup(key []byte) ([]byte, error)
 	progLookup(key []byte) ([]byte, error) // CPU(0).Lookup: CPU 0's value
+	// The program side on CPU cpu: CPU(cpu)'s Lookup (the value of CPU cpu),
+	// Update (val is one CPU's 8 bytes) and Delete.
+	progLookupOn(cpu int, key []byte) ([]byte, error)
+	progUpdateOn(cpu int, key, val []byte, flags uint64) error
+	progDeleteOn(cpu int, key []byte) error
 	delete(key []byte) error
 	lookupAndDelete(key []byte) ([]byte, error)
 	nextKey(key []byte) ([]byte, error)
@@ -56,6 +61,14 @@ func (d lruDiffHash) progLookupOn(cpu int, key []byte) ([]byte, error) {
 		return nil, htab.ErrKeyNotExist
 	}
 	return v[:], nil
+}
+
+func (d lruDiffHash) progUpdateOn(cpu int, key, val []byte, flags uint64) error {
+	return d.m.CPU(cpu).Update(LruK8V8Key(key), LruK8V8Value(val), htab.UpdateFlags(flags))
+}
+
+func (d lruDiffHash) progDeleteOn(cpu int, key []byte) error {
+	return d.m.CPU(cpu).Delete(LruK8V8Key(key))
 }
 
 func (d lruDiffHash) lookup(key []byte) ([]byte, error) {
@@ -131,12 +144,22 @@ func (d lruDiffPcpu) lookup(key []byte) ([]byte, error) {
 	return lruDiffJoin(vals), nil
 }
 
-func (d lruDiffPcpu) progLookup(key []byte) ([]byte, error) {
-	v, ok := d.m.CPU(0).Lookup(LruPcpuK8V8Key(key))
+func (d lruDiffPcpu) progLookup(key []byte) ([]byte, error) { return d.progLookupOn(0, key) }
+
+func (d lruDiffPcpu) progLookupOn(cpu int, key []byte) ([]byte, error) {
+	v, ok := d.m.CPU(cpu).Lookup(LruPcpuK8V8Key(key))
 	if !ok {
 		return nil, htab.ErrKeyNotExist
 	}
 	return v[:], nil
+}
+
+func (d lruDiffPcpu) progUpdateOn(cpu int, key, val []byte, flags uint64) error {
+	return d.m.CPU(cpu).Update(LruPcpuK8V8Key(key), LruPcpuK8V8Value(val), htab.UpdateFlags(flags))
+}
+
+func (d lruDiffPcpu) progDeleteOn(cpu int, key []byte) error {
+	return d.m.CPU(cpu).Delete(LruPcpuK8V8Key(key))
 }
 
 func (d lruDiffPcpu) delete(key []byte) error { return d.m.Delete(LruPcpuK8V8Key(key)) }
@@ -180,8 +203,8 @@ type lruDiffRun struct {
 
 	evictions int // keys evicted by updates
 
-	// multi > 1: updates and program lookups run on a random CPU of
-	// 0..multi-1 (LRU_HASH only), the kernel side pinned there by pin.
+	// multi > 1: program-side calls, and LRU_HASH's syscall updates, run on
+	// a random CPU of 0..multi-1, the kernel side pinned there by pin.
 	multi int
 	pin   func(cpu int)
 }
@@ -282,8 +305,8 @@ func lruDiffSteps(size int) int { return 20*size + 1000 }
 
 var lruDiffInvalidFlags = []uint64{3, 4 /* BPF_F_LOCK */, 8, 16, 1 << 32, ^uint64(0)}
 
-// cpu picks the CPU of the next update or program lookup and pins the kernel
-// side there; without multi it is always CPU 0 and draws nothing from rng.
+// cpu picks the CPU of the next program-side call and pins the kernel side
+// there; without multi it is always CPU 0 and draws nothing from rng.
 func (r *lruDiffRun) cpu(rng *rand.Rand) int {
 	if r.multi <= 1 {
 		return 0
@@ -291,6 +314,26 @@ func (r *lruDiffRun) cpu(rng *rand.Rand) int {
 	c := rng.IntN(r.multi)
 	r.pin(c)
 	return c
+}
+
+// syscallCPU is cpu for a syscall update: a per-CPU map's writes every CPU's
+// value, which the generated map's userspace side does as CPU 0 only.
+func (r *lruDiffRun) syscallCPU(rng *rand.Rand) int {
+	if r.ncpu > 1 {
+		if r.multi > 1 {
+			r.pin(0)
+		}
+		return 0
+	}
+	return r.cpu(rng)
+}
+
+// updateFlags draws the flags of an update, a few of them invalid.
+func updateFlags(rng *rand.Rand) uint64 {
+	if rng.IntN(25) == 0 {
+		return lruDiffInvalidFlags[rng.IntN(len(lruDiffInvalidFlags))]
+	}
+	return []uint64{0, 0, 0, 1, 1, 2}[rng.IntN(6)]
 }
 
 // run performs steps random operations on both maps, comparing every result,
@@ -308,16 +351,13 @@ func (r *lruDiffRun) run(rng *rand.Rand, size, steps, checkEvery int) {
 		}
 		key := binary.LittleEndian.AppendUint64(nil, kn)
 		switch op := rng.IntN(100); {
-		case op < 50:
-			flags := []uint64{0, 0, 0, 1, 1, 2}[rng.IntN(6)]
-			if rng.IntN(25) == 0 {
-				flags = lruDiffInvalidFlags[rng.IntN(len(lruDiffInvalidFlags))]
-			}
+		case op < 35:
+			flags := updateFlags(rng)
 			val := make([]byte, 8*r.ncpu)
 			for i := range r.ncpu {
 				binary.LittleEndian.PutUint64(val[8*i:], rng.Uint64())
 			}
-			cpu := r.cpu(rng)
+			cpu := r.syscallCPU(rng)
 			r.logf("update %d flags %#x on cpu %d", kn, flags, cpu)
 			_, absentErr := r.g.lookup(key)
 			before := r.g.length()
@@ -332,6 +372,19 @@ func (r *lruDiffRun) run(rng *rand.Rand, size, steps, checkEvery int) {
 			if gerr == nil && absentErr != nil {
 				r.evictions += before + 1 - r.g.length() // keys evicted for a new one
 			}
+		case op < 50:
+			flags := updateFlags(rng)
+			val := binary.LittleEndian.AppendUint64(nil, rng.Uint64())
+			cpu := r.cpu(rng)
+			r.logf("prog update %d flags %#x on cpu %d", kn, flags, cpu)
+			_, absentErr := r.g.lookup(key)
+			before := r.g.length()
+			kerr := r.km.ProgUpdate(key, val, flags)
+			gerr := r.g.progUpdateOn(cpu, key, val, flags)
+			r.sameErr(fmt.Sprintf("prog update(%d, flags %#x) on cpu %d", kn, flags, cpu), kerr, gerr)
+			if gerr == nil && absentErr != nil {
+				r.evictions += before + 1 - r.g.length()
+			}
 		case op < 62:
 			r.logf("lookup %d", kn)
 			kv, kerr := r.km.Lookup(key)
@@ -341,25 +394,17 @@ func (r *lruDiffRun) run(rng *rand.Rand, size, steps, checkEvery int) {
 		case op < 87:
 			cpu := r.cpu(rng)
 			r.logf("prog lookup %d on cpu %d", kn, cpu)
-			kerr := r.km.ProgLookup(key)
-			var gv []byte
-			var gerr error
-			if cpu == 0 {
-				gv, gerr = r.g.progLookup(key)
-			} else {
-				gv, gerr = r.g.(lruDiffHash).progLookupOn(cpu, key)
-			}
-			r.sameErr(fmt.Sprintf("prog lookup(%d)", kn), kerr, gerr)
-			if kerr == nil {
-				kv, err := r.km.Lookup(key) // no ref bit: does not change the LRU
-				if err != nil {
-					r.fatalf("kernel lookup after prog lookup(%d): %v", kn, err)
-				}
-				r.sameVal(fmt.Sprintf("prog lookup(%d): CPU 0's value", kn), kv[:8], gv)
-			}
-		case op < 93:
+			kv, kerr := r.km.ProgLookupValue(key)
+			gv, gerr := r.g.progLookupOn(cpu, key)
+			r.sameErr(fmt.Sprintf("prog lookup(%d) on cpu %d", kn, cpu), kerr, gerr)
+			r.sameVal(fmt.Sprintf("prog lookup(%d) on cpu %d: that CPU's value", kn, cpu), kv, gv)
+		case op < 90:
 			r.logf("delete %d", kn)
 			r.sameErr(fmt.Sprintf("delete(%d)", kn), r.km.Delete(key), r.g.delete(key))
+		case op < 93:
+			cpu := r.cpu(rng)
+			r.logf("prog delete %d on cpu %d", kn, cpu)
+			r.sameErr(fmt.Sprintf("prog delete(%d) on cpu %d", kn, cpu), r.km.ProgDelete(key), r.g.progDeleteOn(cpu, key))
 		case op < 97:
 			r.logf("lookup and delete %d", kn)
 			kv, kerr := r.km.LookupAndDelete(key)
@@ -501,14 +546,15 @@ func forEachLRUDiff(t *testing.T, sizes []int, body func(t *testing.T, r *lruDif
 	}
 }
 
-// TestKernelDifferentialLRUMultiCPU is TestKernelDifferentialLRU for LRU_HASH
-// with updates and program lookups spread over every possible CPU: the
-// kernel side is pinned to the CPU, the generated map uses CPU(cpu).Update
-// and CPU(cpu).Lookup. This drives the other CPUs' local free and pending
-// lists, stealing between CPUs (common LRU) and the per-CPU lists of
-// NO_COMMON_LRU, which a CPU-0-only run never reaches. (LRU_PERCPU_HASH is
-// left out: a syscall update on CPU c writes every CPU's value, which no
-// single generated call does.)
+// TestKernelDifferentialLRUMultiCPU is TestKernelDifferentialLRU with the
+// program-side calls (and LRU_HASH's syscall updates) spread over every
+// possible CPU: the kernel side is pinned to the CPU and runs BPF programs
+// there, the generated map uses CPU(cpu)'s Update, Lookup and Delete. This
+// drives the other CPUs' local free and pending lists, stealing between
+// CPUs (common LRU) and the per-CPU lists of NO_COMMON_LRU, which a
+// CPU-0-only run never reaches, and, for LRU_PERCPU_HASH, a program's
+// update of its own CPU's value: in place for a present key, the other
+// CPUs' values zeroed for a new one.
 func TestKernelDifferentialLRUMultiCPU(t *testing.T) {
 	kernel.Require(t)
 	ncpu := kernel.PossibleCPUs()
@@ -516,39 +562,52 @@ func TestKernelDifferentialLRUMultiCPU(t *testing.T) {
 		t.Skipf("%d possible CPU: nothing to spread over", ncpu)
 	}
 	requirePinnable(t, ncpu)
-	for _, noCommon := range []bool{false, true} {
-		lists := "common"
-		if noCommon {
-			lists = "no_common_lru"
+	for _, percpu := range []bool{false, true} {
+		typ, mt := "lru_hash", htab.LRUHash
+		if percpu {
+			typ, mt = "lru_percpu_hash", htab.LRUPerCPUHash
 		}
-		for _, size := range []int{4, 7, 33, 100, 127, 300, 1000} {
-			t.Run(fmt.Sprintf("lru_hash/%s/size=%d", lists, size), func(t *testing.T) {
-				pin, unpin := cpuPinner(t)
-				defer unpin()
-				pin(0)
-				opts := htab.Options{MaxEntries: size, ZeroSeed: true, CPUs: ncpu, NoCommonLRU: noCommon}
-				km, err := kernel.New(htab.LRUHash, 8, 8, opts)
-				require.NoError(t, err)
-				defer km.Close()
-				m, err := NewLruK8V8(opts)
-				require.NoError(t, err)
-				r := &lruDiffRun{t: t, km: km, g: lruDiffHash{m}, ncpu: 1, multi: ncpu, pin: pin}
-				require.Equal(t, km.MaxEntries(), m.MaxEntries())
-				rng := rand.New(rand.NewPCG(uint64(size), kernel.Seed(t, 77+map[bool]uint64{false: 0, true: 1}[noCommon])))
-				steps := lruDiffSteps(size)
-				r.run(rng, size, steps, max(1, min(200, size/5)))
-				require.Greater(t, r.evictions, size/2, "keys evicted in %d steps", steps)
-				t.Logf("%d steps, %d keys evicted, %d keys at the end", steps, r.evictions, r.g.length())
-			})
+		for _, noCommon := range []bool{false, true} {
+			lists := "common"
+			if noCommon {
+				lists = "no_common_lru"
+			}
+			for _, size := range []int{4, 7, 33, 100, 127, 300, 1000} {
+				t.Run(fmt.Sprintf("%s/%s/size=%d", typ, lists, size), func(t *testing.T) {
+					pin, unpin := cpuPinner(t)
+					defer unpin()
+					pin(0)
+					opts := htab.Options{MaxEntries: size, ZeroSeed: true, CPUs: ncpu, NoCommonLRU: noCommon}
+					km, err := kernel.New(mt, 8, 8, opts)
+					require.NoError(t, err)
+					defer km.Close()
+					r := &lruDiffRun{t: t, km: km, ncpu: 1, multi: ncpu, pin: pin}
+					if percpu {
+						m, err := NewLruPcpuK8V8(opts)
+						require.NoError(t, err)
+						r.g, r.ncpu = lruDiffPcpu{m}, ncpu
+					} else {
+						m, err := NewLruK8V8(opts)
+						require.NoError(t, err)
+						r.g = lruDiffHash{m}
+					}
+					require.Equal(t, km.MaxEntries(), r.g.maxEntries())
+					rng := rand.New(rand.NewPCG(uint64(size), kernel.Seed(t, 77+uint64(mt)<<1+map[bool]uint64{false: 0, true: 1}[noCommon])))
+					steps := lruDiffSteps(size)
+					r.run(rng, size, steps, max(1, min(200, size/5)))
+					require.Greater(t, r.evictions, size/2, "keys evicted in %d steps", steps)
+					t.Logf("%d steps, %d keys evicted, %d keys at the end", steps, r.evictions, r.g.length())
+				})
+			}
 		}
 	}
 }
 
 // lruKernelTwin is a kernel LRU map behind lruTwin, so that the ports of
 // test_lru_map.c run unchanged on the kernel itself: operations on CPU c run
-// pinned to CPU c, lookup_ref is ProgLookup. A per-CPU update on a CPU other
-// than 0 writes that CPU's slot and zeroes the others, which is what the
-// generated CPU(c).Update does for a new key (the only use: sanity5).
+// pinned to CPU c, lookup_ref is ProgLookupValue. A per-CPU update on a CPU
+// other than 0 is a program's (ProgUpdate), as the generated CPU(c).Update:
+// it writes that CPU's value.
 type lruKernelTwin struct {
 	t      testing.TB
 	km     *kernel.Map
@@ -570,13 +629,14 @@ func (k *lruKernelTwin) slots() int {
 
 func (k *lruKernelTwin) update(cpu int, key, val uint64, flags htab.UpdateFlags) error {
 	k.pin(cpu)
+	kb := lruKey(key)
+	if k.percpu && cpu != 0 { // a program's update: this CPU's value
+		return k.km.ProgUpdate(kb[:], binary.LittleEndian.AppendUint64(nil, val), uint64(flags))
+	}
 	v := make([]byte, 8*k.slots())
 	for c := range k.slots() {
-		if !k.percpu || cpu == 0 || c == cpu {
-			binary.LittleEndian.PutUint64(v[8*c:], val)
-		}
+		binary.LittleEndian.PutUint64(v[8*c:], val)
 	}
-	kb := lruKey(key)
 	return k.km.Update(kb[:], v, uint64(flags))
 }
 
@@ -593,14 +653,10 @@ func (k *lruKernelTwin) lookup(key uint64) (uint64, bool) {
 func (k *lruKernelTwin) lookupRefOn(cpu int, key uint64) (uint64, bool) {
 	k.pin(cpu)
 	kb := lruKey(key)
-	if err := k.km.ProgLookup(kb[:]); err != nil {
+	v, err := k.km.ProgLookupValue(kb[:]) // per-CPU: the value of CPU cpu
+	if err != nil {
 		require.ErrorIs(k.t, err, htab.ErrKeyNotExist)
 		return 0, false
-	}
-	v, err := k.km.Lookup(kb[:]) // the value the program saw: its CPU's slot
-	require.NoError(k.t, err)
-	if k.percpu {
-		return binary.LittleEndian.Uint64(v[8*cpu:]), true
 	}
 	return binary.LittleEndian.Uint64(v), true
 }

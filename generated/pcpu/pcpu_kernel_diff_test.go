@@ -15,7 +15,9 @@ import (
 // TestKernelDifferentialPerCPU runs the same random operations on PcpuK8V8
 // and on the kernel's BPF_MAP_TYPE_PERCPU_HASH (both with a zero seed, the
 // generated map with CPUs = the kernel's possible CPUs) and compares every
-// result, every CPU's value included; every so often, and at the end, it
+// result, every CPU's value included. The program side is there too:
+// CPU(c)'s Update, Delete and Lookup against a BPF program's calls on CPU c
+// (kernel.PinCPU and BPF_PROG_TEST_RUN). Every so often, and at the end, it
 // compares the whole NextKey order, which must be identical. A per-CPU
 // replace is in place (no move to the bucket head), so the order differs from
 // a hash map's after the same operations: the kernel is the truth.
@@ -44,7 +46,7 @@ func TestKernelDifferentialPerCPU(t *testing.T) {
 					for c := range vals {
 						binary.LittleEndian.PutUint64(vals[c][:], rng.Uint64())
 					}
-					switch op := rng.IntN(10); {
+					switch op := rng.IntN(13); {
 					case op < 5: // updates, with a few invalid flags
 						flags := uint64(rng.IntN(3))
 						if rng.IntN(20) == 0 {
@@ -62,6 +64,33 @@ func TestKernelDifferentialPerCPU(t *testing.T) {
 						kernel.RequireSameErr(t, werr, gerr, "step %d: LookupAndDelete(%x)", step, k)
 						if werr == nil {
 							require.Equal(t, want, kdBytes(got), "step %d: LookupAndDelete(%x): every CPU's value", step, k)
+						}
+					case op == 9 || op == 10: // program side: update or delete on a random CPU
+						cpu := rng.IntN(ncpu)
+						unpin, err := kernel.PinCPU(cpu)
+						require.NoError(t, err)
+						if op == 9 {
+							flags := uint64(rng.IntN(3))
+							if rng.IntN(20) == 0 {
+								flags = 8
+							}
+							werr := km.ProgUpdate(k[:], vals[0][:], flags)
+							gerr := m.CPU(cpu).Update(k, vals[0], htab.UpdateFlags(flags))
+							kernel.RequireSameErr(t, werr, gerr, "step %d: CPU(%d).Update(%x, flags %#x)", step, cpu, k, flags)
+						} else {
+							kernel.RequireSameErr(t, km.ProgDelete(k[:]), m.CPU(cpu).Delete(k), "step %d: CPU(%d).Delete(%x)", step, cpu, k)
+						}
+						unpin()
+					case op == 11: // program side: CPU c's value
+						cpu := rng.IntN(ncpu)
+						unpin, err := kernel.PinCPU(cpu)
+						require.NoError(t, err)
+						want, werr := km.ProgLookupValue(k[:])
+						unpin()
+						v, ok := m.CPU(cpu).Lookup(k)
+						require.Equal(t, werr == nil, ok, "step %d: CPU(%d).Lookup(%x): kernel %v", step, cpu, k, werr)
+						if ok {
+							require.Equal(t, want, v[:], "step %d: CPU(%d).Lookup(%x)", step, cpu, k)
 						}
 					case op < 9:
 						clear(got)

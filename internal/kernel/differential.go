@@ -23,6 +23,13 @@ type HashMap[K, V comparable] interface {
 	Len() int
 }
 
+// ProgSide is a generated map's program side, a CPU(i) handle.
+type ProgSide[K, V comparable] interface {
+	Lookup(K) (V, bool)
+	Update(K, V, htab.UpdateFlags) error
+	Delete(K) error
+}
+
 // Ops is one random sequence for RandomOps: steps operations, each on key
 // Key(n) with n drawn from 0..KeySpace-1, an update storing Value(step).
 // Value may draw from rng; it is called after the update's flags are drawn.
@@ -30,20 +37,29 @@ type Ops[K, V comparable] struct {
 	Steps, KeySpace int
 	Key             func(n int) K
 	Value           func(step int) V
+	// Prog, if set, is the map's program side: the sequence then also has
+	// its Update, Delete and Lookup, against a BPF program's calls
+	// (ProgUpdate, ProgDelete, ProgLookupValue) on the kernel's map.
+	Prog ProgSide[K, V]
 }
 
 // RandomOps runs ops on km (the kernel's map) and m (a generated map of the
 // same type, sizes and options, both empty) and requires the same result of
 // every call: updates with every flag (now and then an invalid one), deletes,
-// lookup-and-deletes, lookups and NextKey from nil or a key. Four times along
+// lookup-and-deletes, lookups and NextKey from nil or a key, and with
+// ops.Prog the program side's updates, deletes and lookups. Four times along
 // the way, and at the end, it requires the same NextKey order, Len and values
 // (RequireSameContents).
 func RandomOps[K, V comparable](t *testing.T, km *Map, m HashMap[K, V], rng *rand.Rand, ops Ops[K, V]) {
 	t.Helper()
+	kinds := 10
+	if ops.Prog != nil {
+		kinds = 13
+	}
 	for step := range ops.Steps {
 		k := ops.Key(rng.IntN(ops.KeySpace))
 		kb := Bytes(&k)
-		switch op := rng.IntN(10); {
+		switch op := rng.IntN(kinds); {
 		case op < 5:
 			flags := uint64(rng.IntN(3))
 			if rng.IntN(20) == 0 {
@@ -66,6 +82,22 @@ func RandomOps[K, V comparable](t *testing.T, km *Map, m HashMap[K, V], rng *ran
 			require.Equal(t, werr == nil, ok, "step %d: Lookup(%x): kernel %v", step, kb, werr)
 			if ok {
 				require.Equal(t, want, Bytes(&got), "step %d: Lookup(%x)", step, kb)
+			}
+		case op == 10:
+			flags := uint64(rng.IntN(3))
+			if rng.IntN(20) == 0 {
+				flags = 8
+			}
+			v := ops.Value(step)
+			RequireSameErr(t, km.ProgUpdate(kb, Bytes(&v), flags), ops.Prog.Update(k, v, htab.UpdateFlags(flags)), "step %d: program Update(%x, flags %#x)", step, kb, flags)
+		case op == 11:
+			RequireSameErr(t, km.ProgDelete(kb), ops.Prog.Delete(k), "step %d: program Delete(%x)", step, kb)
+		case op == 12:
+			want, werr := km.ProgLookupValue(kb)
+			got, ok := ops.Prog.Lookup(k)
+			require.Equal(t, werr == nil, ok, "step %d: program Lookup(%x): kernel %v", step, kb, werr)
+			if ok {
+				require.Equal(t, want, Bytes(&got), "step %d: program Lookup(%x)", step, kb)
 			}
 		default:
 			var kp *K

@@ -718,3 +718,51 @@ func TestSeedShift(t *testing.T) {
 		assert.Equal(t, tc.want, got, "%q", tc.env)
 	}
 }
+
+// TestProgUpdateDelete: the program-side update and delete give the
+// helpers' errors, and on a per-CPU map a program's insert writes the value
+// of the CPU it runs on and zeroes the others, which ProgLookupValue and the
+// syscall lookup both see.
+func TestProgUpdateDelete(t *testing.T) {
+	Require(t)
+	m, err := New(htab.Hash, 13, 5, htab.Options{MaxEntries: 2})
+	require.NoError(t, err)
+	defer m.Close()
+	key := func(b byte) []byte { return bytes.Repeat([]byte{b}, 13) }
+	val := func(b byte) []byte { return bytes.Repeat([]byte{b}, 5) }
+	require.NoError(t, m.ProgUpdate(key(1), val(1), 0))
+	assert.ErrorIs(t, m.ProgUpdate(key(1), val(2), 1), htab.ErrKeyExist)
+	assert.ErrorIs(t, m.ProgUpdate(key(2), val(2), 2), htab.ErrKeyNotExist)
+	assert.ErrorIs(t, m.ProgUpdate(key(2), val(2), 8), htab.ErrInvalid)
+	require.NoError(t, m.ProgUpdate(key(2), val(2), 1))
+	assert.ErrorIs(t, m.ProgUpdate(key(3), val(3), 0), htab.ErrFull)
+	got, err := m.ProgLookupValue(key(2))
+	require.NoError(t, err)
+	assert.Equal(t, val(2), got)
+	got, err = m.Lookup(key(1))
+	require.NoError(t, err)
+	assert.Equal(t, val(1), got, "the syscall side sees the program's update")
+	require.NoError(t, m.ProgDelete(key(1)))
+	assert.ErrorIs(t, m.ProgDelete(key(1)), htab.ErrKeyNotExist)
+	assert.ErrorIs(t, m.ProgLookup(key(1)), htab.ErrKeyNotExist)
+	assert.ErrorIs(t, m.ProgUpdate(key(1), val(1)[1:], 0), htab.ErrInvalid)
+
+	ncpu := PossibleCPUs()
+	pm, err := New(htab.PerCPUHash, 4, 3, htab.Options{MaxEntries: 4})
+	require.NoError(t, err)
+	defer pm.Close()
+	cpu := ncpu - 1
+	unpin, err := PinCPU(cpu)
+	require.NoError(t, err)
+	err = pm.ProgUpdate(u32(7), []byte{1, 2, 3}, 0)
+	got, lerr := pm.ProgLookupValue(u32(7))
+	unpin()
+	require.NoError(t, err)
+	require.NoError(t, lerr)
+	assert.Equal(t, []byte{1, 2, 3}, got)
+	all, err := pm.Lookup(u32(7))
+	require.NoError(t, err)
+	want := make([]byte, 3*ncpu)
+	copy(want[3*cpu:], []byte{1, 2, 3})
+	assert.Equal(t, want, all, "CPU %d's value set, every other CPU's zero", cpu)
+}

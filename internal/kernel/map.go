@@ -27,7 +27,7 @@ type Map struct {
 	slot       int // kernel bytes per slot: round_up(valueSize, 8) per-CPU, else valueSize
 
 	progMu sync.Mutex
-	prog   *ebpf.Program // ProgLookup's program, built on first use
+	progs  [nProgKinds]*ebpf.Program // the program-side calls' programs, built on first use
 }
 
 var ebpfTypes = map[htab.MapType]ebpf.MapType{
@@ -109,14 +109,17 @@ func New(t htab.MapType, keySize, valueSize int, opts htab.Options) (*Map, error
 	return m, nil
 }
 
-// Close closes the map and the program of ProgLookup, if it was built.
+// Close closes the map and the programs of the program-side calls that were
+// built.
 func (m *Map) Close() error {
 	m.progMu.Lock()
 	defer m.progMu.Unlock()
 	var errs []error
-	if m.prog != nil {
-		errs = append(errs, m.prog.Close())
-		m.prog = nil
+	for i, p := range m.progs {
+		if p != nil {
+			errs = append(errs, p.Close())
+			m.progs[i] = nil
+		}
 	}
 	errs = append(errs, m.m.Close())
 	return errors.Join(errs...)
