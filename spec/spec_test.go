@@ -735,3 +735,30 @@ func TestLayoutHome(t *testing.T) {
 		assert.Equal(t, "applies only to -type hash", se.Allowed)
 	}
 }
+
+// EntryBytes must not overflow where int is 32 bits (GOARCH=386): a home
+// map of 1 MiB values has 65536 slots of over 1 MiB at MaxEntries 65536,
+// 2^36 bytes. The wants are computed in float64 from the layout's sizes.
+func TestEntryBytesLarge(t *testing.T) {
+	for _, layout := range []StorageLayout{LayoutHome, LayoutClassic} {
+		s := hashSpec(8, MaxValueSize)
+		s.Layout = layout
+		l, err := Plan(s)
+		require.NoError(t, err)
+		for _, max := range []int{1000, 32769, 65536} {
+			slots := float64(roundUpPow2(max))
+			want := float64(l.ElemSize) + slots*8/float64(max) // classic: elements + buckets
+			if l.Home {
+				want = (slots*float64(l.ElemSize) + slots/8) / float64(max) // slots + free bitmap
+			}
+			assert.InDelta(t, want, l.EntryBytes(max, 1), 1e-6, "%s, MaxEntries %d", layout, max)
+		}
+	}
+	s := hashSpec(8, MaxPerCPUValSize)
+	s.Type = PerCPU
+	l, err := Plan(s)
+	require.NoError(t, err)
+	cpus := 1 << 16 // more than any machine has, but the arithmetic must hold
+	want := float64(l.ElemSize) + 4*float64(l.ValueWords)*float64(cpus) + 8
+	assert.InDelta(t, want, l.EntryBytes(65536, cpus), 1e-6, "pcpu, %d CPUs", cpus)
+}
