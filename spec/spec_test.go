@@ -522,6 +522,38 @@ func TestParseJSON(t *testing.T) {
 			}
 		})
 	}
+	// A value of the wrong JSON type, or null, reads like the flags' errors:
+	// the field, the value as written and what the field takes; a syntax
+	// error says where it is.
+	exact := []struct {
+		name, json, want string
+	}{
+		{"bool as a string", `[{"type":"hash","key":8,"val":8,"lean":"maybe"}]`, `spec file: map 0: "lean": "maybe": want true or false`},
+		{"bool as a number", `[{"type":"hash","key":8,"val":8,"tests":1}]`, `spec file: map 0: "tests": 1: want true or false`},
+		{"number as a string", `[{"type":"hash","key":"16","val":8}]`, `spec file: map 0: "key": "16": want a number: key size in bytes, 1..65535`},
+		{"fraction", `[{"type":"hash","key":16.5,"val":8}]`, `spec file: map 0: "key": 16.5: key size in bytes, 1..65535`},
+		{"number past int", `[{"type":"hash","key":1e20,"val":8}]`, `spec file: map 0: "key": 1e20: key size in bytes, 1..65535`},
+		{"val as an array", `[{"type":"hash","key":8,"val":[8]}]`, `spec file: map 0: "val": [8]: want a number: value size in bytes, 1..1048576 (per-CPU types 1..32768)`},
+		{"string as a bool", `[{"type":true,"key":8,"val":8}]`, `spec file: map 0: "type": true: want a string: one of hash, pcpu, lru, lru_pcpu, bloom`},
+		{"string as an object", `[{"type":"hash","key":8,"val":8},{"type":"hash","key":8,"val":8,"batch-lock":{"a": 1}}]`, `spec file: map 1: "batch-lock": {"a": 1}: want a string: one of nonempty, always, sparse`},
+		{"null name", `[{"type":"hash","key":8,"val":8,"name":null}]`, `spec file: map 0: "name": null: want a string: an exported Go identifier, such as Conns`},
+		{"null lean", `[{"type":"hash","key":8,"val":8,"lean":null}]`, `spec file: map 0: "lean": null: want true or false`},
+		{"null key", `[{"type":"hash","key":null,"val":8}]`, `spec file: map 0: "key": null: want a number: key size in bytes, 1..65535`},
+		{"null map", `[null]`, `spec file: map 0: null: want a JSON object such as {"type":"lru","key":16,"val":8}`},
+		{"null second map", `[{"type":"hash","key":8,"val":8}, null]`, `spec file: map 1: null: want a JSON object such as {"type":"lru","key":16,"val":8}`},
+		{"number for a map", `[{"type":"hash","key":8,"val":8}, 5]`, `spec file: map 1: 5: want a JSON object such as {"type":"lru","key":16,"val":8}`},
+		{"null file", `null`, `spec file: null: want a JSON array of objects such as {"type":"lru","key":16,"val":8}`},
+		{"object file", `{"type":"hash"}`, `spec file: a JSON object: want a JSON array of objects such as {"type":"lru","key":16,"val":8}`},
+		{"trailing garbage", "[{\"type\":\"hash\",\"key\":8,\"val\":8}]\n x", `spec file: line 2, column 2: invalid character 'x' after top-level value (want a JSON array of objects such as {"type":"lru","key":16,"val":8})`},
+		{"cut short", "[\n  {\"type\":\"hash\",", `spec file: line 2, column 17: unexpected end of JSON input (want a JSON array of objects such as {"type":"lru","key":16,"val":8})`},
+	}
+	for _, tt := range exact {
+		t.Run(tt.name, func(t *testing.T) {
+			specs, err := ParseJSON([]byte(tt.json))
+			assert.Nil(t, specs)
+			assert.EqualError(t, err, tt.want)
+		})
+	}
 	t.Run("spec errors stay *Error", func(t *testing.T) {
 		_, err := ParseJSON([]byte(`[{"type":"hash","key":8,"val":0}]`))
 		var se *Error
