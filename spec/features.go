@@ -14,6 +14,10 @@ type Feature struct {
 	IsSet func(s Spec) bool
 	// Value is the option's value in s, for error messages.
 	Value func(s Spec) any
+	// ValueDecides: given for a type it does not apply to, the option is
+	// refused only when IsSet, not whenever given, since its default is
+	// also what the other types have (-layout classic).
+	ValueDecides bool
 }
 
 var hashFamily = []MapType{Hash, PerCPU, LRU, LRUPerCPU}
@@ -46,6 +50,7 @@ var Features = []Feature{
 		// Set means other than the type's default: classic is the only
 		// layout of the other types, and they accept it.
 		IsSet: func(s Spec) bool { return s.Layout != "" && s.Layout != Spec{Type: s.Type}.StorageLayout() }, Value: func(s Spec) any { return s.Layout },
+		ValueDecides: true,
 	},
 	{
 		Name: "bloom", Usage: "K > 0: a bloom filter with K hash functions in front of lookups", Default: "0",

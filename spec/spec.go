@@ -140,6 +140,9 @@ type Error struct {
 }
 
 func (e *Error) Error() string {
+	if e.Value == nil { // the option was not given
+		return fmt.Sprintf("-%s: %s", e.Option, e.Allowed)
+	}
 	return fmt.Sprintf("-%s %v: %s", e.Option, e.Value, e.Allowed)
 }
 
@@ -163,9 +166,27 @@ var allowed = map[string]string{
 }
 
 // Validate checks s against the kernel's limits and the options that apply to
-// its type. It reports the first problem as an *Error.
-func (s Spec) Validate() error {
+// its type; an option that does not apply is an error when set away from its
+// default. It reports the first problem as an *Error.
+func (s Spec) Validate() error { return s.validate(nil) }
+
+// ValidateGiven is Validate for what a user wrote, as flags or as a spec
+// file's object: given holds the options written (flag names, which are the
+// JSON names). -key (but for bloom) and -val must be among them; an option
+// given for a type it does not apply to is an error even at its default
+// value (-type hash -hashes 5); and so is -name given empty, which would
+// otherwise mean the derived name.
+func (s Spec) ValidateGiven(given map[string]bool) error {
+	if given == nil {
+		given = map[string]bool{}
+	}
+	return s.validate(given)
+}
+
+// validate is Validate, and with a non-nil given ValidateGiven.
+func (s Spec) validate(given map[string]bool) error {
 	bad := func(opt string, v any, allowed string) error { return &Error{opt, v, allowed} }
+	missing := func(opt string) bool { return given != nil && !given[opt] }
 	if !contains(MapTypes, s.Type) {
 		if s.Type == "" {
 			return bad("type", `""`, "required; "+allowed["type"])
@@ -173,11 +194,15 @@ func (s Spec) Validate() error {
 		return bad("type", s.Type, allowed["type"])
 	}
 	for _, f := range Features {
-		if f.IsSet(s) && !contains(f.Types, s.Type) {
+		set := f.IsSet(s) || given[f.Name] && !f.ValueDecides
+		if set && !contains(f.Types, s.Type) {
 			return bad(f.Name, f.Value(s), fmt.Sprintf("applies only to -type %s", joinList(f.Types)))
 		}
 	}
 	// (-key on a bloom filter was rejected by the feature table above.)
+	if s.Type != Bloom && missing("key") {
+		return bad("key", nil, "required ("+allowed["key"]+")")
+	}
 	if s.Type != Bloom && (s.Key < 1 || s.Key > MaxKeySize) {
 		return bad("key", s.Key, allowed["key"])
 	}
@@ -185,8 +210,12 @@ func (s Spec) Validate() error {
 	if s.Type.IsPerCPU() {
 		maxVal = MaxPerCPUValSize
 	}
+	valAllowed := fmt.Sprintf("value size in bytes, 1..%d for -type %s", maxVal, s.Type)
+	if missing("val") {
+		return bad("val", nil, "required ("+valAllowed+")")
+	}
 	if s.Val < 1 || s.Val > maxVal {
-		return bad("val", s.Val, fmt.Sprintf("value size in bytes, 1..%d for -type %s", maxVal, s.Type))
+		return bad("val", s.Val, valAllowed)
 	}
 	switch s.Hash {
 	case HashStatic, HashJhash:
@@ -212,6 +241,9 @@ func (s Spec) Validate() error {
 	}
 	if s.Bloom < 0 || s.Bloom > MaxBloomHashes {
 		return bad("bloom", s.Bloom, allowed["bloom"])
+	}
+	if given["name"] && s.Name == "" {
+		return bad("name", `""`, fmt.Sprintf("%s, or no -name for the derived name (%s)", allowed["name"], s.TypeName()))
 	}
 	if s.Name != "" && (!token.IsIdentifier(s.Name) || !token.IsExported(s.Name)) {
 		return bad("name", s.Name, allowed["name"])
@@ -319,7 +351,11 @@ func parseMap(r json.RawMessage) (Spec, error) {
 		}
 		return Spec{}, err
 	}
-	if err := s.Validate(); err != nil {
+	given := map[string]bool{}
+	for name := range fields {
+		given[name] = true
+	}
+	if err := s.ValidateGiven(given); err != nil {
 		return Spec{}, err
 	}
 	return s, nil

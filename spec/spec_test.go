@@ -131,6 +131,63 @@ func TestValidateErrors(t *testing.T) {
 	}
 }
 
+// ValidateGiven judges what a user wrote: -key and -val are required, an
+// option given for a type it does not apply to is refused even at its
+// default value, and an explicitly empty -name is refused.
+func TestValidateGiven(t *testing.T) {
+	with := func(f func(*Spec)) Spec {
+		s := hashSpec(8, 8)
+		s.Layout = ""
+		f(&s)
+		return s
+	}
+	same := func(*Spec) {}
+	bloom := func(s *Spec) { s.Type, s.Key = Bloom, 0 }
+	tests := []struct {
+		name  string
+		s     Spec
+		given []string // besides -type
+		want  string   // the error; "" for none
+	}{
+		{"key and val given", with(same), []string{"key", "val"}, ""},
+		{"key missing", with(func(s *Spec) { s.Key = 0 }), []string{"val"}, "-key: required (key size in bytes, 1..65535)"},
+		{"val missing", with(func(s *Spec) { s.Val = 0 }), []string{"key"}, "-val: required (value size in bytes, 1..1048576 for -type hash)"},
+		{"pcpu val missing", with(func(s *Spec) { s.Type, s.Val = PerCPU, 0 }), []string{"key"}, "-val: required (value size in bytes, 1..32768 for -type pcpu)"},
+		{"key 0 given", with(func(s *Spec) { s.Key = 0 }), []string{"key", "val"}, "-key 0: key size in bytes, 1..65535"},
+		{"bloom without key", with(bloom), []string{"val"}, ""},
+		{"bloom with key 0", with(bloom), []string{"key", "val"}, "-key 0: applies only to -type hash, pcpu, lru, lru_pcpu"},
+		{"hashes at its default on hash", with(same), []string{"key", "val", "hashes"}, "-hashes 5: applies only to -type bloom"},
+		{"hashes on bloom", with(bloom), []string{"val", "hashes"}, ""},
+		{"lean true on bloom", with(bloom), []string{"val", "lean"}, "-lean true: applies only to -type hash, pcpu, lru, lru_pcpu"},
+		{"batch-lock nonempty on bloom", with(bloom), []string{"val", "batch-lock"}, "-batch-lock nonempty: applies only to -type hash, pcpu, lru, lru_pcpu"},
+		{"bloom 0 on lru_pcpu", with(func(s *Spec) { s.Type = LRUPerCPU }), []string{"key", "val", "bloom"}, "-bloom 0: applies only to -type hash, pcpu, lru"},
+		// classic is every type's layout: given, the value decides.
+		{"layout classic on lru", with(func(s *Spec) { s.Type, s.Layout = LRU, LayoutClassic }), []string{"key", "val", "layout"}, ""},
+		{"layout home on lru", with(func(s *Spec) { s.Type, s.Layout = LRU, LayoutHome }), []string{"key", "val", "layout"}, "-layout home: applies only to -type hash"},
+		{"name given empty", with(same), []string{"key", "val", "name"}, `-name "": an exported Go identifier, such as Conns, or no -name for the derived name (HashK8V8)`},
+		{"name given", with(func(s *Spec) { s.Name = "Conns" }), []string{"key", "val", "name"}, ""},
+		{"type missing", with(func(s *Spec) { s.Type = "" }), []string{"key", "val"}, `-type "": required; one of hash, pcpu, lru, lru_pcpu, bloom`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			given := map[string]bool{"type": true}
+			for _, name := range tt.given {
+				given[name] = true
+			}
+			err := tt.s.ValidateGiven(given)
+			if tt.want == "" {
+				assert.NoError(t, err)
+				return
+			}
+			require.EqualError(t, err, tt.want)
+			var se *Error
+			assert.ErrorAs(t, err, &se)
+		})
+	}
+	// Without knowing what was given (a Spec made in Go), the values decide.
+	assert.NoError(t, with(same).Validate(), "-hashes 5 is the default")
+}
+
 func TestErrorMessage(t *testing.T) {
 	err := &Error{Option: "key", Value: 0, Allowed: "key size in bytes, 1..65535"}
 	assert.Equal(t, "-key 0: key size in bytes, 1..65535", err.Error())
@@ -477,7 +534,7 @@ func TestParseJSON(t *testing.T) {
 	t.Run("every field", func(t *testing.T) {
 		specs, err := ParseJSON([]byte(`[
 			{"type":"lru","key":16,"val":8,"name":"Conns","pkg":"flows","out":"conns_htab.go",
-			 "hash":"jhash2","lean":false,"bloom":3,"hashes":5,"batch-lock":"always","ebpf-compat":true,"tests":true},
+			 "hash":"jhash2","lean":false,"bloom":3,"batch-lock":"always","ebpf-compat":true,"tests":true},
 			{"type":"bloom","val":4,"hashes":7}
 		]`))
 		require.NoError(t, err)
@@ -506,6 +563,11 @@ func TestParseJSON(t *testing.T) {
 		{"invalid spec", `[{"type":"hash","key":0,"val":8}]`, []string{"map 0", "-key 0", "1..65535"}},
 		{"invalid second spec", `[{"type":"hash","key":8,"val":8},{"type":"hash","key":7,"val":8,"hash":"jhash2"}]`, []string{"map 1", "-hash jhash2", "multiple of 4"}},
 		{"missing type", `[{"key":8,"val":8}]`, []string{"map 0", "-type", "required"}},
+		{"missing key", `[{"type":"hash","val":8}]`, []string{"map 0: -key: required (key size in bytes, 1..65535)"}},
+		{"missing val", `[{"type":"hash","key":8}]`, []string{"map 0: -val: required (value size in bytes, 1..1048576 for -type hash)"}},
+		{"hashes at its default on hash", `[{"type":"hash","key":8,"val":8,"hashes":5}]`, []string{"map 0: -hashes 5: applies only to -type bloom"}},
+		{"lean true on bloom", `[{"type":"bloom","val":8,"lean":true}]`, []string{"map 0: -lean true: applies only to"}},
+		{"name empty", `[{"type":"hash","key":8,"val":8,"name":""}]`, []string{`map 0: -name "": an exported Go identifier`}},
 		{"trailing data", `[{"type":"hash","key":8,"val":8}] x`, []string{"spec file"}},
 		{"field given twice", `[{"type":"hash","key":8,"val":8,"key":3}]`, []string{"map 0", `field "key" given twice`}},
 		{"field in another case", `[{"type":"hash","Key":8,"val":8}]`, []string{"map 0", `unknown field "Key"`, `case-sensitive`, `"key"`}},

@@ -75,6 +75,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return printed(stderr, err)
 	}
 	command := commandLine(args)
+	given := map[string]bool{} // a flag given at its default value is still given
+	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
 	pkg := os.Getenv("GOPACKAGE")
 	if pkg == "" {
 		pkg = "main"
@@ -115,6 +117,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 			return usageError(stderr, fmt.Errorf("-out-dir goes with -spec; use -out for one map"))
 		}
 		s.Type, s.Hash, s.BatchLock, s.Layout = spec.MapType(*typ), spec.HashKind(*hash), spec.BatchLock(*batch), spec.StorageLayout(*layout)
+		if err := s.ValidateGiven(given); err != nil {
+			return usageError(stderr, err)
+		}
 		specs = []spec.Spec{s}
 	}
 
