@@ -77,6 +77,14 @@ func run(args []string, stdout, stderr io.Writer) int {
 	command := commandLine(args)
 	given := map[string]bool{} // a flag given at its default value is still given
 	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	if *explain {
+		// Said, not ignored: whoever asks for a file with -explain expects one.
+		for _, name := range []string{"out", "tests", "out-dir"} {
+			if given[name] {
+				return usageError(stderr, fmt.Errorf("-%s: -explain prints the layout and writes no file", name))
+			}
+		}
+	}
 	pkg := os.Getenv("GOPACKAGE")
 	if pkg == "" {
 		pkg = "main"
@@ -86,12 +94,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if *specFile != "" {
 		var extra string
 		fs.Visit(func(f *flag.Flag) {
-			if extra == "" && f.Name != "spec" && f.Name != "out-dir" {
+			if extra == "" && f.Name != "spec" && f.Name != "out-dir" && f.Name != "explain" {
 				extra = f.Name
 			}
 		})
 		if extra != "" {
-			return usageError(stderr, fmt.Errorf("-%s: with -spec, every setting comes from the spec file (only -out-dir may be given)", extra))
+			return usageError(stderr, fmt.Errorf("-%s: with -spec, every setting comes from the spec file (only -out-dir or -explain may be given)", extra))
 		}
 		data, err := os.ReadFile(*specFile)
 		if err != nil {
@@ -124,6 +132,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 
 	var files []htabgen.File
+	var explained []string // printed when every map is planned: on error, nothing
 	for i, s := range specs {
 		if s.Pkg == "" {
 			s.Pkg = pkg
@@ -131,11 +140,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 		if *explain {
 			l, err := spec.Plan(s)
 			if err != nil {
+				if *specFile != "" {
+					err = fmt.Errorf("spec file: map %d: %w", i, err)
+				}
 				return usageError(stderr, err)
 			}
-			if _, err := fmt.Fprintln(stdout, l.Explain()); err != nil {
-				return printed(stderr, err)
-			}
+			explained = append(explained, l.Explain())
 			continue
 		}
 		generated, err := htabgen.Generate(s, command)
@@ -148,7 +158,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		files = append(files, generated...)
 	}
 	if *explain {
-		return exitOK
+		_, err := fmt.Fprintln(stdout, strings.Join(explained, "\n"))
+		return printed(stderr, err)
 	}
 	if *specFile != "" {
 		if err := htabgen.CheckTogether(files); err != nil {
