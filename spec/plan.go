@@ -202,6 +202,10 @@ func planElem(s Spec, l *Layout) []Field {
 	return fs
 }
 
+// NotImplemented lists, as the command line writes them, what
+// checkImplemented refuses; -help says so.
+var NotImplemented = []string{"-type bloom", "-bloom", "-ebpf-compat"}
+
 // checkImplemented rejects options whose features this version does not have
 // yet, so that no one gets a map silently lacking what they asked for.
 func checkImplemented(s Spec) error {

@@ -205,10 +205,11 @@ func TestPlanNotImplemented(t *testing.T) {
 		name   string
 		s      Spec
 		option string
+		listed string // in NotImplemented
 	}{
-		{"bloom type", with(func(s *Spec) { s.Type = Bloom; s.Key = 0 }), "type"},
-		{"bloom option", with(func(s *Spec) { s.Bloom = 3 }), "bloom"},
-		{"ebpf-compat", with(func(s *Spec) { s.EbpfCompat = true }), "ebpf-compat"},
+		{"bloom type", with(func(s *Spec) { s.Type = Bloom; s.Key = 0 }), "type", "-type bloom"},
+		{"bloom option", with(func(s *Spec) { s.Bloom = 3 }), "bloom", "-bloom"},
+		{"ebpf-compat", with(func(s *Spec) { s.EbpfCompat = true }), "ebpf-compat", "-ebpf-compat"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -219,6 +220,7 @@ func TestPlanNotImplemented(t *testing.T) {
 			require.True(t, errors.As(err, &se))
 			assert.Equal(t, tt.option, se.Option)
 			assert.Contains(t, err.Error(), "not implemented")
+			assert.Contains(t, NotImplemented, tt.listed, "-help lists it")
 		})
 	}
 }
