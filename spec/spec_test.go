@@ -664,6 +664,29 @@ func TestExplain(t *testing.T) {
 	assert.Contains(t, l.Explain(), "cachelines: 2")
 }
 
+// -explain says "1 byte", not "1 bytes", wherever it gives a size in words.
+func TestExplainSingular(t *testing.T) {
+	for _, tt := range []struct {
+		key, val int
+		hash     HashKind
+		want     []string
+	}{
+		{1, 1, HashJhash, []string{"the 1 key byte, little-endian", "the 1 value byte, little-endian", "hash: jhash: the kernel's byte loop over 1 byte\n"}},
+		{1, 8, HashStatic, []string{"hash: static: jhash unrolled for 1 byte (0 word loads, then a 1-byte tail)\n"}},
+		{4, 1, HashJhash2, []string{"hash: jhash2: the kernel's word loop over 1 word\n", "the 4 key bytes"}},
+	} {
+		s := hashSpec(tt.key, tt.val)
+		s.Hash = tt.hash
+		l, err := Plan(s)
+		require.NoError(t, err)
+		got := l.Explain()
+		for _, want := range tt.want {
+			assert.Contains(t, got, want)
+		}
+		assert.NotRegexp(t, `\b1 (key |value )?(byte|word)s\b`, got)
+	}
+}
+
 func TestHashDescription(t *testing.T) {
 	tests := []struct {
 		key  int
