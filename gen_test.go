@@ -402,6 +402,52 @@ func TestWriteFiles(t *testing.T) {
 	assert.Equal(t, []string{"a.go", "b.go"}, dirNames(t, dir), "no temporary file is left behind")
 }
 
+// TestWriteFilesKeepsMode: a file WriteFiles replaces keeps its permission
+// bits (a script made executable, a file kept private); a new file is 0644.
+func TestWriteFilesKeepsMode(t *testing.T) {
+	dir := t.TempDir()
+	private, exe, fresh := filepath.Join(dir, "private.go"), filepath.Join(dir, "exe.go"), filepath.Join(dir, "new.go")
+	require.NoError(t, os.WriteFile(private, []byte("old"), 0o600))
+	require.NoError(t, os.WriteFile(exe, []byte("old"), 0o644))
+	require.NoError(t, os.Chmod(exe, 0o755))
+	require.NoError(t, WriteFiles([]File{{private, []byte("new")}, {exe, []byte("new")}, {fresh, []byte("new")}}))
+	for path, want := range map[string]os.FileMode{private: 0o600, exe: 0o755, fresh: 0o644} {
+		fi, err := os.Stat(path)
+		require.NoError(t, err)
+		assert.Equal(t, want, fi.Mode().Perm(), filepath.Base(path))
+	}
+}
+
+// TestWriteFilesErrorsNameTarget: an error names the file asked for, never
+// the temporary file beside it, which the user did not ask for and which
+// is gone by the time the message is read.
+func TestWriteFilesErrorsNameTarget(t *testing.T) {
+	dir := t.TempDir()
+	missing := filepath.Join(dir, "nodir", "x.go")
+	err := WriteFiles([]File{{missing, []byte("x")}})
+	require.EqualError(t, err, "writing "+missing+": cannot create a file in "+filepath.Dir(missing)+": no such file or directory")
+	assert.ErrorIs(t, err, os.ErrNotExist)
+
+	if os.Getuid() != 0 { // root may write anywhere
+		ro := filepath.Join(dir, "ro")
+		require.NoError(t, os.Mkdir(ro, 0o555))
+		target := filepath.Join(ro, "x.go")
+		err = WriteFiles([]File{{target, []byte("x")}})
+		require.EqualError(t, err, "writing "+target+": cannot create a file in "+ro+": permission denied")
+	}
+
+	x := filepath.Join(dir, "x.go")
+	rename = func(from, to string) error {
+		return &os.LinkError{Op: "rename", Old: from, New: to, Err: errors.New("injected failure")}
+	}
+	t.Cleanup(func() { rename = os.Rename })
+	err = WriteFiles([]File{{x, []byte("x")}})
+	require.EqualError(t, err, "writing "+x+": injected failure")
+	for _, name := range dirNames(t, dir) {
+		assert.Equal(t, "ro", name, "no temporary file is left behind")
+	}
+}
+
 // TestWriteFilesRenameFails fails the second rename: the first file, already
 // replaced, is put back, a file that did not exist is not left created, and
 // no temporary file stays behind.

@@ -103,7 +103,11 @@ func WriteFiles(files []File) error {
 		}
 	}
 	for _, f := range files {
-		tmp, err := writeTemp(f.Path, f.Content, 0o644)
+		perm := os.FileMode(0o644)
+		if fi, err := os.Stat(f.Path); err == nil {
+			perm = fi.Mode().Perm() // replacing a file keeps its mode (an executable, a private file)
+		}
+		tmp, err := writeTemp(f.Path, f.Content, perm)
 		if err != nil {
 			cleanup()
 			return fmt.Errorf("writing %s: %w", f.Path, err)
@@ -114,7 +118,7 @@ func WriteFiles(files []File) error {
 		b, err := keep(f.Path)
 		if err != nil {
 			cleanup()
-			return fmt.Errorf("writing %s: keeping the file it replaces: %w", f.Path, err)
+			return fmt.Errorf("writing %s: keeping the file it replaces: %w", f.Path, withoutPaths(err))
 		}
 		backups = append(backups, b)
 	}
@@ -129,7 +133,7 @@ func WriteFiles(files []File) error {
 				}
 			}
 			cleanup()
-			return fmt.Errorf("writing %s: %w", f.Path, err)
+			return fmt.Errorf("writing %s: %w", f.Path, withoutPaths(err))
 		}
 	}
 	temps = nil // renamed into place: only the kept files are left to remove
@@ -226,11 +230,13 @@ func topLevelNames(file *ast.File) []string {
 var rename = os.Rename
 
 // writeTemp writes content with mode perm to a new temporary file beside
-// path and returns its name.
+// path and returns its name. Its errors do not name the temporary file,
+// which the user never asked for and which is gone when they read it.
 func writeTemp(path string, content []byte, perm os.FileMode) (string, error) {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
+	dir := filepath.Dir(path)
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*.tmp")
 	if err != nil {
-		return "", err
+		return "", fmt.Errorf("cannot create a file in %s: %w", dir, withoutPaths(err))
 	}
 	_, err = tmp.Write(content)
 	if cerr := tmp.Close(); err == nil {
@@ -241,9 +247,24 @@ func writeTemp(path string, content []byte, perm os.FileMode) (string, error) {
 	}
 	if err != nil {
 		os.Remove(tmp.Name())
-		return "", err
+		return "", withoutPaths(err)
 	}
 	return tmp.Name(), nil
+}
+
+// withoutPaths is err without the paths an *fs.PathError or *os.LinkError
+// names (temporary files, in WriteFiles): the system's reason alone, still
+// matching errors.Is(err, fs.ErrNotExist) and the like.
+func withoutPaths(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	var le *os.LinkError
+	if errors.As(err, &le) {
+		return le.Err
+	}
+	return err
 }
 
 // keep saves the file at path, if there is one, under a temporary name beside

@@ -14,6 +14,10 @@ type Feature struct {
 	IsSet func(s Spec) bool
 	// Value is the option's value in s, for error messages.
 	Value func(s Spec) any
+	// ValueDecides: given for a type it does not apply to, the option is
+	// refused only when IsSet, not whenever given, since its default is
+	// also what the other types have (-layout classic).
+	ValueDecides bool
 }
 
 var hashFamily = []MapType{Hash, PerCPU, LRU, LRUPerCPU}
@@ -26,7 +30,7 @@ var Features = []Feature{
 		IsSet: func(s Spec) bool { return s.Key != 0 }, Value: func(s Spec) any { return s.Key },
 	},
 	{
-		Name: "hash", Usage: "static (unrolled for the key size), jhash2 (the kernel's word loop), jhash (the kernel's byte loop)", Default: string(HashStatic),
+		Name: "hash", Usage: "static (unrolled for the key size), jhash2 (the kernel's word loop; the key size must be a multiple of 4), jhash (the kernel's byte loop)", Default: string(HashStatic),
 		Types: MapTypes,
 		IsSet: func(s Spec) bool { return s.Hash != HashStatic }, Value: func(s Spec) any { return s.Hash },
 	},
@@ -41,14 +45,15 @@ var Features = []Feature{
 		IsSet: func(s Spec) bool { return s.BatchLock != BatchLockNonEmpty }, Value: func(s Spec) any { return s.BatchLock },
 	},
 	{
-		Name: "layout", Usage: "home (the default): each bucket's newest element in the bucket, one cache miss per lookup; classic: buckets and elements apart, as the kernel (memory follows the entries with NoPrealloc)", Default: "home for hash, classic for the others",
+		Name: "layout", Usage: "home (-type hash only, its default): each bucket's newest element in the bucket, one cache miss per lookup; every slot made at creation, MaxEntries at most 2^30. classic (every type; the only layout of pcpu, lru and lru_pcpu): buckets and elements apart, as the kernel; memory follows the entries with NoPrealloc", Default: "home for hash, classic for the others",
 		Types: []MapType{Hash},
 		// Set means other than the type's default: classic is the only
 		// layout of the other types, and they accept it.
 		IsSet: func(s Spec) bool { return s.Layout != "" && s.Layout != Spec{Type: s.Type}.StorageLayout() }, Value: func(s Spec) any { return s.Layout },
+		ValueDecides: true,
 	},
 	{
-		Name: "bloom", Usage: "K > 0: a bloom filter with K hash functions in front of lookups", Default: "0",
+		Name: "bloom", Usage: fmt.Sprintf("K > 0: a bloom filter with K hash functions (1..%d) in front of lookups", MaxBloomHashes), Default: "0",
 		Types: []MapType{Hash, PerCPU, LRU},
 		IsSet: func(s Spec) bool { return s.Bloom != 0 }, Value: func(s Spec) any { return s.Bloom },
 	},

@@ -202,6 +202,10 @@ func planElem(s Spec, l *Layout) []Field {
 	return fs
 }
 
+// NotImplemented lists, as the command line writes them, what
+// checkImplemented refuses; -help says so.
+var NotImplemented = []string{"-type bloom", "-bloom", "-ebpf-compat"}
+
 // checkImplemented rejects options whose features this version does not have
 // yet, so that no one gets a map silently lacking what they asked for.
 func checkImplemented(s Spec) error {
@@ -225,22 +229,28 @@ func (l *Layout) ValuesInline() bool { return !l.PerCPU }
 
 // EntryBytes is the memory per entry of a full map with maxEntries
 // preallocated entries: elements, buckets, per-CPU values and LRU nodes.
+// The sums are float64: in int they overflow where int is 32 bits (65536
+// slots of a 1 MiB value are 2^36 bytes).
 func (l *Layout) EntryBytes(maxEntries, cpus int) float64 {
-	nb := roundUpPow2(maxEntries)
+	nb := float64(roundUpPow2(maxEntries))
+	bitmap := float64(bitmapWords(roundUpPow2(maxEntries)) * 8) // one bit per bucket, in uint64 words
 	if l.Home {
 		// The slots are the buckets; plus the free bitmap, one bit per slot.
-		return float64(nb*l.ElemSize+(nb+63)/64*8*(1+b2i(l.Occupancy))) / float64(maxEntries)
+		return (nb*float64(l.ElemSize) + bitmap*float64(1+b2i(l.Occupancy))) / float64(maxEntries)
 	}
-	per := l.ElemSize
+	per := float64(l.ElemSize)
 	if !l.ValuesInline() {
-		per += 4 * l.ValueWords * cpus
+		per += 4 * float64(l.ValueWords) * float64(cpus)
 	}
-	buckets := nb * l.BucketSize
+	buckets := nb * float64(l.BucketSize)
 	if l.Occupancy {
-		buckets += (nb + 63) / 64 * 8 // the occupancy bitmap: one bit per bucket, in uint64 words
+		buckets += bitmap // the occupancy bitmap
 	}
-	return float64(per) + float64(buckets)/float64(maxEntries)
+	return per + buckets/float64(maxEntries)
 }
+
+// bitmapWords is the number of uint64 words of a bitmap of n bits.
+func bitmapWords(n int) int { return (n + 63) / 64 }
 
 // HashDescription says in words which hash the map uses.
 func (l *Layout) HashDescription() string {

@@ -7,6 +7,7 @@ package spec
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"go/token"
 	"reflect"
@@ -139,34 +140,82 @@ type Error struct {
 }
 
 func (e *Error) Error() string {
+	if e.Value == nil { // the option was not given
+		return fmt.Sprintf("-%s: %s", e.Option, e.Allowed)
+	}
 	return fmt.Sprintf("-%s %v: %s", e.Option, e.Value, e.Allowed)
 }
 
+// allowed says what each option takes, in the words of its errors: those of
+// Validate, and those of ParseJSON for a value of the wrong JSON type.
+var allowed = map[string]string{
+	"type":        "one of " + joinTypes(),
+	"key":         fmt.Sprintf("key size in bytes, 1..%d", MaxKeySize),
+	"val":         fmt.Sprintf("value size in bytes, 1..%d (per-CPU types 1..%d)", MaxValueSize, MaxPerCPUValSize),
+	"name":        "an exported Go identifier, such as Conns",
+	"pkg":         "a Go package name, such as flows",
+	"out":         "the output file, such as conns_htab.go",
+	"hash":        "one of static, jhash2, jhash",
+	"lean":        "true or false",
+	"bloom":       fmt.Sprintf("number of hash functions of the bloom filter in front of lookups, 0 (off) or 1..%d", MaxBloomHashes),
+	"hashes":      fmt.Sprintf("number of hash functions, 1..%d", MaxBloomHashes),
+	"batch-lock":  "one of nonempty, always, sparse",
+	"ebpf-compat": "true or false",
+	"tests":       "true or false",
+	"layout":      "one of classic, home",
+}
+
 // Validate checks s against the kernel's limits and the options that apply to
-// its type. It reports the first problem as an *Error.
-func (s Spec) Validate() error {
+// its type; an option that does not apply is an error when set away from its
+// default. It reports the first problem as an *Error.
+func (s Spec) Validate() error { return s.validate(nil) }
+
+// ValidateGiven is Validate for what a user wrote, as flags or as a spec
+// file's object: given holds the options written (flag names, which are the
+// JSON names). -key (but for bloom) and -val must be among them; an option
+// given for a type it does not apply to is an error even at its default
+// value (-type hash -hashes 5); and so is -name given empty, which would
+// otherwise mean the derived name.
+func (s Spec) ValidateGiven(given map[string]bool) error {
+	if given == nil {
+		given = map[string]bool{}
+	}
+	return s.validate(given)
+}
+
+// validate is Validate, and with a non-nil given ValidateGiven.
+func (s Spec) validate(given map[string]bool) error {
 	bad := func(opt string, v any, allowed string) error { return &Error{opt, v, allowed} }
+	missing := func(opt string) bool { return given != nil && !given[opt] }
 	if !contains(MapTypes, s.Type) {
 		if s.Type == "" {
-			return bad("type", `""`, "required; one of "+joinTypes())
+			return bad("type", `""`, "required; "+allowed["type"])
 		}
-		return bad("type", s.Type, "one of "+joinTypes())
+		return bad("type", s.Type, allowed["type"])
 	}
 	for _, f := range Features {
-		if f.IsSet(s) && !contains(f.Types, s.Type) {
+		set := f.IsSet(s) || given[f.Name] && !f.ValueDecides
+		if set && !contains(f.Types, s.Type) {
 			return bad(f.Name, f.Value(s), fmt.Sprintf("applies only to -type %s", joinList(f.Types)))
 		}
 	}
 	// (-key on a bloom filter was rejected by the feature table above.)
+	if s.Type != Bloom && missing("key") {
+		return bad("key", nil, "required ("+allowed["key"]+")")
+	}
 	if s.Type != Bloom && (s.Key < 1 || s.Key > MaxKeySize) {
-		return bad("key", s.Key, fmt.Sprintf("key size in bytes, 1..%d", MaxKeySize))
+		return bad("key", s.Key, allowed["key"])
 	}
 	maxVal := MaxValueSize
 	if s.Type.IsPerCPU() {
 		maxVal = MaxPerCPUValSize
 	}
+	valAllowed := fmt.Sprintf("value size in bytes, 1..%d for -type %s", maxVal, s.Type)
+	if missing("val") {
+		return bad("val", nil, "required ("+valAllowed+")")
+	}
 	if s.Val < 1 || s.Val > maxVal {
-		return bad("val", s.Val, fmt.Sprintf("value size in bytes, 1..%d for -type %s", maxVal, s.Type))
+		return bad("val", s.Val, valAllowed)
 	}
 	switch s.Hash {
 	case HashStatic, HashJhash:
@@ -175,32 +224,35 @@ func (s Spec) Validate() error {
 			return bad("hash", s.Hash, fmt.Sprintf("jhash2 needs a key size that is a multiple of 4 (got -key %d); use static or jhash", s.Key))
 		}
 	default:
-		return bad("hash", s.Hash, "one of static, jhash2, jhash")
+		return bad("hash", s.Hash, allowed["hash"])
 	}
 	switch s.BatchLock {
 	case BatchLockNonEmpty, BatchLockAlways, BatchLockSparse:
 	default:
-		return bad("batch-lock", s.BatchLock, "one of nonempty, always, sparse")
+		return bad("batch-lock", s.BatchLock, allowed["batch-lock"])
 	}
 	switch s.Layout {
 	case "", LayoutClassic, LayoutHome:
 	default:
-		return bad("layout", s.Layout, "one of classic, home")
+		return bad("layout", s.Layout, allowed["layout"])
 	}
 	if s.Hashes < 1 || s.Hashes > MaxBloomHashes {
-		return bad("hashes", s.Hashes, fmt.Sprintf("number of hash functions, 1..%d", MaxBloomHashes))
+		return bad("hashes", s.Hashes, allowed["hashes"])
 	}
 	if s.Bloom < 0 || s.Bloom > MaxBloomHashes {
-		return bad("bloom", s.Bloom, fmt.Sprintf("number of hash functions of the bloom filter in front of lookups, 0 (off) or 1..%d", MaxBloomHashes))
+		return bad("bloom", s.Bloom, allowed["bloom"])
+	}
+	if given["name"] && s.Name == "" {
+		return bad("name", `""`, fmt.Sprintf("%s, or no -name for the derived name (%s)", allowed["name"], s.TypeName()))
 	}
 	if s.Name != "" && (!token.IsIdentifier(s.Name) || !token.IsExported(s.Name)) {
-		return bad("name", s.Name, "an exported Go identifier, such as Conns")
+		return bad("name", s.Name, allowed["name"])
 	}
 	if s.Name != "" && !caseRoundTrips(s.Name) {
 		return bad("name", s.Name, "a name whose first letter has a lower-case form that maps back to it (the map's unexported names start with it lowered), such as Conns")
 	}
 	if s.Pkg != "" && (!token.IsIdentifier(s.Pkg) || s.Pkg == "_") {
-		return bad("pkg", s.Pkg, "a Go package name, such as flows")
+		return bad("pkg", s.Pkg, allowed["pkg"])
 	}
 	return nil
 }
@@ -235,28 +287,35 @@ func (s Spec) TypeName() string {
 	return b.String()
 }
 
+// specExample is the shape of a -spec file's map, for its errors.
+const specExample = `{"type":"lru","key":16,"val":8}`
+
 // ParseJSON reads a -spec file: a JSON array of objects with the fields of
-// Spec. Absent fields take their defaults; unknown fields are an error.
+// Spec. Absent fields take their defaults; unknown fields are an error, and
+// so is null, for a map or a field.
 func ParseJSON(data []byte) ([]Spec, error) {
 	var raw []json.RawMessage
 	if err := json.Unmarshal(data, &raw); err != nil {
-		return nil, fmt.Errorf("spec file: %w (want a JSON array of objects such as {\"type\":\"lru\",\"key\":16,\"val\":8})", err)
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) {
+			return nil, fmt.Errorf("spec file: a JSON %s: want a JSON array of objects such as %s", strings.Fields(te.Value)[0], specExample)
+		}
+		var se *json.SyntaxError
+		if errors.As(err, &se) {
+			err = fmt.Errorf("%s: %w", position(data, se.Offset), err)
+		}
+		return nil, fmt.Errorf("spec file: %w (want a JSON array of objects such as %s)", err, specExample)
+	}
+	if raw == nil {
+		return nil, fmt.Errorf("spec file: null: want a JSON array of objects such as %s", specExample)
 	}
 	if len(raw) == 0 {
 		return nil, fmt.Errorf("spec file: empty array: nothing to generate")
 	}
 	specs := make([]Spec, len(raw))
 	for i, r := range raw {
-		if err := checkFieldNames(r); err != nil {
-			return nil, fmt.Errorf("spec file: map %d: %w", i, err)
-		}
-		s := Default()
-		dec := json.NewDecoder(bytes.NewReader(r))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(&s); err != nil {
-			return nil, fmt.Errorf("spec file: map %d: %w", i, err)
-		}
-		if err := s.Validate(); err != nil {
+		s, err := parseMap(r)
+		if err != nil {
 			return nil, fmt.Errorf("spec file: map %d: %w", i, err)
 		}
 		specs[i] = s
@@ -264,50 +323,123 @@ func ParseJSON(data []byte) ([]Spec, error) {
 	return specs, nil
 }
 
-// specFields are the JSON names of Spec's fields: the flags' names.
-var specFields = func() []string {
-	var names []string
+// position is where byte offset of data is, as line and column (in bytes),
+// both from 1.
+func position(data []byte, offset int64) string {
+	before := data[:min(max(offset, 0), int64(len(data)))]
+	line := 1 + bytes.Count(before, []byte("\n"))
+	column := len(before) - bytes.LastIndexByte(before, '\n') - 1
+	return fmt.Sprintf("line %d, column %d", line, max(column, 1))
+}
+
+// parseMap reads one map's object and validates it.
+func parseMap(r json.RawMessage) (Spec, error) {
+	fields, err := objectFields(r)
+	if err != nil {
+		return Spec{}, err
+	}
+	s := Default()
+	dec := json.NewDecoder(bytes.NewReader(r))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&s); err != nil {
+		// The decoder says "cannot unmarshal string into Go struct field
+		// Spec.key of type int": Go's words, without the value. Say it as
+		// the flags do, with the value as written in the file.
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) && fields[te.Field] != nil {
+			return Spec{}, wrongType(te.Field, fields[te.Field])
+		}
+		return Spec{}, err
+	}
+	given := map[string]bool{}
+	for name := range fields {
+		given[name] = true
+	}
+	if err := s.ValidateGiven(given); err != nil {
+		return Spec{}, err
+	}
+	return s, nil
+}
+
+// specFields are the JSON names of Spec's fields (the flags' names), and the
+// kind of Go value each holds.
+var specFields = func() map[string]reflect.Kind {
+	fields := map[string]reflect.Kind{}
 	t := reflect.TypeFor[Spec]()
 	for i := range t.NumField() {
-		names = append(names, strings.Split(t.Field(i).Tag.Get("json"), ",")[0])
+		name := strings.Split(t.Field(i).Tag.Get("json"), ",")[0]
+		fields[name] = t.Field(i).Type.Kind()
 	}
-	return names
+	return fields
 }()
 
-// checkFieldNames rejects what encoding/json would let through in a map's
-// object: a field given twice (json keeps the last silently) and a name that
-// matches a field only case-insensitively ("Key"), since the flags' names
-// are case-sensitive. Anything else (not an object, a bad value) is left to
-// the decoder's own errors.
-func checkFieldNames(r json.RawMessage) error {
+// objectFields returns the fields of a map's object, each name with its
+// value as written, and rejects what encoding/json would let through: not an
+// object (null decodes as an empty one), a field given twice (json keeps the
+// last silently), null for a field (json leaves the default), and a name that
+// matches a field only case-insensitively ("Key"), since the flags' names are
+// case-sensitive. Unknown names and bad values are left to the decoder.
+func objectFields(r json.RawMessage) (map[string]json.RawMessage, error) {
 	dec := json.NewDecoder(bytes.NewReader(r))
 	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
-		return nil
+		return nil, fmt.Errorf("%s: want a JSON object such as %s", shortJSON(r), specExample)
 	}
-	seen := map[string]bool{}
+	fields := map[string]json.RawMessage{}
 	for dec.More() {
 		tok, err := dec.Token()
 		if err != nil {
-			return nil
+			return nil, err
 		}
 		name, _ := tok.(string)
-		if seen[name] {
-			return fmt.Errorf("field %q given twice", name)
-		}
-		seen[name] = true
-		if !contains(specFields, name) {
-			for _, f := range specFields {
-				if strings.EqualFold(f, name) {
-					return fmt.Errorf("unknown field %q: field names are case-sensitive, as the flags: %q", name, f)
-				}
-			}
+		if fields[name] != nil {
+			return nil, fmt.Errorf("field %q given twice", name)
 		}
 		var value json.RawMessage
 		if err := dec.Decode(&value); err != nil {
-			return nil
+			return nil, err
+		}
+		fields[name] = value
+		if _, known := specFields[name]; !known {
+			for f := range specFields {
+				if strings.EqualFold(f, name) {
+					return nil, fmt.Errorf("unknown field %q: field names are case-sensitive, as the flags: %q", name, f)
+				}
+			}
+			continue
+		}
+		if string(value) == "null" {
+			return nil, wrongType(name, value)
 		}
 	}
-	return nil
+	return fields, nil
+}
+
+// wrongType is the error for a field whose JSON value does not fit it: the
+// field, the value as written, and what it takes, in the flags' words.
+func wrongType(name string, value json.RawMessage) error {
+	v := shortJSON(value)
+	switch kind := specFields[name]; {
+	case kind == reflect.Bool:
+		return fmt.Errorf("%q: %s: want true or false", name, v)
+	case kind == reflect.Int && strings.ContainsAny(v[:1], "-0123456789"):
+		// A number, but not a whole one that fits: the range says why.
+		return fmt.Errorf("%q: %s: %s", name, v, allowed[name])
+	case kind == reflect.Int:
+		return fmt.Errorf("%q: %s: want a number: %s", name, v, allowed[name])
+	default:
+		return fmt.Errorf("%q: %s: want a string: %s", name, v, allowed[name])
+	}
+}
+
+// shortJSON is a JSON value as written, cut short if it is long, for an
+// error message.
+func shortJSON(value json.RawMessage) string {
+	const most = 40
+	v := strings.TrimSpace(string(value))
+	if utf8.RuneCountInString(v) > most {
+		v = string([]rune(v)[:most]) + "…"
+	}
+	return v
 }
 
 func contains[T comparable](list []T, v T) bool {

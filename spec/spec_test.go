@@ -131,6 +131,63 @@ func TestValidateErrors(t *testing.T) {
 	}
 }
 
+// ValidateGiven judges what a user wrote: -key and -val are required, an
+// option given for a type it does not apply to is refused even at its
+// default value, and an explicitly empty -name is refused.
+func TestValidateGiven(t *testing.T) {
+	with := func(f func(*Spec)) Spec {
+		s := hashSpec(8, 8)
+		s.Layout = ""
+		f(&s)
+		return s
+	}
+	same := func(*Spec) {}
+	bloom := func(s *Spec) { s.Type, s.Key = Bloom, 0 }
+	tests := []struct {
+		name  string
+		s     Spec
+		given []string // besides -type
+		want  string   // the error; "" for none
+	}{
+		{"key and val given", with(same), []string{"key", "val"}, ""},
+		{"key missing", with(func(s *Spec) { s.Key = 0 }), []string{"val"}, "-key: required (key size in bytes, 1..65535)"},
+		{"val missing", with(func(s *Spec) { s.Val = 0 }), []string{"key"}, "-val: required (value size in bytes, 1..1048576 for -type hash)"},
+		{"pcpu val missing", with(func(s *Spec) { s.Type, s.Val = PerCPU, 0 }), []string{"key"}, "-val: required (value size in bytes, 1..32768 for -type pcpu)"},
+		{"key 0 given", with(func(s *Spec) { s.Key = 0 }), []string{"key", "val"}, "-key 0: key size in bytes, 1..65535"},
+		{"bloom without key", with(bloom), []string{"val"}, ""},
+		{"bloom with key 0", with(bloom), []string{"key", "val"}, "-key 0: applies only to -type hash, pcpu, lru, lru_pcpu"},
+		{"hashes at its default on hash", with(same), []string{"key", "val", "hashes"}, "-hashes 5: applies only to -type bloom"},
+		{"hashes on bloom", with(bloom), []string{"val", "hashes"}, ""},
+		{"lean true on bloom", with(bloom), []string{"val", "lean"}, "-lean true: applies only to -type hash, pcpu, lru, lru_pcpu"},
+		{"batch-lock nonempty on bloom", with(bloom), []string{"val", "batch-lock"}, "-batch-lock nonempty: applies only to -type hash, pcpu, lru, lru_pcpu"},
+		{"bloom 0 on lru_pcpu", with(func(s *Spec) { s.Type = LRUPerCPU }), []string{"key", "val", "bloom"}, "-bloom 0: applies only to -type hash, pcpu, lru"},
+		// classic is every type's layout: given, the value decides.
+		{"layout classic on lru", with(func(s *Spec) { s.Type, s.Layout = LRU, LayoutClassic }), []string{"key", "val", "layout"}, ""},
+		{"layout home on lru", with(func(s *Spec) { s.Type, s.Layout = LRU, LayoutHome }), []string{"key", "val", "layout"}, "-layout home: applies only to -type hash"},
+		{"name given empty", with(same), []string{"key", "val", "name"}, `-name "": an exported Go identifier, such as Conns, or no -name for the derived name (HashK8V8)`},
+		{"name given", with(func(s *Spec) { s.Name = "Conns" }), []string{"key", "val", "name"}, ""},
+		{"type missing", with(func(s *Spec) { s.Type = "" }), []string{"key", "val"}, `-type "": required; one of hash, pcpu, lru, lru_pcpu, bloom`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			given := map[string]bool{"type": true}
+			for _, name := range tt.given {
+				given[name] = true
+			}
+			err := tt.s.ValidateGiven(given)
+			if tt.want == "" {
+				assert.NoError(t, err)
+				return
+			}
+			require.EqualError(t, err, tt.want)
+			var se *Error
+			assert.ErrorAs(t, err, &se)
+		})
+	}
+	// Without knowing what was given (a Spec made in Go), the values decide.
+	assert.NoError(t, with(same).Validate(), "-hashes 5 is the default")
+}
+
 func TestErrorMessage(t *testing.T) {
 	err := &Error{Option: "key", Value: 0, Allowed: "key size in bytes, 1..65535"}
 	assert.Equal(t, "-key 0: key size in bytes, 1..65535", err.Error())
@@ -148,10 +205,11 @@ func TestPlanNotImplemented(t *testing.T) {
 		name   string
 		s      Spec
 		option string
+		listed string // in NotImplemented
 	}{
-		{"bloom type", with(func(s *Spec) { s.Type = Bloom; s.Key = 0 }), "type"},
-		{"bloom option", with(func(s *Spec) { s.Bloom = 3 }), "bloom"},
-		{"ebpf-compat", with(func(s *Spec) { s.EbpfCompat = true }), "ebpf-compat"},
+		{"bloom type", with(func(s *Spec) { s.Type = Bloom; s.Key = 0 }), "type", "-type bloom"},
+		{"bloom option", with(func(s *Spec) { s.Bloom = 3 }), "bloom", "-bloom"},
+		{"ebpf-compat", with(func(s *Spec) { s.EbpfCompat = true }), "ebpf-compat", "-ebpf-compat"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -162,6 +220,7 @@ func TestPlanNotImplemented(t *testing.T) {
 			require.True(t, errors.As(err, &se))
 			assert.Equal(t, tt.option, se.Option)
 			assert.Contains(t, err.Error(), "not implemented")
+			assert.Contains(t, NotImplemented, tt.listed, "-help lists it")
 		})
 	}
 }
@@ -477,7 +536,7 @@ func TestParseJSON(t *testing.T) {
 	t.Run("every field", func(t *testing.T) {
 		specs, err := ParseJSON([]byte(`[
 			{"type":"lru","key":16,"val":8,"name":"Conns","pkg":"flows","out":"conns_htab.go",
-			 "hash":"jhash2","lean":false,"bloom":3,"hashes":5,"batch-lock":"always","ebpf-compat":true,"tests":true},
+			 "hash":"jhash2","lean":false,"bloom":3,"batch-lock":"always","ebpf-compat":true,"tests":true},
 			{"type":"bloom","val":4,"hashes":7}
 		]`))
 		require.NoError(t, err)
@@ -506,6 +565,11 @@ func TestParseJSON(t *testing.T) {
 		{"invalid spec", `[{"type":"hash","key":0,"val":8}]`, []string{"map 0", "-key 0", "1..65535"}},
 		{"invalid second spec", `[{"type":"hash","key":8,"val":8},{"type":"hash","key":7,"val":8,"hash":"jhash2"}]`, []string{"map 1", "-hash jhash2", "multiple of 4"}},
 		{"missing type", `[{"key":8,"val":8}]`, []string{"map 0", "-type", "required"}},
+		{"missing key", `[{"type":"hash","val":8}]`, []string{"map 0: -key: required (key size in bytes, 1..65535)"}},
+		{"missing val", `[{"type":"hash","key":8}]`, []string{"map 0: -val: required (value size in bytes, 1..1048576 for -type hash)"}},
+		{"hashes at its default on hash", `[{"type":"hash","key":8,"val":8,"hashes":5}]`, []string{"map 0: -hashes 5: applies only to -type bloom"}},
+		{"lean true on bloom", `[{"type":"bloom","val":8,"lean":true}]`, []string{"map 0: -lean true: applies only to"}},
+		{"name empty", `[{"type":"hash","key":8,"val":8,"name":""}]`, []string{`map 0: -name "": an exported Go identifier`}},
 		{"trailing data", `[{"type":"hash","key":8,"val":8}] x`, []string{"spec file"}},
 		{"field given twice", `[{"type":"hash","key":8,"val":8,"key":3}]`, []string{"map 0", `field "key" given twice`}},
 		{"field in another case", `[{"type":"hash","Key":8,"val":8}]`, []string{"map 0", `unknown field "Key"`, `case-sensitive`, `"key"`}},
@@ -520,6 +584,38 @@ func TestParseJSON(t *testing.T) {
 			for _, w := range tt.want {
 				assert.Contains(t, err.Error(), w)
 			}
+		})
+	}
+	// A value of the wrong JSON type, or null, reads like the flags' errors:
+	// the field, the value as written and what the field takes; a syntax
+	// error says where it is.
+	exact := []struct {
+		name, json, want string
+	}{
+		{"bool as a string", `[{"type":"hash","key":8,"val":8,"lean":"maybe"}]`, `spec file: map 0: "lean": "maybe": want true or false`},
+		{"bool as a number", `[{"type":"hash","key":8,"val":8,"tests":1}]`, `spec file: map 0: "tests": 1: want true or false`},
+		{"number as a string", `[{"type":"hash","key":"16","val":8}]`, `spec file: map 0: "key": "16": want a number: key size in bytes, 1..65535`},
+		{"fraction", `[{"type":"hash","key":16.5,"val":8}]`, `spec file: map 0: "key": 16.5: key size in bytes, 1..65535`},
+		{"number past int", `[{"type":"hash","key":1e20,"val":8}]`, `spec file: map 0: "key": 1e20: key size in bytes, 1..65535`},
+		{"val as an array", `[{"type":"hash","key":8,"val":[8]}]`, `spec file: map 0: "val": [8]: want a number: value size in bytes, 1..1048576 (per-CPU types 1..32768)`},
+		{"string as a bool", `[{"type":true,"key":8,"val":8}]`, `spec file: map 0: "type": true: want a string: one of hash, pcpu, lru, lru_pcpu, bloom`},
+		{"string as an object", `[{"type":"hash","key":8,"val":8},{"type":"hash","key":8,"val":8,"batch-lock":{"a": 1}}]`, `spec file: map 1: "batch-lock": {"a": 1}: want a string: one of nonempty, always, sparse`},
+		{"null name", `[{"type":"hash","key":8,"val":8,"name":null}]`, `spec file: map 0: "name": null: want a string: an exported Go identifier, such as Conns`},
+		{"null lean", `[{"type":"hash","key":8,"val":8,"lean":null}]`, `spec file: map 0: "lean": null: want true or false`},
+		{"null key", `[{"type":"hash","key":null,"val":8}]`, `spec file: map 0: "key": null: want a number: key size in bytes, 1..65535`},
+		{"null map", `[null]`, `spec file: map 0: null: want a JSON object such as {"type":"lru","key":16,"val":8}`},
+		{"null second map", `[{"type":"hash","key":8,"val":8}, null]`, `spec file: map 1: null: want a JSON object such as {"type":"lru","key":16,"val":8}`},
+		{"number for a map", `[{"type":"hash","key":8,"val":8}, 5]`, `spec file: map 1: 5: want a JSON object such as {"type":"lru","key":16,"val":8}`},
+		{"null file", `null`, `spec file: null: want a JSON array of objects such as {"type":"lru","key":16,"val":8}`},
+		{"object file", `{"type":"hash"}`, `spec file: a JSON object: want a JSON array of objects such as {"type":"lru","key":16,"val":8}`},
+		{"trailing garbage", "[{\"type\":\"hash\",\"key\":8,\"val\":8}]\n x", `spec file: line 2, column 2: invalid character 'x' after top-level value (want a JSON array of objects such as {"type":"lru","key":16,"val":8})`},
+		{"cut short", "[\n  {\"type\":\"hash\",", `spec file: line 2, column 17: unexpected end of JSON input (want a JSON array of objects such as {"type":"lru","key":16,"val":8})`},
+	}
+	for _, tt := range exact {
+		t.Run(tt.name, func(t *testing.T) {
+			specs, err := ParseJSON([]byte(tt.json))
+			assert.Nil(t, specs)
+			assert.EqualError(t, err, tt.want)
 		})
 	}
 	t.Run("spec errors stay *Error", func(t *testing.T) {
@@ -566,6 +662,29 @@ func TestExplain(t *testing.T) {
 	l, err = Plan(hashSpec(100, 8))
 	require.NoError(t, err)
 	assert.Contains(t, l.Explain(), "cachelines: 2")
+}
+
+// -explain says "1 byte", not "1 bytes", wherever it gives a size in words.
+func TestExplainSingular(t *testing.T) {
+	for _, tt := range []struct {
+		key, val int
+		hash     HashKind
+		want     []string
+	}{
+		{1, 1, HashJhash, []string{"the 1 key byte, little-endian", "the 1 value byte, little-endian", "hash: jhash: the kernel's byte loop over 1 byte\n"}},
+		{1, 8, HashStatic, []string{"hash: static: jhash unrolled for 1 byte (0 word loads, then a 1-byte tail)\n"}},
+		{4, 1, HashJhash2, []string{"hash: jhash2: the kernel's word loop over 1 word\n", "the 4 key bytes"}},
+	} {
+		s := hashSpec(tt.key, tt.val)
+		s.Hash = tt.hash
+		l, err := Plan(s)
+		require.NoError(t, err)
+		got := l.Explain()
+		for _, want := range tt.want {
+			assert.Contains(t, got, want)
+		}
+		assert.NotRegexp(t, `\b1 (key |value )?(byte|word)s\b`, got)
+	}
 }
 
 func TestHashDescription(t *testing.T) {
@@ -734,4 +853,31 @@ func TestLayoutHome(t *testing.T) {
 		assert.Equal(t, "layout", se.Option)
 		assert.Equal(t, "applies only to -type hash", se.Allowed)
 	}
+}
+
+// EntryBytes must not overflow where int is 32 bits (GOARCH=386): a home
+// map of 1 MiB values has 65536 slots of over 1 MiB at MaxEntries 65536,
+// 2^36 bytes. The wants are computed in float64 from the layout's sizes.
+func TestEntryBytesLarge(t *testing.T) {
+	for _, layout := range []StorageLayout{LayoutHome, LayoutClassic} {
+		s := hashSpec(8, MaxValueSize)
+		s.Layout = layout
+		l, err := Plan(s)
+		require.NoError(t, err)
+		for _, max := range []int{1000, 32769, 65536} {
+			slots := float64(roundUpPow2(max))
+			want := float64(l.ElemSize) + slots*8/float64(max) // classic: elements + buckets
+			if l.Home {
+				want = (slots*float64(l.ElemSize) + slots/8) / float64(max) // slots + free bitmap
+			}
+			assert.InDelta(t, want, l.EntryBytes(max, 1), 1e-6, "%s, MaxEntries %d", layout, max)
+		}
+	}
+	s := hashSpec(8, MaxPerCPUValSize)
+	s.Type = PerCPU
+	l, err := Plan(s)
+	require.NoError(t, err)
+	cpus := 1 << 16 // more than any machine has, but the arithmetic must hold
+	want := float64(l.ElemSize) + 4*float64(l.ValueWords)*float64(cpus) + 8
+	assert.InDelta(t, want, l.EntryBytes(65536, cpus), 1e-6, "pcpu, %d CPUs", cpus)
 }

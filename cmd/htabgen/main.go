@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode"
@@ -33,10 +34,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("htabgen", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	s := spec.Default()
-	typ := fs.String("type", "", "map type: "+typesList())
+	typ := fs.String("type", "", "map type: "+typesList()+"; required (bloom is not implemented in this version)")
 	fs.Var((*decimal)(&s.Key), "key", decimalUsage(featureUsage("key")))
 	fs.Var((*decimal)(&s.Val), "val", decimalUsage("value size in bytes (1..1048576; per-CPU types 1..32768)"))
-	fs.StringVar(&s.Name, "name", "", "Go name of the map type (default derived, e.g. HashK8V8)")
+	fs.StringVar(&s.Name, "name", "", "Go name of the map type, an exported Go identifier (default derived, e.g. HashK8V8)")
 	fs.StringVar(&s.Pkg, "pkg", "", "package clause (default $GOPACKAGE under go generate, else main)")
 	fs.StringVar(&s.Out, "out", "", "output file, written atomically (default standard output)")
 	hash := fs.String("hash", string(s.Hash), featureUsage("hash"))
@@ -46,14 +47,17 @@ func run(args []string, stdout, stderr io.Writer) int {
 	batch := fs.String("batch-lock", string(s.BatchLock), featureUsage("batch-lock"))
 	layout := fs.String("layout", "", featureUsage("layout"))
 	fs.BoolVar(&s.EbpfCompat, "ebpf-compat", false, featureUsage("ebpf-compat"))
-	fs.BoolVar(&s.Tests, "tests", false, "also write <out>_test.go: behaviour tests and benchmarks of this map")
-	explain := fs.Bool("explain", false, "print the planned layout instead of code")
+	fs.BoolVar(&s.Tests, "tests", false, "also write <out>_test.go: behaviour tests and benchmarks of this map; needs an -out ending in .go")
+	explain := fs.Bool("explain", false, "print the planned layout instead of code, writing no file (so not with -out, -tests or -out-dir); with -spec, of every map")
 	version := fs.Bool("version", false, "print the version")
-	specFile := fs.String("spec", "", "JSON file: an array of maps to generate, with the flags' names as fields")
+	specFile := fs.String("spec", "", "JSON file: an array of maps to generate, with the flags' names as fields; with it, only -out-dir or -explain may be given")
 	outDir := fs.String("out-dir", "", "with -spec: directory the maps' out paths are relative to")
 	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "usage:\n  htabgen -type %s -key N -val N [options]\n  htabgen -spec maps.json [-out-dir DIR]\n\noptions:\n", strings.Join(typeNames(), "|"))
+		out := fs.Output()
+		fmt.Fprintf(out, "usage:\n  htabgen -type %s -key N -val N [options]\n  htabgen -spec maps.json [-out-dir DIR | -explain]\n\noptions:\n", strings.Join(typeNames(), "|"))
 		fs.PrintDefaults()
+		fmt.Fprintf(out, "\nNot implemented in this version (exit 2): %s.\n", strings.Join(spec.NotImplemented, ", "))
+		fmt.Fprintf(out, "Exit status: 0 on success, 1 for an I/O error, 2 for a usage or spec error; on any error no file is created or changed.\n")
 	}
 	// Parse reports its errors itself, with the whole usage; run reports
 	// them as it does every other bad flag, and prints the usage for -help.
@@ -61,8 +65,13 @@ func run(args []string, stdout, stderr io.Writer) int {
 	err := fs.Parse(args)
 	fs.SetOutput(stderr)
 	if errors.Is(err, flag.ErrHelp) {
+		// Asked for, the usage is the output: standard output, so that
+		// htabgen -help | less shows it.
+		var usage strings.Builder
+		fs.SetOutput(&usage)
 		fs.Usage()
-		return exitOK
+		_, err := io.WriteString(stdout, usage.String())
+		return printed(stderr, err)
 	}
 	if err != nil {
 		return usageError(stderr, syntaxError(fs, err))
@@ -75,6 +84,16 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return printed(stderr, err)
 	}
 	command := commandLine(args)
+	given := map[string]bool{} // a flag given at its default value is still given
+	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	if *explain {
+		// Said, not ignored: whoever asks for a file with -explain expects one.
+		for _, name := range []string{"out", "tests", "out-dir"} {
+			if given[name] {
+				return usageError(stderr, fmt.Errorf("-%s: -explain prints the layout and writes no file", name))
+			}
+		}
+	}
 	pkg := os.Getenv("GOPACKAGE")
 	if pkg == "" {
 		pkg = "main"
@@ -84,12 +103,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if *specFile != "" {
 		var extra string
 		fs.Visit(func(f *flag.Flag) {
-			if extra == "" && f.Name != "spec" && f.Name != "out-dir" {
+			if extra == "" && f.Name != "spec" && f.Name != "out-dir" && f.Name != "explain" {
 				extra = f.Name
 			}
 		})
 		if extra != "" {
-			return usageError(stderr, fmt.Errorf("-%s: with -spec, every setting comes from the spec file (only -out-dir may be given)", extra))
+			return usageError(stderr, fmt.Errorf("-%s: with -spec, every setting comes from the spec file (only -out-dir or -explain may be given)", extra))
 		}
 		data, err := os.ReadFile(*specFile)
 		if err != nil {
@@ -115,10 +134,14 @@ func run(args []string, stdout, stderr io.Writer) int {
 			return usageError(stderr, fmt.Errorf("-out-dir goes with -spec; use -out for one map"))
 		}
 		s.Type, s.Hash, s.BatchLock, s.Layout = spec.MapType(*typ), spec.HashKind(*hash), spec.BatchLock(*batch), spec.StorageLayout(*layout)
+		if err := s.ValidateGiven(given); err != nil {
+			return usageError(stderr, err)
+		}
 		specs = []spec.Spec{s}
 	}
 
 	var files []htabgen.File
+	var explained []string // printed when every map is planned: on error, nothing
 	for i, s := range specs {
 		if s.Pkg == "" {
 			s.Pkg = pkg
@@ -126,11 +149,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 		if *explain {
 			l, err := spec.Plan(s)
 			if err != nil {
+				if *specFile != "" {
+					err = fmt.Errorf("spec file: map %d: %w", i, err)
+				}
 				return usageError(stderr, err)
 			}
-			if _, err := fmt.Fprintln(stdout, l.Explain()); err != nil {
-				return printed(stderr, err)
-			}
+			explained = append(explained, l.Explain())
 			continue
 		}
 		generated, err := htabgen.Generate(s, command)
@@ -143,7 +167,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		files = append(files, generated...)
 	}
 	if *explain {
-		return exitOK
+		_, err := fmt.Fprintln(stdout, strings.Join(explained, "\n"))
+		return printed(stderr, err)
 	}
 	if *specFile != "" {
 		if err := htabgen.CheckTogether(files); err != nil {
@@ -267,20 +292,26 @@ func typeNames() []string {
 func typesList() string { return strings.Join(typeNames(), ", ") }
 
 // featureUsage is the -help line of the option name, from the feature table
-// (spec.Features), with the types it applies to unless it is every type's.
+// (spec.Features), with the types it applies to unless it is every type's
+// or its value decides (the line then says which types take which value),
+// and whether this version implements it.
 func featureUsage(name string) string {
 	for _, f := range spec.Features {
 		if f.Name != name {
 			continue
 		}
-		if len(f.Types) == len(spec.MapTypes) {
-			return f.Usage
+		usage := f.Usage
+		if len(f.Types) < len(spec.MapTypes) && !f.ValueDecides {
+			var types []string
+			for _, t := range f.Types {
+				types = append(types, string(t))
+			}
+			usage += " (" + strings.Join(types, ", ") + ")"
 		}
-		var types []string
-		for _, t := range f.Types {
-			types = append(types, string(t))
+		if slices.Contains(spec.NotImplemented, "-"+name) {
+			usage += "; not implemented in this version"
 		}
-		return f.Usage + " (" + strings.Join(types, ", ") + ")"
+		return usage
 	}
 	panic("htabgen: no feature " + name)
 }
