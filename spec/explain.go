@@ -2,19 +2,8 @@ package spec
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
 )
-
-// onePlural matches a count of one with a plural noun ("the 1 key bytes",
-// "over 1 words") in the fields' docs and the hash's description.
-var onePlural = regexp.MustCompile(`\b1 ((?:key |value )?(?:byte|word))s\b`)
-
-// singular is text with "1 bytes" said "1 byte". The same texts are comments
-// of the generated code, which keeps them as they are: the maps checked in
-// under generated/ must stay what the command makes, byte for byte, until
-// they are regenerated together with that wording.
-func singular(text string) string { return onePlural.ReplaceAllString(text, "1 $1") }
 
 // Explain describes the layout the way pahole describes a struct: each field
 // with its offset and size, the bucket, bytes per element and per entry, and
@@ -24,7 +13,7 @@ func (l *Layout) Explain() string {
 	fmt.Fprintf(&b, "%s: %s map, key %d B, value %d B (lean=%v)\n\n", l.Name, l.Spec.Type, l.Spec.Key, l.Spec.Val, l.Spec.Lean)
 	fmt.Fprintf(&b, "struct %sElem {\n", l.Prefix)
 	for _, f := range l.Elem {
-		fmt.Fprintf(&b, "\t%-12s %-6s /* %5d %5d */  %s\n", f.GoType, f.Name+";", f.Offset, f.Size, singular(f.Doc))
+		fmt.Fprintf(&b, "\t%-12s %-6s /* %5d %5d */  %s\n", f.GoType, f.Name+";", f.Offset, f.Size, f.Doc)
 	}
 	lines := (l.ElemSize + 63) / 64
 	fmt.Fprintf(&b, "\n\t/* size: %d, cachelines: %d, members: %d */\n", l.ElemSize, lines, len(l.Elem))
@@ -61,7 +50,7 @@ func (l *Layout) Explain() string {
 		for _, c := range cpus {
 			on := ""
 			if !l.ValuesInline() {
-				on = fmt.Sprintf(", %s", plural(c, "CPU"))
+				on = fmt.Sprintf(", %s", Plural(c, "CPU"))
 			}
 			fmt.Fprintf(&b, "bytes per entry, full, MaxEntries %d%s (%s): %.1f\n", max, on, what, l.EntryBytes(max, c))
 		}
@@ -77,6 +66,6 @@ func (l *Layout) Explain() string {
 				worst, what, l.EntryBytes(worst, 1), c.EntryBytes(worst, 1))
 		}
 	}
-	fmt.Fprintf(&b, "hash: %s\n", singular(l.HashDescription()))
+	fmt.Fprintf(&b, "hash: %s\n", l.HashDescription())
 	return b.String()
 }

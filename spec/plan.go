@@ -190,9 +190,9 @@ func planElem(s Spec, l *Layout) []Field {
 		add("lru", "[3]uint32", 12, "room for an LRU node (prev, next, state), as every element had before seed 002; unused (an LRU element carries its node as its last field)")
 		add("pcpu", "uint32", 4, "room for a per-CPU value reference, as every element had before seed 002; unused (values are indexed by element)")
 	}
-	add("key", fmt.Sprintf("[%d]uint32", l.KeyWords), 4*l.KeyWords, fmt.Sprintf("the %d key bytes, little-endian words, zero-padded", s.Key))
+	add("key", fmt.Sprintf("[%d]uint32", l.KeyWords), 4*l.KeyWords, "the "+Plural(s.Key, "key byte")+", little-endian words, zero-padded")
 	if l.ValuesInline() {
-		add("val", fmt.Sprintf("[%d]uint32", l.ValueWords), 4*l.ValueWords, fmt.Sprintf("the %d value bytes, little-endian words, zero-padded", s.Val))
+		add("val", fmt.Sprintf("[%d]uint32", l.ValueWords), 4*l.ValueWords, "the "+Plural(s.Val, "value byte")+", little-endian words, zero-padded")
 	}
 	if l.LRU {
 		// Last, ref first: a program-side lookup sets the ref bit next to the
@@ -256,16 +256,16 @@ func bitmapWords(n int) int { return (n + 63) / 64 }
 func (l *Layout) HashDescription() string {
 	switch l.Hash {
 	case HashJhash2:
-		return fmt.Sprintf("jhash2: the kernel's word loop over %d words", l.KeyWords)
+		return fmt.Sprintf("jhash2: the kernel's word loop over %s", Plural(l.KeyWords, "word"))
 	case HashJhash:
-		return fmt.Sprintf("jhash: the kernel's byte loop over %d bytes", l.Spec.Key)
+		return fmt.Sprintf("jhash: the kernel's byte loop over %s", Plural(l.Spec.Key, "byte"))
 	}
 	tail := ""
 	if l.Spec.Key%4 != 0 {
 		tail = fmt.Sprintf(", then a %d-byte tail", l.Spec.Key%4)
 	}
 	if l.HashUnrolled {
-		return fmt.Sprintf("static: jhash unrolled for %d bytes (%s%s)", l.Spec.Key, plural(l.Spec.Key/4, "word load"), tail)
+		return fmt.Sprintf("static: jhash unrolled for %s (%s%s)", Plural(l.Spec.Key, "byte"), Plural(l.Spec.Key/4, "word load"), tail)
 	}
 	return fmt.Sprintf("static: jhash over %d words in 12-byte blocks (key longer than %d bytes is not unrolled)", l.KeyWords, 4*UnrollWords)
 }
@@ -296,7 +296,8 @@ func lowerFirst(s string) string {
 	return string(unicode.ToLower(r)) + s[n:]
 }
 
-func plural(n int, what string) string {
+// Plural is n and what, with an s unless n is 1: "1 byte", "8 bytes".
+func Plural(n int, what string) string {
 	if n == 1 {
 		return fmt.Sprintf("1 %s", what)
 	}

@@ -25,7 +25,7 @@ func (g *generator) hashFunc(f *jen.File) {
 		g.hashInitVar(f)
 		body = g.hashStatic()
 	}
-	f.Commentf("hash is the kernel's htab_map_hash(): jhash of the %d key bytes with the map's seed.", l.Spec.Key)
+	f.Commentf("hash is the kernel's htab_map_hash(): jhash of the %s with the map's seed.", spec.Plural(l.Spec.Key, "key byte"))
 	f.Commentf("It is computed as %s.", l.HashDescription())
 	f.Func().Params(g.recvMap()).Id("hash").Params(
 		jen.Id("k").Op("*").Id(g.keyT), jen.Id("w").Op("*").Id(g.keyWordsT),

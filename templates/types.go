@@ -189,9 +189,9 @@ func (g *generator) constructor(f *jen.File) {
 //	type <prefix>KeyWords [<KW>]uint32
 func (g *generator) keyValueTypes(f *jen.File, storage string) {
 	l := g.l
-	f.Commentf("%s is a key of %s: %d bytes, hashed and compared as they are.", g.keyT, g.mapT, l.Spec.Key)
+	f.Commentf("%s is a key of %s: %s, hashed and compared as they are.", g.keyT, g.mapT, spec.Plural(l.Spec.Key, "byte"))
 	f.Type().Id(g.keyT).Index(jen.Lit(l.Spec.Key)).Byte()
-	f.Commentf("%s is a value of %s: %d bytes.", g.valT, g.mapT, l.Spec.Val)
+	f.Commentf("%s is a value of %s: %s.", g.valT, g.mapT, spec.Plural(l.Spec.Val, "byte"))
 	f.Type().Id(g.valT).Index(jen.Lit(l.Spec.Val)).Byte()
 	f.Commentf("%s is a key as the %s stores it: little-endian words, zero-padded.", g.keyWordsT, storage)
 	f.Type().Id(g.keyWordsT).Index(jen.Lit(l.KeyWords)).Uint32()

@@ -37,7 +37,7 @@ import (
 //
 //   slots[hash & mask] (newest) --> overflow slot --> overflow slot --> 0
 //
-// Hash: static: jhash unrolled for 1 bytes (0 word loads, then a 1-byte tail).
+// Hash: static: jhash unrolled for 1 byte (0 word loads, then a 1-byte tail).
 //
 // Concurrency
 //   Readers take no lock: they load slot b's sequence, read the head in slot b
@@ -58,7 +58,7 @@ import (
 // Order: buckets ascending, each newest first: the same as the classic layout
 // and the kernel.
 
-// K1Key is a key of K1: 1 bytes, hashed and compared as they are.
+// K1Key is a key of K1: 1 byte, hashed and compared as they are.
 type K1Key [1]byte
 
 // K1Value is a value of K1: 8 bytes.
@@ -74,7 +74,7 @@ type k1KeyWords [1]uint32
 type k1Elem struct {
 	seq  htab.SeqLock // off 0, 4 B: the sequence lock of the bucket whose home this slot is: odd while a writer holds it
 	next uint32       // off 4, 4 B: bit 31: this slot holds its bucket's newest element; bits 0-30: index+1 of the next older element, 0 ends the chain
-	key  [1]uint32    // off 8, 4 B: the 1 key bytes, little-endian words, zero-padded
+	key  [1]uint32    // off 8, 4 B: the 1 key byte, little-endian words, zero-padded
 	val  [2]uint32    // off 12, 8 B: the 8 value bytes, little-endian words, zero-padded
 }
 
@@ -152,8 +152,8 @@ func (m *K1) CPUs() int {
 // mixes (it would add it back before every rotation); never change it.
 var k1HashInit uint32 = 0xdeadbeef + 1
 
-// hash is the kernel's htab_map_hash(): jhash of the 1 key bytes with the map's seed.
-// It is computed as static: jhash unrolled for 1 bytes (0 word loads, then a 1-byte tail).
+// hash is the kernel's htab_map_hash(): jhash of the 1 key byte with the map's seed.
+// It is computed as static: jhash unrolled for 1 byte (0 word loads, then a 1-byte tail).
 func (m *K1) hash(k *K1Key, w *k1KeyWords) uint32 {
 	a := k1HashInit + m.seed
 	b, c := a, a

@@ -61,7 +61,7 @@ import (
 // K13V1Key is a key of K13V1: 13 bytes, hashed and compared as they are.
 type K13V1Key [13]byte
 
-// K13V1Value is a value of K13V1: 1 bytes.
+// K13V1Value is a value of K13V1: 1 byte.
 type K13V1Value [1]byte
 
 // k13V1KeyWords is a key as the slot stores it: little-endian words, zero-padded.
@@ -76,7 +76,7 @@ type k13V1Elem struct {
 	next uint32       // off 4, 4 B: bit 31: this slot holds its bucket's newest element; bits 0-30: index+1 of the next older element, 0 ends the chain
 	hash uint32       // off 8, 4 B: the key's hash, compared before the key
 	key  [4]uint32    // off 12, 16 B: the 13 key bytes, little-endian words, zero-padded
-	val  [1]uint32    // off 28, 4 B: the 1 value bytes, little-endian words, zero-padded
+	val  [1]uint32    // off 28, 4 B: the 1 value byte, little-endian words, zero-padded
 }
 
 const (

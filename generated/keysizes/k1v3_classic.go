@@ -32,7 +32,7 @@ import (
 //
 //   buckets[hash & mask] --> element --> element --> 0
 //
-// Hash: static: jhash unrolled for 1 bytes (0 word loads, then a 1-byte tail).
+// Hash: static: jhash unrolled for 1 byte (0 word loads, then a 1-byte tail).
 // No cached hash: comparing the 1-byte key costs no more than comparing a hash.
 //
 // Concurrency
@@ -50,7 +50,7 @@ import (
 //   through a single-key operation can insert another (the kernel frees
 //   after unlocking).
 
-// K1V3ClassicKey is a key of K1V3Classic: 1 bytes, hashed and compared as they are.
+// K1V3ClassicKey is a key of K1V3Classic: 1 byte, hashed and compared as they are.
 type K1V3ClassicKey [1]byte
 
 // K1V3ClassicValue is a value of K1V3Classic: 3 bytes.
@@ -64,7 +64,7 @@ type k1V3ClassicKeyWords [1]uint32
 // with htab.StoreRelease.
 type k1V3ClassicElem struct {
 	next uint32    // off 0, 4 B: index+1 of the next older element in the bucket; 0 ends the chain
-	key  [1]uint32 // off 4, 4 B: the 1 key bytes, little-endian words, zero-padded
+	key  [1]uint32 // off 4, 4 B: the 1 key byte, little-endian words, zero-padded
 	val  [1]uint32 // off 8, 4 B: the 3 value bytes, little-endian words, zero-padded
 }
 
@@ -148,8 +148,8 @@ func (m *K1V3Classic) CPUs() int {
 // mixes (it would add it back before every rotation); never change it.
 var k1V3ClassicHashInit uint32 = 0xdeadbeef + 1
 
-// hash is the kernel's htab_map_hash(): jhash of the 1 key bytes with the map's seed.
-// It is computed as static: jhash unrolled for 1 bytes (0 word loads, then a 1-byte tail).
+// hash is the kernel's htab_map_hash(): jhash of the 1 key byte with the map's seed.
+// It is computed as static: jhash unrolled for 1 byte (0 word loads, then a 1-byte tail).
 func (m *K1V3Classic) hash(k *K1V3ClassicKey, w *k1V3ClassicKeyWords) uint32 {
 	a := k1V3ClassicHashInit + m.seed
 	b, c := a, a

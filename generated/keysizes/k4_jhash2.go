@@ -37,7 +37,7 @@ import (
 //
 //   slots[hash & mask] (newest) --> overflow slot --> overflow slot --> 0
 //
-// Hash: jhash2: the kernel's word loop over 1 words.
+// Hash: jhash2: the kernel's word loop over 1 word.
 //
 // Concurrency
 //   Readers take no lock: they load slot b's sequence, read the head in slot b
@@ -148,7 +148,7 @@ func (m *K4Jhash2) CPUs() int {
 }
 
 // hash is the kernel's htab_map_hash(): jhash of the 4 key bytes with the map's seed.
-// It is computed as jhash2: the kernel's word loop over 1 words.
+// It is computed as jhash2: the kernel's word loop over 1 word.
 func (m *K4Jhash2) hash(k *K4Jhash2Key, w *k4Jhash2KeyWords) uint32 {
 	s := w[:]
 	a := uint32(0xdeadbeef) + uint32(len(s))<<2 + m.seed
