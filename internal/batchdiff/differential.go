@@ -27,6 +27,10 @@ func U32(i uint32) []byte { return binary.LittleEndian.AppendUint32(nil, i) }
 //   - whole lookup walks with every buffer size 1..16: every call the same
 //     keys and values in the same order, the same count, cursor and error
 //     (ErrNoSpace doubles the buffer, as the kernel's users retry);
+//   - lookup walks with buffers of 1, 2, 3 and 7 that go on after the maps
+//     changed between calls (an update with any flag, or a delete, on both),
+//     and single calls from random buckets, past the last one too: the
+//     kernel resumes at the bucket a cursor names, whatever happened since;
 //   - a lookup-and-delete walk, which must empty both;
 //   - lookup-and-delete walks with every buffer size on the same contents,
 //     restored after each by the same update batch on both;
@@ -105,7 +109,21 @@ func Differential(t *testing.T, k, g Map, max int, seed uint64) {
 		sameContents("after the fill")
 	}
 
-	walk := func(buf int, del bool) {
+	// change updates or deletes a random key on both maps.
+	change := func() {
+		t.Helper()
+		key := randKey()
+		if rng.IntN(3) == 0 {
+			sameErr(k.Delete(key), g.Delete(key), "Delete(%x) between batch calls", key)
+			return
+		}
+		v, flags := randVal(), uint64(rng.IntN(3))
+		sameErr(k.Update(key, v, flags), g.Update(key, v, flags), "Update(%x, flags %d) between batch calls", key, flags)
+	}
+
+	// walk walks both maps with lookup (del: lookup-and-delete) batches of
+	// buf elements; with churn the maps change between calls.
+	walk := func(buf int, del, churn bool) {
 		t.Helper()
 		var cur *uint32
 		for call := 0; ; call++ {
@@ -125,16 +143,39 @@ func Differential(t *testing.T, k, g Map, max int, seed uint64) {
 			if werr != nil {
 				return
 			}
+			if churn && rng.IntN(2) == 0 {
+				change()
+			}
 		}
 	}
+
+	// fromBucket compares one lookup call from bucket b of each map.
+	fromBucket := func(b uint32, buf int) {
+		t.Helper()
+		wk, wv, wnext, werr := k.LookupBatch(&b, buf, false)
+		gk, gv, gnext, gerr := g.LookupBatch(&b, buf, false)
+		what := fmt.Sprintf("one call from bucket %d, buf %d", b, buf)
+		sameErr(werr, gerr, "%s", what)
+		require.Equal(t, wk, gk, "%s: keys", what)
+		require.Equal(t, wv, gv, "%s: values", what)
+		require.Equal(t, wnext, gnext, "%s: cursor", what)
+	}
+	buckets := htab.BucketCount(max)
 
 	for _, size := range []int{0, 1, max / 4, max / 2, max - 1, max} {
 		fill(size)
 		for buf := 1; buf <= 16; buf++ {
-			walk(buf, false)
+			walk(buf, false, false)
 		}
 		sameContents("after the lookup walks")
-		walk(1+rng.IntN(16), true)
+		for _, buf := range []int{1, 2, 3, 7} {
+			walk(buf, false, true)
+		}
+		for range 8 {
+			fromBucket(uint32(rng.IntN(buckets+3)), 1+rng.IntN(8))
+		}
+		sameContents("after the walks among changes")
+		walk(1+rng.IntN(16), true, false)
 		require.ErrorIs(t, g.FirstKey(), htab.ErrKeyNotExist, "not empty after a lookup-and-delete walk")
 		sameContents("after the lookup-and-delete walk")
 
@@ -144,7 +185,7 @@ func Differential(t *testing.T, k, g Map, max int, seed uint64) {
 			ks, vs = append(ks, e[:4]), append(vs, e[4:])
 		}
 		for buf := 1; buf <= 16; buf++ {
-			walk(buf, true)
+			walk(buf, true, false)
 			sameContents("after a lookup-and-delete walk")
 			wn, werr := k.UpdateBatch(ks, vs, 0)
 			gn, gerr := g.UpdateBatch(ks, vs, 0)
