@@ -502,7 +502,7 @@ func TestKernelDifferentialLRUFill(t *testing.T) {
 }
 
 // forEachLRUDiff runs body in a subtest for each LRU type, list mode and
-// size, on a goroutine pinned to CPU 0, with r holding a kernel map and a
+// size, on a goroutine pinned to CPU 0 (r.pin moves it), with r holding a kernel map and a
 // generated map of that type and size (zero seed, CPUs = the kernel's
 // possible CPUs, so that target_free is the same).
 func forEachLRUDiff(t *testing.T, sizes []int, body func(t *testing.T, r *lruDiffRun, size int, mt htab.MapType, noCommon bool)) {
@@ -521,14 +521,14 @@ func forEachLRUDiff(t *testing.T, sizes []int, body func(t *testing.T, r *lruDif
 			for _, size := range sizes {
 				t.Run(fmt.Sprintf("%s/%s/size=%d", typ, lists, size), func(t *testing.T) {
 					// Subtests run on their own goroutines: pin this one.
-					unpin, err := kernel.PinCPU(0)
-					require.NoError(t, err)
+					pin, unpin := cpuPinner(t)
 					defer unpin()
+					pin(0)
 					opts := htab.Options{MaxEntries: size, ZeroSeed: true, CPUs: ncpu, NoCommonLRU: noCommon}
 					km, err := kernel.New(mt, 8, 8, opts)
 					require.NoError(t, err)
 					defer km.Close()
-					r := &lruDiffRun{t: t, km: km, ncpu: 1}
+					r := &lruDiffRun{t: t, km: km, ncpu: 1, pin: pin}
 					if percpu {
 						m, err := NewLruPcpuK8V8(opts)
 						require.NoError(t, err)
@@ -562,45 +562,14 @@ func TestKernelDifferentialLRUMultiCPU(t *testing.T) {
 		t.Skipf("%d possible CPU: nothing to spread over", ncpu)
 	}
 	requirePinnable(t, ncpu)
-	for _, percpu := range []bool{false, true} {
-		typ, mt := "lru_hash", htab.LRUHash
-		if percpu {
-			typ, mt = "lru_percpu_hash", htab.LRUPerCPUHash
-		}
-		for _, noCommon := range []bool{false, true} {
-			lists := "common"
-			if noCommon {
-				lists = "no_common_lru"
-			}
-			for _, size := range []int{4, 7, 33, 100, 127, 300, 1000} {
-				t.Run(fmt.Sprintf("%s/%s/size=%d", typ, lists, size), func(t *testing.T) {
-					pin, unpin := cpuPinner(t)
-					defer unpin()
-					pin(0)
-					opts := htab.Options{MaxEntries: size, ZeroSeed: true, CPUs: ncpu, NoCommonLRU: noCommon}
-					km, err := kernel.New(mt, 8, 8, opts)
-					require.NoError(t, err)
-					defer km.Close()
-					r := &lruDiffRun{t: t, km: km, ncpu: 1, multi: ncpu, pin: pin}
-					if percpu {
-						m, err := NewLruPcpuK8V8(opts)
-						require.NoError(t, err)
-						r.g, r.ncpu = lruDiffPcpu{m}, ncpu
-					} else {
-						m, err := NewLruK8V8(opts)
-						require.NoError(t, err)
-						r.g = lruDiffHash{m}
-					}
-					require.Equal(t, km.MaxEntries(), r.g.maxEntries())
-					rng := rand.New(rand.NewPCG(uint64(size), kernel.Seed(t, 77+uint64(mt)<<1+map[bool]uint64{false: 0, true: 1}[noCommon])))
-					steps := lruDiffSteps(size)
-					r.run(rng, size, steps, max(1, min(200, size/5)))
-					require.Greater(t, r.evictions, size/2, "keys evicted in %d steps", steps)
-					t.Logf("%d steps, %d keys evicted, %d keys at the end", steps, r.evictions, r.g.length())
-				})
-			}
-		}
-	}
+	forEachLRUDiff(t, []int{4, 7, 33, 100, 127, 300, 1000}, func(t *testing.T, r *lruDiffRun, size int, mt htab.MapType, noCommon bool) {
+		r.multi = ncpu
+		rng := rand.New(rand.NewPCG(uint64(size), kernel.Seed(t, 77+uint64(mt)<<1+map[bool]uint64{false: 0, true: 1}[noCommon])))
+		steps := lruDiffSteps(size)
+		r.run(rng, size, steps, max(1, min(200, size/5)))
+		require.Greater(t, r.evictions, size/2, "keys evicted in %d steps", steps)
+		t.Logf("%d steps, %d keys evicted, %d keys at the end", steps, r.evictions, r.g.length())
+	})
 }
 
 // lruKernelTwin is a kernel LRU map behind lruTwin, so that the ports of

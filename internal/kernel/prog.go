@@ -238,15 +238,7 @@ var loadErr = asm.Instructions{
 // lookupInsns: packet = header, key, and with withValue room for the value,
 // where the program stores the value it found.
 func (m *Map) lookupInsns(withValue bool) asm.Instructions {
-	insns := asm.Instructions{asm.Mov.Reg(asm.R6, asm.R1)}
-	insns = append(insns, loadArg(ethHeader, m.keyAt(), int32(m.keySize))...)
-	insns = append(insns,
-		asm.LoadMapPtr(asm.R1, int(m.fd)),
-		asm.Mov.Reg(asm.R2, asm.RFP),
-		asm.Add.Imm(asm.R2, -m.keyAt()),
-		asm.FnMapLookupElem.Call(),
-		asm.JEq.Imm(asm.R0, 0, "absent"),
-	)
+	insns := append(m.callWithKey(asm.FnMapLookupElem), asm.JEq.Imm(asm.R0, 0, "absent"))
 	if withValue {
 		// bpf_skb_store_bytes(ctx, ethHeader+keySize, value, valueSize, 0)
 		insns = append(insns,
@@ -289,14 +281,19 @@ func (m *Map) updateInsns() asm.Instructions {
 
 // deleteInsns: packet = header, key.
 func (m *Map) deleteInsns() asm.Instructions {
+	insns := append(m.callWithKey(asm.FnMapDeleteElem), asm.Return())
+	return append(insns, loadErr...)
+}
+
+// callWithKey copies the key from the packet (after the header) to the stack
+// and calls fn(map, &key), leaving its result in r0 and the context in r6.
+func (m *Map) callWithKey(fn asm.BuiltinFunc) asm.Instructions {
 	insns := asm.Instructions{asm.Mov.Reg(asm.R6, asm.R1)}
 	insns = append(insns, loadArg(ethHeader, m.keyAt(), int32(m.keySize))...)
-	insns = append(insns,
+	return append(insns,
 		asm.LoadMapPtr(asm.R1, int(m.fd)),
 		asm.Mov.Reg(asm.R2, asm.RFP),
 		asm.Add.Imm(asm.R2, -m.keyAt()),
-		asm.FnMapDeleteElem.Call(),
-		asm.Return(),
+		fn.Call(),
 	)
-	return append(insns, loadErr...)
 }
