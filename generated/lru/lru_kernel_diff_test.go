@@ -502,9 +502,9 @@ func TestKernelDifferentialLRUFill(t *testing.T) {
 }
 
 // forEachLRUDiff runs body in a subtest for each LRU type, list mode and
-// size, on a goroutine pinned to CPU 0 (r.pin moves it), with r holding a kernel map and a
-// generated map of that type and size (zero seed, CPUs = the kernel's
-// possible CPUs, so that target_free is the same).
+// size, on a goroutine pinned to CPU 0 (r.pin moves it), with r holding a
+// kernel map and a generated map of that type and size (zero seed, CPUs =
+// the kernel's possible CPUs, so that target_free is the same).
 func forEachLRUDiff(t *testing.T, sizes []int, body func(t *testing.T, r *lruDiffRun, size int, mt htab.MapType, noCommon bool)) {
 	kernel.Require(t)
 	ncpu := kernel.PossibleCPUs()
