@@ -189,7 +189,7 @@ func (s Spec) validate(given map[string]bool) error {
 	missing := func(opt string) bool { return given != nil && !given[opt] }
 	if !contains(MapTypes, s.Type) {
 		if s.Type == "" {
-			return bad("type", `""`, "required; "+allowed["type"])
+			return bad("type", nil, "required ("+allowed["type"]+")")
 		}
 		return bad("type", s.Type, allowed["type"])
 	}

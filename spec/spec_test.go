@@ -123,7 +123,9 @@ func TestValidateErrors(t *testing.T) {
 			require.True(t, errors.As(err, &se), "want a *spec.Error, got %T: %v", err, err)
 			assert.Equal(t, tt.option, se.Option)
 			msg := err.Error()
-			assert.True(t, strings.HasPrefix(msg, "-"+tt.option+" "), "message %q does not start with the flag -%s", msg, tt.option)
+			// "-key 0: ..." for a bad value, "-type: required ..." for none.
+			named := strings.HasPrefix(msg, "-"+tt.option+" ") || strings.HasPrefix(msg, "-"+tt.option+": ")
+			assert.True(t, named, "message %q does not start with the flag -%s", msg, tt.option)
 			for _, a := range tt.allowed {
 				assert.Contains(t, msg, a, "message should say what is allowed")
 			}
@@ -166,7 +168,7 @@ func TestValidateGiven(t *testing.T) {
 		{"layout home on lru", with(func(s *Spec) { s.Type, s.Layout = LRU, LayoutHome }), []string{"key", "val", "layout"}, "-layout home: applies only to -type hash"},
 		{"name given empty", with(same), []string{"key", "val", "name"}, `-name "": an exported Go identifier, such as Conns, or no -name for the derived name (HashK8V8)`},
 		{"name given", with(func(s *Spec) { s.Name = "Conns" }), []string{"key", "val", "name"}, ""},
-		{"type missing", with(func(s *Spec) { s.Type = "" }), []string{"key", "val"}, `-type "": required; one of hash, pcpu, lru, lru_pcpu, bloom`},
+		{"type missing", with(func(s *Spec) { s.Type = "" }), []string{"key", "val"}, "-type: required (one of hash, pcpu, lru, lru_pcpu, bloom)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
