@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/htabgen/htabgen/htab"
+	"github.com/htabgen/htabgen/internal/batchdiff"
 	"github.com/htabgen/htabgen/internal/kernel"
 )
 
@@ -36,18 +37,37 @@ var ksDiffCases = []ksDiffCase{
 }
 
 // ksDiffCase is one map of ksDiffCases: run creates it with o and compares
-// it with the kernel's.
+// its single-key operations with the kernel's map, batch its batches.
 type ksDiffCase struct {
-	name string
-	run  func(t *testing.T, o htab.Options, seed uint64)
+	name       string
+	run, batch func(t *testing.T, o htab.Options, seed uint64)
 }
 
-func ksDiff[K, V comparable, M ksMap[K, V]](name string, newMap func(htab.Options) (M, error)) ksDiffCase {
-	return ksDiffCase{name, func(t *testing.T, o htab.Options, seed uint64) {
-		m, err := newMap(o)
-		require.NoError(t, err)
-		ksKernelDiff[K, V](t, m, o, seed)
-	}}
+// ksBatchMap is a keysizes map with its batch operations.
+type ksBatchMap[K, V comparable] interface {
+	ksMap[K, V]
+	batchdiff.PlainMap[K, V]
+}
+
+func ksDiff[K, V comparable, M ksBatchMap[K, V]](name string, newMap func(htab.Options) (M, error)) ksDiffCase {
+	return ksDiffCase{
+		name: name,
+		run: func(t *testing.T, o htab.Options, seed uint64) {
+			m, err := newMap(o)
+			require.NoError(t, err)
+			ksKernelDiff[K, V](t, m, o, seed)
+		},
+		batch: func(t *testing.T, o htab.Options, seed uint64) {
+			m, err := newMap(o)
+			require.NoError(t, err)
+			var k K
+			var v V
+			km, err := kernel.New(htab.Hash, len(kernel.Bytes(&k)), len(kernel.Bytes(&v)), o)
+			require.NoError(t, err)
+			defer km.Close()
+			batchdiff.Differential(t, batchdiff.Kernel(km, 1), batchdiff.Plain[K, V](m), o.MaxEntries, seed)
+		},
+	}
 }
 
 // TestKernelDifferentialSizes runs the same random operations (updates with
@@ -65,6 +85,26 @@ func TestKernelDifferentialSizes(t *testing.T) {
 					c.run(t, htab.Options{MaxEntries: entries, ZeroSeed: true, NoPrealloc: !prealloc, CPUs: 1}, kernel.Seed(t, 11))
 				})
 			}
+		}
+	}
+}
+
+// TestBatchKernelDifferentialSizes runs batchdiff.Differential (random fills
+// and batch walks of every buffer size, walks that go on after the maps
+// changed, calls from random buckets, each call compared with the kernel's)
+// on each map of ksDiffCases: the batches copy keys and values of odd and
+// large sizes, in both layouts. -short leaves out the 1000-entry maps.
+func TestBatchKernelDifferentialSizes(t *testing.T) {
+	kernel.Require(t)
+	sizes := []int{1, 7, 100, 1000}
+	if testing.Short() {
+		sizes = sizes[:3]
+	}
+	for _, c := range ksDiffCases {
+		for _, entries := range sizes {
+			t.Run(fmt.Sprintf("%s/max=%d", c.name, entries), func(t *testing.T) {
+				c.batch(t, htab.Options{MaxEntries: entries, ZeroSeed: true, CPUs: 1}, kernel.Seed(t, 5))
+			})
 		}
 	}
 }

@@ -1,10 +1,10 @@
 // Package batchdiff compares the batch operations (BPF_MAP_LOOKUP_BATCH and
-// the others) of a generated k4v4 map with the kernel's map of the same type,
+// the others) of a generated map with the kernel's map of the same type,
 // call by call.
 //
-// Both sides are driven through Map, a byte-level view: keys of 4 bytes, and
-// values of 4 bytes per slot (one slot, or one per CPU of a per-CPU map,
-// concatenated as the kernel harness lays them out). Kernel wraps a kernel
+// Both sides are driven through Map, a byte-level view: keys, and values per
+// slot (one slot, or one per CPU of a per-CPU map, concatenated as the
+// kernel harness lays them out). Kernel wraps a kernel
 // map; Plain and PerCPU wrap a generated map. Differential then runs the same
 // random fills and batch walks on both and requires the same result of every
 // call, so each map type's test only says which maps to compare.
@@ -14,16 +14,19 @@ import (
 	"errors"
 	"iter"
 	"slices"
+	"unsafe"
 
 	"github.com/htabgen/htabgen/htab"
 	"github.com/htabgen/htabgen/internal/kernel"
 )
 
-// Map is a k4v4 map seen byte by byte. Flags are the kernel's BPF_* update
-// flags, passed through unchecked.
+// Map is a map seen byte by byte. Flags are the kernel's BPF_* update flags,
+// passed through unchecked.
 type Map interface {
-	Slots() int // values per key: 1, or the CPUs of a per-CPU map
-	Len() int   // the number of keys (the kernel's side walks to count them)
+	KeySize() int   // bytes
+	ValueSize() int // bytes of one slot's value
+	Slots() int     // values per key: 1, or the CPUs of a per-CPU map
+	Len() int       // the number of keys (the kernel's side walks to count them)
 	Update(k, v []byte, flags uint64) error
 	Delete(k []byte) error
 	// LookupBatch is one BPF_MAP_LOOKUP(_AND_DELETE)_BATCH call of count
@@ -51,10 +54,12 @@ type kernelMap struct {
 	slots int
 }
 
-// Kernel drives km, whose values have slots 4-byte slots (1, or
+// Kernel drives km, whose values have slots slots (1, or
 // kernel.PossibleCPUs() for a per-CPU map).
 func Kernel(km *kernel.Map, slots int) Map { return kernelMap{km, slots} }
 
+func (d kernelMap) KeySize() int                           { return d.km.KeySize() }
+func (d kernelMap) ValueSize() int                         { return d.km.ValueSize() }
 func (d kernelMap) Slots() int                             { return d.slots }
 func (d kernelMap) Len() int                               { return len(d.Contents()) }
 func (d kernelMap) Update(k, v []byte, flags uint64) error { return d.km.Update(k, v, flags) }
@@ -91,8 +96,9 @@ func (d kernelMap) Contents() [][]byte {
 
 // ---- the generated maps' side ----
 
-// generated is what every generated k4v4 map has, whatever its values.
-type generated[K ~[4]byte, V ~[4]byte] interface {
+// generated is what every generated map has, whatever its values. K and V
+// are its [N]byte key and value types.
+type generated[K, V comparable] interface {
 	Len() int
 	Delete(K) error
 	NextKey(*K) (K, error)
@@ -102,15 +108,15 @@ type generated[K ~[4]byte, V ~[4]byte] interface {
 	DeleteBatch([]K) (int, error)
 }
 
-// PlainMap is a generated k4v4 map with one value per key (hash, LRU).
-type PlainMap[K ~[4]byte, V ~[4]byte] interface {
+// PlainMap is a generated map with one value per key (hash, LRU).
+type PlainMap[K, V comparable] interface {
 	generated[K, V]
 	Update(K, V, htab.UpdateFlags) error
 	All() iter.Seq2[K, V]
 }
 
-// PerCPUMap is a generated k4v4 per-CPU map (per-CPU hash, LRU per-CPU).
-type PerCPUMap[K ~[4]byte, V ~[4]byte] interface {
+// PerCPUMap is a generated per-CPU map (per-CPU hash, LRU per-CPU).
+type PerCPUMap[K, V comparable] interface {
 	generated[K, V]
 	CPUs() int
 	Update(K, []V, htab.UpdateFlags) error
@@ -120,7 +126,7 @@ type PerCPUMap[K ~[4]byte, V ~[4]byte] interface {
 // genMap drives a generated map. It is safe for concurrent use if the map
 // is: each batch call starts from an htab.Cursor at the bucket the caller
 // passes, which is all a cursor holds until its walk is done.
-type genMap[K ~[4]byte, V ~[4]byte, M generated[K, V]] struct {
+type genMap[K, V comparable, M generated[K, V]] struct {
 	m      M
 	slots  int
 	update func(k K, v []V, flags htab.UpdateFlags) error
@@ -128,7 +134,7 @@ type genMap[K ~[4]byte, V ~[4]byte, M generated[K, V]] struct {
 }
 
 // Plain drives m.
-func Plain[K ~[4]byte, V ~[4]byte, M PlainMap[K, V]](m M) Map {
+func Plain[K, V comparable, M PlainMap[K, V]](m M) Map {
 	return &genMap[K, V, M]{
 		m:      m,
 		slots:  1,
@@ -144,32 +150,43 @@ func Plain[K ~[4]byte, V ~[4]byte, M PlainMap[K, V]](m M) Map {
 }
 
 // PerCPU drives m.
-func PerCPU[K ~[4]byte, V ~[4]byte, M PerCPUMap[K, V]](m M) Map {
+func PerCPU[K, V comparable, M PerCPUMap[K, V]](m M) Map {
 	return &genMap[K, V, M]{m: m, slots: m.CPUs(), update: m.Update, all: m.All()}
 }
 
-func values[V ~[4]byte](b []byte) []V {
-	r := make([]V, len(b)/4)
+// fromBytes is the [N]byte value of type T that b holds.
+func fromBytes[T any](b []byte) (t T) {
+	copy(kernel.Bytes(&t), b)
+	return t
+}
+
+// values splits b into values of type V.
+func values[V any](b []byte) []V {
+	n := int(unsafe.Sizeof(*new(V)))
+	r := make([]V, len(b)/n)
 	for i := range r {
-		r[i] = V([4]byte(b[4*i:]))
+		r[i] = fromBytes[V](b[n*i:])
 	}
 	return r
 }
 
-func join[V ~[4]byte](vs []V) []byte {
+// join is vs, concatenated.
+func join[V any](vs []V) []byte {
 	var r []byte
-	for _, v := range vs {
-		r = append(r, v[:]...)
+	for i := range vs {
+		r = append(r, kernel.Bytes(&vs[i])...)
 	}
 	return r
 }
 
-func (d *genMap[K, V, M]) Slots() int { return d.slots }
-func (d *genMap[K, V, M]) Len() int   { return d.m.Len() }
+func (d *genMap[K, V, M]) KeySize() int   { return int(unsafe.Sizeof(*new(K))) }
+func (d *genMap[K, V, M]) ValueSize() int { return int(unsafe.Sizeof(*new(V))) }
+func (d *genMap[K, V, M]) Slots() int     { return d.slots }
+func (d *genMap[K, V, M]) Len() int       { return d.m.Len() }
 func (d *genMap[K, V, M]) Update(k, v []byte, flags uint64) error {
-	return d.update(K(k), values[V](v), htab.UpdateFlags(flags))
+	return d.update(fromBytes[K](k), values[V](v), htab.UpdateFlags(flags))
 }
-func (d *genMap[K, V, M]) Delete(k []byte) error { return d.m.Delete(K(k)) }
+func (d *genMap[K, V, M]) Delete(k []byte) error { return d.m.Delete(fromBytes[K](k)) }
 
 // errCursorNotDone: a walk ended (ErrKeyNotExist) but the cursor does not
 // say Done, which no kernel result maps to.
@@ -193,7 +210,7 @@ func (d *genMap[K, V, M]) LookupBatch(cursor *uint32, count int, del bool) ([][]
 	}
 	keys, vals := make([][]byte, n), make([][]byte, n)
 	for i := range n {
-		keys[i], vals[i] = slices.Clone(ks[i][:]), join(vs[i*d.slots:(i+1)*d.slots])
+		keys[i], vals[i] = slices.Clone(kernel.Bytes(&ks[i])), join(vs[i*d.slots:(i+1)*d.slots])
 	}
 	return nilIfEmpty(keys), nilIfEmpty(vals), c.Bucket(), err
 }
@@ -202,7 +219,7 @@ func (d *genMap[K, V, M]) UpdateBatch(keys, vals [][]byte, flags uint64) (int, e
 	ks := make([]K, len(keys))
 	var vs []V
 	for i := range keys {
-		ks[i] = K(keys[i])
+		ks[i] = fromBytes[K](keys[i])
 		vs = append(vs, values[V](vals[i])...)
 	}
 	return d.m.UpdateBatch(ks, vs, htab.UpdateFlags(flags))
@@ -211,7 +228,7 @@ func (d *genMap[K, V, M]) UpdateBatch(keys, vals [][]byte, flags uint64) (int, e
 func (d *genMap[K, V, M]) DeleteBatch(keys [][]byte) (int, error) {
 	ks := make([]K, len(keys))
 	for i := range keys {
-		ks[i] = K(keys[i])
+		ks[i] = fromBytes[K](keys[i])
 	}
 	return d.m.DeleteBatch(ks)
 }
@@ -224,7 +241,7 @@ func (d *genMap[K, V, M]) FirstKey() error {
 func (d *genMap[K, V, M]) Contents() [][]byte {
 	var r [][]byte
 	for k, vs := range d.all {
-		r = append(r, append(slices.Clone(k[:]), join(vs)...))
+		r = append(r, append(slices.Clone(kernel.Bytes(&k)), join(vs)...))
 	}
 	return r
 }

@@ -16,6 +16,22 @@ import (
 // U32 is the 4-byte little-endian key or value slot i.
 func U32(i uint32) []byte { return binary.LittleEndian.AppendUint32(nil, i) }
 
+// Key is key number n of size bytes: n little-endian in its first bytes (up
+// to 4), then bytes that a hash of n and the position gives, so that every
+// byte of the key takes part. Distinct n < 2^(8*size) give distinct keys.
+func Key(n, size int) []byte {
+	k := make([]byte, size)
+	x := uint64(n)
+	for j := range k {
+		if j < 4 {
+			k[j] = byte(x >> (8 * j))
+			continue
+		}
+		k[j] = byte((x*0x9e3779b97f4a7c15 + uint64(j)*0xbf58476d1ce4e5b9) >> 56)
+	}
+	return k
+}
+
 // Differential runs the same random operations on k (the kernel's map) and g
 // (a generated map of the same type, options and CPUs, both empty, max their
 // MaxEntries; seed picks the random sequence) and requires the same result of
@@ -42,14 +58,19 @@ func U32(i uint32) []byte { return binary.LittleEndian.AppendUint32(nil, i) }
 func Differential(t *testing.T, k, g Map, max int, seed uint64) {
 	t.Helper()
 	require.Equal(t, k.Slots(), g.Slots(), "values per key")
-	slots := g.Slots()
+	require.Equal(t, k.KeySize(), g.KeySize(), "key size")
+	require.Equal(t, k.ValueSize(), g.ValueSize(), "value size")
+	slots, keySize := g.Slots(), g.KeySize()
 	rng := rand.New(rand.NewPCG(uint64(max), seed))
 	keySpace := 3*max + 3
-	randKey := func() []byte { return U32(uint32(rng.IntN(keySpace))) }
+	if keySize < 3 {
+		keySpace = min(keySpace, 1<<(8*keySize))
+	}
+	randKey := func() []byte { return Key(rng.IntN(keySpace), keySize) }
 	randVal := func() []byte {
-		var v []byte
-		for range slots {
-			v = binary.LittleEndian.AppendUint32(v, rng.Uint32())
+		v := make([]byte, slots*g.ValueSize())
+		for i := range v {
+			v[i] = byte(rng.Uint32())
 		}
 		return v
 	}
@@ -182,7 +203,7 @@ func Differential(t *testing.T, k, g Map, max int, seed uint64) {
 		fill(size)
 		var ks, vs [][]byte
 		for _, e := range g.Contents() {
-			ks, vs = append(ks, e[:4]), append(vs, e[4:])
+			ks, vs = append(ks, e[:keySize]), append(vs, e[keySize:])
 		}
 		for buf := 1; buf <= 16; buf++ {
 			walk(buf, true, false)
@@ -201,7 +222,7 @@ func Differential(t *testing.T, k, g Map, max int, seed uint64) {
 		require.Equal(t, wk, gk, "one lookup-and-delete call")
 		sameContents("after one lookup-and-delete call")
 		for _, e := range g.Contents() {
-			sameErr(k.Delete(e[:4]), g.Delete(e[:4]), "Delete(%x)", e[:4])
+			sameErr(k.Delete(e[:keySize]), g.Delete(e[:keySize]), "Delete(%x)", e[:keySize])
 		}
 		sameContents("emptied")
 	}

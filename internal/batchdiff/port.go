@@ -35,6 +35,7 @@ type PortResult struct {
 // maps that evict nothing).
 func Port(t *testing.T, d Map) PortResult {
 	const max = 10
+	require.Equal(t, []int{4, 4}, []int{d.KeySize(), d.ValueSize()}, "Port runs on maps of 4-byte keys and values, as the kernel's test")
 	ns := d.Slots()
 	var r PortResult
 	rec := func(format string, args ...any) { r.Trace = append(r.Trace, fmt.Sprintf(format, args...)) }
