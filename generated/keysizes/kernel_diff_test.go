@@ -125,19 +125,8 @@ func ksKernelDiff[K, V comparable](t *testing.T, m ksMap[K, V], o htab.Options, 
 	kernel.RandomOps(t, km, m, rng, kernel.Ops[K, V]{
 		Steps:    min(3000, 30*o.MaxEntries+300),
 		KeySpace: keySpace,
-		// Key n: n little-endian in the first bytes (so 1-byte keys stay
-		// distinct), then bytes of a hash of n, so that every byte of the
-		// key (the hash's tail too) takes part.
 		Key: func(n int) (k K) {
-			b := kernel.Bytes(&k)
-			x := uint64(n)
-			for j := range b {
-				if j < 2 {
-					b[j] = byte(x >> (8 * j))
-					continue
-				}
-				b[j] = byte((x*0x9e3779b97f4a7c15 + uint64(j)*0xbf58476d1ce4e5b9) >> 56)
-			}
+			copy(kernel.Bytes(&k), batchdiff.Key(n, keySize))
 			return k
 		},
 		Value: func(int) (v V) {

@@ -16,14 +16,15 @@ import (
 // U32 is the 4-byte little-endian key or value slot i.
 func U32(i uint32) []byte { return binary.LittleEndian.AppendUint32(nil, i) }
 
-// Key is key number n of size bytes: n little-endian in its first bytes (up
-// to 4), then bytes that a hash of n and the position gives, so that every
-// byte of the key takes part. Distinct n < 2^(8*size) give distinct keys.
+// Key is key number n of size bytes: n little-endian in its first two
+// bytes, then bytes that a hash of n and the position gives, so that every
+// byte of the key (the hash's tail too) takes part. Distinct n below 2^16
+// (256 for 1-byte keys) give distinct keys.
 func Key(n, size int) []byte {
 	k := make([]byte, size)
 	x := uint64(n)
 	for j := range k {
-		if j < 4 {
+		if j < 2 {
 			k[j] = byte(x >> (8 * j))
 			continue
 		}
@@ -62,9 +63,9 @@ func Differential(t *testing.T, k, g Map, max int, seed uint64) {
 	require.Equal(t, k.ValueSize(), g.ValueSize(), "value size")
 	slots, keySize := g.Slots(), g.KeySize()
 	rng := rand.New(rand.NewPCG(uint64(max), seed))
-	keySpace := 3*max + 3
-	if keySize < 3 {
-		keySpace = min(keySpace, 1<<(8*keySize))
+	keySpace := min(3*max+3, 1<<16)
+	if keySize == 1 {
+		keySpace = min(keySpace, 256)
 	}
 	randKey := func() []byte { return Key(rng.IntN(keySpace), keySize) }
 	randVal := func() []byte {
