@@ -77,3 +77,33 @@ func deletePaths[K ~[8]byte, V ~[8]byte, M k8v8Deleter[K, V]](t *testing.T, newM
 	}
 	return paths
 }
+
+// TestOneWinner: of goroutines inserting one absent key at once, exactly one
+// succeeds, and of goroutines deleting it at once (Delete or
+// LookupAndDelete), exactly one does (linearize.OneWinner), in both layouts,
+// prealloc and not, in a map that is not full and in one with one free
+// entry, where the insert that loses the race must get ErrKeyExist, not
+// ErrFull.
+func TestOneWinner(t *testing.T) {
+	rounds := 2000
+	if testing.Short() {
+		rounds = 500
+	}
+	for _, c := range []struct {
+		layout     string
+		noPrealloc bool
+		paths      func(htab.Options) map[string]linearize.Map
+	}{
+		{"home", false, func(o htab.Options) map[string]linearize.Map { return deletePaths(t, NewHomeK8V8, o) }},
+		{"classic", false, func(o htab.Options) map[string]linearize.Map { return deletePaths(t, NewHashK8V8, o) }},
+		{"classic", true, func(o htab.Options) map[string]linearize.Map { return deletePaths(t, NewHashK8V8, o) }},
+	} {
+		for _, entries := range []int{1, 64} {
+			opts := htab.Options{MaxEntries: entries, ZeroSeed: true, NoPrealloc: c.noPrealloc}
+			for _, path := range []string{"Delete", "LookupAndDelete"} {
+				name := fmt.Sprintf("%s NoPrealloc=%v max=%d %s", c.layout, c.noPrealloc, entries, path)
+				linearize.OneWinner(t, name, rounds, 4, c.paths(opts)[path])
+			}
+		}
+	}
+}

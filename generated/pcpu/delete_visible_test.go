@@ -34,3 +34,27 @@ func TestInsertAfterObservedDelete(t *testing.T) {
 		}
 	}
 }
+
+// TestOneWinner: of goroutines inserting one absent key at once, through
+// CPU(1) as programs do, exactly one succeeds, and of goroutines deleting it
+// at once, exactly one does (linearize.OneWinner).
+func TestOneWinner(t *testing.T) {
+	rounds := 2000
+	if testing.Short() {
+		rounds = 500
+	}
+	key := func(x uint64) (k PcpuK8V8Key) { binary.LittleEndian.PutUint64(k[:], x); return k }
+	for _, max := range []int{1, 64} {
+		for _, noPrealloc := range []bool{false, true} {
+			m, err := NewPcpuK8V8(htab.Options{MaxEntries: max, ZeroSeed: true, CPUs: 2, NoPrealloc: noPrealloc})
+			if err != nil {
+				t.Fatal(err)
+			}
+			linearize.OneWinner(t, fmt.Sprintf("max=%d NoPrealloc=%v", max, noPrealloc), rounds, 4, linearize.Map{
+				Insert: func(k uint64) error { return m.CPU(1).Update(key(k), PcpuK8V8Value{1}, htab.UpdateNoExist) },
+				Has:    func(k uint64) bool { _, ok := m.CPU(0).Lookup(key(k)); return ok },
+				Delete: func(k uint64) error { return m.Delete(key(k)) },
+			})
+		}
+	}
+}

@@ -70,3 +70,59 @@ func InsertAfterObservedDelete(t *testing.T, name string, entries, rounds int, m
 		t.Errorf("%s: %d of %d inserts after an observed delete were htab.ErrFull", name, full, rounds)
 	}
 }
+
+// OneWinner races goroutines (at least 2) on one key, rounds times, each
+// round with a new key: all insert it at once, and exactly one may succeed,
+// the others getting htab.ErrKeyExist; then all delete it at once, and
+// exactly one may succeed, the others getting htab.ErrKeyNotExist. Two
+// winners mean an insert or delete that did not see another one before it;
+// none, a lost operation. The map must not evict (an LRU map needs room for
+// every key the check inserts). It runs with more Ps than CPUs (GOMAXPROCS
+// 8) so that the goroutines also interleave by preemption.
+func OneWinner(t *testing.T, name string, rounds, goroutines int, m Map) {
+	t.Helper()
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(8))
+	race := func(op func(k uint64) error, k uint64) []error {
+		errs := make([]error, goroutines)
+		var ready, wg sync.WaitGroup
+		start := make(chan struct{})
+		ready.Add(goroutines)
+		for g := range goroutines {
+			wg.Go(func() {
+				ready.Done()
+				<-start
+				errs[g] = op(k)
+			})
+		}
+		ready.Wait()
+		close(start)
+		wg.Wait()
+		return errs
+	}
+	check := func(what string, r int, errs []error, loser error) {
+		t.Helper()
+		wins := 0
+		for _, err := range errs {
+			switch {
+			case err == nil:
+				wins++
+			case !errors.Is(err, loser):
+				t.Fatalf("%s: round %d: %s: %v, want nil or %v", name, r, what, err, loser)
+			}
+		}
+		if wins != 1 {
+			t.Fatalf("%s: round %d: %d of %d concurrent %ss of one key succeeded, want 1", name, r, wins, goroutines, what)
+		}
+	}
+	for r := range rounds {
+		k := uint64(r)
+		check("insert", r, race(m.Insert, k), htab.ErrKeyExist)
+		if !m.Has(k) {
+			t.Fatalf("%s: round %d: the inserted key is not found", name, r)
+		}
+		check("delete", r, race(m.Delete, k), htab.ErrKeyNotExist)
+		if m.Has(k) {
+			t.Fatalf("%s: round %d: the deleted key is still found", name, r)
+		}
+	}
+}
