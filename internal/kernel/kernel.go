@@ -189,6 +189,19 @@ func PinCPU(cpu int) (unpin func(), err error) {
 	}, nil
 }
 
+// PinnableCPUs returns the possible CPUs that PinCPU can move a thread to:
+// the online ones this process may run on.
+func PinnableCPUs() []int {
+	var cpus []int
+	for c := range PossibleCPUs() {
+		if unpin, err := PinCPU(c); err == nil {
+			unpin()
+			cpus = append(cpus, c)
+		}
+	}
+	return cpus
+}
+
 // kernelError is a failed kernel call whose errno has an htab equivalent.
 // errors.Is matches both the htab error and the errno.
 type kernelError struct {
