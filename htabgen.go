@@ -90,24 +90,26 @@ func WriteFiles(files []File) error {
 		}
 	}
 	// Refuse up front what a rename could only half do: two files to one
-	// path, or a target that exists and is not a regular file.
+	// path, or a target that exists and is not a regular file. A file that
+	// is replaced keeps its mode (an executable, a private file).
 	seen := map[string]bool{}
-	for _, f := range files {
+	perms := make([]os.FileMode, len(files))
+	for i, f := range files {
 		key := PathKey(f.Path)
 		if seen[key] {
 			return fmt.Errorf("writing %s: two maps go to the same file", f.Path)
 		}
 		seen[key] = true
-		if fi, err := os.Lstat(f.Path); err == nil && !fi.Mode().IsRegular() {
-			return fmt.Errorf("writing %s: exists and is not a regular file", f.Path)
+		perms[i] = 0o644
+		if fi, err := os.Lstat(f.Path); err == nil {
+			if !fi.Mode().IsRegular() {
+				return fmt.Errorf("writing %s: exists and is not a regular file", f.Path)
+			}
+			perms[i] = fi.Mode().Perm()
 		}
 	}
-	for _, f := range files {
-		perm := os.FileMode(0o644)
-		if fi, err := os.Stat(f.Path); err == nil {
-			perm = fi.Mode().Perm() // replacing a file keeps its mode (an executable, a private file)
-		}
-		tmp, err := writeTemp(f.Path, f.Content, perm)
+	for i, f := range files {
+		tmp, err := writeTemp(f.Path, f.Content, perms[i])
 		if err != nil {
 			cleanup()
 			return fmt.Errorf("writing %s: %w", f.Path, err)

@@ -8,6 +8,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -101,14 +102,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 
 	var specs []spec.Spec
 	if *specFile != "" {
-		var extra string
-		fs.Visit(func(f *flag.Flag) {
-			if extra == "" && f.Name != "spec" && f.Name != "out-dir" && f.Name != "explain" {
-				extra = f.Name
+		for _, name := range slices.Sorted(maps.Keys(given)) {
+			if name != "spec" && name != "out-dir" && name != "explain" {
+				return usageError(stderr, fmt.Errorf("-%s: with -spec, every setting comes from the spec file (only -out-dir or -explain may be given)", name))
 			}
-		})
-		if extra != "" {
-			return usageError(stderr, fmt.Errorf("-%s: with -spec, every setting comes from the spec file (only -out-dir or -explain may be given)", extra))
 		}
 		data, err := os.ReadFile(*specFile)
 		if err != nil {

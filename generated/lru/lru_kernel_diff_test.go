@@ -25,7 +25,6 @@ type lruDiffMap interface {
 	length() int
 	update(key, val []byte, flags uint64) error
 	lookup(key []byte) ([]byte, error)
-	progLookup(key []byte) ([]byte, error) // CPU(0).Lookup: CPU 0's value
 	// The program side on CPU cpu: CPU(cpu)'s Lookup (the value of CPU cpu),
 	// Update (val is one CPU's 8 bytes) and Delete.
 	progLookupOn(cpu int, key []byte) ([]byte, error)
@@ -44,15 +43,6 @@ func (d lruDiffHash) length() int     { return d.m.Len() }
 
 func (d lruDiffHash) update(key, val []byte, flags uint64) error {
 	return d.m.Update(LruK8V8Key(key), LruK8V8Value(val), htab.UpdateFlags(flags))
-}
-
-// updateOn is a syscall update issued on CPU cpu (LRU_HASH only: the value is
-// the same whichever CPU writes it).
-func (d lruDiffHash) updateOn(cpu int, key, val []byte, flags uint64) error {
-	if cpu == 0 {
-		return d.update(key, val, flags)
-	}
-	return d.m.CPU(cpu).Update(LruK8V8Key(key), LruK8V8Value(val), htab.UpdateFlags(flags))
 }
 
 func (d lruDiffHash) progLookupOn(cpu int, key []byte) ([]byte, error) {
@@ -78,8 +68,6 @@ func (d lruDiffHash) lookup(key []byte) ([]byte, error) {
 	}
 	return v[:], nil
 }
-
-func (d lruDiffHash) progLookup(key []byte) ([]byte, error) { return d.progLookupOn(0, key) }
 
 func (d lruDiffHash) delete(key []byte) error { return d.m.Delete(LruK8V8Key(key)) }
 
@@ -143,8 +131,6 @@ func (d lruDiffPcpu) lookup(key []byte) ([]byte, error) {
 	}
 	return lruDiffJoin(vals), nil
 }
-
-func (d lruDiffPcpu) progLookup(key []byte) ([]byte, error) { return d.progLookupOn(0, key) }
 
 func (d lruDiffPcpu) progLookupOn(cpu int, key []byte) ([]byte, error) {
 	v, ok := d.m.CPU(cpu).Lookup(LruPcpuK8V8Key(key))
@@ -366,7 +352,9 @@ func (r *lruDiffRun) run(rng *rand.Rand, size, steps, checkEvery int) {
 			if cpu == 0 {
 				gerr = r.g.update(key, val, flags)
 			} else {
-				gerr = r.g.(lruDiffHash).updateOn(cpu, key, val, flags)
+				// Only LRU_HASH updates by syscall on another CPU (syscallCPU):
+				// one value, written as CPU(cpu).Update writes it.
+				gerr = r.g.progUpdateOn(cpu, key, val, flags)
 			}
 			r.sameErr(fmt.Sprintf("update(%d, flags %#x) on cpu %d", kn, flags, cpu), kerr, gerr)
 			if gerr == nil && absentErr != nil {
@@ -468,7 +456,7 @@ func TestKernelDifferentialLRUFill(t *testing.T) {
 		ref := func(k uint64) {
 			key := binary.LittleEndian.AppendUint64(nil, k)
 			r.logf("prog lookup %d", k)
-			_, gerr := r.g.progLookup(key)
+			_, gerr := r.g.progLookupOn(0, key)
 			r.sameErr(fmt.Sprintf("prog lookup %d", k), r.km.ProgLookup(key), gerr)
 		}
 		n := uint64(size)

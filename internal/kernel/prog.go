@@ -75,14 +75,12 @@ func (m *Map) progLookup(key []byte, withValue bool) ([]byte, error) {
 	}
 	kind, room := progLookup, 0
 	if withValue {
-		if m.valueSize > MaxProgValueSize {
-			return nil, invalid(op, "value size %d (ProgLookupValue allows at most %d)", m.valueSize, MaxProgValueSize)
+		if err := m.checkProgValueSize(op); err != nil {
+			return nil, err
 		}
 		kind, room = progLookupValue, m.valueSize
 	}
-	pkt := make([]byte, ethHeader+m.keySize+room)
-	copy(pkt[ethHeader:], key)
-	ret, out, err := m.runProg(op, kind, pkt)
+	ret, out, err := m.runProg(op, kind, packet(key, make([]byte, room)))
 	if err != nil {
 		return nil, err
 	}
@@ -110,14 +108,10 @@ func (m *Map) ProgUpdate(key, value []byte, flags uint64) error {
 	if len(value) != m.valueSize {
 		return invalid(op, "value of %d bytes, want %d", len(value), m.valueSize)
 	}
-	if m.valueSize > MaxProgValueSize {
-		return invalid(op, "value size %d (ProgUpdate allows at most %d)", m.valueSize, MaxProgValueSize)
+	if err := m.checkProgValueSize(op); err != nil {
+		return err
 	}
-	pkt := make([]byte, ethHeader+8+m.keySize+m.valueSize)
-	binary.NativeEndian.PutUint64(pkt[ethHeader:], flags)
-	copy(pkt[ethHeader+8:], key)
-	copy(pkt[ethHeader+8+m.keySize:], value)
-	return m.runHelper(op, progUpdate, pkt)
+	return m.runHelper(op, progUpdate, packet(binary.NativeEndian.AppendUint64(nil, flags), key, value))
 }
 
 // ProgDelete is bpf_map_delete_elem(map, key) from a BPF program.
@@ -126,9 +120,17 @@ func (m *Map) ProgDelete(key []byte) error {
 	if err := m.checkProgKey(op, key); err != nil {
 		return err
 	}
-	pkt := make([]byte, ethHeader+m.keySize)
-	copy(pkt[ethHeader:], key)
-	return m.runHelper(op, progDelete, pkt)
+	return m.runHelper(op, progDelete, packet(key))
+}
+
+// packet is a test packet: a zeroed Ethernet header, then parts, which the
+// program reads at the offsets its instructions were built with.
+func packet(parts ...[]byte) []byte {
+	pkt := make([]byte, ethHeader)
+	for _, p := range parts {
+		pkt = append(pkt, p...)
+	}
+	return pkt
 }
 
 func (m *Map) checkProgKey(op string, key []byte) error {
@@ -140,6 +142,15 @@ func (m *Map) checkProgKey(op string, key []byte) error {
 	}
 	if m.keySize > MaxProgKeySize {
 		return invalid(op, "key size %d (program-side calls allow at most %d)", m.keySize, MaxProgKeySize)
+	}
+	return nil
+}
+
+// checkProgValueSize refuses values a program cannot copy to its stack (an
+// update) or return in the packet (a lookup's value).
+func (m *Map) checkProgValueSize(op string) error {
+	if m.valueSize > MaxProgValueSize {
+		return invalid(op, "value size %d (program-side calls with a value allow at most %d)", m.valueSize, MaxProgValueSize)
 	}
 	return nil
 }
