@@ -1,6 +1,7 @@
 package templates
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/dave/jennifer/jen"
@@ -103,28 +104,39 @@ func (g *generator) tests(f *jen.File) {
 		modes = []jen.Code{jen.Lit("prealloc"), jen.Lit("degenerate")} // LRU maps have no NoPrealloc
 	}
 	// Test<Map>RandomOps: random operations checked after every step, on a
-	// preallocated map, a NoPrealloc map, and a degenerate one whose keys all
-	// fall into bucket 0 (mask 0), which forces the longest chains.
+	// preallocated map, a NoPrealloc map (not for LRU maps), and a degenerate
+	// one whose keys all fall into bucket 0 (mask 0), which forces the longest
+	// chains.
 	f.Commentf("Test%sRandomOps runs random operations, checked after every step against", g.mapT)
-	f.Comment("a builtin map; preallocated, NoPrealloc, and degenerate (every key in bucket 0).")
+	newMap := []jen.Code{jen.Id("opts").Op(":=").Add(opts(maxEntries))}
+	if g.l.LRU {
+		f.Comment("a builtin map; preallocated and degenerate (every key in bucket 0).")
+	} else {
+		f.Comment("a builtin map; preallocated, NoPrealloc, and degenerate (every key in bucket 0).")
+		newMap = append(newMap, jen.Id("opts").Dot("NoPrealloc").Op("=").Id("mode").Op("==").Lit("noprealloc"))
+	}
 	f.Func().Id("Test" + g.mapT + "RandomOps").Params(jen.Id("t").Op("*").Qual("testing", "T")).Block(
 		jen.For(jen.List(jen.Id("_"), jen.Id("mode")).Op(":=").Range().Index().String().Values(modes...)).Block(
 			jen.Id("t").Dot("Run").Call(jen.Id("mode"), jen.Func().Params(jen.Id("t").Op("*").Qual("testing", "T")).Block(
-				jen.Id("opts").Op(":=").Add(opts(maxEntries)),
-				jen.Id("opts").Dot("NoPrealloc").Op("=").Id("mode").Op("==").Lit("noprealloc"),
-				jen.List(jen.Id("m"), jen.Err()).Op(":=").Id("New"+g.mapT).Call(jen.Id("opts")),
-				fatalIf(jen.Err().Op("!=").Nil(), "New: %v", jen.Err()),
-				jen.If(jen.Id("mode").Op("==").Lit("degenerate")).Block(jen.Id("m").Dot("mask").Op("=").Lit(0)),
-				jen.Id("ref").Op(":=").Map(key).Add(val).Values(),
-				jen.Id("rng").Op(":=").Qual("math/rand/v2", "New").Call(jen.Qual("math/rand/v2", "NewPCG").Call(jen.Lit(1), jen.Lit(2))),
-				jen.For(jen.Id("step").Op(":=").Range().Lit(10000)).Block(
-					jen.Id(T("checkOp")).Call(jen.Id("t"), jen.Id("m"), jen.Id("ref"), jen.Id("step"), jen.Id("rng").Dot("IntN").Call(jen.Lit(4)), jen.Id("rng").Dot("IntN").Call(jen.Lit(nkeys)),
-						jen.Qual(htabPkg, "UpdateFlags").Call(jen.Id("rng").Dot("IntN").Call(jen.Lit(4)))),
-				),
-				jen.Id(T("checkContents")).Call(jen.Id("t"), jen.Id("m"), jen.Id("ref")),
+				append(newMap,
+					jen.List(jen.Id("m"), jen.Err()).Op(":=").Id("New"+g.mapT).Call(jen.Id("opts")),
+					fatalIf(jen.Err().Op("!=").Nil(), "New: %v", jen.Err()),
+					jen.If(jen.Id("mode").Op("==").Lit("degenerate")).Block(jen.Id("m").Dot("mask").Op("=").Lit(0)),
+					jen.Id("ref").Op(":=").Map(key).Add(val).Values(),
+					jen.Id("rng").Op(":=").Qual("math/rand/v2", "New").Call(jen.Qual("math/rand/v2", "NewPCG").Call(jen.Lit(1), jen.Lit(2))),
+					jen.For(jen.Id("step").Op(":=").Range().Lit(10000)).Block(
+						jen.Id(T("checkOp")).Call(jen.Id("t"), jen.Id("m"), jen.Id("ref"), jen.Id("step"), jen.Id("rng").Dot("IntN").Call(jen.Lit(4)), jen.Id("rng").Dot("IntN").Call(jen.Lit(nkeys)),
+							jen.Qual(htabPkg, "UpdateFlags").Call(jen.Id("rng").Dot("IntN").Call(jen.Lit(4)))),
+					),
+					jen.Id(T("checkContents")).Call(jen.Id("t"), jen.Id("m"), jen.Id("ref")),
+				)...,
 			)),
 		),
 	)
+
+	g.storageTest(f)
+	g.seedTest(f)
+	g.collisionTest(f)
 
 	// Fuzz<Map>Ops: each pair of input bytes is one operation and one key.
 	f.Commentf("Fuzz%sOps decodes its input into operations (two bytes each: operation and", g.mapT)
@@ -312,6 +324,164 @@ func (g *generator) checkUpdateResult(fatalIf func(cond jen.Code, format string,
 		jen.Comment("Forget what the LRU evicted; the checks after the switch see the rest."), jen.Line(),
 		jen.For(jen.Id("rk").Op(":=").Range().Id("ref")).Block(
 			jen.If(jen.List(jen.Id("_"), jen.Id("in")).Op(":=").Id(g.testHelper("testLookup")).Call(jen.Id("t"), jen.Id("m"), jen.Id("rk")), jen.Op("!").Id("in")).Block(jen.Delete(jen.Id("ref"), jen.Id("rk"))),
+		),
+	)
+}
+
+// storageTest emits Test<Map>StorageHasNoPointers, the check behind the
+// design's promise that the garbage collector never scans the map's storage:
+// every slice of the map (its elements, buckets, slots, per-CPU values and
+// their NoPrealloc chunks; not the CPU handles) holds types without pointers.
+// The walk goes through the slices, arrays and atomic.Pointers that lead to
+// the storage, so a NoPrealloc chunk behind an atomic.Pointer counts as
+// storage too (the short array of chunk pointers is all the collector scans).
+func (g *generator) storageTest(f *jen.File) {
+	f.Add(jen.Id(fmt.Sprintf(storageWalk, g.l.Prefix)))
+	T := g.testHelper
+	typeOf := func(name string) *jen.Statement { return jen.Qual("reflect", "TypeFor").Types(jen.Id(name)).Call() }
+	f.Commentf("Test%sStorageHasNoPointers checks that what the map's slices hold has no", g.mapT)
+	f.Comment("pointers, so that the garbage collector never scans it.")
+	f.Func().Id("Test"+g.mapT+"StorageHasNoPointers").Params(jen.Id("t").Op("*").Qual("testing", "T")).Block(
+		jen.Id("leaves").Op(":=").Map(jen.Qual("reflect", "Type")).Bool().Values(),
+		jen.Id("mt").Op(":=").Add(typeOf(g.mapT)),
+		jen.For(jen.Id("i").Op(":=").Range().Id("mt").Dot("NumField").Call()).Block(
+			jen.If(jen.Id("fld").Op(":=").Id("mt").Dot("Field").Call(jen.Id("i")), jen.Id("fld").Dot("Type").Dot("Kind").Call().Op("==").Qual("reflect", "Slice").Op("&&").Id("fld").Dot("Name").Op("!=").Lit("handles")).Block(
+				jen.Id(T("storageLeaves")).Call(jen.Id("fld").Dot("Type"), jen.Id("leaves")),
+			),
+		),
+		jen.If(jen.Op("!").Id("leaves").Index(typeOf(g.elemT))).Block(
+			jen.Id("t").Dot("Fatalf").Call(jen.Lit("the walk of the map's slices did not reach its element type; it found %v"), jen.Id("leaves")),
+		),
+		jen.For(jen.Id("lt").Op(":=").Range().Id("leaves")).Block(
+			jen.If(jen.Id(T("hasPointers")).Call(jen.Id("lt"))).Block(
+				jen.Id("t").Dot("Errorf").Call(jen.Lit("%v, in the map's storage, holds pointers"), jen.Id("lt")),
+			),
+		),
+	)
+}
+
+// storageWalk: the helpers of Test<Map>StorageHasNoPointers (%[1]s is the
+// map's prefix).
+const storageWalk = `
+// %[1]sStorageLeaves adds to leaves what t holds once the slices, arrays
+// and atomic.Pointers (NoPrealloc chunks) on the way are unwrapped.
+func %[1]sStorageLeaves(t reflect.Type, leaves map[reflect.Type]bool) {
+	switch t.Kind() {
+	case reflect.Slice, reflect.Array:
+		%[1]sStorageLeaves(t.Elem(), leaves)
+		return
+	case reflect.Struct:
+		if load, ok := reflect.PointerTo(t).MethodByName("Load"); ok && t.PkgPath() == "sync/atomic" && load.Type.Out(0).Kind() == reflect.Pointer {
+			%[1]sStorageLeaves(load.Type.Out(0).Elem(), leaves) // atomic.Pointer[T]
+			return
+		}
+	}
+	leaves[t] = true
+}
+
+// %[1]sHasPointers reports whether a value of type t holds anything the
+// garbage collector would follow.
+func %[1]sHasPointers(t reflect.Type) bool {
+	switch t.Kind() {
+	case reflect.Pointer, reflect.UnsafePointer, reflect.Map, reflect.Chan, reflect.Func, reflect.Interface, reflect.String, reflect.Slice:
+		return true
+	case reflect.Array:
+		return t.Len() > 0 && %[1]sHasPointers(t.Elem())
+	case reflect.Struct:
+		for i := range t.NumField() {
+			if %[1]sHasPointers(t.Field(i).Type) {
+				return true
+			}
+		}
+	}
+	return false
+}
+`
+
+// seedTest emits Test<Map>Seeds: maps made with ZeroSeed hash alike, so the
+// same keys come out of All in one order; maps made without it draw their
+// own seeds, so 32 keys come out in different orders (that two random seeds
+// give one order of 32 keys over 1024 buckets is vanishingly unlikely).
+func (g *generator) seedTest(f *jen.File) {
+	T := g.testHelper
+	f.Commentf("Test%sSeeds checks that ZeroSeed maps iterate the same keys in one order", g.mapT)
+	f.Comment("and that maps without it, each with a random seed, do not.")
+	f.Func().Id("Test"+g.mapT+"Seeds").Params(jen.Id("t").Op("*").Qual("testing", "T")).Block(
+		jen.Id("order").Op(":=").Func().Params(jen.Id("zero").Bool()).Index().Id(g.keyT).Block(
+			jen.List(jen.Id("m"), jen.Err()).Op(":=").Id("New"+g.mapT).Call(jen.Qual(htabPkg, "Options").Values(jen.Dict{jen.Id("MaxEntries"): jen.Lit(1024), jen.Id("CPUs"): jen.Lit(2), jen.Id("ZeroSeed"): jen.Id("zero")})),
+			jen.If(jen.Err().Op("!=").Nil()).Block(jen.Id("t").Dot("Fatalf").Call(jen.Lit("New: %v"), jen.Err())),
+			jen.For(jen.Id("i").Op(":=").Range().Lit(32)).Block(
+				jen.If(jen.Err().Op(":=").Id(T("testUpdate")).Call(jen.Id("m"), jen.Id(T("testKey")).Call(jen.Id("i")), jen.Id(T("testVal")).Call(jen.Id("i")), jen.Qual(htabPkg, "UpdateNoExist")), jen.Err().Op("!=").Nil()).Block(
+					jen.Id("t").Dot("Fatalf").Call(jen.Lit("Update(key %d): %v"), jen.Id("i"), jen.Err()),
+				),
+			),
+			jen.List(jen.Id("keys"), jen.Id("_")).Op(":=").Id(T("testAll")).Call(jen.Id("t"), jen.Id("m")),
+			jen.If(jen.Len(jen.Id("keys")).Op("!=").Lit(32)).Block(jen.Id("t").Dot("Fatalf").Call(jen.Lit("All yields %d keys, want 32"), jen.Len(jen.Id("keys")))),
+			jen.Return(jen.Id("keys")),
+		),
+		jen.If(jen.Op("!").Qual("slices", "Equal").Call(jen.Id("order").Call(jen.True()), jen.Id("order").Call(jen.True()))).Block(
+			jen.Id("t").Dot("Error").Call(jen.Lit("two ZeroSeed maps iterate the same keys in different orders")),
+		),
+		jen.If(jen.Qual("slices", "Equal").Call(jen.Id("order").Call(jen.False()), jen.Id("order").Call(jen.False()))).Block(
+			jen.Id("t").Dot("Error").Call(jen.Lit("two maps without ZeroSeed iterate the same keys in one order: their seeds are not random")),
+		),
+	)
+}
+
+// collisionTest emits Test<Map>HashCollisions for maps whose elements cache
+// the key's hash and compare it first: random keys almost never share a
+// 32-bit hash, so only keys found to collide show that a lookup, update or
+// delete goes on to compare the key. A birthday search over the test keys
+// finds pairs (4 of them take about 2^17.5 keys; keys of under 3 bytes have
+// too few values, and are not tested).
+func (g *generator) collisionTest(f *jen.File) {
+	if !g.l.CachedHash || g.l.Spec.Key < 3 {
+		return
+	}
+	T := g.testHelper
+	fatalIf := func(cond jen.Code, format string, args ...jen.Code) jen.Code {
+		return jen.If(cond).Block(jen.Id("t").Dot("Fatalf").Call(append([]jen.Code{jen.Lit(format)}, args...)...))
+	}
+	deleteIs := func(i jen.Code, want jen.Code, format string) jen.Code {
+		return jen.If(jen.Err().Op(":=").Id("m").Dot("Delete").Call(jen.Id(T("testKey")).Call(i)), jen.Op("!").Qual("errors", "Is").Call(jen.Err(), want)).Block(
+			jen.Id("t").Dot("Fatalf").Call(jen.Lit(format), i, jen.Err()))
+	}
+	key := func(i jen.Code) *jen.Statement { return jen.Id(T("testKey")).Call(i) }
+	val := func(i jen.Code) *jen.Statement { return jen.Id(T("testVal")).Call(i) }
+	f.Commentf("Test%sHashCollisions finds keys whose hashes are equal and checks that the", g.mapT)
+	f.Comment("map keeps them apart: both stored, each with its own value, and deleting")
+	f.Comment("one leaves the other.")
+	f.Func().Id("Test"+g.mapT+"HashCollisions").Params(jen.Id("t").Op("*").Qual("testing", "T")).Block(
+		jen.List(jen.Id("m"), jen.Err()).Op(":=").Id("New"+g.mapT).Call(jen.Qual(htabPkg, "Options").Values(jen.Dict{jen.Id("MaxEntries"): jen.Lit(64), jen.Id("CPUs"): jen.Lit(2), jen.Id("ZeroSeed"): jen.True()})),
+		fatalIf(jen.Err().Op("!=").Nil(), "New: %v", jen.Err()),
+		jen.Id("first").Op(":=").Map(jen.Uint32()).Int().Values(),
+		jen.Var().Id("pairs").Index().Index(jen.Lit(2)).Int(),
+		jen.For(jen.Id("i").Op(":=").Lit(0), jen.Id("i").Op("<").Lit(1).Op("<<").Lit(20).Op("&&").Len(jen.Id("pairs")).Op("<").Lit(4), jen.Id("i").Op("++")).Block(
+			jen.Id("k").Op(":=").Add(key(jen.Id("i"))),
+			jen.Id("w").Op(":=").Id("k").Dot("words").Call(),
+			jen.Id("h").Op(":=").Id("m").Dot("hash").Call(jen.Op("&").Id("k"), jen.Op("&").Id("w")),
+			jen.If(jen.List(jen.Id("j"), jen.Id("ok")).Op(":=").Id("first").Index(jen.Id("h")), jen.Id("ok")).Block(
+				jen.Id("pairs").Op("=").Append(jen.Id("pairs"), jen.Index(jen.Lit(2)).Int().Values(jen.Id("j"), jen.Id("i"))),
+			).Else().Block(
+				jen.Id("first").Index(jen.Id("h")).Op("=").Id("i"),
+			),
+		),
+		fatalIf(jen.Len(jen.Id("pairs")).Op("<").Lit(4), "found %d pairs of keys with equal hashes, want 4", jen.Len(jen.Id("pairs"))),
+		jen.For(jen.List(jen.Id("_"), jen.Id("p")).Op(":=").Range().Id("pairs")).Block(
+			jen.For(jen.List(jen.Id("_"), jen.Id("i")).Op(":=").Range().Id("p")).Block(
+				jen.If(jen.Err().Op(":=").Id(T("testUpdate")).Call(jen.Id("m"), key(jen.Id("i")), val(jen.Id("i")), jen.Qual(htabPkg, "UpdateNoExist")), jen.Err().Op("!=").Nil()).Block(
+					jen.Id("t").Dot("Fatalf").Call(jen.Lit("keys %d and %d share a hash: Update(%d, UpdateNoExist) = %v"), jen.Id("p").Index(jen.Lit(0)), jen.Id("p").Index(jen.Lit(1)), jen.Id("i"), jen.Err()),
+				),
+			),
+			jen.For(jen.List(jen.Id("_"), jen.Id("i")).Op(":=").Range().Id("p")).Block(
+				jen.List(jen.Id("v"), jen.Id("ok")).Op(":=").Id(T("testLookup")).Call(jen.Id("t"), jen.Id("m"), key(jen.Id("i"))),
+				fatalIf(jen.Op("!").Id("ok").Op("||").Id("v").Op("!=").Add(val(jen.Id("i"))), "keys %d and %d share a hash: Lookup(%d) = %x, %v; want %x", jen.Id("p").Index(jen.Lit(0)), jen.Id("p").Index(jen.Lit(1)), jen.Id("i"), jen.Id("v"), jen.Id("ok"), val(jen.Id("i"))),
+			),
+			deleteIs(jen.Id("p").Index(jen.Lit(0)), jen.Nil(), "Delete(%d) = %v"),
+			jen.List(jen.Id("v"), jen.Id("ok")).Op(":=").Id(T("testLookup")).Call(jen.Id("t"), jen.Id("m"), key(jen.Id("p").Index(jen.Lit(1)))),
+			fatalIf(jen.Op("!").Id("ok").Op("||").Id("v").Op("!=").Add(val(jen.Id("p").Index(jen.Lit(1)))), "after Delete(%d), Lookup(%d) = %x, %v; want its value", jen.Id("p").Index(jen.Lit(0)), jen.Id("p").Index(jen.Lit(1)), jen.Id("v"), jen.Id("ok")),
+			deleteIs(jen.Id("p").Index(jen.Lit(0)), jen.Qual(htabPkg, "ErrKeyNotExist"), "Delete(%d) again = %v, want ErrKeyNotExist"),
+			deleteIs(jen.Id("p").Index(jen.Lit(1)), jen.Nil(), "Delete(%d) = %v"),
 		),
 	)
 }

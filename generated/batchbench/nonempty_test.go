@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"github.com/htabgen/htabgen/htab"
 	"math/rand/v2"
+	"reflect"
 	"slices"
 	"sync"
 	"testing"
@@ -154,6 +155,91 @@ func TestNonEmptyRandomOps(t *testing.T) {
 			}
 			nonEmptyCheckContents(t, m, ref)
 		})
+	}
+}
+
+// nonEmptyStorageLeaves adds to leaves what t holds once the slices, arrays
+// and atomic.Pointers (NoPrealloc chunks) on the way are unwrapped.
+func nonEmptyStorageLeaves(t reflect.Type, leaves map[reflect.Type]bool) {
+	switch t.Kind() {
+	case reflect.Slice, reflect.Array:
+		nonEmptyStorageLeaves(t.Elem(), leaves)
+		return
+	case reflect.Struct:
+		if load, ok := reflect.PointerTo(t).MethodByName("Load"); ok && t.PkgPath() == "sync/atomic" && load.Type.Out(0).Kind() == reflect.Pointer {
+			nonEmptyStorageLeaves(load.Type.Out(0).Elem(), leaves) // atomic.Pointer[T]
+			return
+		}
+	}
+	leaves[t] = true
+}
+
+// nonEmptyHasPointers reports whether a value of type t holds anything the
+// garbage collector would follow.
+func nonEmptyHasPointers(t reflect.Type) bool {
+	switch t.Kind() {
+	case reflect.Pointer, reflect.UnsafePointer, reflect.Map, reflect.Chan, reflect.Func, reflect.Interface, reflect.String, reflect.Slice:
+		return true
+	case reflect.Array:
+		return t.Len() > 0 && nonEmptyHasPointers(t.Elem())
+	case reflect.Struct:
+		for i := range t.NumField() {
+			if nonEmptyHasPointers(t.Field(i).Type) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// TestNonEmptyStorageHasNoPointers checks that what the map's slices hold has no
+// pointers, so that the garbage collector never scans it.
+func TestNonEmptyStorageHasNoPointers(t *testing.T) {
+	leaves := map[reflect.Type]bool{}
+	mt := reflect.TypeFor[NonEmpty]()
+	for i := range mt.NumField() {
+		if fld := mt.Field(i); fld.Type.Kind() == reflect.Slice && fld.Name != "handles" {
+			nonEmptyStorageLeaves(fld.Type, leaves)
+		}
+	}
+	if !leaves[reflect.TypeFor[nonEmptyElem]()] {
+		t.Fatalf("the walk of the map's slices did not reach its element type; it found %v", leaves)
+	}
+	for lt := range leaves {
+		if nonEmptyHasPointers(lt) {
+			t.Errorf("%v, in the map's storage, holds pointers", lt)
+		}
+	}
+}
+
+// TestNonEmptySeeds checks that ZeroSeed maps iterate the same keys in one order
+// and that maps without it, each with a random seed, do not.
+func TestNonEmptySeeds(t *testing.T) {
+	order := func(zero bool) []NonEmptyKey {
+		m, err := NewNonEmpty(htab.Options{
+			CPUs:       2,
+			MaxEntries: 1024,
+			ZeroSeed:   zero,
+		})
+		if err != nil {
+			t.Fatalf("New: %v", err)
+		}
+		for i := range 32 {
+			if err := nonEmptyTestUpdate(m, nonEmptyTestKey(i), nonEmptyTestVal(i), htab.UpdateNoExist); err != nil {
+				t.Fatalf("Update(key %d): %v", i, err)
+			}
+		}
+		keys, _ := nonEmptyTestAll(t, m)
+		if len(keys) != 32 {
+			t.Fatalf("All yields %d keys, want 32", len(keys))
+		}
+		return keys
+	}
+	if !slices.Equal(order(true), order(true)) {
+		t.Error("two ZeroSeed maps iterate the same keys in different orders")
+	}
+	if slices.Equal(order(false), order(false)) {
+		t.Error("two maps without ZeroSeed iterate the same keys in one order: their seeds are not random")
 	}
 }
 

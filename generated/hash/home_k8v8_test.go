@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"github.com/htabgen/htabgen/htab"
 	"math/rand/v2"
+	"reflect"
 	"slices"
 	"sync"
 	"testing"
@@ -154,6 +155,91 @@ func TestHomeK8V8RandomOps(t *testing.T) {
 			}
 			homeK8V8CheckContents(t, m, ref)
 		})
+	}
+}
+
+// homeK8V8StorageLeaves adds to leaves what t holds once the slices, arrays
+// and atomic.Pointers (NoPrealloc chunks) on the way are unwrapped.
+func homeK8V8StorageLeaves(t reflect.Type, leaves map[reflect.Type]bool) {
+	switch t.Kind() {
+	case reflect.Slice, reflect.Array:
+		homeK8V8StorageLeaves(t.Elem(), leaves)
+		return
+	case reflect.Struct:
+		if load, ok := reflect.PointerTo(t).MethodByName("Load"); ok && t.PkgPath() == "sync/atomic" && load.Type.Out(0).Kind() == reflect.Pointer {
+			homeK8V8StorageLeaves(load.Type.Out(0).Elem(), leaves) // atomic.Pointer[T]
+			return
+		}
+	}
+	leaves[t] = true
+}
+
+// homeK8V8HasPointers reports whether a value of type t holds anything the
+// garbage collector would follow.
+func homeK8V8HasPointers(t reflect.Type) bool {
+	switch t.Kind() {
+	case reflect.Pointer, reflect.UnsafePointer, reflect.Map, reflect.Chan, reflect.Func, reflect.Interface, reflect.String, reflect.Slice:
+		return true
+	case reflect.Array:
+		return t.Len() > 0 && homeK8V8HasPointers(t.Elem())
+	case reflect.Struct:
+		for i := range t.NumField() {
+			if homeK8V8HasPointers(t.Field(i).Type) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// TestHomeK8V8StorageHasNoPointers checks that what the map's slices hold has no
+// pointers, so that the garbage collector never scans it.
+func TestHomeK8V8StorageHasNoPointers(t *testing.T) {
+	leaves := map[reflect.Type]bool{}
+	mt := reflect.TypeFor[HomeK8V8]()
+	for i := range mt.NumField() {
+		if fld := mt.Field(i); fld.Type.Kind() == reflect.Slice && fld.Name != "handles" {
+			homeK8V8StorageLeaves(fld.Type, leaves)
+		}
+	}
+	if !leaves[reflect.TypeFor[homeK8V8Elem]()] {
+		t.Fatalf("the walk of the map's slices did not reach its element type; it found %v", leaves)
+	}
+	for lt := range leaves {
+		if homeK8V8HasPointers(lt) {
+			t.Errorf("%v, in the map's storage, holds pointers", lt)
+		}
+	}
+}
+
+// TestHomeK8V8Seeds checks that ZeroSeed maps iterate the same keys in one order
+// and that maps without it, each with a random seed, do not.
+func TestHomeK8V8Seeds(t *testing.T) {
+	order := func(zero bool) []HomeK8V8Key {
+		m, err := NewHomeK8V8(htab.Options{
+			CPUs:       2,
+			MaxEntries: 1024,
+			ZeroSeed:   zero,
+		})
+		if err != nil {
+			t.Fatalf("New: %v", err)
+		}
+		for i := range 32 {
+			if err := homeK8V8TestUpdate(m, homeK8V8TestKey(i), homeK8V8TestVal(i), htab.UpdateNoExist); err != nil {
+				t.Fatalf("Update(key %d): %v", i, err)
+			}
+		}
+		keys, _ := homeK8V8TestAll(t, m)
+		if len(keys) != 32 {
+			t.Fatalf("All yields %d keys, want 32", len(keys))
+		}
+		return keys
+	}
+	if !slices.Equal(order(true), order(true)) {
+		t.Error("two ZeroSeed maps iterate the same keys in different orders")
+	}
+	if slices.Equal(order(false), order(false)) {
+		t.Error("two maps without ZeroSeed iterate the same keys in one order: their seeds are not random")
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"github.com/htabgen/htabgen/htab"
 	"math/rand/v2"
+	"reflect"
 	"slices"
 	"sync"
 	"testing"
@@ -154,6 +155,146 @@ func TestK24Jhash2RandomOps(t *testing.T) {
 			}
 			k24Jhash2CheckContents(t, m, ref)
 		})
+	}
+}
+
+// k24Jhash2StorageLeaves adds to leaves what t holds once the slices, arrays
+// and atomic.Pointers (NoPrealloc chunks) on the way are unwrapped.
+func k24Jhash2StorageLeaves(t reflect.Type, leaves map[reflect.Type]bool) {
+	switch t.Kind() {
+	case reflect.Slice, reflect.Array:
+		k24Jhash2StorageLeaves(t.Elem(), leaves)
+		return
+	case reflect.Struct:
+		if load, ok := reflect.PointerTo(t).MethodByName("Load"); ok && t.PkgPath() == "sync/atomic" && load.Type.Out(0).Kind() == reflect.Pointer {
+			k24Jhash2StorageLeaves(load.Type.Out(0).Elem(), leaves) // atomic.Pointer[T]
+			return
+		}
+	}
+	leaves[t] = true
+}
+
+// k24Jhash2HasPointers reports whether a value of type t holds anything the
+// garbage collector would follow.
+func k24Jhash2HasPointers(t reflect.Type) bool {
+	switch t.Kind() {
+	case reflect.Pointer, reflect.UnsafePointer, reflect.Map, reflect.Chan, reflect.Func, reflect.Interface, reflect.String, reflect.Slice:
+		return true
+	case reflect.Array:
+		return t.Len() > 0 && k24Jhash2HasPointers(t.Elem())
+	case reflect.Struct:
+		for i := range t.NumField() {
+			if k24Jhash2HasPointers(t.Field(i).Type) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// TestK24Jhash2StorageHasNoPointers checks that what the map's slices hold has no
+// pointers, so that the garbage collector never scans it.
+func TestK24Jhash2StorageHasNoPointers(t *testing.T) {
+	leaves := map[reflect.Type]bool{}
+	mt := reflect.TypeFor[K24Jhash2]()
+	for i := range mt.NumField() {
+		if fld := mt.Field(i); fld.Type.Kind() == reflect.Slice && fld.Name != "handles" {
+			k24Jhash2StorageLeaves(fld.Type, leaves)
+		}
+	}
+	if !leaves[reflect.TypeFor[k24Jhash2Elem]()] {
+		t.Fatalf("the walk of the map's slices did not reach its element type; it found %v", leaves)
+	}
+	for lt := range leaves {
+		if k24Jhash2HasPointers(lt) {
+			t.Errorf("%v, in the map's storage, holds pointers", lt)
+		}
+	}
+}
+
+// TestK24Jhash2Seeds checks that ZeroSeed maps iterate the same keys in one order
+// and that maps without it, each with a random seed, do not.
+func TestK24Jhash2Seeds(t *testing.T) {
+	order := func(zero bool) []K24Jhash2Key {
+		m, err := NewK24Jhash2(htab.Options{
+			CPUs:       2,
+			MaxEntries: 1024,
+			ZeroSeed:   zero,
+		})
+		if err != nil {
+			t.Fatalf("New: %v", err)
+		}
+		for i := range 32 {
+			if err := k24Jhash2TestUpdate(m, k24Jhash2TestKey(i), k24Jhash2TestVal(i), htab.UpdateNoExist); err != nil {
+				t.Fatalf("Update(key %d): %v", i, err)
+			}
+		}
+		keys, _ := k24Jhash2TestAll(t, m)
+		if len(keys) != 32 {
+			t.Fatalf("All yields %d keys, want 32", len(keys))
+		}
+		return keys
+	}
+	if !slices.Equal(order(true), order(true)) {
+		t.Error("two ZeroSeed maps iterate the same keys in different orders")
+	}
+	if slices.Equal(order(false), order(false)) {
+		t.Error("two maps without ZeroSeed iterate the same keys in one order: their seeds are not random")
+	}
+}
+
+// TestK24Jhash2HashCollisions finds keys whose hashes are equal and checks that the
+// map keeps them apart: both stored, each with its own value, and deleting
+// one leaves the other.
+func TestK24Jhash2HashCollisions(t *testing.T) {
+	m, err := NewK24Jhash2(htab.Options{
+		CPUs:       2,
+		MaxEntries: 64,
+		ZeroSeed:   true,
+	})
+	if err != nil {
+		t.Fatalf("New: %v", err)
+	}
+	first := map[uint32]int{}
+	var pairs [][2]int
+	for i := 0; i < 1<<20 && len(pairs) < 4; i++ {
+		k := k24Jhash2TestKey(i)
+		w := k.words()
+		h := m.hash(&k, &w)
+		if j, ok := first[h]; ok {
+			pairs = append(pairs, [2]int{j, i})
+		} else {
+			first[h] = i
+		}
+	}
+	if len(pairs) < 4 {
+		t.Fatalf("found %d pairs of keys with equal hashes, want 4", len(pairs))
+	}
+	for _, p := range pairs {
+		for _, i := range p {
+			if err := k24Jhash2TestUpdate(m, k24Jhash2TestKey(i), k24Jhash2TestVal(i), htab.UpdateNoExist); err != nil {
+				t.Fatalf("keys %d and %d share a hash: Update(%d, UpdateNoExist) = %v", p[0], p[1], i, err)
+			}
+		}
+		for _, i := range p {
+			v, ok := k24Jhash2TestLookup(t, m, k24Jhash2TestKey(i))
+			if !ok || v != k24Jhash2TestVal(i) {
+				t.Fatalf("keys %d and %d share a hash: Lookup(%d) = %x, %v; want %x", p[0], p[1], i, v, ok, k24Jhash2TestVal(i))
+			}
+		}
+		if err := m.Delete(k24Jhash2TestKey(p[0])); !errors.Is(err, nil) {
+			t.Fatalf("Delete(%d) = %v", p[0], err)
+		}
+		v, ok := k24Jhash2TestLookup(t, m, k24Jhash2TestKey(p[1]))
+		if !ok || v != k24Jhash2TestVal(p[1]) {
+			t.Fatalf("after Delete(%d), Lookup(%d) = %x, %v; want its value", p[0], p[1], v, ok)
+		}
+		if err := m.Delete(k24Jhash2TestKey(p[0])); !errors.Is(err, htab.ErrKeyNotExist) {
+			t.Fatalf("Delete(%d) again = %v, want ErrKeyNotExist", p[0], err)
+		}
+		if err := m.Delete(k24Jhash2TestKey(p[1])); !errors.Is(err, nil) {
+			t.Fatalf("Delete(%d) = %v", p[1], err)
+		}
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"github.com/htabgen/htabgen/htab"
 	"math/rand/v2"
+	"reflect"
 	"slices"
 	"sync"
 	"testing"
@@ -154,6 +155,91 @@ func TestK8Jhash2RandomOps(t *testing.T) {
 			}
 			k8Jhash2CheckContents(t, m, ref)
 		})
+	}
+}
+
+// k8Jhash2StorageLeaves adds to leaves what t holds once the slices, arrays
+// and atomic.Pointers (NoPrealloc chunks) on the way are unwrapped.
+func k8Jhash2StorageLeaves(t reflect.Type, leaves map[reflect.Type]bool) {
+	switch t.Kind() {
+	case reflect.Slice, reflect.Array:
+		k8Jhash2StorageLeaves(t.Elem(), leaves)
+		return
+	case reflect.Struct:
+		if load, ok := reflect.PointerTo(t).MethodByName("Load"); ok && t.PkgPath() == "sync/atomic" && load.Type.Out(0).Kind() == reflect.Pointer {
+			k8Jhash2StorageLeaves(load.Type.Out(0).Elem(), leaves) // atomic.Pointer[T]
+			return
+		}
+	}
+	leaves[t] = true
+}
+
+// k8Jhash2HasPointers reports whether a value of type t holds anything the
+// garbage collector would follow.
+func k8Jhash2HasPointers(t reflect.Type) bool {
+	switch t.Kind() {
+	case reflect.Pointer, reflect.UnsafePointer, reflect.Map, reflect.Chan, reflect.Func, reflect.Interface, reflect.String, reflect.Slice:
+		return true
+	case reflect.Array:
+		return t.Len() > 0 && k8Jhash2HasPointers(t.Elem())
+	case reflect.Struct:
+		for i := range t.NumField() {
+			if k8Jhash2HasPointers(t.Field(i).Type) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// TestK8Jhash2StorageHasNoPointers checks that what the map's slices hold has no
+// pointers, so that the garbage collector never scans it.
+func TestK8Jhash2StorageHasNoPointers(t *testing.T) {
+	leaves := map[reflect.Type]bool{}
+	mt := reflect.TypeFor[K8Jhash2]()
+	for i := range mt.NumField() {
+		if fld := mt.Field(i); fld.Type.Kind() == reflect.Slice && fld.Name != "handles" {
+			k8Jhash2StorageLeaves(fld.Type, leaves)
+		}
+	}
+	if !leaves[reflect.TypeFor[k8Jhash2Elem]()] {
+		t.Fatalf("the walk of the map's slices did not reach its element type; it found %v", leaves)
+	}
+	for lt := range leaves {
+		if k8Jhash2HasPointers(lt) {
+			t.Errorf("%v, in the map's storage, holds pointers", lt)
+		}
+	}
+}
+
+// TestK8Jhash2Seeds checks that ZeroSeed maps iterate the same keys in one order
+// and that maps without it, each with a random seed, do not.
+func TestK8Jhash2Seeds(t *testing.T) {
+	order := func(zero bool) []K8Jhash2Key {
+		m, err := NewK8Jhash2(htab.Options{
+			CPUs:       2,
+			MaxEntries: 1024,
+			ZeroSeed:   zero,
+		})
+		if err != nil {
+			t.Fatalf("New: %v", err)
+		}
+		for i := range 32 {
+			if err := k8Jhash2TestUpdate(m, k8Jhash2TestKey(i), k8Jhash2TestVal(i), htab.UpdateNoExist); err != nil {
+				t.Fatalf("Update(key %d): %v", i, err)
+			}
+		}
+		keys, _ := k8Jhash2TestAll(t, m)
+		if len(keys) != 32 {
+			t.Fatalf("All yields %d keys, want 32", len(keys))
+		}
+		return keys
+	}
+	if !slices.Equal(order(true), order(true)) {
+		t.Error("two ZeroSeed maps iterate the same keys in different orders")
+	}
+	if slices.Equal(order(false), order(false)) {
+		t.Error("two maps without ZeroSeed iterate the same keys in one order: their seeds are not random")
 	}
 }
 

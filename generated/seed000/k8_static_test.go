@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"github.com/htabgen/htabgen/htab"
 	"math/rand/v2"
+	"reflect"
 	"slices"
 	"sync"
 	"testing"
@@ -154,6 +155,91 @@ func TestK8StaticRandomOps(t *testing.T) {
 			}
 			k8StaticCheckContents(t, m, ref)
 		})
+	}
+}
+
+// k8StaticStorageLeaves adds to leaves what t holds once the slices, arrays
+// and atomic.Pointers (NoPrealloc chunks) on the way are unwrapped.
+func k8StaticStorageLeaves(t reflect.Type, leaves map[reflect.Type]bool) {
+	switch t.Kind() {
+	case reflect.Slice, reflect.Array:
+		k8StaticStorageLeaves(t.Elem(), leaves)
+		return
+	case reflect.Struct:
+		if load, ok := reflect.PointerTo(t).MethodByName("Load"); ok && t.PkgPath() == "sync/atomic" && load.Type.Out(0).Kind() == reflect.Pointer {
+			k8StaticStorageLeaves(load.Type.Out(0).Elem(), leaves) // atomic.Pointer[T]
+			return
+		}
+	}
+	leaves[t] = true
+}
+
+// k8StaticHasPointers reports whether a value of type t holds anything the
+// garbage collector would follow.
+func k8StaticHasPointers(t reflect.Type) bool {
+	switch t.Kind() {
+	case reflect.Pointer, reflect.UnsafePointer, reflect.Map, reflect.Chan, reflect.Func, reflect.Interface, reflect.String, reflect.Slice:
+		return true
+	case reflect.Array:
+		return t.Len() > 0 && k8StaticHasPointers(t.Elem())
+	case reflect.Struct:
+		for i := range t.NumField() {
+			if k8StaticHasPointers(t.Field(i).Type) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// TestK8StaticStorageHasNoPointers checks that what the map's slices hold has no
+// pointers, so that the garbage collector never scans it.
+func TestK8StaticStorageHasNoPointers(t *testing.T) {
+	leaves := map[reflect.Type]bool{}
+	mt := reflect.TypeFor[K8Static]()
+	for i := range mt.NumField() {
+		if fld := mt.Field(i); fld.Type.Kind() == reflect.Slice && fld.Name != "handles" {
+			k8StaticStorageLeaves(fld.Type, leaves)
+		}
+	}
+	if !leaves[reflect.TypeFor[k8StaticElem]()] {
+		t.Fatalf("the walk of the map's slices did not reach its element type; it found %v", leaves)
+	}
+	for lt := range leaves {
+		if k8StaticHasPointers(lt) {
+			t.Errorf("%v, in the map's storage, holds pointers", lt)
+		}
+	}
+}
+
+// TestK8StaticSeeds checks that ZeroSeed maps iterate the same keys in one order
+// and that maps without it, each with a random seed, do not.
+func TestK8StaticSeeds(t *testing.T) {
+	order := func(zero bool) []K8StaticKey {
+		m, err := NewK8Static(htab.Options{
+			CPUs:       2,
+			MaxEntries: 1024,
+			ZeroSeed:   zero,
+		})
+		if err != nil {
+			t.Fatalf("New: %v", err)
+		}
+		for i := range 32 {
+			if err := k8StaticTestUpdate(m, k8StaticTestKey(i), k8StaticTestVal(i), htab.UpdateNoExist); err != nil {
+				t.Fatalf("Update(key %d): %v", i, err)
+			}
+		}
+		keys, _ := k8StaticTestAll(t, m)
+		if len(keys) != 32 {
+			t.Fatalf("All yields %d keys, want 32", len(keys))
+		}
+		return keys
+	}
+	if !slices.Equal(order(true), order(true)) {
+		t.Error("two ZeroSeed maps iterate the same keys in different orders")
+	}
+	if slices.Equal(order(false), order(false)) {
+		t.Error("two maps without ZeroSeed iterate the same keys in one order: their seeds are not random")
 	}
 }
 
