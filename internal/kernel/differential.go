@@ -41,13 +41,19 @@ type Ops[K, V comparable] struct {
 	// its Update, Delete and Lookup, against a BPF program's calls
 	// (ProgUpdate, ProgDelete, ProgLookupValue) on the kernel's map.
 	Prog ProgSide[K, V]
+	// Fill, if > 0, has the sequence begin by updating keys 0..Fill-1 with
+	// UpdateNoExist, comparing every result and then the contents: with Fill
+	// over the map's capacity, a map too big for the random steps to fill
+	// shows its full behaviour too.
+	Fill int
 }
 
 // RandomOps runs ops on km (the kernel's map) and m (a generated map of the
 // same type, sizes and options, both empty) and requires the same result of
 // every call: updates with every flag (now and then an invalid one), deletes,
 // lookup-and-deletes, lookups and NextKey from nil or a key, and with
-// ops.Prog the program side's updates, deletes and lookups. Four times along
+// ops.Prog the program side's updates, deletes and lookups, after ops.Fill
+// updates of distinct keys if it is set. Four times along
 // the way, and at the end, it requires the same NextKey order, Len and values
 // (RequireSameContents).
 func RandomOps[K, V comparable](t *testing.T, km *Map, m HashMap[K, V], rng *rand.Rand, ops Ops[K, V]) {
@@ -55,6 +61,13 @@ func RandomOps[K, V comparable](t *testing.T, km *Map, m HashMap[K, V], rng *ran
 	kinds := 10
 	if ops.Prog != nil {
 		kinds = 13
+	}
+	if ops.Fill > 0 {
+		for n := range ops.Fill {
+			k, v := ops.Key(n), ops.Value(n)
+			RequireSameErr(t, km.Update(Bytes(&k), Bytes(&v), uint64(htab.UpdateNoExist)), m.Update(k, v, htab.UpdateNoExist), "fill: Update(%x, UpdateNoExist)", Bytes(&k))
+		}
+		RequireSameContents(t, km, m, -1)
 	}
 	for step := range ops.Steps {
 		k := ops.Key(rng.IntN(ops.KeySpace))
