@@ -103,16 +103,18 @@ func (g *generator) tests(f *jen.File) {
 	if g.l.LRU {
 		modes = []jen.Code{jen.Lit("prealloc"), jen.Lit("degenerate")} // LRU maps have no NoPrealloc
 	}
-	// Test<Map>RandomOps: random operations checked after every step, on a
+	// Test<Map>RandomOps: random operations, each result and Len checked
+	// after every step and the whole contents every 16th step, on a
 	// preallocated map, a NoPrealloc map (not for LRU maps), and a degenerate
 	// one whose keys all fall into bucket 0 (mask 0), which forces the longest
 	// chains.
-	f.Commentf("Test%sRandomOps runs random operations, checked after every step against", g.mapT)
+	f.Commentf("Test%sRandomOps runs random operations against a builtin map, checking", g.mapT)
+	f.Comment("each result and Len after every step and the whole contents every 16th;")
 	newMap := []jen.Code{jen.Id("opts").Op(":=").Add(opts(maxEntries))}
 	if g.l.LRU {
-		f.Comment("a builtin map; preallocated and degenerate (every key in bucket 0).")
+		f.Comment("preallocated and degenerate (every key in bucket 0).")
 	} else {
-		f.Comment("a builtin map; preallocated, NoPrealloc, and degenerate (every key in bucket 0).")
+		f.Comment("preallocated, NoPrealloc, and degenerate (every key in bucket 0).")
 		newMap = append(newMap, jen.Id("opts").Dot("NoPrealloc").Op("=").Id("mode").Op("==").Lit("noprealloc"))
 	}
 	f.Func().Id("Test" + g.mapT + "RandomOps").Params(jen.Id("t").Op("*").Qual("testing", "T")).Block(
@@ -127,6 +129,9 @@ func (g *generator) tests(f *jen.File) {
 					jen.For(jen.Id("step").Op(":=").Range().Lit(10000)).Block(
 						jen.Id(T("checkOp")).Call(jen.Id("t"), jen.Id("m"), jen.Id("ref"), jen.Id("step"), jen.Id("rng").Dot("IntN").Call(jen.Lit(4)), jen.Id("rng").Dot("IntN").Call(jen.Lit(nkeys)),
 							jen.Qual(htabPkg, "UpdateFlags").Call(jen.Id("rng").Dot("IntN").Call(jen.Lit(4)))),
+						jen.If(jen.Id("step").Op("%").Lit(16).Op("==").Lit(15)).Block(
+							jen.Id(T("checkContents")).Call(jen.Id("t"), jen.Id("m"), jen.Id("ref")),
+						),
 					),
 					jen.Id(T("checkContents")).Call(jen.Id("t"), jen.Id("m"), jen.Id("ref")),
 				)...,

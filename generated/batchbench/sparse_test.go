@@ -128,8 +128,9 @@ func sparseCheckContents(t testing.TB, m *Sparse, ref map[SparseKey]SparseValue)
 	}
 }
 
-// TestSparseRandomOps runs random operations, checked after every step against
-// a builtin map; preallocated, NoPrealloc, and degenerate (every key in bucket 0).
+// TestSparseRandomOps runs random operations against a builtin map, checking
+// each result and Len after every step and the whole contents every 16th;
+// preallocated, NoPrealloc, and degenerate (every key in bucket 0).
 func TestSparseRandomOps(t *testing.T) {
 	for _, mode := range []string{"prealloc", "noprealloc", "degenerate"} {
 		t.Run(mode, func(t *testing.T) {
@@ -150,6 +151,9 @@ func TestSparseRandomOps(t *testing.T) {
 			rng := rand.New(rand.NewPCG(1, 2))
 			for step := range 10000 {
 				sparseCheckOp(t, m, ref, step, rng.IntN(4), rng.IntN(96), htab.UpdateFlags(rng.IntN(4)))
+				if step%16 == 15 {
+					sparseCheckContents(t, m, ref)
+				}
 			}
 			sparseCheckContents(t, m, ref)
 		})

@@ -130,8 +130,9 @@ func hashK4V4SparseCheckContents(t testing.TB, m *HashK4V4Sparse, ref map[HashK4
 	}
 }
 
-// TestHashK4V4SparseRandomOps runs random operations, checked after every step against
-// a builtin map; preallocated, NoPrealloc, and degenerate (every key in bucket 0).
+// TestHashK4V4SparseRandomOps runs random operations against a builtin map, checking
+// each result and Len after every step and the whole contents every 16th;
+// preallocated, NoPrealloc, and degenerate (every key in bucket 0).
 func TestHashK4V4SparseRandomOps(t *testing.T) {
 	for _, mode := range []string{"prealloc", "noprealloc", "degenerate"} {
 		t.Run(mode, func(t *testing.T) {
@@ -152,6 +153,9 @@ func TestHashK4V4SparseRandomOps(t *testing.T) {
 			rng := rand.New(rand.NewPCG(1, 2))
 			for step := range 10000 {
 				hashK4V4SparseCheckOp(t, m, ref, step, rng.IntN(4), rng.IntN(96), htab.UpdateFlags(rng.IntN(4)))
+				if step%16 == 15 {
+					hashK4V4SparseCheckContents(t, m, ref)
+				}
 			}
 			hashK4V4SparseCheckContents(t, m, ref)
 		})

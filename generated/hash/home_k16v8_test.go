@@ -130,8 +130,9 @@ func homeK16V8CheckContents(t testing.TB, m *HomeK16V8, ref map[HomeK16V8Key]Hom
 	}
 }
 
-// TestHomeK16V8RandomOps runs random operations, checked after every step against
-// a builtin map; preallocated, NoPrealloc, and degenerate (every key in bucket 0).
+// TestHomeK16V8RandomOps runs random operations against a builtin map, checking
+// each result and Len after every step and the whole contents every 16th;
+// preallocated, NoPrealloc, and degenerate (every key in bucket 0).
 func TestHomeK16V8RandomOps(t *testing.T) {
 	for _, mode := range []string{"prealloc", "noprealloc", "degenerate"} {
 		t.Run(mode, func(t *testing.T) {
@@ -152,6 +153,9 @@ func TestHomeK16V8RandomOps(t *testing.T) {
 			rng := rand.New(rand.NewPCG(1, 2))
 			for step := range 10000 {
 				homeK16V8CheckOp(t, m, ref, step, rng.IntN(4), rng.IntN(96), htab.UpdateFlags(rng.IntN(4)))
+				if step%16 == 15 {
+					homeK16V8CheckContents(t, m, ref)
+				}
 			}
 			homeK16V8CheckContents(t, m, ref)
 		})

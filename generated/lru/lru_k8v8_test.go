@@ -128,8 +128,9 @@ func lruK8V8CheckContents(t testing.TB, m *LruK8V8, ref map[LruK8V8Key]LruK8V8Va
 	}
 }
 
-// TestLruK8V8RandomOps runs random operations, checked after every step against
-// a builtin map; preallocated and degenerate (every key in bucket 0).
+// TestLruK8V8RandomOps runs random operations against a builtin map, checking
+// each result and Len after every step and the whole contents every 16th;
+// preallocated and degenerate (every key in bucket 0).
 func TestLruK8V8RandomOps(t *testing.T) {
 	for _, mode := range []string{"prealloc", "degenerate"} {
 		t.Run(mode, func(t *testing.T) {
@@ -149,6 +150,9 @@ func TestLruK8V8RandomOps(t *testing.T) {
 			rng := rand.New(rand.NewPCG(1, 2))
 			for step := range 10000 {
 				lruK8V8CheckOp(t, m, ref, step, rng.IntN(4), rng.IntN(96), htab.UpdateFlags(rng.IntN(4)))
+				if step%16 == 15 {
+					lruK8V8CheckContents(t, m, ref)
+				}
 			}
 			lruK8V8CheckContents(t, m, ref)
 		})

@@ -159,8 +159,9 @@ func lruPcpuK8V8CheckContents(t testing.TB, m *LruPcpuK8V8, ref map[LruPcpuK8V8K
 	}
 }
 
-// TestLruPcpuK8V8RandomOps runs random operations, checked after every step against
-// a builtin map; preallocated and degenerate (every key in bucket 0).
+// TestLruPcpuK8V8RandomOps runs random operations against a builtin map, checking
+// each result and Len after every step and the whole contents every 16th;
+// preallocated and degenerate (every key in bucket 0).
 func TestLruPcpuK8V8RandomOps(t *testing.T) {
 	for _, mode := range []string{"prealloc", "degenerate"} {
 		t.Run(mode, func(t *testing.T) {
@@ -180,6 +181,9 @@ func TestLruPcpuK8V8RandomOps(t *testing.T) {
 			rng := rand.New(rand.NewPCG(1, 2))
 			for step := range 10000 {
 				lruPcpuK8V8CheckOp(t, m, ref, step, rng.IntN(4), rng.IntN(96), htab.UpdateFlags(rng.IntN(4)))
+				if step%16 == 15 {
+					lruPcpuK8V8CheckContents(t, m, ref)
+				}
 			}
 			lruPcpuK8V8CheckContents(t, m, ref)
 		})

@@ -159,8 +159,9 @@ func pcpuK8V8CheckContents(t testing.TB, m *PcpuK8V8, ref map[PcpuK8V8Key]PcpuK8
 	}
 }
 
-// TestPcpuK8V8RandomOps runs random operations, checked after every step against
-// a builtin map; preallocated, NoPrealloc, and degenerate (every key in bucket 0).
+// TestPcpuK8V8RandomOps runs random operations against a builtin map, checking
+// each result and Len after every step and the whole contents every 16th;
+// preallocated, NoPrealloc, and degenerate (every key in bucket 0).
 func TestPcpuK8V8RandomOps(t *testing.T) {
 	for _, mode := range []string{"prealloc", "noprealloc", "degenerate"} {
 		t.Run(mode, func(t *testing.T) {
@@ -181,6 +182,9 @@ func TestPcpuK8V8RandomOps(t *testing.T) {
 			rng := rand.New(rand.NewPCG(1, 2))
 			for step := range 10000 {
 				pcpuK8V8CheckOp(t, m, ref, step, rng.IntN(4), rng.IntN(96), htab.UpdateFlags(rng.IntN(4)))
+				if step%16 == 15 {
+					pcpuK8V8CheckContents(t, m, ref)
+				}
 			}
 			pcpuK8V8CheckContents(t, m, ref)
 		})

@@ -130,8 +130,9 @@ func k16JhashCheckContents(t testing.TB, m *K16Jhash, ref map[K16JhashKey]K16Jha
 	}
 }
 
-// TestK16JhashRandomOps runs random operations, checked after every step against
-// a builtin map; preallocated, NoPrealloc, and degenerate (every key in bucket 0).
+// TestK16JhashRandomOps runs random operations against a builtin map, checking
+// each result and Len after every step and the whole contents every 16th;
+// preallocated, NoPrealloc, and degenerate (every key in bucket 0).
 func TestK16JhashRandomOps(t *testing.T) {
 	for _, mode := range []string{"prealloc", "noprealloc", "degenerate"} {
 		t.Run(mode, func(t *testing.T) {
@@ -152,6 +153,9 @@ func TestK16JhashRandomOps(t *testing.T) {
 			rng := rand.New(rand.NewPCG(1, 2))
 			for step := range 10000 {
 				k16JhashCheckOp(t, m, ref, step, rng.IntN(4), rng.IntN(96), htab.UpdateFlags(rng.IntN(4)))
+				if step%16 == 15 {
+					k16JhashCheckContents(t, m, ref)
+				}
 			}
 			k16JhashCheckContents(t, m, ref)
 		})

@@ -130,8 +130,9 @@ func k24JhashCheckContents(t testing.TB, m *K24Jhash, ref map[K24JhashKey]K24Jha
 	}
 }
 
-// TestK24JhashRandomOps runs random operations, checked after every step against
-// a builtin map; preallocated, NoPrealloc, and degenerate (every key in bucket 0).
+// TestK24JhashRandomOps runs random operations against a builtin map, checking
+// each result and Len after every step and the whole contents every 16th;
+// preallocated, NoPrealloc, and degenerate (every key in bucket 0).
 func TestK24JhashRandomOps(t *testing.T) {
 	for _, mode := range []string{"prealloc", "noprealloc", "degenerate"} {
 		t.Run(mode, func(t *testing.T) {
@@ -152,6 +153,9 @@ func TestK24JhashRandomOps(t *testing.T) {
 			rng := rand.New(rand.NewPCG(1, 2))
 			for step := range 10000 {
 				k24JhashCheckOp(t, m, ref, step, rng.IntN(4), rng.IntN(96), htab.UpdateFlags(rng.IntN(4)))
+				if step%16 == 15 {
+					k24JhashCheckContents(t, m, ref)
+				}
 			}
 			k24JhashCheckContents(t, m, ref)
 		})

@@ -130,8 +130,9 @@ func k32JhashCheckContents(t testing.TB, m *K32Jhash, ref map[K32JhashKey]K32Jha
 	}
 }
 
-// TestK32JhashRandomOps runs random operations, checked after every step against
-// a builtin map; preallocated, NoPrealloc, and degenerate (every key in bucket 0).
+// TestK32JhashRandomOps runs random operations against a builtin map, checking
+// each result and Len after every step and the whole contents every 16th;
+// preallocated, NoPrealloc, and degenerate (every key in bucket 0).
 func TestK32JhashRandomOps(t *testing.T) {
 	for _, mode := range []string{"prealloc", "noprealloc", "degenerate"} {
 		t.Run(mode, func(t *testing.T) {
@@ -152,6 +153,9 @@ func TestK32JhashRandomOps(t *testing.T) {
 			rng := rand.New(rand.NewPCG(1, 2))
 			for step := range 10000 {
 				k32JhashCheckOp(t, m, ref, step, rng.IntN(4), rng.IntN(96), htab.UpdateFlags(rng.IntN(4)))
+				if step%16 == 15 {
+					k32JhashCheckContents(t, m, ref)
+				}
 			}
 			k32JhashCheckContents(t, m, ref)
 		})

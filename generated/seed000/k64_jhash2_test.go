@@ -130,8 +130,9 @@ func k64Jhash2CheckContents(t testing.TB, m *K64Jhash2, ref map[K64Jhash2Key]K64
 	}
 }
 
-// TestK64Jhash2RandomOps runs random operations, checked after every step against
-// a builtin map; preallocated, NoPrealloc, and degenerate (every key in bucket 0).
+// TestK64Jhash2RandomOps runs random operations against a builtin map, checking
+// each result and Len after every step and the whole contents every 16th;
+// preallocated, NoPrealloc, and degenerate (every key in bucket 0).
 func TestK64Jhash2RandomOps(t *testing.T) {
 	for _, mode := range []string{"prealloc", "noprealloc", "degenerate"} {
 		t.Run(mode, func(t *testing.T) {
@@ -152,6 +153,9 @@ func TestK64Jhash2RandomOps(t *testing.T) {
 			rng := rand.New(rand.NewPCG(1, 2))
 			for step := range 10000 {
 				k64Jhash2CheckOp(t, m, ref, step, rng.IntN(4), rng.IntN(96), htab.UpdateFlags(rng.IntN(4)))
+				if step%16 == 15 {
+					k64Jhash2CheckContents(t, m, ref)
+				}
 			}
 			k64Jhash2CheckContents(t, m, ref)
 		})

@@ -130,8 +130,9 @@ func k8JhashCheckContents(t testing.TB, m *K8Jhash, ref map[K8JhashKey]K8JhashVa
 	}
 }
 
-// TestK8JhashRandomOps runs random operations, checked after every step against
-// a builtin map; preallocated, NoPrealloc, and degenerate (every key in bucket 0).
+// TestK8JhashRandomOps runs random operations against a builtin map, checking
+// each result and Len after every step and the whole contents every 16th;
+// preallocated, NoPrealloc, and degenerate (every key in bucket 0).
 func TestK8JhashRandomOps(t *testing.T) {
 	for _, mode := range []string{"prealloc", "noprealloc", "degenerate"} {
 		t.Run(mode, func(t *testing.T) {
@@ -152,6 +153,9 @@ func TestK8JhashRandomOps(t *testing.T) {
 			rng := rand.New(rand.NewPCG(1, 2))
 			for step := range 10000 {
 				k8JhashCheckOp(t, m, ref, step, rng.IntN(4), rng.IntN(96), htab.UpdateFlags(rng.IntN(4)))
+				if step%16 == 15 {
+					k8JhashCheckContents(t, m, ref)
+				}
 			}
 			k8JhashCheckContents(t, m, ref)
 		})
