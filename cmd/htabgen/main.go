@@ -183,13 +183,30 @@ func run(args []string, stdout, stderr io.Writer) int {
 	return exitOK
 }
 
-// badValue matches the flag package's error for a value it cannot parse.
-var badValue = regexp.MustCompile(`^invalid (?:boolean )?value "(.*)" for (?:flag )?-([^:]+): (.*)$`)
+// The flag package's errors: a value it cannot parse, a flag it does not
+// know, a flag given last without its value.
+var (
+	badValue     = regexp.MustCompile(`^invalid (?:boolean )?value "(.*)" for (?:flag )?-([^:]+): (.*)$`)
+	unknownFlag  = regexp.MustCompile(`^flag provided but not defined: -(.*)$`)
+	missingValue = regexp.MustCompile(`^flag needs an argument: -(.*)$`)
+)
 
 // syntaxError is a flag syntax error from fs.Parse, restated as run states
 // its other errors: a bad value names the flag, the value and what the flag
-// takes, where the flag package says only "parse error".
+// takes, where the flag package says only "parse error"; an unknown flag
+// lists the flags there are; a missing value says what the flag takes.
 func syntaxError(fs *flag.FlagSet, err error) error {
+	if m := unknownFlag.FindStringSubmatch(err.Error()); m != nil {
+		var names []string
+		fs.VisitAll(func(f *flag.Flag) { names = append(names, "-"+f.Name) })
+		return fmt.Errorf("unknown flag -%s: the flags are %s", m[1], strings.Join(names, ", "))
+	}
+	if m := missingValue.FindStringSubmatch(err.Error()); m != nil {
+		if f := fs.Lookup(m[1]); f != nil {
+			return fmt.Errorf("-%s needs a value: %s", f.Name, strings.TrimSuffix(f.Usage, decimalNote))
+		}
+		return err
+	}
 	m := badValue.FindStringSubmatch(err.Error())
 	if m == nil {
 		return err
