@@ -49,8 +49,9 @@ import (
 //   moving the overflow element there (if any) under its own bucket's lock (a
 //   higher bucket is waited for, a lower one only tried). A replace of an
 //   older element moves the key to the head, as the kernel does.
-//   Capacity: count reserves an element before an insert; past MaxEntries it
-//   is htab.ErrFull. A free bitmap (htab.FreeSlots, one bit per slot) finds
+//   Capacity: an insert reserves its element in count once it holds every
+//   lock it needs, and keeps b's lock until the key is in; past MaxEntries
+//   it is htab.ErrFull. A free bitmap (htab.FreeSlots, one bit per slot) finds
 //   free slots. A delete frees its slot and count before it unlocks, so
 //   whoever sees the key gone through a single-key operation can insert
 //   another (the kernel frees after unlocking).
@@ -497,12 +498,16 @@ func (m *K50) update(k *K50Key, v *K50Value, cpu int, flags htab.UpdateFlags) er
 			hs.seq.Unlock()
 			return nil
 		}
-		if m.count.Add(1) > int64(m.maxEntries) {
-			m.count.Add(-1)
-			hs.seq.Unlock()
-			return htab.ErrFull
-		}
+		// A new key. Its room in count is reserved only where the insert can
+		// no longer fail or let go of b's lock: a reservation never outlives
+		// the lock, so whoever finds the map full while k is not yet in it
+		// (ErrFull) finds it during k's insert, which can take effect first.
 		if atomic.LoadUint32(&hs.next)&k50Home != 0 {
+			if m.count.Add(1) > int64(m.maxEntries) {
+				m.count.Add(-1)
+				hs.seq.Unlock()
+				return htab.ErrFull
+			}
 			// Push the old head to an overflow slot near b.
 			f := m.free.Alloc(b)
 			m.slots[f].copyFrom(hs, atomic.LoadUint32(&hs.next)&k50Idx)
@@ -512,17 +517,32 @@ func (m *K50) update(k *K50Key, v *K50Value, cpu int, flags htab.UpdateFlags) er
 			hs.seq.Unlock()
 			return nil
 		}
-		// Empty bucket: slot b is free, or holds another bucket's overflow element.
-		if m.free.Claim(b) || m.evict(b) {
-			hs.setKey(&w, h)
-			hs.setValue(v)
-			htab.StoreRelease(&hs.next, k50Home)
+		// Empty bucket: slot b is free, or holds another bucket's overflow
+		// element, which must move out first.
+		c, prev, ok := m.seize(b)
+		if !ok {
 			hs.seq.Unlock()
-			return nil
+			runtime.Gosched()
+			continue
 		}
-		m.count.Add(-1)
+		if m.count.Add(1) > int64(m.maxEntries) {
+			m.count.Add(-1)
+			if prev == 0 {
+				m.free.Release(b)
+			} else {
+				m.slots[c].seq.Unlock()
+			}
+			hs.seq.Unlock()
+			return htab.ErrFull
+		}
+		if prev != 0 {
+			m.moveOut(b, c, prev)
+		}
+		hs.setKey(&w, h)
+		hs.setValue(v)
+		htab.StoreRelease(&hs.next, k50Home)
 		hs.seq.Unlock()
-		runtime.Gosched()
+		return nil
 	}
 }
 
@@ -535,16 +555,18 @@ func (m *K50) Update(k K50Key, v K50Value, flags htab.UpdateFlags) error {
 	return m.update(&k, &v, 0, flags)
 }
 
-// evict makes slot b, whose bucket b is empty and locked by the caller, the
-// caller's: it claims it if it became free, else moves the overflow element in
-// it to another slot under the lock of that element's bucket c. False: the
-// caller must drop its lock and start over (lock order: a higher bucket is
-// waited for, a lower one only tried).
-func (m *K50) evict(b uint32) bool {
+// seize readies slot b, whose bucket b is empty and locked by the caller, to
+// become the caller's. If b is free it claims it (prev 0). Else b holds an
+// overflow element of bucket c: it locks c and returns c and prev, index+1
+// of the slot before b in c's chain, for moveOut to move the element away
+// (or the caller to unlock c). False: the caller must drop its lock and
+// start over (lock order: a higher bucket is waited for, a lower one only
+// tried).
+func (m *K50) seize(b uint32) (c, prev uint32, ok bool) {
 	s := &m.slots[b]
 	for n := 0; ; n++ {
 		if m.free.Claim(b) {
-			return true
+			return 0, 0, true
 		}
 		c := m.slotBucket(s)
 		if c == b {
@@ -559,10 +581,10 @@ func (m *K50) evict(b uint32) bool {
 		if c > b {
 			cs.seq.Lock()
 		} else if !cs.seq.TryLock() {
-			return false
+			return 0, 0, false
 		}
 		// Is slot b in c's chain? Find the slot before it.
-		var prev uint32
+		prev = 0
 		if atomic.LoadUint32(&cs.next)&k50Home != 0 {
 			for i, k := c+1, 0; i != 0 && k < len(m.slots); k++ {
 				nx := atomic.LoadUint32(&m.slots[i-1].next) & k50Idx
@@ -582,13 +604,21 @@ func (m *K50) evict(b uint32) bool {
 			}
 			continue
 		}
-		f := m.free.Alloc(c)
-		m.slots[f].copyFrom(s, atomic.LoadUint32(&s.next)&k50Idx)
-		p := &m.slots[prev-1]
-		htab.StoreRelease(&p.next, atomic.LoadUint32(&p.next)&k50Home|(f+1))
-		cs.seq.Unlock()
-		return true
+		return c, prev, true
 	}
+}
+
+// moveOut moves the overflow element in slot b, after slot prev (index+1) in
+// bucket c's chain, to a free slot near c, and unlocks c, which seize
+// locked. The caller holds b's lock and a reservation in count, which
+// guarantees a free slot.
+func (m *K50) moveOut(b, c, prev uint32) {
+	s, cs := &m.slots[b], &m.slots[c]
+	f := m.free.Alloc(c)
+	m.slots[f].copyFrom(s, atomic.LoadUint32(&s.next)&k50Idx)
+	p := &m.slots[prev-1]
+	htab.StoreRelease(&p.next, atomic.LoadUint32(&p.next)&k50Home|(f+1))
+	cs.seq.Unlock()
 }
 
 // Delete removes k, as BPF_MAP_DELETE_ELEM does: htab.ErrKeyNotExist if absent.
