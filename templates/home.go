@@ -294,12 +294,30 @@ func (m *$Map) find(b uint32, w *$KW, h uint32) (prev, i uint32) {
 	f.Add(g.homeCode(src))
 }
 
-// homeAlloc emits release, which gives a slot back to the free bitmap
-// (htab.FreeSlots, which also claims and allocates slots) with its count.
+// homeAlloc emits reserve, which takes room for a new key in the count, and
+// release, which gives a slot back to the free bitmap (htab.FreeSlots, which
+// also claims and allocates slots) with its count.
 //
+//	func (m *<Map>) reserve() bool
 //	func (m *<Map>) release(i uint32)
 func (g *generator) homeAlloc(f *jen.File) {
 	f.Add(g.homeCode(`
+// reserve takes room for one more key in count, false if the map is full.
+// It never counts past MaxEntries, not even for a moment: an insert that
+// added itself and then took itself off again would make a concurrent
+// insert find the map full while a delete had just made room.
+func (m *$Map) reserve() bool {
+	for {
+		n := m.count.Load()
+		if n >= int64(m.maxEntries) {
+			return false
+		}
+		if m.count.CompareAndSwap(n, n+1) {
+			return true
+		}
+	}
+}
+
 // release frees slot i, already out of every chain, and its element's count.
 // Deletes call it before they unlock, so that whoever sees the key gone can
 // insert another into a full map (the kernel frees after unlocking, a window
@@ -473,8 +491,7 @@ func (m *$Map) update(k *$Key, v *$Value, cpu int, flags htab.UpdateFlags) error
 		// the lock, so whoever finds the map full while k is not yet in it
 		// (ErrFull) finds it during k's insert, which can take effect first.
 		if atomic.LoadUint32(&hs.next)&$pHome != 0 {
-			if m.count.Add(1) > int64(m.maxEntries) {
-				m.count.Add(-1)
+			if !m.reserve() {
 				hs.seq.Unlock()
 				return htab.ErrFull
 			}
@@ -495,8 +512,7 @@ func (m *$Map) update(k *$Key, v *$Value, cpu int, flags htab.UpdateFlags) error
 			runtime.Gosched()
 			continue
 		}
-		if m.count.Add(1) > int64(m.maxEntries) {
-			m.count.Add(-1)
+		if !m.reserve() {
 			if prev == 0 {
 				m.free.Release(b)
 			} else {

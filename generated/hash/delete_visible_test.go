@@ -41,6 +41,32 @@ func TestInsertAfterObservedDelete(t *testing.T) {
 	}
 }
 
+// TestFullOnlyWhenFull: an insert right after a delete finds room unless
+// another insert took it, even while a third keeps failing to insert into
+// the full map (linearize.FullOnlyWhenFull), in both layouts, prealloc and
+// not.
+func TestFullOnlyWhenFull(t *testing.T) {
+	rounds := 300_000
+	if testing.Short() {
+		rounds = 20_000
+	}
+	for _, c := range []struct {
+		layout     string
+		noPrealloc bool
+		paths      func(htab.Options) map[string]linearize.Map
+	}{
+		{"home", false, func(o htab.Options) map[string]linearize.Map { return deletePaths(t, NewHomeK8V8, o) }},
+		{"classic", false, func(o htab.Options) map[string]linearize.Map { return deletePaths(t, NewHashK8V8, o) }},
+		{"classic", true, func(o htab.Options) map[string]linearize.Map { return deletePaths(t, NewHashK8V8, o) }},
+	} {
+		for _, entries := range []int{48, 64} {
+			opts := htab.Options{MaxEntries: entries, NoPrealloc: c.noPrealloc}
+			name := fmt.Sprintf("%s NoPrealloc=%v max=%d", c.layout, c.noPrealloc, entries)
+			linearize.FullOnlyWhenFull(t, name, entries, rounds, c.paths(opts)["Delete"])
+		}
+	}
+}
+
 // k8v8Deleter is what deletePaths needs of a k8v8 hash map.
 type k8v8Deleter[K ~[8]byte, V ~[8]byte] interface {
 	k8v8Map[K, V]

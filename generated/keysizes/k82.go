@@ -296,6 +296,22 @@ func (m *K82) find(b uint32, w *k82KeyWords, h uint32) (prev, i uint32) {
 	return 0, 0
 }
 
+// reserve takes room for one more key in count, false if the map is full.
+// It never counts past MaxEntries, not even for a moment: an insert that
+// added itself and then took itself off again would make a concurrent
+// insert find the map full while a delete had just made room.
+func (m *K82) reserve() bool {
+	for {
+		n := m.count.Load()
+		if n >= int64(m.maxEntries) {
+			return false
+		}
+		if m.count.CompareAndSwap(n, n+1) {
+			return true
+		}
+	}
+}
+
 // release frees slot i, already out of every chain, and its element's count.
 // Deletes call it before they unlock, so that whoever sees the key gone can
 // insert another into a full map (the kernel frees after unlocking, a window
@@ -419,8 +435,7 @@ func (m *K82) update(k *K82Key, v *K82Value, cpu int, flags htab.UpdateFlags) er
 		// the lock, so whoever finds the map full while k is not yet in it
 		// (ErrFull) finds it during k's insert, which can take effect first.
 		if atomic.LoadUint32(&hs.next)&k82Home != 0 {
-			if m.count.Add(1) > int64(m.maxEntries) {
-				m.count.Add(-1)
+			if !m.reserve() {
 				hs.seq.Unlock()
 				return htab.ErrFull
 			}
@@ -441,8 +456,7 @@ func (m *K82) update(k *K82Key, v *K82Value, cpu int, flags htab.UpdateFlags) er
 			runtime.Gosched()
 			continue
 		}
-		if m.count.Add(1) > int64(m.maxEntries) {
-			m.count.Add(-1)
+		if !m.reserve() {
 			if prev == 0 {
 				m.free.Release(b)
 			} else {

@@ -35,6 +35,28 @@ func TestInsertAfterObservedDelete(t *testing.T) {
 	}
 }
 
+// TestFullOnlyWhenFull: an insert right after a delete finds room unless
+// another insert took it, while that other keeps trying to insert into the
+// full map (linearize.FullOnlyWhenFull), prealloc and not.
+func TestFullOnlyWhenFull(t *testing.T) {
+	rounds := 200_000
+	if testing.Short() {
+		rounds = 20_000
+	}
+	key := func(x uint64) (k PcpuK8V8Key) { binary.LittleEndian.PutUint64(k[:], x); return k }
+	for _, noPrealloc := range []bool{false, true} {
+		m, err := NewPcpuK8V8(htab.Options{MaxEntries: 64, CPUs: 2, NoPrealloc: noPrealloc})
+		if err != nil {
+			t.Fatal(err)
+		}
+		linearize.FullOnlyWhenFull(t, fmt.Sprintf("NoPrealloc=%v", noPrealloc), 64, rounds, linearize.Map{
+			Insert: func(k uint64) error { return m.CPU(1).Update(key(k), PcpuK8V8Value{1}, htab.UpdateNoExist) },
+			Has:    func(k uint64) bool { _, ok := m.CPU(0).Lookup(key(k)); return ok },
+			Delete: func(k uint64) error { return m.Delete(key(k)) },
+		})
+	}
+}
+
 // TestOneWinner: of goroutines inserting one absent key at once, through
 // CPU(1) as programs do, exactly one succeeds, and of goroutines deleting it
 // at once, exactly one does (linearize.OneWinner).

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/htabgen/htabgen/htab"
@@ -124,5 +125,70 @@ func OneWinner(t *testing.T, name string, rounds, goroutines int, m Map) {
 		if m.Has(k) {
 			t.Fatalf("%s: round %d: the deleted key is still found", name, r)
 		}
+	}
+}
+
+// FullOnlyWhenFull fills a map to its MaxEntries, entries, and has one
+// goroutine keep inserting a new key of its own, which finds the map full
+// nearly always. For rounds rounds the test goroutine deletes a key and at
+// once inserts it again. That insert may be htab.ErrFull only if the other
+// goroutine's key got in meanwhile (it then stays in until this goroutine
+// deletes it): an ErrFull with that key absent and no success counted means
+// the map held entries-1 keys for the whole insert, as when a failing insert
+// counts itself for a moment before it takes itself off again.
+func FullOnlyWhenFull(t *testing.T, name string, entries, rounds int, m Map) {
+	t.Helper()
+	for k := range uint64(entries) {
+		if err := m.Insert(k); err != nil {
+			t.Fatalf("%s: filling: %v", name, err)
+		}
+	}
+	const other = 1 << 40 // the other goroutine's key
+	var otherIn atomic.Bool
+	var otherWins atomic.Int64
+	var stop atomic.Bool
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		for !stop.Load() {
+			if otherIn.Load() {
+				runtime.Gosched()
+			} else if m.Insert(other) == nil {
+				otherWins.Add(1)
+				otherIn.Store(true)
+			}
+		}
+	})
+	violations, fulls := 0, 0
+	for r := range rounds {
+		k := uint64(r % entries)
+		wins := otherWins.Load()
+		if err := m.Delete(k); err != nil {
+			t.Fatalf("%s: round %d: Delete: %v", name, r, err)
+		}
+		err := m.Insert(k)
+		if !errors.Is(err, htab.ErrFull) {
+			if err != nil {
+				t.Fatalf("%s: round %d: insert: %v", name, r, err)
+			}
+			continue
+		}
+		fulls++
+		if !m.Has(other) && otherWins.Load() == wins {
+			violations++
+		}
+		for m.Insert(k) != nil { // make room: take the other key out
+			if otherIn.Load() {
+				if err := m.Delete(other); err != nil {
+					t.Fatalf("%s: round %d: Delete(other): %v", name, r, err)
+				}
+				otherIn.Store(false)
+			}
+			runtime.Gosched()
+		}
+	}
+	stop.Store(true)
+	wg.Wait()
+	if violations != 0 {
+		t.Errorf("%s: %d of %d inserts right after a delete were htab.ErrFull with no other key inserted (%d ErrFull in all)", name, violations, rounds, fulls)
 	}
 }
