@@ -162,8 +162,39 @@ func TestHomeConcurrentRace(t *testing.T) {
 			}
 			require.Equal(t, n, m.Len())
 			require.LessOrEqual(t, n, max)
+			checkHomeSlots(t, m)
 		})
 	}
+}
+
+// checkHomeSlots checks the home layout's invariants on a map no one is
+// using: every chain's keys hash to its bucket, no slot is in two chains,
+// the free bitmap marks exactly the slots in no chain, and count (with its
+// reservations all settled) is the number of keys, as Len is.
+func checkHomeSlots(t *testing.T, m *HomeK8V8) {
+	t.Helper()
+	owner := make([]int, len(m.slots)) // bucket+1 of the chain holding the slot
+	keys := 0
+	for b := range m.slots {
+		if atomic.LoadUint32(&m.slots[b].next)&homeK8V8Home == 0 {
+			continue
+		}
+		for i := uint32(b + 1); i != 0; i = atomic.LoadUint32(&m.slots[i-1].next) & homeK8V8Idx {
+			require.Zero(t, owner[i-1], "slot %d is in the chains of buckets %d and %d", i-1, owner[i-1]-1, b)
+			owner[i-1] = b + 1
+			require.Equal(t, uint32(b), m.slotBucket(&m.slots[i-1]), "slot %d in bucket %d's chain holds another bucket's key", i-1, b)
+			keys++
+		}
+	}
+	for i := range m.slots {
+		free := m.free.Claim(uint32(i))
+		if free {
+			m.free.Release(uint32(i))
+		}
+		require.NotEqual(t, free, owner[i] != 0, "slot %d: free %v, in a chain %v", i, free, owner[i] != 0)
+	}
+	require.Equal(t, int64(keys), m.count.Load(), "count")
+	require.Equal(t, keys, m.Len(), "Len")
 }
 
 // TestHomeMaxEntriesLimit: the home layout marks a bucket's head with bit 31
