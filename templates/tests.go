@@ -16,12 +16,6 @@ func (g *generator) tests(f *jen.File) {
 	T := g.testHelper
 	key, val := jen.Id(g.keyT), jen.Id(g.valT)
 	g.testAdapters(f)
-	opts := func(max int) jen.Code {
-		return jen.Qual(htabPkg, "Options").Values(jen.Dict{jen.Id("MaxEntries"): jen.Lit(max), jen.Id("ZeroSeed"): jen.True(), jen.Id("CPUs"): jen.Lit(2)})
-	}
-	fatalIf := func(cond jen.Code, format string, args ...jen.Code) jen.Code {
-		return jen.If(cond).Block(jen.Id("t").Dot("Fatalf").Call(append([]jen.Code{jen.Lit(format)}, args...)...))
-	}
 
 	// func <prefix>TestKey(i int) (k <Key>): i little-endian in the first bytes, then a pattern
 	f.Commentf("%s makes distinct keys from small integers.", T("testKey"))
@@ -59,7 +53,7 @@ func (g *generator) tests(f *jen.File) {
 		jen.Switch(jen.Id("op")).Block(
 			jen.Case(jen.Lit(0)).Block(
 				jen.Id("err").Op(":=").Id(T("testUpdate")).Call(jen.Id("m"), jen.Id("k"), jen.Id("v"), jen.Id("flags")),
-				g.checkUpdateResult(fatalIf),
+				g.checkUpdateResult(),
 			),
 			jen.Case(jen.Lit(1)).Block(
 				jen.Id("err").Op(":=").Id("m").Dot("Delete").Call(jen.Id("k")),
@@ -110,7 +104,7 @@ func (g *generator) tests(f *jen.File) {
 	// chains.
 	f.Commentf("Test%sRandomOps runs random operations against a builtin map, checking", g.mapT)
 	f.Comment("each result and Len after every step and the whole contents every 16th;")
-	newMap := []jen.Code{jen.Id("opts").Op(":=").Add(opts(maxEntries))}
+	newMap := []jen.Code{jen.Id("opts").Op(":=").Add(testOpts(maxEntries))}
 	if g.l.LRU {
 		f.Comment("preallocated and degenerate (every key in bucket 0).")
 	} else {
@@ -149,7 +143,7 @@ func (g *generator) tests(f *jen.File) {
 	f.Func().Id("Fuzz"+g.mapT+"Ops").Params(jen.Id("f").Op("*").Qual("testing", "F")).Block(
 		jen.Id("f").Dot("Add").Call(jen.Index().Byte().Parens(jen.Lit("\x00\x01\x00\x02\x03\x01\x01\x01\x02\x02"))),
 		jen.Id("f").Dot("Fuzz").Call(jen.Func().Params(jen.Id("t").Op("*").Qual("testing", "T"), jen.Id("data").Index().Byte()).Block(
-			jen.List(jen.Id("m"), jen.Err()).Op(":=").Id("New"+g.mapT).Call(opts(8)),
+			jen.List(jen.Id("m"), jen.Err()).Op(":=").Id("New"+g.mapT).Call(testOpts(8)),
 			fatalIf(jen.Err().Op("!=").Nil(), "New: %v", jen.Err()),
 			jen.Id("ref").Op(":=").Map(key).Add(val).Values(),
 			jen.For(jen.Id("i").Op(":=").Lit(0), jen.Id("i").Op("+").Lit(1).Op("<").Len(jen.Id("data")), jen.Id("i").Op("+=").Lit(2)).Block(
@@ -170,7 +164,7 @@ func (g *generator) tests(f *jen.File) {
 	f.Commentf("Test%sConcurrent runs writers on disjoint keys with lock-free readers and", g.mapT)
 	f.Comment("iterators; run it with -race. Each writer's keys must end as it left them.")
 	f.Func().Id("Test"+g.mapT+"Concurrent").Params(jen.Id("t").Op("*").Qual("testing", "T")).Block(
-		jen.List(jen.Id("m"), jen.Err()).Op(":=").Id("New"+g.mapT).Call(opts(concurrentMax)),
+		jen.List(jen.Id("m"), jen.Err()).Op(":=").Id("New"+g.mapT).Call(testOpts(concurrentMax)),
 		fatalIf(jen.Err().Op("!=").Nil(), "New: %v", jen.Err()),
 		jen.Var().Id("wg").Qual("sync", "WaitGroup"),
 		jen.For(jen.Id("w").Op(":=").Range().Lit(2)).Block(
@@ -210,7 +204,7 @@ func (g *generator) tests(f *jen.File) {
 	f.Comment("while it filled are left out.")
 	f.Func().Id("Benchmark"+g.mapT+"Lookup").Params(jen.Id("b").Op("*").Qual("testing", "B")).Block(
 		jen.Const().Id("n").Op("=").Lit(49152),
-		jen.List(jen.Id("m"), jen.Err()).Op(":=").Id("New"+g.mapT).Call(opts(65536)),
+		jen.List(jen.Id("m"), jen.Err()).Op(":=").Id("New"+g.mapT).Call(testOpts(65536)),
 		jen.If(jen.Err().Op("!=").Nil()).Block(jen.Id("b").Dot("Fatal").Call(jen.Err())),
 		jen.Id("keys").Op(":=").Make(jen.Index().Add(key), jen.Lit(0), jen.Id("n")),
 		jen.For(jen.Id("i").Op(":=").Range().Id("n")).Block(
@@ -232,6 +226,17 @@ func (g *generator) tests(f *jen.File) {
 		),
 		jen.Id("b").Dot("ReportMetric").Call(jen.Float64().Call(jen.Id("b").Dot("N")).Op("/").Id("b").Dot("Elapsed").Call().Dot("Seconds").Call(), jen.Lit("lookups/s")),
 	)
+}
+
+// testOpts is the Options literal of the generated tests' maps: max
+// entries, ZeroSeed, 2 CPUs.
+func testOpts(max int) jen.Code {
+	return jen.Qual(htabPkg, "Options").Values(jen.Dict{jen.Id("MaxEntries"): jen.Lit(max), jen.Id("ZeroSeed"): jen.True(), jen.Id("CPUs"): jen.Lit(2)})
+}
+
+// fatalIf is a generated test's "if cond { t.Fatalf(format, args...) }".
+func fatalIf(cond jen.Code, format string, args ...jen.Code) jen.Code {
+	return jen.If(cond).Block(jen.Id("t").Dot("Fatalf").Call(append([]jen.Code{jen.Lit(format)}, args...)...))
 }
 
 // testHelper is the name of the -tests file's unexported helper h (testKey,
@@ -303,7 +308,7 @@ func (g *generator) benchLookup() *jen.Statement {
 // before looking it up, so that UpdateNoExist of a present key may succeed
 // and UpdateExist fail), so the LRU check allows that and then drops from
 // ref the keys the map no longer has.
-func (g *generator) checkUpdateResult(fatalIf func(cond jen.Code, format string, args ...jen.Code) jen.Code) jen.Code {
+func (g *generator) checkUpdateResult() jen.Code {
 	is := func(err string) *jen.Statement { return jen.Qual("errors", "Is").Call(jen.Id("err"), htabId(err)) }
 	if !g.l.LRU {
 		return jen.Add(
@@ -414,14 +419,14 @@ func (g *generator) seedTest(f *jen.File) {
 	f.Func().Id("Test"+g.mapT+"Seeds").Params(jen.Id("t").Op("*").Qual("testing", "T")).Block(
 		jen.Id("order").Op(":=").Func().Params(jen.Id("zero").Bool()).Index().Id(g.keyT).Block(
 			jen.List(jen.Id("m"), jen.Err()).Op(":=").Id("New"+g.mapT).Call(jen.Qual(htabPkg, "Options").Values(jen.Dict{jen.Id("MaxEntries"): jen.Lit(1024), jen.Id("CPUs"): jen.Lit(2), jen.Id("ZeroSeed"): jen.Id("zero")})),
-			jen.If(jen.Err().Op("!=").Nil()).Block(jen.Id("t").Dot("Fatalf").Call(jen.Lit("New: %v"), jen.Err())),
+			fatalIf(jen.Err().Op("!=").Nil(), "New: %v", jen.Err()),
 			jen.For(jen.Id("i").Op(":=").Range().Lit(32)).Block(
 				jen.If(jen.Err().Op(":=").Id(T("testUpdate")).Call(jen.Id("m"), jen.Id(T("testKey")).Call(jen.Id("i")), jen.Id(T("testVal")).Call(jen.Id("i")), jen.Qual(htabPkg, "UpdateNoExist")), jen.Err().Op("!=").Nil()).Block(
 					jen.Id("t").Dot("Fatalf").Call(jen.Lit("Update(key %d): %v"), jen.Id("i"), jen.Err()),
 				),
 			),
 			jen.List(jen.Id("keys"), jen.Id("_")).Op(":=").Id(T("testAll")).Call(jen.Id("t"), jen.Id("m")),
-			jen.If(jen.Len(jen.Id("keys")).Op("!=").Lit(32)).Block(jen.Id("t").Dot("Fatalf").Call(jen.Lit("All yields %d keys, want 32"), jen.Len(jen.Id("keys")))),
+			fatalIf(jen.Len(jen.Id("keys")).Op("!=").Lit(32), "All yields %d keys, want 32", jen.Len(jen.Id("keys"))),
 			jen.Return(jen.Id("keys")),
 		),
 		jen.If(jen.Op("!").Qual("slices", "Equal").Call(jen.Id("order").Call(jen.True()), jen.Id("order").Call(jen.True()))).Block(
@@ -444,9 +449,6 @@ func (g *generator) collisionTest(f *jen.File) {
 		return
 	}
 	T := g.testHelper
-	fatalIf := func(cond jen.Code, format string, args ...jen.Code) jen.Code {
-		return jen.If(cond).Block(jen.Id("t").Dot("Fatalf").Call(append([]jen.Code{jen.Lit(format)}, args...)...))
-	}
 	deleteIs := func(i jen.Code, want jen.Code, format string) jen.Code {
 		return jen.If(jen.Err().Op(":=").Id("m").Dot("Delete").Call(jen.Id(T("testKey")).Call(i)), jen.Op("!").Qual("errors", "Is").Call(jen.Err(), want)).Block(
 			jen.Id("t").Dot("Fatalf").Call(jen.Lit(format), i, jen.Err()))
@@ -457,7 +459,7 @@ func (g *generator) collisionTest(f *jen.File) {
 	f.Comment("map keeps them apart: both stored, each with its own value, and deleting")
 	f.Comment("one leaves the other.")
 	f.Func().Id("Test"+g.mapT+"HashCollisions").Params(jen.Id("t").Op("*").Qual("testing", "T")).Block(
-		jen.List(jen.Id("m"), jen.Err()).Op(":=").Id("New"+g.mapT).Call(jen.Qual(htabPkg, "Options").Values(jen.Dict{jen.Id("MaxEntries"): jen.Lit(64), jen.Id("CPUs"): jen.Lit(2), jen.Id("ZeroSeed"): jen.True()})),
+		jen.List(jen.Id("m"), jen.Err()).Op(":=").Id("New"+g.mapT).Call(testOpts(64)),
 		fatalIf(jen.Err().Op("!=").Nil(), "New: %v", jen.Err()),
 		jen.Id("first").Op(":=").Map(jen.Uint32()).Int().Values(),
 		jen.Var().Id("pairs").Index().Index(jen.Lit(2)).Int(),

@@ -18,19 +18,11 @@ func TestInsertAfterObservedDelete(t *testing.T) {
 	if testing.Short() {
 		rounds = 500
 	}
-	for _, c := range []struct {
-		layout     string
-		noPrealloc bool // home allocates every slot either way
-		paths      func(htab.Options) map[string]linearize.Map
-	}{
-		{"home", false, func(o htab.Options) map[string]linearize.Map { return deletePaths(t, NewHomeK8V8, o) }},
-		{"classic", false, func(o htab.Options) map[string]linearize.Map { return deletePaths(t, NewHashK8V8, o) }},
-		{"classic", true, func(o htab.Options) map[string]linearize.Map { return deletePaths(t, NewHashK8V8, o) }},
-	} {
+	for _, c := range linearizeCases {
 		for _, entries := range []int{1, 64} {
 			opts := htab.Options{MaxEntries: entries, ZeroSeed: true, NoPrealloc: c.noPrealloc}
 			for _, path := range []string{"Delete", "LookupAndDelete", "LookupAndDeleteBatch"} {
-				ops, ok := c.paths(opts)[path] // a fresh map for each path
+				ops, ok := c.paths(t, opts)[path] // a fresh map for each path
 				if !ok {
 					continue
 				}
@@ -50,21 +42,25 @@ func TestFullOnlyWhenFull(t *testing.T) {
 	if testing.Short() {
 		rounds = 20_000
 	}
-	for _, c := range []struct {
-		layout     string
-		noPrealloc bool
-		paths      func(htab.Options) map[string]linearize.Map
-	}{
-		{"home", false, func(o htab.Options) map[string]linearize.Map { return deletePaths(t, NewHomeK8V8, o) }},
-		{"classic", false, func(o htab.Options) map[string]linearize.Map { return deletePaths(t, NewHashK8V8, o) }},
-		{"classic", true, func(o htab.Options) map[string]linearize.Map { return deletePaths(t, NewHashK8V8, o) }},
-	} {
+	for _, c := range linearizeCases {
 		for _, entries := range []int{48, 64} {
 			opts := htab.Options{MaxEntries: entries, NoPrealloc: c.noPrealloc}
 			name := fmt.Sprintf("%s NoPrealloc=%v max=%d", c.layout, c.noPrealloc, entries)
-			linearize.FullOnlyWhenFull(t, name, entries, rounds, c.paths(opts)["Delete"])
+			linearize.FullOnlyWhenFull(t, name, entries, rounds, c.paths(t, opts)["Delete"])
 		}
 	}
+}
+
+// linearizeCases are the maps the linearize checks run on: both layouts,
+// and the classic one also NoPrealloc (home allocates every slot either way).
+var linearizeCases = []struct {
+	layout     string
+	noPrealloc bool
+	paths      func(*testing.T, htab.Options) map[string]linearize.Map
+}{
+	{"home", false, func(t *testing.T, o htab.Options) map[string]linearize.Map { return deletePaths(t, NewHomeK8V8, o) }},
+	{"classic", false, func(t *testing.T, o htab.Options) map[string]linearize.Map { return deletePaths(t, NewHashK8V8, o) }},
+	{"classic", true, func(t *testing.T, o htab.Options) map[string]linearize.Map { return deletePaths(t, NewHashK8V8, o) }},
 }
 
 // k8v8Deleter is what deletePaths needs of a k8v8 hash map.
@@ -115,20 +111,12 @@ func TestOneWinner(t *testing.T) {
 	if testing.Short() {
 		rounds = 500
 	}
-	for _, c := range []struct {
-		layout     string
-		noPrealloc bool
-		paths      func(htab.Options) map[string]linearize.Map
-	}{
-		{"home", false, func(o htab.Options) map[string]linearize.Map { return deletePaths(t, NewHomeK8V8, o) }},
-		{"classic", false, func(o htab.Options) map[string]linearize.Map { return deletePaths(t, NewHashK8V8, o) }},
-		{"classic", true, func(o htab.Options) map[string]linearize.Map { return deletePaths(t, NewHashK8V8, o) }},
-	} {
+	for _, c := range linearizeCases {
 		for _, entries := range []int{1, 64} {
 			opts := htab.Options{MaxEntries: entries, ZeroSeed: true, NoPrealloc: c.noPrealloc}
 			for _, path := range []string{"Delete", "LookupAndDelete"} {
 				name := fmt.Sprintf("%s NoPrealloc=%v max=%d %s", c.layout, c.noPrealloc, entries, path)
-				linearize.OneWinner(t, name, rounds, 4, c.paths(opts)[path])
+				linearize.OneWinner(t, name, rounds, 4, c.paths(t, opts)[path])
 			}
 		}
 	}

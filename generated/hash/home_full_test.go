@@ -28,7 +28,7 @@ func TestHomeErrFullLinearizable(t *testing.T) {
 	m, err := NewHomeK8V8(htab.Options{MaxEntries: max, ZeroSeed: true})
 	require.NoError(t, err)
 	key := func(i uint64) (k HomeK8V8Key) { binary.LittleEndian.PutUint64(k[:], i); return }
-	bucket := func(k HomeK8V8Key) uint32 { return htab.Jhash(k[:], 0) & (max - 1) }
+	bucket := func(k HomeK8V8Key) uint32 { w := k.words(); return m.hash(&k, &w) & m.mask }
 
 	inBucket := map[uint32][]HomeK8V8Key{}
 	for i, n := uint64(0), 0; n < max-1; i++ {

@@ -467,7 +467,7 @@ func (m *K1) seize(b uint32) (c, prev uint32, ok bool) {
 		if m.free.Claim(b) {
 			return 0, 0, true
 		}
-		c := m.slotBucket(s)
+		c = m.slotBucket(s)
 		if c == b {
 			// Being written by b's own past owner right now (a delete releases
 			// the slot before it unlocks, so not being freed).

@@ -19,18 +19,10 @@ func TestInsertAfterObservedDelete(t *testing.T) {
 	if testing.Short() {
 		rounds = 1000
 	}
-	key := func(x uint64) (k PcpuK8V8Key) { binary.LittleEndian.PutUint64(k[:], x); return k }
 	for _, max := range []int{1, 64} {
 		for _, noPrealloc := range []bool{false, true} {
-			m, err := NewPcpuK8V8(htab.Options{MaxEntries: max, ZeroSeed: true, CPUs: 2, NoPrealloc: noPrealloc})
-			if err != nil {
-				t.Fatal(err)
-			}
-			linearize.InsertAfterObservedDelete(t, fmt.Sprintf("max=%d NoPrealloc=%v", max, noPrealloc), max, rounds, linearize.Map{
-				Insert: func(k uint64) error { return m.CPU(1).Update(key(k), PcpuK8V8Value{1}, htab.UpdateNoExist) },
-				Has:    func(k uint64) bool { _, ok := m.CPU(0).Lookup(key(k)); return ok },
-				Delete: func(k uint64) error { return m.Delete(key(k)) },
-			})
+			m := programSide(t, htab.Options{MaxEntries: max, ZeroSeed: true, CPUs: 2, NoPrealloc: noPrealloc})
+			linearize.InsertAfterObservedDelete(t, fmt.Sprintf("max=%d NoPrealloc=%v", max, noPrealloc), max, rounds, m)
 		}
 	}
 }
@@ -43,17 +35,9 @@ func TestFullOnlyWhenFull(t *testing.T) {
 	if testing.Short() {
 		rounds = 20_000
 	}
-	key := func(x uint64) (k PcpuK8V8Key) { binary.LittleEndian.PutUint64(k[:], x); return k }
 	for _, noPrealloc := range []bool{false, true} {
-		m, err := NewPcpuK8V8(htab.Options{MaxEntries: 64, CPUs: 2, NoPrealloc: noPrealloc})
-		if err != nil {
-			t.Fatal(err)
-		}
-		linearize.FullOnlyWhenFull(t, fmt.Sprintf("NoPrealloc=%v", noPrealloc), 64, rounds, linearize.Map{
-			Insert: func(k uint64) error { return m.CPU(1).Update(key(k), PcpuK8V8Value{1}, htab.UpdateNoExist) },
-			Has:    func(k uint64) bool { _, ok := m.CPU(0).Lookup(key(k)); return ok },
-			Delete: func(k uint64) error { return m.Delete(key(k)) },
-		})
+		m := programSide(t, htab.Options{MaxEntries: 64, CPUs: 2, NoPrealloc: noPrealloc})
+		linearize.FullOnlyWhenFull(t, fmt.Sprintf("NoPrealloc=%v", noPrealloc), 64, rounds, m)
 	}
 }
 
@@ -65,18 +49,26 @@ func TestOneWinner(t *testing.T) {
 	if testing.Short() {
 		rounds = 500
 	}
-	key := func(x uint64) (k PcpuK8V8Key) { binary.LittleEndian.PutUint64(k[:], x); return k }
 	for _, max := range []int{1, 64} {
 		for _, noPrealloc := range []bool{false, true} {
-			m, err := NewPcpuK8V8(htab.Options{MaxEntries: max, ZeroSeed: true, CPUs: 2, NoPrealloc: noPrealloc})
-			if err != nil {
-				t.Fatal(err)
-			}
-			linearize.OneWinner(t, fmt.Sprintf("max=%d NoPrealloc=%v", max, noPrealloc), rounds, 4, linearize.Map{
-				Insert: func(k uint64) error { return m.CPU(1).Update(key(k), PcpuK8V8Value{1}, htab.UpdateNoExist) },
-				Has:    func(k uint64) bool { _, ok := m.CPU(0).Lookup(key(k)); return ok },
-				Delete: func(k uint64) error { return m.Delete(key(k)) },
-			})
+			m := programSide(t, htab.Options{MaxEntries: max, ZeroSeed: true, CPUs: 2, NoPrealloc: noPrealloc})
+			linearize.OneWinner(t, fmt.Sprintf("max=%d NoPrealloc=%v", max, noPrealloc), rounds, 4, m)
 		}
+	}
+}
+
+// programSide is a new map of opts as the linearize checks drive it, through
+// its program side as BPF programs would: CPU(1) inserts, CPU(0) looks up;
+// deletes are userspace's.
+func programSide(t *testing.T, opts htab.Options) linearize.Map {
+	m, err := NewPcpuK8V8(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	key := func(x uint64) (k PcpuK8V8Key) { binary.LittleEndian.PutUint64(k[:], x); return k }
+	return linearize.Map{
+		Insert: func(k uint64) error { return m.CPU(1).Update(key(k), PcpuK8V8Value{1}, htab.UpdateNoExist) },
+		Has:    func(k uint64) bool { _, ok := m.CPU(0).Lookup(key(k)); return ok },
+		Delete: func(k uint64) error { return m.Delete(key(k)) },
 	}
 }
