@@ -77,6 +77,10 @@ func testPath(out string) string {
 // into place. Each file a rename replaces is kept (hard-linked, or copied)
 // until the last rename succeeds, so that a rename failing halfway puts the
 // files already replaced back. On error nothing is created or changed.
+//
+// Every path is resolved once, as the system resolves it (PathKey), and
+// everything is done at that resolved path: the checks, the temporary file
+// and the rename agree on which file is written.
 func WriteFiles(files []File) error {
 	var temps, backups []string
 	cleanup := func() {
@@ -91,33 +95,37 @@ func WriteFiles(files []File) error {
 	}
 	// Refuse up front what a rename could only half do: two files to one
 	// path, or a target that exists and is not a regular file. A file that
-	// is replaced keeps its mode (an executable, a private file).
-	seen := map[string]bool{}
-	perms := make([]os.FileMode, len(files))
+	// is replaced keeps its mode (an executable, a private file) and, as far
+	// as the process may give it, its owner.
+	targets := make([]string, len(files))
+	replaced := make([]fs.FileInfo, len(files))
+	seen := map[string]int{} // FoldKey → index in files
 	for i, f := range files {
-		key := PathKey(f.Path)
-		if seen[key] {
-			return fmt.Errorf("writing %s: two maps go to the same file", f.Path)
+		targets[i] = PathKey(f.Path)
+		if j, dup := seen[FoldKey(targets[i])]; dup {
+			if targets[j] == targets[i] {
+				return fmt.Errorf("writing %s: %s is the same file", f.Path, files[j].Path)
+			}
+			return fmt.Errorf("writing %s: %s differs only in case: cmd/go refuses such files in one package, and a case-insensitive file system makes them one", f.Path, files[j].Path)
 		}
-		seen[key] = true
-		perms[i] = 0o644
-		if fi, err := os.Lstat(f.Path); err == nil {
+		seen[FoldKey(targets[i])] = i
+		if fi, err := os.Lstat(targets[i]); err == nil {
 			if !fi.Mode().IsRegular() {
 				return fmt.Errorf("writing %s: exists and is not a regular file", f.Path)
 			}
-			perms[i] = fi.Mode().Perm()
+			replaced[i] = fi
 		}
 	}
 	for i, f := range files {
-		tmp, err := writeTemp(f.Path, f.Content, perms[i])
+		tmp, err := writeTemp(targets[i], filepath.Dir(f.Path), f.Content, replaced[i])
 		if err != nil {
 			cleanup()
 			return fmt.Errorf("writing %s: %w", f.Path, err)
 		}
 		temps = append(temps, tmp)
 	}
-	for _, f := range files {
-		b, err := keep(f.Path)
+	for i, f := range files {
+		b, err := keep(targets[i])
 		if err != nil {
 			cleanup()
 			return fmt.Errorf("writing %s: keeping the file it replaces: %w", f.Path, withoutPaths(err))
@@ -125,13 +133,13 @@ func WriteFiles(files []File) error {
 		backups = append(backups, b)
 	}
 	for i, f := range files {
-		if err := rename(temps[i], f.Path); err != nil {
+		if err := rename(temps[i], targets[i]); err != nil {
 			// Put back what the renames before this one replaced.
 			for j := i - 1; j >= 0; j-- {
 				if backups[j] != "" {
-					os.Rename(backups[j], files[j].Path)
+					os.Rename(backups[j], targets[j])
 				} else {
-					os.Remove(files[j].Path)
+					os.Remove(targets[j])
 				}
 			}
 			cleanup()
@@ -143,19 +151,31 @@ func WriteFiles(files []File) error {
 	return nil
 }
 
-// PathKey is the same string for two paths of one file however they are
-// written: absolute, with the symbolic links of its directory resolved
-// (where the directory exists).
+// PathKey is the file a write to path changes, as one string however path is
+// written: absolute, with the symbolic links of its directory resolved by the
+// system's rules. Those apply a ".." after a link to the link's target
+// (other/sub/.. where deep links to other/sub, not deep/..), so the directory
+// part is resolved as written, never first cleaned as text. Where the
+// directory does not exist, the path cleaned as text (a write there fails).
 func PathKey(path string) string {
-	abs, err := filepath.Abs(path)
-	if err != nil {
-		return filepath.Clean(path)
+	if !filepath.IsAbs(path) {
+		if wd, err := os.Getwd(); err == nil {
+			path = wd + string(filepath.Separator) + path
+		}
 	}
-	dir := filepath.Dir(abs)
+	dir, base := filepath.Split(path)
 	if real, err := filepath.EvalSymlinks(dir); err == nil {
-		dir = real
+		return filepath.Join(real, base)
 	}
-	return filepath.Join(dir, filepath.Base(abs))
+	return filepath.Clean(path)
+}
+
+// FoldKey is a PathKey with its file name folded to lower case: cmd/go
+// refuses two files of one package whose names differ only in case, and on
+// a case-insensitive file system they are one file.
+func FoldKey(key string) string {
+	dir, base := filepath.Split(key)
+	return dir + strings.ToLower(base)
 }
 
 // CheckTogether reports whether files that go to one directory, and so to
@@ -231,21 +251,38 @@ func topLevelNames(file *ast.File) []string {
 // rename is os.Rename; tests replace it to fail a rename halfway.
 var rename = os.Rename
 
-// writeTemp writes content with mode perm to a new temporary file beside
-// path and returns its name. Its errors do not name the temporary file,
-// which the user never asked for and which is gone when they read it.
-func writeTemp(path string, content []byte, perm os.FileMode) (string, error) {
+// tempName is a new hidden name in dir for a file of WriteFiles's own. It is
+// short whatever the target's name, which may itself be up to the file
+// system's limit (255 bytes).
+func tempName(dir, suffix string) string {
+	return filepath.Join(dir, fmt.Sprintf(".htabgen-%08x%s", rand.Uint32(), suffix))
+}
+
+// writeTemp writes content to a new temporary file beside path and returns
+// its name; shownDir is path's directory as the user wrote it, for errors. A file that will replace old gets old's mode and owner; a new
+// file gets 0666 less the umask, as any file a program creates. Its errors
+// do not name the temporary file, which the user never asked for and which
+// is gone when they read it.
+func writeTemp(path, shownDir string, content []byte, old fs.FileInfo) (string, error) {
 	dir := filepath.Dir(path)
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*.tmp")
+	var tmp *os.File
+	var err error
+	for range 10 { // another process may take the free name first
+		tmp, err = os.OpenFile(tempName(dir, ".tmp"), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
+		if !errors.Is(err, fs.ErrExist) {
+			break
+		}
+	}
 	if err != nil {
-		return "", fmt.Errorf("cannot create a file in %s: %w", dir, withoutPaths(err))
+		return "", fmt.Errorf("cannot create a file in %s: %w", shownDir, withoutPaths(err))
 	}
 	_, err = tmp.Write(content)
+	if err == nil && old != nil {
+		keepOwner(tmp, old) // first: a chown may clear mode bits
+		err = tmp.Chmod(old.Mode().Perm())
+	}
 	if cerr := tmp.Close(); err == nil {
 		err = cerr
-	}
-	if err == nil {
-		err = os.Chmod(tmp.Name(), perm)
 	}
 	if err != nil {
 		os.Remove(tmp.Name())
@@ -281,7 +318,7 @@ func keep(path string) (string, error) {
 		return "", err
 	}
 	for range 10 { // another process may take the free name first
-		name := filepath.Join(filepath.Dir(path), fmt.Sprintf(".%s.%d.orig", filepath.Base(path), rand.Uint32()))
+		name := tempName(filepath.Dir(path), ".orig")
 		err := os.Link(path, name)
 		if err == nil {
 			return name, nil
@@ -294,5 +331,5 @@ func keep(path string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return writeTemp(path, content, fi.Mode().Perm())
+	return writeTemp(path, filepath.Dir(path), content, fi)
 }

@@ -242,8 +242,16 @@ func (s Spec) validate(given map[string]bool) error {
 	if s.Bloom < 0 || s.Bloom > MaxBloomHashes {
 		return bad("bloom", s.Bloom, allowed["bloom"])
 	}
-	if given["name"] && s.Name == "" {
-		return bad("name", `""`, fmt.Sprintf("%s, or no -name for the derived name (%s)", allowed["name"], s.TypeName()))
+	// Given empty, a string option would silently mean its default.
+	for _, empty := range []struct{ opt, value, dflt string }{
+		{"name", s.Name, "the derived name (" + s.TypeName() + ")"},
+		{"pkg", s.Pkg, "$GOPACKAGE, else main"},
+		{"out", s.Out, "standard output (a spec file: <name in lower case>_htab.go)"},
+		{"layout", string(s.Layout), "the type's layout"},
+	} {
+		if given[empty.opt] && empty.value == "" {
+			return bad(empty.opt, `""`, fmt.Sprintf("%s, or no -%s for %s", allowed[empty.opt], empty.opt, empty.dflt))
+		}
 	}
 	if s.Name != "" && (!token.IsIdentifier(s.Name) || !token.IsExported(s.Name)) {
 		return bad("name", s.Name, allowed["name"])
@@ -362,15 +370,16 @@ func parseMap(r json.RawMessage) (Spec, error) {
 }
 
 // specFields are the JSON names of Spec's fields (the flags' names), and the
-// kind of Go value each holds.
-var specFields = func() map[string]reflect.Kind {
-	fields := map[string]reflect.Kind{}
+// kind of Go value each holds; specFieldNames the names in Spec's order.
+var specFields, specFieldNames = func() (map[string]reflect.Kind, []string) {
+	fields, names := map[string]reflect.Kind{}, []string(nil)
 	t := reflect.TypeFor[Spec]()
 	for i := range t.NumField() {
 		name := strings.Split(t.Field(i).Tag.Get("json"), ",")[0]
 		fields[name] = t.Field(i).Type.Kind()
+		names = append(names, name)
 	}
-	return fields
+	return fields, names
 }()
 
 // objectFields returns the fields of a map's object, each name with its
@@ -400,12 +409,12 @@ func objectFields(r json.RawMessage) (map[string]json.RawMessage, error) {
 		}
 		fields[name] = value
 		if _, known := specFields[name]; !known {
-			for f := range specFields {
+			for _, f := range specFieldNames {
 				if strings.EqualFold(f, name) {
 					return nil, fmt.Errorf("unknown field %q: field names are case-sensitive, as the flags: %q", name, f)
 				}
 			}
-			continue
+			return nil, fmt.Errorf("unknown field %q: the fields are %s", name, strings.Join(specFieldNames, ", "))
 		}
 		if string(value) == "null" {
 			return nil, wrongType(name, value)
@@ -421,8 +430,11 @@ func wrongType(name string, value json.RawMessage) error {
 	switch kind := specFields[name]; {
 	case kind == reflect.Bool:
 		return fmt.Errorf("%q: %s: want true or false", name, v)
+	case kind == reflect.Int && strings.ContainsAny(v[:1], "-0123456789") && strings.ContainsAny(v, ".eE"):
+		// 8.0 and 8e0 are 8 to JSON, but not to the decoder nor to the flags.
+		return fmt.Errorf("%q: %s: want a whole number without fraction or exponent: %s", name, v, allowed[name])
 	case kind == reflect.Int && strings.ContainsAny(v[:1], "-0123456789"):
-		// A number, but not a whole one that fits: the range says why.
+		// A whole number too big for an int: the range says why.
 		return fmt.Errorf("%q: %s: %s", name, v, allowed[name])
 	case kind == reflect.Int:
 		return fmt.Errorf("%q: %s: want a number: %s", name, v, allowed[name])

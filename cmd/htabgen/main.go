@@ -7,6 +7,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"go/token"
 	"io"
 	"maps"
 	"os"
@@ -80,6 +81,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if fs.NArg() > 0 {
 		return usageError(stderr, fmt.Errorf("unexpected argument %q: every setting is a flag", fs.Arg(0)))
 	}
+	if err := givenOnce(fs, args); err != nil {
+		return usageError(stderr, err)
+	}
 	if *version {
 		_, err := fmt.Fprintln(stdout, "htabgen", htabgen.Version)
 		return printed(stderr, err)
@@ -95,9 +99,14 @@ func run(args []string, stdout, stderr io.Writer) int {
 			}
 		}
 	}
-	pkg := os.Getenv("GOPACKAGE")
-	if pkg == "" {
-		pkg = "main"
+	for _, name := range []string{"spec", "out-dir"} {
+		if given[name] && fs.Lookup(name).Value.String() == "" {
+			return usageError(stderr, fmt.Errorf("-%s \"\": %s", name, strings.TrimSuffix(fs.Lookup(name).Usage, decimalNote)))
+		}
+	}
+	pkg, err := envPackage()
+	if err != nil {
+		return usageError(stderr, err)
 	}
 
 	var specs []spec.Spec
@@ -119,11 +128,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 			if specs[i].Out == "" {
 				specs[i].Out = strings.ToLower(specs[i].TypeName()) + "_htab.go"
 			}
-			if !filepath.IsAbs(specs[i].Out) {
-				specs[i].Out = filepath.Join(*outDir, specs[i].Out)
-			}
+			specs[i].Out = underDir(*outDir, specs[i].Out)
 		}
-		if err := checkDistinct(specs); err != nil {
+		if err := checkDistinct(*specFile, specs); err != nil {
 			return usageError(stderr, err)
 		}
 	} else {
@@ -142,6 +149,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	for i, s := range specs {
 		if s.Pkg == "" {
 			s.Pkg = pkg
+			if err := externalTestPackage(s); err != nil {
+				return usageError(stderr, err)
+			}
 		}
 		if *explain {
 			l, err := spec.Plan(s)
@@ -331,23 +341,98 @@ func featureUsage(name string) string {
 }
 
 // checkDistinct rejects a spec file whose maps would overwrite each other's
-// files (a map's out or its test file) or clash by name in one package.
-func checkDistinct(specs []spec.Spec) error {
-	files, names := map[string]int{}, map[string]int{}
+// files (a map's out or its test file), or the spec file itself, or clash by
+// name in one package. Two names that differ only in case are one file on a
+// case-insensitive file system, and cmd/go refuses them in one package.
+func checkDistinct(specFile string, specs []spec.Spec) error {
+	type output struct {
+		mapIndex  int
+		key, path string
+	}
+	input := htabgen.PathKey(specFile)
+	files, names := map[string]output{}, map[string]int{}
 	for i, s := range specs {
 		for _, f := range htabgen.Outputs(s) {
 			key := htabgen.PathKey(f)
-			if j, dup := files[key]; dup {
-				return fmt.Errorf("spec file: maps %d and %d both write %s", j, i, filepath.Clean(f))
+			if key == input {
+				return fmt.Errorf("spec file: map %d writes %s, the spec file itself", i, f)
 			}
-			files[key] = i
+			if other, dup := files[htabgen.FoldKey(key)]; dup {
+				if other.key == key {
+					return fmt.Errorf("spec file: maps %d and %d both write %s", other.mapIndex, i, f)
+				}
+				return fmt.Errorf("spec file: maps %d and %d write %s and %s, whose names differ only in case: cmd/go refuses such files in one package, and a case-insensitive file system makes them one", other.mapIndex, i, other.path, f)
+			}
+			files[htabgen.FoldKey(key)] = output{i, key, f}
 		}
-		dir := filepath.Dir(filepath.Clean(s.Out))
-		name := filepath.Dir(htabgen.PathKey(s.Out)) + "." + s.TypeName()
+		name := filepath.Dir(htabgen.PathKey(s.Out)) + string(filepath.Separator) + s.TypeName()
 		if j, dup := names[name]; dup {
-			return fmt.Errorf("spec file: maps %d and %d are both named %s in %s", j, i, s.TypeName(), dir)
+			return fmt.Errorf("spec file: maps %d and %d are both named %s in %s", j, i, s.TypeName(), filepath.Dir(s.Out))
 		}
 		names[name] = i
+	}
+	return nil
+}
+
+// underDir is a spec file's out relative to -out-dir dir, joined as written:
+// filepath.Join would clean a ".." in out as text, where the system applies
+// it after the symbolic links before it (see htabgen.PathKey).
+func underDir(dir, out string) string {
+	if dir == "" || filepath.IsAbs(out) {
+		return out
+	}
+	if strings.HasSuffix(dir, string(filepath.Separator)) {
+		return dir + out
+	}
+	return dir + string(filepath.Separator) + out
+}
+
+// envPackage is the package clause for maps without -pkg: $GOPACKAGE, which
+// go generate sets to the package of the file with the directive, else main.
+// A $GOPACKAGE that is no package name is said to be the error, not -pkg.
+func envPackage() (string, error) {
+	pkg := os.Getenv("GOPACKAGE")
+	if pkg == "" {
+		return "main", nil
+	}
+	if !token.IsIdentifier(pkg) || pkg == "_" {
+		return "", fmt.Errorf("$GOPACKAGE %q (set by go generate): not a Go package name; give -pkg", pkg)
+	}
+	return pkg, nil
+}
+
+// externalTestPackage rejects a map that would take the package of an
+// external test file (a go:generate line in x_test.go of package foo_test)
+// into a file that is not a test file: Go builds that file into package foo.
+func externalTestPackage(s spec.Spec) error {
+	if !strings.HasSuffix(s.Pkg, "_test") || s.Out == "" || strings.HasSuffix(s.Out, "_test.go") {
+		return nil
+	}
+	return fmt.Errorf("$GOPACKAGE %s is an external test package, but -out %s is not a _test.go file, which Go builds into package %s: give -pkg %s, or an -out ending in _test.go", s.Pkg, s.Out, strings.TrimSuffix(s.Pkg, "_test"), strings.TrimSuffix(s.Pkg, "_test"))
+}
+
+// givenOnce reports the first flag given more than once in args, which fs
+// has parsed without error: the last one would silently win, where a field
+// given twice in a spec file is an error.
+func givenOnce(fs *flag.FlagSet, args []string) error {
+	counts := map[string]int{}
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" || len(a) < 2 || a[0] != '-' {
+			break // the flag package stops here too
+		}
+		name, _, hasValue := strings.Cut(strings.TrimPrefix(a[1:], "-"), "=")
+		f := fs.Lookup(name)
+		if f == nil {
+			break // -help; any other unknown flag failed Parse
+		}
+		counts[name]++
+		if counts[name] > 1 {
+			return fmt.Errorf("-%s is given twice: give each flag once", name)
+		}
+		if b, ok := f.Value.(interface{ IsBoolFlag() bool }); !hasValue && !(ok && b.IsBoolFlag()) {
+			i++ // the next argument is the value
+		}
 	}
 	return nil
 }
