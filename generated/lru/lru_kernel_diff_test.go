@@ -555,7 +555,12 @@ func TestKernelDifferentialLRUMultiCPU(t *testing.T) {
 		rng := rand.New(rand.NewPCG(uint64(size), kernel.Seed(t, 77+uint64(mt)<<1+map[bool]uint64{false: 0, true: 1}[noCommon])))
 		steps := lruDiffSteps(size)
 		r.run(rng, size, steps, max(1, min(200, size/5)))
-		require.Greater(t, r.evictions, size/2, "keys evicted in %d steps", steps)
+		// The run must have evicted, often; the floor is
+		// TestKernelDifferentialLRU's. Over 96 random sequences
+		// (HTAB_DIFF_SEED 0..95, a soak in session 11) the fewest evictions
+		// at size 300 were 145 (0.48 per entry), under the size/2 this
+		// asked for before.
+		require.Greater(t, r.evictions, size/4, "keys evicted in %d steps", steps)
 		t.Logf("%d steps, %d keys evicted, %d keys at the end", steps, r.evictions, r.g.length())
 	})
 }
