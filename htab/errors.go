@@ -16,7 +16,8 @@ var (
 	// ErrNoSpace (ENOSPC): a batch buffer too small for the first non-empty bucket.
 	ErrNoSpace = errors.New("htab: batch buffer too small for a whole bucket")
 	// ErrNoMem (ENOMEM): an LRU map found no element to reuse, not even by
-	// evicting: every element is held by an update in progress on another CPU.
+	// evicting: every element is held by an update or delete in progress on
+	// another CPU.
 	// Beyond the contract's list, as the kernel's LRU maps can return it.
 	ErrNoMem = errors.New("htab: no free element to evict")
 	// ErrInvalid (EINVAL): bad flags, bad options or slices of the wrong length.

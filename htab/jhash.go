@@ -5,7 +5,8 @@ import (
 	"math/bits"
 )
 
-// JhashInitval is the kernel's JHASH_INITVAL, the golden ratio of lookup3.
+// JhashInitval is the kernel's JHASH_INITVAL, lookup3's arbitrary initial
+// value 0xdeadbeef.
 const JhashInitval = 0xdeadbeef
 
 // Jhash is the kernel's jhash(): Bob Jenkins' lookup3 hashlittle() over the key

@@ -108,7 +108,7 @@ type lruLocal struct {
 // lookup) sets it, and the rotations promote referenced nodes to the active
 // list and demote the others to the inactive list, whose tail is evicted
 // first. The behaviour, including when eviction starts and which keys go,
-// follows the kernel exactly; see kernel-htab.md §6.
+// follows the kernel exactly; see ../shared/reference/kernel-htab.md §6.
 //
 // All methods are safe for concurrent use. The storage is pointer-free, so
 // the garbage collector never scans it.
@@ -130,7 +130,7 @@ type LRU struct {
 
 	// The global lock is written by every CPU's refills and frees; the
 	// padding keeps it off the cache line of the fields above, which every
-	// Ref (every program-side lookup) reads.
+	// Pop, Push and LRU.Ref reads.
 	_      [64]byte
 	global lruList // common LRU
 }
@@ -149,8 +149,10 @@ type LRU struct {
 // evict is the hash table's del_from_htab callback: it must unlink node's
 // element from the hash table if it is still linked there and return true,
 // else return false. It is called with LRU locks held; it may take the
-// table's bucket lock, so the table must never call Pop or Push while holding
-// a bucket lock.
+// table's bucket lock, so the table must never call Pop while holding a
+// bucket lock. Push never waits for a lock (listLock.push), so the table may
+// give a node back under a bucket lock, and does, so that a deleted key's
+// element is free before anyone can see the key gone.
 func NewLRU(nodes, cpus int, perCPU bool, evict func(node uint32) bool) *LRU {
 	checkLRU("NewLRU", nodes, cpus, perCPU, evict)
 	store := make([]LRUNode, nodes+LRUHeads(cpus, perCPU))

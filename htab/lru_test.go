@@ -21,7 +21,7 @@ import (
 // errLRUTestNoMem is the kernel's ENOMEM of an LRU map whose Pop failed.
 var errLRUTestNoMem = errors.New("lru test map: no memory (ENOMEM)")
 
-// lruTestMap mirrors the LRU paths of kernel/bpf/hashtab.c (kernel-htab.md
+// lruTestMap mirrors the LRU paths of kernel/bpf/hashtab.c (../shared/reference/kernel-htab.md
 // §6.2) with uint64 keys and values; one mutex stands for the bucket locks.
 type lruTestMap struct {
 	lru    *LRU
@@ -475,7 +475,7 @@ func TestLRUPopulateOrder(t *testing.T) {
 	require.Equal(t, uint32(2), n)
 }
 
-// TestLRUEarlyEviction checks kernel-htab.md §6.5: free nodes are cached
+// TestLRUEarlyEviction checks ../shared/reference/kernel-htab.md §6.5: free nodes are cached
 // per CPU in batches of target_free, so eviction starts before the map is
 // full and evicts a whole batch at once.
 func TestLRUEarlyEviction(t *testing.T) {

@@ -7,7 +7,9 @@ import (
 	"runtime"
 )
 
-// MaxMaxEntries is the kernel's limit on max_entries (2^31).
+// MaxMaxEntries is the contract's limit on max_entries (2^31), the kernel's
+// first check; the kernel (6.18) refuses hash maps over 2^27 entries later,
+// for the size of its bucket array.
 const MaxMaxEntries = 1 << 31
 
 // Options are the creation attributes of a map, the userspace twin of the

@@ -45,7 +45,7 @@ var Features = []Feature{
 		IsSet: func(s Spec) bool { return s.BatchLock != BatchLockNonEmpty }, Value: func(s Spec) any { return s.BatchLock },
 	},
 	{
-		Name: "layout", Usage: "home (-type hash only, its default): each bucket's newest element in the bucket, one cache miss per lookup; every slot made at creation, MaxEntries at most 2^30. classic (every type; the only layout of pcpu, lru and lru_pcpu): buckets and elements apart, as the kernel; memory follows the entries with NoPrealloc", Default: "home for hash, classic for the others",
+		Name: "layout", Usage: "home (-type hash only, its default): each bucket's newest element in the bucket, one cache miss to find it; every slot made at creation, MaxEntries at most 2^30. classic (every type; the only layout of pcpu, lru and lru_pcpu): buckets and elements apart, as the kernel; memory follows the entries with NoPrealloc", Default: "home for hash, classic for the others",
 		Types: []MapType{Hash},
 		// Set means other than the type's default: classic is the only
 		// layout of the other types, and they accept it.

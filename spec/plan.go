@@ -80,8 +80,10 @@ type Layout struct {
 	// head without its lock and skips it if empty; sparse jumps through an
 	// occupancy bitmap (htab.Occupancy) that the writers keep.
 	BatchLock BatchLock
-	// Occupancy: the map keeps the bitmap (BatchLock sparse). linkHead and
-	// unlink set and clear a bucket's bit when it becomes non-empty or empty.
+	// Occupancy: the map keeps the bitmap (BatchLock sparse). Every path that
+	// makes a bucket non-empty or empty (linkHead and unlink, the home
+	// layout's insert, the batch delete) sets or clears its bit under the
+	// bucket's lock.
 	Occupancy bool
 
 	// Home: -layout home (hash only, its default; see templates/home.go).

@@ -44,7 +44,8 @@ type HashKind string
 
 const (
 	// HashStatic is jhash specialised at generation time for the exact key
-	// size: word loads, unrolled, then the byte tail. Same value as the kernel.
+	// size: word loads, unrolled up to 64-byte keys (UnrollWords; longer keys
+	// loop over 12-byte blocks), then the byte tail. Same value as the kernel.
 	HashStatic HashKind = "static"
 	// HashJhash2 is the kernel's jhash2() word loop (key size a multiple of 4).
 	HashJhash2 HashKind = "jhash2"
@@ -79,7 +80,7 @@ const (
 	LayoutClassic StorageLayout = "classic"
 	// LayoutHome (-type hash only, its default) stores each bucket's newest
 	// element in the bucket itself ("home slot"), so that a lookup of a
-	// bucket's head touches one cache line; older elements live in the home
+	// bucket's head touches one slot (mostly one cache line); older elements live in the home
 	// slots of empty buckets. Same order, capacity and errors as classic;
 	// roundup_pow_of_two(MaxEntries) slots, all made at creation.
 	LayoutHome StorageLayout = "home"

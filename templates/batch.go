@@ -17,8 +17,9 @@ import (
 //	nonempty  load the head without the lock; skip the bucket if it is 0
 //	sparse    jump to the next set bit of the occupancy bitmap
 //
-// Every value copy goes through batchValueCopy and batchValueArg, the only
-// places that differ for per-CPU types (CPUs() values per key). The home
+// Every value copy goes through batchValueCopy and batchValueArg, and the
+// values slice's length through batchValuesLen: the places that differ for
+// per-CPU types (CPUs() values per key), with the LookupBatch doc's wording. The home
 // layout shares all but batchWalk (homeBatch).
 func (g *generator) batch(f *jen.File) {
 	g.batchLookups(f)
@@ -132,21 +133,12 @@ func (g *generator) batchWalk(f *jen.File) {
 				if g.l.Occupancy {
 					del.Add(m("occ")).Dot("Clear").Call(jen.Id("bi"))
 				}
-				if g.freeUnderLock() {
-					del.Comment("Free under the lock, as Delete does (see Capacity in the design")
-					del.Comment("comment). The chain is unreachable now; a freed element may be")
-					del.Comment("reused at once, so its next link is read before it is freed.")
-					del.Add(freeChain)
-				}
+				del.Comment("Free under the lock, as Delete does (see Capacity in the design")
+				del.Comment("comment). The chain is unreachable now; a freed element may be")
+				del.Comment("reused at once, so its next link is read before it is freed.")
+				del.Add(freeChain)
 			})
 			body.Id("b").Dot("Unlock").Call()
-			if !g.freeUnderLock() {
-				body.If(jen.Id("del")).Block(
-					jen.Comment("Free after unlocking: the LRU locks buckets when it evicts. The"),
-					jen.Comment("chain is unreachable now, so nothing else writes its next links."),
-					freeChain,
-				)
-			}
 			body.Id("total").Op("+=").Id("cnt")
 			body.Id("bi").Op("++")
 		}),

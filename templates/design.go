@@ -111,10 +111,14 @@ func (g *generator) designComment(f *jen.File) {
 			"  Capacity: elements come from htab.LRU, the kernel's bpf_lru: per-CPU free",
 			"  lists refilled in batches, active and inactive lists aged by a ref bit",
 			"  (set by CPU(i).Lookup), eviction from the inactive tail. An update takes",
-			"  its element before it locks the bucket, and LRU locks are never taken",
-			"  inside a bucket lock, so evict (which locks the victim's bucket) cannot",
-			"  deadlock with writers. The map is never full: an update evicts instead",
-			"  (htab.ErrNoMem only if the LRU finds nothing to evict).",
+			"  its element before it locks the bucket, and inside a bucket lock a writer",
+			"  only gives elements back (htab.LRU.Push, which never waits for a lock),",
+			"  so evict (which locks the victim's bucket) cannot deadlock with writers.",
+			"  An element given back is free before the bucket unlocks, so whoever sees",
+			"  a key gone can insert another without an eviction the delete made",
+			"  needless (the kernel frees after unlocking). The map is never full: an",
+			"  update evicts instead (htab.ErrNoMem only if the LRU finds nothing to",
+			"  evict).",
 		)
 		if l.PerCPU {
 			lines = append(lines, "  (With UpdateExist an update takes no element: a present key is updated",

@@ -11,7 +11,8 @@ import (
 // give the same value; they differ in speed only (seed 000). The static hash
 // comes with its initial-state variable (hashInitVar).
 //
-//	// hash is jhash(<key>, <K>, m.seed) computed as <description>.
+//	// hash is the kernel's htab_map_hash(): jhash of the <K> key bytes with
+//	// the map's seed. It is computed as <description>.
 //	func (m *<Map>) hash(k *<Key>, w *<keyWords>) uint32 { <body> }
 func (g *generator) hashFunc(f *jen.File) {
 	l := g.l

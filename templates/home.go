@@ -153,8 +153,8 @@ func (g *generator) homeDesign(f *jen.File) {
 // the classic element, so that the words helpers apply), the map, the
 // constructor and the size accessors:
 //
-//	type <Elem> struct { seq, next uint32; [hash uint32]; key; val }
-//	type <Map> struct { slots []<Elem>; mask, seed, maxEntries; ...; free []atomic.Uint64 }
+//	type <Elem> struct { seq htab.SeqLock; next uint32; [hash uint32]; key; val }
+//	type <Map> struct { slots []<Elem>; mask, seed, maxEntries; ...; count; free htab.FreeSlots }
 //	func New<Map>(opts htab.Options) (*<Map>, error)
 func (g *generator) homeTypes(f *jen.File) {
 	l := g.l
@@ -229,8 +229,9 @@ func New$Map(opts htab.Options) (*$Map, error) {
 	return m, nil
 }
 
-// Len is the number of keys in the map, counting inserts in progress; an
-// insert into a full map reserves for a moment before it fails, hence the cap.
+// Len is the number of keys in the map, counting inserts that have reserved
+// their room and are about to link their key (reserve never counts past
+// MaxEntries, so the cap is only a guard).
 func (m *$Map) Len() int {
 	return int(min(m.count.Load(), int64(m.maxEntries)))
 }

@@ -29,7 +29,8 @@ func (g *generator) lruEvict(f *jen.File) {
 	// func (m *<Map>) evict(n uint32) bool
 	f.Comment("evict unlinks element n from its bucket if it is linked there and reports")
 	f.Comment("whether it was: the LRU engine then reuses it. Called with LRU locks held;")
-	f.Comment("writers take those only before or after their bucket lock, never inside it.")
+	f.Comment("writers never wait for those inside their bucket lock (they Pop before it,")
+	f.Comment("and Push, which they call inside it, never waits).")
 	f.Func().Params(g.recvMap()).Id("evict").Params(jen.Id("n").Uint32()).Bool().Block(append(append(
 		[]jen.Code{jen.Id("e").Op(":=").Id("m").Dot("elem").Call(jen.Id("n"))}, bucket...),
 		jen.Id("b").Op(":=").Op("&").Id("m").Dot("buckets").Index(hashBucketIndex()),

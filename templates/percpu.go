@@ -228,7 +228,7 @@ func (g *generator) slotLocksField() jen.Code {
 	if !g.l.SlotLocks {
 		return jen.Null()
 	}
-	return jen.Id("slotLocks").Index().Index().Qual(htabPkg, "Bucket").Comment("per CPU: the locks of that CPU's slots (see slotLock), each array padded by a cache line")
+	return jen.Id("slotLocks").Index().Index().Qual(htabPkg, "Bucket").Comment("per CPU: the locks of that CPU's slots (see slotLock; an htab.Bucket each, of which only the sequence lock is used), each array padded by a cache line")
 }
 
 // slotLocksAlloc is the constructor's allocation of the slot locks.

@@ -3,7 +3,10 @@ package templates
 import "github.com/dave/jennifer/jen"
 
 // update emits the write paths: Update, Delete, LookupAndDelete. Each takes
-// the key's bucket lock, so single-key operations are linearizable.
+// the key's bucket lock, and frees what it frees before it unlocks (see
+// freeDeleted), so single-key operations are linearizable; the per-CPU
+// program update of a present key writes its own CPU's slot under that
+// slot's lock instead.
 func (g *generator) update(f *jen.File) {
 	m := func(name string) *jen.Statement { return jen.Id("m").Dot(name) }
 	hashKey := keyBucket(hashCall(jen.Op("&").Id("k")))
@@ -91,23 +94,13 @@ func (g *generator) update(f *jen.File) {
 func hashBucketIndex() *jen.Statement { return jen.Id("h").Op("&").Id("m").Dot("mask") }
 
 // freeDeleted ends a delete of element i from the locked bucket b: it frees
-// i and unlocks b, in the order freeUnderLock says.
+// i, then unlocks b. Freeing under the lock makes the element free before
+// anyone can see the key gone, so whoever sees that through a single-key
+// operation can insert another key into a full map (hash and per-CPU: no
+// ErrFull; LRU: no eviction of another key, and no ErrNoMem in a map of one
+// element). The kernel frees after unlocking, a window in which such an
+// insert fails although the delete took effect. An LRU map may free under a
+// bucket lock because htab.LRU.Push never waits for a lock.
 func (g *generator) freeDeleted(i jen.Code) jen.Code {
-	unlock := jen.Id("b").Dot("Unlock").Call()
-	free := jen.Id("m").Dot("free").Call(i)
-	if g.freeUnderLock() {
-		return jen.Add(free, jen.Line(), unlock)
-	}
-	return jen.Add(unlock, jen.Line(), free)
+	return jen.Add(jen.Id("m").Dot("free").Call(i), jen.Line(), jen.Id("b").Dot("Unlock").Call())
 }
-
-// freeUnderLock reports whether deletes (single and batch) free their
-// elements before they unlock the bucket. A hash or per-CPU map does, so that
-// whoever sees the key gone through a single-key operation can insert another
-// into a full map (the kernel frees after unlocking, a window in which such an
-// insert is E2BIG although the delete took effect). An LRU map frees after
-// unlocking, as the kernel does, because the LRU engine locks buckets when it
-// evicts: an insert in that window evicts another key instead (ErrNoMem in a
-// map of one element), the one exception to linearizable single-key
-// operations.
-func (g *generator) freeUnderLock() bool { return !g.l.LRU }

@@ -32,7 +32,7 @@ func (g *generator) updateElem(f *jen.File) {
 	}
 	flagErrors := func(onErr ...jen.Code) []jen.Code {
 		ret := func(err string) jen.Code {
-			return jen.Block(append(append([]jen.Code{unlock()}, onErr...), jen.Return(htabId(err)))...)
+			return jen.Block(append(append(onErr, unlock()), jen.Return(htabId(err)))...)
 		}
 		return []jen.Code{
 			jen.If(id("i").Op("!=").Lit(0).Op("&&").Id("flags").Op("==").Qual(htabPkg, "UpdateNoExist")).Add(ret("ErrKeyExist")),
@@ -93,9 +93,10 @@ func (g *generator) updateElem(f *jen.File) {
 			id("e").Dot("node").Dot("Ref").Call(),
 			jen.If(id("prev").Op("==").Lit(0)).Block(id("prev").Op("=").Id("n").Op("+").Lit(1)),
 			m("unlink").Call(hashBucketIndex(), id("prev"), id("i")),
-			unlock(),
-			jen.Comment("The count is unchanged: the old element goes back to the LRU as is."),
+			jen.Comment("The count is unchanged: the old element goes back to the LRU as is,"),
+			jen.Comment("before the unlock, as a deleted key's element does."),
 			m("lru").Dot("Push").Call(id("i").Op("-").Lit(1)),
+			unlock(),
 			jen.Return(jen.Nil()),
 		)
 	default:
@@ -118,8 +119,8 @@ func (g *generator) updateElem(f *jen.File) {
 		body = append(body, flagErrors(jen.If(id("popped")).Block(m("lru").Dot("Push").Call(id("n"))))...)
 		body = append(body,
 			jen.If(id("i").Op("!=").Lit(0)).Block(append([]jen.Code{m("elem").Call(id("i").Op("-").Lit(1)).Dot("node").Dot("Ref").Call()}, append(replace,
-				unlock(),
 				jen.If(id("popped")).Block(m("lru").Dot("Push").Call(id("n"))),
+				unlock(),
 				jen.Return(jen.Nil()),
 			)...)...),
 			id("e").Op(":=").Add(m("elem")).Call(id("n")),

@@ -65,7 +65,7 @@ func (g *generator) words(f *jen.File) {
 	setKey = append(setKey, storeWords("e.key", "w", l.KeyWords, l.KeyUnrolled)...)
 	f.Func().Params(g.recvElem()).Id("setKey").Params(jen.Id("w").Op("*").Id(g.keyWordsT), jen.Id("h").Uint32()).Block(setKey...)
 
-	// func (e *<elem>) key() (k <Key>)
+	// func (e *<elem>) loadKey() (k <Key>)
 	f.Comment("loadKey loads e's key.")
 	f.Func().Params(g.recvElem()).Id("loadKey").Params().Params(jen.Id("k").Id(g.keyT)).Block(
 		append(wordsToBytes("k", "e.key", l.Spec.Key, l.KeyUnrolled), jen.Return())...,
@@ -74,7 +74,7 @@ func (g *generator) words(f *jen.File) {
 	if !l.ValuesInline() {
 		return
 	}
-	// func (e *<elem>) value() (v <Value>)
+	// func (e *<elem>) loadValue() (v <Value>)
 	f.Comment("loadValue loads e's value.")
 	f.Func().Params(g.recvElem()).Id("loadValue").Params().Params(jen.Id("v").Id(g.valT)).Block(
 		append(wordsToBytes("v", "e.val", l.Spec.Val, l.ValUnrolled), jen.Return())...,

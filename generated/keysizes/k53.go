@@ -133,8 +133,9 @@ func NewK53(opts htab.Options) (*K53, error) {
 	return m, nil
 }
 
-// Len is the number of keys in the map, counting inserts in progress; an
-// insert into a full map reserves for a moment before it fails, hence the cap.
+// Len is the number of keys in the map, counting inserts that have reserved
+// their room and are about to link their key (reserve never counts past
+// MaxEntries, so the cap is only a guard).
 func (m *K53) Len() int {
 	return int(min(m.count.Load(), int64(m.maxEntries)))
 }

@@ -51,10 +51,14 @@ import (
 //   Capacity: elements come from htab.LRU, the kernel's bpf_lru: per-CPU free
 //   lists refilled in batches, active and inactive lists aged by a ref bit
 //   (set by CPU(i).Lookup), eviction from the inactive tail. An update takes
-//   its element before it locks the bucket, and LRU locks are never taken
-//   inside a bucket lock, so evict (which locks the victim's bucket) cannot
-//   deadlock with writers. The map is never full: an update evicts instead
-//   (htab.ErrNoMem only if the LRU finds nothing to evict).
+//   its element before it locks the bucket, and inside a bucket lock a writer
+//   only gives elements back (htab.LRU.Push, which never waits for a lock),
+//   so evict (which locks the victim's bucket) cannot deadlock with writers.
+//   An element given back is free before the bucket unlocks, so whoever sees
+//   a key gone can insert another without an eviction the delete made
+//   needless (the kernel frees after unlocking). The map is never full: an
+//   update evicts instead (htab.ErrNoMem only if the LRU finds nothing to
+//   evict).
 
 // LruK8V8Key is a key of LruK8V8: 8 bytes, hashed and compared as they are.
 type LruK8V8Key [8]byte
@@ -224,7 +228,8 @@ func (m *LruK8V8) free(i uint32) {
 
 // evict unlinks element n from its bucket if it is linked there and reports
 // whether it was: the LRU engine then reuses it. Called with LRU locks held;
-// writers take those only before or after their bucket lock, never inside it.
+// writers never wait for those inside their bucket lock (they Pop before it,
+// and Push, which they call inside it, never waits).
 func (m *LruK8V8) evict(n uint32) bool {
 	e := m.elem(n)
 	// No cached hash (seed 002): hash the key again. A key being written by an
@@ -389,13 +394,13 @@ func (m *LruK8V8) update(k *LruK8V8Key, v *LruK8V8Value, cpu int, flags htab.Upd
 	b.Lock()
 	prev, i := m.find(b, &w, h)
 	if i != 0 && flags == htab.UpdateNoExist {
-		b.Unlock()
 		m.lru.Push(n)
+		b.Unlock()
 		return htab.ErrKeyExist
 	}
 	if i == 0 && flags == htab.UpdateExist {
-		b.Unlock()
 		m.lru.Push(n)
+		b.Unlock()
 		return htab.ErrKeyNotExist
 	}
 	m.linkHead(h&m.mask, n+1)
@@ -410,9 +415,10 @@ func (m *LruK8V8) update(k *LruK8V8Key, v *LruK8V8Value, cpu int, flags htab.Upd
 		prev = n + 1
 	}
 	m.unlink(h&m.mask, prev, i)
-	b.Unlock()
-	// The count is unchanged: the old element goes back to the LRU as is.
+	// The count is unchanged: the old element goes back to the LRU as is,
+	// before the unlock, as a deleted key's element does.
 	m.lru.Push(i - 1)
+	b.Unlock()
 	return nil
 }
 
@@ -437,8 +443,8 @@ func (m *LruK8V8) Delete(k LruK8V8Key) error {
 		return htab.ErrKeyNotExist
 	}
 	m.unlink(h&m.mask, prev, i)
-	b.Unlock()
 	m.free(i - 1)
+	b.Unlock()
 	return nil
 }
 
@@ -456,8 +462,8 @@ func (m *LruK8V8) LookupAndDelete(k LruK8V8Key) (LruK8V8Value, error) {
 	}
 	v := m.elem(i - 1).loadValue()
 	m.unlink(h&m.mask, prev, i)
-	b.Unlock()
 	m.free(i - 1)
+	b.Unlock()
 	return v, nil
 }
 
@@ -649,17 +655,16 @@ func (m *LruK8V8) batchWalk(bi uint32, keys []LruK8V8Key, vals []LruK8V8Value, d
 		if del && head != 0 {
 			// The whole bucket goes: it was copied under this same lock.
 			b.SetHead(0)
-		}
-		b.Unlock()
-		if del {
-			// Free after unlocking: the LRU locks buckets when it evicts. The
-			// chain is unreachable now, so nothing else writes its next links.
+			// Free under the lock, as Delete does (see Capacity in the design
+			// comment). The chain is unreachable now; a freed element may be
+			// reused at once, so its next link is read before it is freed.
 			for i := head; i != 0; {
 				nx := atomic.LoadUint32(&m.elem(i - 1).next)
 				m.free(i - 1)
 				i = nx
 			}
 		}
+		b.Unlock()
 		total += cnt
 		bi++
 	}

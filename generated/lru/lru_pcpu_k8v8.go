@@ -53,10 +53,14 @@ import (
 //   Capacity: elements come from htab.LRU, the kernel's bpf_lru: per-CPU free
 //   lists refilled in batches, active and inactive lists aged by a ref bit
 //   (set by CPU(i).Lookup), eviction from the inactive tail. An update takes
-//   its element before it locks the bucket, and LRU locks are never taken
-//   inside a bucket lock, so evict (which locks the victim's bucket) cannot
-//   deadlock with writers. The map is never full: an update evicts instead
-//   (htab.ErrNoMem only if the LRU finds nothing to evict).
+//   its element before it locks the bucket, and inside a bucket lock a writer
+//   only gives elements back (htab.LRU.Push, which never waits for a lock),
+//   so evict (which locks the victim's bucket) cannot deadlock with writers.
+//   An element given back is free before the bucket unlocks, so whoever sees
+//   a key gone can insert another without an eviction the delete made
+//   needless (the kernel frees after unlocking). The map is never full: an
+//   update evicts instead (htab.ErrNoMem only if the LRU finds nothing to
+//   evict).
 //   (With UpdateExist an update takes no element: a present key is updated
 //   in place, as the kernel's per-CPU LRU map does.)
 //
@@ -288,7 +292,8 @@ func (m *LruPcpuK8V8) free(i uint32) {
 
 // evict unlinks element n from its bucket if it is linked there and reports
 // whether it was: the LRU engine then reuses it. Called with LRU locks held;
-// writers take those only before or after their bucket lock, never inside it.
+// writers never wait for those inside their bucket lock (they Pop before it,
+// and Push, which they call inside it, never waits).
 func (m *LruPcpuK8V8) evict(n uint32) bool {
 	e := m.elem(n)
 	// No cached hash (seed 002): hash the key again. A key being written by an
@@ -432,26 +437,26 @@ func (m *LruPcpuK8V8) update(k *LruPcpuK8V8Key, vals []LruPcpuK8V8Value, v *LruP
 	b.Lock()
 	_, i := m.find(b, &w, h)
 	if i != 0 && flags == htab.UpdateNoExist {
-		b.Unlock()
 		if popped {
 			m.lru.Push(n)
 		}
+		b.Unlock()
 		return htab.ErrKeyExist
 	}
 	if i == 0 && flags == htab.UpdateExist {
-		b.Unlock()
 		if popped {
 			m.lru.Push(n)
 		}
+		b.Unlock()
 		return htab.ErrKeyNotExist
 	}
 	if i != 0 {
 		m.elem(i - 1).node.Ref()
 		m.storeValues(i-1, vals, v, cpu, false)
-		b.Unlock()
 		if popped {
 			m.lru.Push(n)
 		}
+		b.Unlock()
 		return nil
 	}
 	e := m.elem(n)
@@ -489,8 +494,8 @@ func (m *LruPcpuK8V8) Delete(k LruPcpuK8V8Key) error {
 		return htab.ErrKeyNotExist
 	}
 	m.unlink(h&m.mask, prev, i)
-	b.Unlock()
 	m.free(i - 1)
+	b.Unlock()
 	return nil
 }
 
@@ -512,8 +517,8 @@ func (m *LruPcpuK8V8) LookupAndDelete(k LruPcpuK8V8Key, vals []LruPcpuK8V8Value)
 	}
 	m.loadValues(i-1, vals)
 	m.unlink(h&m.mask, prev, i)
-	b.Unlock()
 	m.free(i - 1)
+	b.Unlock()
 	return nil
 }
 
@@ -707,17 +712,16 @@ func (m *LruPcpuK8V8) batchWalk(bi uint32, keys []LruPcpuK8V8Key, vals []LruPcpu
 		if del && head != 0 {
 			// The whole bucket goes: it was copied under this same lock.
 			b.SetHead(0)
-		}
-		b.Unlock()
-		if del {
-			// Free after unlocking: the LRU locks buckets when it evicts. The
-			// chain is unreachable now, so nothing else writes its next links.
+			// Free under the lock, as Delete does (see Capacity in the design
+			// comment). The chain is unreachable now; a freed element may be
+			// reused at once, so its next link is read before it is freed.
 			for i := head; i != 0; {
 				nx := atomic.LoadUint32(&m.elem(i - 1).next)
 				m.free(i - 1)
 				i = nx
 			}
 		}
+		b.Unlock()
 		total += cnt
 		bi++
 	}

@@ -113,7 +113,7 @@ type PcpuK8V8 struct {
 	// NoPrealloc slotChunks[c][i>>shift][i&mask], allocated with the element chunk.
 	slots      [][]pcpuK8V8Slot // one array per CPU, each padded by a cache line
 	slotChunks [][]atomic.Pointer[pcpuK8V8SlotChunk]
-	slotLocks  [][]htab.Bucket // per CPU: the locks of that CPU's slots (see slotLock), each array padded by a cache line
+	slotLocks  [][]htab.Bucket // per CPU: the locks of that CPU's slots (see slotLock; an htab.Bucket each, of which only the sequence lock is used), each array padded by a cache line
 
 	// Written by inserts and deletes; the padding keeps them off the cache
 	// line of the fields above, which every lookup reads.

@@ -1,7 +1,7 @@
 package pcpu
 
 // Port of the kernel's test_hashmap_percpu
-// (tools/testing/selftests/bpf/test_maps.c; reference kernel-htab.md §3.7 and
+// (tools/testing/selftests/bpf/test_maps.c; ../shared/reference/kernel-htab.md §3.7 and
 // §5), run twice as in the kernel (map_flags=0 and BPF_F_NO_PREALLOC) and for
 // several CPU counts, plus tests of the program side, CPU(i), which the kernel
 // test cannot reach from user space.

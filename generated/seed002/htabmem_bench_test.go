@@ -1,7 +1,7 @@
 package seed002
 
 // The kernel's htab-mem benchmark (tools/testing/selftests/bpf/benchs/
-// bench_htab_mem.c; kernel-htab.md §8.2) on the lean and the all-fields
+// bench_htab_mem.c; ../shared/reference/kernel-htab.md §8.2) on the lean and the all-fields
 // element: a hash map with 4-byte keys and 8-byte all-zero values,
 // max_entries = max(8192, 64*nr_cpus), producers that each run batches of 64
 // ops on keys from, from+step, ... through their own CPU(i) handle.

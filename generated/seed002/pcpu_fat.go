@@ -116,7 +116,7 @@ type PcpuFat struct {
 	// NoPrealloc slotChunks[c][i>>shift][i&mask], allocated with the element chunk.
 	slots      [][]pcpuFatSlot // one array per CPU, each padded by a cache line
 	slotChunks [][]atomic.Pointer[pcpuFatSlotChunk]
-	slotLocks  [][]htab.Bucket // per CPU: the locks of that CPU's slots (see slotLock), each array padded by a cache line
+	slotLocks  [][]htab.Bucket // per CPU: the locks of that CPU's slots (see slotLock; an htab.Bucket each, of which only the sequence lock is used), each array padded by a cache line
 
 	// Written by inserts and deletes; the padding keeps them off the cache
 	// line of the fields above, which every lookup reads.
