@@ -99,9 +99,13 @@ func TestBucketSeqlockConsistency(t *testing.T) {
 	var x, y atomic.Uint64
 	var stop atomic.Bool
 	var valid, retried atomic.Int64
-	var wg, rwg sync.WaitGroup
+	var wg, rwg, readersIn sync.WaitGroup
+	// The writers start once every reader has read: an emulated run
+	// (qemu-user) once finished all writes before any reader was scheduled.
+	readersIn.Add(readers)
 	for range writers {
 		wg.Go(func() {
+			readersIn.Wait()
 			for range iters {
 				b.Lock()
 				x.Add(1)
@@ -112,11 +116,14 @@ func TestBucketSeqlockConsistency(t *testing.T) {
 	}
 	for range readers {
 		rwg.Go(func() {
+			var in sync.Once
 			for !stop.Load() {
 				s := b.ReadBegin()
 				vx := x.Load()
 				vy := y.Load()
-				if !b.ReadValid(s) {
+				ok := b.ReadValid(s)
+				in.Do(readersIn.Done)
+				if !ok {
 					retried.Add(1)
 					continue
 				}
