@@ -78,8 +78,8 @@ func testPath(out string) string {
 // until the last rename succeeds, so that a rename failing halfway puts the
 // files already replaced back. On error nothing is created or changed.
 //
-// Every path is resolved once, as the system resolves it (PathKey), and
-// everything is done at that resolved path: the checks, the temporary file
+// Every path is resolved once here, as the system resolves it (PathKey),
+// and everything is done at that resolved path: the checks, the temporary file
 // and the rename agree on which file is written.
 func WriteFiles(files []File) error {
 	var temps, backups []string
@@ -98,17 +98,18 @@ func WriteFiles(files []File) error {
 	// is replaced keeps its mode (an executable, a private file) and, as far
 	// as the process may give it, its owner.
 	targets := make([]string, len(files))
-	replaced := make([]fs.FileInfo, len(files))
-	seen := map[string]int{} // FoldKey → index in files
 	for i, f := range files {
 		targets[i] = PathKey(f.Path)
-		if j, dup := seen[FoldKey(targets[i])]; dup {
-			if targets[j] == targets[i] {
-				return fmt.Errorf("writing %s: %s is the same file", f.Path, files[j].Path)
-			}
-			return fmt.Errorf("writing %s: %s differs only in case: cmd/go refuses such files in one package, and a case-insensitive file system makes them one", f.Path, files[j].Path)
+	}
+	if c := FindCollision(targets); c != nil {
+		first, second := files[c.First].Path, files[c.Second].Path
+		if c.CaseOnly {
+			return fmt.Errorf("writing %s: %s differs only in case: %s", second, first, CaseOnlyReason)
 		}
-		seen[FoldKey(targets[i])] = i
+		return fmt.Errorf("writing %s: %s is the same file", second, first)
+	}
+	replaced := make([]fs.FileInfo, len(files))
+	for i, f := range files {
 		if fi, err := os.Lstat(targets[i]); err == nil {
 			if !fi.Mode().IsRegular() {
 				return fmt.Errorf("writing %s: exists and is not a regular file", f.Path)
@@ -170,12 +171,28 @@ func PathKey(path string) string {
 	return filepath.Clean(path)
 }
 
-// FoldKey is a PathKey with its file name folded to lower case: cmd/go
-// refuses two files of one package whose names differ only in case, and on
-// a case-insensitive file system they are one file.
-func FoldKey(key string) string {
-	dir, base := filepath.Split(key)
-	return dir + strings.ToLower(base)
+// Collision is two outputs, by index, that would write one file: the same
+// PathKey, or (CaseOnly) keys whose file names differ only in case.
+type Collision struct {
+	First, Second int
+	CaseOnly      bool
+}
+
+// CaseOnlyReason says why names that differ only in case collide.
+const CaseOnlyReason = "cmd/go refuses such files in one package, and a case-insensitive file system makes them one"
+
+// FindCollision returns the first collision among keys (PathKeys), or nil.
+func FindCollision(keys []string) *Collision {
+	seen := map[string]int{} // key with its file name in lower case → index
+	for i, key := range keys {
+		dir, base := filepath.Split(key)
+		folded := dir + strings.ToLower(base)
+		if j, dup := seen[folded]; dup {
+			return &Collision{First: j, Second: i, CaseOnly: keys[j] != key}
+		}
+		seen[folded] = i
+	}
+	return nil
 }
 
 // CheckTogether reports whether files that go to one directory, and so to

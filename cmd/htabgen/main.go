@@ -345,31 +345,36 @@ func featureUsage(name string) string {
 // name in one package. Two names that differ only in case are one file on a
 // case-insensitive file system, and cmd/go refuses them in one package.
 func checkDistinct(specFile string, specs []spec.Spec) error {
-	type output struct {
-		mapIndex  int
-		key, path string
-	}
 	input := htabgen.PathKey(specFile)
-	files, names := map[string]output{}, map[string]int{}
+	var paths, keys []string
+	var owner []int // the map of each output
 	for i, s := range specs {
 		for _, f := range htabgen.Outputs(s) {
 			key := htabgen.PathKey(f)
 			if key == input {
 				return fmt.Errorf("spec file: map %d writes %s, the spec file itself", i, f)
 			}
-			if other, dup := files[htabgen.FoldKey(key)]; dup {
-				if other.key == key {
-					return fmt.Errorf("spec file: maps %d and %d both write %s", other.mapIndex, i, f)
-				}
-				return fmt.Errorf("spec file: maps %d and %d write %s and %s, whose names differ only in case: cmd/go refuses such files in one package, and a case-insensitive file system makes them one", other.mapIndex, i, other.path, f)
-			}
-			files[htabgen.FoldKey(key)] = output{i, key, f}
+			paths, keys, owner = append(paths, f), append(keys, key), append(owner, i)
 		}
-		name := filepath.Dir(htabgen.PathKey(s.Out)) + string(filepath.Separator) + s.TypeName()
-		if j, dup := names[name]; dup {
-			return fmt.Errorf("spec file: maps %d and %d are both named %s in %s", j, i, s.TypeName(), filepath.Dir(s.Out))
+	}
+	if c := htabgen.FindCollision(keys); c != nil {
+		a, b := owner[c.First], owner[c.Second]
+		if c.CaseOnly {
+			return fmt.Errorf("spec file: maps %d and %d write %s and %s, whose names differ only in case: %s", a, b, paths[c.First], paths[c.Second], htabgen.CaseOnlyReason)
 		}
-		names[name] = i
+		return fmt.Errorf("spec file: maps %d and %d both write %s", a, b, paths[c.Second])
+	}
+	names := map[string]int{} // directory/type name → map
+	for i, key := range keys {
+		if i > 0 && owner[i-1] == owner[i] {
+			continue // a map's test file: its name is checked at its out
+		}
+		s := specs[owner[i]]
+		name := filepath.Dir(key) + string(filepath.Separator) + s.TypeName()
+		if other, dup := names[name]; dup {
+			return fmt.Errorf("spec file: maps %d and %d are both named %s in %s", other, owner[i], s.TypeName(), filepath.Dir(s.Out))
+		}
+		names[name] = owner[i]
 	}
 	return nil
 }

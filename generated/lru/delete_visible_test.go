@@ -45,12 +45,9 @@ func lruDeletePath(m *LruK8V8, path string) linearize.Map {
 		Insert: func(k uint64) error { return m.CPU(0).Update(key(k), LruK8V8Value{}, htab.UpdateNoExist) },
 		Has:    func(k uint64) bool { _, ok := m.Lookup(key(k)); return ok },
 		Delete: map[string]func(uint64) error{
-			"Delete":          func(k uint64) error { return m.Delete(key(k)) },
-			"LookupAndDelete": func(k uint64) error { _, err := m.LookupAndDelete(key(k)); return err },
-			"LookupAndDeleteBatch": func(k uint64) error {
-				ks, vs := make([]LruK8V8Key, 1), make([]LruK8V8Value, 1)
-				return oneBatchDelete(m.LookupAndDeleteBatch(nil, ks, vs))(ks[0] == key(k))
-			},
+			"Delete":               func(k uint64) error { return m.Delete(key(k)) },
+			"LookupAndDelete":      func(k uint64) error { _, err := m.LookupAndDelete(key(k)); return err },
+			"LookupAndDeleteBatch": func(k uint64) error { return batchDeleteOne(m.LookupAndDeleteBatch, key(k), 1) },
 		}[path],
 	}
 }
@@ -63,23 +60,20 @@ func lruPcpuDeletePath(m *LruPcpuK8V8, path string) linearize.Map {
 		Insert: func(k uint64) error { return m.CPU(0).Update(key(k), LruPcpuK8V8Value{}, htab.UpdateNoExist) },
 		Has:    func(k uint64) bool { _, ok := m.CPU(0).Lookup(key(k)); return ok },
 		Delete: map[string]func(uint64) error{
-			"Delete":          func(k uint64) error { return m.Delete(key(k)) },
-			"LookupAndDelete": func(k uint64) error { return m.LookupAndDelete(key(k), vals) },
-			"LookupAndDeleteBatch": func(k uint64) error {
-				ks, vs := make([]LruPcpuK8V8Key, 1), make([]LruPcpuK8V8Value, m.CPUs())
-				return oneBatchDelete(m.LookupAndDeleteBatch(nil, ks, vs))(ks[0] == key(k))
-			},
+			"Delete":               func(k uint64) error { return m.Delete(key(k)) },
+			"LookupAndDelete":      func(k uint64) error { return m.LookupAndDelete(key(k), vals) },
+			"LookupAndDeleteBatch": func(k uint64) error { return batchDeleteOne(m.LookupAndDeleteBatch, key(k), m.CPUs()) },
 		}[path],
 	}
 }
 
-// oneBatchDelete checks a LookupAndDeleteBatch of a map of one key: it must
-// have returned that key (right).
-func oneBatchDelete(n int, err error) func(right bool) error {
-	return func(right bool) error {
-		if n != 1 || !right {
-			return fmt.Errorf("LookupAndDeleteBatch: %d keys, %v; want the one key", n, err)
-		}
-		return nil
+// batchDeleteOne deletes the one key of a map of one element with its
+// LookupAndDeleteBatch (vals values per key), which must return want.
+func batchDeleteOne[K comparable, V any](batch func(*htab.Cursor, []K, []V) (int, error), want K, vals int) error {
+	ks, vs := make([]K, 1), make([]V, vals)
+	n, err := batch(nil, ks, vs)
+	if n != 1 || ks[0] != want {
+		return fmt.Errorf("LookupAndDeleteBatch: %d keys (%v), %v; want %v", n, ks[:n], err, want)
 	}
+	return nil
 }
