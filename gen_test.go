@@ -826,9 +826,9 @@ func TestMatrix(t *testing.T) {
 	t.Logf("generated %d maps in %d packages in %v", maps, pkgs, time.Since(start).Round(time.Millisecond))
 
 	// One go invocation: every vet check (-vet=all, not go test's curated
-	// few), then the generated tests and the fuzz targets' seed inputs, not
-	// the benchmarks.
-	t.Logf("%s", goCmd(nil, "test", "-vet=all", "-run", "^(Test|Fuzz)", "-bench", "^$", "./..."))
+	// few), then the generated tests (-short: fewer random operations per
+	// map) and the fuzz targets' seed inputs, not the benchmarks.
+	t.Logf("%s", goCmd(nil, "test", "-short", "-vet=all", "-run", "^(Test|Fuzz)", "-bench", "^$", "./..."))
 }
 
 // goRunner runs go with args, and env added to the environment, in a module

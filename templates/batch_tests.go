@@ -13,21 +13,13 @@ import (
 // the map; UpdateBatch and DeleteBatch stop at the first error. It reaches
 // the map through the test adapters (testAdapters) and batchTestValues, so it
 // covers every type; per-CPU values are checked with <prefix>TestCheckValues.
+// errors.Is and slices.Equal are <prefix>TestIs and <prefix>TestSame, which
+// tests emits with their imports.
 func (g *generator) batchTests(f *jen.File) {
 	vals := batchTestSingle
 	if g.l.PerCPU {
 		vals = batchTestPerCPU
 	}
-	// The helpers that need imports are emitted with jennifer, which tracks
-	// them; the rest is text.
-	f.Commentf("%sTestBatchIs is errors.Is.", g.l.Prefix)
-	f.Func().Id(g.l.Prefix + "TestBatchIs").Params(jen.List(jen.Id("err"), jen.Id("target")).Error()).Bool().Block(
-		jen.Return(jen.Qual("errors", "Is").Call(jen.Id("err"), jen.Id("target"))),
-	)
-	f.Commentf("%sTestBatchSame is slices.Equal.", g.l.Prefix)
-	f.Func().Id(g.l.Prefix + "TestBatchSame").Types(jen.Id("E").Comparable()).Params(jen.List(jen.Id("a"), jen.Id("b")).Index().Id("E")).Bool().Block(
-		jen.Return(jen.Qual("slices", "Equal").Call(jen.Id("a"), jen.Id("b"))),
-	)
 	f.Add(jen.Id(fmt.Sprintf(vals+batchTestBody, g.mapT, g.keyT, g.valT, g.l.Prefix)))
 }
 
@@ -87,14 +79,14 @@ func %[4]sTestBatchWalk(t *testing.T, m *%[1]s, buf int, del bool) (keys []%[2]s
 		} else {
 			n, err = m.LookupBatch(c, ks, vs)
 		}
-		if %[4]sTestBatchIs(err, htab.ErrNoSpace) {
+		if %[4]sTestIs(err, htab.ErrNoSpace) {
 			if n != 0 || c.Done() {
 				t.Fatalf("buf %%d: ErrNoSpace with %%d keys, done %%v", buf, n, c.Done())
 			}
 			buf *= 2
 			continue
 		}
-		if err != nil && !%[4]sTestBatchIs(err, htab.ErrKeyNotExist) {
+		if err != nil && !%[4]sTestIs(err, htab.ErrKeyNotExist) {
 			t.Fatalf("buf %%d: %%v", buf, err)
 		}
 		for i := range n {
@@ -119,7 +111,7 @@ func Test%[1]sBatch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n, err := m.LookupBatch(nil, make([]%[2]s, 4), %[4]sTestBatchVals(m, 4)); n != 0 || !%[4]sTestBatchIs(err, htab.ErrKeyNotExist) {
+	if n, err := m.LookupBatch(nil, make([]%[2]s, 4), %[4]sTestBatchVals(m, 4)); n != 0 || !%[4]sTestIs(err, htab.ErrKeyNotExist) {
 		t.Fatalf("empty map: %%d, %%v; want 0, ErrKeyNotExist", n, err)
 	}
 	var ks []%[2]s
@@ -141,7 +133,7 @@ func Test%[1]sBatch(t *testing.T) {
 	}
 	for buf := 1; buf <= 8; buf++ {
 		keys, vals := %[4]sTestBatchWalk(t, m, buf, false)
-		if !%[4]sTestBatchSame(keys, wantKeys) || !%[4]sTestBatchSame(vals, wantVals) {
+		if !%[4]sTestSame(keys, wantKeys) || !%[4]sTestSame(vals, wantVals) {
 			t.Fatalf("buf %%d: the walk returned\n%%x\n%%x\nAll yields\n%%x\n%%x", buf, keys, vals, wantKeys, wantVals)
 		}
 	}
@@ -149,20 +141,20 @@ func Test%[1]sBatch(t *testing.T) {
 		t.Fatalf("LookupBatch changed the map: Len %%d", m.Len())
 	}
 	keys, vals := %[4]sTestBatchWalk(t, m, 3, true)
-	if !%[4]sTestBatchSame(keys, wantKeys) || !%[4]sTestBatchSame(vals, wantVals) {
+	if !%[4]sTestSame(keys, wantKeys) || !%[4]sTestSame(vals, wantVals) {
 		t.Fatalf("lookup-and-delete walk returned\n%%x\nAll yielded\n%%x", keys, wantKeys)
 	}
 	if k, _ := %[4]sTestAll(t, m); m.Len() != 0 || len(k) != 0 {
 		t.Fatalf("after a lookup-and-delete walk: Len %%d, All %%x", m.Len(), k)
 	}
 
-	if n, err := m.UpdateBatch(ks[:1], %[4]sTestBatchSpread(m, vs[:1]), htab.UpdateNoExist); n != 0 || !%[4]sTestBatchIs(err, htab.ErrInvalid) {
+	if n, err := m.UpdateBatch(ks[:1], %[4]sTestBatchSpread(m, vs[:1]), htab.UpdateNoExist); n != 0 || !%[4]sTestIs(err, htab.ErrInvalid) {
 		t.Fatalf("UpdateBatch with UpdateNoExist: %%d, %%v; want ErrInvalid, as the kernel", n, err)
 	}
 	if n, err := m.UpdateBatch(ks[:3], %[4]sTestBatchSpread(m, vs[:3]), htab.UpdateAny); n != 3 || err != nil {
 		t.Fatalf("UpdateBatch: %%d, %%v", n, err)
 	}
-	if n, err := m.DeleteBatch([]%[2]s{ks[0], ks[1], ks[5], ks[2]}); n != 2 || !%[4]sTestBatchIs(err, htab.ErrKeyNotExist) {
+	if n, err := m.DeleteBatch([]%[2]s{ks[0], ks[1], ks[5], ks[2]}); n != 2 || !%[4]sTestIs(err, htab.ErrKeyNotExist) {
 		t.Fatalf("DeleteBatch with an absent third key: %%d, %%v; want 2, ErrKeyNotExist", n, err)
 	}
 	if _, ok := %[4]sTestLookup(t, m, ks[2]); !ok || m.Len() != 1 {

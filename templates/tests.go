@@ -37,122 +37,21 @@ func (g *generator) tests(f *jen.File) {
 		jen.Return(),
 	)
 
-	// func <prefix>CheckOp(t, m, ref, step, op, ki, flags): one operation on m and on
-	// the reference, with the kernel's rules; fails t on any difference.
-	const maxEntries = 48
-	const nkeys = 96 // twice the capacity; fewer than the 256 keys of a 1-byte key
-	f.Commentf("%s applies operation op (0 update, 1 delete, 2 lookup-and-delete,", T("checkOp"))
-	f.Comment("3 lookup) on key ki to m and to the reference ref, and fails t if they differ.")
-	f.Func().Id(T("checkOp")).Params(
-		jen.Id("t").Qual("testing", "TB"), jen.Id("m").Op("*").Id(g.mapT), jen.Id("ref").Map(key).Add(val),
-		jen.List(jen.Id("step"), jen.Id("op"), jen.Id("ki")).Int(), jen.Id("flags").Qual(htabPkg, "UpdateFlags"),
-	).Block(
-		jen.Id("k").Op(":=").Id(T("testKey")).Call(jen.Id("ki")),
-		jen.Id("v").Op(":=").Id(T("testVal")).Call(jen.Id("step")),
-		jen.List(jen.Id("old"), jen.Id("present")).Op(":=").Id("ref").Index(jen.Id("k")),
-		jen.Switch(jen.Id("op")).Block(
-			jen.Case(jen.Lit(0)).Block(
-				jen.Id("err").Op(":=").Id(T("testUpdate")).Call(jen.Id("m"), jen.Id("k"), jen.Id("v"), jen.Id("flags")),
-				g.checkUpdateResult(),
-			),
-			jen.Case(jen.Lit(1)).Block(
-				jen.Id("err").Op(":=").Id("m").Dot("Delete").Call(jen.Id("k")),
-				fatalIf(jen.Parens(jen.Id("err").Op("==").Nil()).Op("!=").Id("present"), "step %d: Delete(%x) = %v, present %v", jen.Id("step"), jen.Id("k"), jen.Id("err"), jen.Id("present")),
-				jen.Delete(jen.Id("ref"), jen.Id("k")),
-			),
-			jen.Case(jen.Lit(2)).Block(
-				jen.List(jen.Id("got"), jen.Id("err")).Op(":=").Id(T("testLookupAndDelete")).Call(jen.Id("t"), jen.Id("m"), jen.Id("k")),
-				fatalIf(jen.Parens(jen.Id("err").Op("==").Nil()).Op("!=").Id("present").Op("||").Id("got").Op("!=").Id("old"), "step %d: LookupAndDelete(%x) = %x, %v; want %x, present %v", jen.Id("step"), jen.Id("k"), jen.Id("got"), jen.Id("err"), jen.Id("old"), jen.Id("present")),
-				jen.Delete(jen.Id("ref"), jen.Id("k")),
-			),
-			jen.Default().Block(
-				jen.List(jen.Id("got"), jen.Id("ok")).Op(":=").Id(T("testLookup")).Call(jen.Id("t"), jen.Id("m"), jen.Id("k")),
-				fatalIf(jen.Id("ok").Op("!=").Id("present").Op("||").Id("got").Op("!=").Id("old"), "step %d: Lookup(%x) = %x, %v; want %x, %v", jen.Id("step"), jen.Id("k"), jen.Id("got"), jen.Id("ok"), jen.Id("old"), jen.Id("present")),
-			),
-		),
-		fatalIf(jen.Id("m").Dot("Len").Call().Op("!=").Len(jen.Id("ref")), "step %d: Len() = %d, want %d", jen.Id("step"), jen.Id("m").Dot("Len").Call(), jen.Len(jen.Id("ref"))),
+	// errors.Is and slices.Equal, for the text below and in batchTests,
+	// which cannot import.
+	f.Commentf("%s is errors.Is.", T("testIs"))
+	f.Func().Id(T("testIs")).Params(jen.List(jen.Id("err"), jen.Id("target")).Error()).Bool().Block(
+		jen.Return(jen.Qual("errors", "Is").Call(jen.Id("err"), jen.Id("target"))),
+	)
+	f.Commentf("%s is slices.Equal.", T("testSame"))
+	f.Func().Id(T("testSame")).Types(jen.Id("E").Comparable()).Params(jen.List(jen.Id("a"), jen.Id("b")).Index().Id("E")).Bool().Block(
+		jen.Return(jen.Qual("slices", "Equal").Call(jen.Id("a"), jen.Id("b"))),
 	)
 
-	// func <prefix>CheckContents(t, m, ref): All and a NextKey walk both give ref, in one order.
-	f.Commentf("%s checks that All and a NextKey walk both give exactly ref,", T("checkContents"))
-	f.Comment("in the same order.")
-	f.Func().Id(T("checkContents")).Params(jen.Id("t").Qual("testing", "TB"), jen.Id("m").Op("*").Id(g.mapT), jen.Id("ref").Map(key).Add(val)).Block(
-		jen.List(jen.Id("order"), jen.Id("vals")).Op(":=").Id(T("testAll")).Call(jen.Id("t"), jen.Id("m")),
-		jen.For(jen.List(jen.Id("i"), jen.Id("k")).Op(":=").Range().Id("order")).Block(
-			fatalIf(jen.Id("ref").Index(jen.Id("k")).Op("!=").Id("vals").Index(jen.Id("i")), "All yields %x = %x, want %x", jen.Id("k"), jen.Id("vals").Index(jen.Id("i")), jen.Id("ref").Index(jen.Id("k"))),
-		),
-		fatalIf(jen.Len(jen.Id("order")).Op("!=").Len(jen.Id("ref")), "All yields %d keys, want %d", jen.Len(jen.Id("order")), jen.Len(jen.Id("ref"))),
-		jen.Var().Id("cur").Op("*").Add(key),
-		jen.For(jen.List(jen.Id("i"), jen.Id("want")).Op(":=").Range().Id("order")).Block(
-			jen.List(jen.Id("next"), jen.Err()).Op(":=").Id("m").Dot("NextKey").Call(jen.Id("cur")),
-			fatalIf(jen.Err().Op("!=").Nil().Op("||").Id("next").Op("!=").Id("want"), "NextKey step %d = %x, %v; want %x", jen.Id("i"), jen.Id("next"), jen.Err(), jen.Id("want")),
-			jen.Id("cur").Op("=").Op("&").Id("next"),
-		),
-		jen.If(jen.List(jen.Id("_"), jen.Err()).Op(":=").Id("m").Dot("NextKey").Call(jen.Id("cur")), jen.Op("!").Qual("errors", "Is").Call(jen.Err(), jen.Qual(htabPkg, "ErrKeyNotExist"))).Block(
-			jen.Id("t").Dot("Fatalf").Call(jen.Lit("NextKey after the last key = %v, want ErrKeyNotExist"), jen.Err()),
-		),
-	)
-
-	modes := []jen.Code{jen.Lit("prealloc"), jen.Lit("noprealloc"), jen.Lit("degenerate")}
-	if g.l.LRU {
-		modes = []jen.Code{jen.Lit("prealloc"), jen.Lit("degenerate")} // LRU maps have no NoPrealloc
-	}
-	// Test<Map>RandomOps: random operations, each result and Len checked
-	// after every step and the whole contents every 16th step, on a
-	// preallocated map, a NoPrealloc map (not for LRU maps), and a degenerate
-	// one whose keys all fall into bucket 0 (mask 0), which forces the longest
-	// chains.
-	f.Commentf("Test%sRandomOps runs random operations against a builtin map, checking", g.mapT)
-	f.Comment("each result and Len after every step and the whole contents every 16th;")
-	newMap := []jen.Code{jen.Id("opts").Op(":=").Add(testOpts(maxEntries))}
-	if g.l.LRU {
-		f.Comment("preallocated and degenerate (every key in bucket 0).")
-	} else {
-		f.Comment("preallocated, NoPrealloc, and degenerate (every key in bucket 0).")
-		newMap = append(newMap, jen.Id("opts").Dot("NoPrealloc").Op("=").Id("mode").Op("==").Lit("noprealloc"))
-	}
-	f.Func().Id("Test" + g.mapT + "RandomOps").Params(jen.Id("t").Op("*").Qual("testing", "T")).Block(
-		jen.For(jen.List(jen.Id("_"), jen.Id("mode")).Op(":=").Range().Index().String().Values(modes...)).Block(
-			jen.Id("t").Dot("Run").Call(jen.Id("mode"), jen.Func().Params(jen.Id("t").Op("*").Qual("testing", "T")).Block(
-				append(newMap,
-					jen.List(jen.Id("m"), jen.Err()).Op(":=").Id("New"+g.mapT).Call(jen.Id("opts")),
-					fatalIf(jen.Err().Op("!=").Nil(), "New: %v", jen.Err()),
-					jen.If(jen.Id("mode").Op("==").Lit("degenerate")).Block(jen.Id("m").Dot("mask").Op("=").Lit(0)),
-					jen.Id("ref").Op(":=").Map(key).Add(val).Values(),
-					jen.Id("rng").Op(":=").Qual("math/rand/v2", "New").Call(jen.Qual("math/rand/v2", "NewPCG").Call(jen.Lit(1), jen.Lit(2))),
-					jen.For(jen.Id("step").Op(":=").Range().Lit(10000)).Block(
-						jen.Id(T("checkOp")).Call(jen.Id("t"), jen.Id("m"), jen.Id("ref"), jen.Id("step"), jen.Id("rng").Dot("IntN").Call(jen.Lit(4)), jen.Id("rng").Dot("IntN").Call(jen.Lit(nkeys)),
-							jen.Qual(htabPkg, "UpdateFlags").Call(jen.Id("rng").Dot("IntN").Call(jen.Lit(4)))),
-						jen.If(jen.Id("step").Op("%").Lit(16).Op("==").Lit(15)).Block(
-							jen.Id(T("checkContents")).Call(jen.Id("t"), jen.Id("m"), jen.Id("ref")),
-						),
-					),
-					jen.Id(T("checkContents")).Call(jen.Id("t"), jen.Id("m"), jen.Id("ref")),
-				)...,
-			)),
-		),
-	)
-
+	g.modelTests(f)
 	g.storageTest(f)
 	g.seedTest(f)
 	g.collisionTest(f)
-
-	// Fuzz<Map>Ops: each pair of input bytes is one operation and one key.
-	f.Commentf("Fuzz%sOps decodes its input into operations (two bytes each: operation and", g.mapT)
-	f.Comment("flags, key) and checks each one, then the contents, against a builtin map.")
-	f.Func().Id("Fuzz"+g.mapT+"Ops").Params(jen.Id("f").Op("*").Qual("testing", "F")).Block(
-		jen.Id("f").Dot("Add").Call(jen.Index().Byte().Parens(jen.Lit("\x00\x01\x00\x02\x03\x01\x01\x01\x02\x02"))),
-		jen.Id("f").Dot("Fuzz").Call(jen.Func().Params(jen.Id("t").Op("*").Qual("testing", "T"), jen.Id("data").Index().Byte()).Block(
-			jen.List(jen.Id("m"), jen.Err()).Op(":=").Id("New"+g.mapT).Call(testOpts(8)),
-			fatalIf(jen.Err().Op("!=").Nil(), "New: %v", jen.Err()),
-			jen.Id("ref").Op(":=").Map(key).Add(val).Values(),
-			jen.For(jen.Id("i").Op(":=").Lit(0), jen.Id("i").Op("+").Lit(1).Op("<").Len(jen.Id("data")), jen.Id("i").Op("+=").Lit(2)).Block(
-				jen.Id(T("checkOp")).Call(jen.Id("t"), jen.Id("m"), jen.Id("ref"), jen.Id("i"), jen.Int().Call(jen.Id("data").Index(jen.Id("i")).Op("&").Lit(3)), jen.Int().Call(jen.Id("data").Index(jen.Id("i").Op("+").Lit(1)).Op("%").Lit(16)),
-					jen.Qual(htabPkg, "UpdateFlags").Call(jen.Id("data").Index(jen.Id("i")).Op(">>").Lit(2).Op("&").Lit(3))),
-			),
-			jen.Id(T("checkContents")).Call(jen.Id("t"), jen.Id("m"), jen.Id("ref")),
-		)),
-	)
 
 	// The 64 keys fit; an LRU map gets room to spare so that it never evicts
 	// them (its CPUs cache free elements in batches of max/cpus/2).
@@ -300,42 +199,6 @@ func (g *generator) benchLookup() *jen.Statement {
 		return jen.Id("m").Dot("CPU").Call(jen.Lit(0)).Dot("Lookup")
 	}
 	return jen.Id("m").Dot("Lookup")
-}
-
-// checkUpdateResult checks the err of an update of k (present: whether ref
-// holds it) with flags, and brings ref up to date. Hash and per-CPU maps
-// answer exactly; an LRU map may evict any keys for the update (even k,
-// before looking it up, so that UpdateNoExist of a present key may succeed
-// and UpdateExist fail), so the LRU check allows that and then drops from
-// ref the keys the map no longer has.
-func (g *generator) checkUpdateResult() jen.Code {
-	is := func(err string) *jen.Statement { return jen.Qual("errors", "Is").Call(jen.Id("err"), htabId(err)) }
-	if !g.l.LRU {
-		return jen.Add(
-			jen.Var().Id("want").Error(), jen.Line(),
-			jen.Switch().Block(
-				jen.Case(jen.Id("flags").Op(">").Qual(htabPkg, "UpdateExist")).Block(jen.Id("want").Op("=").Qual(htabPkg, "ErrInvalid")),
-				jen.Case(jen.Id("flags").Op("==").Qual(htabPkg, "UpdateNoExist").Op("&&").Id("present")).Block(jen.Id("want").Op("=").Qual(htabPkg, "ErrKeyExist")),
-				jen.Case(jen.Id("flags").Op("==").Qual(htabPkg, "UpdateExist").Op("&&").Op("!").Id("present")).Block(jen.Id("want").Op("=").Qual(htabPkg, "ErrKeyNotExist")),
-				jen.Case(jen.Op("!").Id("present").Op("&&").Len(jen.Id("ref")).Op("==").Id("m").Dot("MaxEntries").Call()).Block(jen.Id("want").Op("=").Qual(htabPkg, "ErrFull")),
-				jen.Default().Block(jen.Id("ref").Index(jen.Id("k")).Op("=").Id("v")),
-			), jen.Line(),
-			fatalIf(jen.Op("!").Qual("errors", "Is").Call(jen.Id("err"), jen.Id("want")).Op("||").Parens(jen.Id("want").Op("==").Nil().Op("&&").Id("err").Op("!=").Nil()),
-				"step %d: Update(%x, flags %d) = %v, want %v", jen.Id("step"), jen.Id("k"), jen.Id("flags"), jen.Id("err"), jen.Id("want")),
-		)
-	}
-	return jen.Add(
-		jen.Id("ok").Op(":=").Id("err").Op("==").Nil().Op("&&").Id("flags").Op("<=").Qual(htabPkg, "UpdateExist").Op("||").Line().
-			Add(is("ErrInvalid")).Op("&&").Id("flags").Op(">").Qual(htabPkg, "UpdateExist").Op("||").Line().
-			Add(is("ErrKeyExist")).Op("&&").Id("flags").Op("==").Qual(htabPkg, "UpdateNoExist").Op("&&").Id("present").Op("||").Line().
-			Add(is("ErrKeyNotExist")).Op("&&").Id("flags").Op("==").Qual(htabPkg, "UpdateExist"), jen.Line(),
-		fatalIf(jen.Op("!").Id("ok"), "step %d: Update(%x, flags %d) = %v (present %v)", jen.Id("step"), jen.Id("k"), jen.Id("flags"), jen.Id("err"), jen.Id("present")), jen.Line(),
-		jen.If(jen.Id("err").Op("==").Nil()).Block(jen.Id("ref").Index(jen.Id("k")).Op("=").Id("v")), jen.Line(),
-		jen.Comment("Forget what the LRU evicted; the checks after the switch see the rest."), jen.Line(),
-		jen.For(jen.Id("rk").Op(":=").Range().Id("ref")).Block(
-			jen.If(jen.List(jen.Id("_"), jen.Id("in")).Op(":=").Id(g.testHelper("testLookup")).Call(jen.Id("t"), jen.Id("m"), jen.Id("rk")), jen.Op("!").Id("in")).Block(jen.Delete(jen.Id("ref"), jen.Id("rk"))),
-		),
-	)
 }
 
 // storageTest emits Test<Map>StorageHasNoPointers, the check behind the

@@ -57,107 +57,572 @@ func hashK4V4SparseTestVal(i int) (v HashK4V4SparseValue) {
 	return
 }
 
-// hashK4V4SparseCheckOp applies operation op (0 update, 1 delete, 2 lookup-and-delete,
-// 3 lookup) on key ki to m and to the reference ref, and fails t if they differ.
-func hashK4V4SparseCheckOp(t testing.TB, m *HashK4V4Sparse, ref map[HashK4V4SparseKey]HashK4V4SparseValue, step, op, ki int, flags htab.UpdateFlags) {
-	k := hashK4V4SparseTestKey(ki)
+// hashK4V4SparseTestIs is errors.Is.
+func hashK4V4SparseTestIs(err, target error) bool {
+	return errors.Is(err, target)
+}
+
+// hashK4V4SparseTestSame is slices.Equal.
+func hashK4V4SparseTestSame[E comparable](a, b []E) bool {
+	return slices.Equal(a, b)
+}
+
+// hashK4V4SparseModelLookup, hashK4V4SparseModelLookupAndDelete, hashK4V4SparseModelUpdate and hashK4V4SparseModelAll
+// are the map's userspace methods with a key's values as a slice: one value
+// here.
+func hashK4V4SparseModelLookup(m *HashK4V4Sparse, k HashK4V4SparseKey) ([]HashK4V4SparseValue, bool) {
+	v, ok := m.Lookup(k)
+	return []HashK4V4SparseValue{v}, ok
+}
+
+func hashK4V4SparseModelLookupAndDelete(m *HashK4V4Sparse, k HashK4V4SparseKey) ([]HashK4V4SparseValue, error) {
+	v, err := m.LookupAndDelete(k)
+	return []HashK4V4SparseValue{v}, err
+}
+
+func hashK4V4SparseModelUpdate(m *HashK4V4Sparse, k HashK4V4SparseKey, vals []HashK4V4SparseValue, flags htab.UpdateFlags) error {
+	return m.Update(k, vals[0], flags)
+}
+
+func hashK4V4SparseModelAll(m *HashK4V4Sparse) (keys []HashK4V4SparseKey, vals [][]HashK4V4SparseValue) {
+	for k, v := range m.All() {
+		keys, vals = append(keys, k), append(vals, []HashK4V4SparseValue{v})
+	}
+	return keys, vals
+}
+
+const (
+	hashK4V4SparseModelPerCPU = false // a value per CPU; a replace is in place
+	hashK4V4SparseModelLRU    = false // updates evict
+)
+
+// hashK4V4SparseModel is what a map must hold after the operations so far, by the
+// kernel's rules: each key's values (CPU c's at [c] for the per-CPU types,
+// else one) and each bucket's keys, newest first. Its methods run one
+// operation on the map and on the model and fail t at the first difference.
+type hashK4V4SparseModel struct {
+	t       testing.TB
+	m       *HashK4V4Sparse
+	vals    map[HashK4V4SparseKey][]HashK4V4SparseValue
+	buckets [][]HashK4V4SparseKey // bucket b's keys, newest first
+
+	// LRU maps: one update evicts at most evictMax keys (one shrink:
+	// target_free keys, or PERCPU_FREE_TARGET with NoCommonLRU), and none
+	// while the map holds at most roomy keys and only CPU 0 has updated
+	// (the userspace side is CPU 0): then every free element is on CPU 0's
+	// lists or the global free list, and a refill finds enough there.
+	evictMax, roomy int
+	onlyCPU0        bool
+
+	cpu0 bool // every program-side operation runs on CPU 0
+}
+
+// hashK4V4SparseModelOf makes a map and its model with the options that b picks: bits
+// 0-2 MaxEntries (1, 2, 3, 4, 7, 8, 16, 64), bits 3-4 CPUs (1, 2, 3, 1), bit 5
+// NoPrealloc (NoCommonLRU for an LRU map), bit 6 a degenerate hash that puts
+// every key in bucket 0, bit 7 every program-side operation on CPU 0 (so that
+// an LRU map's model knows when it must not evict).
+func hashK4V4SparseModelOf(t testing.TB, b byte) *hashK4V4SparseModel {
+	opts := htab.Options{
+		MaxEntries: []int{1, 2, 3, 4, 7, 8, 16, 64}[b&7],
+		CPUs:       1 + int(b>>3&3)%3,
+		ZeroSeed:   true,
+	}
+	if hashK4V4SparseModelLRU {
+		opts.NoCommonLRU = b&0x20 != 0
+	} else {
+		opts.NoPrealloc = b&0x20 != 0
+	}
+	m, err := NewHashK4V4Sparse(opts)
+	if err != nil {
+		t.Fatalf("New(%+v): %v", opts, err)
+	}
+	if b&0x40 != 0 {
+		m.mask = 0
+	}
+	md := &hashK4V4SparseModel{t: t, m: m, vals: map[HashK4V4SparseKey][]HashK4V4SparseValue{}, buckets: make([][]HashK4V4SparseKey, m.mask+1), onlyCPU0: true, cpu0: b&0x80 != 0}
+	if opts.NoCommonLRU {
+		md.evictMax, md.roomy = 4, m.MaxEntries()/m.CPUs()-1
+	} else {
+		md.evictMax = min(max(m.MaxEntries()/m.CPUs()/2, 1), 128) // target_free
+		md.roomy = m.MaxEntries() - md.evictMax
+	}
+	return md
+}
+
+// hashK4V4SparseRunOps runs the operations that data encodes on a new map and on its
+// model: data[0] picks the map (hashK4V4SparseModelOf), then every three bytes are an
+// operation (step). The whole contents are checked after every 8th
+// operation and at the end.
+func hashK4V4SparseRunOps(t testing.TB, data []byte) {
+	if len(data) == 0 {
+		return
+	}
+	md := hashK4V4SparseModelOf(t, data[0])
+	for i := 1; i+2 < len(data); i += 3 {
+		md.step(i/3, data[i], data[i+1], data[i+2])
+		if i/3%8 == 7 {
+			md.check(i / 3)
+		}
+	}
+	md.check(len(data) / 3)
+}
+
+// step runs operation op%12 (0 Update, 1 CPU(c).Update, 2 Delete,
+// 3 CPU(c).Delete, 4 LookupAndDelete, 5 Lookup, 6 CPU(c).Lookup, 7 NextKey,
+// 8 a LookupBatch walk, 9 one LookupAndDeleteBatch, 10 DeleteBatch,
+// 11 UpdateBatch) on key kb%(2*MaxEntries+3); arg picks the flags (arg&3,
+// 3 is invalid), the CPU (arg>>2, unless cpu0), for NextKey a nil key
+// (arg&3 == 3), the room of a batch call (arg&7 + 1) and how many keys
+// DeleteBatch deletes (arg>>2&3 + 1: k and the keys after it).
+func (md *hashK4V4SparseModel) step(step int, op, kb, arg byte) {
+	t, m := md.t, md.m
+	k := hashK4V4SparseTestKey(int(kb) % (2*m.MaxEntries() + 3))
 	v := hashK4V4SparseTestVal(step)
-	old, present := ref[k]
-	switch op {
+	cpu, flags := int(arg>>2)%m.CPUs(), htab.UpdateFlags(arg&3)
+	if md.cpu0 {
+		cpu = 0
+	}
+	old, present := md.vals[k]
+	switch op %= 12; op {
 	case 0:
-		err := hashK4V4SparseTestUpdate(m, k, v, flags)
-		var want error
-		switch {
-		case flags > htab.UpdateExist:
-			want = htab.ErrInvalid
-		case flags == htab.UpdateNoExist && present:
-			want = htab.ErrKeyExist
-		case flags == htab.UpdateExist && !present:
-			want = htab.ErrKeyNotExist
-		case !present && len(ref) == m.MaxEntries():
-			want = htab.ErrFull
-		default:
-			ref[k] = v
-		}
-		if !errors.Is(err, want) || (want == nil && err != nil) {
-			t.Fatalf("step %d: Update(%x, flags %d) = %v, want %v", step, k, flags, err, want)
-		}
+		md.update(step, k, hashK4V4SparseModelUserspace, v, flags)
 	case 1:
-		err := m.Delete(k)
-		if (err == nil) != present {
-			t.Fatalf("step %d: Delete(%x) = %v, present %v", step, k, err, present)
+		md.update(step, k, cpu, v, flags)
+	case 2, 3:
+		var err error
+		if op == 2 {
+			cpu = hashK4V4SparseModelUserspace
+			err = m.Delete(k)
+		} else {
+			err = m.CPU(cpu).Delete(k)
 		}
-		delete(ref, k)
-	case 2:
-		got, err := hashK4V4SparseTestLookupAndDelete(t, m, k)
-		if (err == nil) != present || got != old {
+		if present && err != nil || !present && !hashK4V4SparseTestIs(err, htab.ErrKeyNotExist) {
+			t.Fatalf("step %d: Delete(%x) on CPU %d (-1: userspace) = %v; present %v", step, k, cpu, err, present)
+		}
+		md.remove(k)
+	case 4:
+		got, err := hashK4V4SparseModelLookupAndDelete(m, k)
+		if present && (err != nil || !md.same(got, old)) || !present && !hashK4V4SparseTestIs(err, htab.ErrKeyNotExist) {
 			t.Fatalf("step %d: LookupAndDelete(%x) = %x, %v; want %x, present %v", step, k, got, err, old, present)
 		}
-		delete(ref, k)
-	default:
-		got, ok := hashK4V4SparseTestLookup(t, m, k)
-		if ok != present || got != old {
+		md.remove(k)
+	case 5:
+		got, ok := hashK4V4SparseModelLookup(m, k)
+		if ok != present || ok && !md.same(got, old) {
 			t.Fatalf("step %d: Lookup(%x) = %x, %v; want %x, %v", step, k, got, ok, old, present)
 		}
+	case 6:
+		got, ok := m.CPU(cpu).Lookup(k)
+		if ok != present || ok && got != old[md.slot(cpu)] {
+			t.Fatalf("step %d: CPU(%d).Lookup(%x) = %x, %v; want %x", step, cpu, k, got, ok, old)
+		}
+	case 7:
+		from := &k
+		if arg&3 == 3 {
+			from = nil
+		}
+		next, err := m.NextKey(from)
+		want, ok := md.next(from)
+		if ok && (err != nil || next != want) || !ok && !hashK4V4SparseTestIs(err, htab.ErrKeyNotExist) {
+			t.Fatalf("step %d: NextKey(%x, present %v) = %x, %v; want %x, %v", step, k, present && from != nil, next, err, want, ok)
+		}
+	case 8:
+		md.batchWalk(step, int(arg&7)+1)
+	case 9:
+		md.batchDelete(step, int(arg&7)+1)
+	case 10:
+		keys := make([]HashK4V4SparseKey, 1+int(arg>>2&3))
+		for j := range keys {
+			keys[j] = hashK4V4SparseTestKey((int(kb) + j) % (2*m.MaxEntries() + 3))
+		}
+		n, err := m.DeleteBatch(keys)
+		want := 0 // DeleteBatch stops at the first absent key
+		for ; want < len(keys); want++ {
+			if _, ok := md.vals[keys[want]]; !ok {
+				break
+			}
+			md.remove(keys[want])
+		}
+		if n != want || want < len(keys) && !hashK4V4SparseTestIs(err, htab.ErrKeyNotExist) || want == len(keys) && err != nil {
+			t.Fatalf("step %d: DeleteBatch(%x) = %d, %v; want %d", step, keys, n, err, want)
+		}
+	case 11:
+		md.update(step, k, hashK4V4SparseModelBatch, v, flags)
 	}
-	if m.Len() != len(ref) {
-		t.Fatalf("step %d: Len() = %d, want %d", step, m.Len(), len(ref))
+	if n := m.Len(); n != len(md.vals) {
+		t.Fatalf("step %d (op %d): Len() = %d, want %d", step, op, n, len(md.vals))
 	}
 }
 
-// hashK4V4SparseCheckContents checks that All and a NextKey walk both give exactly ref,
-// in the same order.
-func hashK4V4SparseCheckContents(t testing.TB, m *HashK4V4Sparse, ref map[HashK4V4SparseKey]HashK4V4SparseValue) {
-	order, vals := hashK4V4SparseTestAll(t, m)
+// The update callers that are not a CPU's program side.
+const (
+	hashK4V4SparseModelUserspace = -1 // Update
+	hashK4V4SparseModelBatch     = -2 // UpdateBatch of one key
+)
+
+// update runs an update of k on CPU cpu's program side, or as
+// hashK4V4SparseModelUserspace or hashK4V4SparseModelBatch, and checks its result.
+func (md *hashK4V4SparseModel) update(step int, k HashK4V4SparseKey, cpu int, v HashK4V4SparseValue, flags htab.UpdateFlags) {
+	t, m := md.t, md.m
+	old, present := md.vals[k]
+	// fresh is what a new k holds, replaced what a present k holds after.
+	fresh := make([]HashK4V4SparseValue, md.slots())
+	var err error
+	if cpu < 0 {
+		for c := range fresh {
+			fresh[c] = v
+			fresh[c][0] += byte(c)
+		}
+		if cpu == hashK4V4SparseModelUserspace {
+			err = hashK4V4SparseModelUpdate(m, k, fresh, flags)
+		} else {
+			var n int
+			n, err = m.UpdateBatch([]HashK4V4SparseKey{k}, fresh, flags)
+			if n != 1 && err == nil || n != 0 && err != nil {
+				t.Fatalf("step %d: UpdateBatch of one key = %d, %v", step, n, err)
+			}
+		}
+	} else {
+		md.onlyCPU0 = md.onlyCPU0 && cpu == 0
+		fresh[md.slot(cpu)] = v // a new key zeroes the other CPUs
+		err = m.CPU(cpu).Update(k, v, flags)
+	}
+	replaced := fresh
+	if hashK4V4SparseModelPerCPU && present && cpu >= 0 {
+		replaced = append([]HashK4V4SparseValue(nil), old...)
+		replaced[cpu] = v
+	}
+	// UpdateBatch takes only UpdateAny, as the kernel's (elem_flags).
+	invalid := flags > htab.UpdateExist || cpu == hashK4V4SparseModelBatch && flags != htab.UpdateAny
+	if hashK4V4SparseModelLRU {
+		present = md.evicted(step, k, cpu, present, replaced, flags, invalid, err)
+	}
+	var want error
+	switch {
+	case invalid:
+		want = htab.ErrInvalid
+	case flags == htab.UpdateNoExist && present:
+		want = htab.ErrKeyExist
+	case flags == htab.UpdateExist && !present:
+		want = htab.ErrKeyNotExist
+	case !hashK4V4SparseModelLRU && !present && len(md.vals) == m.MaxEntries():
+		want = htab.ErrFull
+	}
+	if want == nil && err != nil || want != nil && !hashK4V4SparseTestIs(err, want) {
+		t.Fatalf("step %d: Update(%x, flags %d) on CPU %d (-1: Update, -2: UpdateBatch) = %v, want %v; present %v", step, k, flags, cpu, err, want, present)
+	}
+	if err != nil {
+		return
+	}
+	if present {
+		md.put(k, replaced, hashK4V4SparseModelPerCPU)
+	} else {
+		md.put(k, fresh, false)
+	}
+	if hashK4V4SparseModelLRU {
+		keys, vals := hashK4V4SparseModelAll(m)
+		md.compare(step, keys, vals)
+	}
+}
+
+// evicted drops from an LRU map's model the keys the update of k evicted,
+// k too if the update's own eviction took it before the update looked it up,
+// checks how many it evicted, and returns whether k was present when the
+// update looked it up.
+func (md *hashK4V4SparseModel) evicted(step int, k HashK4V4SparseKey, cpu int, present bool, replaced []HashK4V4SparseValue, flags htab.UpdateFlags, invalid bool, err error) bool {
+	t := md.t
+	before := len(md.vals)
+	keys, vals := hashK4V4SparseModelAll(md.m)
+	in := make(map[HashK4V4SparseKey][]HashK4V4SparseValue, len(keys))
+	for i, key := range keys {
+		in[key] = vals[i]
+	}
+	n := 0
+	for key := range md.vals {
+		if _, ok := in[key]; !ok && key != k {
+			md.remove(key)
+			n++
+		}
+	}
+	if got, ok := in[k]; present {
+		switch {
+		case !ok: // then err must be ErrKeyNotExist, for UpdateExist
+		case err == nil && flags == htab.UpdateNoExist:
+			ok = false // it would have been ErrKeyExist
+		case err == nil && flags == htab.UpdateAny && hashK4V4SparseModelPerCPU:
+			// Replaced in place, or evicted and inserted anew, the newest of
+			// its bucket: where it is and what it holds tell.
+			ok = md.same(got, replaced) && md.place(md.buckets[md.bucket(k)], k) == md.place(keys, k)
+		}
+		if !ok {
+			md.remove(k)
+			n++
+		}
+		present = ok
+	}
+	limit := md.evictMax
+	if invalid || hashK4V4SparseModelPerCPU && flags == htab.UpdateExist {
+		limit = 0 // no element is taken, so nothing is evicted
+	}
+	if n > limit {
+		t.Fatalf("step %d: Update(%x, flags %d) on CPU %d evicted %d keys, at most %d", step, k, flags, cpu, n, limit)
+	}
+	if n > 0 && md.onlyCPU0 && before <= md.roomy {
+		t.Fatalf("step %d: Update(%x) on CPU %d evicted %d keys while the map held %d, only CPU 0 had updated, and %d keys fit without eviction", step, k, cpu, n, before, md.roomy)
+	}
+	return present
+}
+
+// batchCall is what a batch call with room for n keys must return from
+// bucket b on, by the kernel's rule: the whole buckets that fit; ErrNoSpace
+// if the first non-empty one does not fit an empty call; ErrKeyNotExist from
+// the call that reaches the end. next is where the next call starts.
+func (md *hashK4V4SparseModel) batchCall(b, n int) (got, next int, err error) {
+	for ; b < len(md.buckets); b++ {
+		if l := len(md.buckets[b]); got+l > n {
+			if got == 0 {
+				return 0, b, htab.ErrNoSpace
+			}
+			return got, b, nil
+		}
+		got += len(md.buckets[b])
+	}
+	return got, b, htab.ErrKeyNotExist
+}
+
+// batchCheck checks what a batch call returned against batchCall's answer
+// and the model's keys from position at of the order.
+func (md *hashK4V4SparseModel) batchCheck(step int, what string, keys []HashK4V4SparseKey, vals []HashK4V4SparseValue, got int, err error, want int, wantErr error, at int) {
+	t, order := md.t, md.order()
+	if got != want || wantErr == nil && err != nil || wantErr != nil && !hashK4V4SparseTestIs(err, wantErr) {
+		t.Fatalf("step %d: %s with room for %d keys = %d, %v; want %d, %v", step, what, len(keys), got, err, want, wantErr)
+	}
+	for i := range got {
+		v := vals[i*md.slots() : (i+1)*md.slots()]
+		if k := order[at+i]; keys[i] != k || !md.same(v, md.vals[k]) {
+			t.Fatalf("step %d: %s's key %d is %x = %x, want %x = %x", step, what, i, keys[i], v, k, md.vals[k])
+		}
+	}
+}
+
+// batchWalk walks the whole map with LookupBatch, with room for n keys a
+// call (twice as many after ErrNoSpace), checking every call.
+func (md *hashK4V4SparseModel) batchWalk(step, n int) {
+	c, b, at := new(htab.Cursor), 0, 0
+	for calls := 0; ; calls++ {
+		if calls > len(md.buckets)+8 {
+			md.t.Fatalf("step %d: the LookupBatch walk does not end", step)
+		}
+		want, next, wantErr := md.batchCall(b, n)
+		keys, vals := make([]HashK4V4SparseKey, n), make([]HashK4V4SparseValue, n*md.slots())
+		got, err := md.m.LookupBatch(c, keys, vals)
+		md.batchCheck(step, "LookupBatch", keys, vals, got, err, want, wantErr, at)
+		switch at, b = at+got, next; wantErr {
+		case nil:
+		case htab.ErrNoSpace:
+			n *= 2
+		default:
+			return
+		}
+	}
+}
+
+// batchDelete runs one LookupAndDeleteBatch from the start, with room for
+// n keys, and deletes from the model what it must have deleted.
+func (md *hashK4V4SparseModel) batchDelete(step, n int) {
+	want, _, wantErr := md.batchCall(0, n)
+	keys, vals := make([]HashK4V4SparseKey, n), make([]HashK4V4SparseValue, n*md.slots())
+	got, err := md.m.LookupAndDeleteBatch(new(htab.Cursor), keys, vals)
+	md.batchCheck(step, "LookupAndDeleteBatch", keys, vals, got, err, want, wantErr, 0)
+	for _, k := range keys[:got] {
+		md.remove(k)
+	}
+}
+
+// bucket is k's bucket: the kernel's jhash of k with the map's seed, masked.
+func (md *hashK4V4SparseModel) bucket(k HashK4V4SparseKey) uint32 {
+	return htab.Jhash(k[:], md.m.seed) & md.m.mask
+}
+
+// place is how many keys of k's bucket come before k in keys.
+func (md *hashK4V4SparseModel) place(keys []HashK4V4SparseKey, k HashK4V4SparseKey) int {
+	n := 0
+	for _, key := range keys {
+		if key == k {
+			return n
+		}
+		if md.bucket(key) == md.bucket(k) {
+			n++
+		}
+	}
+	return -1
+}
+
+// slots is how many values the model keeps per key; slot(c) is the one that
+// CPU c's program side reads and writes.
+func (md *hashK4V4SparseModel) slots() int {
+	if hashK4V4SparseModelPerCPU {
+		return md.m.CPUs()
+	}
+	return 1
+}
+
+func (md *hashK4V4SparseModel) slot(c int) int {
+	if hashK4V4SparseModelPerCPU {
+		return c
+	}
+	return 0
+}
+
+// put gives k the values vals: in place if inPlace and k is present, else
+// as the newest key of its bucket.
+func (md *hashK4V4SparseModel) put(k HashK4V4SparseKey, vals []HashK4V4SparseValue, inPlace bool) {
+	if _, ok := md.vals[k]; !ok || !inPlace {
+		md.remove(k)
+		b := md.bucket(k)
+		md.buckets[b] = append([]HashK4V4SparseKey{k}, md.buckets[b]...)
+	}
+	md.vals[k] = vals
+}
+
+func (md *hashK4V4SparseModel) remove(k HashK4V4SparseKey) {
+	delete(md.vals, k)
+	b := md.bucket(k)
+	for i, key := range md.buckets[b] {
+		if key == k {
+			md.buckets[b] = append(md.buckets[b][:i:i], md.buckets[b][i+1:]...)
+			return
+		}
+	}
+}
+
+// order is every key in the kernel's order: buckets ascending, each newest first.
+func (md *hashK4V4SparseModel) order() (keys []HashK4V4SparseKey) {
+	for _, b := range md.buckets {
+		keys = append(keys, b...)
+	}
+	return keys
+}
+
+// next is what NextKey(from) must return: the key after from, or the first
+// key if from is nil or absent; false after the last.
+func (md *hashK4V4SparseModel) next(from *HashK4V4SparseKey) (HashK4V4SparseKey, bool) {
+	order := md.order()
+	i := 0
+	if from != nil {
+		for j, k := range order {
+			if k == *from {
+				i = j + 1
+			}
+		}
+	}
+	if i == len(order) {
+		return HashK4V4SparseKey{}, false
+	}
+	return order[i], true
+}
+
+func (md *hashK4V4SparseModel) same(a, b []HashK4V4SparseValue) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// compare checks keys and vals, what All yielded, against the model.
+func (md *hashK4V4SparseModel) compare(step int, keys []HashK4V4SparseKey, vals [][]HashK4V4SparseValue) {
+	order := md.order()
+	if len(keys) != len(order) {
+		md.t.Fatalf("after step %d: All yields %d keys, want %d:\n%x\nwant\n%x", step, len(keys), len(order), keys, order)
+	}
 	for i, k := range order {
-		if ref[k] != vals[i] {
-			t.Fatalf("All yields %x = %x, want %x", k, vals[i], ref[k])
+		if keys[i] != k || !md.same(vals[i], md.vals[k]) {
+			md.t.Fatalf("after step %d: All's key %d is %x = %x, want %x = %x", step, i, keys[i], vals[i], k, md.vals[k])
 		}
-	}
-	if len(order) != len(ref) {
-		t.Fatalf("All yields %d keys, want %d", len(order), len(ref))
-	}
-	var cur *HashK4V4SparseKey
-	for i, want := range order {
-		next, err := m.NextKey(cur)
-		if err != nil || next != want {
-			t.Fatalf("NextKey step %d = %x, %v; want %x", i, next, err, want)
-		}
-		cur = &next
-	}
-	if _, err := m.NextKey(cur); !errors.Is(err, htab.ErrKeyNotExist) {
-		t.Fatalf("NextKey after the last key = %v, want ErrKeyNotExist", err)
 	}
 }
 
-// TestHashK4V4SparseRandomOps runs random operations against a builtin map, checking
-// each result and Len after every step and the whole contents every 16th;
-// preallocated, NoPrealloc, and degenerate (every key in bucket 0).
+// check compares the whole map with the model three ways: All, a NextKey
+// walk, and one LookupBatch with room for every key.
+func (md *hashK4V4SparseModel) check(step int) {
+	t, m := md.t, md.m
+	keys, vals := hashK4V4SparseModelAll(m)
+	md.compare(step, keys, vals)
+	var from *HashK4V4SparseKey
+	for i, want := range keys {
+		next, err := m.NextKey(from)
+		if err != nil || next != want {
+			t.Fatalf("after step %d: NextKey walk step %d = %x, %v; want %x", step, i, next, err, want)
+		}
+		from = &next
+	}
+	if _, err := m.NextKey(from); !hashK4V4SparseTestIs(err, htab.ErrKeyNotExist) {
+		t.Fatalf("after step %d: NextKey after the last key = %v, want ErrKeyNotExist", step, err)
+	}
+	bkeys := make([]HashK4V4SparseKey, max(len(keys), 1))
+	bvals := make([]HashK4V4SparseValue, len(bkeys)*md.slots())
+	n, err := m.LookupBatch(new(htab.Cursor), bkeys, bvals)
+	if n != len(keys) || !hashK4V4SparseTestIs(err, htab.ErrKeyNotExist) {
+		t.Fatalf("after step %d: LookupBatch with room for all %d keys = %d, %v; want %d, ErrKeyNotExist", step, len(keys), n, err, len(keys))
+	}
+	for i := range n {
+		if got := bvals[i*md.slots() : (i+1)*md.slots()]; bkeys[i] != keys[i] || !md.same(got, vals[i]) {
+			t.Fatalf("after step %d: LookupBatch's key %d is %x = %x, want %x = %x", step, i, bkeys[i], got, keys[i], vals[i])
+		}
+	}
+}
+
+// FuzzHashK4V4SparseOps runs the operations that its input encodes on a map and on
+// its model (hashK4V4SparseRunOps).
+func FuzzHashK4V4SparseOps(f *testing.F) {
+	for _, seed := range []string{
+		"\x0f\x00\x01\x00\x00\x02\x01\x05\x01\x00\x07\x02\x03\x02\x01\x00",
+		"\x2f\x01\x01\x04\x01\x02\x08\x06\x01\x04\x04\x01\x00\x07\x00\x03",
+		"\x48\x00\x01\x00\x00\x02\x02\x00\x03\x01\x03\x01\x00\x05\x03\x00",
+		"\x11\x01\x00\x08\x01\x01\x04\x00\x02\x00\x06\x00\x08\x02\x00\x04",
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) { hashK4V4SparseRunOps(t, data) })
+}
+
+// TestHashK4V4SparseRandomOps runs 4000 random operations (500 with -short) on
+// each of a few maps and on their models (hashK4V4SparseRunOps): 64 entries on
+// 2 CPUs, also with NoPrealloc and with every key in bucket 0; 7 entries on
+// 3 CPUs; 1 entry; 16 on 1 CPU; 64 on 2 CPUs with every program-side
+// operation on CPU 0.
 func TestHashK4V4SparseRandomOps(t *testing.T) {
-	for _, mode := range []string{"prealloc", "noprealloc", "degenerate"} {
-		t.Run(mode, func(t *testing.T) {
-			opts := htab.Options{
-				CPUs:       2,
-				MaxEntries: 48,
-				ZeroSeed:   true,
+	for _, run := range []struct {
+		name string
+		opts byte
+	}{
+		{"max64-cpus2", 0x0f},
+		{"max64-cpus2-noprealloc", 0x2f},
+		{"max64-cpus2-degenerate", 0x4f},
+		{"max7-cpus3", 0x14},
+		{"max1-cpus2", 0x08},
+		{"max16-cpus1", 0x06},
+		{"max64-cpus2-cpu0", 0x8f},
+		{"max64-cpus2-noprealloc-cpu0", 0xaf},
+	} {
+		t.Run(run.name, func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(1, uint64(run.opts)))
+			n := 4000
+			if testing.Short() {
+				n = 500
 			}
-			opts.NoPrealloc = mode == "noprealloc"
-			m, err := NewHashK4V4Sparse(opts)
-			if err != nil {
-				t.Fatalf("New: %v", err)
+			data := make([]byte, 1+3*n)
+			for i := range data {
+				data[i] = byte(rng.Uint32())
 			}
-			if mode == "degenerate" {
-				m.mask = 0
-			}
-			ref := map[HashK4V4SparseKey]HashK4V4SparseValue{}
-			rng := rand.New(rand.NewPCG(1, 2))
-			for step := range 10000 {
-				hashK4V4SparseCheckOp(t, m, ref, step, rng.IntN(4), rng.IntN(96), htab.UpdateFlags(rng.IntN(4)))
-				if step%16 == 15 {
-					hashK4V4SparseCheckContents(t, m, ref)
-				}
-			}
-			hashK4V4SparseCheckContents(t, m, ref)
+			data[0] = run.opts
+			hashK4V4SparseRunOps(t, data)
 		})
 	}
 }
@@ -247,27 +712,6 @@ func TestHashK4V4SparseSeeds(t *testing.T) {
 	}
 }
 
-// FuzzHashK4V4SparseOps decodes its input into operations (two bytes each: operation and
-// flags, key) and checks each one, then the contents, against a builtin map.
-func FuzzHashK4V4SparseOps(f *testing.F) {
-	f.Add([]byte("\x00\x01\x00\x02\x03\x01\x01\x01\x02\x02"))
-	f.Fuzz(func(t *testing.T, data []byte) {
-		m, err := NewHashK4V4Sparse(htab.Options{
-			CPUs:       2,
-			MaxEntries: 8,
-			ZeroSeed:   true,
-		})
-		if err != nil {
-			t.Fatalf("New: %v", err)
-		}
-		ref := map[HashK4V4SparseKey]HashK4V4SparseValue{}
-		for i := 0; i+1 < len(data); i += 2 {
-			hashK4V4SparseCheckOp(t, m, ref, i, int(data[i]&3), int(data[i+1]%16), htab.UpdateFlags(data[i]>>2&3))
-		}
-		hashK4V4SparseCheckContents(t, m, ref)
-	})
-}
-
 // TestHashK4V4SparseConcurrent runs writers on disjoint keys with lock-free readers and
 // iterators; run it with -race. Each writer's keys must end as it left them.
 func TestHashK4V4SparseConcurrent(t *testing.T) {
@@ -350,16 +794,6 @@ func BenchmarkHashK4V4SparseLookup(b *testing.B) {
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "lookups/s")
 }
 
-// hashK4V4SparseTestBatchIs is errors.Is.
-func hashK4V4SparseTestBatchIs(err, target error) bool {
-	return errors.Is(err, target)
-}
-
-// hashK4V4SparseTestBatchSame is slices.Equal.
-func hashK4V4SparseTestBatchSame[E comparable](a, b []E) bool {
-	return slices.Equal(a, b)
-}
-
 // hashK4V4SparseTestBatchVals is a value buffer for a batch of n keys.
 func hashK4V4SparseTestBatchVals(m *HashK4V4Sparse, n int) []HashK4V4SparseValue {
 	return make([]HashK4V4SparseValue, n)
@@ -392,14 +826,14 @@ func hashK4V4SparseTestBatchWalk(t *testing.T, m *HashK4V4Sparse, buf int, del b
 		} else {
 			n, err = m.LookupBatch(c, ks, vs)
 		}
-		if hashK4V4SparseTestBatchIs(err, htab.ErrNoSpace) {
+		if hashK4V4SparseTestIs(err, htab.ErrNoSpace) {
 			if n != 0 || c.Done() {
 				t.Fatalf("buf %d: ErrNoSpace with %d keys, done %v", buf, n, c.Done())
 			}
 			buf *= 2
 			continue
 		}
-		if err != nil && !hashK4V4SparseTestBatchIs(err, htab.ErrKeyNotExist) {
+		if err != nil && !hashK4V4SparseTestIs(err, htab.ErrKeyNotExist) {
 			t.Fatalf("buf %d: %v", buf, err)
 		}
 		for i := range n {
@@ -424,7 +858,7 @@ func TestHashK4V4SparseBatch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n, err := m.LookupBatch(nil, make([]HashK4V4SparseKey, 4), hashK4V4SparseTestBatchVals(m, 4)); n != 0 || !hashK4V4SparseTestBatchIs(err, htab.ErrKeyNotExist) {
+	if n, err := m.LookupBatch(nil, make([]HashK4V4SparseKey, 4), hashK4V4SparseTestBatchVals(m, 4)); n != 0 || !hashK4V4SparseTestIs(err, htab.ErrKeyNotExist) {
 		t.Fatalf("empty map: %d, %v; want 0, ErrKeyNotExist", n, err)
 	}
 	var ks []HashK4V4SparseKey
@@ -446,7 +880,7 @@ func TestHashK4V4SparseBatch(t *testing.T) {
 	}
 	for buf := 1; buf <= 8; buf++ {
 		keys, vals := hashK4V4SparseTestBatchWalk(t, m, buf, false)
-		if !hashK4V4SparseTestBatchSame(keys, wantKeys) || !hashK4V4SparseTestBatchSame(vals, wantVals) {
+		if !hashK4V4SparseTestSame(keys, wantKeys) || !hashK4V4SparseTestSame(vals, wantVals) {
 			t.Fatalf("buf %d: the walk returned\n%x\n%x\nAll yields\n%x\n%x", buf, keys, vals, wantKeys, wantVals)
 		}
 	}
@@ -454,20 +888,20 @@ func TestHashK4V4SparseBatch(t *testing.T) {
 		t.Fatalf("LookupBatch changed the map: Len %d", m.Len())
 	}
 	keys, vals := hashK4V4SparseTestBatchWalk(t, m, 3, true)
-	if !hashK4V4SparseTestBatchSame(keys, wantKeys) || !hashK4V4SparseTestBatchSame(vals, wantVals) {
+	if !hashK4V4SparseTestSame(keys, wantKeys) || !hashK4V4SparseTestSame(vals, wantVals) {
 		t.Fatalf("lookup-and-delete walk returned\n%x\nAll yielded\n%x", keys, wantKeys)
 	}
 	if k, _ := hashK4V4SparseTestAll(t, m); m.Len() != 0 || len(k) != 0 {
 		t.Fatalf("after a lookup-and-delete walk: Len %d, All %x", m.Len(), k)
 	}
 
-	if n, err := m.UpdateBatch(ks[:1], hashK4V4SparseTestBatchSpread(m, vs[:1]), htab.UpdateNoExist); n != 0 || !hashK4V4SparseTestBatchIs(err, htab.ErrInvalid) {
+	if n, err := m.UpdateBatch(ks[:1], hashK4V4SparseTestBatchSpread(m, vs[:1]), htab.UpdateNoExist); n != 0 || !hashK4V4SparseTestIs(err, htab.ErrInvalid) {
 		t.Fatalf("UpdateBatch with UpdateNoExist: %d, %v; want ErrInvalid, as the kernel", n, err)
 	}
 	if n, err := m.UpdateBatch(ks[:3], hashK4V4SparseTestBatchSpread(m, vs[:3]), htab.UpdateAny); n != 3 || err != nil {
 		t.Fatalf("UpdateBatch: %d, %v", n, err)
 	}
-	if n, err := m.DeleteBatch([]HashK4V4SparseKey{ks[0], ks[1], ks[5], ks[2]}); n != 2 || !hashK4V4SparseTestBatchIs(err, htab.ErrKeyNotExist) {
+	if n, err := m.DeleteBatch([]HashK4V4SparseKey{ks[0], ks[1], ks[5], ks[2]}); n != 2 || !hashK4V4SparseTestIs(err, htab.ErrKeyNotExist) {
 		t.Fatalf("DeleteBatch with an absent third key: %d, %v; want 2, ErrKeyNotExist", n, err)
 	}
 	if _, ok := hashK4V4SparseTestLookup(t, m, ks[2]); !ok || m.Len() != 1 {

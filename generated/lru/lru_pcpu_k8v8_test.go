@@ -86,106 +86,572 @@ func lruPcpuK8V8TestVal(i int) (v LruPcpuK8V8Value) {
 	return
 }
 
-// lruPcpuK8V8CheckOp applies operation op (0 update, 1 delete, 2 lookup-and-delete,
-// 3 lookup) on key ki to m and to the reference ref, and fails t if they differ.
-func lruPcpuK8V8CheckOp(t testing.TB, m *LruPcpuK8V8, ref map[LruPcpuK8V8Key]LruPcpuK8V8Value, step, op, ki int, flags htab.UpdateFlags) {
-	k := lruPcpuK8V8TestKey(ki)
+// lruPcpuK8V8TestIs is errors.Is.
+func lruPcpuK8V8TestIs(err, target error) bool {
+	return errors.Is(err, target)
+}
+
+// lruPcpuK8V8TestSame is slices.Equal.
+func lruPcpuK8V8TestSame[E comparable](a, b []E) bool {
+	return slices.Equal(a, b)
+}
+
+// lruPcpuK8V8ModelLookup, lruPcpuK8V8ModelLookupAndDelete, lruPcpuK8V8ModelUpdate and lruPcpuK8V8ModelAll
+// are the map's userspace methods with a key's values as a slice: CPU c's
+// at [c].
+func lruPcpuK8V8ModelLookup(m *LruPcpuK8V8, k LruPcpuK8V8Key) ([]LruPcpuK8V8Value, bool) {
+	vals := make([]LruPcpuK8V8Value, m.CPUs())
+	return vals, m.Lookup(k, vals)
+}
+
+func lruPcpuK8V8ModelLookupAndDelete(m *LruPcpuK8V8, k LruPcpuK8V8Key) ([]LruPcpuK8V8Value, error) {
+	vals := make([]LruPcpuK8V8Value, m.CPUs())
+	return vals, m.LookupAndDelete(k, vals)
+}
+
+func lruPcpuK8V8ModelUpdate(m *LruPcpuK8V8, k LruPcpuK8V8Key, vals []LruPcpuK8V8Value, flags htab.UpdateFlags) error {
+	return m.Update(k, vals, flags)
+}
+
+func lruPcpuK8V8ModelAll(m *LruPcpuK8V8) (keys []LruPcpuK8V8Key, vals [][]LruPcpuK8V8Value) {
+	for k, vs := range m.All() {
+		keys, vals = append(keys, k), append(vals, append([]LruPcpuK8V8Value(nil), vs...))
+	}
+	return keys, vals
+}
+
+const (
+	lruPcpuK8V8ModelPerCPU = true // a value per CPU; a replace is in place
+	lruPcpuK8V8ModelLRU    = true // updates evict
+)
+
+// lruPcpuK8V8Model is what a map must hold after the operations so far, by the
+// kernel's rules: each key's values (CPU c's at [c] for the per-CPU types,
+// else one) and each bucket's keys, newest first. Its methods run one
+// operation on the map and on the model and fail t at the first difference.
+type lruPcpuK8V8Model struct {
+	t       testing.TB
+	m       *LruPcpuK8V8
+	vals    map[LruPcpuK8V8Key][]LruPcpuK8V8Value
+	buckets [][]LruPcpuK8V8Key // bucket b's keys, newest first
+
+	// LRU maps: one update evicts at most evictMax keys (one shrink:
+	// target_free keys, or PERCPU_FREE_TARGET with NoCommonLRU), and none
+	// while the map holds at most roomy keys and only CPU 0 has updated
+	// (the userspace side is CPU 0): then every free element is on CPU 0's
+	// lists or the global free list, and a refill finds enough there.
+	evictMax, roomy int
+	onlyCPU0        bool
+
+	cpu0 bool // every program-side operation runs on CPU 0
+}
+
+// lruPcpuK8V8ModelOf makes a map and its model with the options that b picks: bits
+// 0-2 MaxEntries (1, 2, 3, 4, 7, 8, 16, 64), bits 3-4 CPUs (1, 2, 3, 1), bit 5
+// NoPrealloc (NoCommonLRU for an LRU map), bit 6 a degenerate hash that puts
+// every key in bucket 0, bit 7 every program-side operation on CPU 0 (so that
+// an LRU map's model knows when it must not evict).
+func lruPcpuK8V8ModelOf(t testing.TB, b byte) *lruPcpuK8V8Model {
+	opts := htab.Options{
+		MaxEntries: []int{1, 2, 3, 4, 7, 8, 16, 64}[b&7],
+		CPUs:       1 + int(b>>3&3)%3,
+		ZeroSeed:   true,
+	}
+	if lruPcpuK8V8ModelLRU {
+		opts.NoCommonLRU = b&0x20 != 0
+	} else {
+		opts.NoPrealloc = b&0x20 != 0
+	}
+	m, err := NewLruPcpuK8V8(opts)
+	if err != nil {
+		t.Fatalf("New(%+v): %v", opts, err)
+	}
+	if b&0x40 != 0 {
+		m.mask = 0
+	}
+	md := &lruPcpuK8V8Model{t: t, m: m, vals: map[LruPcpuK8V8Key][]LruPcpuK8V8Value{}, buckets: make([][]LruPcpuK8V8Key, m.mask+1), onlyCPU0: true, cpu0: b&0x80 != 0}
+	if opts.NoCommonLRU {
+		md.evictMax, md.roomy = 4, m.MaxEntries()/m.CPUs()-1
+	} else {
+		md.evictMax = min(max(m.MaxEntries()/m.CPUs()/2, 1), 128) // target_free
+		md.roomy = m.MaxEntries() - md.evictMax
+	}
+	return md
+}
+
+// lruPcpuK8V8RunOps runs the operations that data encodes on a new map and on its
+// model: data[0] picks the map (lruPcpuK8V8ModelOf), then every three bytes are an
+// operation (step). The whole contents are checked after every 8th
+// operation and at the end.
+func lruPcpuK8V8RunOps(t testing.TB, data []byte) {
+	if len(data) == 0 {
+		return
+	}
+	md := lruPcpuK8V8ModelOf(t, data[0])
+	for i := 1; i+2 < len(data); i += 3 {
+		md.step(i/3, data[i], data[i+1], data[i+2])
+		if i/3%8 == 7 {
+			md.check(i / 3)
+		}
+	}
+	md.check(len(data) / 3)
+}
+
+// step runs operation op%12 (0 Update, 1 CPU(c).Update, 2 Delete,
+// 3 CPU(c).Delete, 4 LookupAndDelete, 5 Lookup, 6 CPU(c).Lookup, 7 NextKey,
+// 8 a LookupBatch walk, 9 one LookupAndDeleteBatch, 10 DeleteBatch,
+// 11 UpdateBatch) on key kb%(2*MaxEntries+3); arg picks the flags (arg&3,
+// 3 is invalid), the CPU (arg>>2, unless cpu0), for NextKey a nil key
+// (arg&3 == 3), the room of a batch call (arg&7 + 1) and how many keys
+// DeleteBatch deletes (arg>>2&3 + 1: k and the keys after it).
+func (md *lruPcpuK8V8Model) step(step int, op, kb, arg byte) {
+	t, m := md.t, md.m
+	k := lruPcpuK8V8TestKey(int(kb) % (2*m.MaxEntries() + 3))
 	v := lruPcpuK8V8TestVal(step)
-	old, present := ref[k]
-	switch op {
+	cpu, flags := int(arg>>2)%m.CPUs(), htab.UpdateFlags(arg&3)
+	if md.cpu0 {
+		cpu = 0
+	}
+	old, present := md.vals[k]
+	switch op %= 12; op {
 	case 0:
-		err := lruPcpuK8V8TestUpdate(m, k, v, flags)
-		ok := err == nil && flags <= htab.UpdateExist ||
-			errors.Is(err, htab.ErrInvalid) && flags > htab.UpdateExist ||
-			errors.Is(err, htab.ErrKeyExist) && flags == htab.UpdateNoExist && present ||
-			errors.Is(err, htab.ErrKeyNotExist) && flags == htab.UpdateExist
-		if !ok {
-			t.Fatalf("step %d: Update(%x, flags %d) = %v (present %v)", step, k, flags, err, present)
-		}
-		if err == nil {
-			ref[k] = v
-		}
-		// Forget what the LRU evicted; the checks after the switch see the rest.
-		for rk := range ref {
-			if _, in := lruPcpuK8V8TestLookup(t, m, rk); !in {
-				delete(ref, rk)
-			}
-		}
+		md.update(step, k, lruPcpuK8V8ModelUserspace, v, flags)
 	case 1:
-		err := m.Delete(k)
-		if (err == nil) != present {
-			t.Fatalf("step %d: Delete(%x) = %v, present %v", step, k, err, present)
+		md.update(step, k, cpu, v, flags)
+	case 2, 3:
+		var err error
+		if op == 2 {
+			cpu = lruPcpuK8V8ModelUserspace
+			err = m.Delete(k)
+		} else {
+			err = m.CPU(cpu).Delete(k)
 		}
-		delete(ref, k)
-	case 2:
-		got, err := lruPcpuK8V8TestLookupAndDelete(t, m, k)
-		if (err == nil) != present || got != old {
+		if present && err != nil || !present && !lruPcpuK8V8TestIs(err, htab.ErrKeyNotExist) {
+			t.Fatalf("step %d: Delete(%x) on CPU %d (-1: userspace) = %v; present %v", step, k, cpu, err, present)
+		}
+		md.remove(k)
+	case 4:
+		got, err := lruPcpuK8V8ModelLookupAndDelete(m, k)
+		if present && (err != nil || !md.same(got, old)) || !present && !lruPcpuK8V8TestIs(err, htab.ErrKeyNotExist) {
 			t.Fatalf("step %d: LookupAndDelete(%x) = %x, %v; want %x, present %v", step, k, got, err, old, present)
 		}
-		delete(ref, k)
-	default:
-		got, ok := lruPcpuK8V8TestLookup(t, m, k)
-		if ok != present || got != old {
+		md.remove(k)
+	case 5:
+		got, ok := lruPcpuK8V8ModelLookup(m, k)
+		if ok != present || ok && !md.same(got, old) {
 			t.Fatalf("step %d: Lookup(%x) = %x, %v; want %x, %v", step, k, got, ok, old, present)
 		}
+	case 6:
+		got, ok := m.CPU(cpu).Lookup(k)
+		if ok != present || ok && got != old[md.slot(cpu)] {
+			t.Fatalf("step %d: CPU(%d).Lookup(%x) = %x, %v; want %x", step, cpu, k, got, ok, old)
+		}
+	case 7:
+		from := &k
+		if arg&3 == 3 {
+			from = nil
+		}
+		next, err := m.NextKey(from)
+		want, ok := md.next(from)
+		if ok && (err != nil || next != want) || !ok && !lruPcpuK8V8TestIs(err, htab.ErrKeyNotExist) {
+			t.Fatalf("step %d: NextKey(%x, present %v) = %x, %v; want %x, %v", step, k, present && from != nil, next, err, want, ok)
+		}
+	case 8:
+		md.batchWalk(step, int(arg&7)+1)
+	case 9:
+		md.batchDelete(step, int(arg&7)+1)
+	case 10:
+		keys := make([]LruPcpuK8V8Key, 1+int(arg>>2&3))
+		for j := range keys {
+			keys[j] = lruPcpuK8V8TestKey((int(kb) + j) % (2*m.MaxEntries() + 3))
+		}
+		n, err := m.DeleteBatch(keys)
+		want := 0 // DeleteBatch stops at the first absent key
+		for ; want < len(keys); want++ {
+			if _, ok := md.vals[keys[want]]; !ok {
+				break
+			}
+			md.remove(keys[want])
+		}
+		if n != want || want < len(keys) && !lruPcpuK8V8TestIs(err, htab.ErrKeyNotExist) || want == len(keys) && err != nil {
+			t.Fatalf("step %d: DeleteBatch(%x) = %d, %v; want %d", step, keys, n, err, want)
+		}
+	case 11:
+		md.update(step, k, lruPcpuK8V8ModelBatch, v, flags)
 	}
-	if m.Len() != len(ref) {
-		t.Fatalf("step %d: Len() = %d, want %d", step, m.Len(), len(ref))
+	if n := m.Len(); n != len(md.vals) {
+		t.Fatalf("step %d (op %d): Len() = %d, want %d", step, op, n, len(md.vals))
 	}
 }
 
-// lruPcpuK8V8CheckContents checks that All and a NextKey walk both give exactly ref,
-// in the same order.
-func lruPcpuK8V8CheckContents(t testing.TB, m *LruPcpuK8V8, ref map[LruPcpuK8V8Key]LruPcpuK8V8Value) {
-	order, vals := lruPcpuK8V8TestAll(t, m)
+// The update callers that are not a CPU's program side.
+const (
+	lruPcpuK8V8ModelUserspace = -1 // Update
+	lruPcpuK8V8ModelBatch     = -2 // UpdateBatch of one key
+)
+
+// update runs an update of k on CPU cpu's program side, or as
+// lruPcpuK8V8ModelUserspace or lruPcpuK8V8ModelBatch, and checks its result.
+func (md *lruPcpuK8V8Model) update(step int, k LruPcpuK8V8Key, cpu int, v LruPcpuK8V8Value, flags htab.UpdateFlags) {
+	t, m := md.t, md.m
+	old, present := md.vals[k]
+	// fresh is what a new k holds, replaced what a present k holds after.
+	fresh := make([]LruPcpuK8V8Value, md.slots())
+	var err error
+	if cpu < 0 {
+		for c := range fresh {
+			fresh[c] = v
+			fresh[c][0] += byte(c)
+		}
+		if cpu == lruPcpuK8V8ModelUserspace {
+			err = lruPcpuK8V8ModelUpdate(m, k, fresh, flags)
+		} else {
+			var n int
+			n, err = m.UpdateBatch([]LruPcpuK8V8Key{k}, fresh, flags)
+			if n != 1 && err == nil || n != 0 && err != nil {
+				t.Fatalf("step %d: UpdateBatch of one key = %d, %v", step, n, err)
+			}
+		}
+	} else {
+		md.onlyCPU0 = md.onlyCPU0 && cpu == 0
+		fresh[md.slot(cpu)] = v // a new key zeroes the other CPUs
+		err = m.CPU(cpu).Update(k, v, flags)
+	}
+	replaced := fresh
+	if lruPcpuK8V8ModelPerCPU && present && cpu >= 0 {
+		replaced = append([]LruPcpuK8V8Value(nil), old...)
+		replaced[cpu] = v
+	}
+	// UpdateBatch takes only UpdateAny, as the kernel's (elem_flags).
+	invalid := flags > htab.UpdateExist || cpu == lruPcpuK8V8ModelBatch && flags != htab.UpdateAny
+	if lruPcpuK8V8ModelLRU {
+		present = md.evicted(step, k, cpu, present, replaced, flags, invalid, err)
+	}
+	var want error
+	switch {
+	case invalid:
+		want = htab.ErrInvalid
+	case flags == htab.UpdateNoExist && present:
+		want = htab.ErrKeyExist
+	case flags == htab.UpdateExist && !present:
+		want = htab.ErrKeyNotExist
+	case !lruPcpuK8V8ModelLRU && !present && len(md.vals) == m.MaxEntries():
+		want = htab.ErrFull
+	}
+	if want == nil && err != nil || want != nil && !lruPcpuK8V8TestIs(err, want) {
+		t.Fatalf("step %d: Update(%x, flags %d) on CPU %d (-1: Update, -2: UpdateBatch) = %v, want %v; present %v", step, k, flags, cpu, err, want, present)
+	}
+	if err != nil {
+		return
+	}
+	if present {
+		md.put(k, replaced, lruPcpuK8V8ModelPerCPU)
+	} else {
+		md.put(k, fresh, false)
+	}
+	if lruPcpuK8V8ModelLRU {
+		keys, vals := lruPcpuK8V8ModelAll(m)
+		md.compare(step, keys, vals)
+	}
+}
+
+// evicted drops from an LRU map's model the keys the update of k evicted,
+// k too if the update's own eviction took it before the update looked it up,
+// checks how many it evicted, and returns whether k was present when the
+// update looked it up.
+func (md *lruPcpuK8V8Model) evicted(step int, k LruPcpuK8V8Key, cpu int, present bool, replaced []LruPcpuK8V8Value, flags htab.UpdateFlags, invalid bool, err error) bool {
+	t := md.t
+	before := len(md.vals)
+	keys, vals := lruPcpuK8V8ModelAll(md.m)
+	in := make(map[LruPcpuK8V8Key][]LruPcpuK8V8Value, len(keys))
+	for i, key := range keys {
+		in[key] = vals[i]
+	}
+	n := 0
+	for key := range md.vals {
+		if _, ok := in[key]; !ok && key != k {
+			md.remove(key)
+			n++
+		}
+	}
+	if got, ok := in[k]; present {
+		switch {
+		case !ok: // then err must be ErrKeyNotExist, for UpdateExist
+		case err == nil && flags == htab.UpdateNoExist:
+			ok = false // it would have been ErrKeyExist
+		case err == nil && flags == htab.UpdateAny && lruPcpuK8V8ModelPerCPU:
+			// Replaced in place, or evicted and inserted anew, the newest of
+			// its bucket: where it is and what it holds tell.
+			ok = md.same(got, replaced) && md.place(md.buckets[md.bucket(k)], k) == md.place(keys, k)
+		}
+		if !ok {
+			md.remove(k)
+			n++
+		}
+		present = ok
+	}
+	limit := md.evictMax
+	if invalid || lruPcpuK8V8ModelPerCPU && flags == htab.UpdateExist {
+		limit = 0 // no element is taken, so nothing is evicted
+	}
+	if n > limit {
+		t.Fatalf("step %d: Update(%x, flags %d) on CPU %d evicted %d keys, at most %d", step, k, flags, cpu, n, limit)
+	}
+	if n > 0 && md.onlyCPU0 && before <= md.roomy {
+		t.Fatalf("step %d: Update(%x) on CPU %d evicted %d keys while the map held %d, only CPU 0 had updated, and %d keys fit without eviction", step, k, cpu, n, before, md.roomy)
+	}
+	return present
+}
+
+// batchCall is what a batch call with room for n keys must return from
+// bucket b on, by the kernel's rule: the whole buckets that fit; ErrNoSpace
+// if the first non-empty one does not fit an empty call; ErrKeyNotExist from
+// the call that reaches the end. next is where the next call starts.
+func (md *lruPcpuK8V8Model) batchCall(b, n int) (got, next int, err error) {
+	for ; b < len(md.buckets); b++ {
+		if l := len(md.buckets[b]); got+l > n {
+			if got == 0 {
+				return 0, b, htab.ErrNoSpace
+			}
+			return got, b, nil
+		}
+		got += len(md.buckets[b])
+	}
+	return got, b, htab.ErrKeyNotExist
+}
+
+// batchCheck checks what a batch call returned against batchCall's answer
+// and the model's keys from position at of the order.
+func (md *lruPcpuK8V8Model) batchCheck(step int, what string, keys []LruPcpuK8V8Key, vals []LruPcpuK8V8Value, got int, err error, want int, wantErr error, at int) {
+	t, order := md.t, md.order()
+	if got != want || wantErr == nil && err != nil || wantErr != nil && !lruPcpuK8V8TestIs(err, wantErr) {
+		t.Fatalf("step %d: %s with room for %d keys = %d, %v; want %d, %v", step, what, len(keys), got, err, want, wantErr)
+	}
+	for i := range got {
+		v := vals[i*md.slots() : (i+1)*md.slots()]
+		if k := order[at+i]; keys[i] != k || !md.same(v, md.vals[k]) {
+			t.Fatalf("step %d: %s's key %d is %x = %x, want %x = %x", step, what, i, keys[i], v, k, md.vals[k])
+		}
+	}
+}
+
+// batchWalk walks the whole map with LookupBatch, with room for n keys a
+// call (twice as many after ErrNoSpace), checking every call.
+func (md *lruPcpuK8V8Model) batchWalk(step, n int) {
+	c, b, at := new(htab.Cursor), 0, 0
+	for calls := 0; ; calls++ {
+		if calls > len(md.buckets)+8 {
+			md.t.Fatalf("step %d: the LookupBatch walk does not end", step)
+		}
+		want, next, wantErr := md.batchCall(b, n)
+		keys, vals := make([]LruPcpuK8V8Key, n), make([]LruPcpuK8V8Value, n*md.slots())
+		got, err := md.m.LookupBatch(c, keys, vals)
+		md.batchCheck(step, "LookupBatch", keys, vals, got, err, want, wantErr, at)
+		switch at, b = at+got, next; wantErr {
+		case nil:
+		case htab.ErrNoSpace:
+			n *= 2
+		default:
+			return
+		}
+	}
+}
+
+// batchDelete runs one LookupAndDeleteBatch from the start, with room for
+// n keys, and deletes from the model what it must have deleted.
+func (md *lruPcpuK8V8Model) batchDelete(step, n int) {
+	want, _, wantErr := md.batchCall(0, n)
+	keys, vals := make([]LruPcpuK8V8Key, n), make([]LruPcpuK8V8Value, n*md.slots())
+	got, err := md.m.LookupAndDeleteBatch(new(htab.Cursor), keys, vals)
+	md.batchCheck(step, "LookupAndDeleteBatch", keys, vals, got, err, want, wantErr, 0)
+	for _, k := range keys[:got] {
+		md.remove(k)
+	}
+}
+
+// bucket is k's bucket: the kernel's jhash of k with the map's seed, masked.
+func (md *lruPcpuK8V8Model) bucket(k LruPcpuK8V8Key) uint32 {
+	return htab.Jhash(k[:], md.m.seed) & md.m.mask
+}
+
+// place is how many keys of k's bucket come before k in keys.
+func (md *lruPcpuK8V8Model) place(keys []LruPcpuK8V8Key, k LruPcpuK8V8Key) int {
+	n := 0
+	for _, key := range keys {
+		if key == k {
+			return n
+		}
+		if md.bucket(key) == md.bucket(k) {
+			n++
+		}
+	}
+	return -1
+}
+
+// slots is how many values the model keeps per key; slot(c) is the one that
+// CPU c's program side reads and writes.
+func (md *lruPcpuK8V8Model) slots() int {
+	if lruPcpuK8V8ModelPerCPU {
+		return md.m.CPUs()
+	}
+	return 1
+}
+
+func (md *lruPcpuK8V8Model) slot(c int) int {
+	if lruPcpuK8V8ModelPerCPU {
+		return c
+	}
+	return 0
+}
+
+// put gives k the values vals: in place if inPlace and k is present, else
+// as the newest key of its bucket.
+func (md *lruPcpuK8V8Model) put(k LruPcpuK8V8Key, vals []LruPcpuK8V8Value, inPlace bool) {
+	if _, ok := md.vals[k]; !ok || !inPlace {
+		md.remove(k)
+		b := md.bucket(k)
+		md.buckets[b] = append([]LruPcpuK8V8Key{k}, md.buckets[b]...)
+	}
+	md.vals[k] = vals
+}
+
+func (md *lruPcpuK8V8Model) remove(k LruPcpuK8V8Key) {
+	delete(md.vals, k)
+	b := md.bucket(k)
+	for i, key := range md.buckets[b] {
+		if key == k {
+			md.buckets[b] = append(md.buckets[b][:i:i], md.buckets[b][i+1:]...)
+			return
+		}
+	}
+}
+
+// order is every key in the kernel's order: buckets ascending, each newest first.
+func (md *lruPcpuK8V8Model) order() (keys []LruPcpuK8V8Key) {
+	for _, b := range md.buckets {
+		keys = append(keys, b...)
+	}
+	return keys
+}
+
+// next is what NextKey(from) must return: the key after from, or the first
+// key if from is nil or absent; false after the last.
+func (md *lruPcpuK8V8Model) next(from *LruPcpuK8V8Key) (LruPcpuK8V8Key, bool) {
+	order := md.order()
+	i := 0
+	if from != nil {
+		for j, k := range order {
+			if k == *from {
+				i = j + 1
+			}
+		}
+	}
+	if i == len(order) {
+		return LruPcpuK8V8Key{}, false
+	}
+	return order[i], true
+}
+
+func (md *lruPcpuK8V8Model) same(a, b []LruPcpuK8V8Value) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// compare checks keys and vals, what All yielded, against the model.
+func (md *lruPcpuK8V8Model) compare(step int, keys []LruPcpuK8V8Key, vals [][]LruPcpuK8V8Value) {
+	order := md.order()
+	if len(keys) != len(order) {
+		md.t.Fatalf("after step %d: All yields %d keys, want %d:\n%x\nwant\n%x", step, len(keys), len(order), keys, order)
+	}
 	for i, k := range order {
-		if ref[k] != vals[i] {
-			t.Fatalf("All yields %x = %x, want %x", k, vals[i], ref[k])
+		if keys[i] != k || !md.same(vals[i], md.vals[k]) {
+			md.t.Fatalf("after step %d: All's key %d is %x = %x, want %x = %x", step, i, keys[i], vals[i], k, md.vals[k])
 		}
-	}
-	if len(order) != len(ref) {
-		t.Fatalf("All yields %d keys, want %d", len(order), len(ref))
-	}
-	var cur *LruPcpuK8V8Key
-	for i, want := range order {
-		next, err := m.NextKey(cur)
-		if err != nil || next != want {
-			t.Fatalf("NextKey step %d = %x, %v; want %x", i, next, err, want)
-		}
-		cur = &next
-	}
-	if _, err := m.NextKey(cur); !errors.Is(err, htab.ErrKeyNotExist) {
-		t.Fatalf("NextKey after the last key = %v, want ErrKeyNotExist", err)
 	}
 }
 
-// TestLruPcpuK8V8RandomOps runs random operations against a builtin map, checking
-// each result and Len after every step and the whole contents every 16th;
-// preallocated and degenerate (every key in bucket 0).
+// check compares the whole map with the model three ways: All, a NextKey
+// walk, and one LookupBatch with room for every key.
+func (md *lruPcpuK8V8Model) check(step int) {
+	t, m := md.t, md.m
+	keys, vals := lruPcpuK8V8ModelAll(m)
+	md.compare(step, keys, vals)
+	var from *LruPcpuK8V8Key
+	for i, want := range keys {
+		next, err := m.NextKey(from)
+		if err != nil || next != want {
+			t.Fatalf("after step %d: NextKey walk step %d = %x, %v; want %x", step, i, next, err, want)
+		}
+		from = &next
+	}
+	if _, err := m.NextKey(from); !lruPcpuK8V8TestIs(err, htab.ErrKeyNotExist) {
+		t.Fatalf("after step %d: NextKey after the last key = %v, want ErrKeyNotExist", step, err)
+	}
+	bkeys := make([]LruPcpuK8V8Key, max(len(keys), 1))
+	bvals := make([]LruPcpuK8V8Value, len(bkeys)*md.slots())
+	n, err := m.LookupBatch(new(htab.Cursor), bkeys, bvals)
+	if n != len(keys) || !lruPcpuK8V8TestIs(err, htab.ErrKeyNotExist) {
+		t.Fatalf("after step %d: LookupBatch with room for all %d keys = %d, %v; want %d, ErrKeyNotExist", step, len(keys), n, err, len(keys))
+	}
+	for i := range n {
+		if got := bvals[i*md.slots() : (i+1)*md.slots()]; bkeys[i] != keys[i] || !md.same(got, vals[i]) {
+			t.Fatalf("after step %d: LookupBatch's key %d is %x = %x, want %x = %x", step, i, bkeys[i], got, keys[i], vals[i])
+		}
+	}
+}
+
+// FuzzLruPcpuK8V8Ops runs the operations that its input encodes on a map and on
+// its model (lruPcpuK8V8RunOps).
+func FuzzLruPcpuK8V8Ops(f *testing.F) {
+	for _, seed := range []string{
+		"\x0f\x00\x01\x00\x00\x02\x01\x05\x01\x00\x07\x02\x03\x02\x01\x00",
+		"\x2f\x01\x01\x04\x01\x02\x08\x06\x01\x04\x04\x01\x00\x07\x00\x03",
+		"\x48\x00\x01\x00\x00\x02\x02\x00\x03\x01\x03\x01\x00\x05\x03\x00",
+		"\x11\x01\x00\x08\x01\x01\x04\x00\x02\x00\x06\x00\x08\x02\x00\x04",
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) { lruPcpuK8V8RunOps(t, data) })
+}
+
+// TestLruPcpuK8V8RandomOps runs 4000 random operations (500 with -short) on
+// each of a few maps and on their models (lruPcpuK8V8RunOps): 64 entries on
+// 2 CPUs, also with NoCommonLRU and with every key in bucket 0; 7 entries on
+// 3 CPUs; 1 entry; 16 on 1 CPU; 64 on 2 CPUs with every program-side
+// operation on CPU 0.
 func TestLruPcpuK8V8RandomOps(t *testing.T) {
-	for _, mode := range []string{"prealloc", "degenerate"} {
-		t.Run(mode, func(t *testing.T) {
-			opts := htab.Options{
-				CPUs:       2,
-				MaxEntries: 48,
-				ZeroSeed:   true,
+	for _, run := range []struct {
+		name string
+		opts byte
+	}{
+		{"max64-cpus2", 0x0f},
+		{"max64-cpus2-nocommonlru", 0x2f},
+		{"max64-cpus2-degenerate", 0x4f},
+		{"max7-cpus3", 0x14},
+		{"max1-cpus2", 0x08},
+		{"max16-cpus1", 0x06},
+		{"max64-cpus2-cpu0", 0x8f},
+		{"max64-cpus2-nocommonlru-cpu0", 0xaf},
+	} {
+		t.Run(run.name, func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(1, uint64(run.opts)))
+			n := 4000
+			if testing.Short() {
+				n = 500
 			}
-			m, err := NewLruPcpuK8V8(opts)
-			if err != nil {
-				t.Fatalf("New: %v", err)
+			data := make([]byte, 1+3*n)
+			for i := range data {
+				data[i] = byte(rng.Uint32())
 			}
-			if mode == "degenerate" {
-				m.mask = 0
-			}
-			ref := map[LruPcpuK8V8Key]LruPcpuK8V8Value{}
-			rng := rand.New(rand.NewPCG(1, 2))
-			for step := range 10000 {
-				lruPcpuK8V8CheckOp(t, m, ref, step, rng.IntN(4), rng.IntN(96), htab.UpdateFlags(rng.IntN(4)))
-				if step%16 == 15 {
-					lruPcpuK8V8CheckContents(t, m, ref)
-				}
-			}
-			lruPcpuK8V8CheckContents(t, m, ref)
+			data[0] = run.opts
+			lruPcpuK8V8RunOps(t, data)
 		})
 	}
 }
@@ -275,27 +741,6 @@ func TestLruPcpuK8V8Seeds(t *testing.T) {
 	}
 }
 
-// FuzzLruPcpuK8V8Ops decodes its input into operations (two bytes each: operation and
-// flags, key) and checks each one, then the contents, against a builtin map.
-func FuzzLruPcpuK8V8Ops(f *testing.F) {
-	f.Add([]byte("\x00\x01\x00\x02\x03\x01\x01\x01\x02\x02"))
-	f.Fuzz(func(t *testing.T, data []byte) {
-		m, err := NewLruPcpuK8V8(htab.Options{
-			CPUs:       2,
-			MaxEntries: 8,
-			ZeroSeed:   true,
-		})
-		if err != nil {
-			t.Fatalf("New: %v", err)
-		}
-		ref := map[LruPcpuK8V8Key]LruPcpuK8V8Value{}
-		for i := 0; i+1 < len(data); i += 2 {
-			lruPcpuK8V8CheckOp(t, m, ref, i, int(data[i]&3), int(data[i+1]%16), htab.UpdateFlags(data[i]>>2&3))
-		}
-		lruPcpuK8V8CheckContents(t, m, ref)
-	})
-}
-
 // TestLruPcpuK8V8Concurrent runs writers on disjoint keys with lock-free readers and
 // iterators; run it with -race. Each writer's keys must end as it left them.
 func TestLruPcpuK8V8Concurrent(t *testing.T) {
@@ -378,16 +823,6 @@ func BenchmarkLruPcpuK8V8Lookup(b *testing.B) {
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "lookups/s")
 }
 
-// lruPcpuK8V8TestBatchIs is errors.Is.
-func lruPcpuK8V8TestBatchIs(err, target error) bool {
-	return errors.Is(err, target)
-}
-
-// lruPcpuK8V8TestBatchSame is slices.Equal.
-func lruPcpuK8V8TestBatchSame[E comparable](a, b []E) bool {
-	return slices.Equal(a, b)
-}
-
 // lruPcpuK8V8TestBatchVals is a value buffer for a batch of n keys: CPUs() values each.
 func lruPcpuK8V8TestBatchVals(m *LruPcpuK8V8, n int) []LruPcpuK8V8Value {
 	return make([]LruPcpuK8V8Value, n*m.CPUs())
@@ -428,14 +863,14 @@ func lruPcpuK8V8TestBatchWalk(t *testing.T, m *LruPcpuK8V8, buf int, del bool) (
 		} else {
 			n, err = m.LookupBatch(c, ks, vs)
 		}
-		if lruPcpuK8V8TestBatchIs(err, htab.ErrNoSpace) {
+		if lruPcpuK8V8TestIs(err, htab.ErrNoSpace) {
 			if n != 0 || c.Done() {
 				t.Fatalf("buf %d: ErrNoSpace with %d keys, done %v", buf, n, c.Done())
 			}
 			buf *= 2
 			continue
 		}
-		if err != nil && !lruPcpuK8V8TestBatchIs(err, htab.ErrKeyNotExist) {
+		if err != nil && !lruPcpuK8V8TestIs(err, htab.ErrKeyNotExist) {
 			t.Fatalf("buf %d: %v", buf, err)
 		}
 		for i := range n {
@@ -460,7 +895,7 @@ func TestLruPcpuK8V8Batch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n, err := m.LookupBatch(nil, make([]LruPcpuK8V8Key, 4), lruPcpuK8V8TestBatchVals(m, 4)); n != 0 || !lruPcpuK8V8TestBatchIs(err, htab.ErrKeyNotExist) {
+	if n, err := m.LookupBatch(nil, make([]LruPcpuK8V8Key, 4), lruPcpuK8V8TestBatchVals(m, 4)); n != 0 || !lruPcpuK8V8TestIs(err, htab.ErrKeyNotExist) {
 		t.Fatalf("empty map: %d, %v; want 0, ErrKeyNotExist", n, err)
 	}
 	var ks []LruPcpuK8V8Key
@@ -482,7 +917,7 @@ func TestLruPcpuK8V8Batch(t *testing.T) {
 	}
 	for buf := 1; buf <= 8; buf++ {
 		keys, vals := lruPcpuK8V8TestBatchWalk(t, m, buf, false)
-		if !lruPcpuK8V8TestBatchSame(keys, wantKeys) || !lruPcpuK8V8TestBatchSame(vals, wantVals) {
+		if !lruPcpuK8V8TestSame(keys, wantKeys) || !lruPcpuK8V8TestSame(vals, wantVals) {
 			t.Fatalf("buf %d: the walk returned\n%x\n%x\nAll yields\n%x\n%x", buf, keys, vals, wantKeys, wantVals)
 		}
 	}
@@ -490,20 +925,20 @@ func TestLruPcpuK8V8Batch(t *testing.T) {
 		t.Fatalf("LookupBatch changed the map: Len %d", m.Len())
 	}
 	keys, vals := lruPcpuK8V8TestBatchWalk(t, m, 3, true)
-	if !lruPcpuK8V8TestBatchSame(keys, wantKeys) || !lruPcpuK8V8TestBatchSame(vals, wantVals) {
+	if !lruPcpuK8V8TestSame(keys, wantKeys) || !lruPcpuK8V8TestSame(vals, wantVals) {
 		t.Fatalf("lookup-and-delete walk returned\n%x\nAll yielded\n%x", keys, wantKeys)
 	}
 	if k, _ := lruPcpuK8V8TestAll(t, m); m.Len() != 0 || len(k) != 0 {
 		t.Fatalf("after a lookup-and-delete walk: Len %d, All %x", m.Len(), k)
 	}
 
-	if n, err := m.UpdateBatch(ks[:1], lruPcpuK8V8TestBatchSpread(m, vs[:1]), htab.UpdateNoExist); n != 0 || !lruPcpuK8V8TestBatchIs(err, htab.ErrInvalid) {
+	if n, err := m.UpdateBatch(ks[:1], lruPcpuK8V8TestBatchSpread(m, vs[:1]), htab.UpdateNoExist); n != 0 || !lruPcpuK8V8TestIs(err, htab.ErrInvalid) {
 		t.Fatalf("UpdateBatch with UpdateNoExist: %d, %v; want ErrInvalid, as the kernel", n, err)
 	}
 	if n, err := m.UpdateBatch(ks[:3], lruPcpuK8V8TestBatchSpread(m, vs[:3]), htab.UpdateAny); n != 3 || err != nil {
 		t.Fatalf("UpdateBatch: %d, %v", n, err)
 	}
-	if n, err := m.DeleteBatch([]LruPcpuK8V8Key{ks[0], ks[1], ks[5], ks[2]}); n != 2 || !lruPcpuK8V8TestBatchIs(err, htab.ErrKeyNotExist) {
+	if n, err := m.DeleteBatch([]LruPcpuK8V8Key{ks[0], ks[1], ks[5], ks[2]}); n != 2 || !lruPcpuK8V8TestIs(err, htab.ErrKeyNotExist) {
 		t.Fatalf("DeleteBatch with an absent third key: %d, %v; want 2, ErrKeyNotExist", n, err)
 	}
 	if _, ok := lruPcpuK8V8TestLookup(t, m, ks[2]); !ok || m.Len() != 1 {

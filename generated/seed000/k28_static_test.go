@@ -57,107 +57,572 @@ func k28StaticTestVal(i int) (v K28StaticValue) {
 	return
 }
 
-// k28StaticCheckOp applies operation op (0 update, 1 delete, 2 lookup-and-delete,
-// 3 lookup) on key ki to m and to the reference ref, and fails t if they differ.
-func k28StaticCheckOp(t testing.TB, m *K28Static, ref map[K28StaticKey]K28StaticValue, step, op, ki int, flags htab.UpdateFlags) {
-	k := k28StaticTestKey(ki)
+// k28StaticTestIs is errors.Is.
+func k28StaticTestIs(err, target error) bool {
+	return errors.Is(err, target)
+}
+
+// k28StaticTestSame is slices.Equal.
+func k28StaticTestSame[E comparable](a, b []E) bool {
+	return slices.Equal(a, b)
+}
+
+// k28StaticModelLookup, k28StaticModelLookupAndDelete, k28StaticModelUpdate and k28StaticModelAll
+// are the map's userspace methods with a key's values as a slice: one value
+// here.
+func k28StaticModelLookup(m *K28Static, k K28StaticKey) ([]K28StaticValue, bool) {
+	v, ok := m.Lookup(k)
+	return []K28StaticValue{v}, ok
+}
+
+func k28StaticModelLookupAndDelete(m *K28Static, k K28StaticKey) ([]K28StaticValue, error) {
+	v, err := m.LookupAndDelete(k)
+	return []K28StaticValue{v}, err
+}
+
+func k28StaticModelUpdate(m *K28Static, k K28StaticKey, vals []K28StaticValue, flags htab.UpdateFlags) error {
+	return m.Update(k, vals[0], flags)
+}
+
+func k28StaticModelAll(m *K28Static) (keys []K28StaticKey, vals [][]K28StaticValue) {
+	for k, v := range m.All() {
+		keys, vals = append(keys, k), append(vals, []K28StaticValue{v})
+	}
+	return keys, vals
+}
+
+const (
+	k28StaticModelPerCPU = false // a value per CPU; a replace is in place
+	k28StaticModelLRU    = false // updates evict
+)
+
+// k28StaticModel is what a map must hold after the operations so far, by the
+// kernel's rules: each key's values (CPU c's at [c] for the per-CPU types,
+// else one) and each bucket's keys, newest first. Its methods run one
+// operation on the map and on the model and fail t at the first difference.
+type k28StaticModel struct {
+	t       testing.TB
+	m       *K28Static
+	vals    map[K28StaticKey][]K28StaticValue
+	buckets [][]K28StaticKey // bucket b's keys, newest first
+
+	// LRU maps: one update evicts at most evictMax keys (one shrink:
+	// target_free keys, or PERCPU_FREE_TARGET with NoCommonLRU), and none
+	// while the map holds at most roomy keys and only CPU 0 has updated
+	// (the userspace side is CPU 0): then every free element is on CPU 0's
+	// lists or the global free list, and a refill finds enough there.
+	evictMax, roomy int
+	onlyCPU0        bool
+
+	cpu0 bool // every program-side operation runs on CPU 0
+}
+
+// k28StaticModelOf makes a map and its model with the options that b picks: bits
+// 0-2 MaxEntries (1, 2, 3, 4, 7, 8, 16, 64), bits 3-4 CPUs (1, 2, 3, 1), bit 5
+// NoPrealloc (NoCommonLRU for an LRU map), bit 6 a degenerate hash that puts
+// every key in bucket 0, bit 7 every program-side operation on CPU 0 (so that
+// an LRU map's model knows when it must not evict).
+func k28StaticModelOf(t testing.TB, b byte) *k28StaticModel {
+	opts := htab.Options{
+		MaxEntries: []int{1, 2, 3, 4, 7, 8, 16, 64}[b&7],
+		CPUs:       1 + int(b>>3&3)%3,
+		ZeroSeed:   true,
+	}
+	if k28StaticModelLRU {
+		opts.NoCommonLRU = b&0x20 != 0
+	} else {
+		opts.NoPrealloc = b&0x20 != 0
+	}
+	m, err := NewK28Static(opts)
+	if err != nil {
+		t.Fatalf("New(%+v): %v", opts, err)
+	}
+	if b&0x40 != 0 {
+		m.mask = 0
+	}
+	md := &k28StaticModel{t: t, m: m, vals: map[K28StaticKey][]K28StaticValue{}, buckets: make([][]K28StaticKey, m.mask+1), onlyCPU0: true, cpu0: b&0x80 != 0}
+	if opts.NoCommonLRU {
+		md.evictMax, md.roomy = 4, m.MaxEntries()/m.CPUs()-1
+	} else {
+		md.evictMax = min(max(m.MaxEntries()/m.CPUs()/2, 1), 128) // target_free
+		md.roomy = m.MaxEntries() - md.evictMax
+	}
+	return md
+}
+
+// k28StaticRunOps runs the operations that data encodes on a new map and on its
+// model: data[0] picks the map (k28StaticModelOf), then every three bytes are an
+// operation (step). The whole contents are checked after every 8th
+// operation and at the end.
+func k28StaticRunOps(t testing.TB, data []byte) {
+	if len(data) == 0 {
+		return
+	}
+	md := k28StaticModelOf(t, data[0])
+	for i := 1; i+2 < len(data); i += 3 {
+		md.step(i/3, data[i], data[i+1], data[i+2])
+		if i/3%8 == 7 {
+			md.check(i / 3)
+		}
+	}
+	md.check(len(data) / 3)
+}
+
+// step runs operation op%12 (0 Update, 1 CPU(c).Update, 2 Delete,
+// 3 CPU(c).Delete, 4 LookupAndDelete, 5 Lookup, 6 CPU(c).Lookup, 7 NextKey,
+// 8 a LookupBatch walk, 9 one LookupAndDeleteBatch, 10 DeleteBatch,
+// 11 UpdateBatch) on key kb%(2*MaxEntries+3); arg picks the flags (arg&3,
+// 3 is invalid), the CPU (arg>>2, unless cpu0), for NextKey a nil key
+// (arg&3 == 3), the room of a batch call (arg&7 + 1) and how many keys
+// DeleteBatch deletes (arg>>2&3 + 1: k and the keys after it).
+func (md *k28StaticModel) step(step int, op, kb, arg byte) {
+	t, m := md.t, md.m
+	k := k28StaticTestKey(int(kb) % (2*m.MaxEntries() + 3))
 	v := k28StaticTestVal(step)
-	old, present := ref[k]
-	switch op {
+	cpu, flags := int(arg>>2)%m.CPUs(), htab.UpdateFlags(arg&3)
+	if md.cpu0 {
+		cpu = 0
+	}
+	old, present := md.vals[k]
+	switch op %= 12; op {
 	case 0:
-		err := k28StaticTestUpdate(m, k, v, flags)
-		var want error
-		switch {
-		case flags > htab.UpdateExist:
-			want = htab.ErrInvalid
-		case flags == htab.UpdateNoExist && present:
-			want = htab.ErrKeyExist
-		case flags == htab.UpdateExist && !present:
-			want = htab.ErrKeyNotExist
-		case !present && len(ref) == m.MaxEntries():
-			want = htab.ErrFull
-		default:
-			ref[k] = v
-		}
-		if !errors.Is(err, want) || (want == nil && err != nil) {
-			t.Fatalf("step %d: Update(%x, flags %d) = %v, want %v", step, k, flags, err, want)
-		}
+		md.update(step, k, k28StaticModelUserspace, v, flags)
 	case 1:
-		err := m.Delete(k)
-		if (err == nil) != present {
-			t.Fatalf("step %d: Delete(%x) = %v, present %v", step, k, err, present)
+		md.update(step, k, cpu, v, flags)
+	case 2, 3:
+		var err error
+		if op == 2 {
+			cpu = k28StaticModelUserspace
+			err = m.Delete(k)
+		} else {
+			err = m.CPU(cpu).Delete(k)
 		}
-		delete(ref, k)
-	case 2:
-		got, err := k28StaticTestLookupAndDelete(t, m, k)
-		if (err == nil) != present || got != old {
+		if present && err != nil || !present && !k28StaticTestIs(err, htab.ErrKeyNotExist) {
+			t.Fatalf("step %d: Delete(%x) on CPU %d (-1: userspace) = %v; present %v", step, k, cpu, err, present)
+		}
+		md.remove(k)
+	case 4:
+		got, err := k28StaticModelLookupAndDelete(m, k)
+		if present && (err != nil || !md.same(got, old)) || !present && !k28StaticTestIs(err, htab.ErrKeyNotExist) {
 			t.Fatalf("step %d: LookupAndDelete(%x) = %x, %v; want %x, present %v", step, k, got, err, old, present)
 		}
-		delete(ref, k)
-	default:
-		got, ok := k28StaticTestLookup(t, m, k)
-		if ok != present || got != old {
+		md.remove(k)
+	case 5:
+		got, ok := k28StaticModelLookup(m, k)
+		if ok != present || ok && !md.same(got, old) {
 			t.Fatalf("step %d: Lookup(%x) = %x, %v; want %x, %v", step, k, got, ok, old, present)
 		}
+	case 6:
+		got, ok := m.CPU(cpu).Lookup(k)
+		if ok != present || ok && got != old[md.slot(cpu)] {
+			t.Fatalf("step %d: CPU(%d).Lookup(%x) = %x, %v; want %x", step, cpu, k, got, ok, old)
+		}
+	case 7:
+		from := &k
+		if arg&3 == 3 {
+			from = nil
+		}
+		next, err := m.NextKey(from)
+		want, ok := md.next(from)
+		if ok && (err != nil || next != want) || !ok && !k28StaticTestIs(err, htab.ErrKeyNotExist) {
+			t.Fatalf("step %d: NextKey(%x, present %v) = %x, %v; want %x, %v", step, k, present && from != nil, next, err, want, ok)
+		}
+	case 8:
+		md.batchWalk(step, int(arg&7)+1)
+	case 9:
+		md.batchDelete(step, int(arg&7)+1)
+	case 10:
+		keys := make([]K28StaticKey, 1+int(arg>>2&3))
+		for j := range keys {
+			keys[j] = k28StaticTestKey((int(kb) + j) % (2*m.MaxEntries() + 3))
+		}
+		n, err := m.DeleteBatch(keys)
+		want := 0 // DeleteBatch stops at the first absent key
+		for ; want < len(keys); want++ {
+			if _, ok := md.vals[keys[want]]; !ok {
+				break
+			}
+			md.remove(keys[want])
+		}
+		if n != want || want < len(keys) && !k28StaticTestIs(err, htab.ErrKeyNotExist) || want == len(keys) && err != nil {
+			t.Fatalf("step %d: DeleteBatch(%x) = %d, %v; want %d", step, keys, n, err, want)
+		}
+	case 11:
+		md.update(step, k, k28StaticModelBatch, v, flags)
 	}
-	if m.Len() != len(ref) {
-		t.Fatalf("step %d: Len() = %d, want %d", step, m.Len(), len(ref))
+	if n := m.Len(); n != len(md.vals) {
+		t.Fatalf("step %d (op %d): Len() = %d, want %d", step, op, n, len(md.vals))
 	}
 }
 
-// k28StaticCheckContents checks that All and a NextKey walk both give exactly ref,
-// in the same order.
-func k28StaticCheckContents(t testing.TB, m *K28Static, ref map[K28StaticKey]K28StaticValue) {
-	order, vals := k28StaticTestAll(t, m)
+// The update callers that are not a CPU's program side.
+const (
+	k28StaticModelUserspace = -1 // Update
+	k28StaticModelBatch     = -2 // UpdateBatch of one key
+)
+
+// update runs an update of k on CPU cpu's program side, or as
+// k28StaticModelUserspace or k28StaticModelBatch, and checks its result.
+func (md *k28StaticModel) update(step int, k K28StaticKey, cpu int, v K28StaticValue, flags htab.UpdateFlags) {
+	t, m := md.t, md.m
+	old, present := md.vals[k]
+	// fresh is what a new k holds, replaced what a present k holds after.
+	fresh := make([]K28StaticValue, md.slots())
+	var err error
+	if cpu < 0 {
+		for c := range fresh {
+			fresh[c] = v
+			fresh[c][0] += byte(c)
+		}
+		if cpu == k28StaticModelUserspace {
+			err = k28StaticModelUpdate(m, k, fresh, flags)
+		} else {
+			var n int
+			n, err = m.UpdateBatch([]K28StaticKey{k}, fresh, flags)
+			if n != 1 && err == nil || n != 0 && err != nil {
+				t.Fatalf("step %d: UpdateBatch of one key = %d, %v", step, n, err)
+			}
+		}
+	} else {
+		md.onlyCPU0 = md.onlyCPU0 && cpu == 0
+		fresh[md.slot(cpu)] = v // a new key zeroes the other CPUs
+		err = m.CPU(cpu).Update(k, v, flags)
+	}
+	replaced := fresh
+	if k28StaticModelPerCPU && present && cpu >= 0 {
+		replaced = append([]K28StaticValue(nil), old...)
+		replaced[cpu] = v
+	}
+	// UpdateBatch takes only UpdateAny, as the kernel's (elem_flags).
+	invalid := flags > htab.UpdateExist || cpu == k28StaticModelBatch && flags != htab.UpdateAny
+	if k28StaticModelLRU {
+		present = md.evicted(step, k, cpu, present, replaced, flags, invalid, err)
+	}
+	var want error
+	switch {
+	case invalid:
+		want = htab.ErrInvalid
+	case flags == htab.UpdateNoExist && present:
+		want = htab.ErrKeyExist
+	case flags == htab.UpdateExist && !present:
+		want = htab.ErrKeyNotExist
+	case !k28StaticModelLRU && !present && len(md.vals) == m.MaxEntries():
+		want = htab.ErrFull
+	}
+	if want == nil && err != nil || want != nil && !k28StaticTestIs(err, want) {
+		t.Fatalf("step %d: Update(%x, flags %d) on CPU %d (-1: Update, -2: UpdateBatch) = %v, want %v; present %v", step, k, flags, cpu, err, want, present)
+	}
+	if err != nil {
+		return
+	}
+	if present {
+		md.put(k, replaced, k28StaticModelPerCPU)
+	} else {
+		md.put(k, fresh, false)
+	}
+	if k28StaticModelLRU {
+		keys, vals := k28StaticModelAll(m)
+		md.compare(step, keys, vals)
+	}
+}
+
+// evicted drops from an LRU map's model the keys the update of k evicted,
+// k too if the update's own eviction took it before the update looked it up,
+// checks how many it evicted, and returns whether k was present when the
+// update looked it up.
+func (md *k28StaticModel) evicted(step int, k K28StaticKey, cpu int, present bool, replaced []K28StaticValue, flags htab.UpdateFlags, invalid bool, err error) bool {
+	t := md.t
+	before := len(md.vals)
+	keys, vals := k28StaticModelAll(md.m)
+	in := make(map[K28StaticKey][]K28StaticValue, len(keys))
+	for i, key := range keys {
+		in[key] = vals[i]
+	}
+	n := 0
+	for key := range md.vals {
+		if _, ok := in[key]; !ok && key != k {
+			md.remove(key)
+			n++
+		}
+	}
+	if got, ok := in[k]; present {
+		switch {
+		case !ok: // then err must be ErrKeyNotExist, for UpdateExist
+		case err == nil && flags == htab.UpdateNoExist:
+			ok = false // it would have been ErrKeyExist
+		case err == nil && flags == htab.UpdateAny && k28StaticModelPerCPU:
+			// Replaced in place, or evicted and inserted anew, the newest of
+			// its bucket: where it is and what it holds tell.
+			ok = md.same(got, replaced) && md.place(md.buckets[md.bucket(k)], k) == md.place(keys, k)
+		}
+		if !ok {
+			md.remove(k)
+			n++
+		}
+		present = ok
+	}
+	limit := md.evictMax
+	if invalid || k28StaticModelPerCPU && flags == htab.UpdateExist {
+		limit = 0 // no element is taken, so nothing is evicted
+	}
+	if n > limit {
+		t.Fatalf("step %d: Update(%x, flags %d) on CPU %d evicted %d keys, at most %d", step, k, flags, cpu, n, limit)
+	}
+	if n > 0 && md.onlyCPU0 && before <= md.roomy {
+		t.Fatalf("step %d: Update(%x) on CPU %d evicted %d keys while the map held %d, only CPU 0 had updated, and %d keys fit without eviction", step, k, cpu, n, before, md.roomy)
+	}
+	return present
+}
+
+// batchCall is what a batch call with room for n keys must return from
+// bucket b on, by the kernel's rule: the whole buckets that fit; ErrNoSpace
+// if the first non-empty one does not fit an empty call; ErrKeyNotExist from
+// the call that reaches the end. next is where the next call starts.
+func (md *k28StaticModel) batchCall(b, n int) (got, next int, err error) {
+	for ; b < len(md.buckets); b++ {
+		if l := len(md.buckets[b]); got+l > n {
+			if got == 0 {
+				return 0, b, htab.ErrNoSpace
+			}
+			return got, b, nil
+		}
+		got += len(md.buckets[b])
+	}
+	return got, b, htab.ErrKeyNotExist
+}
+
+// batchCheck checks what a batch call returned against batchCall's answer
+// and the model's keys from position at of the order.
+func (md *k28StaticModel) batchCheck(step int, what string, keys []K28StaticKey, vals []K28StaticValue, got int, err error, want int, wantErr error, at int) {
+	t, order := md.t, md.order()
+	if got != want || wantErr == nil && err != nil || wantErr != nil && !k28StaticTestIs(err, wantErr) {
+		t.Fatalf("step %d: %s with room for %d keys = %d, %v; want %d, %v", step, what, len(keys), got, err, want, wantErr)
+	}
+	for i := range got {
+		v := vals[i*md.slots() : (i+1)*md.slots()]
+		if k := order[at+i]; keys[i] != k || !md.same(v, md.vals[k]) {
+			t.Fatalf("step %d: %s's key %d is %x = %x, want %x = %x", step, what, i, keys[i], v, k, md.vals[k])
+		}
+	}
+}
+
+// batchWalk walks the whole map with LookupBatch, with room for n keys a
+// call (twice as many after ErrNoSpace), checking every call.
+func (md *k28StaticModel) batchWalk(step, n int) {
+	c, b, at := new(htab.Cursor), 0, 0
+	for calls := 0; ; calls++ {
+		if calls > len(md.buckets)+8 {
+			md.t.Fatalf("step %d: the LookupBatch walk does not end", step)
+		}
+		want, next, wantErr := md.batchCall(b, n)
+		keys, vals := make([]K28StaticKey, n), make([]K28StaticValue, n*md.slots())
+		got, err := md.m.LookupBatch(c, keys, vals)
+		md.batchCheck(step, "LookupBatch", keys, vals, got, err, want, wantErr, at)
+		switch at, b = at+got, next; wantErr {
+		case nil:
+		case htab.ErrNoSpace:
+			n *= 2
+		default:
+			return
+		}
+	}
+}
+
+// batchDelete runs one LookupAndDeleteBatch from the start, with room for
+// n keys, and deletes from the model what it must have deleted.
+func (md *k28StaticModel) batchDelete(step, n int) {
+	want, _, wantErr := md.batchCall(0, n)
+	keys, vals := make([]K28StaticKey, n), make([]K28StaticValue, n*md.slots())
+	got, err := md.m.LookupAndDeleteBatch(new(htab.Cursor), keys, vals)
+	md.batchCheck(step, "LookupAndDeleteBatch", keys, vals, got, err, want, wantErr, 0)
+	for _, k := range keys[:got] {
+		md.remove(k)
+	}
+}
+
+// bucket is k's bucket: the kernel's jhash of k with the map's seed, masked.
+func (md *k28StaticModel) bucket(k K28StaticKey) uint32 {
+	return htab.Jhash(k[:], md.m.seed) & md.m.mask
+}
+
+// place is how many keys of k's bucket come before k in keys.
+func (md *k28StaticModel) place(keys []K28StaticKey, k K28StaticKey) int {
+	n := 0
+	for _, key := range keys {
+		if key == k {
+			return n
+		}
+		if md.bucket(key) == md.bucket(k) {
+			n++
+		}
+	}
+	return -1
+}
+
+// slots is how many values the model keeps per key; slot(c) is the one that
+// CPU c's program side reads and writes.
+func (md *k28StaticModel) slots() int {
+	if k28StaticModelPerCPU {
+		return md.m.CPUs()
+	}
+	return 1
+}
+
+func (md *k28StaticModel) slot(c int) int {
+	if k28StaticModelPerCPU {
+		return c
+	}
+	return 0
+}
+
+// put gives k the values vals: in place if inPlace and k is present, else
+// as the newest key of its bucket.
+func (md *k28StaticModel) put(k K28StaticKey, vals []K28StaticValue, inPlace bool) {
+	if _, ok := md.vals[k]; !ok || !inPlace {
+		md.remove(k)
+		b := md.bucket(k)
+		md.buckets[b] = append([]K28StaticKey{k}, md.buckets[b]...)
+	}
+	md.vals[k] = vals
+}
+
+func (md *k28StaticModel) remove(k K28StaticKey) {
+	delete(md.vals, k)
+	b := md.bucket(k)
+	for i, key := range md.buckets[b] {
+		if key == k {
+			md.buckets[b] = append(md.buckets[b][:i:i], md.buckets[b][i+1:]...)
+			return
+		}
+	}
+}
+
+// order is every key in the kernel's order: buckets ascending, each newest first.
+func (md *k28StaticModel) order() (keys []K28StaticKey) {
+	for _, b := range md.buckets {
+		keys = append(keys, b...)
+	}
+	return keys
+}
+
+// next is what NextKey(from) must return: the key after from, or the first
+// key if from is nil or absent; false after the last.
+func (md *k28StaticModel) next(from *K28StaticKey) (K28StaticKey, bool) {
+	order := md.order()
+	i := 0
+	if from != nil {
+		for j, k := range order {
+			if k == *from {
+				i = j + 1
+			}
+		}
+	}
+	if i == len(order) {
+		return K28StaticKey{}, false
+	}
+	return order[i], true
+}
+
+func (md *k28StaticModel) same(a, b []K28StaticValue) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// compare checks keys and vals, what All yielded, against the model.
+func (md *k28StaticModel) compare(step int, keys []K28StaticKey, vals [][]K28StaticValue) {
+	order := md.order()
+	if len(keys) != len(order) {
+		md.t.Fatalf("after step %d: All yields %d keys, want %d:\n%x\nwant\n%x", step, len(keys), len(order), keys, order)
+	}
 	for i, k := range order {
-		if ref[k] != vals[i] {
-			t.Fatalf("All yields %x = %x, want %x", k, vals[i], ref[k])
+		if keys[i] != k || !md.same(vals[i], md.vals[k]) {
+			md.t.Fatalf("after step %d: All's key %d is %x = %x, want %x = %x", step, i, keys[i], vals[i], k, md.vals[k])
 		}
-	}
-	if len(order) != len(ref) {
-		t.Fatalf("All yields %d keys, want %d", len(order), len(ref))
-	}
-	var cur *K28StaticKey
-	for i, want := range order {
-		next, err := m.NextKey(cur)
-		if err != nil || next != want {
-			t.Fatalf("NextKey step %d = %x, %v; want %x", i, next, err, want)
-		}
-		cur = &next
-	}
-	if _, err := m.NextKey(cur); !errors.Is(err, htab.ErrKeyNotExist) {
-		t.Fatalf("NextKey after the last key = %v, want ErrKeyNotExist", err)
 	}
 }
 
-// TestK28StaticRandomOps runs random operations against a builtin map, checking
-// each result and Len after every step and the whole contents every 16th;
-// preallocated, NoPrealloc, and degenerate (every key in bucket 0).
+// check compares the whole map with the model three ways: All, a NextKey
+// walk, and one LookupBatch with room for every key.
+func (md *k28StaticModel) check(step int) {
+	t, m := md.t, md.m
+	keys, vals := k28StaticModelAll(m)
+	md.compare(step, keys, vals)
+	var from *K28StaticKey
+	for i, want := range keys {
+		next, err := m.NextKey(from)
+		if err != nil || next != want {
+			t.Fatalf("after step %d: NextKey walk step %d = %x, %v; want %x", step, i, next, err, want)
+		}
+		from = &next
+	}
+	if _, err := m.NextKey(from); !k28StaticTestIs(err, htab.ErrKeyNotExist) {
+		t.Fatalf("after step %d: NextKey after the last key = %v, want ErrKeyNotExist", step, err)
+	}
+	bkeys := make([]K28StaticKey, max(len(keys), 1))
+	bvals := make([]K28StaticValue, len(bkeys)*md.slots())
+	n, err := m.LookupBatch(new(htab.Cursor), bkeys, bvals)
+	if n != len(keys) || !k28StaticTestIs(err, htab.ErrKeyNotExist) {
+		t.Fatalf("after step %d: LookupBatch with room for all %d keys = %d, %v; want %d, ErrKeyNotExist", step, len(keys), n, err, len(keys))
+	}
+	for i := range n {
+		if got := bvals[i*md.slots() : (i+1)*md.slots()]; bkeys[i] != keys[i] || !md.same(got, vals[i]) {
+			t.Fatalf("after step %d: LookupBatch's key %d is %x = %x, want %x = %x", step, i, bkeys[i], got, keys[i], vals[i])
+		}
+	}
+}
+
+// FuzzK28StaticOps runs the operations that its input encodes on a map and on
+// its model (k28StaticRunOps).
+func FuzzK28StaticOps(f *testing.F) {
+	for _, seed := range []string{
+		"\x0f\x00\x01\x00\x00\x02\x01\x05\x01\x00\x07\x02\x03\x02\x01\x00",
+		"\x2f\x01\x01\x04\x01\x02\x08\x06\x01\x04\x04\x01\x00\x07\x00\x03",
+		"\x48\x00\x01\x00\x00\x02\x02\x00\x03\x01\x03\x01\x00\x05\x03\x00",
+		"\x11\x01\x00\x08\x01\x01\x04\x00\x02\x00\x06\x00\x08\x02\x00\x04",
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) { k28StaticRunOps(t, data) })
+}
+
+// TestK28StaticRandomOps runs 4000 random operations (500 with -short) on
+// each of a few maps and on their models (k28StaticRunOps): 64 entries on
+// 2 CPUs, also with NoPrealloc and with every key in bucket 0; 7 entries on
+// 3 CPUs; 1 entry; 16 on 1 CPU; 64 on 2 CPUs with every program-side
+// operation on CPU 0.
 func TestK28StaticRandomOps(t *testing.T) {
-	for _, mode := range []string{"prealloc", "noprealloc", "degenerate"} {
-		t.Run(mode, func(t *testing.T) {
-			opts := htab.Options{
-				CPUs:       2,
-				MaxEntries: 48,
-				ZeroSeed:   true,
+	for _, run := range []struct {
+		name string
+		opts byte
+	}{
+		{"max64-cpus2", 0x0f},
+		{"max64-cpus2-noprealloc", 0x2f},
+		{"max64-cpus2-degenerate", 0x4f},
+		{"max7-cpus3", 0x14},
+		{"max1-cpus2", 0x08},
+		{"max16-cpus1", 0x06},
+		{"max64-cpus2-cpu0", 0x8f},
+		{"max64-cpus2-noprealloc-cpu0", 0xaf},
+	} {
+		t.Run(run.name, func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(1, uint64(run.opts)))
+			n := 4000
+			if testing.Short() {
+				n = 500
 			}
-			opts.NoPrealloc = mode == "noprealloc"
-			m, err := NewK28Static(opts)
-			if err != nil {
-				t.Fatalf("New: %v", err)
+			data := make([]byte, 1+3*n)
+			for i := range data {
+				data[i] = byte(rng.Uint32())
 			}
-			if mode == "degenerate" {
-				m.mask = 0
-			}
-			ref := map[K28StaticKey]K28StaticValue{}
-			rng := rand.New(rand.NewPCG(1, 2))
-			for step := range 10000 {
-				k28StaticCheckOp(t, m, ref, step, rng.IntN(4), rng.IntN(96), htab.UpdateFlags(rng.IntN(4)))
-				if step%16 == 15 {
-					k28StaticCheckContents(t, m, ref)
-				}
-			}
-			k28StaticCheckContents(t, m, ref)
+			data[0] = run.opts
+			k28StaticRunOps(t, data)
 		})
 	}
 }
@@ -302,27 +767,6 @@ func TestK28StaticHashCollisions(t *testing.T) {
 	}
 }
 
-// FuzzK28StaticOps decodes its input into operations (two bytes each: operation and
-// flags, key) and checks each one, then the contents, against a builtin map.
-func FuzzK28StaticOps(f *testing.F) {
-	f.Add([]byte("\x00\x01\x00\x02\x03\x01\x01\x01\x02\x02"))
-	f.Fuzz(func(t *testing.T, data []byte) {
-		m, err := NewK28Static(htab.Options{
-			CPUs:       2,
-			MaxEntries: 8,
-			ZeroSeed:   true,
-		})
-		if err != nil {
-			t.Fatalf("New: %v", err)
-		}
-		ref := map[K28StaticKey]K28StaticValue{}
-		for i := 0; i+1 < len(data); i += 2 {
-			k28StaticCheckOp(t, m, ref, i, int(data[i]&3), int(data[i+1]%16), htab.UpdateFlags(data[i]>>2&3))
-		}
-		k28StaticCheckContents(t, m, ref)
-	})
-}
-
 // TestK28StaticConcurrent runs writers on disjoint keys with lock-free readers and
 // iterators; run it with -race. Each writer's keys must end as it left them.
 func TestK28StaticConcurrent(t *testing.T) {
@@ -405,16 +849,6 @@ func BenchmarkK28StaticLookup(b *testing.B) {
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "lookups/s")
 }
 
-// k28StaticTestBatchIs is errors.Is.
-func k28StaticTestBatchIs(err, target error) bool {
-	return errors.Is(err, target)
-}
-
-// k28StaticTestBatchSame is slices.Equal.
-func k28StaticTestBatchSame[E comparable](a, b []E) bool {
-	return slices.Equal(a, b)
-}
-
 // k28StaticTestBatchVals is a value buffer for a batch of n keys.
 func k28StaticTestBatchVals(m *K28Static, n int) []K28StaticValue { return make([]K28StaticValue, n) }
 
@@ -443,14 +877,14 @@ func k28StaticTestBatchWalk(t *testing.T, m *K28Static, buf int, del bool) (keys
 		} else {
 			n, err = m.LookupBatch(c, ks, vs)
 		}
-		if k28StaticTestBatchIs(err, htab.ErrNoSpace) {
+		if k28StaticTestIs(err, htab.ErrNoSpace) {
 			if n != 0 || c.Done() {
 				t.Fatalf("buf %d: ErrNoSpace with %d keys, done %v", buf, n, c.Done())
 			}
 			buf *= 2
 			continue
 		}
-		if err != nil && !k28StaticTestBatchIs(err, htab.ErrKeyNotExist) {
+		if err != nil && !k28StaticTestIs(err, htab.ErrKeyNotExist) {
 			t.Fatalf("buf %d: %v", buf, err)
 		}
 		for i := range n {
@@ -475,7 +909,7 @@ func TestK28StaticBatch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n, err := m.LookupBatch(nil, make([]K28StaticKey, 4), k28StaticTestBatchVals(m, 4)); n != 0 || !k28StaticTestBatchIs(err, htab.ErrKeyNotExist) {
+	if n, err := m.LookupBatch(nil, make([]K28StaticKey, 4), k28StaticTestBatchVals(m, 4)); n != 0 || !k28StaticTestIs(err, htab.ErrKeyNotExist) {
 		t.Fatalf("empty map: %d, %v; want 0, ErrKeyNotExist", n, err)
 	}
 	var ks []K28StaticKey
@@ -497,7 +931,7 @@ func TestK28StaticBatch(t *testing.T) {
 	}
 	for buf := 1; buf <= 8; buf++ {
 		keys, vals := k28StaticTestBatchWalk(t, m, buf, false)
-		if !k28StaticTestBatchSame(keys, wantKeys) || !k28StaticTestBatchSame(vals, wantVals) {
+		if !k28StaticTestSame(keys, wantKeys) || !k28StaticTestSame(vals, wantVals) {
 			t.Fatalf("buf %d: the walk returned\n%x\n%x\nAll yields\n%x\n%x", buf, keys, vals, wantKeys, wantVals)
 		}
 	}
@@ -505,20 +939,20 @@ func TestK28StaticBatch(t *testing.T) {
 		t.Fatalf("LookupBatch changed the map: Len %d", m.Len())
 	}
 	keys, vals := k28StaticTestBatchWalk(t, m, 3, true)
-	if !k28StaticTestBatchSame(keys, wantKeys) || !k28StaticTestBatchSame(vals, wantVals) {
+	if !k28StaticTestSame(keys, wantKeys) || !k28StaticTestSame(vals, wantVals) {
 		t.Fatalf("lookup-and-delete walk returned\n%x\nAll yielded\n%x", keys, wantKeys)
 	}
 	if k, _ := k28StaticTestAll(t, m); m.Len() != 0 || len(k) != 0 {
 		t.Fatalf("after a lookup-and-delete walk: Len %d, All %x", m.Len(), k)
 	}
 
-	if n, err := m.UpdateBatch(ks[:1], k28StaticTestBatchSpread(m, vs[:1]), htab.UpdateNoExist); n != 0 || !k28StaticTestBatchIs(err, htab.ErrInvalid) {
+	if n, err := m.UpdateBatch(ks[:1], k28StaticTestBatchSpread(m, vs[:1]), htab.UpdateNoExist); n != 0 || !k28StaticTestIs(err, htab.ErrInvalid) {
 		t.Fatalf("UpdateBatch with UpdateNoExist: %d, %v; want ErrInvalid, as the kernel", n, err)
 	}
 	if n, err := m.UpdateBatch(ks[:3], k28StaticTestBatchSpread(m, vs[:3]), htab.UpdateAny); n != 3 || err != nil {
 		t.Fatalf("UpdateBatch: %d, %v", n, err)
 	}
-	if n, err := m.DeleteBatch([]K28StaticKey{ks[0], ks[1], ks[5], ks[2]}); n != 2 || !k28StaticTestBatchIs(err, htab.ErrKeyNotExist) {
+	if n, err := m.DeleteBatch([]K28StaticKey{ks[0], ks[1], ks[5], ks[2]}); n != 2 || !k28StaticTestIs(err, htab.ErrKeyNotExist) {
 		t.Fatalf("DeleteBatch with an absent third key: %d, %v; want 2, ErrKeyNotExist", n, err)
 	}
 	if _, ok := k28StaticTestLookup(t, m, ks[2]); !ok || m.Len() != 1 {
