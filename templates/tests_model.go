@@ -51,6 +51,7 @@ func (g *generator) modelTests(f *jen.File) {
 		{"max16-cpus1", 0x06},
 		{"max64-cpus2-cpu0", 0x8f},
 		{"max64-cpus2-" + alt + "-cpu0", 0xaf},
+		{"max7-cpus3-" + alt + "-cpu0", 0xb4},
 	}
 	var cases []jen.Code
 	for _, r := range runs {
@@ -59,8 +60,10 @@ func (g *generator) modelTests(f *jen.File) {
 	f.Commentf("Test%sRandomOps runs %d random operations (%d with -short) on", g.mapT, randomOps, randomOpsShort)
 	f.Commentf("each of a few maps and on their models (%s): 64 entries on", g.testHelper("runOps"))
 	f.Commentf("2 CPUs, also with %s and with every key in bucket 0; 7 entries on", option)
-	f.Comment("3 CPUs; 1 entry; 16 on 1 CPU; 64 on 2 CPUs with every program-side")
-	f.Comment("operation on CPU 0.")
+	f.Comment("3 CPUs; 1 entry; 16 on 1 CPU; 64 on 2 CPUs and 7 on 3 with every")
+	f.Commentf("program-side operation on CPU 0 (the second also with %s).", option)
+	f.Commentf("Every other run of %d operations is three quarters updates, so that", fillPhase)
+	f.Comment("the maps fill (and LRU maps evict) before the other operations empty them.")
 	f.Func().Id("Test" + g.mapT + "RandomOps").Params(jen.Id("t").Op("*").Qual("testing", "T")).Block(
 		jen.For(jen.List(jen.Id("_"), jen.Id("run")).Op(":=").Range().Index().Struct(
 			jen.Id("name").String(), jen.Id("opts").Byte(),
@@ -73,6 +76,11 @@ func (g *generator) modelTests(f *jen.File) {
 				jen.For(jen.Id("i").Op(":=").Range().Id("data")).Block(
 					jen.Id("data").Index(jen.Id("i")).Op("=").Byte().Call(jen.Id("rng").Dot("Uint32").Call()),
 				),
+				jen.For(jen.Id("i").Op(":=").Range().Id("n")).Block(
+					jen.If(jen.Id("i").Op("/").Lit(fillPhase).Op("%").Lit(2).Op("==").Lit(0).Op("&&").Id("rng").Dot("IntN").Call(jen.Lit(4)).Op("!=").Lit(0)).Block(
+						jen.Id("data").Index(jen.Lit(1).Op("+").Lit(3).Op("*").Id("i")).Op("=").Byte().Call(jen.Id("rng").Dot("IntN").Call(jen.Lit(2))).Comment("Update or CPU(c).Update"),
+					),
+				),
 				jen.Id("data").Index(jen.Lit(0)).Op("=").Id("run").Dot("opts"),
 				jen.Id(g.testHelper("runOps")).Call(jen.Id("t"), jen.Id("data")),
 			)),
@@ -83,6 +91,10 @@ func (g *generator) modelTests(f *jen.File) {
 // How many operations Test<Map>RandomOps runs on each map; the spec
 // matrix, which tests hundreds of maps, runs them with -short.
 const randomOps, randomOpsShort = 4000, 500
+
+// fillPhase is how many operations of Test<Map>RandomOps fill the map
+// before as many run uniformly.
+const fillPhase = 250
 
 // modelSingleValue: hash and lru. The model keeps one value per key, as a
 // slice of one, so that one body serves every type.
@@ -155,13 +167,14 @@ type _p_Model struct {
 	vals    map[_KEY_][]_VAL_
 	buckets [][]_KEY_ // bucket b's keys, newest first
 
-	// LRU maps: one update evicts at most evictMax keys (one shrink:
-	// target_free keys, or PERCPU_FREE_TARGET with NoCommonLRU), and none
-	// while the map holds at most roomy keys and only CPU 0 has updated
-	// (the userspace side is CPU 0): then every free element is on CPU 0's
-	// lists or the global free list, and a refill finds enough there.
-	evictMax, roomy int
-	onlyCPU0        bool
+	// LRU maps: how many keys an update may evict (evictBounds). evictMax
+	// is one shrink: target_free keys, or PERCPU_FREE_TARGET with
+	// NoCommonLRU. With NoCommonLRU each CPU's list holds share elements,
+	// and owner says whose list holds each key's element (the userspace
+	// side is CPU 0).
+	evictMax, share int
+	owner           map[_KEY_]int // NoCommonLRU only
+	onlyCPU0        bool          // no update on another CPU yet
 
 	cpu0 bool // every program-side operation runs on CPU 0
 }
@@ -191,10 +204,9 @@ func _p_ModelOf(t testing.TB, b byte) *_p_Model {
 	}
 	md := &_p_Model{t: t, m: m, vals: map[_KEY_][]_VAL_{}, buckets: make([][]_KEY_, m.mask+1), onlyCPU0: true, cpu0: b&0x80 != 0}
 	if opts.NoCommonLRU {
-		md.evictMax, md.roomy = 4, m.MaxEntries()/m.CPUs()-1
+		md.evictMax, md.share, md.owner = 4, m.MaxEntries()/m.CPUs(), map[_KEY_]int{}
 	} else {
 		md.evictMax = min(max(m.MaxEntries()/m.CPUs()/2, 1), 128) // target_free
-		md.roomy = m.MaxEntries() - md.evictMax
 	}
 	return md
 }
@@ -369,6 +381,9 @@ func (md *_p_Model) update(step int, k _KEY_, cpu int, v _VAL_, flags htab.Updat
 	} else {
 		md.put(k, fresh, false)
 	}
+	if md.owner != nil && !(present && _p_ModelPerCPU) {
+		md.owner[k] = max(cpu, 0) // a new element, from the updating CPU's list
+	}
 	if _p_ModelLRU {
 		keys, vals := _p_ModelAll(m)
 		md.compare(step, keys, vals)
@@ -377,50 +392,88 @@ func (md *_p_Model) update(step int, k _KEY_, cpu int, v _VAL_, flags htab.Updat
 
 // evicted drops from an LRU map's model the keys the update of k evicted,
 // k too if the update's own eviction took it before the update looked it up,
-// checks how many it evicted, and returns whether k was present when the
-// update looked it up.
+// checks them against evictBounds, and returns whether k was present when
+// the update looked it up.
 func (md *_p_Model) evicted(step int, k _KEY_, cpu int, present bool, replaced []_VAL_, flags htab.UpdateFlags, invalid bool, err error) bool {
-	t := md.t
-	before := len(md.vals)
+	t, c := md.t, max(cpu, 0)
+	low, high := md.evictBounds(c, present, invalid || _p_ModelPerCPU && flags == htab.UpdateExist)
 	keys, vals := _p_ModelAll(md.m)
 	in := make(map[_KEY_][]_VAL_, len(keys))
 	for i, key := range keys {
 		in[key] = vals[i]
 	}
-	n := 0
+	before := len(md.vals)
+	var gone []_KEY_
 	for key := range md.vals {
 		if _, ok := in[key]; !ok && key != k {
-			md.remove(key)
-			n++
+			gone = append(gone, key)
 		}
+	}
+	for _, key := range gone {
+		md.dropEvicted(step, c, key)
 	}
 	if got, ok := in[k]; present {
 		switch {
 		case !ok: // then err must be ErrKeyNotExist, for UpdateExist
 		case err == nil && flags == htab.UpdateNoExist:
 			ok = false // it would have been ErrKeyExist
-		case err == nil && flags == htab.UpdateAny && _p_ModelPerCPU:
+		case err == nil && flags == htab.UpdateAny && _p_ModelPerCPU && len(gone) < high:
 			// Replaced in place, or evicted and inserted anew, the newest of
 			// its bucket: where it is and what it holds tell.
 			ok = md.same(got, replaced) && md.place(md.buckets[md.bucket(k)], k) == md.place(keys, k)
 		}
 		if !ok {
-			md.remove(k)
-			n++
+			gone = append(gone, k)
+			md.dropEvicted(step, c, k)
 		}
 		present = ok
 	}
-	limit := md.evictMax
-	if invalid || _p_ModelPerCPU && flags == htab.UpdateExist {
-		limit = 0 // no element is taken, so nothing is evicted
-	}
-	if n > limit {
-		t.Fatalf("step %d: Update(%x, flags %d) on CPU %d evicted %d keys, at most %d", step, k, flags, cpu, n, limit)
-	}
-	if n > 0 && md.onlyCPU0 && before <= md.roomy {
-		t.Fatalf("step %d: Update(%x) on CPU %d evicted %d keys while the map held %d, only CPU 0 had updated, and %d keys fit without eviction", step, k, cpu, n, before, md.roomy)
+	if len(gone) < low || len(gone) > high {
+		t.Fatalf("step %d: Update(%x, flags %d) on CPU %d evicted %d keys (%x) of %d; want %d to %d", step, k, flags, cpu, len(gone), gone, before, low, high)
 	}
 	return present
+}
+
+// dropEvicted drops k, which an update on CPU c evicted, from the model;
+// with NoCommonLRU, k's element must have been on CPU c's list.
+func (md *_p_Model) dropEvicted(step, c int, k _KEY_) {
+	if o, ok := md.owner[k]; ok && o != c {
+		md.t.Fatalf("step %d: an update on CPU %d evicted %x, whose element is on CPU %d's list", step, c, k, o)
+	}
+	md.remove(k)
+}
+
+// evictBounds is how many keys an update on CPU c (present: of a key the
+// map holds; noPop: one that takes no element) may evict, by the kernel's
+// LRU. One shrink evicts at most evictMax. With NoCommonLRU, CPU c shrinks
+// its own list only when every element on it is in use, and then evicts at
+// least one (unless the key was present: it may have evicted the key itself,
+// unseen). With the common LRU, while only CPU 0 has updated, every free
+// element is on CPU 0's local free list or the global one, and a refill
+// (when the local list is empty) evicts only what the global list lacks of
+// target_free.
+func (md *_p_Model) evictBounds(c int, present, noPop bool) (low, high int) {
+	switch {
+	case noPop:
+		return 0, 0
+	case md.owner != nil:
+		used := 0
+		for _, o := range md.owner {
+			if o == c {
+				used++
+			}
+		}
+		if used < md.share {
+			return 0, 0
+		}
+		if !present {
+			low = 1
+		}
+		return low, md.evictMax
+	case md.onlyCPU0:
+		return 0, max(0, md.evictMax-(md.m.MaxEntries()-len(md.vals)))
+	}
+	return 0, md.evictMax
 }
 
 // batchCall is what a batch call with room for n keys must return from
@@ -535,6 +588,7 @@ func (md *_p_Model) put(k _KEY_, vals []_VAL_, inPlace bool) {
 
 func (md *_p_Model) remove(k _KEY_) {
 	delete(md.vals, k)
+	delete(md.owner, k)
 	b := md.bucket(k)
 	for i, key := range md.buckets[b] {
 		if key == k {

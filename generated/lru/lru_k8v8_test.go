@@ -104,13 +104,14 @@ type lruK8V8Model struct {
 	vals    map[LruK8V8Key][]LruK8V8Value
 	buckets [][]LruK8V8Key // bucket b's keys, newest first
 
-	// LRU maps: one update evicts at most evictMax keys (one shrink:
-	// target_free keys, or PERCPU_FREE_TARGET with NoCommonLRU), and none
-	// while the map holds at most roomy keys and only CPU 0 has updated
-	// (the userspace side is CPU 0): then every free element is on CPU 0's
-	// lists or the global free list, and a refill finds enough there.
-	evictMax, roomy int
-	onlyCPU0        bool
+	// LRU maps: how many keys an update may evict (evictBounds). evictMax
+	// is one shrink: target_free keys, or PERCPU_FREE_TARGET with
+	// NoCommonLRU. With NoCommonLRU each CPU's list holds share elements,
+	// and owner says whose list holds each key's element (the userspace
+	// side is CPU 0).
+	evictMax, share int
+	owner           map[LruK8V8Key]int // NoCommonLRU only
+	onlyCPU0        bool               // no update on another CPU yet
 
 	cpu0 bool // every program-side operation runs on CPU 0
 }
@@ -140,10 +141,9 @@ func lruK8V8ModelOf(t testing.TB, b byte) *lruK8V8Model {
 	}
 	md := &lruK8V8Model{t: t, m: m, vals: map[LruK8V8Key][]LruK8V8Value{}, buckets: make([][]LruK8V8Key, m.mask+1), onlyCPU0: true, cpu0: b&0x80 != 0}
 	if opts.NoCommonLRU {
-		md.evictMax, md.roomy = 4, m.MaxEntries()/m.CPUs()-1
+		md.evictMax, md.share, md.owner = 4, m.MaxEntries()/m.CPUs(), map[LruK8V8Key]int{}
 	} else {
 		md.evictMax = min(max(m.MaxEntries()/m.CPUs()/2, 1), 128) // target_free
-		md.roomy = m.MaxEntries() - md.evictMax
 	}
 	return md
 }
@@ -318,6 +318,9 @@ func (md *lruK8V8Model) update(step int, k LruK8V8Key, cpu int, v LruK8V8Value, 
 	} else {
 		md.put(k, fresh, false)
 	}
+	if md.owner != nil && !(present && lruK8V8ModelPerCPU) {
+		md.owner[k] = max(cpu, 0) // a new element, from the updating CPU's list
+	}
 	if lruK8V8ModelLRU {
 		keys, vals := lruK8V8ModelAll(m)
 		md.compare(step, keys, vals)
@@ -326,50 +329,88 @@ func (md *lruK8V8Model) update(step int, k LruK8V8Key, cpu int, v LruK8V8Value, 
 
 // evicted drops from an LRU map's model the keys the update of k evicted,
 // k too if the update's own eviction took it before the update looked it up,
-// checks how many it evicted, and returns whether k was present when the
-// update looked it up.
+// checks them against evictBounds, and returns whether k was present when
+// the update looked it up.
 func (md *lruK8V8Model) evicted(step int, k LruK8V8Key, cpu int, present bool, replaced []LruK8V8Value, flags htab.UpdateFlags, invalid bool, err error) bool {
-	t := md.t
-	before := len(md.vals)
+	t, c := md.t, max(cpu, 0)
+	low, high := md.evictBounds(c, present, invalid || lruK8V8ModelPerCPU && flags == htab.UpdateExist)
 	keys, vals := lruK8V8ModelAll(md.m)
 	in := make(map[LruK8V8Key][]LruK8V8Value, len(keys))
 	for i, key := range keys {
 		in[key] = vals[i]
 	}
-	n := 0
+	before := len(md.vals)
+	var gone []LruK8V8Key
 	for key := range md.vals {
 		if _, ok := in[key]; !ok && key != k {
-			md.remove(key)
-			n++
+			gone = append(gone, key)
 		}
+	}
+	for _, key := range gone {
+		md.dropEvicted(step, c, key)
 	}
 	if got, ok := in[k]; present {
 		switch {
 		case !ok: // then err must be ErrKeyNotExist, for UpdateExist
 		case err == nil && flags == htab.UpdateNoExist:
 			ok = false // it would have been ErrKeyExist
-		case err == nil && flags == htab.UpdateAny && lruK8V8ModelPerCPU:
+		case err == nil && flags == htab.UpdateAny && lruK8V8ModelPerCPU && len(gone) < high:
 			// Replaced in place, or evicted and inserted anew, the newest of
 			// its bucket: where it is and what it holds tell.
 			ok = md.same(got, replaced) && md.place(md.buckets[md.bucket(k)], k) == md.place(keys, k)
 		}
 		if !ok {
-			md.remove(k)
-			n++
+			gone = append(gone, k)
+			md.dropEvicted(step, c, k)
 		}
 		present = ok
 	}
-	limit := md.evictMax
-	if invalid || lruK8V8ModelPerCPU && flags == htab.UpdateExist {
-		limit = 0 // no element is taken, so nothing is evicted
-	}
-	if n > limit {
-		t.Fatalf("step %d: Update(%x, flags %d) on CPU %d evicted %d keys, at most %d", step, k, flags, cpu, n, limit)
-	}
-	if n > 0 && md.onlyCPU0 && before <= md.roomy {
-		t.Fatalf("step %d: Update(%x) on CPU %d evicted %d keys while the map held %d, only CPU 0 had updated, and %d keys fit without eviction", step, k, cpu, n, before, md.roomy)
+	if len(gone) < low || len(gone) > high {
+		t.Fatalf("step %d: Update(%x, flags %d) on CPU %d evicted %d keys (%x) of %d; want %d to %d", step, k, flags, cpu, len(gone), gone, before, low, high)
 	}
 	return present
+}
+
+// dropEvicted drops k, which an update on CPU c evicted, from the model;
+// with NoCommonLRU, k's element must have been on CPU c's list.
+func (md *lruK8V8Model) dropEvicted(step, c int, k LruK8V8Key) {
+	if o, ok := md.owner[k]; ok && o != c {
+		md.t.Fatalf("step %d: an update on CPU %d evicted %x, whose element is on CPU %d's list", step, c, k, o)
+	}
+	md.remove(k)
+}
+
+// evictBounds is how many keys an update on CPU c (present: of a key the
+// map holds; noPop: one that takes no element) may evict, by the kernel's
+// LRU. One shrink evicts at most evictMax. With NoCommonLRU, CPU c shrinks
+// its own list only when every element on it is in use, and then evicts at
+// least one (unless the key was present: it may have evicted the key itself,
+// unseen). With the common LRU, while only CPU 0 has updated, every free
+// element is on CPU 0's local free list or the global one, and a refill
+// (when the local list is empty) evicts only what the global list lacks of
+// target_free.
+func (md *lruK8V8Model) evictBounds(c int, present, noPop bool) (low, high int) {
+	switch {
+	case noPop:
+		return 0, 0
+	case md.owner != nil:
+		used := 0
+		for _, o := range md.owner {
+			if o == c {
+				used++
+			}
+		}
+		if used < md.share {
+			return 0, 0
+		}
+		if !present {
+			low = 1
+		}
+		return low, md.evictMax
+	case md.onlyCPU0:
+		return 0, max(0, md.evictMax-(md.m.MaxEntries()-len(md.vals)))
+	}
+	return 0, md.evictMax
 }
 
 // batchCall is what a batch call with room for n keys must return from
@@ -484,6 +525,7 @@ func (md *lruK8V8Model) put(k LruK8V8Key, vals []LruK8V8Value, inPlace bool) {
 
 func (md *lruK8V8Model) remove(k LruK8V8Key) {
 	delete(md.vals, k)
+	delete(md.owner, k)
 	b := md.bucket(k)
 	for i, key := range md.buckets[b] {
 		if key == k {
@@ -591,8 +633,10 @@ func FuzzLruK8V8Ops(f *testing.F) {
 // TestLruK8V8RandomOps runs 4000 random operations (500 with -short) on
 // each of a few maps and on their models (lruK8V8RunOps): 64 entries on
 // 2 CPUs, also with NoCommonLRU and with every key in bucket 0; 7 entries on
-// 3 CPUs; 1 entry; 16 on 1 CPU; 64 on 2 CPUs with every program-side
-// operation on CPU 0.
+// 3 CPUs; 1 entry; 16 on 1 CPU; 64 on 2 CPUs and 7 on 3 with every
+// program-side operation on CPU 0 (the second also with NoCommonLRU).
+// Every other run of 250 operations is three quarters updates, so that
+// the maps fill (and LRU maps evict) before the other operations empty them.
 func TestLruK8V8RandomOps(t *testing.T) {
 	for _, run := range []struct {
 		name string
@@ -606,6 +650,7 @@ func TestLruK8V8RandomOps(t *testing.T) {
 		{"max16-cpus1", 0x06},
 		{"max64-cpus2-cpu0", 0x8f},
 		{"max64-cpus2-nocommonlru-cpu0", 0xaf},
+		{"max7-cpus3-nocommonlru-cpu0", 0xb4},
 	} {
 		t.Run(run.name, func(t *testing.T) {
 			rng := rand.New(rand.NewPCG(1, uint64(run.opts)))
@@ -616,6 +661,11 @@ func TestLruK8V8RandomOps(t *testing.T) {
 			data := make([]byte, 1+3*n)
 			for i := range data {
 				data[i] = byte(rng.Uint32())
+			}
+			for i := range n {
+				if i/250%2 == 0 && rng.IntN(4) != 0 {
+					data[1+3*i] = byte(rng.IntN(2)) // Update or CPU(c).Update
+				}
 			}
 			data[0] = run.opts
 			lruK8V8RunOps(t, data)
