@@ -174,7 +174,7 @@ func k24JhashRunOps(t testing.TB, data []byte) {
 // 11 UpdateBatch) on key kb%(2*MaxEntries+3); arg picks the flags (arg&3,
 // 3 is invalid), the CPU (arg>>2, unless cpu0), for NextKey a nil key
 // (arg&3 == 3), the room of a batch call (arg&7 + 1) and how many keys
-// DeleteBatch deletes (arg>>2&3 + 1: k and the keys after it).
+// DeleteBatch and UpdateBatch take (run; one for an LRU map's UpdateBatch).
 func (md *k24JhashModel) step(step int, op, kb, arg byte) {
 	t, m := md.t, md.m
 	k := k24JhashTestKey(int(kb) % (2*m.MaxEntries() + 3))
@@ -232,10 +232,7 @@ func (md *k24JhashModel) step(step int, op, kb, arg byte) {
 	case 9:
 		md.batchDelete(step, int(arg&7)+1)
 	case 10:
-		keys := make([]K24JhashKey, 1+int(arg>>2&3))
-		for j := range keys {
-			keys[j] = k24JhashTestKey((int(kb) + j) % (2*m.MaxEntries() + 3))
-		}
+		keys := md.run(kb, arg)
 		n, err := m.DeleteBatch(keys)
 		want := 0 // DeleteBatch stops at the first absent key
 		for ; want < len(keys); want++ {
@@ -248,7 +245,11 @@ func (md *k24JhashModel) step(step int, op, kb, arg byte) {
 			t.Fatalf("step %d: DeleteBatch(%x) = %d, %v; want %d", step, keys, n, err, want)
 		}
 	case 11:
-		md.update(step, k, k24JhashModelBatch, v, flags)
+		if k24JhashModelLRU {
+			md.update(step, k, k24JhashModelBatch, v, flags) // one key: evictions are reconciled per update
+		} else {
+			md.updateBatch(step, md.run(kb, arg), v, flags)
+		}
 	}
 	if n := m.Len(); n != len(md.vals) {
 		t.Fatalf("step %d (op %d): Len() = %d, want %d", step, op, n, len(md.vals))
@@ -413,6 +414,46 @@ func (md *k24JhashModel) evictBounds(c int, present, noPop bool) (low, high int)
 		return 0, max(0, md.evictMax-(md.m.MaxEntries()-len(md.vals)))
 	}
 	return 0, md.evictMax
+}
+
+// run is the keys of a DeleteBatch or UpdateBatch: arg>>2&3 + 1 of them,
+// kb's key and the ones after it.
+func (md *k24JhashModel) run(kb, arg byte) []K24JhashKey {
+	keys := make([]K24JhashKey, 1+int(arg>>2&3))
+	for j := range keys {
+		keys[j] = k24JhashTestKey((int(kb) + j) % (2*md.m.MaxEntries() + 3))
+	}
+	return keys
+}
+
+// updateBatch runs UpdateBatch of keys on a hash or per-CPU map, each key's
+// value v with its index added to the first byte: as the kernel's, it takes
+// only UpdateAny, updates the keys in turn and stops at the first error
+// (ErrFull), returning how many it updated.
+func (md *k24JhashModel) updateBatch(step int, keys []K24JhashKey, v K24JhashValue, flags htab.UpdateFlags) {
+	t, slots := md.t, md.slots()
+	vals := make([]K24JhashValue, len(keys)*slots)
+	for i := range vals {
+		vals[i] = v
+		vals[i][0] += byte(i) // key i/slots, CPU i%slots
+	}
+	n, err := md.m.UpdateBatch(keys, vals, flags)
+	want, wantErr := 0, error(nil)
+	if flags != htab.UpdateAny {
+		wantErr = htab.ErrInvalid
+	}
+	for ; wantErr == nil && want < len(keys); want++ {
+		k := keys[want]
+		_, present := md.vals[k]
+		if !present && len(md.vals) == md.m.MaxEntries() {
+			wantErr = htab.ErrFull
+			break
+		}
+		md.put(k, vals[want*slots:(want+1)*slots], k24JhashModelPerCPU)
+	}
+	if n != want || wantErr == nil && err != nil || wantErr != nil && !k24JhashTestIs(err, wantErr) {
+		t.Fatalf("step %d: UpdateBatch(%x, flags %d) = %d, %v; want %d, %v", step, keys, flags, n, err, want, wantErr)
+	}
 }
 
 // batchCall is what a batch call with room for n keys must return from
