@@ -56,7 +56,8 @@ func jhTestHashlittle2(key []byte, pc, pb uint32) (uint32, uint32) {
 
 func jhTestRol(x uint32, k int) uint32 { return x<<k | x>>(32-k) }
 
-// TestJhashPublishedVectors checks the lookup3 driver5() vectors (../shared/reference/kernel-htab.md §1.4).
+// TestJhashPublishedVectors checks the lookup3 driver5() vectors
+// (../shared/reference/kernel-htab.md §1.4).
 func TestJhashPublishedVectors(t *testing.T) {
 	// The rows with *pb == 0 are hashlittle(k, len, *pc), the kernel's jhash.
 	assert.Equal(t, uint32(0xdeadbeef), Jhash(nil, 0), `jhash("", 0)`)
@@ -177,7 +178,8 @@ func TestJhashTailIsLittleEndian(t *testing.T) {
 }
 
 // TestJhash2EqualsJhash: for word-aligned keys, jhash2 of the little-endian
-// words equals jhash of the bytes (../shared/reference/kernel-htab.md §1.2, §1.5), for 0..64 words.
+// words equals jhash of the bytes (../shared/reference/kernel-htab.md §1.2,
+// §1.5), for 0..64 words.
 func TestJhash2EqualsJhash(t *testing.T) {
 	r := rand.New(rand.NewPCG(0x6a686173, 0x68))
 	for n := 0; n <= 64; n++ {

@@ -13,10 +13,12 @@ import (
 //
 // Writers set a bucket's bit when they link its first element and clear it
 // when they unlink its last one (the classic layout sets it just before the
-// link, the home layout just after), always while holding the bucket's lock. So, whenever no writer holds the bucket, its bit says exactly whether
-// it is empty, and a bucket that stays non-empty keeps its bit set throughout:
-// a walk never misses a key that is present for the whole walk. Bits of
-// different buckets share a word, so Set and Clear are atomic read-modify-writes.
+// link, the home layout just after), always while holding the bucket's
+// lock. So, whenever no writer holds the bucket, its bit says exactly
+// whether it is empty, and a bucket that stays non-empty keeps its bit set
+// throughout: a walk never misses a key that is present for the whole walk.
+// Bits of different buckets share a word, so Set and Clear are atomic
+// read-modify-writes.
 //
 // The zero value is an empty bitmap of no buckets; use NewOccupancy.
 type Occupancy struct {

@@ -19,8 +19,8 @@ import (
 //
 // Every value copy goes through batchValueCopy and batchValueArg, and the
 // values slice's length through batchValuesLen: the places that differ for
-// per-CPU types (CPUs() values per key), with the LookupBatch doc's wording. The home
-// layout shares all but batchWalk (homeBatch).
+// per-CPU types (CPUs() values per key), with the LookupBatch doc's
+// wording. The home layout shares all but batchWalk (homeBatch).
 func (g *generator) batch(f *jen.File) {
 	g.batchLookups(f)
 	g.batchWalk(f)

@@ -21,18 +21,13 @@ func (g *generator) testAdapters(f *jen.File) {
 
 // singleValueAdapters: hash and lru, whose API already has one value per key.
 const singleValueAdapters = `
-// %[4]sTestUpdate, %[4]sTestLookup, %[4]sTestLookupAndDelete and %[4]sTestAll
-// are the map's userspace methods, as the checks below use them (%[4]sTestAll
-// collects All).
+// %[4]sTestUpdate, %[4]sTestLookup and %[4]sTestAll are the map's userspace
+// methods, as the checks below use them (%[4]sTestAll collects All).
 func %[4]sTestUpdate(m *%[1]s, k %[2]s, v %[3]s, flags htab.UpdateFlags) error {
 	return m.Update(k, v, flags)
 }
 
 func %[4]sTestLookup(t testing.TB, m *%[1]s, k %[2]s) (%[3]s, bool) { return m.Lookup(k) }
-
-func %[4]sTestLookupAndDelete(t testing.TB, m *%[1]s, k %[2]s) (%[3]s, error) {
-	return m.LookupAndDelete(k)
-}
 
 func %[4]sTestAll(t testing.TB, m *%[1]s) (keys []%[2]s, vals []%[3]s) {
 	for k, v := range m.All() {
@@ -65,8 +60,8 @@ func %[4]sTestCheckValues(t testing.TB, m *%[1]s, k %[2]s, vals []%[3]s) {
 	}
 }
 
-// %[4]sTestUpdate, %[4]sTestLookup, %[4]sTestLookupAndDelete and %[4]sTestAll
-// are the map's userspace methods with one value standing for every CPU's.
+// %[4]sTestUpdate, %[4]sTestLookup and %[4]sTestAll are the map's userspace
+// methods with one value standing for every CPU's.
 func %[4]sTestUpdate(m *%[1]s, k %[2]s, v %[3]s, flags htab.UpdateFlags) error {
 	return m.Update(k, %[4]sTestValues(m, v), flags)
 }
@@ -78,15 +73,6 @@ func %[4]sTestLookup(t testing.TB, m *%[1]s, k %[2]s) (%[3]s, bool) {
 	}
 	%[4]sTestCheckValues(t, m, k, vals)
 	return vals[0], true
-}
-
-func %[4]sTestLookupAndDelete(t testing.TB, m *%[1]s, k %[2]s) (%[3]s, error) {
-	vals := make([]%[3]s, m.CPUs())
-	if err := m.LookupAndDelete(k, vals); err != nil {
-		return %[3]s{}, err
-	}
-	%[4]sTestCheckValues(t, m, k, vals)
-	return vals[0], nil
 }
 
 func %[4]sTestAll(t testing.TB, m *%[1]s) (keys []%[2]s, vals []%[3]s) {

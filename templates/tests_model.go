@@ -357,8 +357,13 @@ func (md *_p_Model) update(step int, k _KEY_, cpu int, v _VAL_, flags htab.Updat
 	}
 	// UpdateBatch takes only UpdateAny, as the kernel's (elem_flags).
 	invalid := flags > htab.UpdateExist || cpu == _p_ModelBatch && flags != htab.UpdateAny
+	// An LRU map's contents after the update, read once: for evicted and for
+	// the comparison below.
+	var keys []_KEY_
+	var vals [][]_VAL_
 	if _p_ModelLRU {
-		present = md.evicted(step, k, cpu, present, replaced, flags, invalid, err)
+		keys, vals = _p_ModelAll(m)
+		present = md.evicted(step, k, cpu, present, replaced, flags, invalid, err, keys, vals)
 	}
 	var want error
 	switch {
@@ -386,19 +391,18 @@ func (md *_p_Model) update(step int, k _KEY_, cpu int, v _VAL_, flags htab.Updat
 		md.owner[k] = max(cpu, 0) // a new element, from the updating CPU's list
 	}
 	if _p_ModelLRU {
-		keys, vals := _p_ModelAll(m)
 		md.compare(step, keys, vals)
 	}
 }
 
-// evicted drops from an LRU map's model the keys the update of k evicted,
-// k too if the update's own eviction took it before the update looked it up,
-// checks them against evictBounds, and returns whether k was present when
-// the update looked it up.
-func (md *_p_Model) evicted(step int, k _KEY_, cpu int, present bool, replaced []_VAL_, flags htab.UpdateFlags, invalid bool, err error) bool {
+// evicted drops from an LRU map's model the keys the update of k evicted
+// (those the map's contents after it, keys and vals, lack), k too if the
+// update's own eviction took it before the update looked it up, checks them
+// against evictBounds, and returns whether k was present when the update
+// looked it up.
+func (md *_p_Model) evicted(step int, k _KEY_, cpu int, present bool, replaced []_VAL_, flags htab.UpdateFlags, invalid bool, err error, keys []_KEY_, vals [][]_VAL_) bool {
 	t, c := md.t, max(cpu, 0)
 	low, high := md.evictBounds(c, present, invalid || _p_ModelPerCPU && flags == htab.UpdateExist)
-	keys, vals := _p_ModelAll(md.m)
 	in := make(map[_KEY_][]_VAL_, len(keys))
 	for i, key := range keys {
 		in[key] = vals[i]

@@ -15,19 +15,14 @@ import (
 	"testing"
 )
 
-// nonEmptyTestUpdate, nonEmptyTestLookup, nonEmptyTestLookupAndDelete and nonEmptyTestAll
-// are the map's userspace methods, as the checks below use them (nonEmptyTestAll
-// collects All).
+// nonEmptyTestUpdate, nonEmptyTestLookup and nonEmptyTestAll are the map's userspace
+// methods, as the checks below use them (nonEmptyTestAll collects All).
 func nonEmptyTestUpdate(m *NonEmpty, k NonEmptyKey, v NonEmptyValue, flags htab.UpdateFlags) error {
 	return m.Update(k, v, flags)
 }
 
 func nonEmptyTestLookup(t testing.TB, m *NonEmpty, k NonEmptyKey) (NonEmptyValue, bool) {
 	return m.Lookup(k)
-}
-
-func nonEmptyTestLookupAndDelete(t testing.TB, m *NonEmpty, k NonEmptyKey) (NonEmptyValue, error) {
-	return m.LookupAndDelete(k)
 }
 
 func nonEmptyTestAll(t testing.TB, m *NonEmpty) (keys []NonEmptyKey, vals []NonEmptyValue) {
@@ -296,8 +291,13 @@ func (md *nonEmptyModel) update(step int, k NonEmptyKey, cpu int, v NonEmptyValu
 	}
 	// UpdateBatch takes only UpdateAny, as the kernel's (elem_flags).
 	invalid := flags > htab.UpdateExist || cpu == nonEmptyModelBatch && flags != htab.UpdateAny
+	// An LRU map's contents after the update, read once: for evicted and for
+	// the comparison below.
+	var keys []NonEmptyKey
+	var vals [][]NonEmptyValue
 	if nonEmptyModelLRU {
-		present = md.evicted(step, k, cpu, present, replaced, flags, invalid, err)
+		keys, vals = nonEmptyModelAll(m)
+		present = md.evicted(step, k, cpu, present, replaced, flags, invalid, err, keys, vals)
 	}
 	var want error
 	switch {
@@ -325,19 +325,18 @@ func (md *nonEmptyModel) update(step int, k NonEmptyKey, cpu int, v NonEmptyValu
 		md.owner[k] = max(cpu, 0) // a new element, from the updating CPU's list
 	}
 	if nonEmptyModelLRU {
-		keys, vals := nonEmptyModelAll(m)
 		md.compare(step, keys, vals)
 	}
 }
 
-// evicted drops from an LRU map's model the keys the update of k evicted,
-// k too if the update's own eviction took it before the update looked it up,
-// checks them against evictBounds, and returns whether k was present when
-// the update looked it up.
-func (md *nonEmptyModel) evicted(step int, k NonEmptyKey, cpu int, present bool, replaced []NonEmptyValue, flags htab.UpdateFlags, invalid bool, err error) bool {
+// evicted drops from an LRU map's model the keys the update of k evicted
+// (those the map's contents after it, keys and vals, lack), k too if the
+// update's own eviction took it before the update looked it up, checks them
+// against evictBounds, and returns whether k was present when the update
+// looked it up.
+func (md *nonEmptyModel) evicted(step int, k NonEmptyKey, cpu int, present bool, replaced []NonEmptyValue, flags htab.UpdateFlags, invalid bool, err error, keys []NonEmptyKey, vals [][]NonEmptyValue) bool {
 	t, c := md.t, max(cpu, 0)
 	low, high := md.evictBounds(c, present, invalid || nonEmptyModelPerCPU && flags == htab.UpdateExist)
-	keys, vals := nonEmptyModelAll(md.m)
 	in := make(map[NonEmptyKey][]NonEmptyValue, len(keys))
 	for i, key := range keys {
 		in[key] = vals[i]

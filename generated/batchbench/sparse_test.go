@@ -15,18 +15,13 @@ import (
 	"testing"
 )
 
-// sparseTestUpdate, sparseTestLookup, sparseTestLookupAndDelete and sparseTestAll
-// are the map's userspace methods, as the checks below use them (sparseTestAll
-// collects All).
+// sparseTestUpdate, sparseTestLookup and sparseTestAll are the map's userspace
+// methods, as the checks below use them (sparseTestAll collects All).
 func sparseTestUpdate(m *Sparse, k SparseKey, v SparseValue, flags htab.UpdateFlags) error {
 	return m.Update(k, v, flags)
 }
 
 func sparseTestLookup(t testing.TB, m *Sparse, k SparseKey) (SparseValue, bool) { return m.Lookup(k) }
-
-func sparseTestLookupAndDelete(t testing.TB, m *Sparse, k SparseKey) (SparseValue, error) {
-	return m.LookupAndDelete(k)
-}
 
 func sparseTestAll(t testing.TB, m *Sparse) (keys []SparseKey, vals []SparseValue) {
 	for k, v := range m.All() {
@@ -294,8 +289,13 @@ func (md *sparseModel) update(step int, k SparseKey, cpu int, v SparseValue, fla
 	}
 	// UpdateBatch takes only UpdateAny, as the kernel's (elem_flags).
 	invalid := flags > htab.UpdateExist || cpu == sparseModelBatch && flags != htab.UpdateAny
+	// An LRU map's contents after the update, read once: for evicted and for
+	// the comparison below.
+	var keys []SparseKey
+	var vals [][]SparseValue
 	if sparseModelLRU {
-		present = md.evicted(step, k, cpu, present, replaced, flags, invalid, err)
+		keys, vals = sparseModelAll(m)
+		present = md.evicted(step, k, cpu, present, replaced, flags, invalid, err, keys, vals)
 	}
 	var want error
 	switch {
@@ -323,19 +323,18 @@ func (md *sparseModel) update(step int, k SparseKey, cpu int, v SparseValue, fla
 		md.owner[k] = max(cpu, 0) // a new element, from the updating CPU's list
 	}
 	if sparseModelLRU {
-		keys, vals := sparseModelAll(m)
 		md.compare(step, keys, vals)
 	}
 }
 
-// evicted drops from an LRU map's model the keys the update of k evicted,
-// k too if the update's own eviction took it before the update looked it up,
-// checks them against evictBounds, and returns whether k was present when
-// the update looked it up.
-func (md *sparseModel) evicted(step int, k SparseKey, cpu int, present bool, replaced []SparseValue, flags htab.UpdateFlags, invalid bool, err error) bool {
+// evicted drops from an LRU map's model the keys the update of k evicted
+// (those the map's contents after it, keys and vals, lack), k too if the
+// update's own eviction took it before the update looked it up, checks them
+// against evictBounds, and returns whether k was present when the update
+// looked it up.
+func (md *sparseModel) evicted(step int, k SparseKey, cpu int, present bool, replaced []SparseValue, flags htab.UpdateFlags, invalid bool, err error, keys []SparseKey, vals [][]SparseValue) bool {
 	t, c := md.t, max(cpu, 0)
 	low, high := md.evictBounds(c, present, invalid || sparseModelPerCPU && flags == htab.UpdateExist)
-	keys, vals := sparseModelAll(md.m)
 	in := make(map[SparseKey][]SparseValue, len(keys))
 	for i, key := range keys {
 		in[key] = vals[i]

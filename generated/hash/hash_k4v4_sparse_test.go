@@ -15,19 +15,14 @@ import (
 	"testing"
 )
 
-// hashK4V4SparseTestUpdate, hashK4V4SparseTestLookup, hashK4V4SparseTestLookupAndDelete and hashK4V4SparseTestAll
-// are the map's userspace methods, as the checks below use them (hashK4V4SparseTestAll
-// collects All).
+// hashK4V4SparseTestUpdate, hashK4V4SparseTestLookup and hashK4V4SparseTestAll are the map's userspace
+// methods, as the checks below use them (hashK4V4SparseTestAll collects All).
 func hashK4V4SparseTestUpdate(m *HashK4V4Sparse, k HashK4V4SparseKey, v HashK4V4SparseValue, flags htab.UpdateFlags) error {
 	return m.Update(k, v, flags)
 }
 
 func hashK4V4SparseTestLookup(t testing.TB, m *HashK4V4Sparse, k HashK4V4SparseKey) (HashK4V4SparseValue, bool) {
 	return m.Lookup(k)
-}
-
-func hashK4V4SparseTestLookupAndDelete(t testing.TB, m *HashK4V4Sparse, k HashK4V4SparseKey) (HashK4V4SparseValue, error) {
-	return m.LookupAndDelete(k)
 }
 
 func hashK4V4SparseTestAll(t testing.TB, m *HashK4V4Sparse) (keys []HashK4V4SparseKey, vals []HashK4V4SparseValue) {
@@ -296,8 +291,13 @@ func (md *hashK4V4SparseModel) update(step int, k HashK4V4SparseKey, cpu int, v 
 	}
 	// UpdateBatch takes only UpdateAny, as the kernel's (elem_flags).
 	invalid := flags > htab.UpdateExist || cpu == hashK4V4SparseModelBatch && flags != htab.UpdateAny
+	// An LRU map's contents after the update, read once: for evicted and for
+	// the comparison below.
+	var keys []HashK4V4SparseKey
+	var vals [][]HashK4V4SparseValue
 	if hashK4V4SparseModelLRU {
-		present = md.evicted(step, k, cpu, present, replaced, flags, invalid, err)
+		keys, vals = hashK4V4SparseModelAll(m)
+		present = md.evicted(step, k, cpu, present, replaced, flags, invalid, err, keys, vals)
 	}
 	var want error
 	switch {
@@ -325,19 +325,18 @@ func (md *hashK4V4SparseModel) update(step int, k HashK4V4SparseKey, cpu int, v 
 		md.owner[k] = max(cpu, 0) // a new element, from the updating CPU's list
 	}
 	if hashK4V4SparseModelLRU {
-		keys, vals := hashK4V4SparseModelAll(m)
 		md.compare(step, keys, vals)
 	}
 }
 
-// evicted drops from an LRU map's model the keys the update of k evicted,
-// k too if the update's own eviction took it before the update looked it up,
-// checks them against evictBounds, and returns whether k was present when
-// the update looked it up.
-func (md *hashK4V4SparseModel) evicted(step int, k HashK4V4SparseKey, cpu int, present bool, replaced []HashK4V4SparseValue, flags htab.UpdateFlags, invalid bool, err error) bool {
+// evicted drops from an LRU map's model the keys the update of k evicted
+// (those the map's contents after it, keys and vals, lack), k too if the
+// update's own eviction took it before the update looked it up, checks them
+// against evictBounds, and returns whether k was present when the update
+// looked it up.
+func (md *hashK4V4SparseModel) evicted(step int, k HashK4V4SparseKey, cpu int, present bool, replaced []HashK4V4SparseValue, flags htab.UpdateFlags, invalid bool, err error, keys []HashK4V4SparseKey, vals [][]HashK4V4SparseValue) bool {
 	t, c := md.t, max(cpu, 0)
 	low, high := md.evictBounds(c, present, invalid || hashK4V4SparseModelPerCPU && flags == htab.UpdateExist)
-	keys, vals := hashK4V4SparseModelAll(md.m)
 	in := make(map[HashK4V4SparseKey][]HashK4V4SparseValue, len(keys))
 	for i, key := range keys {
 		in[key] = vals[i]

@@ -15,19 +15,14 @@ import (
 	"testing"
 )
 
-// hashK8V8TestUpdate, hashK8V8TestLookup, hashK8V8TestLookupAndDelete and hashK8V8TestAll
-// are the map's userspace methods, as the checks below use them (hashK8V8TestAll
-// collects All).
+// hashK8V8TestUpdate, hashK8V8TestLookup and hashK8V8TestAll are the map's userspace
+// methods, as the checks below use them (hashK8V8TestAll collects All).
 func hashK8V8TestUpdate(m *HashK8V8, k HashK8V8Key, v HashK8V8Value, flags htab.UpdateFlags) error {
 	return m.Update(k, v, flags)
 }
 
 func hashK8V8TestLookup(t testing.TB, m *HashK8V8, k HashK8V8Key) (HashK8V8Value, bool) {
 	return m.Lookup(k)
-}
-
-func hashK8V8TestLookupAndDelete(t testing.TB, m *HashK8V8, k HashK8V8Key) (HashK8V8Value, error) {
-	return m.LookupAndDelete(k)
 }
 
 func hashK8V8TestAll(t testing.TB, m *HashK8V8) (keys []HashK8V8Key, vals []HashK8V8Value) {
@@ -296,8 +291,13 @@ func (md *hashK8V8Model) update(step int, k HashK8V8Key, cpu int, v HashK8V8Valu
 	}
 	// UpdateBatch takes only UpdateAny, as the kernel's (elem_flags).
 	invalid := flags > htab.UpdateExist || cpu == hashK8V8ModelBatch && flags != htab.UpdateAny
+	// An LRU map's contents after the update, read once: for evicted and for
+	// the comparison below.
+	var keys []HashK8V8Key
+	var vals [][]HashK8V8Value
 	if hashK8V8ModelLRU {
-		present = md.evicted(step, k, cpu, present, replaced, flags, invalid, err)
+		keys, vals = hashK8V8ModelAll(m)
+		present = md.evicted(step, k, cpu, present, replaced, flags, invalid, err, keys, vals)
 	}
 	var want error
 	switch {
@@ -325,19 +325,18 @@ func (md *hashK8V8Model) update(step int, k HashK8V8Key, cpu int, v HashK8V8Valu
 		md.owner[k] = max(cpu, 0) // a new element, from the updating CPU's list
 	}
 	if hashK8V8ModelLRU {
-		keys, vals := hashK8V8ModelAll(m)
 		md.compare(step, keys, vals)
 	}
 }
 
-// evicted drops from an LRU map's model the keys the update of k evicted,
-// k too if the update's own eviction took it before the update looked it up,
-// checks them against evictBounds, and returns whether k was present when
-// the update looked it up.
-func (md *hashK8V8Model) evicted(step int, k HashK8V8Key, cpu int, present bool, replaced []HashK8V8Value, flags htab.UpdateFlags, invalid bool, err error) bool {
+// evicted drops from an LRU map's model the keys the update of k evicted
+// (those the map's contents after it, keys and vals, lack), k too if the
+// update's own eviction took it before the update looked it up, checks them
+// against evictBounds, and returns whether k was present when the update
+// looked it up.
+func (md *hashK8V8Model) evicted(step int, k HashK8V8Key, cpu int, present bool, replaced []HashK8V8Value, flags htab.UpdateFlags, invalid bool, err error, keys []HashK8V8Key, vals [][]HashK8V8Value) bool {
 	t, c := md.t, max(cpu, 0)
 	low, high := md.evictBounds(c, present, invalid || hashK8V8ModelPerCPU && flags == htab.UpdateExist)
-	keys, vals := hashK8V8ModelAll(md.m)
 	in := make(map[HashK8V8Key][]HashK8V8Value, len(keys))
 	for i, key := range keys {
 		in[key] = vals[i]

@@ -15,19 +15,14 @@ import (
 	"testing"
 )
 
-// homeK16V8TestUpdate, homeK16V8TestLookup, homeK16V8TestLookupAndDelete and homeK16V8TestAll
-// are the map's userspace methods, as the checks below use them (homeK16V8TestAll
-// collects All).
+// homeK16V8TestUpdate, homeK16V8TestLookup and homeK16V8TestAll are the map's userspace
+// methods, as the checks below use them (homeK16V8TestAll collects All).
 func homeK16V8TestUpdate(m *HomeK16V8, k HomeK16V8Key, v HomeK16V8Value, flags htab.UpdateFlags) error {
 	return m.Update(k, v, flags)
 }
 
 func homeK16V8TestLookup(t testing.TB, m *HomeK16V8, k HomeK16V8Key) (HomeK16V8Value, bool) {
 	return m.Lookup(k)
-}
-
-func homeK16V8TestLookupAndDelete(t testing.TB, m *HomeK16V8, k HomeK16V8Key) (HomeK16V8Value, error) {
-	return m.LookupAndDelete(k)
 }
 
 func homeK16V8TestAll(t testing.TB, m *HomeK16V8) (keys []HomeK16V8Key, vals []HomeK16V8Value) {
@@ -296,8 +291,13 @@ func (md *homeK16V8Model) update(step int, k HomeK16V8Key, cpu int, v HomeK16V8V
 	}
 	// UpdateBatch takes only UpdateAny, as the kernel's (elem_flags).
 	invalid := flags > htab.UpdateExist || cpu == homeK16V8ModelBatch && flags != htab.UpdateAny
+	// An LRU map's contents after the update, read once: for evicted and for
+	// the comparison below.
+	var keys []HomeK16V8Key
+	var vals [][]HomeK16V8Value
 	if homeK16V8ModelLRU {
-		present = md.evicted(step, k, cpu, present, replaced, flags, invalid, err)
+		keys, vals = homeK16V8ModelAll(m)
+		present = md.evicted(step, k, cpu, present, replaced, flags, invalid, err, keys, vals)
 	}
 	var want error
 	switch {
@@ -325,19 +325,18 @@ func (md *homeK16V8Model) update(step int, k HomeK16V8Key, cpu int, v HomeK16V8V
 		md.owner[k] = max(cpu, 0) // a new element, from the updating CPU's list
 	}
 	if homeK16V8ModelLRU {
-		keys, vals := homeK16V8ModelAll(m)
 		md.compare(step, keys, vals)
 	}
 }
 
-// evicted drops from an LRU map's model the keys the update of k evicted,
-// k too if the update's own eviction took it before the update looked it up,
-// checks them against evictBounds, and returns whether k was present when
-// the update looked it up.
-func (md *homeK16V8Model) evicted(step int, k HomeK16V8Key, cpu int, present bool, replaced []HomeK16V8Value, flags htab.UpdateFlags, invalid bool, err error) bool {
+// evicted drops from an LRU map's model the keys the update of k evicted
+// (those the map's contents after it, keys and vals, lack), k too if the
+// update's own eviction took it before the update looked it up, checks them
+// against evictBounds, and returns whether k was present when the update
+// looked it up.
+func (md *homeK16V8Model) evicted(step int, k HomeK16V8Key, cpu int, present bool, replaced []HomeK16V8Value, flags htab.UpdateFlags, invalid bool, err error, keys []HomeK16V8Key, vals [][]HomeK16V8Value) bool {
 	t, c := md.t, max(cpu, 0)
 	low, high := md.evictBounds(c, present, invalid || homeK16V8ModelPerCPU && flags == htab.UpdateExist)
-	keys, vals := homeK16V8ModelAll(md.m)
 	in := make(map[HomeK16V8Key][]HomeK16V8Value, len(keys))
 	for i, key := range keys {
 		in[key] = vals[i]

@@ -15,19 +15,14 @@ import (
 	"testing"
 )
 
-// homeK4V4SparseTestUpdate, homeK4V4SparseTestLookup, homeK4V4SparseTestLookupAndDelete and homeK4V4SparseTestAll
-// are the map's userspace methods, as the checks below use them (homeK4V4SparseTestAll
-// collects All).
+// homeK4V4SparseTestUpdate, homeK4V4SparseTestLookup and homeK4V4SparseTestAll are the map's userspace
+// methods, as the checks below use them (homeK4V4SparseTestAll collects All).
 func homeK4V4SparseTestUpdate(m *HomeK4V4Sparse, k HomeK4V4SparseKey, v HomeK4V4SparseValue, flags htab.UpdateFlags) error {
 	return m.Update(k, v, flags)
 }
 
 func homeK4V4SparseTestLookup(t testing.TB, m *HomeK4V4Sparse, k HomeK4V4SparseKey) (HomeK4V4SparseValue, bool) {
 	return m.Lookup(k)
-}
-
-func homeK4V4SparseTestLookupAndDelete(t testing.TB, m *HomeK4V4Sparse, k HomeK4V4SparseKey) (HomeK4V4SparseValue, error) {
-	return m.LookupAndDelete(k)
 }
 
 func homeK4V4SparseTestAll(t testing.TB, m *HomeK4V4Sparse) (keys []HomeK4V4SparseKey, vals []HomeK4V4SparseValue) {
@@ -296,8 +291,13 @@ func (md *homeK4V4SparseModel) update(step int, k HomeK4V4SparseKey, cpu int, v 
 	}
 	// UpdateBatch takes only UpdateAny, as the kernel's (elem_flags).
 	invalid := flags > htab.UpdateExist || cpu == homeK4V4SparseModelBatch && flags != htab.UpdateAny
+	// An LRU map's contents after the update, read once: for evicted and for
+	// the comparison below.
+	var keys []HomeK4V4SparseKey
+	var vals [][]HomeK4V4SparseValue
 	if homeK4V4SparseModelLRU {
-		present = md.evicted(step, k, cpu, present, replaced, flags, invalid, err)
+		keys, vals = homeK4V4SparseModelAll(m)
+		present = md.evicted(step, k, cpu, present, replaced, flags, invalid, err, keys, vals)
 	}
 	var want error
 	switch {
@@ -325,19 +325,18 @@ func (md *homeK4V4SparseModel) update(step int, k HomeK4V4SparseKey, cpu int, v 
 		md.owner[k] = max(cpu, 0) // a new element, from the updating CPU's list
 	}
 	if homeK4V4SparseModelLRU {
-		keys, vals := homeK4V4SparseModelAll(m)
 		md.compare(step, keys, vals)
 	}
 }
 
-// evicted drops from an LRU map's model the keys the update of k evicted,
-// k too if the update's own eviction took it before the update looked it up,
-// checks them against evictBounds, and returns whether k was present when
-// the update looked it up.
-func (md *homeK4V4SparseModel) evicted(step int, k HomeK4V4SparseKey, cpu int, present bool, replaced []HomeK4V4SparseValue, flags htab.UpdateFlags, invalid bool, err error) bool {
+// evicted drops from an LRU map's model the keys the update of k evicted
+// (those the map's contents after it, keys and vals, lack), k too if the
+// update's own eviction took it before the update looked it up, checks them
+// against evictBounds, and returns whether k was present when the update
+// looked it up.
+func (md *homeK4V4SparseModel) evicted(step int, k HomeK4V4SparseKey, cpu int, present bool, replaced []HomeK4V4SparseValue, flags htab.UpdateFlags, invalid bool, err error, keys []HomeK4V4SparseKey, vals [][]HomeK4V4SparseValue) bool {
 	t, c := md.t, max(cpu, 0)
 	low, high := md.evictBounds(c, present, invalid || homeK4V4SparseModelPerCPU && flags == htab.UpdateExist)
-	keys, vals := homeK4V4SparseModelAll(md.m)
 	in := make(map[HomeK4V4SparseKey][]HomeK4V4SparseValue, len(keys))
 	for i, key := range keys {
 		in[key] = vals[i]

@@ -13,19 +13,14 @@ import (
 	"testing"
 )
 
-// lruK8V8TestUpdate, lruK8V8TestLookup, lruK8V8TestLookupAndDelete and lruK8V8TestAll
-// are the map's userspace methods, as the checks below use them (lruK8V8TestAll
-// collects All).
+// lruK8V8TestUpdate, lruK8V8TestLookup and lruK8V8TestAll are the map's userspace
+// methods, as the checks below use them (lruK8V8TestAll collects All).
 func lruK8V8TestUpdate(m *LruK8V8, k LruK8V8Key, v LruK8V8Value, flags htab.UpdateFlags) error {
 	return m.Update(k, v, flags)
 }
 
 func lruK8V8TestLookup(t testing.TB, m *LruK8V8, k LruK8V8Key) (LruK8V8Value, bool) {
 	return m.Lookup(k)
-}
-
-func lruK8V8TestLookupAndDelete(t testing.TB, m *LruK8V8, k LruK8V8Key) (LruK8V8Value, error) {
-	return m.LookupAndDelete(k)
 }
 
 func lruK8V8TestAll(t testing.TB, m *LruK8V8) (keys []LruK8V8Key, vals []LruK8V8Value) {
@@ -294,8 +289,13 @@ func (md *lruK8V8Model) update(step int, k LruK8V8Key, cpu int, v LruK8V8Value, 
 	}
 	// UpdateBatch takes only UpdateAny, as the kernel's (elem_flags).
 	invalid := flags > htab.UpdateExist || cpu == lruK8V8ModelBatch && flags != htab.UpdateAny
+	// An LRU map's contents after the update, read once: for evicted and for
+	// the comparison below.
+	var keys []LruK8V8Key
+	var vals [][]LruK8V8Value
 	if lruK8V8ModelLRU {
-		present = md.evicted(step, k, cpu, present, replaced, flags, invalid, err)
+		keys, vals = lruK8V8ModelAll(m)
+		present = md.evicted(step, k, cpu, present, replaced, flags, invalid, err, keys, vals)
 	}
 	var want error
 	switch {
@@ -323,19 +323,18 @@ func (md *lruK8V8Model) update(step int, k LruK8V8Key, cpu int, v LruK8V8Value, 
 		md.owner[k] = max(cpu, 0) // a new element, from the updating CPU's list
 	}
 	if lruK8V8ModelLRU {
-		keys, vals := lruK8V8ModelAll(m)
 		md.compare(step, keys, vals)
 	}
 }
 
-// evicted drops from an LRU map's model the keys the update of k evicted,
-// k too if the update's own eviction took it before the update looked it up,
-// checks them against evictBounds, and returns whether k was present when
-// the update looked it up.
-func (md *lruK8V8Model) evicted(step int, k LruK8V8Key, cpu int, present bool, replaced []LruK8V8Value, flags htab.UpdateFlags, invalid bool, err error) bool {
+// evicted drops from an LRU map's model the keys the update of k evicted
+// (those the map's contents after it, keys and vals, lack), k too if the
+// update's own eviction took it before the update looked it up, checks them
+// against evictBounds, and returns whether k was present when the update
+// looked it up.
+func (md *lruK8V8Model) evicted(step int, k LruK8V8Key, cpu int, present bool, replaced []LruK8V8Value, flags htab.UpdateFlags, invalid bool, err error, keys []LruK8V8Key, vals [][]LruK8V8Value) bool {
 	t, c := md.t, max(cpu, 0)
 	low, high := md.evictBounds(c, present, invalid || lruK8V8ModelPerCPU && flags == htab.UpdateExist)
-	keys, vals := lruK8V8ModelAll(md.m)
 	in := make(map[LruK8V8Key][]LruK8V8Value, len(keys))
 	for i, key := range keys {
 		in[key] = vals[i]

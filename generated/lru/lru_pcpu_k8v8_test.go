@@ -34,8 +34,8 @@ func lruPcpuK8V8TestCheckValues(t testing.TB, m *LruPcpuK8V8, k LruPcpuK8V8Key, 
 	}
 }
 
-// lruPcpuK8V8TestUpdate, lruPcpuK8V8TestLookup, lruPcpuK8V8TestLookupAndDelete and lruPcpuK8V8TestAll
-// are the map's userspace methods with one value standing for every CPU's.
+// lruPcpuK8V8TestUpdate, lruPcpuK8V8TestLookup and lruPcpuK8V8TestAll are the map's userspace
+// methods with one value standing for every CPU's.
 func lruPcpuK8V8TestUpdate(m *LruPcpuK8V8, k LruPcpuK8V8Key, v LruPcpuK8V8Value, flags htab.UpdateFlags) error {
 	return m.Update(k, lruPcpuK8V8TestValues(m, v), flags)
 }
@@ -47,15 +47,6 @@ func lruPcpuK8V8TestLookup(t testing.TB, m *LruPcpuK8V8, k LruPcpuK8V8Key) (LruP
 	}
 	lruPcpuK8V8TestCheckValues(t, m, k, vals)
 	return vals[0], true
-}
-
-func lruPcpuK8V8TestLookupAndDelete(t testing.TB, m *LruPcpuK8V8, k LruPcpuK8V8Key) (LruPcpuK8V8Value, error) {
-	vals := make([]LruPcpuK8V8Value, m.CPUs())
-	if err := m.LookupAndDelete(k, vals); err != nil {
-		return LruPcpuK8V8Value{}, err
-	}
-	lruPcpuK8V8TestCheckValues(t, m, k, vals)
-	return vals[0], nil
 }
 
 func lruPcpuK8V8TestAll(t testing.TB, m *LruPcpuK8V8) (keys []LruPcpuK8V8Key, vals []LruPcpuK8V8Value) {
@@ -325,8 +316,13 @@ func (md *lruPcpuK8V8Model) update(step int, k LruPcpuK8V8Key, cpu int, v LruPcp
 	}
 	// UpdateBatch takes only UpdateAny, as the kernel's (elem_flags).
 	invalid := flags > htab.UpdateExist || cpu == lruPcpuK8V8ModelBatch && flags != htab.UpdateAny
+	// An LRU map's contents after the update, read once: for evicted and for
+	// the comparison below.
+	var keys []LruPcpuK8V8Key
+	var vals [][]LruPcpuK8V8Value
 	if lruPcpuK8V8ModelLRU {
-		present = md.evicted(step, k, cpu, present, replaced, flags, invalid, err)
+		keys, vals = lruPcpuK8V8ModelAll(m)
+		present = md.evicted(step, k, cpu, present, replaced, flags, invalid, err, keys, vals)
 	}
 	var want error
 	switch {
@@ -354,19 +350,18 @@ func (md *lruPcpuK8V8Model) update(step int, k LruPcpuK8V8Key, cpu int, v LruPcp
 		md.owner[k] = max(cpu, 0) // a new element, from the updating CPU's list
 	}
 	if lruPcpuK8V8ModelLRU {
-		keys, vals := lruPcpuK8V8ModelAll(m)
 		md.compare(step, keys, vals)
 	}
 }
 
-// evicted drops from an LRU map's model the keys the update of k evicted,
-// k too if the update's own eviction took it before the update looked it up,
-// checks them against evictBounds, and returns whether k was present when
-// the update looked it up.
-func (md *lruPcpuK8V8Model) evicted(step int, k LruPcpuK8V8Key, cpu int, present bool, replaced []LruPcpuK8V8Value, flags htab.UpdateFlags, invalid bool, err error) bool {
+// evicted drops from an LRU map's model the keys the update of k evicted
+// (those the map's contents after it, keys and vals, lack), k too if the
+// update's own eviction took it before the update looked it up, checks them
+// against evictBounds, and returns whether k was present when the update
+// looked it up.
+func (md *lruPcpuK8V8Model) evicted(step int, k LruPcpuK8V8Key, cpu int, present bool, replaced []LruPcpuK8V8Value, flags htab.UpdateFlags, invalid bool, err error, keys []LruPcpuK8V8Key, vals [][]LruPcpuK8V8Value) bool {
 	t, c := md.t, max(cpu, 0)
 	low, high := md.evictBounds(c, present, invalid || lruPcpuK8V8ModelPerCPU && flags == htab.UpdateExist)
-	keys, vals := lruPcpuK8V8ModelAll(md.m)
 	in := make(map[LruPcpuK8V8Key][]LruPcpuK8V8Value, len(keys))
 	for i, key := range keys {
 		in[key] = vals[i]

@@ -34,8 +34,8 @@ func pcpuK8V8TestCheckValues(t testing.TB, m *PcpuK8V8, k PcpuK8V8Key, vals []Pc
 	}
 }
 
-// pcpuK8V8TestUpdate, pcpuK8V8TestLookup, pcpuK8V8TestLookupAndDelete and pcpuK8V8TestAll
-// are the map's userspace methods with one value standing for every CPU's.
+// pcpuK8V8TestUpdate, pcpuK8V8TestLookup and pcpuK8V8TestAll are the map's userspace
+// methods with one value standing for every CPU's.
 func pcpuK8V8TestUpdate(m *PcpuK8V8, k PcpuK8V8Key, v PcpuK8V8Value, flags htab.UpdateFlags) error {
 	return m.Update(k, pcpuK8V8TestValues(m, v), flags)
 }
@@ -47,15 +47,6 @@ func pcpuK8V8TestLookup(t testing.TB, m *PcpuK8V8, k PcpuK8V8Key) (PcpuK8V8Value
 	}
 	pcpuK8V8TestCheckValues(t, m, k, vals)
 	return vals[0], true
-}
-
-func pcpuK8V8TestLookupAndDelete(t testing.TB, m *PcpuK8V8, k PcpuK8V8Key) (PcpuK8V8Value, error) {
-	vals := make([]PcpuK8V8Value, m.CPUs())
-	if err := m.LookupAndDelete(k, vals); err != nil {
-		return PcpuK8V8Value{}, err
-	}
-	pcpuK8V8TestCheckValues(t, m, k, vals)
-	return vals[0], nil
 }
 
 func pcpuK8V8TestAll(t testing.TB, m *PcpuK8V8) (keys []PcpuK8V8Key, vals []PcpuK8V8Value) {
@@ -325,8 +316,13 @@ func (md *pcpuK8V8Model) update(step int, k PcpuK8V8Key, cpu int, v PcpuK8V8Valu
 	}
 	// UpdateBatch takes only UpdateAny, as the kernel's (elem_flags).
 	invalid := flags > htab.UpdateExist || cpu == pcpuK8V8ModelBatch && flags != htab.UpdateAny
+	// An LRU map's contents after the update, read once: for evicted and for
+	// the comparison below.
+	var keys []PcpuK8V8Key
+	var vals [][]PcpuK8V8Value
 	if pcpuK8V8ModelLRU {
-		present = md.evicted(step, k, cpu, present, replaced, flags, invalid, err)
+		keys, vals = pcpuK8V8ModelAll(m)
+		present = md.evicted(step, k, cpu, present, replaced, flags, invalid, err, keys, vals)
 	}
 	var want error
 	switch {
@@ -354,19 +350,18 @@ func (md *pcpuK8V8Model) update(step int, k PcpuK8V8Key, cpu int, v PcpuK8V8Valu
 		md.owner[k] = max(cpu, 0) // a new element, from the updating CPU's list
 	}
 	if pcpuK8V8ModelLRU {
-		keys, vals := pcpuK8V8ModelAll(m)
 		md.compare(step, keys, vals)
 	}
 }
 
-// evicted drops from an LRU map's model the keys the update of k evicted,
-// k too if the update's own eviction took it before the update looked it up,
-// checks them against evictBounds, and returns whether k was present when
-// the update looked it up.
-func (md *pcpuK8V8Model) evicted(step int, k PcpuK8V8Key, cpu int, present bool, replaced []PcpuK8V8Value, flags htab.UpdateFlags, invalid bool, err error) bool {
+// evicted drops from an LRU map's model the keys the update of k evicted
+// (those the map's contents after it, keys and vals, lack), k too if the
+// update's own eviction took it before the update looked it up, checks them
+// against evictBounds, and returns whether k was present when the update
+// looked it up.
+func (md *pcpuK8V8Model) evicted(step int, k PcpuK8V8Key, cpu int, present bool, replaced []PcpuK8V8Value, flags htab.UpdateFlags, invalid bool, err error, keys []PcpuK8V8Key, vals [][]PcpuK8V8Value) bool {
 	t, c := md.t, max(cpu, 0)
 	low, high := md.evictBounds(c, present, invalid || pcpuK8V8ModelPerCPU && flags == htab.UpdateExist)
-	keys, vals := pcpuK8V8ModelAll(md.m)
 	in := make(map[PcpuK8V8Key][]PcpuK8V8Value, len(keys))
 	for i, key := range keys {
 		in[key] = vals[i]

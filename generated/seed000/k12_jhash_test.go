@@ -15,19 +15,14 @@ import (
 	"testing"
 )
 
-// k12JhashTestUpdate, k12JhashTestLookup, k12JhashTestLookupAndDelete and k12JhashTestAll
-// are the map's userspace methods, as the checks below use them (k12JhashTestAll
-// collects All).
+// k12JhashTestUpdate, k12JhashTestLookup and k12JhashTestAll are the map's userspace
+// methods, as the checks below use them (k12JhashTestAll collects All).
 func k12JhashTestUpdate(m *K12Jhash, k K12JhashKey, v K12JhashValue, flags htab.UpdateFlags) error {
 	return m.Update(k, v, flags)
 }
 
 func k12JhashTestLookup(t testing.TB, m *K12Jhash, k K12JhashKey) (K12JhashValue, bool) {
 	return m.Lookup(k)
-}
-
-func k12JhashTestLookupAndDelete(t testing.TB, m *K12Jhash, k K12JhashKey) (K12JhashValue, error) {
-	return m.LookupAndDelete(k)
 }
 
 func k12JhashTestAll(t testing.TB, m *K12Jhash) (keys []K12JhashKey, vals []K12JhashValue) {
@@ -296,8 +291,13 @@ func (md *k12JhashModel) update(step int, k K12JhashKey, cpu int, v K12JhashValu
 	}
 	// UpdateBatch takes only UpdateAny, as the kernel's (elem_flags).
 	invalid := flags > htab.UpdateExist || cpu == k12JhashModelBatch && flags != htab.UpdateAny
+	// An LRU map's contents after the update, read once: for evicted and for
+	// the comparison below.
+	var keys []K12JhashKey
+	var vals [][]K12JhashValue
 	if k12JhashModelLRU {
-		present = md.evicted(step, k, cpu, present, replaced, flags, invalid, err)
+		keys, vals = k12JhashModelAll(m)
+		present = md.evicted(step, k, cpu, present, replaced, flags, invalid, err, keys, vals)
 	}
 	var want error
 	switch {
@@ -325,19 +325,18 @@ func (md *k12JhashModel) update(step int, k K12JhashKey, cpu int, v K12JhashValu
 		md.owner[k] = max(cpu, 0) // a new element, from the updating CPU's list
 	}
 	if k12JhashModelLRU {
-		keys, vals := k12JhashModelAll(m)
 		md.compare(step, keys, vals)
 	}
 }
 
-// evicted drops from an LRU map's model the keys the update of k evicted,
-// k too if the update's own eviction took it before the update looked it up,
-// checks them against evictBounds, and returns whether k was present when
-// the update looked it up.
-func (md *k12JhashModel) evicted(step int, k K12JhashKey, cpu int, present bool, replaced []K12JhashValue, flags htab.UpdateFlags, invalid bool, err error) bool {
+// evicted drops from an LRU map's model the keys the update of k evicted
+// (those the map's contents after it, keys and vals, lack), k too if the
+// update's own eviction took it before the update looked it up, checks them
+// against evictBounds, and returns whether k was present when the update
+// looked it up.
+func (md *k12JhashModel) evicted(step int, k K12JhashKey, cpu int, present bool, replaced []K12JhashValue, flags htab.UpdateFlags, invalid bool, err error, keys []K12JhashKey, vals [][]K12JhashValue) bool {
 	t, c := md.t, max(cpu, 0)
 	low, high := md.evictBounds(c, present, invalid || k12JhashModelPerCPU && flags == htab.UpdateExist)
-	keys, vals := k12JhashModelAll(md.m)
 	in := make(map[K12JhashKey][]K12JhashValue, len(keys))
 	for i, key := range keys {
 		in[key] = vals[i]

@@ -15,19 +15,14 @@ import (
 	"testing"
 )
 
-// k12StaticTestUpdate, k12StaticTestLookup, k12StaticTestLookupAndDelete and k12StaticTestAll
-// are the map's userspace methods, as the checks below use them (k12StaticTestAll
-// collects All).
+// k12StaticTestUpdate, k12StaticTestLookup and k12StaticTestAll are the map's userspace
+// methods, as the checks below use them (k12StaticTestAll collects All).
 func k12StaticTestUpdate(m *K12Static, k K12StaticKey, v K12StaticValue, flags htab.UpdateFlags) error {
 	return m.Update(k, v, flags)
 }
 
 func k12StaticTestLookup(t testing.TB, m *K12Static, k K12StaticKey) (K12StaticValue, bool) {
 	return m.Lookup(k)
-}
-
-func k12StaticTestLookupAndDelete(t testing.TB, m *K12Static, k K12StaticKey) (K12StaticValue, error) {
-	return m.LookupAndDelete(k)
 }
 
 func k12StaticTestAll(t testing.TB, m *K12Static) (keys []K12StaticKey, vals []K12StaticValue) {
@@ -296,8 +291,13 @@ func (md *k12StaticModel) update(step int, k K12StaticKey, cpu int, v K12StaticV
 	}
 	// UpdateBatch takes only UpdateAny, as the kernel's (elem_flags).
 	invalid := flags > htab.UpdateExist || cpu == k12StaticModelBatch && flags != htab.UpdateAny
+	// An LRU map's contents after the update, read once: for evicted and for
+	// the comparison below.
+	var keys []K12StaticKey
+	var vals [][]K12StaticValue
 	if k12StaticModelLRU {
-		present = md.evicted(step, k, cpu, present, replaced, flags, invalid, err)
+		keys, vals = k12StaticModelAll(m)
+		present = md.evicted(step, k, cpu, present, replaced, flags, invalid, err, keys, vals)
 	}
 	var want error
 	switch {
@@ -325,19 +325,18 @@ func (md *k12StaticModel) update(step int, k K12StaticKey, cpu int, v K12StaticV
 		md.owner[k] = max(cpu, 0) // a new element, from the updating CPU's list
 	}
 	if k12StaticModelLRU {
-		keys, vals := k12StaticModelAll(m)
 		md.compare(step, keys, vals)
 	}
 }
 
-// evicted drops from an LRU map's model the keys the update of k evicted,
-// k too if the update's own eviction took it before the update looked it up,
-// checks them against evictBounds, and returns whether k was present when
-// the update looked it up.
-func (md *k12StaticModel) evicted(step int, k K12StaticKey, cpu int, present bool, replaced []K12StaticValue, flags htab.UpdateFlags, invalid bool, err error) bool {
+// evicted drops from an LRU map's model the keys the update of k evicted
+// (those the map's contents after it, keys and vals, lack), k too if the
+// update's own eviction took it before the update looked it up, checks them
+// against evictBounds, and returns whether k was present when the update
+// looked it up.
+func (md *k12StaticModel) evicted(step int, k K12StaticKey, cpu int, present bool, replaced []K12StaticValue, flags htab.UpdateFlags, invalid bool, err error, keys []K12StaticKey, vals [][]K12StaticValue) bool {
 	t, c := md.t, max(cpu, 0)
 	low, high := md.evictBounds(c, present, invalid || k12StaticModelPerCPU && flags == htab.UpdateExist)
-	keys, vals := k12StaticModelAll(md.m)
 	in := make(map[K12StaticKey][]K12StaticValue, len(keys))
 	for i, key := range keys {
 		in[key] = vals[i]

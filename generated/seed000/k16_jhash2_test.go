@@ -15,19 +15,14 @@ import (
 	"testing"
 )
 
-// k16Jhash2TestUpdate, k16Jhash2TestLookup, k16Jhash2TestLookupAndDelete and k16Jhash2TestAll
-// are the map's userspace methods, as the checks below use them (k16Jhash2TestAll
-// collects All).
+// k16Jhash2TestUpdate, k16Jhash2TestLookup and k16Jhash2TestAll are the map's userspace
+// methods, as the checks below use them (k16Jhash2TestAll collects All).
 func k16Jhash2TestUpdate(m *K16Jhash2, k K16Jhash2Key, v K16Jhash2Value, flags htab.UpdateFlags) error {
 	return m.Update(k, v, flags)
 }
 
 func k16Jhash2TestLookup(t testing.TB, m *K16Jhash2, k K16Jhash2Key) (K16Jhash2Value, bool) {
 	return m.Lookup(k)
-}
-
-func k16Jhash2TestLookupAndDelete(t testing.TB, m *K16Jhash2, k K16Jhash2Key) (K16Jhash2Value, error) {
-	return m.LookupAndDelete(k)
 }
 
 func k16Jhash2TestAll(t testing.TB, m *K16Jhash2) (keys []K16Jhash2Key, vals []K16Jhash2Value) {
@@ -296,8 +291,13 @@ func (md *k16Jhash2Model) update(step int, k K16Jhash2Key, cpu int, v K16Jhash2V
 	}
 	// UpdateBatch takes only UpdateAny, as the kernel's (elem_flags).
 	invalid := flags > htab.UpdateExist || cpu == k16Jhash2ModelBatch && flags != htab.UpdateAny
+	// An LRU map's contents after the update, read once: for evicted and for
+	// the comparison below.
+	var keys []K16Jhash2Key
+	var vals [][]K16Jhash2Value
 	if k16Jhash2ModelLRU {
-		present = md.evicted(step, k, cpu, present, replaced, flags, invalid, err)
+		keys, vals = k16Jhash2ModelAll(m)
+		present = md.evicted(step, k, cpu, present, replaced, flags, invalid, err, keys, vals)
 	}
 	var want error
 	switch {
@@ -325,19 +325,18 @@ func (md *k16Jhash2Model) update(step int, k K16Jhash2Key, cpu int, v K16Jhash2V
 		md.owner[k] = max(cpu, 0) // a new element, from the updating CPU's list
 	}
 	if k16Jhash2ModelLRU {
-		keys, vals := k16Jhash2ModelAll(m)
 		md.compare(step, keys, vals)
 	}
 }
 
-// evicted drops from an LRU map's model the keys the update of k evicted,
-// k too if the update's own eviction took it before the update looked it up,
-// checks them against evictBounds, and returns whether k was present when
-// the update looked it up.
-func (md *k16Jhash2Model) evicted(step int, k K16Jhash2Key, cpu int, present bool, replaced []K16Jhash2Value, flags htab.UpdateFlags, invalid bool, err error) bool {
+// evicted drops from an LRU map's model the keys the update of k evicted
+// (those the map's contents after it, keys and vals, lack), k too if the
+// update's own eviction took it before the update looked it up, checks them
+// against evictBounds, and returns whether k was present when the update
+// looked it up.
+func (md *k16Jhash2Model) evicted(step int, k K16Jhash2Key, cpu int, present bool, replaced []K16Jhash2Value, flags htab.UpdateFlags, invalid bool, err error, keys []K16Jhash2Key, vals [][]K16Jhash2Value) bool {
 	t, c := md.t, max(cpu, 0)
 	low, high := md.evictBounds(c, present, invalid || k16Jhash2ModelPerCPU && flags == htab.UpdateExist)
-	keys, vals := k16Jhash2ModelAll(md.m)
 	in := make(map[K16Jhash2Key][]K16Jhash2Value, len(keys))
 	for i, key := range keys {
 		in[key] = vals[i]

@@ -15,19 +15,14 @@ import (
 	"testing"
 )
 
-// k16JhashTestUpdate, k16JhashTestLookup, k16JhashTestLookupAndDelete and k16JhashTestAll
-// are the map's userspace methods, as the checks below use them (k16JhashTestAll
-// collects All).
+// k16JhashTestUpdate, k16JhashTestLookup and k16JhashTestAll are the map's userspace
+// methods, as the checks below use them (k16JhashTestAll collects All).
 func k16JhashTestUpdate(m *K16Jhash, k K16JhashKey, v K16JhashValue, flags htab.UpdateFlags) error {
 	return m.Update(k, v, flags)
 }
 
 func k16JhashTestLookup(t testing.TB, m *K16Jhash, k K16JhashKey) (K16JhashValue, bool) {
 	return m.Lookup(k)
-}
-
-func k16JhashTestLookupAndDelete(t testing.TB, m *K16Jhash, k K16JhashKey) (K16JhashValue, error) {
-	return m.LookupAndDelete(k)
 }
 
 func k16JhashTestAll(t testing.TB, m *K16Jhash) (keys []K16JhashKey, vals []K16JhashValue) {
@@ -296,8 +291,13 @@ func (md *k16JhashModel) update(step int, k K16JhashKey, cpu int, v K16JhashValu
 	}
 	// UpdateBatch takes only UpdateAny, as the kernel's (elem_flags).
 	invalid := flags > htab.UpdateExist || cpu == k16JhashModelBatch && flags != htab.UpdateAny
+	// An LRU map's contents after the update, read once: for evicted and for
+	// the comparison below.
+	var keys []K16JhashKey
+	var vals [][]K16JhashValue
 	if k16JhashModelLRU {
-		present = md.evicted(step, k, cpu, present, replaced, flags, invalid, err)
+		keys, vals = k16JhashModelAll(m)
+		present = md.evicted(step, k, cpu, present, replaced, flags, invalid, err, keys, vals)
 	}
 	var want error
 	switch {
@@ -325,19 +325,18 @@ func (md *k16JhashModel) update(step int, k K16JhashKey, cpu int, v K16JhashValu
 		md.owner[k] = max(cpu, 0) // a new element, from the updating CPU's list
 	}
 	if k16JhashModelLRU {
-		keys, vals := k16JhashModelAll(m)
 		md.compare(step, keys, vals)
 	}
 }
 
-// evicted drops from an LRU map's model the keys the update of k evicted,
-// k too if the update's own eviction took it before the update looked it up,
-// checks them against evictBounds, and returns whether k was present when
-// the update looked it up.
-func (md *k16JhashModel) evicted(step int, k K16JhashKey, cpu int, present bool, replaced []K16JhashValue, flags htab.UpdateFlags, invalid bool, err error) bool {
+// evicted drops from an LRU map's model the keys the update of k evicted
+// (those the map's contents after it, keys and vals, lack), k too if the
+// update's own eviction took it before the update looked it up, checks them
+// against evictBounds, and returns whether k was present when the update
+// looked it up.
+func (md *k16JhashModel) evicted(step int, k K16JhashKey, cpu int, present bool, replaced []K16JhashValue, flags htab.UpdateFlags, invalid bool, err error, keys []K16JhashKey, vals [][]K16JhashValue) bool {
 	t, c := md.t, max(cpu, 0)
 	low, high := md.evictBounds(c, present, invalid || k16JhashModelPerCPU && flags == htab.UpdateExist)
-	keys, vals := k16JhashModelAll(md.m)
 	in := make(map[K16JhashKey][]K16JhashValue, len(keys))
 	for i, key := range keys {
 		in[key] = vals[i]

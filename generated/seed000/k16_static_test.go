@@ -15,19 +15,14 @@ import (
 	"testing"
 )
 
-// k16StaticTestUpdate, k16StaticTestLookup, k16StaticTestLookupAndDelete and k16StaticTestAll
-// are the map's userspace methods, as the checks below use them (k16StaticTestAll
-// collects All).
+// k16StaticTestUpdate, k16StaticTestLookup and k16StaticTestAll are the map's userspace
+// methods, as the checks below use them (k16StaticTestAll collects All).
 func k16StaticTestUpdate(m *K16Static, k K16StaticKey, v K16StaticValue, flags htab.UpdateFlags) error {
 	return m.Update(k, v, flags)
 }
 
 func k16StaticTestLookup(t testing.TB, m *K16Static, k K16StaticKey) (K16StaticValue, bool) {
 	return m.Lookup(k)
-}
-
-func k16StaticTestLookupAndDelete(t testing.TB, m *K16Static, k K16StaticKey) (K16StaticValue, error) {
-	return m.LookupAndDelete(k)
 }
 
 func k16StaticTestAll(t testing.TB, m *K16Static) (keys []K16StaticKey, vals []K16StaticValue) {
@@ -296,8 +291,13 @@ func (md *k16StaticModel) update(step int, k K16StaticKey, cpu int, v K16StaticV
 	}
 	// UpdateBatch takes only UpdateAny, as the kernel's (elem_flags).
 	invalid := flags > htab.UpdateExist || cpu == k16StaticModelBatch && flags != htab.UpdateAny
+	// An LRU map's contents after the update, read once: for evicted and for
+	// the comparison below.
+	var keys []K16StaticKey
+	var vals [][]K16StaticValue
 	if k16StaticModelLRU {
-		present = md.evicted(step, k, cpu, present, replaced, flags, invalid, err)
+		keys, vals = k16StaticModelAll(m)
+		present = md.evicted(step, k, cpu, present, replaced, flags, invalid, err, keys, vals)
 	}
 	var want error
 	switch {
@@ -325,19 +325,18 @@ func (md *k16StaticModel) update(step int, k K16StaticKey, cpu int, v K16StaticV
 		md.owner[k] = max(cpu, 0) // a new element, from the updating CPU's list
 	}
 	if k16StaticModelLRU {
-		keys, vals := k16StaticModelAll(m)
 		md.compare(step, keys, vals)
 	}
 }
 
-// evicted drops from an LRU map's model the keys the update of k evicted,
-// k too if the update's own eviction took it before the update looked it up,
-// checks them against evictBounds, and returns whether k was present when
-// the update looked it up.
-func (md *k16StaticModel) evicted(step int, k K16StaticKey, cpu int, present bool, replaced []K16StaticValue, flags htab.UpdateFlags, invalid bool, err error) bool {
+// evicted drops from an LRU map's model the keys the update of k evicted
+// (those the map's contents after it, keys and vals, lack), k too if the
+// update's own eviction took it before the update looked it up, checks them
+// against evictBounds, and returns whether k was present when the update
+// looked it up.
+func (md *k16StaticModel) evicted(step int, k K16StaticKey, cpu int, present bool, replaced []K16StaticValue, flags htab.UpdateFlags, invalid bool, err error, keys []K16StaticKey, vals [][]K16StaticValue) bool {
 	t, c := md.t, max(cpu, 0)
 	low, high := md.evictBounds(c, present, invalid || k16StaticModelPerCPU && flags == htab.UpdateExist)
-	keys, vals := k16StaticModelAll(md.m)
 	in := make(map[K16StaticKey][]K16StaticValue, len(keys))
 	for i, key := range keys {
 		in[key] = vals[i]

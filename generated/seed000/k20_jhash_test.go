@@ -15,19 +15,14 @@ import (
 	"testing"
 )
 
-// k20JhashTestUpdate, k20JhashTestLookup, k20JhashTestLookupAndDelete and k20JhashTestAll
-// are the map's userspace methods, as the checks below use them (k20JhashTestAll
-// collects All).
+// k20JhashTestUpdate, k20JhashTestLookup and k20JhashTestAll are the map's userspace
+// methods, as the checks below use them (k20JhashTestAll collects All).
 func k20JhashTestUpdate(m *K20Jhash, k K20JhashKey, v K20JhashValue, flags htab.UpdateFlags) error {
 	return m.Update(k, v, flags)
 }
 
 func k20JhashTestLookup(t testing.TB, m *K20Jhash, k K20JhashKey) (K20JhashValue, bool) {
 	return m.Lookup(k)
-}
-
-func k20JhashTestLookupAndDelete(t testing.TB, m *K20Jhash, k K20JhashKey) (K20JhashValue, error) {
-	return m.LookupAndDelete(k)
 }
 
 func k20JhashTestAll(t testing.TB, m *K20Jhash) (keys []K20JhashKey, vals []K20JhashValue) {
@@ -296,8 +291,13 @@ func (md *k20JhashModel) update(step int, k K20JhashKey, cpu int, v K20JhashValu
 	}
 	// UpdateBatch takes only UpdateAny, as the kernel's (elem_flags).
 	invalid := flags > htab.UpdateExist || cpu == k20JhashModelBatch && flags != htab.UpdateAny
+	// An LRU map's contents after the update, read once: for evicted and for
+	// the comparison below.
+	var keys []K20JhashKey
+	var vals [][]K20JhashValue
 	if k20JhashModelLRU {
-		present = md.evicted(step, k, cpu, present, replaced, flags, invalid, err)
+		keys, vals = k20JhashModelAll(m)
+		present = md.evicted(step, k, cpu, present, replaced, flags, invalid, err, keys, vals)
 	}
 	var want error
 	switch {
@@ -325,19 +325,18 @@ func (md *k20JhashModel) update(step int, k K20JhashKey, cpu int, v K20JhashValu
 		md.owner[k] = max(cpu, 0) // a new element, from the updating CPU's list
 	}
 	if k20JhashModelLRU {
-		keys, vals := k20JhashModelAll(m)
 		md.compare(step, keys, vals)
 	}
 }
 
-// evicted drops from an LRU map's model the keys the update of k evicted,
-// k too if the update's own eviction took it before the update looked it up,
-// checks them against evictBounds, and returns whether k was present when
-// the update looked it up.
-func (md *k20JhashModel) evicted(step int, k K20JhashKey, cpu int, present bool, replaced []K20JhashValue, flags htab.UpdateFlags, invalid bool, err error) bool {
+// evicted drops from an LRU map's model the keys the update of k evicted
+// (those the map's contents after it, keys and vals, lack), k too if the
+// update's own eviction took it before the update looked it up, checks them
+// against evictBounds, and returns whether k was present when the update
+// looked it up.
+func (md *k20JhashModel) evicted(step int, k K20JhashKey, cpu int, present bool, replaced []K20JhashValue, flags htab.UpdateFlags, invalid bool, err error, keys []K20JhashKey, vals [][]K20JhashValue) bool {
 	t, c := md.t, max(cpu, 0)
 	low, high := md.evictBounds(c, present, invalid || k20JhashModelPerCPU && flags == htab.UpdateExist)
-	keys, vals := k20JhashModelAll(md.m)
 	in := make(map[K20JhashKey][]K20JhashValue, len(keys))
 	for i, key := range keys {
 		in[key] = vals[i]

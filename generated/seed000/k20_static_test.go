@@ -15,19 +15,14 @@ import (
 	"testing"
 )
 
-// k20StaticTestUpdate, k20StaticTestLookup, k20StaticTestLookupAndDelete and k20StaticTestAll
-// are the map's userspace methods, as the checks below use them (k20StaticTestAll
-// collects All).
+// k20StaticTestUpdate, k20StaticTestLookup and k20StaticTestAll are the map's userspace
+// methods, as the checks below use them (k20StaticTestAll collects All).
 func k20StaticTestUpdate(m *K20Static, k K20StaticKey, v K20StaticValue, flags htab.UpdateFlags) error {
 	return m.Update(k, v, flags)
 }
 
 func k20StaticTestLookup(t testing.TB, m *K20Static, k K20StaticKey) (K20StaticValue, bool) {
 	return m.Lookup(k)
-}
-
-func k20StaticTestLookupAndDelete(t testing.TB, m *K20Static, k K20StaticKey) (K20StaticValue, error) {
-	return m.LookupAndDelete(k)
 }
 
 func k20StaticTestAll(t testing.TB, m *K20Static) (keys []K20StaticKey, vals []K20StaticValue) {
@@ -296,8 +291,13 @@ func (md *k20StaticModel) update(step int, k K20StaticKey, cpu int, v K20StaticV
 	}
 	// UpdateBatch takes only UpdateAny, as the kernel's (elem_flags).
 	invalid := flags > htab.UpdateExist || cpu == k20StaticModelBatch && flags != htab.UpdateAny
+	// An LRU map's contents after the update, read once: for evicted and for
+	// the comparison below.
+	var keys []K20StaticKey
+	var vals [][]K20StaticValue
 	if k20StaticModelLRU {
-		present = md.evicted(step, k, cpu, present, replaced, flags, invalid, err)
+		keys, vals = k20StaticModelAll(m)
+		present = md.evicted(step, k, cpu, present, replaced, flags, invalid, err, keys, vals)
 	}
 	var want error
 	switch {
@@ -325,19 +325,18 @@ func (md *k20StaticModel) update(step int, k K20StaticKey, cpu int, v K20StaticV
 		md.owner[k] = max(cpu, 0) // a new element, from the updating CPU's list
 	}
 	if k20StaticModelLRU {
-		keys, vals := k20StaticModelAll(m)
 		md.compare(step, keys, vals)
 	}
 }
 
-// evicted drops from an LRU map's model the keys the update of k evicted,
-// k too if the update's own eviction took it before the update looked it up,
-// checks them against evictBounds, and returns whether k was present when
-// the update looked it up.
-func (md *k20StaticModel) evicted(step int, k K20StaticKey, cpu int, present bool, replaced []K20StaticValue, flags htab.UpdateFlags, invalid bool, err error) bool {
+// evicted drops from an LRU map's model the keys the update of k evicted
+// (those the map's contents after it, keys and vals, lack), k too if the
+// update's own eviction took it before the update looked it up, checks them
+// against evictBounds, and returns whether k was present when the update
+// looked it up.
+func (md *k20StaticModel) evicted(step int, k K20StaticKey, cpu int, present bool, replaced []K20StaticValue, flags htab.UpdateFlags, invalid bool, err error, keys []K20StaticKey, vals [][]K20StaticValue) bool {
 	t, c := md.t, max(cpu, 0)
 	low, high := md.evictBounds(c, present, invalid || k20StaticModelPerCPU && flags == htab.UpdateExist)
-	keys, vals := k20StaticModelAll(md.m)
 	in := make(map[K20StaticKey][]K20StaticValue, len(keys))
 	for i, key := range keys {
 		in[key] = vals[i]

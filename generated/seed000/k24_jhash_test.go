@@ -15,19 +15,14 @@ import (
 	"testing"
 )
 
-// k24JhashTestUpdate, k24JhashTestLookup, k24JhashTestLookupAndDelete and k24JhashTestAll
-// are the map's userspace methods, as the checks below use them (k24JhashTestAll
-// collects All).
+// k24JhashTestUpdate, k24JhashTestLookup and k24JhashTestAll are the map's userspace
+// methods, as the checks below use them (k24JhashTestAll collects All).
 func k24JhashTestUpdate(m *K24Jhash, k K24JhashKey, v K24JhashValue, flags htab.UpdateFlags) error {
 	return m.Update(k, v, flags)
 }
 
 func k24JhashTestLookup(t testing.TB, m *K24Jhash, k K24JhashKey) (K24JhashValue, bool) {
 	return m.Lookup(k)
-}
-
-func k24JhashTestLookupAndDelete(t testing.TB, m *K24Jhash, k K24JhashKey) (K24JhashValue, error) {
-	return m.LookupAndDelete(k)
 }
 
 func k24JhashTestAll(t testing.TB, m *K24Jhash) (keys []K24JhashKey, vals []K24JhashValue) {
@@ -296,8 +291,13 @@ func (md *k24JhashModel) update(step int, k K24JhashKey, cpu int, v K24JhashValu
 	}
 	// UpdateBatch takes only UpdateAny, as the kernel's (elem_flags).
 	invalid := flags > htab.UpdateExist || cpu == k24JhashModelBatch && flags != htab.UpdateAny
+	// An LRU map's contents after the update, read once: for evicted and for
+	// the comparison below.
+	var keys []K24JhashKey
+	var vals [][]K24JhashValue
 	if k24JhashModelLRU {
-		present = md.evicted(step, k, cpu, present, replaced, flags, invalid, err)
+		keys, vals = k24JhashModelAll(m)
+		present = md.evicted(step, k, cpu, present, replaced, flags, invalid, err, keys, vals)
 	}
 	var want error
 	switch {
@@ -325,19 +325,18 @@ func (md *k24JhashModel) update(step int, k K24JhashKey, cpu int, v K24JhashValu
 		md.owner[k] = max(cpu, 0) // a new element, from the updating CPU's list
 	}
 	if k24JhashModelLRU {
-		keys, vals := k24JhashModelAll(m)
 		md.compare(step, keys, vals)
 	}
 }
 
-// evicted drops from an LRU map's model the keys the update of k evicted,
-// k too if the update's own eviction took it before the update looked it up,
-// checks them against evictBounds, and returns whether k was present when
-// the update looked it up.
-func (md *k24JhashModel) evicted(step int, k K24JhashKey, cpu int, present bool, replaced []K24JhashValue, flags htab.UpdateFlags, invalid bool, err error) bool {
+// evicted drops from an LRU map's model the keys the update of k evicted
+// (those the map's contents after it, keys and vals, lack), k too if the
+// update's own eviction took it before the update looked it up, checks them
+// against evictBounds, and returns whether k was present when the update
+// looked it up.
+func (md *k24JhashModel) evicted(step int, k K24JhashKey, cpu int, present bool, replaced []K24JhashValue, flags htab.UpdateFlags, invalid bool, err error, keys []K24JhashKey, vals [][]K24JhashValue) bool {
 	t, c := md.t, max(cpu, 0)
 	low, high := md.evictBounds(c, present, invalid || k24JhashModelPerCPU && flags == htab.UpdateExist)
-	keys, vals := k24JhashModelAll(md.m)
 	in := make(map[K24JhashKey][]K24JhashValue, len(keys))
 	for i, key := range keys {
 		in[key] = vals[i]

@@ -15,19 +15,14 @@ import (
 	"testing"
 )
 
-// k24StaticTestUpdate, k24StaticTestLookup, k24StaticTestLookupAndDelete and k24StaticTestAll
-// are the map's userspace methods, as the checks below use them (k24StaticTestAll
-// collects All).
+// k24StaticTestUpdate, k24StaticTestLookup and k24StaticTestAll are the map's userspace
+// methods, as the checks below use them (k24StaticTestAll collects All).
 func k24StaticTestUpdate(m *K24Static, k K24StaticKey, v K24StaticValue, flags htab.UpdateFlags) error {
 	return m.Update(k, v, flags)
 }
 
 func k24StaticTestLookup(t testing.TB, m *K24Static, k K24StaticKey) (K24StaticValue, bool) {
 	return m.Lookup(k)
-}
-
-func k24StaticTestLookupAndDelete(t testing.TB, m *K24Static, k K24StaticKey) (K24StaticValue, error) {
-	return m.LookupAndDelete(k)
 }
 
 func k24StaticTestAll(t testing.TB, m *K24Static) (keys []K24StaticKey, vals []K24StaticValue) {
@@ -296,8 +291,13 @@ func (md *k24StaticModel) update(step int, k K24StaticKey, cpu int, v K24StaticV
 	}
 	// UpdateBatch takes only UpdateAny, as the kernel's (elem_flags).
 	invalid := flags > htab.UpdateExist || cpu == k24StaticModelBatch && flags != htab.UpdateAny
+	// An LRU map's contents after the update, read once: for evicted and for
+	// the comparison below.
+	var keys []K24StaticKey
+	var vals [][]K24StaticValue
 	if k24StaticModelLRU {
-		present = md.evicted(step, k, cpu, present, replaced, flags, invalid, err)
+		keys, vals = k24StaticModelAll(m)
+		present = md.evicted(step, k, cpu, present, replaced, flags, invalid, err, keys, vals)
 	}
 	var want error
 	switch {
@@ -325,19 +325,18 @@ func (md *k24StaticModel) update(step int, k K24StaticKey, cpu int, v K24StaticV
 		md.owner[k] = max(cpu, 0) // a new element, from the updating CPU's list
 	}
 	if k24StaticModelLRU {
-		keys, vals := k24StaticModelAll(m)
 		md.compare(step, keys, vals)
 	}
 }
 
-// evicted drops from an LRU map's model the keys the update of k evicted,
-// k too if the update's own eviction took it before the update looked it up,
-// checks them against evictBounds, and returns whether k was present when
-// the update looked it up.
-func (md *k24StaticModel) evicted(step int, k K24StaticKey, cpu int, present bool, replaced []K24StaticValue, flags htab.UpdateFlags, invalid bool, err error) bool {
+// evicted drops from an LRU map's model the keys the update of k evicted
+// (those the map's contents after it, keys and vals, lack), k too if the
+// update's own eviction took it before the update looked it up, checks them
+// against evictBounds, and returns whether k was present when the update
+// looked it up.
+func (md *k24StaticModel) evicted(step int, k K24StaticKey, cpu int, present bool, replaced []K24StaticValue, flags htab.UpdateFlags, invalid bool, err error, keys []K24StaticKey, vals [][]K24StaticValue) bool {
 	t, c := md.t, max(cpu, 0)
 	low, high := md.evictBounds(c, present, invalid || k24StaticModelPerCPU && flags == htab.UpdateExist)
-	keys, vals := k24StaticModelAll(md.m)
 	in := make(map[K24StaticKey][]K24StaticValue, len(keys))
 	for i, key := range keys {
 		in[key] = vals[i]

@@ -15,19 +15,14 @@ import (
 	"testing"
 )
 
-// k28JhashTestUpdate, k28JhashTestLookup, k28JhashTestLookupAndDelete and k28JhashTestAll
-// are the map's userspace methods, as the checks below use them (k28JhashTestAll
-// collects All).
+// k28JhashTestUpdate, k28JhashTestLookup and k28JhashTestAll are the map's userspace
+// methods, as the checks below use them (k28JhashTestAll collects All).
 func k28JhashTestUpdate(m *K28Jhash, k K28JhashKey, v K28JhashValue, flags htab.UpdateFlags) error {
 	return m.Update(k, v, flags)
 }
 
 func k28JhashTestLookup(t testing.TB, m *K28Jhash, k K28JhashKey) (K28JhashValue, bool) {
 	return m.Lookup(k)
-}
-
-func k28JhashTestLookupAndDelete(t testing.TB, m *K28Jhash, k K28JhashKey) (K28JhashValue, error) {
-	return m.LookupAndDelete(k)
 }
 
 func k28JhashTestAll(t testing.TB, m *K28Jhash) (keys []K28JhashKey, vals []K28JhashValue) {
@@ -296,8 +291,13 @@ func (md *k28JhashModel) update(step int, k K28JhashKey, cpu int, v K28JhashValu
 	}
 	// UpdateBatch takes only UpdateAny, as the kernel's (elem_flags).
 	invalid := flags > htab.UpdateExist || cpu == k28JhashModelBatch && flags != htab.UpdateAny
+	// An LRU map's contents after the update, read once: for evicted and for
+	// the comparison below.
+	var keys []K28JhashKey
+	var vals [][]K28JhashValue
 	if k28JhashModelLRU {
-		present = md.evicted(step, k, cpu, present, replaced, flags, invalid, err)
+		keys, vals = k28JhashModelAll(m)
+		present = md.evicted(step, k, cpu, present, replaced, flags, invalid, err, keys, vals)
 	}
 	var want error
 	switch {
@@ -325,19 +325,18 @@ func (md *k28JhashModel) update(step int, k K28JhashKey, cpu int, v K28JhashValu
 		md.owner[k] = max(cpu, 0) // a new element, from the updating CPU's list
 	}
 	if k28JhashModelLRU {
-		keys, vals := k28JhashModelAll(m)
 		md.compare(step, keys, vals)
 	}
 }
 
-// evicted drops from an LRU map's model the keys the update of k evicted,
-// k too if the update's own eviction took it before the update looked it up,
-// checks them against evictBounds, and returns whether k was present when
-// the update looked it up.
-func (md *k28JhashModel) evicted(step int, k K28JhashKey, cpu int, present bool, replaced []K28JhashValue, flags htab.UpdateFlags, invalid bool, err error) bool {
+// evicted drops from an LRU map's model the keys the update of k evicted
+// (those the map's contents after it, keys and vals, lack), k too if the
+// update's own eviction took it before the update looked it up, checks them
+// against evictBounds, and returns whether k was present when the update
+// looked it up.
+func (md *k28JhashModel) evicted(step int, k K28JhashKey, cpu int, present bool, replaced []K28JhashValue, flags htab.UpdateFlags, invalid bool, err error, keys []K28JhashKey, vals [][]K28JhashValue) bool {
 	t, c := md.t, max(cpu, 0)
 	low, high := md.evictBounds(c, present, invalid || k28JhashModelPerCPU && flags == htab.UpdateExist)
-	keys, vals := k28JhashModelAll(md.m)
 	in := make(map[K28JhashKey][]K28JhashValue, len(keys))
 	for i, key := range keys {
 		in[key] = vals[i]

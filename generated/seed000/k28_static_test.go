@@ -15,19 +15,14 @@ import (
 	"testing"
 )
 
-// k28StaticTestUpdate, k28StaticTestLookup, k28StaticTestLookupAndDelete and k28StaticTestAll
-// are the map's userspace methods, as the checks below use them (k28StaticTestAll
-// collects All).
+// k28StaticTestUpdate, k28StaticTestLookup and k28StaticTestAll are the map's userspace
+// methods, as the checks below use them (k28StaticTestAll collects All).
 func k28StaticTestUpdate(m *K28Static, k K28StaticKey, v K28StaticValue, flags htab.UpdateFlags) error {
 	return m.Update(k, v, flags)
 }
 
 func k28StaticTestLookup(t testing.TB, m *K28Static, k K28StaticKey) (K28StaticValue, bool) {
 	return m.Lookup(k)
-}
-
-func k28StaticTestLookupAndDelete(t testing.TB, m *K28Static, k K28StaticKey) (K28StaticValue, error) {
-	return m.LookupAndDelete(k)
 }
 
 func k28StaticTestAll(t testing.TB, m *K28Static) (keys []K28StaticKey, vals []K28StaticValue) {
@@ -296,8 +291,13 @@ func (md *k28StaticModel) update(step int, k K28StaticKey, cpu int, v K28StaticV
 	}
 	// UpdateBatch takes only UpdateAny, as the kernel's (elem_flags).
 	invalid := flags > htab.UpdateExist || cpu == k28StaticModelBatch && flags != htab.UpdateAny
+	// An LRU map's contents after the update, read once: for evicted and for
+	// the comparison below.
+	var keys []K28StaticKey
+	var vals [][]K28StaticValue
 	if k28StaticModelLRU {
-		present = md.evicted(step, k, cpu, present, replaced, flags, invalid, err)
+		keys, vals = k28StaticModelAll(m)
+		present = md.evicted(step, k, cpu, present, replaced, flags, invalid, err, keys, vals)
 	}
 	var want error
 	switch {
@@ -325,19 +325,18 @@ func (md *k28StaticModel) update(step int, k K28StaticKey, cpu int, v K28StaticV
 		md.owner[k] = max(cpu, 0) // a new element, from the updating CPU's list
 	}
 	if k28StaticModelLRU {
-		keys, vals := k28StaticModelAll(m)
 		md.compare(step, keys, vals)
 	}
 }
 
-// evicted drops from an LRU map's model the keys the update of k evicted,
-// k too if the update's own eviction took it before the update looked it up,
-// checks them against evictBounds, and returns whether k was present when
-// the update looked it up.
-func (md *k28StaticModel) evicted(step int, k K28StaticKey, cpu int, present bool, replaced []K28StaticValue, flags htab.UpdateFlags, invalid bool, err error) bool {
+// evicted drops from an LRU map's model the keys the update of k evicted
+// (those the map's contents after it, keys and vals, lack), k too if the
+// update's own eviction took it before the update looked it up, checks them
+// against evictBounds, and returns whether k was present when the update
+// looked it up.
+func (md *k28StaticModel) evicted(step int, k K28StaticKey, cpu int, present bool, replaced []K28StaticValue, flags htab.UpdateFlags, invalid bool, err error, keys []K28StaticKey, vals [][]K28StaticValue) bool {
 	t, c := md.t, max(cpu, 0)
 	low, high := md.evictBounds(c, present, invalid || k28StaticModelPerCPU && flags == htab.UpdateExist)
-	keys, vals := k28StaticModelAll(md.m)
 	in := make(map[K28StaticKey][]K28StaticValue, len(keys))
 	for i, key := range keys {
 		in[key] = vals[i]

@@ -15,19 +15,14 @@ import (
 	"testing"
 )
 
-// k32JhashTestUpdate, k32JhashTestLookup, k32JhashTestLookupAndDelete and k32JhashTestAll
-// are the map's userspace methods, as the checks below use them (k32JhashTestAll
-// collects All).
+// k32JhashTestUpdate, k32JhashTestLookup and k32JhashTestAll are the map's userspace
+// methods, as the checks below use them (k32JhashTestAll collects All).
 func k32JhashTestUpdate(m *K32Jhash, k K32JhashKey, v K32JhashValue, flags htab.UpdateFlags) error {
 	return m.Update(k, v, flags)
 }
 
 func k32JhashTestLookup(t testing.TB, m *K32Jhash, k K32JhashKey) (K32JhashValue, bool) {
 	return m.Lookup(k)
-}
-
-func k32JhashTestLookupAndDelete(t testing.TB, m *K32Jhash, k K32JhashKey) (K32JhashValue, error) {
-	return m.LookupAndDelete(k)
 }
 
 func k32JhashTestAll(t testing.TB, m *K32Jhash) (keys []K32JhashKey, vals []K32JhashValue) {
@@ -296,8 +291,13 @@ func (md *k32JhashModel) update(step int, k K32JhashKey, cpu int, v K32JhashValu
 	}
 	// UpdateBatch takes only UpdateAny, as the kernel's (elem_flags).
 	invalid := flags > htab.UpdateExist || cpu == k32JhashModelBatch && flags != htab.UpdateAny
+	// An LRU map's contents after the update, read once: for evicted and for
+	// the comparison below.
+	var keys []K32JhashKey
+	var vals [][]K32JhashValue
 	if k32JhashModelLRU {
-		present = md.evicted(step, k, cpu, present, replaced, flags, invalid, err)
+		keys, vals = k32JhashModelAll(m)
+		present = md.evicted(step, k, cpu, present, replaced, flags, invalid, err, keys, vals)
 	}
 	var want error
 	switch {
@@ -325,19 +325,18 @@ func (md *k32JhashModel) update(step int, k K32JhashKey, cpu int, v K32JhashValu
 		md.owner[k] = max(cpu, 0) // a new element, from the updating CPU's list
 	}
 	if k32JhashModelLRU {
-		keys, vals := k32JhashModelAll(m)
 		md.compare(step, keys, vals)
 	}
 }
 
-// evicted drops from an LRU map's model the keys the update of k evicted,
-// k too if the update's own eviction took it before the update looked it up,
-// checks them against evictBounds, and returns whether k was present when
-// the update looked it up.
-func (md *k32JhashModel) evicted(step int, k K32JhashKey, cpu int, present bool, replaced []K32JhashValue, flags htab.UpdateFlags, invalid bool, err error) bool {
+// evicted drops from an LRU map's model the keys the update of k evicted
+// (those the map's contents after it, keys and vals, lack), k too if the
+// update's own eviction took it before the update looked it up, checks them
+// against evictBounds, and returns whether k was present when the update
+// looked it up.
+func (md *k32JhashModel) evicted(step int, k K32JhashKey, cpu int, present bool, replaced []K32JhashValue, flags htab.UpdateFlags, invalid bool, err error, keys []K32JhashKey, vals [][]K32JhashValue) bool {
 	t, c := md.t, max(cpu, 0)
 	low, high := md.evictBounds(c, present, invalid || k32JhashModelPerCPU && flags == htab.UpdateExist)
-	keys, vals := k32JhashModelAll(md.m)
 	in := make(map[K32JhashKey][]K32JhashValue, len(keys))
 	for i, key := range keys {
 		in[key] = vals[i]

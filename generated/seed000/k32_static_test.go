@@ -15,19 +15,14 @@ import (
 	"testing"
 )
 
-// k32StaticTestUpdate, k32StaticTestLookup, k32StaticTestLookupAndDelete and k32StaticTestAll
-// are the map's userspace methods, as the checks below use them (k32StaticTestAll
-// collects All).
+// k32StaticTestUpdate, k32StaticTestLookup and k32StaticTestAll are the map's userspace
+// methods, as the checks below use them (k32StaticTestAll collects All).
 func k32StaticTestUpdate(m *K32Static, k K32StaticKey, v K32StaticValue, flags htab.UpdateFlags) error {
 	return m.Update(k, v, flags)
 }
 
 func k32StaticTestLookup(t testing.TB, m *K32Static, k K32StaticKey) (K32StaticValue, bool) {
 	return m.Lookup(k)
-}
-
-func k32StaticTestLookupAndDelete(t testing.TB, m *K32Static, k K32StaticKey) (K32StaticValue, error) {
-	return m.LookupAndDelete(k)
 }
 
 func k32StaticTestAll(t testing.TB, m *K32Static) (keys []K32StaticKey, vals []K32StaticValue) {
@@ -296,8 +291,13 @@ func (md *k32StaticModel) update(step int, k K32StaticKey, cpu int, v K32StaticV
 	}
 	// UpdateBatch takes only UpdateAny, as the kernel's (elem_flags).
 	invalid := flags > htab.UpdateExist || cpu == k32StaticModelBatch && flags != htab.UpdateAny
+	// An LRU map's contents after the update, read once: for evicted and for
+	// the comparison below.
+	var keys []K32StaticKey
+	var vals [][]K32StaticValue
 	if k32StaticModelLRU {
-		present = md.evicted(step, k, cpu, present, replaced, flags, invalid, err)
+		keys, vals = k32StaticModelAll(m)
+		present = md.evicted(step, k, cpu, present, replaced, flags, invalid, err, keys, vals)
 	}
 	var want error
 	switch {
@@ -325,19 +325,18 @@ func (md *k32StaticModel) update(step int, k K32StaticKey, cpu int, v K32StaticV
 		md.owner[k] = max(cpu, 0) // a new element, from the updating CPU's list
 	}
 	if k32StaticModelLRU {
-		keys, vals := k32StaticModelAll(m)
 		md.compare(step, keys, vals)
 	}
 }
 
-// evicted drops from an LRU map's model the keys the update of k evicted,
-// k too if the update's own eviction took it before the update looked it up,
-// checks them against evictBounds, and returns whether k was present when
-// the update looked it up.
-func (md *k32StaticModel) evicted(step int, k K32StaticKey, cpu int, present bool, replaced []K32StaticValue, flags htab.UpdateFlags, invalid bool, err error) bool {
+// evicted drops from an LRU map's model the keys the update of k evicted
+// (those the map's contents after it, keys and vals, lack), k too if the
+// update's own eviction took it before the update looked it up, checks them
+// against evictBounds, and returns whether k was present when the update
+// looked it up.
+func (md *k32StaticModel) evicted(step int, k K32StaticKey, cpu int, present bool, replaced []K32StaticValue, flags htab.UpdateFlags, invalid bool, err error, keys []K32StaticKey, vals [][]K32StaticValue) bool {
 	t, c := md.t, max(cpu, 0)
 	low, high := md.evictBounds(c, present, invalid || k32StaticModelPerCPU && flags == htab.UpdateExist)
-	keys, vals := k32StaticModelAll(md.m)
 	in := make(map[K32StaticKey][]K32StaticValue, len(keys))
 	for i, key := range keys {
 		in[key] = vals[i]

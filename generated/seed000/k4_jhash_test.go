@@ -15,19 +15,14 @@ import (
 	"testing"
 )
 
-// k4JhashTestUpdate, k4JhashTestLookup, k4JhashTestLookupAndDelete and k4JhashTestAll
-// are the map's userspace methods, as the checks below use them (k4JhashTestAll
-// collects All).
+// k4JhashTestUpdate, k4JhashTestLookup and k4JhashTestAll are the map's userspace
+// methods, as the checks below use them (k4JhashTestAll collects All).
 func k4JhashTestUpdate(m *K4Jhash, k K4JhashKey, v K4JhashValue, flags htab.UpdateFlags) error {
 	return m.Update(k, v, flags)
 }
 
 func k4JhashTestLookup(t testing.TB, m *K4Jhash, k K4JhashKey) (K4JhashValue, bool) {
 	return m.Lookup(k)
-}
-
-func k4JhashTestLookupAndDelete(t testing.TB, m *K4Jhash, k K4JhashKey) (K4JhashValue, error) {
-	return m.LookupAndDelete(k)
 }
 
 func k4JhashTestAll(t testing.TB, m *K4Jhash) (keys []K4JhashKey, vals []K4JhashValue) {
@@ -296,8 +291,13 @@ func (md *k4JhashModel) update(step int, k K4JhashKey, cpu int, v K4JhashValue, 
 	}
 	// UpdateBatch takes only UpdateAny, as the kernel's (elem_flags).
 	invalid := flags > htab.UpdateExist || cpu == k4JhashModelBatch && flags != htab.UpdateAny
+	// An LRU map's contents after the update, read once: for evicted and for
+	// the comparison below.
+	var keys []K4JhashKey
+	var vals [][]K4JhashValue
 	if k4JhashModelLRU {
-		present = md.evicted(step, k, cpu, present, replaced, flags, invalid, err)
+		keys, vals = k4JhashModelAll(m)
+		present = md.evicted(step, k, cpu, present, replaced, flags, invalid, err, keys, vals)
 	}
 	var want error
 	switch {
@@ -325,19 +325,18 @@ func (md *k4JhashModel) update(step int, k K4JhashKey, cpu int, v K4JhashValue, 
 		md.owner[k] = max(cpu, 0) // a new element, from the updating CPU's list
 	}
 	if k4JhashModelLRU {
-		keys, vals := k4JhashModelAll(m)
 		md.compare(step, keys, vals)
 	}
 }
 
-// evicted drops from an LRU map's model the keys the update of k evicted,
-// k too if the update's own eviction took it before the update looked it up,
-// checks them against evictBounds, and returns whether k was present when
-// the update looked it up.
-func (md *k4JhashModel) evicted(step int, k K4JhashKey, cpu int, present bool, replaced []K4JhashValue, flags htab.UpdateFlags, invalid bool, err error) bool {
+// evicted drops from an LRU map's model the keys the update of k evicted
+// (those the map's contents after it, keys and vals, lack), k too if the
+// update's own eviction took it before the update looked it up, checks them
+// against evictBounds, and returns whether k was present when the update
+// looked it up.
+func (md *k4JhashModel) evicted(step int, k K4JhashKey, cpu int, present bool, replaced []K4JhashValue, flags htab.UpdateFlags, invalid bool, err error, keys []K4JhashKey, vals [][]K4JhashValue) bool {
 	t, c := md.t, max(cpu, 0)
 	low, high := md.evictBounds(c, present, invalid || k4JhashModelPerCPU && flags == htab.UpdateExist)
-	keys, vals := k4JhashModelAll(md.m)
 	in := make(map[K4JhashKey][]K4JhashValue, len(keys))
 	for i, key := range keys {
 		in[key] = vals[i]

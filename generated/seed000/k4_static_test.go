@@ -15,19 +15,14 @@ import (
 	"testing"
 )
 
-// k4StaticTestUpdate, k4StaticTestLookup, k4StaticTestLookupAndDelete and k4StaticTestAll
-// are the map's userspace methods, as the checks below use them (k4StaticTestAll
-// collects All).
+// k4StaticTestUpdate, k4StaticTestLookup and k4StaticTestAll are the map's userspace
+// methods, as the checks below use them (k4StaticTestAll collects All).
 func k4StaticTestUpdate(m *K4Static, k K4StaticKey, v K4StaticValue, flags htab.UpdateFlags) error {
 	return m.Update(k, v, flags)
 }
 
 func k4StaticTestLookup(t testing.TB, m *K4Static, k K4StaticKey) (K4StaticValue, bool) {
 	return m.Lookup(k)
-}
-
-func k4StaticTestLookupAndDelete(t testing.TB, m *K4Static, k K4StaticKey) (K4StaticValue, error) {
-	return m.LookupAndDelete(k)
 }
 
 func k4StaticTestAll(t testing.TB, m *K4Static) (keys []K4StaticKey, vals []K4StaticValue) {
@@ -296,8 +291,13 @@ func (md *k4StaticModel) update(step int, k K4StaticKey, cpu int, v K4StaticValu
 	}
 	// UpdateBatch takes only UpdateAny, as the kernel's (elem_flags).
 	invalid := flags > htab.UpdateExist || cpu == k4StaticModelBatch && flags != htab.UpdateAny
+	// An LRU map's contents after the update, read once: for evicted and for
+	// the comparison below.
+	var keys []K4StaticKey
+	var vals [][]K4StaticValue
 	if k4StaticModelLRU {
-		present = md.evicted(step, k, cpu, present, replaced, flags, invalid, err)
+		keys, vals = k4StaticModelAll(m)
+		present = md.evicted(step, k, cpu, present, replaced, flags, invalid, err, keys, vals)
 	}
 	var want error
 	switch {
@@ -325,19 +325,18 @@ func (md *k4StaticModel) update(step int, k K4StaticKey, cpu int, v K4StaticValu
 		md.owner[k] = max(cpu, 0) // a new element, from the updating CPU's list
 	}
 	if k4StaticModelLRU {
-		keys, vals := k4StaticModelAll(m)
 		md.compare(step, keys, vals)
 	}
 }
 
-// evicted drops from an LRU map's model the keys the update of k evicted,
-// k too if the update's own eviction took it before the update looked it up,
-// checks them against evictBounds, and returns whether k was present when
-// the update looked it up.
-func (md *k4StaticModel) evicted(step int, k K4StaticKey, cpu int, present bool, replaced []K4StaticValue, flags htab.UpdateFlags, invalid bool, err error) bool {
+// evicted drops from an LRU map's model the keys the update of k evicted
+// (those the map's contents after it, keys and vals, lack), k too if the
+// update's own eviction took it before the update looked it up, checks them
+// against evictBounds, and returns whether k was present when the update
+// looked it up.
+func (md *k4StaticModel) evicted(step int, k K4StaticKey, cpu int, present bool, replaced []K4StaticValue, flags htab.UpdateFlags, invalid bool, err error, keys []K4StaticKey, vals [][]K4StaticValue) bool {
 	t, c := md.t, max(cpu, 0)
 	low, high := md.evictBounds(c, present, invalid || k4StaticModelPerCPU && flags == htab.UpdateExist)
-	keys, vals := k4StaticModelAll(md.m)
 	in := make(map[K4StaticKey][]K4StaticValue, len(keys))
 	for i, key := range keys {
 		in[key] = vals[i]

@@ -15,19 +15,14 @@ import (
 	"testing"
 )
 
-// k64JhashTestUpdate, k64JhashTestLookup, k64JhashTestLookupAndDelete and k64JhashTestAll
-// are the map's userspace methods, as the checks below use them (k64JhashTestAll
-// collects All).
+// k64JhashTestUpdate, k64JhashTestLookup and k64JhashTestAll are the map's userspace
+// methods, as the checks below use them (k64JhashTestAll collects All).
 func k64JhashTestUpdate(m *K64Jhash, k K64JhashKey, v K64JhashValue, flags htab.UpdateFlags) error {
 	return m.Update(k, v, flags)
 }
 
 func k64JhashTestLookup(t testing.TB, m *K64Jhash, k K64JhashKey) (K64JhashValue, bool) {
 	return m.Lookup(k)
-}
-
-func k64JhashTestLookupAndDelete(t testing.TB, m *K64Jhash, k K64JhashKey) (K64JhashValue, error) {
-	return m.LookupAndDelete(k)
 }
 
 func k64JhashTestAll(t testing.TB, m *K64Jhash) (keys []K64JhashKey, vals []K64JhashValue) {
@@ -296,8 +291,13 @@ func (md *k64JhashModel) update(step int, k K64JhashKey, cpu int, v K64JhashValu
 	}
 	// UpdateBatch takes only UpdateAny, as the kernel's (elem_flags).
 	invalid := flags > htab.UpdateExist || cpu == k64JhashModelBatch && flags != htab.UpdateAny
+	// An LRU map's contents after the update, read once: for evicted and for
+	// the comparison below.
+	var keys []K64JhashKey
+	var vals [][]K64JhashValue
 	if k64JhashModelLRU {
-		present = md.evicted(step, k, cpu, present, replaced, flags, invalid, err)
+		keys, vals = k64JhashModelAll(m)
+		present = md.evicted(step, k, cpu, present, replaced, flags, invalid, err, keys, vals)
 	}
 	var want error
 	switch {
@@ -325,19 +325,18 @@ func (md *k64JhashModel) update(step int, k K64JhashKey, cpu int, v K64JhashValu
 		md.owner[k] = max(cpu, 0) // a new element, from the updating CPU's list
 	}
 	if k64JhashModelLRU {
-		keys, vals := k64JhashModelAll(m)
 		md.compare(step, keys, vals)
 	}
 }
 
-// evicted drops from an LRU map's model the keys the update of k evicted,
-// k too if the update's own eviction took it before the update looked it up,
-// checks them against evictBounds, and returns whether k was present when
-// the update looked it up.
-func (md *k64JhashModel) evicted(step int, k K64JhashKey, cpu int, present bool, replaced []K64JhashValue, flags htab.UpdateFlags, invalid bool, err error) bool {
+// evicted drops from an LRU map's model the keys the update of k evicted
+// (those the map's contents after it, keys and vals, lack), k too if the
+// update's own eviction took it before the update looked it up, checks them
+// against evictBounds, and returns whether k was present when the update
+// looked it up.
+func (md *k64JhashModel) evicted(step int, k K64JhashKey, cpu int, present bool, replaced []K64JhashValue, flags htab.UpdateFlags, invalid bool, err error, keys []K64JhashKey, vals [][]K64JhashValue) bool {
 	t, c := md.t, max(cpu, 0)
 	low, high := md.evictBounds(c, present, invalid || k64JhashModelPerCPU && flags == htab.UpdateExist)
-	keys, vals := k64JhashModelAll(md.m)
 	in := make(map[K64JhashKey][]K64JhashValue, len(keys))
 	for i, key := range keys {
 		in[key] = vals[i]

@@ -15,19 +15,14 @@ import (
 	"testing"
 )
 
-// k64StaticTestUpdate, k64StaticTestLookup, k64StaticTestLookupAndDelete and k64StaticTestAll
-// are the map's userspace methods, as the checks below use them (k64StaticTestAll
-// collects All).
+// k64StaticTestUpdate, k64StaticTestLookup and k64StaticTestAll are the map's userspace
+// methods, as the checks below use them (k64StaticTestAll collects All).
 func k64StaticTestUpdate(m *K64Static, k K64StaticKey, v K64StaticValue, flags htab.UpdateFlags) error {
 	return m.Update(k, v, flags)
 }
 
 func k64StaticTestLookup(t testing.TB, m *K64Static, k K64StaticKey) (K64StaticValue, bool) {
 	return m.Lookup(k)
-}
-
-func k64StaticTestLookupAndDelete(t testing.TB, m *K64Static, k K64StaticKey) (K64StaticValue, error) {
-	return m.LookupAndDelete(k)
 }
 
 func k64StaticTestAll(t testing.TB, m *K64Static) (keys []K64StaticKey, vals []K64StaticValue) {
@@ -296,8 +291,13 @@ func (md *k64StaticModel) update(step int, k K64StaticKey, cpu int, v K64StaticV
 	}
 	// UpdateBatch takes only UpdateAny, as the kernel's (elem_flags).
 	invalid := flags > htab.UpdateExist || cpu == k64StaticModelBatch && flags != htab.UpdateAny
+	// An LRU map's contents after the update, read once: for evicted and for
+	// the comparison below.
+	var keys []K64StaticKey
+	var vals [][]K64StaticValue
 	if k64StaticModelLRU {
-		present = md.evicted(step, k, cpu, present, replaced, flags, invalid, err)
+		keys, vals = k64StaticModelAll(m)
+		present = md.evicted(step, k, cpu, present, replaced, flags, invalid, err, keys, vals)
 	}
 	var want error
 	switch {
@@ -325,19 +325,18 @@ func (md *k64StaticModel) update(step int, k K64StaticKey, cpu int, v K64StaticV
 		md.owner[k] = max(cpu, 0) // a new element, from the updating CPU's list
 	}
 	if k64StaticModelLRU {
-		keys, vals := k64StaticModelAll(m)
 		md.compare(step, keys, vals)
 	}
 }
 
-// evicted drops from an LRU map's model the keys the update of k evicted,
-// k too if the update's own eviction took it before the update looked it up,
-// checks them against evictBounds, and returns whether k was present when
-// the update looked it up.
-func (md *k64StaticModel) evicted(step int, k K64StaticKey, cpu int, present bool, replaced []K64StaticValue, flags htab.UpdateFlags, invalid bool, err error) bool {
+// evicted drops from an LRU map's model the keys the update of k evicted
+// (those the map's contents after it, keys and vals, lack), k too if the
+// update's own eviction took it before the update looked it up, checks them
+// against evictBounds, and returns whether k was present when the update
+// looked it up.
+func (md *k64StaticModel) evicted(step int, k K64StaticKey, cpu int, present bool, replaced []K64StaticValue, flags htab.UpdateFlags, invalid bool, err error, keys []K64StaticKey, vals [][]K64StaticValue) bool {
 	t, c := md.t, max(cpu, 0)
 	low, high := md.evictBounds(c, present, invalid || k64StaticModelPerCPU && flags == htab.UpdateExist)
-	keys, vals := k64StaticModelAll(md.m)
 	in := make(map[K64StaticKey][]K64StaticValue, len(keys))
 	for i, key := range keys {
 		in[key] = vals[i]

@@ -15,19 +15,14 @@ import (
 	"testing"
 )
 
-// k8JhashTestUpdate, k8JhashTestLookup, k8JhashTestLookupAndDelete and k8JhashTestAll
-// are the map's userspace methods, as the checks below use them (k8JhashTestAll
-// collects All).
+// k8JhashTestUpdate, k8JhashTestLookup and k8JhashTestAll are the map's userspace
+// methods, as the checks below use them (k8JhashTestAll collects All).
 func k8JhashTestUpdate(m *K8Jhash, k K8JhashKey, v K8JhashValue, flags htab.UpdateFlags) error {
 	return m.Update(k, v, flags)
 }
 
 func k8JhashTestLookup(t testing.TB, m *K8Jhash, k K8JhashKey) (K8JhashValue, bool) {
 	return m.Lookup(k)
-}
-
-func k8JhashTestLookupAndDelete(t testing.TB, m *K8Jhash, k K8JhashKey) (K8JhashValue, error) {
-	return m.LookupAndDelete(k)
 }
 
 func k8JhashTestAll(t testing.TB, m *K8Jhash) (keys []K8JhashKey, vals []K8JhashValue) {
@@ -296,8 +291,13 @@ func (md *k8JhashModel) update(step int, k K8JhashKey, cpu int, v K8JhashValue, 
 	}
 	// UpdateBatch takes only UpdateAny, as the kernel's (elem_flags).
 	invalid := flags > htab.UpdateExist || cpu == k8JhashModelBatch && flags != htab.UpdateAny
+	// An LRU map's contents after the update, read once: for evicted and for
+	// the comparison below.
+	var keys []K8JhashKey
+	var vals [][]K8JhashValue
 	if k8JhashModelLRU {
-		present = md.evicted(step, k, cpu, present, replaced, flags, invalid, err)
+		keys, vals = k8JhashModelAll(m)
+		present = md.evicted(step, k, cpu, present, replaced, flags, invalid, err, keys, vals)
 	}
 	var want error
 	switch {
@@ -325,19 +325,18 @@ func (md *k8JhashModel) update(step int, k K8JhashKey, cpu int, v K8JhashValue, 
 		md.owner[k] = max(cpu, 0) // a new element, from the updating CPU's list
 	}
 	if k8JhashModelLRU {
-		keys, vals := k8JhashModelAll(m)
 		md.compare(step, keys, vals)
 	}
 }
 
-// evicted drops from an LRU map's model the keys the update of k evicted,
-// k too if the update's own eviction took it before the update looked it up,
-// checks them against evictBounds, and returns whether k was present when
-// the update looked it up.
-func (md *k8JhashModel) evicted(step int, k K8JhashKey, cpu int, present bool, replaced []K8JhashValue, flags htab.UpdateFlags, invalid bool, err error) bool {
+// evicted drops from an LRU map's model the keys the update of k evicted
+// (those the map's contents after it, keys and vals, lack), k too if the
+// update's own eviction took it before the update looked it up, checks them
+// against evictBounds, and returns whether k was present when the update
+// looked it up.
+func (md *k8JhashModel) evicted(step int, k K8JhashKey, cpu int, present bool, replaced []K8JhashValue, flags htab.UpdateFlags, invalid bool, err error, keys []K8JhashKey, vals [][]K8JhashValue) bool {
 	t, c := md.t, max(cpu, 0)
 	low, high := md.evictBounds(c, present, invalid || k8JhashModelPerCPU && flags == htab.UpdateExist)
-	keys, vals := k8JhashModelAll(md.m)
 	in := make(map[K8JhashKey][]K8JhashValue, len(keys))
 	for i, key := range keys {
 		in[key] = vals[i]

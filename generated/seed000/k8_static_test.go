@@ -15,19 +15,14 @@ import (
 	"testing"
 )
 
-// k8StaticTestUpdate, k8StaticTestLookup, k8StaticTestLookupAndDelete and k8StaticTestAll
-// are the map's userspace methods, as the checks below use them (k8StaticTestAll
-// collects All).
+// k8StaticTestUpdate, k8StaticTestLookup and k8StaticTestAll are the map's userspace
+// methods, as the checks below use them (k8StaticTestAll collects All).
 func k8StaticTestUpdate(m *K8Static, k K8StaticKey, v K8StaticValue, flags htab.UpdateFlags) error {
 	return m.Update(k, v, flags)
 }
 
 func k8StaticTestLookup(t testing.TB, m *K8Static, k K8StaticKey) (K8StaticValue, bool) {
 	return m.Lookup(k)
-}
-
-func k8StaticTestLookupAndDelete(t testing.TB, m *K8Static, k K8StaticKey) (K8StaticValue, error) {
-	return m.LookupAndDelete(k)
 }
 
 func k8StaticTestAll(t testing.TB, m *K8Static) (keys []K8StaticKey, vals []K8StaticValue) {
@@ -296,8 +291,13 @@ func (md *k8StaticModel) update(step int, k K8StaticKey, cpu int, v K8StaticValu
 	}
 	// UpdateBatch takes only UpdateAny, as the kernel's (elem_flags).
 	invalid := flags > htab.UpdateExist || cpu == k8StaticModelBatch && flags != htab.UpdateAny
+	// An LRU map's contents after the update, read once: for evicted and for
+	// the comparison below.
+	var keys []K8StaticKey
+	var vals [][]K8StaticValue
 	if k8StaticModelLRU {
-		present = md.evicted(step, k, cpu, present, replaced, flags, invalid, err)
+		keys, vals = k8StaticModelAll(m)
+		present = md.evicted(step, k, cpu, present, replaced, flags, invalid, err, keys, vals)
 	}
 	var want error
 	switch {
@@ -325,19 +325,18 @@ func (md *k8StaticModel) update(step int, k K8StaticKey, cpu int, v K8StaticValu
 		md.owner[k] = max(cpu, 0) // a new element, from the updating CPU's list
 	}
 	if k8StaticModelLRU {
-		keys, vals := k8StaticModelAll(m)
 		md.compare(step, keys, vals)
 	}
 }
 
-// evicted drops from an LRU map's model the keys the update of k evicted,
-// k too if the update's own eviction took it before the update looked it up,
-// checks them against evictBounds, and returns whether k was present when
-// the update looked it up.
-func (md *k8StaticModel) evicted(step int, k K8StaticKey, cpu int, present bool, replaced []K8StaticValue, flags htab.UpdateFlags, invalid bool, err error) bool {
+// evicted drops from an LRU map's model the keys the update of k evicted
+// (those the map's contents after it, keys and vals, lack), k too if the
+// update's own eviction took it before the update looked it up, checks them
+// against evictBounds, and returns whether k was present when the update
+// looked it up.
+func (md *k8StaticModel) evicted(step int, k K8StaticKey, cpu int, present bool, replaced []K8StaticValue, flags htab.UpdateFlags, invalid bool, err error, keys []K8StaticKey, vals [][]K8StaticValue) bool {
 	t, c := md.t, max(cpu, 0)
 	low, high := md.evictBounds(c, present, invalid || k8StaticModelPerCPU && flags == htab.UpdateExist)
-	keys, vals := k8StaticModelAll(md.m)
 	in := make(map[K8StaticKey][]K8StaticValue, len(keys))
 	for i, key := range keys {
 		in[key] = vals[i]
