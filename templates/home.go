@@ -199,9 +199,7 @@ type $Map struct {
 	free  htab.FreeSlots // one bit per slot, set: the slot is free
 %[6]s}
 
-// The slot must be %[4]d bytes, as planned; if this fails to compile, regenerate the map.
-var _ [0]struct{} = [unsafe.Sizeof($Elem{}) - %[4]d]struct{}{}
-
+%[8]s
 // New$Map creates an empty map, as BPF_MAP_CREATE does. Bad options are
 // htab.ErrInvalid, wrapped with the reason. All slots are allocated here, also
 // with NoPrealloc (in the home layout the slots are the bucket table).
@@ -235,7 +233,7 @@ func New$Map(opts htab.Options) (*$Map, error) {
 func (m *$Map) Len() int {
 	return int(min(m.count.Load(), int64(m.maxEntries)))
 }
-`, l.Spec.Key, l.Spec.Val, l.KeyWords, l.ElemSize, fields.String(), occField, occInit)
+`, l.Spec.Key, l.Spec.Val, l.KeyWords, l.ElemSize, fields.String(), occField, occInit, elemAssertions(l, "slot"))
 	f.Add(g.homeCode(src))
 	g.sizeAccessors(f)
 }

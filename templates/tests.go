@@ -51,6 +51,7 @@ func (g *generator) tests(f *jen.File) {
 	g.modelTests(f)
 	g.storageTest(f)
 	g.seedTest(f)
+	g.hashTest(f)
 	g.collisionTest(f)
 
 	// The 64 keys fit; an LRU map gets room to spare so that it never evicts
@@ -299,6 +300,46 @@ func (g *generator) seedTest(f *jen.File) {
 			jen.Id("t").Dot("Error").Call(jen.Lit("two maps without ZeroSeed iterate the same keys in one order: their seeds are not random")),
 		),
 	)
+}
+
+// hashTest emits Test<Map>HashIsJhash: the map's own hash, whichever -hash
+// emitted it, is the kernel's jhash (htab.Jhash) of the key, all 32 bits of
+// it, for keys of many byte patterns and for several seeds. The model of
+// Test<Map>RandomOps compares only the bucket bits, of 64 buckets at most.
+func (g *generator) hashTest(f *jen.File) {
+	fill := strings.NewReplacer("_MAP_", g.mapT, "_KEY_", g.keyT)
+	f.Add(jen.Id(fill.Replace(`
+// Test_MAP_HashIsJhash checks that the map's hash is htab.Jhash of the key
+// with the map's seed, for 512 keys (zero, all ones, then pseudo-random
+// bytes) and seeds 0, 1, 0xdeadbeef and 0xffffffff.
+func Test_MAP_HashIsJhash(t *testing.T) {
+	m, err := New_MAP_(htab.Options{MaxEntries: 1, CPUs: 1, ZeroSeed: true})
+	if err != nil {
+		t.Fatalf("New: %v", err)
+	}
+	x := uint64(0x9e3779b97f4a7c15)
+	for i := range 512 {
+		var k _KEY_
+		for j := range k {
+			switch i {
+			case 0:
+			case 1:
+				k[j] = 0xff
+			default:
+				x = x*6364136223846793005 + 1442695040888963407
+				k[j] = byte(x >> 56)
+			}
+		}
+		w := k.words()
+		for _, seed := range []uint32{0, 1, 0xdeadbeef, 0xffffffff} {
+			m.seed = seed
+			if got, want := m.hash(&k, &w), htab.Jhash(k[:], seed); got != want {
+				t.Fatalf("key %x, seed %#x: hash %#x, htab.Jhash %#x", k, seed, got, want)
+			}
+		}
+	}
+}
+`)))
 }
 
 // collisionTest emits Test<Map>HashCollisions for maps whose elements cache

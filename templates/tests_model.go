@@ -213,8 +213,9 @@ func _p_ModelOf(t testing.TB, b byte) *_p_Model {
 
 // _p_RunOps runs the operations that data encodes on a new map and on its
 // model: data[0] picks the map (_p_ModelOf), then every three bytes are an
-// operation (step). The whole contents are checked after every 8th
-// operation and at the end.
+// operation (step). After every step the map's contents, in iteration
+// order, must be the model's; after every 8th and the last, so must what
+// the NextKey and LookupBatch walks see.
 func _p_RunOps(t testing.TB, data []byte) {
 	if len(data) == 0 {
 		return
@@ -224,6 +225,9 @@ func _p_RunOps(t testing.TB, data []byte) {
 		md.step(i/3, data[i], data[i+1], data[i+2])
 		if i/3%8 == 7 {
 			md.check(i / 3)
+		} else {
+			keys, vals := _p_ModelAll(md.m)
+			md.compare(i/3, keys, vals)
 		}
 	}
 	md.check(len(data) / 3)

@@ -1,6 +1,7 @@
 package templates
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/dave/jennifer/jen"
@@ -9,7 +10,7 @@ import (
 )
 
 // types emits the key and value types, the element, the map struct and the
-// compile-time size assertions.
+// compile-time assertions of its size and offsets.
 func (g *generator) types(f *jen.File) {
 	l := g.l
 	g.keyValueTypes(f, "element")
@@ -42,11 +43,31 @@ func (g *generator) types(f *jen.File) {
 
 	g.mapStruct(f)
 
-	// var _ [0]struct{} = [unsafe.Sizeof(<elem>{}) - <size>]struct{}{}
-	f.Commentf("The element must be %d bytes, as planned; if this fails to compile, regenerate the map.", l.ElemSize)
-	f.Var().Id("_").Index(jen.Lit(0)).Struct().Op("=").Index(
-		jen.Qual("unsafe", "Sizeof").Call(jen.Id(g.elemT).Values()).Op("-").Lit(l.ElemSize),
-	).Struct().Values()
+	f.Add(g.homeCode(elemAssertions(l, "element")))
+}
+
+// elemAssertions is the Go text (in homeCode's placeholders) of the
+// compile-time assertions that the element (what: "element" or "slot") has
+// the planned size and every field the planned offset, the figures the
+// field comments, the design comment and -explain show:
+//
+//	var (
+//		_ [0]struct{} = [unsafe.Sizeof($Elem{}) - <size>]struct{}{}
+//		_ [0]struct{} = [unsafe.Offsetof($Elem{}.<field>) - <offset>]struct{}{}
+//	)
+//
+// A [n]struct{} is assignable to [0]struct{} only if n == 0, and a negative
+// length does not compile, so each line holds only with equality.
+func elemAssertions(l *spec.Layout, what string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "\n// The %s must be %d bytes and its fields at the offsets above, as\n", what, l.ElemSize)
+	b.WriteString("// planned; if this fails to compile, regenerate the map.\nvar (\n")
+	fmt.Fprintf(&b, "\t_ [0]struct{} = [unsafe.Sizeof($Elem{}) - %d]struct{}{}\n", l.ElemSize)
+	for _, fl := range l.Elem {
+		fmt.Fprintf(&b, "\t_ [0]struct{} = [unsafe.Offsetof($Elem{}.%s) - %d]struct{}{}\n", fl.Name, fl.Offset)
+	}
+	b.WriteString(")\n")
+	return b.String()
 }
 
 // chunkShift picks chunks of about 16 KiB, at least one element.

@@ -99,8 +99,14 @@ type NonEmpty struct {
 	freeHead atomic.Uint64 // freed elements: a Treiber stack, ABA tag<<32 | index+1, linked through next
 }
 
-// The element must be 20 bytes, as planned; if this fails to compile, regenerate the map.
-var _ [0]struct{} = [unsafe.Sizeof(nonEmptyElem{}) - 20]struct{}{}
+// The element must be 20 bytes and its fields at the offsets above, as
+// planned; if this fails to compile, regenerate the map.
+var (
+	_ [0]struct{} = [unsafe.Sizeof(nonEmptyElem{}) - 20]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(nonEmptyElem{}.next) - 0]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(nonEmptyElem{}.key) - 4]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(nonEmptyElem{}.val) - 12]struct{}{}
+)
 
 // NewNonEmpty creates an empty map, as BPF_MAP_CREATE does. Bad options are
 // htab.ErrInvalid, wrapped with the reason.

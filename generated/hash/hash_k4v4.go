@@ -99,8 +99,14 @@ type HashK4V4 struct {
 	freeHead atomic.Uint64 // freed elements: a Treiber stack, ABA tag<<32 | index+1, linked through next
 }
 
-// The element must be 12 bytes, as planned; if this fails to compile, regenerate the map.
-var _ [0]struct{} = [unsafe.Sizeof(hashK4V4Elem{}) - 12]struct{}{}
+// The element must be 12 bytes and its fields at the offsets above, as
+// planned; if this fails to compile, regenerate the map.
+var (
+	_ [0]struct{} = [unsafe.Sizeof(hashK4V4Elem{}) - 12]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(hashK4V4Elem{}.next) - 0]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(hashK4V4Elem{}.key) - 4]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(hashK4V4Elem{}.val) - 8]struct{}{}
+)
 
 // NewHashK4V4 creates an empty map, as BPF_MAP_CREATE does. Bad options are
 // htab.ErrInvalid, wrapped with the reason.

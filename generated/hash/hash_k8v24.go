@@ -99,8 +99,14 @@ type HashK8V24 struct {
 	freeHead atomic.Uint64 // freed elements: a Treiber stack, ABA tag<<32 | index+1, linked through next
 }
 
-// The element must be 36 bytes, as planned; if this fails to compile, regenerate the map.
-var _ [0]struct{} = [unsafe.Sizeof(hashK8V24Elem{}) - 36]struct{}{}
+// The element must be 36 bytes and its fields at the offsets above, as
+// planned; if this fails to compile, regenerate the map.
+var (
+	_ [0]struct{} = [unsafe.Sizeof(hashK8V24Elem{}) - 36]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(hashK8V24Elem{}.next) - 0]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(hashK8V24Elem{}.key) - 4]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(hashK8V24Elem{}.val) - 12]struct{}{}
+)
 
 // NewHashK8V24 creates an empty map, as BPF_MAP_CREATE does. Bad options are
 // htab.ErrInvalid, wrapped with the reason.

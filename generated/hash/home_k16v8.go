@@ -103,8 +103,16 @@ type HomeK16V8 struct {
 	free  htab.FreeSlots // one bit per slot, set: the slot is free
 }
 
-// The slot must be 36 bytes, as planned; if this fails to compile, regenerate the map.
-var _ [0]struct{} = [unsafe.Sizeof(homeK16V8Elem{}) - 36]struct{}{}
+// The slot must be 36 bytes and its fields at the offsets above, as
+// planned; if this fails to compile, regenerate the map.
+var (
+	_ [0]struct{} = [unsafe.Sizeof(homeK16V8Elem{}) - 36]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(homeK16V8Elem{}.seq) - 0]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(homeK16V8Elem{}.next) - 4]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(homeK16V8Elem{}.hash) - 8]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(homeK16V8Elem{}.key) - 12]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(homeK16V8Elem{}.val) - 28]struct{}{}
+)
 
 // NewHomeK16V8 creates an empty map, as BPF_MAP_CREATE does. Bad options are
 // htab.ErrInvalid, wrapped with the reason. All slots are allocated here, also

@@ -102,8 +102,15 @@ type HomeK4V4Always struct {
 	free  htab.FreeSlots // one bit per slot, set: the slot is free
 }
 
-// The slot must be 16 bytes, as planned; if this fails to compile, regenerate the map.
-var _ [0]struct{} = [unsafe.Sizeof(homeK4V4AlwaysElem{}) - 16]struct{}{}
+// The slot must be 16 bytes and its fields at the offsets above, as
+// planned; if this fails to compile, regenerate the map.
+var (
+	_ [0]struct{} = [unsafe.Sizeof(homeK4V4AlwaysElem{}) - 16]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(homeK4V4AlwaysElem{}.seq) - 0]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(homeK4V4AlwaysElem{}.next) - 4]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(homeK4V4AlwaysElem{}.key) - 8]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(homeK4V4AlwaysElem{}.val) - 12]struct{}{}
+)
 
 // NewHomeK4V4Always creates an empty map, as BPF_MAP_CREATE does. Bad options are
 // htab.ErrInvalid, wrapped with the reason. All slots are allocated here, also

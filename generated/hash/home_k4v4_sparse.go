@@ -104,8 +104,15 @@ type HomeK4V4Sparse struct {
 	occ htab.Occupancy // -batch-lock sparse: one bit per bucket, set while it is non-empty
 }
 
-// The slot must be 16 bytes, as planned; if this fails to compile, regenerate the map.
-var _ [0]struct{} = [unsafe.Sizeof(homeK4V4SparseElem{}) - 16]struct{}{}
+// The slot must be 16 bytes and its fields at the offsets above, as
+// planned; if this fails to compile, regenerate the map.
+var (
+	_ [0]struct{} = [unsafe.Sizeof(homeK4V4SparseElem{}) - 16]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(homeK4V4SparseElem{}.seq) - 0]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(homeK4V4SparseElem{}.next) - 4]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(homeK4V4SparseElem{}.key) - 8]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(homeK4V4SparseElem{}.val) - 12]struct{}{}
+)
 
 // NewHomeK4V4Sparse creates an empty map, as BPF_MAP_CREATE does. Bad options are
 // htab.ErrInvalid, wrapped with the reason. All slots are allocated here, also

@@ -102,8 +102,15 @@ type HomeK8V24 struct {
 	free  htab.FreeSlots // one bit per slot, set: the slot is free
 }
 
-// The slot must be 40 bytes, as planned; if this fails to compile, regenerate the map.
-var _ [0]struct{} = [unsafe.Sizeof(homeK8V24Elem{}) - 40]struct{}{}
+// The slot must be 40 bytes and its fields at the offsets above, as
+// planned; if this fails to compile, regenerate the map.
+var (
+	_ [0]struct{} = [unsafe.Sizeof(homeK8V24Elem{}) - 40]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(homeK8V24Elem{}.seq) - 0]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(homeK8V24Elem{}.next) - 4]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(homeK8V24Elem{}.key) - 8]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(homeK8V24Elem{}.val) - 16]struct{}{}
+)
 
 // NewHomeK8V24 creates an empty map, as BPF_MAP_CREATE does. Bad options are
 // htab.ErrInvalid, wrapped with the reason. All slots are allocated here, also

@@ -106,6 +106,13 @@ package keysizes
 //go:generate go run ../../cmd/htabgen -type hash -key 64 -val 8 -hash jhash -name K64Jhash -out k64_jhash.go
 //go:generate go run ../../cmd/htabgen -type hash -key 65 -val 8 -hash jhash -name K65Jhash -out k65_jhash.go
 
+// The byte loop's tails of 6, 10 and 11 bytes, which no other generated map
+// has (the spec matrix of gen_test.go has the others), with their generated
+// tests: Test<Map>HashIsJhash checks the whole hash.
+//go:generate go run ../../cmd/htabgen -type hash -key 6 -val 8 -hash jhash -name K6Jhash -out k6_jhash.go -tests
+//go:generate go run ../../cmd/htabgen -type hash -key 10 -val 8 -hash jhash -name K10Jhash -out k10_jhash.go -tests
+//go:generate go run ../../cmd/htabgen -type hash -key 11 -val 8 -hash jhash -name K11Jhash -out k11_jhash.go -tests
+
 // test_map_large: key {int a; char b[4096]; long long c}, 4-byte value.
 //go:generate go run ../../cmd/htabgen -type hash -key 4112 -val 4 -name Large4112 -out large4112.go
 

@@ -103,8 +103,16 @@ type K100 struct {
 	free  htab.FreeSlots // one bit per slot, set: the slot is free
 }
 
-// The slot must be 120 bytes, as planned; if this fails to compile, regenerate the map.
-var _ [0]struct{} = [unsafe.Sizeof(k100Elem{}) - 120]struct{}{}
+// The slot must be 120 bytes and its fields at the offsets above, as
+// planned; if this fails to compile, regenerate the map.
+var (
+	_ [0]struct{} = [unsafe.Sizeof(k100Elem{}) - 120]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k100Elem{}.seq) - 0]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k100Elem{}.next) - 4]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k100Elem{}.hash) - 8]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k100Elem{}.key) - 12]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k100Elem{}.val) - 112]struct{}{}
+)
 
 // NewK100 creates an empty map, as BPF_MAP_CREATE does. Bad options are
 // htab.ErrInvalid, wrapped with the reason. All slots are allocated here, also

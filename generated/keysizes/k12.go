@@ -103,8 +103,16 @@ type K12 struct {
 	free  htab.FreeSlots // one bit per slot, set: the slot is free
 }
 
-// The slot must be 32 bytes, as planned; if this fails to compile, regenerate the map.
-var _ [0]struct{} = [unsafe.Sizeof(k12Elem{}) - 32]struct{}{}
+// The slot must be 32 bytes and its fields at the offsets above, as
+// planned; if this fails to compile, regenerate the map.
+var (
+	_ [0]struct{} = [unsafe.Sizeof(k12Elem{}) - 32]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k12Elem{}.seq) - 0]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k12Elem{}.next) - 4]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k12Elem{}.hash) - 8]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k12Elem{}.key) - 12]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k12Elem{}.val) - 24]struct{}{}
+)
 
 // NewK12 creates an empty map, as BPF_MAP_CREATE does. Bad options are
 // htab.ErrInvalid, wrapped with the reason. All slots are allocated here, also

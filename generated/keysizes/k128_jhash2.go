@@ -103,8 +103,16 @@ type K128Jhash2 struct {
 	free  htab.FreeSlots // one bit per slot, set: the slot is free
 }
 
-// The slot must be 148 bytes, as planned; if this fails to compile, regenerate the map.
-var _ [0]struct{} = [unsafe.Sizeof(k128Jhash2Elem{}) - 148]struct{}{}
+// The slot must be 148 bytes and its fields at the offsets above, as
+// planned; if this fails to compile, regenerate the map.
+var (
+	_ [0]struct{} = [unsafe.Sizeof(k128Jhash2Elem{}) - 148]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k128Jhash2Elem{}.seq) - 0]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k128Jhash2Elem{}.next) - 4]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k128Jhash2Elem{}.hash) - 8]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k128Jhash2Elem{}.key) - 12]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k128Jhash2Elem{}.val) - 140]struct{}{}
+)
 
 // NewK128Jhash2 creates an empty map, as BPF_MAP_CREATE does. Bad options are
 // htab.ErrInvalid, wrapped with the reason. All slots are allocated here, also

@@ -103,8 +103,16 @@ type K12Jhash struct {
 	free  htab.FreeSlots // one bit per slot, set: the slot is free
 }
 
-// The slot must be 32 bytes, as planned; if this fails to compile, regenerate the map.
-var _ [0]struct{} = [unsafe.Sizeof(k12JhashElem{}) - 32]struct{}{}
+// The slot must be 32 bytes and its fields at the offsets above, as
+// planned; if this fails to compile, regenerate the map.
+var (
+	_ [0]struct{} = [unsafe.Sizeof(k12JhashElem{}) - 32]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k12JhashElem{}.seq) - 0]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k12JhashElem{}.next) - 4]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k12JhashElem{}.hash) - 8]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k12JhashElem{}.key) - 12]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k12JhashElem{}.val) - 24]struct{}{}
+)
 
 // NewK12Jhash creates an empty map, as BPF_MAP_CREATE does. Bad options are
 // htab.ErrInvalid, wrapped with the reason. All slots are allocated here, also

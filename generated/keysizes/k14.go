@@ -103,8 +103,16 @@ type K14 struct {
 	free  htab.FreeSlots // one bit per slot, set: the slot is free
 }
 
-// The slot must be 36 bytes, as planned; if this fails to compile, regenerate the map.
-var _ [0]struct{} = [unsafe.Sizeof(k14Elem{}) - 36]struct{}{}
+// The slot must be 36 bytes and its fields at the offsets above, as
+// planned; if this fails to compile, regenerate the map.
+var (
+	_ [0]struct{} = [unsafe.Sizeof(k14Elem{}) - 36]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k14Elem{}.seq) - 0]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k14Elem{}.next) - 4]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k14Elem{}.hash) - 8]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k14Elem{}.key) - 12]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k14Elem{}.val) - 28]struct{}{}
+)
 
 // NewK14 creates an empty map, as BPF_MAP_CREATE does. Bad options are
 // htab.ErrInvalid, wrapped with the reason. All slots are allocated here, also

@@ -103,8 +103,16 @@ type K19 struct {
 	free  htab.FreeSlots // one bit per slot, set: the slot is free
 }
 
-// The slot must be 40 bytes, as planned; if this fails to compile, regenerate the map.
-var _ [0]struct{} = [unsafe.Sizeof(k19Elem{}) - 40]struct{}{}
+// The slot must be 40 bytes and its fields at the offsets above, as
+// planned; if this fails to compile, regenerate the map.
+var (
+	_ [0]struct{} = [unsafe.Sizeof(k19Elem{}) - 40]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k19Elem{}.seq) - 0]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k19Elem{}.next) - 4]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k19Elem{}.hash) - 8]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k19Elem{}.key) - 12]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k19Elem{}.val) - 32]struct{}{}
+)
 
 // NewK19 creates an empty map, as BPF_MAP_CREATE does. Bad options are
 // htab.ErrInvalid, wrapped with the reason. All slots are allocated here, also

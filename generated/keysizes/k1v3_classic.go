@@ -98,8 +98,14 @@ type K1V3Classic struct {
 	freeHead atomic.Uint64 // freed elements: a Treiber stack, ABA tag<<32 | index+1, linked through next
 }
 
-// The element must be 12 bytes, as planned; if this fails to compile, regenerate the map.
-var _ [0]struct{} = [unsafe.Sizeof(k1V3ClassicElem{}) - 12]struct{}{}
+// The element must be 12 bytes and its fields at the offsets above, as
+// planned; if this fails to compile, regenerate the map.
+var (
+	_ [0]struct{} = [unsafe.Sizeof(k1V3ClassicElem{}) - 12]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k1V3ClassicElem{}.next) - 0]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k1V3ClassicElem{}.key) - 4]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k1V3ClassicElem{}.val) - 8]struct{}{}
+)
 
 // NewK1V3Classic creates an empty map, as BPF_MAP_CREATE does. Bad options are
 // htab.ErrInvalid, wrapped with the reason.

@@ -103,8 +103,16 @@ type K21 struct {
 	free  htab.FreeSlots // one bit per slot, set: the slot is free
 }
 
-// The slot must be 44 bytes, as planned; if this fails to compile, regenerate the map.
-var _ [0]struct{} = [unsafe.Sizeof(k21Elem{}) - 44]struct{}{}
+// The slot must be 44 bytes and its fields at the offsets above, as
+// planned; if this fails to compile, regenerate the map.
+var (
+	_ [0]struct{} = [unsafe.Sizeof(k21Elem{}) - 44]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k21Elem{}.seq) - 0]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k21Elem{}.next) - 4]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k21Elem{}.hash) - 8]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k21Elem{}.key) - 12]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k21Elem{}.val) - 36]struct{}{}
+)
 
 // NewK21 creates an empty map, as BPF_MAP_CREATE does. Bad options are
 // htab.ErrInvalid, wrapped with the reason. All slots are allocated here, also

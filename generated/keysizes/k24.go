@@ -103,8 +103,16 @@ type K24 struct {
 	free  htab.FreeSlots // one bit per slot, set: the slot is free
 }
 
-// The slot must be 44 bytes, as planned; if this fails to compile, regenerate the map.
-var _ [0]struct{} = [unsafe.Sizeof(k24Elem{}) - 44]struct{}{}
+// The slot must be 44 bytes and its fields at the offsets above, as
+// planned; if this fails to compile, regenerate the map.
+var (
+	_ [0]struct{} = [unsafe.Sizeof(k24Elem{}) - 44]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k24Elem{}.seq) - 0]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k24Elem{}.next) - 4]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k24Elem{}.hash) - 8]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k24Elem{}.key) - 12]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k24Elem{}.val) - 36]struct{}{}
+)
 
 // NewK24 creates an empty map, as BPF_MAP_CREATE does. Bad options are
 // htab.ErrInvalid, wrapped with the reason. All slots are allocated here, also

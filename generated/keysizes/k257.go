@@ -103,8 +103,16 @@ type K257 struct {
 	free  htab.FreeSlots // one bit per slot, set: the slot is free
 }
 
-// The slot must be 280 bytes, as planned; if this fails to compile, regenerate the map.
-var _ [0]struct{} = [unsafe.Sizeof(k257Elem{}) - 280]struct{}{}
+// The slot must be 280 bytes and its fields at the offsets above, as
+// planned; if this fails to compile, regenerate the map.
+var (
+	_ [0]struct{} = [unsafe.Sizeof(k257Elem{}) - 280]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k257Elem{}.seq) - 0]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k257Elem{}.next) - 4]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k257Elem{}.hash) - 8]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k257Elem{}.key) - 12]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k257Elem{}.val) - 272]struct{}{}
+)
 
 // NewK257 creates an empty map, as BPF_MAP_CREATE does. Bad options are
 // htab.ErrInvalid, wrapped with the reason. All slots are allocated here, also

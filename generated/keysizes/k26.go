@@ -103,8 +103,16 @@ type K26 struct {
 	free  htab.FreeSlots // one bit per slot, set: the slot is free
 }
 
-// The slot must be 48 bytes, as planned; if this fails to compile, regenerate the map.
-var _ [0]struct{} = [unsafe.Sizeof(k26Elem{}) - 48]struct{}{}
+// The slot must be 48 bytes and its fields at the offsets above, as
+// planned; if this fails to compile, regenerate the map.
+var (
+	_ [0]struct{} = [unsafe.Sizeof(k26Elem{}) - 48]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k26Elem{}.seq) - 0]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k26Elem{}.next) - 4]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k26Elem{}.hash) - 8]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k26Elem{}.key) - 12]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k26Elem{}.val) - 40]struct{}{}
+)
 
 // NewK26 creates an empty map, as BPF_MAP_CREATE does. Bad options are
 // htab.ErrInvalid, wrapped with the reason. All slots are allocated here, also

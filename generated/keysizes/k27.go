@@ -103,8 +103,16 @@ type K27 struct {
 	free  htab.FreeSlots // one bit per slot, set: the slot is free
 }
 
-// The slot must be 48 bytes, as planned; if this fails to compile, regenerate the map.
-var _ [0]struct{} = [unsafe.Sizeof(k27Elem{}) - 48]struct{}{}
+// The slot must be 48 bytes and its fields at the offsets above, as
+// planned; if this fails to compile, regenerate the map.
+var (
+	_ [0]struct{} = [unsafe.Sizeof(k27Elem{}) - 48]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k27Elem{}.seq) - 0]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k27Elem{}.next) - 4]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k27Elem{}.hash) - 8]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k27Elem{}.key) - 12]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k27Elem{}.val) - 40]struct{}{}
+)
 
 // NewK27 creates an empty map, as BPF_MAP_CREATE does. Bad options are
 // htab.ErrInvalid, wrapped with the reason. All slots are allocated here, also

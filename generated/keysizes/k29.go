@@ -103,8 +103,16 @@ type K29 struct {
 	free  htab.FreeSlots // one bit per slot, set: the slot is free
 }
 
-// The slot must be 52 bytes, as planned; if this fails to compile, regenerate the map.
-var _ [0]struct{} = [unsafe.Sizeof(k29Elem{}) - 52]struct{}{}
+// The slot must be 52 bytes and its fields at the offsets above, as
+// planned; if this fails to compile, regenerate the map.
+var (
+	_ [0]struct{} = [unsafe.Sizeof(k29Elem{}) - 52]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k29Elem{}.seq) - 0]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k29Elem{}.next) - 4]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k29Elem{}.hash) - 8]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k29Elem{}.key) - 12]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k29Elem{}.val) - 44]struct{}{}
+)
 
 // NewK29 creates an empty map, as BPF_MAP_CREATE does. Bad options are
 // htab.ErrInvalid, wrapped with the reason. All slots are allocated here, also

@@ -103,8 +103,16 @@ type K31 struct {
 	free  htab.FreeSlots // one bit per slot, set: the slot is free
 }
 
-// The slot must be 52 bytes, as planned; if this fails to compile, regenerate the map.
-var _ [0]struct{} = [unsafe.Sizeof(k31Elem{}) - 52]struct{}{}
+// The slot must be 52 bytes and its fields at the offsets above, as
+// planned; if this fails to compile, regenerate the map.
+var (
+	_ [0]struct{} = [unsafe.Sizeof(k31Elem{}) - 52]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k31Elem{}.seq) - 0]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k31Elem{}.next) - 4]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k31Elem{}.hash) - 8]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k31Elem{}.key) - 12]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k31Elem{}.val) - 44]struct{}{}
+)
 
 // NewK31 creates an empty map, as BPF_MAP_CREATE does. Bad options are
 // htab.ErrInvalid, wrapped with the reason. All slots are allocated here, also

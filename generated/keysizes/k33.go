@@ -103,8 +103,16 @@ type K33 struct {
 	free  htab.FreeSlots // one bit per slot, set: the slot is free
 }
 
-// The slot must be 56 bytes, as planned; if this fails to compile, regenerate the map.
-var _ [0]struct{} = [unsafe.Sizeof(k33Elem{}) - 56]struct{}{}
+// The slot must be 56 bytes and its fields at the offsets above, as
+// planned; if this fails to compile, regenerate the map.
+var (
+	_ [0]struct{} = [unsafe.Sizeof(k33Elem{}) - 56]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k33Elem{}.seq) - 0]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k33Elem{}.next) - 4]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k33Elem{}.hash) - 8]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k33Elem{}.key) - 12]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k33Elem{}.val) - 48]struct{}{}
+)
 
 // NewK33 creates an empty map, as BPF_MAP_CREATE does. Bad options are
 // htab.ErrInvalid, wrapped with the reason. All slots are allocated here, also

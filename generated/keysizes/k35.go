@@ -103,8 +103,16 @@ type K35 struct {
 	free  htab.FreeSlots // one bit per slot, set: the slot is free
 }
 
-// The slot must be 56 bytes, as planned; if this fails to compile, regenerate the map.
-var _ [0]struct{} = [unsafe.Sizeof(k35Elem{}) - 56]struct{}{}
+// The slot must be 56 bytes and its fields at the offsets above, as
+// planned; if this fails to compile, regenerate the map.
+var (
+	_ [0]struct{} = [unsafe.Sizeof(k35Elem{}) - 56]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k35Elem{}.seq) - 0]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k35Elem{}.next) - 4]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k35Elem{}.hash) - 8]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k35Elem{}.key) - 12]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k35Elem{}.val) - 48]struct{}{}
+)
 
 // NewK35 creates an empty map, as BPF_MAP_CREATE does. Bad options are
 // htab.ErrInvalid, wrapped with the reason. All slots are allocated here, also

@@ -103,8 +103,16 @@ type K36 struct {
 	free  htab.FreeSlots // one bit per slot, set: the slot is free
 }
 
-// The slot must be 56 bytes, as planned; if this fails to compile, regenerate the map.
-var _ [0]struct{} = [unsafe.Sizeof(k36Elem{}) - 56]struct{}{}
+// The slot must be 56 bytes and its fields at the offsets above, as
+// planned; if this fails to compile, regenerate the map.
+var (
+	_ [0]struct{} = [unsafe.Sizeof(k36Elem{}) - 56]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k36Elem{}.seq) - 0]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k36Elem{}.next) - 4]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k36Elem{}.hash) - 8]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k36Elem{}.key) - 12]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k36Elem{}.val) - 48]struct{}{}
+)
 
 // NewK36 creates an empty map, as BPF_MAP_CREATE does. Bad options are
 // htab.ErrInvalid, wrapped with the reason. All slots are allocated here, also

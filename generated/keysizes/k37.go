@@ -103,8 +103,16 @@ type K37 struct {
 	free  htab.FreeSlots // one bit per slot, set: the slot is free
 }
 
-// The slot must be 60 bytes, as planned; if this fails to compile, regenerate the map.
-var _ [0]struct{} = [unsafe.Sizeof(k37Elem{}) - 60]struct{}{}
+// The slot must be 60 bytes and its fields at the offsets above, as
+// planned; if this fails to compile, regenerate the map.
+var (
+	_ [0]struct{} = [unsafe.Sizeof(k37Elem{}) - 60]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k37Elem{}.seq) - 0]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k37Elem{}.next) - 4]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k37Elem{}.hash) - 8]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k37Elem{}.key) - 12]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k37Elem{}.val) - 52]struct{}{}
+)
 
 // NewK37 creates an empty map, as BPF_MAP_CREATE does. Bad options are
 // htab.ErrInvalid, wrapped with the reason. All slots are allocated here, also

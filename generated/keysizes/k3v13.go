@@ -102,8 +102,15 @@ type K3V13 struct {
 	free  htab.FreeSlots // one bit per slot, set: the slot is free
 }
 
-// The slot must be 28 bytes, as planned; if this fails to compile, regenerate the map.
-var _ [0]struct{} = [unsafe.Sizeof(k3V13Elem{}) - 28]struct{}{}
+// The slot must be 28 bytes and its fields at the offsets above, as
+// planned; if this fails to compile, regenerate the map.
+var (
+	_ [0]struct{} = [unsafe.Sizeof(k3V13Elem{}) - 28]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k3V13Elem{}.seq) - 0]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k3V13Elem{}.next) - 4]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k3V13Elem{}.key) - 8]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k3V13Elem{}.val) - 12]struct{}{}
+)
 
 // NewK3V13 creates an empty map, as BPF_MAP_CREATE does. Bad options are
 // htab.ErrInvalid, wrapped with the reason. All slots are allocated here, also

@@ -103,8 +103,16 @@ type K4112 struct {
 	free  htab.FreeSlots // one bit per slot, set: the slot is free
 }
 
-// The slot must be 4132 bytes, as planned; if this fails to compile, regenerate the map.
-var _ [0]struct{} = [unsafe.Sizeof(k4112Elem{}) - 4132]struct{}{}
+// The slot must be 4132 bytes and its fields at the offsets above, as
+// planned; if this fails to compile, regenerate the map.
+var (
+	_ [0]struct{} = [unsafe.Sizeof(k4112Elem{}) - 4132]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k4112Elem{}.seq) - 0]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k4112Elem{}.next) - 4]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k4112Elem{}.hash) - 8]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k4112Elem{}.key) - 12]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k4112Elem{}.val) - 4124]struct{}{}
+)
 
 // NewK4112 creates an empty map, as BPF_MAP_CREATE does. Bad options are
 // htab.ErrInvalid, wrapped with the reason. All slots are allocated here, also

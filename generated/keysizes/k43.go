@@ -103,8 +103,16 @@ type K43 struct {
 	free  htab.FreeSlots // one bit per slot, set: the slot is free
 }
 
-// The slot must be 64 bytes, as planned; if this fails to compile, regenerate the map.
-var _ [0]struct{} = [unsafe.Sizeof(k43Elem{}) - 64]struct{}{}
+// The slot must be 64 bytes and its fields at the offsets above, as
+// planned; if this fails to compile, regenerate the map.
+var (
+	_ [0]struct{} = [unsafe.Sizeof(k43Elem{}) - 64]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k43Elem{}.seq) - 0]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k43Elem{}.next) - 4]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k43Elem{}.hash) - 8]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k43Elem{}.key) - 12]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k43Elem{}.val) - 56]struct{}{}
+)
 
 // NewK43 creates an empty map, as BPF_MAP_CREATE does. Bad options are
 // htab.ErrInvalid, wrapped with the reason. All slots are allocated here, also

@@ -103,8 +103,16 @@ type K47 struct {
 	free  htab.FreeSlots // one bit per slot, set: the slot is free
 }
 
-// The slot must be 68 bytes, as planned; if this fails to compile, regenerate the map.
-var _ [0]struct{} = [unsafe.Sizeof(k47Elem{}) - 68]struct{}{}
+// The slot must be 68 bytes and its fields at the offsets above, as
+// planned; if this fails to compile, regenerate the map.
+var (
+	_ [0]struct{} = [unsafe.Sizeof(k47Elem{}) - 68]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k47Elem{}.seq) - 0]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k47Elem{}.next) - 4]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k47Elem{}.hash) - 8]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k47Elem{}.key) - 12]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k47Elem{}.val) - 60]struct{}{}
+)
 
 // NewK47 creates an empty map, as BPF_MAP_CREATE does. Bad options are
 // htab.ErrInvalid, wrapped with the reason. All slots are allocated here, also

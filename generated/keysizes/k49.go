@@ -103,8 +103,16 @@ type K49 struct {
 	free  htab.FreeSlots // one bit per slot, set: the slot is free
 }
 
-// The slot must be 72 bytes, as planned; if this fails to compile, regenerate the map.
-var _ [0]struct{} = [unsafe.Sizeof(k49Elem{}) - 72]struct{}{}
+// The slot must be 72 bytes and its fields at the offsets above, as
+// planned; if this fails to compile, regenerate the map.
+var (
+	_ [0]struct{} = [unsafe.Sizeof(k49Elem{}) - 72]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k49Elem{}.seq) - 0]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k49Elem{}.next) - 4]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k49Elem{}.hash) - 8]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k49Elem{}.key) - 12]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k49Elem{}.val) - 64]struct{}{}
+)
 
 // NewK49 creates an empty map, as BPF_MAP_CREATE does. Bad options are
 // htab.ErrInvalid, wrapped with the reason. All slots are allocated here, also

@@ -102,8 +102,15 @@ type K4V68 struct {
 	free  htab.FreeSlots // one bit per slot, set: the slot is free
 }
 
-// The slot must be 80 bytes, as planned; if this fails to compile, regenerate the map.
-var _ [0]struct{} = [unsafe.Sizeof(k4V68Elem{}) - 80]struct{}{}
+// The slot must be 80 bytes and its fields at the offsets above, as
+// planned; if this fails to compile, regenerate the map.
+var (
+	_ [0]struct{} = [unsafe.Sizeof(k4V68Elem{}) - 80]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k4V68Elem{}.seq) - 0]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k4V68Elem{}.next) - 4]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k4V68Elem{}.key) - 8]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k4V68Elem{}.val) - 12]struct{}{}
+)
 
 // NewK4V68 creates an empty map, as BPF_MAP_CREATE does. Bad options are
 // htab.ErrInvalid, wrapped with the reason. All slots are allocated here, also

@@ -103,8 +103,16 @@ type K512 struct {
 	free  htab.FreeSlots // one bit per slot, set: the slot is free
 }
 
-// The slot must be 532 bytes, as planned; if this fails to compile, regenerate the map.
-var _ [0]struct{} = [unsafe.Sizeof(k512Elem{}) - 532]struct{}{}
+// The slot must be 532 bytes and its fields at the offsets above, as
+// planned; if this fails to compile, regenerate the map.
+var (
+	_ [0]struct{} = [unsafe.Sizeof(k512Elem{}) - 532]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k512Elem{}.seq) - 0]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k512Elem{}.next) - 4]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k512Elem{}.hash) - 8]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k512Elem{}.key) - 12]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k512Elem{}.val) - 524]struct{}{}
+)
 
 // NewK512 creates an empty map, as BPF_MAP_CREATE does. Bad options are
 // htab.ErrInvalid, wrapped with the reason. All slots are allocated here, also

@@ -103,8 +103,16 @@ type K53 struct {
 	free  htab.FreeSlots // one bit per slot, set: the slot is free
 }
 
-// The slot must be 76 bytes, as planned; if this fails to compile, regenerate the map.
-var _ [0]struct{} = [unsafe.Sizeof(k53Elem{}) - 76]struct{}{}
+// The slot must be 76 bytes and its fields at the offsets above, as
+// planned; if this fails to compile, regenerate the map.
+var (
+	_ [0]struct{} = [unsafe.Sizeof(k53Elem{}) - 76]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k53Elem{}.seq) - 0]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k53Elem{}.next) - 4]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k53Elem{}.hash) - 8]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k53Elem{}.key) - 12]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k53Elem{}.val) - 68]struct{}{}
+)
 
 // NewK53 creates an empty map, as BPF_MAP_CREATE does. Bad options are
 // htab.ErrInvalid, wrapped with the reason. All slots are allocated here, also

@@ -103,8 +103,16 @@ type K55 struct {
 	free  htab.FreeSlots // one bit per slot, set: the slot is free
 }
 
-// The slot must be 76 bytes, as planned; if this fails to compile, regenerate the map.
-var _ [0]struct{} = [unsafe.Sizeof(k55Elem{}) - 76]struct{}{}
+// The slot must be 76 bytes and its fields at the offsets above, as
+// planned; if this fails to compile, regenerate the map.
+var (
+	_ [0]struct{} = [unsafe.Sizeof(k55Elem{}) - 76]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k55Elem{}.seq) - 0]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k55Elem{}.next) - 4]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k55Elem{}.hash) - 8]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k55Elem{}.key) - 12]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k55Elem{}.val) - 68]struct{}{}
+)
 
 // NewK55 creates an empty map, as BPF_MAP_CREATE does. Bad options are
 // htab.ErrInvalid, wrapped with the reason. All slots are allocated here, also

@@ -103,8 +103,16 @@ type K58 struct {
 	free  htab.FreeSlots // one bit per slot, set: the slot is free
 }
 
-// The slot must be 80 bytes, as planned; if this fails to compile, regenerate the map.
-var _ [0]struct{} = [unsafe.Sizeof(k58Elem{}) - 80]struct{}{}
+// The slot must be 80 bytes and its fields at the offsets above, as
+// planned; if this fails to compile, regenerate the map.
+var (
+	_ [0]struct{} = [unsafe.Sizeof(k58Elem{}) - 80]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k58Elem{}.seq) - 0]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k58Elem{}.next) - 4]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k58Elem{}.hash) - 8]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k58Elem{}.key) - 12]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k58Elem{}.val) - 72]struct{}{}
+)
 
 // NewK58 creates an empty map, as BPF_MAP_CREATE does. Bad options are
 // htab.ErrInvalid, wrapped with the reason. All slots are allocated here, also

@@ -103,8 +103,16 @@ type K59 struct {
 	free  htab.FreeSlots // one bit per slot, set: the slot is free
 }
 
-// The slot must be 80 bytes, as planned; if this fails to compile, regenerate the map.
-var _ [0]struct{} = [unsafe.Sizeof(k59Elem{}) - 80]struct{}{}
+// The slot must be 80 bytes and its fields at the offsets above, as
+// planned; if this fails to compile, regenerate the map.
+var (
+	_ [0]struct{} = [unsafe.Sizeof(k59Elem{}) - 80]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k59Elem{}.seq) - 0]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k59Elem{}.next) - 4]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k59Elem{}.hash) - 8]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k59Elem{}.key) - 12]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k59Elem{}.val) - 72]struct{}{}
+)
 
 // NewK59 creates an empty map, as BPF_MAP_CREATE does. Bad options are
 // htab.ErrInvalid, wrapped with the reason. All slots are allocated here, also

@@ -103,8 +103,16 @@ type K64 struct {
 	free  htab.FreeSlots // one bit per slot, set: the slot is free
 }
 
-// The slot must be 84 bytes, as planned; if this fails to compile, regenerate the map.
-var _ [0]struct{} = [unsafe.Sizeof(k64Elem{}) - 84]struct{}{}
+// The slot must be 84 bytes and its fields at the offsets above, as
+// planned; if this fails to compile, regenerate the map.
+var (
+	_ [0]struct{} = [unsafe.Sizeof(k64Elem{}) - 84]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k64Elem{}.seq) - 0]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k64Elem{}.next) - 4]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k64Elem{}.hash) - 8]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k64Elem{}.key) - 12]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k64Elem{}.val) - 76]struct{}{}
+)
 
 // NewK64 creates an empty map, as BPF_MAP_CREATE does. Bad options are
 // htab.ErrInvalid, wrapped with the reason. All slots are allocated here, also

@@ -103,8 +103,16 @@ type K64Jhash struct {
 	free  htab.FreeSlots // one bit per slot, set: the slot is free
 }
 
-// The slot must be 84 bytes, as planned; if this fails to compile, regenerate the map.
-var _ [0]struct{} = [unsafe.Sizeof(k64JhashElem{}) - 84]struct{}{}
+// The slot must be 84 bytes and its fields at the offsets above, as
+// planned; if this fails to compile, regenerate the map.
+var (
+	_ [0]struct{} = [unsafe.Sizeof(k64JhashElem{}) - 84]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k64JhashElem{}.seq) - 0]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k64JhashElem{}.next) - 4]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k64JhashElem{}.hash) - 8]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k64JhashElem{}.key) - 12]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k64JhashElem{}.val) - 76]struct{}{}
+)
 
 // NewK64Jhash creates an empty map, as BPF_MAP_CREATE does. Bad options are
 // htab.ErrInvalid, wrapped with the reason. All slots are allocated here, also

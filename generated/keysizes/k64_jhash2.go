@@ -103,8 +103,16 @@ type K64Jhash2 struct {
 	free  htab.FreeSlots // one bit per slot, set: the slot is free
 }
 
-// The slot must be 84 bytes, as planned; if this fails to compile, regenerate the map.
-var _ [0]struct{} = [unsafe.Sizeof(k64Jhash2Elem{}) - 84]struct{}{}
+// The slot must be 84 bytes and its fields at the offsets above, as
+// planned; if this fails to compile, regenerate the map.
+var (
+	_ [0]struct{} = [unsafe.Sizeof(k64Jhash2Elem{}) - 84]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k64Jhash2Elem{}.seq) - 0]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k64Jhash2Elem{}.next) - 4]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k64Jhash2Elem{}.hash) - 8]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k64Jhash2Elem{}.key) - 12]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k64Jhash2Elem{}.val) - 76]struct{}{}
+)
 
 // NewK64Jhash2 creates an empty map, as BPF_MAP_CREATE does. Bad options are
 // htab.ErrInvalid, wrapped with the reason. All slots are allocated here, also

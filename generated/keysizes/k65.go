@@ -103,8 +103,16 @@ type K65 struct {
 	free  htab.FreeSlots // one bit per slot, set: the slot is free
 }
 
-// The slot must be 88 bytes, as planned; if this fails to compile, regenerate the map.
-var _ [0]struct{} = [unsafe.Sizeof(k65Elem{}) - 88]struct{}{}
+// The slot must be 88 bytes and its fields at the offsets above, as
+// planned; if this fails to compile, regenerate the map.
+var (
+	_ [0]struct{} = [unsafe.Sizeof(k65Elem{}) - 88]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k65Elem{}.seq) - 0]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k65Elem{}.next) - 4]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k65Elem{}.hash) - 8]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k65Elem{}.key) - 12]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k65Elem{}.val) - 80]struct{}{}
+)
 
 // NewK65 creates an empty map, as BPF_MAP_CREATE does. Bad options are
 // htab.ErrInvalid, wrapped with the reason. All slots are allocated here, also

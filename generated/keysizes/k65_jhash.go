@@ -103,8 +103,16 @@ type K65Jhash struct {
 	free  htab.FreeSlots // one bit per slot, set: the slot is free
 }
 
-// The slot must be 88 bytes, as planned; if this fails to compile, regenerate the map.
-var _ [0]struct{} = [unsafe.Sizeof(k65JhashElem{}) - 88]struct{}{}
+// The slot must be 88 bytes and its fields at the offsets above, as
+// planned; if this fails to compile, regenerate the map.
+var (
+	_ [0]struct{} = [unsafe.Sizeof(k65JhashElem{}) - 88]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k65JhashElem{}.seq) - 0]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k65JhashElem{}.next) - 4]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k65JhashElem{}.hash) - 8]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k65JhashElem{}.key) - 12]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k65JhashElem{}.val) - 80]struct{}{}
+)
 
 // NewK65Jhash creates an empty map, as BPF_MAP_CREATE does. Bad options are
 // htab.ErrInvalid, wrapped with the reason. All slots are allocated here, also

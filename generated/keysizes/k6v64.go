@@ -102,8 +102,15 @@ type K6V64 struct {
 	free  htab.FreeSlots // one bit per slot, set: the slot is free
 }
 
-// The slot must be 80 bytes, as planned; if this fails to compile, regenerate the map.
-var _ [0]struct{} = [unsafe.Sizeof(k6V64Elem{}) - 80]struct{}{}
+// The slot must be 80 bytes and its fields at the offsets above, as
+// planned; if this fails to compile, regenerate the map.
+var (
+	_ [0]struct{} = [unsafe.Sizeof(k6V64Elem{}) - 80]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k6V64Elem{}.seq) - 0]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k6V64Elem{}.next) - 4]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k6V64Elem{}.key) - 8]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k6V64Elem{}.val) - 16]struct{}{}
+)
 
 // NewK6V64 creates an empty map, as BPF_MAP_CREATE does. Bad options are
 // htab.ErrInvalid, wrapped with the reason. All slots are allocated here, also

@@ -103,8 +103,16 @@ type K74 struct {
 	free  htab.FreeSlots // one bit per slot, set: the slot is free
 }
 
-// The slot must be 96 bytes, as planned; if this fails to compile, regenerate the map.
-var _ [0]struct{} = [unsafe.Sizeof(k74Elem{}) - 96]struct{}{}
+// The slot must be 96 bytes and its fields at the offsets above, as
+// planned; if this fails to compile, regenerate the map.
+var (
+	_ [0]struct{} = [unsafe.Sizeof(k74Elem{}) - 96]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k74Elem{}.seq) - 0]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k74Elem{}.next) - 4]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k74Elem{}.hash) - 8]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k74Elem{}.key) - 12]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k74Elem{}.val) - 88]struct{}{}
+)
 
 // NewK74 creates an empty map, as BPF_MAP_CREATE does. Bad options are
 // htab.ErrInvalid, wrapped with the reason. All slots are allocated here, also

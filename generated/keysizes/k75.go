@@ -103,8 +103,16 @@ type K75 struct {
 	free  htab.FreeSlots // one bit per slot, set: the slot is free
 }
 
-// The slot must be 96 bytes, as planned; if this fails to compile, regenerate the map.
-var _ [0]struct{} = [unsafe.Sizeof(k75Elem{}) - 96]struct{}{}
+// The slot must be 96 bytes and its fields at the offsets above, as
+// planned; if this fails to compile, regenerate the map.
+var (
+	_ [0]struct{} = [unsafe.Sizeof(k75Elem{}) - 96]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k75Elem{}.seq) - 0]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k75Elem{}.next) - 4]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k75Elem{}.hash) - 8]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k75Elem{}.key) - 12]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k75Elem{}.val) - 88]struct{}{}
+)
 
 // NewK75 creates an empty map, as BPF_MAP_CREATE does. Bad options are
 // htab.ErrInvalid, wrapped with the reason. All slots are allocated here, also

@@ -103,8 +103,16 @@ type K76 struct {
 	free  htab.FreeSlots // one bit per slot, set: the slot is free
 }
 
-// The slot must be 96 bytes, as planned; if this fails to compile, regenerate the map.
-var _ [0]struct{} = [unsafe.Sizeof(k76Elem{}) - 96]struct{}{}
+// The slot must be 96 bytes and its fields at the offsets above, as
+// planned; if this fails to compile, regenerate the map.
+var (
+	_ [0]struct{} = [unsafe.Sizeof(k76Elem{}) - 96]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k76Elem{}.seq) - 0]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k76Elem{}.next) - 4]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k76Elem{}.hash) - 8]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k76Elem{}.key) - 12]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k76Elem{}.val) - 88]struct{}{}
+)
 
 // NewK76 creates an empty map, as BPF_MAP_CREATE does. Bad options are
 // htab.ErrInvalid, wrapped with the reason. All slots are allocated here, also

@@ -103,8 +103,16 @@ type K77 struct {
 	free  htab.FreeSlots // one bit per slot, set: the slot is free
 }
 
-// The slot must be 100 bytes, as planned; if this fails to compile, regenerate the map.
-var _ [0]struct{} = [unsafe.Sizeof(k77Elem{}) - 100]struct{}{}
+// The slot must be 100 bytes and its fields at the offsets above, as
+// planned; if this fails to compile, regenerate the map.
+var (
+	_ [0]struct{} = [unsafe.Sizeof(k77Elem{}) - 100]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k77Elem{}.seq) - 0]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k77Elem{}.next) - 4]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k77Elem{}.hash) - 8]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k77Elem{}.key) - 12]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k77Elem{}.val) - 92]struct{}{}
+)
 
 // NewK77 creates an empty map, as BPF_MAP_CREATE does. Bad options are
 // htab.ErrInvalid, wrapped with the reason. All slots are allocated here, also

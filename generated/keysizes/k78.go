@@ -103,8 +103,16 @@ type K78 struct {
 	free  htab.FreeSlots // one bit per slot, set: the slot is free
 }
 
-// The slot must be 100 bytes, as planned; if this fails to compile, regenerate the map.
-var _ [0]struct{} = [unsafe.Sizeof(k78Elem{}) - 100]struct{}{}
+// The slot must be 100 bytes and its fields at the offsets above, as
+// planned; if this fails to compile, regenerate the map.
+var (
+	_ [0]struct{} = [unsafe.Sizeof(k78Elem{}) - 100]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k78Elem{}.seq) - 0]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k78Elem{}.next) - 4]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k78Elem{}.hash) - 8]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k78Elem{}.key) - 12]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k78Elem{}.val) - 92]struct{}{}
+)
 
 // NewK78 creates an empty map, as BPF_MAP_CREATE does. Bad options are
 // htab.ErrInvalid, wrapped with the reason. All slots are allocated here, also

@@ -103,8 +103,16 @@ type K79 struct {
 	free  htab.FreeSlots // one bit per slot, set: the slot is free
 }
 
-// The slot must be 100 bytes, as planned; if this fails to compile, regenerate the map.
-var _ [0]struct{} = [unsafe.Sizeof(k79Elem{}) - 100]struct{}{}
+// The slot must be 100 bytes and its fields at the offsets above, as
+// planned; if this fails to compile, regenerate the map.
+var (
+	_ [0]struct{} = [unsafe.Sizeof(k79Elem{}) - 100]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k79Elem{}.seq) - 0]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k79Elem{}.next) - 4]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k79Elem{}.hash) - 8]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k79Elem{}.key) - 12]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k79Elem{}.val) - 92]struct{}{}
+)
 
 // NewK79 creates an empty map, as BPF_MAP_CREATE does. Bad options are
 // htab.ErrInvalid, wrapped with the reason. All slots are allocated here, also

@@ -102,8 +102,15 @@ type K8 struct {
 	free  htab.FreeSlots // one bit per slot, set: the slot is free
 }
 
-// The slot must be 24 bytes, as planned; if this fails to compile, regenerate the map.
-var _ [0]struct{} = [unsafe.Sizeof(k8Elem{}) - 24]struct{}{}
+// The slot must be 24 bytes and its fields at the offsets above, as
+// planned; if this fails to compile, regenerate the map.
+var (
+	_ [0]struct{} = [unsafe.Sizeof(k8Elem{}) - 24]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k8Elem{}.seq) - 0]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k8Elem{}.next) - 4]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k8Elem{}.key) - 8]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k8Elem{}.val) - 16]struct{}{}
+)
 
 // NewK8 creates an empty map, as BPF_MAP_CREATE does. Bad options are
 // htab.ErrInvalid, wrapped with the reason. All slots are allocated here, also

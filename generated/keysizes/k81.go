@@ -103,8 +103,16 @@ type K81 struct {
 	free  htab.FreeSlots // one bit per slot, set: the slot is free
 }
 
-// The slot must be 104 bytes, as planned; if this fails to compile, regenerate the map.
-var _ [0]struct{} = [unsafe.Sizeof(k81Elem{}) - 104]struct{}{}
+// The slot must be 104 bytes and its fields at the offsets above, as
+// planned; if this fails to compile, regenerate the map.
+var (
+	_ [0]struct{} = [unsafe.Sizeof(k81Elem{}) - 104]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k81Elem{}.seq) - 0]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k81Elem{}.next) - 4]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k81Elem{}.hash) - 8]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k81Elem{}.key) - 12]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k81Elem{}.val) - 96]struct{}{}
+)
 
 // NewK81 creates an empty map, as BPF_MAP_CREATE does. Bad options are
 // htab.ErrInvalid, wrapped with the reason. All slots are allocated here, also

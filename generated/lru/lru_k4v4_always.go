@@ -100,8 +100,15 @@ type LruK4V4Always struct {
 	count atomic.Int64 // live elements, for Len
 }
 
-// The element must be 28 bytes, as planned; if this fails to compile, regenerate the map.
-var _ [0]struct{} = [unsafe.Sizeof(lruK4V4AlwaysElem{}) - 28]struct{}{}
+// The element must be 28 bytes and its fields at the offsets above, as
+// planned; if this fails to compile, regenerate the map.
+var (
+	_ [0]struct{} = [unsafe.Sizeof(lruK4V4AlwaysElem{}) - 28]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(lruK4V4AlwaysElem{}.next) - 0]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(lruK4V4AlwaysElem{}.key) - 4]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(lruK4V4AlwaysElem{}.val) - 8]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(lruK4V4AlwaysElem{}.node) - 12]struct{}{}
+)
 
 // NewLruK4V4Always creates an empty map, as BPF_MAP_CREATE does. Bad options are
 // htab.ErrInvalid, wrapped with the reason.

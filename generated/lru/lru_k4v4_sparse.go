@@ -109,8 +109,15 @@ type LruK4V4Sparse struct {
 	count atomic.Int64 // live elements, for Len
 }
 
-// The element must be 28 bytes, as planned; if this fails to compile, regenerate the map.
-var _ [0]struct{} = [unsafe.Sizeof(lruK4V4SparseElem{}) - 28]struct{}{}
+// The element must be 28 bytes and its fields at the offsets above, as
+// planned; if this fails to compile, regenerate the map.
+var (
+	_ [0]struct{} = [unsafe.Sizeof(lruK4V4SparseElem{}) - 28]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(lruK4V4SparseElem{}.next) - 0]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(lruK4V4SparseElem{}.key) - 4]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(lruK4V4SparseElem{}.val) - 8]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(lruK4V4SparseElem{}.node) - 12]struct{}{}
+)
 
 // NewLruK4V4Sparse creates an empty map, as BPF_MAP_CREATE does. Bad options are
 // htab.ErrInvalid, wrapped with the reason.

@@ -100,8 +100,15 @@ type LruK8V8 struct {
 	count atomic.Int64 // live elements, for Len
 }
 
-// The element must be 36 bytes, as planned; if this fails to compile, regenerate the map.
-var _ [0]struct{} = [unsafe.Sizeof(lruK8V8Elem{}) - 36]struct{}{}
+// The element must be 36 bytes and its fields at the offsets above, as
+// planned; if this fails to compile, regenerate the map.
+var (
+	_ [0]struct{} = [unsafe.Sizeof(lruK8V8Elem{}) - 36]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(lruK8V8Elem{}.next) - 0]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(lruK8V8Elem{}.key) - 4]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(lruK8V8Elem{}.val) - 12]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(lruK8V8Elem{}.node) - 20]struct{}{}
+)
 
 // NewLruK8V8 creates an empty map, as BPF_MAP_CREATE does. Bad options are
 // htab.ErrInvalid, wrapped with the reason.

@@ -114,8 +114,14 @@ type LruPcpuK4V4 struct {
 	count atomic.Int64 // live elements, for Len
 }
 
-// The element must be 24 bytes, as planned; if this fails to compile, regenerate the map.
-var _ [0]struct{} = [unsafe.Sizeof(lruPcpuK4V4Elem{}) - 24]struct{}{}
+// The element must be 24 bytes and its fields at the offsets above, as
+// planned; if this fails to compile, regenerate the map.
+var (
+	_ [0]struct{} = [unsafe.Sizeof(lruPcpuK4V4Elem{}) - 24]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(lruPcpuK4V4Elem{}.next) - 0]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(lruPcpuK4V4Elem{}.key) - 4]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(lruPcpuK4V4Elem{}.node) - 8]struct{}{}
+)
 
 // NewLruPcpuK4V4 creates an empty map, as BPF_MAP_CREATE does. Bad options are
 // htab.ErrInvalid, wrapped with the reason.

@@ -123,8 +123,14 @@ type LruPcpuK4V4Sparse struct {
 	count atomic.Int64 // live elements, for Len
 }
 
-// The element must be 24 bytes, as planned; if this fails to compile, regenerate the map.
-var _ [0]struct{} = [unsafe.Sizeof(lruPcpuK4V4SparseElem{}) - 24]struct{}{}
+// The element must be 24 bytes and its fields at the offsets above, as
+// planned; if this fails to compile, regenerate the map.
+var (
+	_ [0]struct{} = [unsafe.Sizeof(lruPcpuK4V4SparseElem{}) - 24]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(lruPcpuK4V4SparseElem{}.next) - 0]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(lruPcpuK4V4SparseElem{}.key) - 4]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(lruPcpuK4V4SparseElem{}.node) - 8]struct{}{}
+)
 
 // NewLruPcpuK4V4Sparse creates an empty map, as BPF_MAP_CREATE does. Bad options are
 // htab.ErrInvalid, wrapped with the reason.

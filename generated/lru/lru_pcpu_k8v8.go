@@ -114,8 +114,14 @@ type LruPcpuK8V8 struct {
 	count atomic.Int64 // live elements, for Len
 }
 
-// The element must be 28 bytes, as planned; if this fails to compile, regenerate the map.
-var _ [0]struct{} = [unsafe.Sizeof(lruPcpuK8V8Elem{}) - 28]struct{}{}
+// The element must be 28 bytes and its fields at the offsets above, as
+// planned; if this fails to compile, regenerate the map.
+var (
+	_ [0]struct{} = [unsafe.Sizeof(lruPcpuK8V8Elem{}) - 28]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(lruPcpuK8V8Elem{}.next) - 0]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(lruPcpuK8V8Elem{}.key) - 4]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(lruPcpuK8V8Elem{}.node) - 12]struct{}{}
+)
 
 // NewLruPcpuK8V8 creates an empty map, as BPF_MAP_CREATE does. Bad options are
 // htab.ErrInvalid, wrapped with the reason.

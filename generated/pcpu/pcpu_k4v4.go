@@ -123,8 +123,13 @@ type PcpuK4V4 struct {
 	freeHead atomic.Uint64 // freed elements: a Treiber stack, ABA tag<<32 | index+1, linked through next
 }
 
-// The element must be 8 bytes, as planned; if this fails to compile, regenerate the map.
-var _ [0]struct{} = [unsafe.Sizeof(pcpuK4V4Elem{}) - 8]struct{}{}
+// The element must be 8 bytes and its fields at the offsets above, as
+// planned; if this fails to compile, regenerate the map.
+var (
+	_ [0]struct{} = [unsafe.Sizeof(pcpuK4V4Elem{}) - 8]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(pcpuK4V4Elem{}.next) - 0]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(pcpuK4V4Elem{}.key) - 4]struct{}{}
+)
 
 // NewPcpuK4V4 creates an empty map, as BPF_MAP_CREATE does. Bad options are
 // htab.ErrInvalid, wrapped with the reason.

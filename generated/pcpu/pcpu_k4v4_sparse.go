@@ -132,8 +132,13 @@ type PcpuK4V4Sparse struct {
 	freeHead atomic.Uint64 // freed elements: a Treiber stack, ABA tag<<32 | index+1, linked through next
 }
 
-// The element must be 8 bytes, as planned; if this fails to compile, regenerate the map.
-var _ [0]struct{} = [unsafe.Sizeof(pcpuK4V4SparseElem{}) - 8]struct{}{}
+// The element must be 8 bytes and its fields at the offsets above, as
+// planned; if this fails to compile, regenerate the map.
+var (
+	_ [0]struct{} = [unsafe.Sizeof(pcpuK4V4SparseElem{}) - 8]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(pcpuK4V4SparseElem{}.next) - 0]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(pcpuK4V4SparseElem{}.key) - 4]struct{}{}
+)
 
 // NewPcpuK4V4Sparse creates an empty map, as BPF_MAP_CREATE does. Bad options are
 // htab.ErrInvalid, wrapped with the reason.

@@ -100,8 +100,15 @@ type K12Jhash2 struct {
 	freeHead atomic.Uint64 // freed elements: a Treiber stack, ABA tag<<32 | index+1, linked through next
 }
 
-// The element must be 28 bytes, as planned; if this fails to compile, regenerate the map.
-var _ [0]struct{} = [unsafe.Sizeof(k12Jhash2Elem{}) - 28]struct{}{}
+// The element must be 28 bytes and its fields at the offsets above, as
+// planned; if this fails to compile, regenerate the map.
+var (
+	_ [0]struct{} = [unsafe.Sizeof(k12Jhash2Elem{}) - 28]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k12Jhash2Elem{}.next) - 0]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k12Jhash2Elem{}.hash) - 4]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k12Jhash2Elem{}.key) - 8]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k12Jhash2Elem{}.val) - 20]struct{}{}
+)
 
 // NewK12Jhash2 creates an empty map, as BPF_MAP_CREATE does. Bad options are
 // htab.ErrInvalid, wrapped with the reason.

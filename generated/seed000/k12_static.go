@@ -100,8 +100,15 @@ type K12Static struct {
 	freeHead atomic.Uint64 // freed elements: a Treiber stack, ABA tag<<32 | index+1, linked through next
 }
 
-// The element must be 28 bytes, as planned; if this fails to compile, regenerate the map.
-var _ [0]struct{} = [unsafe.Sizeof(k12StaticElem{}) - 28]struct{}{}
+// The element must be 28 bytes and its fields at the offsets above, as
+// planned; if this fails to compile, regenerate the map.
+var (
+	_ [0]struct{} = [unsafe.Sizeof(k12StaticElem{}) - 28]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k12StaticElem{}.next) - 0]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k12StaticElem{}.hash) - 4]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k12StaticElem{}.key) - 8]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k12StaticElem{}.val) - 20]struct{}{}
+)
 
 // NewK12Static creates an empty map, as BPF_MAP_CREATE does. Bad options are
 // htab.ErrInvalid, wrapped with the reason.

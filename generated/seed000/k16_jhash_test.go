@@ -147,8 +147,9 @@ func k16JhashModelOf(t testing.TB, b byte) *k16JhashModel {
 
 // k16JhashRunOps runs the operations that data encodes on a new map and on its
 // model: data[0] picks the map (k16JhashModelOf), then every three bytes are an
-// operation (step). The whole contents are checked after every 8th
-// operation and at the end.
+// operation (step). After every step the map's contents, in iteration
+// order, must be the model's; after every 8th and the last, so must what
+// the NextKey and LookupBatch walks see.
 func k16JhashRunOps(t testing.TB, data []byte) {
 	if len(data) == 0 {
 		return
@@ -158,6 +159,9 @@ func k16JhashRunOps(t testing.TB, data []byte) {
 		md.step(i/3, data[i], data[i+1], data[i+2])
 		if i/3%8 == 7 {
 			md.check(i / 3)
+		} else {
+			keys, vals := k16JhashModelAll(md.m)
+			md.compare(i/3, keys, vals)
 		}
 	}
 	md.check(len(data) / 3)
@@ -797,6 +801,37 @@ func TestK16JhashSeeds(t *testing.T) {
 	}
 	if slices.Equal(order(false), order(false)) {
 		t.Error("two maps without ZeroSeed iterate the same keys in one order: their seeds are not random")
+	}
+}
+
+// TestK16JhashHashIsJhash checks that the map's hash is htab.Jhash of the key
+// with the map's seed, for 512 keys (zero, all ones, then pseudo-random
+// bytes) and seeds 0, 1, 0xdeadbeef and 0xffffffff.
+func TestK16JhashHashIsJhash(t *testing.T) {
+	m, err := NewK16Jhash(htab.Options{MaxEntries: 1, CPUs: 1, ZeroSeed: true})
+	if err != nil {
+		t.Fatalf("New: %v", err)
+	}
+	x := uint64(0x9e3779b97f4a7c15)
+	for i := range 512 {
+		var k K16JhashKey
+		for j := range k {
+			switch i {
+			case 0:
+			case 1:
+				k[j] = 0xff
+			default:
+				x = x*6364136223846793005 + 1442695040888963407
+				k[j] = byte(x >> 56)
+			}
+		}
+		w := k.words()
+		for _, seed := range []uint32{0, 1, 0xdeadbeef, 0xffffffff} {
+			m.seed = seed
+			if got, want := m.hash(&k, &w), htab.Jhash(k[:], seed); got != want {
+				t.Fatalf("key %x, seed %#x: hash %#x, htab.Jhash %#x", k, seed, got, want)
+			}
+		}
 	}
 }
 

@@ -100,8 +100,15 @@ type K28Jhash struct {
 	freeHead atomic.Uint64 // freed elements: a Treiber stack, ABA tag<<32 | index+1, linked through next
 }
 
-// The element must be 44 bytes, as planned; if this fails to compile, regenerate the map.
-var _ [0]struct{} = [unsafe.Sizeof(k28JhashElem{}) - 44]struct{}{}
+// The element must be 44 bytes and its fields at the offsets above, as
+// planned; if this fails to compile, regenerate the map.
+var (
+	_ [0]struct{} = [unsafe.Sizeof(k28JhashElem{}) - 44]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k28JhashElem{}.next) - 0]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k28JhashElem{}.hash) - 4]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k28JhashElem{}.key) - 8]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k28JhashElem{}.val) - 36]struct{}{}
+)
 
 // NewK28Jhash creates an empty map, as BPF_MAP_CREATE does. Bad options are
 // htab.ErrInvalid, wrapped with the reason.

@@ -100,8 +100,15 @@ type K32Static struct {
 	freeHead atomic.Uint64 // freed elements: a Treiber stack, ABA tag<<32 | index+1, linked through next
 }
 
-// The element must be 48 bytes, as planned; if this fails to compile, regenerate the map.
-var _ [0]struct{} = [unsafe.Sizeof(k32StaticElem{}) - 48]struct{}{}
+// The element must be 48 bytes and its fields at the offsets above, as
+// planned; if this fails to compile, regenerate the map.
+var (
+	_ [0]struct{} = [unsafe.Sizeof(k32StaticElem{}) - 48]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k32StaticElem{}.next) - 0]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k32StaticElem{}.hash) - 4]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k32StaticElem{}.key) - 8]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k32StaticElem{}.val) - 40]struct{}{}
+)
 
 // NewK32Static creates an empty map, as BPF_MAP_CREATE does. Bad options are
 // htab.ErrInvalid, wrapped with the reason.

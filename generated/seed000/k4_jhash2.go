@@ -99,8 +99,14 @@ type K4Jhash2 struct {
 	freeHead atomic.Uint64 // freed elements: a Treiber stack, ABA tag<<32 | index+1, linked through next
 }
 
-// The element must be 16 bytes, as planned; if this fails to compile, regenerate the map.
-var _ [0]struct{} = [unsafe.Sizeof(k4Jhash2Elem{}) - 16]struct{}{}
+// The element must be 16 bytes and its fields at the offsets above, as
+// planned; if this fails to compile, regenerate the map.
+var (
+	_ [0]struct{} = [unsafe.Sizeof(k4Jhash2Elem{}) - 16]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k4Jhash2Elem{}.next) - 0]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k4Jhash2Elem{}.key) - 4]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k4Jhash2Elem{}.val) - 8]struct{}{}
+)
 
 // NewK4Jhash2 creates an empty map, as BPF_MAP_CREATE does. Bad options are
 // htab.ErrInvalid, wrapped with the reason.

@@ -100,8 +100,15 @@ type K64Static struct {
 	freeHead atomic.Uint64 // freed elements: a Treiber stack, ABA tag<<32 | index+1, linked through next
 }
 
-// The element must be 80 bytes, as planned; if this fails to compile, regenerate the map.
-var _ [0]struct{} = [unsafe.Sizeof(k64StaticElem{}) - 80]struct{}{}
+// The element must be 80 bytes and its fields at the offsets above, as
+// planned; if this fails to compile, regenerate the map.
+var (
+	_ [0]struct{} = [unsafe.Sizeof(k64StaticElem{}) - 80]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k64StaticElem{}.next) - 0]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k64StaticElem{}.hash) - 4]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k64StaticElem{}.key) - 8]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(k64StaticElem{}.val) - 72]struct{}{}
+)
 
 // NewK64Static creates an empty map, as BPF_MAP_CREATE does. Bad options are
 // htab.ErrInvalid, wrapped with the reason.

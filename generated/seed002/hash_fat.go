@@ -102,8 +102,17 @@ type HashFat struct {
 	freeHead atomic.Uint64 // freed elements: a Treiber stack, ABA tag<<32 | index+1, linked through next
 }
 
-// The element must be 40 bytes, as planned; if this fails to compile, regenerate the map.
-var _ [0]struct{} = [unsafe.Sizeof(hashFatElem{}) - 40]struct{}{}
+// The element must be 40 bytes and its fields at the offsets above, as
+// planned; if this fails to compile, regenerate the map.
+var (
+	_ [0]struct{} = [unsafe.Sizeof(hashFatElem{}) - 40]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(hashFatElem{}.next) - 0]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(hashFatElem{}.hash) - 4]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(hashFatElem{}.lru) - 8]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(hashFatElem{}.pcpu) - 20]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(hashFatElem{}.key) - 24]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(hashFatElem{}.val) - 32]struct{}{}
+)
 
 // NewHashFat creates an empty map, as BPF_MAP_CREATE does. Bad options are
 // htab.ErrInvalid, wrapped with the reason.

@@ -102,8 +102,18 @@ type LruFat struct {
 	count atomic.Int64 // live elements, for Len
 }
 
-// The element must be 56 bytes, as planned; if this fails to compile, regenerate the map.
-var _ [0]struct{} = [unsafe.Sizeof(lruFatElem{}) - 56]struct{}{}
+// The element must be 56 bytes and its fields at the offsets above, as
+// planned; if this fails to compile, regenerate the map.
+var (
+	_ [0]struct{} = [unsafe.Sizeof(lruFatElem{}) - 56]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(lruFatElem{}.next) - 0]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(lruFatElem{}.hash) - 4]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(lruFatElem{}.lru) - 8]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(lruFatElem{}.pcpu) - 20]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(lruFatElem{}.key) - 24]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(lruFatElem{}.val) - 32]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(lruFatElem{}.node) - 40]struct{}{}
+)
 
 // NewLruFat creates an empty map, as BPF_MAP_CREATE does. Bad options are
 // htab.ErrInvalid, wrapped with the reason.

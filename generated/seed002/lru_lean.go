@@ -100,8 +100,15 @@ type LruLean struct {
 	count atomic.Int64 // live elements, for Len
 }
 
-// The element must be 36 bytes, as planned; if this fails to compile, regenerate the map.
-var _ [0]struct{} = [unsafe.Sizeof(lruLeanElem{}) - 36]struct{}{}
+// The element must be 36 bytes and its fields at the offsets above, as
+// planned; if this fails to compile, regenerate the map.
+var (
+	_ [0]struct{} = [unsafe.Sizeof(lruLeanElem{}) - 36]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(lruLeanElem{}.next) - 0]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(lruLeanElem{}.key) - 4]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(lruLeanElem{}.val) - 12]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(lruLeanElem{}.node) - 20]struct{}{}
+)
 
 // NewLruLean creates an empty map, as BPF_MAP_CREATE does. Bad options are
 // htab.ErrInvalid, wrapped with the reason.

@@ -116,8 +116,17 @@ type LruPcpuFat struct {
 	count atomic.Int64 // live elements, for Len
 }
 
-// The element must be 48 bytes, as planned; if this fails to compile, regenerate the map.
-var _ [0]struct{} = [unsafe.Sizeof(lruPcpuFatElem{}) - 48]struct{}{}
+// The element must be 48 bytes and its fields at the offsets above, as
+// planned; if this fails to compile, regenerate the map.
+var (
+	_ [0]struct{} = [unsafe.Sizeof(lruPcpuFatElem{}) - 48]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(lruPcpuFatElem{}.next) - 0]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(lruPcpuFatElem{}.hash) - 4]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(lruPcpuFatElem{}.lru) - 8]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(lruPcpuFatElem{}.pcpu) - 20]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(lruPcpuFatElem{}.key) - 24]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(lruPcpuFatElem{}.node) - 32]struct{}{}
+)
 
 // NewLruPcpuFat creates an empty map, as BPF_MAP_CREATE does. Bad options are
 // htab.ErrInvalid, wrapped with the reason.

@@ -114,8 +114,14 @@ type LruPcpuLean struct {
 	count atomic.Int64 // live elements, for Len
 }
 
-// The element must be 28 bytes, as planned; if this fails to compile, regenerate the map.
-var _ [0]struct{} = [unsafe.Sizeof(lruPcpuLeanElem{}) - 28]struct{}{}
+// The element must be 28 bytes and its fields at the offsets above, as
+// planned; if this fails to compile, regenerate the map.
+var (
+	_ [0]struct{} = [unsafe.Sizeof(lruPcpuLeanElem{}) - 28]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(lruPcpuLeanElem{}.next) - 0]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(lruPcpuLeanElem{}.key) - 4]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(lruPcpuLeanElem{}.node) - 12]struct{}{}
+)
 
 // NewLruPcpuLean creates an empty map, as BPF_MAP_CREATE does. Bad options are
 // htab.ErrInvalid, wrapped with the reason.

@@ -102,8 +102,17 @@ type MemFat struct {
 	freeHead atomic.Uint64 // freed elements: a Treiber stack, ABA tag<<32 | index+1, linked through next
 }
 
-// The element must be 36 bytes, as planned; if this fails to compile, regenerate the map.
-var _ [0]struct{} = [unsafe.Sizeof(memFatElem{}) - 36]struct{}{}
+// The element must be 36 bytes and its fields at the offsets above, as
+// planned; if this fails to compile, regenerate the map.
+var (
+	_ [0]struct{} = [unsafe.Sizeof(memFatElem{}) - 36]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(memFatElem{}.next) - 0]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(memFatElem{}.hash) - 4]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(memFatElem{}.lru) - 8]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(memFatElem{}.pcpu) - 20]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(memFatElem{}.key) - 24]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(memFatElem{}.val) - 28]struct{}{}
+)
 
 // NewMemFat creates an empty map, as BPF_MAP_CREATE does. Bad options are
 // htab.ErrInvalid, wrapped with the reason.

@@ -126,8 +126,16 @@ type PcpuFat struct {
 	freeHead atomic.Uint64 // freed elements: a Treiber stack, ABA tag<<32 | index+1, linked through next
 }
 
-// The element must be 32 bytes, as planned; if this fails to compile, regenerate the map.
-var _ [0]struct{} = [unsafe.Sizeof(pcpuFatElem{}) - 32]struct{}{}
+// The element must be 32 bytes and its fields at the offsets above, as
+// planned; if this fails to compile, regenerate the map.
+var (
+	_ [0]struct{} = [unsafe.Sizeof(pcpuFatElem{}) - 32]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(pcpuFatElem{}.next) - 0]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(pcpuFatElem{}.hash) - 4]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(pcpuFatElem{}.lru) - 8]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(pcpuFatElem{}.pcpu) - 20]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(pcpuFatElem{}.key) - 24]struct{}{}
+)
 
 // NewPcpuFat creates an empty map, as BPF_MAP_CREATE does. Bad options are
 // htab.ErrInvalid, wrapped with the reason.

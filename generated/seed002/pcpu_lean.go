@@ -123,8 +123,13 @@ type PcpuLean struct {
 	freeHead atomic.Uint64 // freed elements: a Treiber stack, ABA tag<<32 | index+1, linked through next
 }
 
-// The element must be 12 bytes, as planned; if this fails to compile, regenerate the map.
-var _ [0]struct{} = [unsafe.Sizeof(pcpuLeanElem{}) - 12]struct{}{}
+// The element must be 12 bytes and its fields at the offsets above, as
+// planned; if this fails to compile, regenerate the map.
+var (
+	_ [0]struct{} = [unsafe.Sizeof(pcpuLeanElem{}) - 12]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(pcpuLeanElem{}.next) - 0]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(pcpuLeanElem{}.key) - 4]struct{}{}
+)
 
 // NewPcpuLean creates an empty map, as BPF_MAP_CREATE does. Bad options are
 // htab.ErrInvalid, wrapped with the reason.
