@@ -53,6 +53,7 @@ func (g *generator) tests(f *jen.File) {
 	g.seedTest(f)
 	g.hashTest(f)
 	g.collisionTest(f)
+	g.stressTest(f)
 
 	// The 64 keys fit; an LRU map gets room to spare so that it never evicts
 	// them (its CPUs cache free elements in batches of max/cpus/2).

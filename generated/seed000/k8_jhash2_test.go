@@ -835,6 +835,203 @@ func TestK8Jhash2HashIsJhash(t *testing.T) {
 	}
 }
 
+// k8Jhash2StressKeys is how many keys the workers of TestK8Jhash2ConcurrentValues
+// may use, twice the largest map's MaxEntries, so that hash maps fill and
+// LRU maps evict.
+const k8Jhash2StressKeys = 16
+
+// k8Jhash2StressVal is the value written under key key in write ver: byte j is
+// ver + j*(2*key+1), so that byte j minus byte 0 names the key, and bytes of
+// two writes whose versions differ do not fit together.
+func k8Jhash2StressVal(key, ver int) (v K8Jhash2Value) {
+	for j := range v {
+		v[j] = byte(ver + j*(2*key+1))
+	}
+	return
+}
+
+// k8Jhash2StressCheck fails t unless v could be a value written under key key:
+// k8Jhash2StressVal's pattern, or zero where the map may hold zero (the other
+// CPUs' values of a key a program inserted, in the per-CPU types).
+func k8Jhash2StressCheck(t testing.TB, what string, key int, v K8Jhash2Value) bool {
+	if false && v == (K8Jhash2Value{}) {
+		return true
+	}
+	for j := 1; j < len(v); j++ {
+		if v[j]-v[0] != byte(j*(2*key+1)) {
+			t.Errorf("%s: key %d holds %x, which no write to key %d stored (torn, or another key's)", what, key, v, key)
+			return false
+		}
+	}
+	return true
+}
+
+// k8Jhash2StressKey is the number of a key k8Jhash2TestKey made, or -1.
+func k8Jhash2StressKey(k K8Jhash2Key) int {
+	for i := range k8Jhash2StressKeys {
+		if k8Jhash2TestKey(i) == k {
+			return i
+		}
+	}
+	return -1
+}
+
+// TestK8Jhash2ConcurrentValues runs four workers, each with its own CPU handle,
+// on maps of 2, 4 and 8 entries with twice as many keys: the smaller the
+// map, the more often the element a reader is in is freed and reused under
+// it (a planted lookup that skips its sequence check fails about 17 runs in
+// 20 at 2 entries, 5 in 20 at 8). Each worker mixes writes and reads:
+// userspace and program-side updates with every flag, deletes and
+// lookup-and-deletes, lookups on both sides, and every 16th operation an
+// All, NextKey or LookupBatch walk. Updates may fail only as the kernel's
+// may: ErrFull, the flags' errors, and ErrNoMem in an LRU map whose
+// elements are all in flight. Every value read must be one written for its
+// key, whole; every key read must be one of the workers'. Run it with -race.
+// Afterwards All must list each key once, as many as Len.
+func TestK8Jhash2ConcurrentValues(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		max  int
+	}{{"max2", 2}, {"max4", 4}, {"max8", 8}} {
+		t.Run(c.name, func(t *testing.T) { k8Jhash2StressRun(t, c.max, 2*c.max) })
+	}
+}
+
+// k8Jhash2StressRun is one map of TestK8Jhash2ConcurrentValues: max entries, keys
+// 0..nkeys-1.
+func k8Jhash2StressRun(t *testing.T, max, nkeys int) {
+	const workers = 4
+	m, err := NewK8Jhash2(htab.Options{MaxEntries: max, CPUs: workers, ZeroSeed: true})
+	if err != nil {
+		t.Fatalf("New: %v", err)
+	}
+	ops := 20000
+	if testing.Short() {
+		ops = 3000
+	}
+	slots := 1
+	if false {
+		slots = m.CPUs()
+	}
+	okErr := func(what string, err error, allowed ...error) bool {
+		if err == nil {
+			return true
+		}
+		for _, a := range allowed {
+			if k8Jhash2TestIs(err, a) {
+				return true
+			}
+		}
+		t.Errorf("%s: %v", what, err)
+		return false
+	}
+	// check reports whether every value in vals could be one written under
+	// key; the per-CPU types' LookupBatch gives slots values a key.
+	check := func(what string, key int, vals []K8Jhash2Value) bool {
+		if key < 0 {
+			t.Errorf("%s yields a key no worker wrote", what)
+			return false
+		}
+		for _, v := range vals {
+			if !k8Jhash2StressCheck(t, what, key, v) {
+				return false
+			}
+		}
+		return true
+	}
+	walk := func(kind int) bool {
+		switch kind % 3 {
+		case 0:
+			keys, vals := k8Jhash2ModelAll(m)
+			for j, k := range keys {
+				if !check("All", k8Jhash2StressKey(k), vals[j]) {
+					return false
+				}
+			}
+		case 1:
+			var from *K8Jhash2Key
+			for range 2 * k8Jhash2StressKeys {
+				next, err := m.NextKey(from)
+				if err != nil {
+					return okErr("NextKey", err, htab.ErrKeyNotExist)
+				}
+				if !check("NextKey", k8Jhash2StressKey(next), nil) {
+					return false
+				}
+				from = &next
+			}
+		default:
+			var c htab.Cursor
+			bkeys, bvals := make([]K8Jhash2Key, 3), make([]K8Jhash2Value, 3*slots)
+			for range 2 * k8Jhash2StressKeys {
+				n, err := m.LookupBatch(&c, bkeys, bvals)
+				for j := range n {
+					if !check("LookupBatch", k8Jhash2StressKey(bkeys[j]), bvals[j*slots:(j+1)*slots]) {
+						return false
+					}
+				}
+				if err != nil {
+					return okErr("LookupBatch", err, htab.ErrKeyNotExist, htab.ErrNoSpace)
+				}
+			}
+		}
+		return true
+	}
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() {
+			x := uint32(w + 1)
+			for i := range ops {
+				x = x*1664525 + 1013904223
+				key := int(x>>8) % nkeys
+				k, ver, flags := k8Jhash2TestKey(key), i*workers+w, htab.UpdateFlags(x>>24&3)%3
+				var good bool
+				switch {
+				case i%16 == 15:
+					good = walk(i / 16)
+				default:
+					switch x >> 26 % 8 {
+					case 0:
+						vals := make([]K8Jhash2Value, slots)
+						for c := range vals {
+							vals[c] = k8Jhash2StressVal(key, ver+c)
+						}
+						good = okErr("Update", k8Jhash2ModelUpdate(m, k, vals, flags), htab.ErrFull, htab.ErrNoMem, htab.ErrKeyExist, htab.ErrKeyNotExist)
+					case 1, 2:
+						good = okErr("CPU.Update", m.CPU(w).Update(k, k8Jhash2StressVal(key, ver), flags), htab.ErrFull, htab.ErrNoMem, htab.ErrKeyExist, htab.ErrKeyNotExist)
+					case 3:
+						good = okErr("Delete", m.CPU(w).Delete(k), htab.ErrKeyNotExist)
+					case 4:
+						vals, err := k8Jhash2ModelLookupAndDelete(m, k)
+						good = okErr("LookupAndDelete", err, htab.ErrKeyNotExist) && (err != nil || check("LookupAndDelete", key, vals))
+					case 5:
+						v, ok := m.CPU(w).Lookup(k)
+						good = !ok || check("CPU.Lookup", key, []K8Jhash2Value{v})
+					default:
+						vals, ok := k8Jhash2ModelLookup(m, k)
+						good = !ok || check("Lookup", key, vals)
+					}
+				}
+				if !good {
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	keys, _ := k8Jhash2ModelAll(m)
+	seen := map[K8Jhash2Key]bool{}
+	for _, k := range keys {
+		if seen[k] {
+			t.Errorf("after the workers stopped, All yields key %x twice", k)
+		}
+		seen[k] = true
+	}
+	if len(keys) != m.Len() {
+		t.Errorf("after the workers stopped, All yields %d keys, Len is %d", len(keys), m.Len())
+	}
+}
+
 // TestK8Jhash2Concurrent runs writers on disjoint keys with lock-free readers and
 // iterators; run it with -race. Each writer's keys must end as it left them.
 func TestK8Jhash2Concurrent(t *testing.T) {

@@ -1,0 +1,223 @@
+package templates
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/dave/jennifer/jen"
+)
+
+// stressTest emits Test<Map>ConcurrentValues: writers and readers share a
+// few keys of a small map, so that elements are freed and reused while
+// lock-free readers look at them, and every value a reader sees must be one
+// a writer wrote for that key. Test<Map>Concurrent (tests.go) checks that no
+// write is lost; this one checks that no read is torn or misplaced. It uses
+// the model's adapters (values as a slice, one per CPU for the per-CPU
+// types), so it is Go text like the model; the packages it names (testing,
+// sync, htab) are the ones the file imports for the tests jennifer builds.
+func (g *generator) stressTest(f *jen.File) {
+	fill := strings.NewReplacer(
+		"_MAP_", g.mapT, "_KEY_", g.keyT, "_VAL_", g.valT, "_p_", g.l.Prefix,
+		"_PERCPU_", strconv.FormatBool(g.l.PerCPU),
+	)
+	f.Add(jen.Id(fill.Replace(stressBody)))
+}
+
+const stressBody = `
+// _p_StressKeys is how many keys the workers of Test_MAP_ConcurrentValues
+// may use, twice the largest map's MaxEntries, so that hash maps fill and
+// LRU maps evict.
+const _p_StressKeys = 16
+
+// _p_StressVal is the value written under key key in write ver: byte j is
+// ver + j*(2*key+1), so that byte j minus byte 0 names the key, and bytes of
+// two writes whose versions differ do not fit together.
+func _p_StressVal(key, ver int) (v _VAL_) {
+	for j := range v {
+		v[j] = byte(ver + j*(2*key+1))
+	}
+	return
+}
+
+// _p_StressCheck fails t unless v could be a value written under key key:
+// _p_StressVal's pattern, or zero where the map may hold zero (the other
+// CPUs' values of a key a program inserted, in the per-CPU types).
+func _p_StressCheck(t testing.TB, what string, key int, v _VAL_) bool {
+	if _PERCPU_ && v == (_VAL_{}) {
+		return true
+	}
+	for j := 1; j < len(v); j++ {
+		if v[j]-v[0] != byte(j*(2*key+1)) {
+			t.Errorf("%s: key %d holds %x, which no write to key %d stored (torn, or another key's)", what, key, v, key)
+			return false
+		}
+	}
+	return true
+}
+
+// _p_StressKey is the number of a key _p_TestKey made, or -1.
+func _p_StressKey(k _KEY_) int {
+	for i := range _p_StressKeys {
+		if _p_TestKey(i) == k {
+			return i
+		}
+	}
+	return -1
+}
+
+// Test_MAP_ConcurrentValues runs four workers, each with its own CPU handle,
+// on maps of 2, 4 and 8 entries with twice as many keys: the smaller the
+// map, the more often the element a reader is in is freed and reused under
+// it (a planted lookup that skips its sequence check fails about 17 runs in
+// 20 at 2 entries, 5 in 20 at 8). Each worker mixes writes and reads:
+// userspace and program-side updates with every flag, deletes and
+// lookup-and-deletes, lookups on both sides, and every 16th operation an
+// All, NextKey or LookupBatch walk. Updates may fail only as the kernel's
+// may: ErrFull, the flags' errors, and ErrNoMem in an LRU map whose
+// elements are all in flight. Every value read must be one written for its
+// key, whole; every key read must be one of the workers'. Run it with -race.
+// Afterwards All must list each key once, as many as Len.
+func Test_MAP_ConcurrentValues(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		max  int
+	}{{"max2", 2}, {"max4", 4}, {"max8", 8}} {
+		t.Run(c.name, func(t *testing.T) { _p_StressRun(t, c.max, 2*c.max) })
+	}
+}
+
+// _p_StressRun is one map of Test_MAP_ConcurrentValues: max entries, keys
+// 0..nkeys-1.
+func _p_StressRun(t *testing.T, max, nkeys int) {
+	const workers = 4
+	m, err := New_MAP_(htab.Options{MaxEntries: max, CPUs: workers, ZeroSeed: true})
+	if err != nil {
+		t.Fatalf("New: %v", err)
+	}
+	ops := 20000
+	if testing.Short() {
+		ops = 3000
+	}
+	slots := 1
+	if _PERCPU_ {
+		slots = m.CPUs()
+	}
+	okErr := func(what string, err error, allowed ...error) bool {
+		if err == nil {
+			return true
+		}
+		for _, a := range allowed {
+			if _p_TestIs(err, a) {
+				return true
+			}
+		}
+		t.Errorf("%s: %v", what, err)
+		return false
+	}
+	// check reports whether every value in vals could be one written under
+	// key; the per-CPU types' LookupBatch gives slots values a key.
+	check := func(what string, key int, vals []_VAL_) bool {
+		if key < 0 {
+			t.Errorf("%s yields a key no worker wrote", what)
+			return false
+		}
+		for _, v := range vals {
+			if !_p_StressCheck(t, what, key, v) {
+				return false
+			}
+		}
+		return true
+	}
+	walk := func(kind int) bool {
+		switch kind % 3 {
+		case 0:
+			keys, vals := _p_ModelAll(m)
+			for j, k := range keys {
+				if !check("All", _p_StressKey(k), vals[j]) {
+					return false
+				}
+			}
+		case 1:
+			var from *_KEY_
+			for range 2 * _p_StressKeys {
+				next, err := m.NextKey(from)
+				if err != nil {
+					return okErr("NextKey", err, htab.ErrKeyNotExist)
+				}
+				if !check("NextKey", _p_StressKey(next), nil) {
+					return false
+				}
+				from = &next
+			}
+		default:
+			var c htab.Cursor
+			bkeys, bvals := make([]_KEY_, 3), make([]_VAL_, 3*slots)
+			for range 2 * _p_StressKeys {
+				n, err := m.LookupBatch(&c, bkeys, bvals)
+				for j := range n {
+					if !check("LookupBatch", _p_StressKey(bkeys[j]), bvals[j*slots:(j+1)*slots]) {
+						return false
+					}
+				}
+				if err != nil {
+					return okErr("LookupBatch", err, htab.ErrKeyNotExist, htab.ErrNoSpace)
+				}
+			}
+		}
+		return true
+	}
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() {
+			x := uint32(w + 1)
+			for i := range ops {
+				x = x*1664525 + 1013904223
+				key := int(x>>8) % nkeys
+				k, ver, flags := _p_TestKey(key), i*workers+w, htab.UpdateFlags(x>>24&3)%3
+				var good bool
+				switch {
+				case i%16 == 15:
+					good = walk(i / 16)
+				default:
+					switch x >> 26 % 8 {
+					case 0:
+						vals := make([]_VAL_, slots)
+						for c := range vals {
+							vals[c] = _p_StressVal(key, ver+c)
+						}
+						good = okErr("Update", _p_ModelUpdate(m, k, vals, flags), htab.ErrFull, htab.ErrNoMem, htab.ErrKeyExist, htab.ErrKeyNotExist)
+					case 1, 2:
+						good = okErr("CPU.Update", m.CPU(w).Update(k, _p_StressVal(key, ver), flags), htab.ErrFull, htab.ErrNoMem, htab.ErrKeyExist, htab.ErrKeyNotExist)
+					case 3:
+						good = okErr("Delete", m.CPU(w).Delete(k), htab.ErrKeyNotExist)
+					case 4:
+						vals, err := _p_ModelLookupAndDelete(m, k)
+						good = okErr("LookupAndDelete", err, htab.ErrKeyNotExist) && (err != nil || check("LookupAndDelete", key, vals))
+					case 5:
+						v, ok := m.CPU(w).Lookup(k)
+						good = !ok || check("CPU.Lookup", key, []_VAL_{v})
+					default:
+						vals, ok := _p_ModelLookup(m, k)
+						good = !ok || check("Lookup", key, vals)
+					}
+				}
+				if !good {
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	keys, _ := _p_ModelAll(m)
+	seen := map[_KEY_]bool{}
+	for _, k := range keys {
+		if seen[k] {
+			t.Errorf("after the workers stopped, All yields key %x twice", k)
+		}
+		seen[k] = true
+	}
+	if len(keys) != m.Len() {
+		t.Errorf("after the workers stopped, All yields %d keys, Len is %d", len(keys), m.Len())
+	}
+}
+`
