@@ -307,14 +307,24 @@ func (g *generator) seedTest(f *jen.File) {
 // emitted it, is the kernel's jhash (htab.Jhash) of the key, all 32 bits of
 // it, for keys of many byte patterns and for several seeds. The model of
 // Test<Map>RandomOps compares only the bucket bits, of 64 buckets at most.
+// Lookups that write the hash out in their own body (spec.InlineHashMaxKey)
+// have a copy of it, so each key is also inserted into a map of 1024
+// buckets with a random seed and must be found by both sides' lookups. It
+// uses the model's adapters, emitted in the same file.
 func (g *generator) hashTest(f *jen.File) {
-	fill := strings.NewReplacer("_MAP_", g.mapT, "_KEY_", g.keyT)
+	fill := strings.NewReplacer("_MAP_", g.mapT, "_KEY_", g.keyT, "_VAL_", g.valT, "_p_", g.l.Prefix)
 	f.Add(jen.Id(fill.Replace(`
 // Test_MAP_HashIsJhash checks that the map's hash is htab.Jhash of the key
 // with the map's seed, for 512 keys (zero, all ones, then pseudo-random
-// bytes) and seeds 0, 1, 0xdeadbeef and 0xffffffff.
+// bytes) and seeds 0, 1, 0xdeadbeef and 0xffffffff; and that a map with a
+// random seed finds each key, once inserted, with Lookup and CPU(0).Lookup
+// (which may compute the hash in their own body).
 func Test_MAP_HashIsJhash(t *testing.T) {
 	m, err := New_MAP_(htab.Options{MaxEntries: 1, CPUs: 1, ZeroSeed: true})
+	if err != nil {
+		t.Fatalf("New: %v", err)
+	}
+	seeded, err := New_MAP_(htab.Options{MaxEntries: 1024, CPUs: 1})
 	if err != nil {
 		t.Fatalf("New: %v", err)
 	}
@@ -337,6 +347,14 @@ func Test_MAP_HashIsJhash(t *testing.T) {
 			if got, want := m.hash(&k, &w), htab.Jhash(k[:], seed); got != want {
 				t.Fatalf("key %x, seed %#x: hash %#x, htab.Jhash %#x", k, seed, got, want)
 			}
+		}
+		if err := _p_ModelUpdate(seeded, k, make([]_VAL_, seeded.CPUs()), htab.UpdateNoExist); err != nil {
+			t.Fatalf("key %x: Update: %v", k, err)
+		}
+		_, found := _p_ModelLookup(seeded, k)
+		_, cpuFound := seeded.CPU(0).Lookup(k)
+		if err := seeded.Delete(k); !found || !cpuFound || err != nil {
+			t.Fatalf("key %x, seed %#x: inserted, then Lookup found it: %v, CPU(0).Lookup: %v, Delete: %v", k, seeded.seed, found, cpuFound, err)
 		}
 	}
 }

@@ -43,7 +43,7 @@ func (g *generator) types(f *jen.File) {
 
 	g.mapStruct(f)
 
-	f.Add(g.homeCode(elemAssertions(l, "element")))
+	f.Add(g.homeCode(elemAssertions(l, "element"))) // homeCode: Go text to jennifer, for either layout
 }
 
 // elemAssertions is the Go text (in homeCode's placeholders) of the

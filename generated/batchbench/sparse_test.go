@@ -109,6 +109,8 @@ type sparseModel struct {
 	onlyCPU0        bool              // no update on another CPU yet
 
 	cpu0 bool // every program-side operation runs on CPU 0
+
+	compared int // the last step after which compare ran (+1, so that 0 is none)
 }
 
 // sparseModelOf makes a map and its model with the options that b picks: bits
@@ -157,7 +159,7 @@ func sparseRunOps(t testing.TB, data []byte) {
 		md.step(i/3, data[i], data[i+1], data[i+2])
 		if i/3%8 == 7 {
 			md.check(i / 3)
-		} else {
+		} else if md.compared != i/3+1 { // an LRU update compares already
 			keys, vals := sparseModelAll(md.m)
 			md.compare(i/3, keys, vals)
 		}
@@ -619,6 +621,7 @@ func (md *sparseModel) same(a, b []SparseValue) bool {
 
 // compare checks keys and vals, what All yielded, against the model.
 func (md *sparseModel) compare(step int, keys []SparseKey, vals [][]SparseValue) {
+	md.compared = step + 1
 	order := md.order()
 	if len(keys) != len(order) {
 		md.t.Fatalf("after step %d: All yields %d keys, want %d:\n%x\nwant\n%x", step, len(keys), len(order), keys, order)
@@ -804,9 +807,15 @@ func TestSparseSeeds(t *testing.T) {
 
 // TestSparseHashIsJhash checks that the map's hash is htab.Jhash of the key
 // with the map's seed, for 512 keys (zero, all ones, then pseudo-random
-// bytes) and seeds 0, 1, 0xdeadbeef and 0xffffffff.
+// bytes) and seeds 0, 1, 0xdeadbeef and 0xffffffff; and that a map with a
+// random seed finds each key, once inserted, with Lookup and CPU(0).Lookup
+// (which may compute the hash in their own body).
 func TestSparseHashIsJhash(t *testing.T) {
 	m, err := NewSparse(htab.Options{MaxEntries: 1, CPUs: 1, ZeroSeed: true})
+	if err != nil {
+		t.Fatalf("New: %v", err)
+	}
+	seeded, err := NewSparse(htab.Options{MaxEntries: 1024, CPUs: 1})
 	if err != nil {
 		t.Fatalf("New: %v", err)
 	}
@@ -830,6 +839,14 @@ func TestSparseHashIsJhash(t *testing.T) {
 				t.Fatalf("key %x, seed %#x: hash %#x, htab.Jhash %#x", k, seed, got, want)
 			}
 		}
+		if err := sparseModelUpdate(seeded, k, make([]SparseValue, seeded.CPUs()), htab.UpdateNoExist); err != nil {
+			t.Fatalf("key %x: Update: %v", k, err)
+		}
+		_, found := sparseModelLookup(seeded, k)
+		_, cpuFound := seeded.CPU(0).Lookup(k)
+		if err := seeded.Delete(k); !found || !cpuFound || err != nil {
+			t.Fatalf("key %x, seed %#x: inserted, then Lookup found it: %v, CPU(0).Lookup: %v, Delete: %v", k, seeded.seed, found, cpuFound, err)
+		}
 	}
 }
 
@@ -838,10 +855,15 @@ func TestSparseHashIsJhash(t *testing.T) {
 // LRU maps evict.
 const sparseStressKeys = 16
 
-// sparseStressVal is the value written under key key in write ver: byte j is
-// ver + j*(2*key+1), so that byte j minus byte 0 names the key, and bytes of
-// two writes whose versions differ do not fit together.
+// sparseStressVal is the value written under key key (< sparseStressKeys) in write
+// ver: byte j is ver + j*(2*key+1), so that byte j minus byte 0 names the
+// key, and bytes of two writes whose versions differ mod 256 do not fit
+// together. A 1-byte value holds the key in its low 4 bits.
 func sparseStressVal(key, ver int) (v SparseValue) {
+	if len(v) == 1 {
+		v[0] = byte(ver<<4 | key)
+		return
+	}
 	for j := range v {
 		v[j] = byte(ver + j*(2*key+1))
 	}
@@ -852,16 +874,17 @@ func sparseStressVal(key, ver int) (v SparseValue) {
 // sparseStressVal's pattern, or zero where the map may hold zero (the other
 // CPUs' values of a key a program inserted, in the per-CPU types).
 func sparseStressCheck(t testing.TB, what string, key int, v SparseValue) bool {
-	if false && v == (SparseValue{}) {
+	if sparseModelPerCPU && v == (SparseValue{}) {
 		return true
 	}
+	ok := len(v) > 1 || int(v[0]&15) == key
 	for j := 1; j < len(v); j++ {
-		if v[j]-v[0] != byte(j*(2*key+1)) {
-			t.Errorf("%s: key %d holds %x, which no write to key %d stored (torn, or another key's)", what, key, v, key)
-			return false
-		}
+		ok = ok && v[j]-v[0] == byte(j*(2*key+1))
 	}
-	return true
+	if !ok {
+		t.Errorf("%s: key %d holds %x, which no write to key %d stored (torn, or another key's)", what, key, v, key)
+	}
+	return ok
 }
 
 // sparseStressKey is the number of a key sparseTestKey made, or -1.
@@ -875,40 +898,69 @@ func sparseStressKey(k SparseKey) int {
 }
 
 // TestSparseConcurrentValues runs four workers, each with its own CPU handle,
-// on maps of 2, 4 and 8 entries with twice as many keys: the smaller the
-// map, the more often the element a reader is in is freed and reused under
-// it (a planted lookup that skips its sequence check fails about 17 runs in
-// 20 at 2 entries, 5 in 20 at 8). Each worker mixes writes and reads:
-// userspace and program-side updates with every flag, deletes and
+// on maps of 2, 4 and 8 entries (and of 4 with NoPrealloc) with twice as many
+// keys: the smaller the map, the more often the element a reader is in is
+// freed and reused under it. (A lookup planted to skip its sequence check
+// failed about 17 runs in 20 at 2 entries, 5 in 20 at 8, with 20000
+// operations a worker; with -short, 10000.) Each worker mixes writes and
+// reads: userspace and program-side updates with every flag, deletes and
 // lookup-and-deletes, lookups on both sides, and every 16th operation an
-// All, NextKey or LookupBatch walk. Updates may fail only as the kernel's
-// may: ErrFull, the flags' errors, and ErrNoMem in an LRU map whose
-// elements are all in flight. Every value read must be one written for its
-// key, whole; every key read must be one of the workers'. Run it with -race.
-// Afterwards All must list each key once, as many as Len.
+// All, NextKey or LookupBatch walk. An update may fail only as the kernel's
+// may with its flag (sparseStressAllowed). Every value read must be one written
+// for its key, whole; every key read must be one of the workers'. Run it
+// with -race. Afterwards All must list each key once, as many as Len.
 func TestSparseConcurrentValues(t *testing.T) {
 	for _, c := range []struct {
 		name string
-		max  int
-	}{{"max2", 2}, {"max4", 4}, {"max8", 8}} {
-		t.Run(c.name, func(t *testing.T) { sparseStressRun(t, c.max, 2*c.max) })
+		opts htab.Options
+	}{
+		{"max2", htab.Options{MaxEntries: 2}},
+		{"max4", htab.Options{MaxEntries: 4}},
+		{"max8", htab.Options{MaxEntries: 8}},
+		{"max4-NoPrealloc", htab.Options{MaxEntries: 4, NoPrealloc: true}},
+	} {
+		t.Run(c.name, func(t *testing.T) { sparseStressRun(t, c.opts) })
 	}
 }
 
-// sparseStressRun is one map of TestSparseConcurrentValues: max entries, keys
-// 0..nkeys-1.
-func sparseStressRun(t *testing.T, max, nkeys int) {
+// sparseStressAllowed is the errors an update with flags may return while other
+// CPUs change the map: the flag's own (the key is there, or is not), and no
+// room, which a hash map reports as ErrFull and an LRU map, whose elements
+// may all be held by updates in flight, as ErrNoMem. UpdateExist of a
+// present key replaces it without needing room, as in the kernel.
+func sparseStressAllowed(flags htab.UpdateFlags) []error {
+	noRoom := htab.ErrFull
+	if sparseModelLRU {
+		noRoom = htab.ErrNoMem
+	}
+	switch flags {
+	case htab.UpdateNoExist:
+		return []error{htab.ErrKeyExist, noRoom}
+	case htab.UpdateExist:
+		if sparseModelLRU {
+			return []error{htab.ErrKeyNotExist, noRoom} // an LRU replace takes a fresh element
+		}
+		return []error{htab.ErrKeyNotExist}
+	}
+	return []error{noRoom}
+}
+
+// sparseStressRun is one map of TestSparseConcurrentValues: opts with four CPUs
+// and ZeroSeed, keys 0..2*MaxEntries-1.
+func sparseStressRun(t *testing.T, opts htab.Options) {
 	const workers = 4
-	m, err := NewSparse(htab.Options{MaxEntries: max, CPUs: workers, ZeroSeed: true})
+	opts.CPUs, opts.ZeroSeed = workers, true
+	m, err := NewSparse(opts)
 	if err != nil {
 		t.Fatalf("New: %v", err)
 	}
+	nkeys := min(2*m.MaxEntries(), sparseStressKeys)
 	ops := 20000
 	if testing.Short() {
-		ops = 3000
+		ops = 10000
 	}
 	slots := 1
-	if false {
+	if sparseModelPerCPU {
 		slots = m.CPUs()
 	}
 	okErr := func(what string, err error, allowed ...error) bool {
@@ -982,21 +1034,22 @@ func sparseStressRun(t *testing.T, max, nkeys int) {
 			for i := range ops {
 				x = x*1664525 + 1013904223
 				key := int(x>>8) % nkeys
+				// UpdateAny, NoExist, Exist; UpdateAny twice as often (3 % 3).
 				k, ver, flags := sparseTestKey(key), i*workers+w, htab.UpdateFlags(x>>24&3)%3
 				var good bool
 				switch {
 				case i%16 == 15:
 					good = walk(i / 16)
 				default:
-					switch x >> 26 % 8 {
+					switch (x >> 26) % 8 {
 					case 0:
 						vals := make([]SparseValue, slots)
 						for c := range vals {
 							vals[c] = sparseStressVal(key, ver+c)
 						}
-						good = okErr("Update", sparseModelUpdate(m, k, vals, flags), htab.ErrFull, htab.ErrNoMem, htab.ErrKeyExist, htab.ErrKeyNotExist)
+						good = okErr("Update", sparseModelUpdate(m, k, vals, flags), sparseStressAllowed(flags)...)
 					case 1, 2:
-						good = okErr("CPU.Update", m.CPU(w).Update(k, sparseStressVal(key, ver), flags), htab.ErrFull, htab.ErrNoMem, htab.ErrKeyExist, htab.ErrKeyNotExist)
+						good = okErr("CPU.Update", m.CPU(w).Update(k, sparseStressVal(key, ver), flags), sparseStressAllowed(flags)...)
 					case 3:
 						good = okErr("Delete", m.CPU(w).Delete(k), htab.ErrKeyNotExist)
 					case 4:

@@ -2170,6 +2170,75 @@ var ksCases = []ksCase{
 				keys, absent)
 		},
 	},
+	{
+		name: "K6Jhash", size: 6,
+		hasher: func(t *testing.T, seed uint32) func([]byte) uint32 {
+			m, err := NewK6Jhash(ksZeroSeed)
+			require.NoError(t, err)
+			require.Zero(t, m.seed, "ZeroSeed")
+			m.seed = seed
+			return func(b []byte) uint32 {
+				var k K6JhashKey
+				require.Equal(t, len(k), copy(k[:], b))
+				w := k.words()
+				return m.hash(&k, &w)
+			}
+		},
+		roundTrip: func(t *testing.T, o htab.Options, keys [][]byte, absent []byte) {
+			m, err := NewK6Jhash(o)
+			require.NoError(t, err)
+			ksRoundTrip(t, m,
+				func(b []byte) (k K6JhashKey) { copy(k[:], b); return },
+				func(i uint32) (v K6JhashValue) { binary.LittleEndian.PutUint32(v[:], i); return },
+				keys, absent)
+		},
+	},
+	{
+		name: "K10Jhash", size: 10,
+		hasher: func(t *testing.T, seed uint32) func([]byte) uint32 {
+			m, err := NewK10Jhash(ksZeroSeed)
+			require.NoError(t, err)
+			require.Zero(t, m.seed, "ZeroSeed")
+			m.seed = seed
+			return func(b []byte) uint32 {
+				var k K10JhashKey
+				require.Equal(t, len(k), copy(k[:], b))
+				w := k.words()
+				return m.hash(&k, &w)
+			}
+		},
+		roundTrip: func(t *testing.T, o htab.Options, keys [][]byte, absent []byte) {
+			m, err := NewK10Jhash(o)
+			require.NoError(t, err)
+			ksRoundTrip(t, m,
+				func(b []byte) (k K10JhashKey) { copy(k[:], b); return },
+				func(i uint32) (v K10JhashValue) { binary.LittleEndian.PutUint32(v[:], i); return },
+				keys, absent)
+		},
+	},
+	{
+		name: "K11Jhash", size: 11,
+		hasher: func(t *testing.T, seed uint32) func([]byte) uint32 {
+			m, err := NewK11Jhash(ksZeroSeed)
+			require.NoError(t, err)
+			require.Zero(t, m.seed, "ZeroSeed")
+			m.seed = seed
+			return func(b []byte) uint32 {
+				var k K11JhashKey
+				require.Equal(t, len(k), copy(k[:], b))
+				w := k.words()
+				return m.hash(&k, &w)
+			}
+		},
+		roundTrip: func(t *testing.T, o htab.Options, keys [][]byte, absent []byte) {
+			m, err := NewK11Jhash(o)
+			require.NoError(t, err)
+			ksRoundTrip(t, m,
+				func(b []byte) (k K11JhashKey) { copy(k[:], b); return },
+				func(i uint32) (v K11JhashValue) { binary.LittleEndian.PutUint32(v[:], i); return },
+				keys, absent)
+		},
+	},
 }
 
 // TestKeysizesCoverGenGo: the table has every key size 1..64 and 128, 512, 4112.

@@ -111,6 +111,8 @@ type k28JhashModel struct {
 	onlyCPU0        bool                // no update on another CPU yet
 
 	cpu0 bool // every program-side operation runs on CPU 0
+
+	compared int // the last step after which compare ran (+1, so that 0 is none)
 }
 
 // k28JhashModelOf makes a map and its model with the options that b picks: bits
@@ -159,7 +161,7 @@ func k28JhashRunOps(t testing.TB, data []byte) {
 		md.step(i/3, data[i], data[i+1], data[i+2])
 		if i/3%8 == 7 {
 			md.check(i / 3)
-		} else {
+		} else if md.compared != i/3+1 { // an LRU update compares already
 			keys, vals := k28JhashModelAll(md.m)
 			md.compare(i/3, keys, vals)
 		}
@@ -621,6 +623,7 @@ func (md *k28JhashModel) same(a, b []K28JhashValue) bool {
 
 // compare checks keys and vals, what All yielded, against the model.
 func (md *k28JhashModel) compare(step int, keys []K28JhashKey, vals [][]K28JhashValue) {
+	md.compared = step + 1
 	order := md.order()
 	if len(keys) != len(order) {
 		md.t.Fatalf("after step %d: All yields %d keys, want %d:\n%x\nwant\n%x", step, len(keys), len(order), keys, order)
@@ -806,9 +809,15 @@ func TestK28JhashSeeds(t *testing.T) {
 
 // TestK28JhashHashIsJhash checks that the map's hash is htab.Jhash of the key
 // with the map's seed, for 512 keys (zero, all ones, then pseudo-random
-// bytes) and seeds 0, 1, 0xdeadbeef and 0xffffffff.
+// bytes) and seeds 0, 1, 0xdeadbeef and 0xffffffff; and that a map with a
+// random seed finds each key, once inserted, with Lookup and CPU(0).Lookup
+// (which may compute the hash in their own body).
 func TestK28JhashHashIsJhash(t *testing.T) {
 	m, err := NewK28Jhash(htab.Options{MaxEntries: 1, CPUs: 1, ZeroSeed: true})
+	if err != nil {
+		t.Fatalf("New: %v", err)
+	}
+	seeded, err := NewK28Jhash(htab.Options{MaxEntries: 1024, CPUs: 1})
 	if err != nil {
 		t.Fatalf("New: %v", err)
 	}
@@ -831,6 +840,14 @@ func TestK28JhashHashIsJhash(t *testing.T) {
 			if got, want := m.hash(&k, &w), htab.Jhash(k[:], seed); got != want {
 				t.Fatalf("key %x, seed %#x: hash %#x, htab.Jhash %#x", k, seed, got, want)
 			}
+		}
+		if err := k28JhashModelUpdate(seeded, k, make([]K28JhashValue, seeded.CPUs()), htab.UpdateNoExist); err != nil {
+			t.Fatalf("key %x: Update: %v", k, err)
+		}
+		_, found := k28JhashModelLookup(seeded, k)
+		_, cpuFound := seeded.CPU(0).Lookup(k)
+		if err := seeded.Delete(k); !found || !cpuFound || err != nil {
+			t.Fatalf("key %x, seed %#x: inserted, then Lookup found it: %v, CPU(0).Lookup: %v, Delete: %v", k, seeded.seed, found, cpuFound, err)
 		}
 	}
 }
@@ -895,10 +912,15 @@ func TestK28JhashHashCollisions(t *testing.T) {
 // LRU maps evict.
 const k28JhashStressKeys = 16
 
-// k28JhashStressVal is the value written under key key in write ver: byte j is
-// ver + j*(2*key+1), so that byte j minus byte 0 names the key, and bytes of
-// two writes whose versions differ do not fit together.
+// k28JhashStressVal is the value written under key key (< k28JhashStressKeys) in write
+// ver: byte j is ver + j*(2*key+1), so that byte j minus byte 0 names the
+// key, and bytes of two writes whose versions differ mod 256 do not fit
+// together. A 1-byte value holds the key in its low 4 bits.
 func k28JhashStressVal(key, ver int) (v K28JhashValue) {
+	if len(v) == 1 {
+		v[0] = byte(ver<<4 | key)
+		return
+	}
 	for j := range v {
 		v[j] = byte(ver + j*(2*key+1))
 	}
@@ -909,16 +931,17 @@ func k28JhashStressVal(key, ver int) (v K28JhashValue) {
 // k28JhashStressVal's pattern, or zero where the map may hold zero (the other
 // CPUs' values of a key a program inserted, in the per-CPU types).
 func k28JhashStressCheck(t testing.TB, what string, key int, v K28JhashValue) bool {
-	if false && v == (K28JhashValue{}) {
+	if k28JhashModelPerCPU && v == (K28JhashValue{}) {
 		return true
 	}
+	ok := len(v) > 1 || int(v[0]&15) == key
 	for j := 1; j < len(v); j++ {
-		if v[j]-v[0] != byte(j*(2*key+1)) {
-			t.Errorf("%s: key %d holds %x, which no write to key %d stored (torn, or another key's)", what, key, v, key)
-			return false
-		}
+		ok = ok && v[j]-v[0] == byte(j*(2*key+1))
 	}
-	return true
+	if !ok {
+		t.Errorf("%s: key %d holds %x, which no write to key %d stored (torn, or another key's)", what, key, v, key)
+	}
+	return ok
 }
 
 // k28JhashStressKey is the number of a key k28JhashTestKey made, or -1.
@@ -932,40 +955,69 @@ func k28JhashStressKey(k K28JhashKey) int {
 }
 
 // TestK28JhashConcurrentValues runs four workers, each with its own CPU handle,
-// on maps of 2, 4 and 8 entries with twice as many keys: the smaller the
-// map, the more often the element a reader is in is freed and reused under
-// it (a planted lookup that skips its sequence check fails about 17 runs in
-// 20 at 2 entries, 5 in 20 at 8). Each worker mixes writes and reads:
-// userspace and program-side updates with every flag, deletes and
+// on maps of 2, 4 and 8 entries (and of 4 with NoPrealloc) with twice as many
+// keys: the smaller the map, the more often the element a reader is in is
+// freed and reused under it. (A lookup planted to skip its sequence check
+// failed about 17 runs in 20 at 2 entries, 5 in 20 at 8, with 20000
+// operations a worker; with -short, 10000.) Each worker mixes writes and
+// reads: userspace and program-side updates with every flag, deletes and
 // lookup-and-deletes, lookups on both sides, and every 16th operation an
-// All, NextKey or LookupBatch walk. Updates may fail only as the kernel's
-// may: ErrFull, the flags' errors, and ErrNoMem in an LRU map whose
-// elements are all in flight. Every value read must be one written for its
-// key, whole; every key read must be one of the workers'. Run it with -race.
-// Afterwards All must list each key once, as many as Len.
+// All, NextKey or LookupBatch walk. An update may fail only as the kernel's
+// may with its flag (k28JhashStressAllowed). Every value read must be one written
+// for its key, whole; every key read must be one of the workers'. Run it
+// with -race. Afterwards All must list each key once, as many as Len.
 func TestK28JhashConcurrentValues(t *testing.T) {
 	for _, c := range []struct {
 		name string
-		max  int
-	}{{"max2", 2}, {"max4", 4}, {"max8", 8}} {
-		t.Run(c.name, func(t *testing.T) { k28JhashStressRun(t, c.max, 2*c.max) })
+		opts htab.Options
+	}{
+		{"max2", htab.Options{MaxEntries: 2}},
+		{"max4", htab.Options{MaxEntries: 4}},
+		{"max8", htab.Options{MaxEntries: 8}},
+		{"max4-NoPrealloc", htab.Options{MaxEntries: 4, NoPrealloc: true}},
+	} {
+		t.Run(c.name, func(t *testing.T) { k28JhashStressRun(t, c.opts) })
 	}
 }
 
-// k28JhashStressRun is one map of TestK28JhashConcurrentValues: max entries, keys
-// 0..nkeys-1.
-func k28JhashStressRun(t *testing.T, max, nkeys int) {
+// k28JhashStressAllowed is the errors an update with flags may return while other
+// CPUs change the map: the flag's own (the key is there, or is not), and no
+// room, which a hash map reports as ErrFull and an LRU map, whose elements
+// may all be held by updates in flight, as ErrNoMem. UpdateExist of a
+// present key replaces it without needing room, as in the kernel.
+func k28JhashStressAllowed(flags htab.UpdateFlags) []error {
+	noRoom := htab.ErrFull
+	if k28JhashModelLRU {
+		noRoom = htab.ErrNoMem
+	}
+	switch flags {
+	case htab.UpdateNoExist:
+		return []error{htab.ErrKeyExist, noRoom}
+	case htab.UpdateExist:
+		if k28JhashModelLRU {
+			return []error{htab.ErrKeyNotExist, noRoom} // an LRU replace takes a fresh element
+		}
+		return []error{htab.ErrKeyNotExist}
+	}
+	return []error{noRoom}
+}
+
+// k28JhashStressRun is one map of TestK28JhashConcurrentValues: opts with four CPUs
+// and ZeroSeed, keys 0..2*MaxEntries-1.
+func k28JhashStressRun(t *testing.T, opts htab.Options) {
 	const workers = 4
-	m, err := NewK28Jhash(htab.Options{MaxEntries: max, CPUs: workers, ZeroSeed: true})
+	opts.CPUs, opts.ZeroSeed = workers, true
+	m, err := NewK28Jhash(opts)
 	if err != nil {
 		t.Fatalf("New: %v", err)
 	}
+	nkeys := min(2*m.MaxEntries(), k28JhashStressKeys)
 	ops := 20000
 	if testing.Short() {
-		ops = 3000
+		ops = 10000
 	}
 	slots := 1
-	if false {
+	if k28JhashModelPerCPU {
 		slots = m.CPUs()
 	}
 	okErr := func(what string, err error, allowed ...error) bool {
@@ -1039,21 +1091,22 @@ func k28JhashStressRun(t *testing.T, max, nkeys int) {
 			for i := range ops {
 				x = x*1664525 + 1013904223
 				key := int(x>>8) % nkeys
+				// UpdateAny, NoExist, Exist; UpdateAny twice as often (3 % 3).
 				k, ver, flags := k28JhashTestKey(key), i*workers+w, htab.UpdateFlags(x>>24&3)%3
 				var good bool
 				switch {
 				case i%16 == 15:
 					good = walk(i / 16)
 				default:
-					switch x >> 26 % 8 {
+					switch (x >> 26) % 8 {
 					case 0:
 						vals := make([]K28JhashValue, slots)
 						for c := range vals {
 							vals[c] = k28JhashStressVal(key, ver+c)
 						}
-						good = okErr("Update", k28JhashModelUpdate(m, k, vals, flags), htab.ErrFull, htab.ErrNoMem, htab.ErrKeyExist, htab.ErrKeyNotExist)
+						good = okErr("Update", k28JhashModelUpdate(m, k, vals, flags), k28JhashStressAllowed(flags)...)
 					case 1, 2:
-						good = okErr("CPU.Update", m.CPU(w).Update(k, k28JhashStressVal(key, ver), flags), htab.ErrFull, htab.ErrNoMem, htab.ErrKeyExist, htab.ErrKeyNotExist)
+						good = okErr("CPU.Update", m.CPU(w).Update(k, k28JhashStressVal(key, ver), flags), k28JhashStressAllowed(flags)...)
 					case 3:
 						good = okErr("Delete", m.CPU(w).Delete(k), htab.ErrKeyNotExist)
 					case 4:
