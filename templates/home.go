@@ -18,7 +18,7 @@ package templates
 // of b's chain sit in slots whose own bucket is empty ("overflow" slots).
 //
 // The emitters below write their code as Go text with $-placeholders (the
-// text is the shape of the code, so each shows its target directly); homeCode
+// text is the shape of the code, so each shows its target directly); textCode
 // turns that text into jennifer code, qualifying the standard packages and
 // htab so that jennifer writes the imports.
 
@@ -47,19 +47,21 @@ func (g *generator) renderHome(f *jen.File) {
 	g.cpuHandles(f)
 }
 
-// homeQual matches a qualified identifier of a package the home code uses.
-var homeQual = regexp.MustCompile(`(^|[^\w.])(atomic|binary|bits|runtime|iter|fmt|htab|unsafe)\.([A-Za-z_]\w*)`)
+// textQual matches a qualified identifier of a package that code written as
+// Go text (textCode: the home layout, the element assertions) uses.
+var textQual = regexp.MustCompile(`(^|[^\w.])(atomic|binary|bits|runtime|iter|fmt|htab|unsafe)\.([A-Za-z_]\w*)`)
 
-var homePkgs = map[string]string{
+var textPkgs = map[string]string{
 	"atomic": atomicPkg, "binary": binaryPkg, "bits": bitsPkg, "runtime": "runtime",
 	"iter": "iter", "fmt": "fmt", "htab": htabPkg, "unsafe": "unsafe",
 }
 
-// homeCode is the Go text src, with its placeholders filled in, as jennifer
+// textCode is the Go text src, with its placeholders filled in, as jennifer
 // code: the qualified identifiers outside comments become jen.Qual (so that
 // their imports are written), the rest is kept as it is. gofmt (which
-// jennifer runs) normalises the spacing.
-func (g *generator) homeCode(src string) jen.Code {
+// jennifer runs) normalises the spacing. Most of the home layout is written
+// this way, and so are the element assertions of both layouts.
+func (g *generator) textCode(src string) jen.Code {
 	src = strings.NewReplacer(
 		"$Map", g.mapT, "$Key", g.keyT, "$Value", g.valT, "$Elem", g.elemT,
 		"$KW", g.keyWordsT, "$CPU", g.cpuT, "$p", g.l.Prefix,
@@ -78,10 +80,10 @@ func (g *generator) homeCode(src string) jen.Code {
 			code, comment = line[:i], line[i:]
 		}
 		last := 0
-		for _, mt := range homeQual.FindAllStringSubmatchIndex(code, -1) {
+		for _, mt := range textQual.FindAllStringSubmatchIndex(code, -1) {
 			text.WriteString(code[last:mt[3]])
 			flush()
-			st = append(st, jen.Qual(homePkgs[code[mt[4]:mt[5]]], code[mt[6]:mt[7]]))
+			st = append(st, jen.Qual(textPkgs[code[mt[4]:mt[5]]], code[mt[6]:mt[7]]))
 			last = mt[1]
 		}
 		text.WriteString(code[last:])
@@ -234,7 +236,7 @@ func (m *$Map) Len() int {
 	return int(min(m.count.Load(), int64(m.maxEntries)))
 }
 `, l.Spec.Key, l.Spec.Val, l.KeyWords, l.ElemSize, fields.String(), occField, occInit, elemAssertions(l, "slot"))
-	f.Add(g.homeCode(src))
+	f.Add(g.textCode(src))
 	g.sizeAccessors(f)
 }
 
@@ -290,7 +292,7 @@ func (m *$Map) find(b uint32, w *$KW, h uint32) (prev, i uint32) {
 	return 0, 0
 }
 `
-	f.Add(g.homeCode(src))
+	f.Add(g.textCode(src))
 }
 
 // homeAlloc emits reserve, which takes room for a new key in the count, and
@@ -300,7 +302,7 @@ func (m *$Map) find(b uint32, w *$KW, h uint32) (prev, i uint32) {
 //	func (m *<Map>) reserve() bool
 //	func (m *<Map>) release(i uint32)
 func (g *generator) homeAlloc(f *jen.File) {
-	f.Add(g.homeCode(`
+	f.Add(g.textCode(`
 // reserve takes room for one more key in count, false if the map is full.
 // It never counts past MaxEntries, not even for a moment: an insert that
 // added itself and then took itself off again would make a concurrent
@@ -423,14 +425,14 @@ func (m *$Map) lookupChain(s *$Elem, w *$KW, h uint32) ($Value, bool) {
 	src = strings.NewReplacer("$WORD64", word64, "$PRE", pre, "$NOMATCHe", nomatch,
 		"$MATCHx", strings.ReplaceAll(match, "$.", "x."), "$LOADV", loadv, "$TAIL", tail).Replace(src)
 	before, after, _ := strings.Cut(src, "$HASH\n")
-	f.Add(g.homeCode(before))
+	f.Add(g.textCode(before))
 	f.Add(g.lookupHash(jen.Op("&").Id("k"), key8), jen.Line())
 	if key8 {
 		// After the hash, which takes the little-endian words: the slot's two
 		// words, loaded as one native uint64, are swapped on big-endian hosts.
-		f.Add(g.homeCode("\tif !htab.NativeLittleEndian {\n\t\tkw = bits.RotateLeft64(kw, 32)\n\t}\n"))
+		f.Add(g.textCode("\tif !htab.NativeLittleEndian {\n\t\tkw = bits.RotateLeft64(kw, 32)\n\t}\n"))
 	}
-	f.Add(g.homeCode(after))
+	f.Add(g.textCode(after))
 }
 
 // homeUpdate emits update (Update and the CPU handles' Update), seize,
@@ -665,7 +667,7 @@ func (m *$Map) unlink(b, prev, i uint32) uint32 {
 	}
 }
 `
-	f.Add(g.homeCode(src))
+	f.Add(g.textCode(src))
 }
 
 // homeIteration emits snapshot, NextKey and All, in the kernel's order
@@ -774,7 +776,7 @@ func (m *$Map) All() iter.Seq2[$Key, $Value] {
 	}
 }
 `
-	f.Add(g.homeCode(src))
+	f.Add(g.textCode(src))
 }
 
 // homeBatch emits the batch operations: the classic layout's LookupBatch,
@@ -850,6 +852,6 @@ func (m *$Map) batchWalk(bi uint32, keys []$Key, vals []$Value, del bool) (total
 }
 
 `
-	f.Add(g.homeCode(src))
+	f.Add(g.textCode(src))
 	g.batchUpdates(f)
 }

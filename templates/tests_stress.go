@@ -63,12 +63,11 @@ func _p_StressCheck(t testing.TB, what string, key int, v _VAL_) bool {
 	return ok
 }
 
-// _p_StressKey is the number of a key _p_TestKey made, or -1.
+// _p_StressKey is the number of a key _p_TestKey made, or -1. The number,
+// under _p_StressKeys, is the key's first byte.
 func _p_StressKey(k _KEY_) int {
-	for i := range _p_StressKeys {
-		if _p_TestKey(i) == k {
-			return i
-		}
+	if n := int(k[0]); n < _p_StressKeys && _p_TestKey(n) == k {
+		return n
 	}
 	return -1
 }
@@ -213,31 +212,28 @@ func _p_StressRun(t *testing.T, opts htab.Options) {
 				// UpdateAny, NoExist, Exist; UpdateAny twice as often (3 % 3).
 				k, ver, flags := _p_TestKey(key), i*workers+w, htab.UpdateFlags(x>>24&3)%3
 				var good bool
-				switch {
+				switch op := (x >> 26) % 8; {
 				case i%16 == 15:
 					good = walk(i / 16)
-				default:
-					switch (x >> 26) % 8 {
-					case 0:
-						vals := make([]_VAL_, slots)
-						for c := range vals {
-							vals[c] = _p_StressVal(key, ver+c)
-						}
-						good = okErr("Update", _p_ModelUpdate(m, k, vals, flags), _p_StressAllowed(flags)...)
-					case 1, 2:
-						good = okErr("CPU.Update", m.CPU(w).Update(k, _p_StressVal(key, ver), flags), _p_StressAllowed(flags)...)
-					case 3:
-						good = okErr("Delete", m.CPU(w).Delete(k), htab.ErrKeyNotExist)
-					case 4:
-						vals, err := _p_ModelLookupAndDelete(m, k)
-						good = okErr("LookupAndDelete", err, htab.ErrKeyNotExist) && (err != nil || check("LookupAndDelete", key, vals))
-					case 5:
-						v, ok := m.CPU(w).Lookup(k)
-						good = !ok || check("CPU.Lookup", key, []_VAL_{v})
-					default:
-						vals, ok := _p_ModelLookup(m, k)
-						good = !ok || check("Lookup", key, vals)
+				case op == 0:
+					vals := make([]_VAL_, slots)
+					for c := range vals {
+						vals[c] = _p_StressVal(key, ver+c)
 					}
+					good = okErr("Update", _p_ModelUpdate(m, k, vals, flags), _p_StressAllowed(flags)...)
+				case op <= 2:
+					good = okErr("CPU.Update", m.CPU(w).Update(k, _p_StressVal(key, ver), flags), _p_StressAllowed(flags)...)
+				case op == 3:
+					good = okErr("Delete", m.CPU(w).Delete(k), htab.ErrKeyNotExist)
+				case op == 4:
+					vals, err := _p_ModelLookupAndDelete(m, k)
+					good = okErr("LookupAndDelete", err, htab.ErrKeyNotExist) && (err != nil || check("LookupAndDelete", key, vals))
+				case op == 5:
+					v, ok := m.CPU(w).Lookup(k)
+					good = !ok || check("CPU.Lookup", key, []_VAL_{v})
+				default:
+					vals, ok := _p_ModelLookup(m, k)
+					good = !ok || check("Lookup", key, vals)
 				}
 				if !good {
 					return

@@ -43,10 +43,10 @@ func (g *generator) types(f *jen.File) {
 
 	g.mapStruct(f)
 
-	f.Add(g.homeCode(elemAssertions(l, "element"))) // homeCode: Go text to jennifer, for either layout
+	f.Add(g.textCode(elemAssertions(l, "element")))
 }
 
-// elemAssertions is the Go text (in homeCode's placeholders) of the
+// elemAssertions is the Go text (in textCode's placeholders) of the
 // compile-time assertions that the element (what: "element" or "slot") has
 // the planned size and every field the planned offset, the figures the
 // field comments, the design comment and -explain show:

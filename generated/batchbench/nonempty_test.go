@@ -889,12 +889,11 @@ func nonEmptyStressCheck(t testing.TB, what string, key int, v NonEmptyValue) bo
 	return ok
 }
 
-// nonEmptyStressKey is the number of a key nonEmptyTestKey made, or -1.
+// nonEmptyStressKey is the number of a key nonEmptyTestKey made, or -1. The number,
+// under nonEmptyStressKeys, is the key's first byte.
 func nonEmptyStressKey(k NonEmptyKey) int {
-	for i := range nonEmptyStressKeys {
-		if nonEmptyTestKey(i) == k {
-			return i
-		}
+	if n := int(k[0]); n < nonEmptyStressKeys && nonEmptyTestKey(n) == k {
+		return n
 	}
 	return -1
 }
@@ -1039,31 +1038,28 @@ func nonEmptyStressRun(t *testing.T, opts htab.Options) {
 				// UpdateAny, NoExist, Exist; UpdateAny twice as often (3 % 3).
 				k, ver, flags := nonEmptyTestKey(key), i*workers+w, htab.UpdateFlags(x>>24&3)%3
 				var good bool
-				switch {
+				switch op := (x >> 26) % 8; {
 				case i%16 == 15:
 					good = walk(i / 16)
-				default:
-					switch (x >> 26) % 8 {
-					case 0:
-						vals := make([]NonEmptyValue, slots)
-						for c := range vals {
-							vals[c] = nonEmptyStressVal(key, ver+c)
-						}
-						good = okErr("Update", nonEmptyModelUpdate(m, k, vals, flags), nonEmptyStressAllowed(flags)...)
-					case 1, 2:
-						good = okErr("CPU.Update", m.CPU(w).Update(k, nonEmptyStressVal(key, ver), flags), nonEmptyStressAllowed(flags)...)
-					case 3:
-						good = okErr("Delete", m.CPU(w).Delete(k), htab.ErrKeyNotExist)
-					case 4:
-						vals, err := nonEmptyModelLookupAndDelete(m, k)
-						good = okErr("LookupAndDelete", err, htab.ErrKeyNotExist) && (err != nil || check("LookupAndDelete", key, vals))
-					case 5:
-						v, ok := m.CPU(w).Lookup(k)
-						good = !ok || check("CPU.Lookup", key, []NonEmptyValue{v})
-					default:
-						vals, ok := nonEmptyModelLookup(m, k)
-						good = !ok || check("Lookup", key, vals)
+				case op == 0:
+					vals := make([]NonEmptyValue, slots)
+					for c := range vals {
+						vals[c] = nonEmptyStressVal(key, ver+c)
 					}
+					good = okErr("Update", nonEmptyModelUpdate(m, k, vals, flags), nonEmptyStressAllowed(flags)...)
+				case op <= 2:
+					good = okErr("CPU.Update", m.CPU(w).Update(k, nonEmptyStressVal(key, ver), flags), nonEmptyStressAllowed(flags)...)
+				case op == 3:
+					good = okErr("Delete", m.CPU(w).Delete(k), htab.ErrKeyNotExist)
+				case op == 4:
+					vals, err := nonEmptyModelLookupAndDelete(m, k)
+					good = okErr("LookupAndDelete", err, htab.ErrKeyNotExist) && (err != nil || check("LookupAndDelete", key, vals))
+				case op == 5:
+					v, ok := m.CPU(w).Lookup(k)
+					good = !ok || check("CPU.Lookup", key, []NonEmptyValue{v})
+				default:
+					vals, ok := nonEmptyModelLookup(m, k)
+					good = !ok || check("Lookup", key, vals)
 				}
 				if !good {
 					return

@@ -887,12 +887,11 @@ func sparseStressCheck(t testing.TB, what string, key int, v SparseValue) bool {
 	return ok
 }
 
-// sparseStressKey is the number of a key sparseTestKey made, or -1.
+// sparseStressKey is the number of a key sparseTestKey made, or -1. The number,
+// under sparseStressKeys, is the key's first byte.
 func sparseStressKey(k SparseKey) int {
-	for i := range sparseStressKeys {
-		if sparseTestKey(i) == k {
-			return i
-		}
+	if n := int(k[0]); n < sparseStressKeys && sparseTestKey(n) == k {
+		return n
 	}
 	return -1
 }
@@ -1037,31 +1036,28 @@ func sparseStressRun(t *testing.T, opts htab.Options) {
 				// UpdateAny, NoExist, Exist; UpdateAny twice as often (3 % 3).
 				k, ver, flags := sparseTestKey(key), i*workers+w, htab.UpdateFlags(x>>24&3)%3
 				var good bool
-				switch {
+				switch op := (x >> 26) % 8; {
 				case i%16 == 15:
 					good = walk(i / 16)
-				default:
-					switch (x >> 26) % 8 {
-					case 0:
-						vals := make([]SparseValue, slots)
-						for c := range vals {
-							vals[c] = sparseStressVal(key, ver+c)
-						}
-						good = okErr("Update", sparseModelUpdate(m, k, vals, flags), sparseStressAllowed(flags)...)
-					case 1, 2:
-						good = okErr("CPU.Update", m.CPU(w).Update(k, sparseStressVal(key, ver), flags), sparseStressAllowed(flags)...)
-					case 3:
-						good = okErr("Delete", m.CPU(w).Delete(k), htab.ErrKeyNotExist)
-					case 4:
-						vals, err := sparseModelLookupAndDelete(m, k)
-						good = okErr("LookupAndDelete", err, htab.ErrKeyNotExist) && (err != nil || check("LookupAndDelete", key, vals))
-					case 5:
-						v, ok := m.CPU(w).Lookup(k)
-						good = !ok || check("CPU.Lookup", key, []SparseValue{v})
-					default:
-						vals, ok := sparseModelLookup(m, k)
-						good = !ok || check("Lookup", key, vals)
+				case op == 0:
+					vals := make([]SparseValue, slots)
+					for c := range vals {
+						vals[c] = sparseStressVal(key, ver+c)
 					}
+					good = okErr("Update", sparseModelUpdate(m, k, vals, flags), sparseStressAllowed(flags)...)
+				case op <= 2:
+					good = okErr("CPU.Update", m.CPU(w).Update(k, sparseStressVal(key, ver), flags), sparseStressAllowed(flags)...)
+				case op == 3:
+					good = okErr("Delete", m.CPU(w).Delete(k), htab.ErrKeyNotExist)
+				case op == 4:
+					vals, err := sparseModelLookupAndDelete(m, k)
+					good = okErr("LookupAndDelete", err, htab.ErrKeyNotExist) && (err != nil || check("LookupAndDelete", key, vals))
+				case op == 5:
+					v, ok := m.CPU(w).Lookup(k)
+					good = !ok || check("CPU.Lookup", key, []SparseValue{v})
+				default:
+					vals, ok := sparseModelLookup(m, k)
+					good = !ok || check("Lookup", key, vals)
 				}
 				if !good {
 					return

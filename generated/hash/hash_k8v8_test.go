@@ -889,12 +889,11 @@ func hashK8V8StressCheck(t testing.TB, what string, key int, v HashK8V8Value) bo
 	return ok
 }
 
-// hashK8V8StressKey is the number of a key hashK8V8TestKey made, or -1.
+// hashK8V8StressKey is the number of a key hashK8V8TestKey made, or -1. The number,
+// under hashK8V8StressKeys, is the key's first byte.
 func hashK8V8StressKey(k HashK8V8Key) int {
-	for i := range hashK8V8StressKeys {
-		if hashK8V8TestKey(i) == k {
-			return i
-		}
+	if n := int(k[0]); n < hashK8V8StressKeys && hashK8V8TestKey(n) == k {
+		return n
 	}
 	return -1
 }
@@ -1039,31 +1038,28 @@ func hashK8V8StressRun(t *testing.T, opts htab.Options) {
 				// UpdateAny, NoExist, Exist; UpdateAny twice as often (3 % 3).
 				k, ver, flags := hashK8V8TestKey(key), i*workers+w, htab.UpdateFlags(x>>24&3)%3
 				var good bool
-				switch {
+				switch op := (x >> 26) % 8; {
 				case i%16 == 15:
 					good = walk(i / 16)
-				default:
-					switch (x >> 26) % 8 {
-					case 0:
-						vals := make([]HashK8V8Value, slots)
-						for c := range vals {
-							vals[c] = hashK8V8StressVal(key, ver+c)
-						}
-						good = okErr("Update", hashK8V8ModelUpdate(m, k, vals, flags), hashK8V8StressAllowed(flags)...)
-					case 1, 2:
-						good = okErr("CPU.Update", m.CPU(w).Update(k, hashK8V8StressVal(key, ver), flags), hashK8V8StressAllowed(flags)...)
-					case 3:
-						good = okErr("Delete", m.CPU(w).Delete(k), htab.ErrKeyNotExist)
-					case 4:
-						vals, err := hashK8V8ModelLookupAndDelete(m, k)
-						good = okErr("LookupAndDelete", err, htab.ErrKeyNotExist) && (err != nil || check("LookupAndDelete", key, vals))
-					case 5:
-						v, ok := m.CPU(w).Lookup(k)
-						good = !ok || check("CPU.Lookup", key, []HashK8V8Value{v})
-					default:
-						vals, ok := hashK8V8ModelLookup(m, k)
-						good = !ok || check("Lookup", key, vals)
+				case op == 0:
+					vals := make([]HashK8V8Value, slots)
+					for c := range vals {
+						vals[c] = hashK8V8StressVal(key, ver+c)
 					}
+					good = okErr("Update", hashK8V8ModelUpdate(m, k, vals, flags), hashK8V8StressAllowed(flags)...)
+				case op <= 2:
+					good = okErr("CPU.Update", m.CPU(w).Update(k, hashK8V8StressVal(key, ver), flags), hashK8V8StressAllowed(flags)...)
+				case op == 3:
+					good = okErr("Delete", m.CPU(w).Delete(k), htab.ErrKeyNotExist)
+				case op == 4:
+					vals, err := hashK8V8ModelLookupAndDelete(m, k)
+					good = okErr("LookupAndDelete", err, htab.ErrKeyNotExist) && (err != nil || check("LookupAndDelete", key, vals))
+				case op == 5:
+					v, ok := m.CPU(w).Lookup(k)
+					good = !ok || check("CPU.Lookup", key, []HashK8V8Value{v})
+				default:
+					vals, ok := hashK8V8ModelLookup(m, k)
+					good = !ok || check("Lookup", key, vals)
 				}
 				if !good {
 					return

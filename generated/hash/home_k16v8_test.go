@@ -946,12 +946,11 @@ func homeK16V8StressCheck(t testing.TB, what string, key int, v HomeK16V8Value) 
 	return ok
 }
 
-// homeK16V8StressKey is the number of a key homeK16V8TestKey made, or -1.
+// homeK16V8StressKey is the number of a key homeK16V8TestKey made, or -1. The number,
+// under homeK16V8StressKeys, is the key's first byte.
 func homeK16V8StressKey(k HomeK16V8Key) int {
-	for i := range homeK16V8StressKeys {
-		if homeK16V8TestKey(i) == k {
-			return i
-		}
+	if n := int(k[0]); n < homeK16V8StressKeys && homeK16V8TestKey(n) == k {
+		return n
 	}
 	return -1
 }
@@ -1096,31 +1095,28 @@ func homeK16V8StressRun(t *testing.T, opts htab.Options) {
 				// UpdateAny, NoExist, Exist; UpdateAny twice as often (3 % 3).
 				k, ver, flags := homeK16V8TestKey(key), i*workers+w, htab.UpdateFlags(x>>24&3)%3
 				var good bool
-				switch {
+				switch op := (x >> 26) % 8; {
 				case i%16 == 15:
 					good = walk(i / 16)
-				default:
-					switch (x >> 26) % 8 {
-					case 0:
-						vals := make([]HomeK16V8Value, slots)
-						for c := range vals {
-							vals[c] = homeK16V8StressVal(key, ver+c)
-						}
-						good = okErr("Update", homeK16V8ModelUpdate(m, k, vals, flags), homeK16V8StressAllowed(flags)...)
-					case 1, 2:
-						good = okErr("CPU.Update", m.CPU(w).Update(k, homeK16V8StressVal(key, ver), flags), homeK16V8StressAllowed(flags)...)
-					case 3:
-						good = okErr("Delete", m.CPU(w).Delete(k), htab.ErrKeyNotExist)
-					case 4:
-						vals, err := homeK16V8ModelLookupAndDelete(m, k)
-						good = okErr("LookupAndDelete", err, htab.ErrKeyNotExist) && (err != nil || check("LookupAndDelete", key, vals))
-					case 5:
-						v, ok := m.CPU(w).Lookup(k)
-						good = !ok || check("CPU.Lookup", key, []HomeK16V8Value{v})
-					default:
-						vals, ok := homeK16V8ModelLookup(m, k)
-						good = !ok || check("Lookup", key, vals)
+				case op == 0:
+					vals := make([]HomeK16V8Value, slots)
+					for c := range vals {
+						vals[c] = homeK16V8StressVal(key, ver+c)
 					}
+					good = okErr("Update", homeK16V8ModelUpdate(m, k, vals, flags), homeK16V8StressAllowed(flags)...)
+				case op <= 2:
+					good = okErr("CPU.Update", m.CPU(w).Update(k, homeK16V8StressVal(key, ver), flags), homeK16V8StressAllowed(flags)...)
+				case op == 3:
+					good = okErr("Delete", m.CPU(w).Delete(k), htab.ErrKeyNotExist)
+				case op == 4:
+					vals, err := homeK16V8ModelLookupAndDelete(m, k)
+					good = okErr("LookupAndDelete", err, htab.ErrKeyNotExist) && (err != nil || check("LookupAndDelete", key, vals))
+				case op == 5:
+					v, ok := m.CPU(w).Lookup(k)
+					good = !ok || check("CPU.Lookup", key, []HomeK16V8Value{v})
+				default:
+					vals, ok := homeK16V8ModelLookup(m, k)
+					good = !ok || check("Lookup", key, vals)
 				}
 				if !good {
 					return

@@ -891,12 +891,11 @@ func homeK4V4SparseStressCheck(t testing.TB, what string, key int, v HomeK4V4Spa
 	return ok
 }
 
-// homeK4V4SparseStressKey is the number of a key homeK4V4SparseTestKey made, or -1.
+// homeK4V4SparseStressKey is the number of a key homeK4V4SparseTestKey made, or -1. The number,
+// under homeK4V4SparseStressKeys, is the key's first byte.
 func homeK4V4SparseStressKey(k HomeK4V4SparseKey) int {
-	for i := range homeK4V4SparseStressKeys {
-		if homeK4V4SparseTestKey(i) == k {
-			return i
-		}
+	if n := int(k[0]); n < homeK4V4SparseStressKeys && homeK4V4SparseTestKey(n) == k {
+		return n
 	}
 	return -1
 }
@@ -1041,31 +1040,28 @@ func homeK4V4SparseStressRun(t *testing.T, opts htab.Options) {
 				// UpdateAny, NoExist, Exist; UpdateAny twice as often (3 % 3).
 				k, ver, flags := homeK4V4SparseTestKey(key), i*workers+w, htab.UpdateFlags(x>>24&3)%3
 				var good bool
-				switch {
+				switch op := (x >> 26) % 8; {
 				case i%16 == 15:
 					good = walk(i / 16)
-				default:
-					switch (x >> 26) % 8 {
-					case 0:
-						vals := make([]HomeK4V4SparseValue, slots)
-						for c := range vals {
-							vals[c] = homeK4V4SparseStressVal(key, ver+c)
-						}
-						good = okErr("Update", homeK4V4SparseModelUpdate(m, k, vals, flags), homeK4V4SparseStressAllowed(flags)...)
-					case 1, 2:
-						good = okErr("CPU.Update", m.CPU(w).Update(k, homeK4V4SparseStressVal(key, ver), flags), homeK4V4SparseStressAllowed(flags)...)
-					case 3:
-						good = okErr("Delete", m.CPU(w).Delete(k), htab.ErrKeyNotExist)
-					case 4:
-						vals, err := homeK4V4SparseModelLookupAndDelete(m, k)
-						good = okErr("LookupAndDelete", err, htab.ErrKeyNotExist) && (err != nil || check("LookupAndDelete", key, vals))
-					case 5:
-						v, ok := m.CPU(w).Lookup(k)
-						good = !ok || check("CPU.Lookup", key, []HomeK4V4SparseValue{v})
-					default:
-						vals, ok := homeK4V4SparseModelLookup(m, k)
-						good = !ok || check("Lookup", key, vals)
+				case op == 0:
+					vals := make([]HomeK4V4SparseValue, slots)
+					for c := range vals {
+						vals[c] = homeK4V4SparseStressVal(key, ver+c)
 					}
+					good = okErr("Update", homeK4V4SparseModelUpdate(m, k, vals, flags), homeK4V4SparseStressAllowed(flags)...)
+				case op <= 2:
+					good = okErr("CPU.Update", m.CPU(w).Update(k, homeK4V4SparseStressVal(key, ver), flags), homeK4V4SparseStressAllowed(flags)...)
+				case op == 3:
+					good = okErr("Delete", m.CPU(w).Delete(k), htab.ErrKeyNotExist)
+				case op == 4:
+					vals, err := homeK4V4SparseModelLookupAndDelete(m, k)
+					good = okErr("LookupAndDelete", err, htab.ErrKeyNotExist) && (err != nil || check("LookupAndDelete", key, vals))
+				case op == 5:
+					v, ok := m.CPU(w).Lookup(k)
+					good = !ok || check("CPU.Lookup", key, []HomeK4V4SparseValue{v})
+				default:
+					vals, ok := homeK4V4SparseModelLookup(m, k)
+					good = !ok || check("Lookup", key, vals)
 				}
 				if !good {
 					return

@@ -944,12 +944,11 @@ func k11JhashStressCheck(t testing.TB, what string, key int, v K11JhashValue) bo
 	return ok
 }
 
-// k11JhashStressKey is the number of a key k11JhashTestKey made, or -1.
+// k11JhashStressKey is the number of a key k11JhashTestKey made, or -1. The number,
+// under k11JhashStressKeys, is the key's first byte.
 func k11JhashStressKey(k K11JhashKey) int {
-	for i := range k11JhashStressKeys {
-		if k11JhashTestKey(i) == k {
-			return i
-		}
+	if n := int(k[0]); n < k11JhashStressKeys && k11JhashTestKey(n) == k {
+		return n
 	}
 	return -1
 }
@@ -1094,31 +1093,28 @@ func k11JhashStressRun(t *testing.T, opts htab.Options) {
 				// UpdateAny, NoExist, Exist; UpdateAny twice as often (3 % 3).
 				k, ver, flags := k11JhashTestKey(key), i*workers+w, htab.UpdateFlags(x>>24&3)%3
 				var good bool
-				switch {
+				switch op := (x >> 26) % 8; {
 				case i%16 == 15:
 					good = walk(i / 16)
-				default:
-					switch (x >> 26) % 8 {
-					case 0:
-						vals := make([]K11JhashValue, slots)
-						for c := range vals {
-							vals[c] = k11JhashStressVal(key, ver+c)
-						}
-						good = okErr("Update", k11JhashModelUpdate(m, k, vals, flags), k11JhashStressAllowed(flags)...)
-					case 1, 2:
-						good = okErr("CPU.Update", m.CPU(w).Update(k, k11JhashStressVal(key, ver), flags), k11JhashStressAllowed(flags)...)
-					case 3:
-						good = okErr("Delete", m.CPU(w).Delete(k), htab.ErrKeyNotExist)
-					case 4:
-						vals, err := k11JhashModelLookupAndDelete(m, k)
-						good = okErr("LookupAndDelete", err, htab.ErrKeyNotExist) && (err != nil || check("LookupAndDelete", key, vals))
-					case 5:
-						v, ok := m.CPU(w).Lookup(k)
-						good = !ok || check("CPU.Lookup", key, []K11JhashValue{v})
-					default:
-						vals, ok := k11JhashModelLookup(m, k)
-						good = !ok || check("Lookup", key, vals)
+				case op == 0:
+					vals := make([]K11JhashValue, slots)
+					for c := range vals {
+						vals[c] = k11JhashStressVal(key, ver+c)
 					}
+					good = okErr("Update", k11JhashModelUpdate(m, k, vals, flags), k11JhashStressAllowed(flags)...)
+				case op <= 2:
+					good = okErr("CPU.Update", m.CPU(w).Update(k, k11JhashStressVal(key, ver), flags), k11JhashStressAllowed(flags)...)
+				case op == 3:
+					good = okErr("Delete", m.CPU(w).Delete(k), htab.ErrKeyNotExist)
+				case op == 4:
+					vals, err := k11JhashModelLookupAndDelete(m, k)
+					good = okErr("LookupAndDelete", err, htab.ErrKeyNotExist) && (err != nil || check("LookupAndDelete", key, vals))
+				case op == 5:
+					v, ok := m.CPU(w).Lookup(k)
+					good = !ok || check("CPU.Lookup", key, []K11JhashValue{v})
+				default:
+					vals, ok := k11JhashModelLookup(m, k)
+					good = !ok || check("Lookup", key, vals)
 				}
 				if !good {
 					return

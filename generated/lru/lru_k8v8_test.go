@@ -887,12 +887,11 @@ func lruK8V8StressCheck(t testing.TB, what string, key int, v LruK8V8Value) bool
 	return ok
 }
 
-// lruK8V8StressKey is the number of a key lruK8V8TestKey made, or -1.
+// lruK8V8StressKey is the number of a key lruK8V8TestKey made, or -1. The number,
+// under lruK8V8StressKeys, is the key's first byte.
 func lruK8V8StressKey(k LruK8V8Key) int {
-	for i := range lruK8V8StressKeys {
-		if lruK8V8TestKey(i) == k {
-			return i
-		}
+	if n := int(k[0]); n < lruK8V8StressKeys && lruK8V8TestKey(n) == k {
+		return n
 	}
 	return -1
 }
@@ -1037,31 +1036,28 @@ func lruK8V8StressRun(t *testing.T, opts htab.Options) {
 				// UpdateAny, NoExist, Exist; UpdateAny twice as often (3 % 3).
 				k, ver, flags := lruK8V8TestKey(key), i*workers+w, htab.UpdateFlags(x>>24&3)%3
 				var good bool
-				switch {
+				switch op := (x >> 26) % 8; {
 				case i%16 == 15:
 					good = walk(i / 16)
-				default:
-					switch (x >> 26) % 8 {
-					case 0:
-						vals := make([]LruK8V8Value, slots)
-						for c := range vals {
-							vals[c] = lruK8V8StressVal(key, ver+c)
-						}
-						good = okErr("Update", lruK8V8ModelUpdate(m, k, vals, flags), lruK8V8StressAllowed(flags)...)
-					case 1, 2:
-						good = okErr("CPU.Update", m.CPU(w).Update(k, lruK8V8StressVal(key, ver), flags), lruK8V8StressAllowed(flags)...)
-					case 3:
-						good = okErr("Delete", m.CPU(w).Delete(k), htab.ErrKeyNotExist)
-					case 4:
-						vals, err := lruK8V8ModelLookupAndDelete(m, k)
-						good = okErr("LookupAndDelete", err, htab.ErrKeyNotExist) && (err != nil || check("LookupAndDelete", key, vals))
-					case 5:
-						v, ok := m.CPU(w).Lookup(k)
-						good = !ok || check("CPU.Lookup", key, []LruK8V8Value{v})
-					default:
-						vals, ok := lruK8V8ModelLookup(m, k)
-						good = !ok || check("Lookup", key, vals)
+				case op == 0:
+					vals := make([]LruK8V8Value, slots)
+					for c := range vals {
+						vals[c] = lruK8V8StressVal(key, ver+c)
 					}
+					good = okErr("Update", lruK8V8ModelUpdate(m, k, vals, flags), lruK8V8StressAllowed(flags)...)
+				case op <= 2:
+					good = okErr("CPU.Update", m.CPU(w).Update(k, lruK8V8StressVal(key, ver), flags), lruK8V8StressAllowed(flags)...)
+				case op == 3:
+					good = okErr("Delete", m.CPU(w).Delete(k), htab.ErrKeyNotExist)
+				case op == 4:
+					vals, err := lruK8V8ModelLookupAndDelete(m, k)
+					good = okErr("LookupAndDelete", err, htab.ErrKeyNotExist) && (err != nil || check("LookupAndDelete", key, vals))
+				case op == 5:
+					v, ok := m.CPU(w).Lookup(k)
+					good = !ok || check("CPU.Lookup", key, []LruK8V8Value{v})
+				default:
+					vals, ok := lruK8V8ModelLookup(m, k)
+					good = !ok || check("Lookup", key, vals)
 				}
 				if !good {
 					return

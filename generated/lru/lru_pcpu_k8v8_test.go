@@ -916,12 +916,11 @@ func lruPcpuK8V8StressCheck(t testing.TB, what string, key int, v LruPcpuK8V8Val
 	return ok
 }
 
-// lruPcpuK8V8StressKey is the number of a key lruPcpuK8V8TestKey made, or -1.
+// lruPcpuK8V8StressKey is the number of a key lruPcpuK8V8TestKey made, or -1. The number,
+// under lruPcpuK8V8StressKeys, is the key's first byte.
 func lruPcpuK8V8StressKey(k LruPcpuK8V8Key) int {
-	for i := range lruPcpuK8V8StressKeys {
-		if lruPcpuK8V8TestKey(i) == k {
-			return i
-		}
+	if n := int(k[0]); n < lruPcpuK8V8StressKeys && lruPcpuK8V8TestKey(n) == k {
+		return n
 	}
 	return -1
 }
@@ -1066,31 +1065,28 @@ func lruPcpuK8V8StressRun(t *testing.T, opts htab.Options) {
 				// UpdateAny, NoExist, Exist; UpdateAny twice as often (3 % 3).
 				k, ver, flags := lruPcpuK8V8TestKey(key), i*workers+w, htab.UpdateFlags(x>>24&3)%3
 				var good bool
-				switch {
+				switch op := (x >> 26) % 8; {
 				case i%16 == 15:
 					good = walk(i / 16)
-				default:
-					switch (x >> 26) % 8 {
-					case 0:
-						vals := make([]LruPcpuK8V8Value, slots)
-						for c := range vals {
-							vals[c] = lruPcpuK8V8StressVal(key, ver+c)
-						}
-						good = okErr("Update", lruPcpuK8V8ModelUpdate(m, k, vals, flags), lruPcpuK8V8StressAllowed(flags)...)
-					case 1, 2:
-						good = okErr("CPU.Update", m.CPU(w).Update(k, lruPcpuK8V8StressVal(key, ver), flags), lruPcpuK8V8StressAllowed(flags)...)
-					case 3:
-						good = okErr("Delete", m.CPU(w).Delete(k), htab.ErrKeyNotExist)
-					case 4:
-						vals, err := lruPcpuK8V8ModelLookupAndDelete(m, k)
-						good = okErr("LookupAndDelete", err, htab.ErrKeyNotExist) && (err != nil || check("LookupAndDelete", key, vals))
-					case 5:
-						v, ok := m.CPU(w).Lookup(k)
-						good = !ok || check("CPU.Lookup", key, []LruPcpuK8V8Value{v})
-					default:
-						vals, ok := lruPcpuK8V8ModelLookup(m, k)
-						good = !ok || check("Lookup", key, vals)
+				case op == 0:
+					vals := make([]LruPcpuK8V8Value, slots)
+					for c := range vals {
+						vals[c] = lruPcpuK8V8StressVal(key, ver+c)
 					}
+					good = okErr("Update", lruPcpuK8V8ModelUpdate(m, k, vals, flags), lruPcpuK8V8StressAllowed(flags)...)
+				case op <= 2:
+					good = okErr("CPU.Update", m.CPU(w).Update(k, lruPcpuK8V8StressVal(key, ver), flags), lruPcpuK8V8StressAllowed(flags)...)
+				case op == 3:
+					good = okErr("Delete", m.CPU(w).Delete(k), htab.ErrKeyNotExist)
+				case op == 4:
+					vals, err := lruPcpuK8V8ModelLookupAndDelete(m, k)
+					good = okErr("LookupAndDelete", err, htab.ErrKeyNotExist) && (err != nil || check("LookupAndDelete", key, vals))
+				case op == 5:
+					v, ok := m.CPU(w).Lookup(k)
+					good = !ok || check("CPU.Lookup", key, []LruPcpuK8V8Value{v})
+				default:
+					vals, ok := lruPcpuK8V8ModelLookup(m, k)
+					good = !ok || check("Lookup", key, vals)
 				}
 				if !good {
 					return

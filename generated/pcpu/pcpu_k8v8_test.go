@@ -914,12 +914,11 @@ func pcpuK8V8StressCheck(t testing.TB, what string, key int, v PcpuK8V8Value) bo
 	return ok
 }
 
-// pcpuK8V8StressKey is the number of a key pcpuK8V8TestKey made, or -1.
+// pcpuK8V8StressKey is the number of a key pcpuK8V8TestKey made, or -1. The number,
+// under pcpuK8V8StressKeys, is the key's first byte.
 func pcpuK8V8StressKey(k PcpuK8V8Key) int {
-	for i := range pcpuK8V8StressKeys {
-		if pcpuK8V8TestKey(i) == k {
-			return i
-		}
+	if n := int(k[0]); n < pcpuK8V8StressKeys && pcpuK8V8TestKey(n) == k {
+		return n
 	}
 	return -1
 }
@@ -1064,31 +1063,28 @@ func pcpuK8V8StressRun(t *testing.T, opts htab.Options) {
 				// UpdateAny, NoExist, Exist; UpdateAny twice as often (3 % 3).
 				k, ver, flags := pcpuK8V8TestKey(key), i*workers+w, htab.UpdateFlags(x>>24&3)%3
 				var good bool
-				switch {
+				switch op := (x >> 26) % 8; {
 				case i%16 == 15:
 					good = walk(i / 16)
-				default:
-					switch (x >> 26) % 8 {
-					case 0:
-						vals := make([]PcpuK8V8Value, slots)
-						for c := range vals {
-							vals[c] = pcpuK8V8StressVal(key, ver+c)
-						}
-						good = okErr("Update", pcpuK8V8ModelUpdate(m, k, vals, flags), pcpuK8V8StressAllowed(flags)...)
-					case 1, 2:
-						good = okErr("CPU.Update", m.CPU(w).Update(k, pcpuK8V8StressVal(key, ver), flags), pcpuK8V8StressAllowed(flags)...)
-					case 3:
-						good = okErr("Delete", m.CPU(w).Delete(k), htab.ErrKeyNotExist)
-					case 4:
-						vals, err := pcpuK8V8ModelLookupAndDelete(m, k)
-						good = okErr("LookupAndDelete", err, htab.ErrKeyNotExist) && (err != nil || check("LookupAndDelete", key, vals))
-					case 5:
-						v, ok := m.CPU(w).Lookup(k)
-						good = !ok || check("CPU.Lookup", key, []PcpuK8V8Value{v})
-					default:
-						vals, ok := pcpuK8V8ModelLookup(m, k)
-						good = !ok || check("Lookup", key, vals)
+				case op == 0:
+					vals := make([]PcpuK8V8Value, slots)
+					for c := range vals {
+						vals[c] = pcpuK8V8StressVal(key, ver+c)
 					}
+					good = okErr("Update", pcpuK8V8ModelUpdate(m, k, vals, flags), pcpuK8V8StressAllowed(flags)...)
+				case op <= 2:
+					good = okErr("CPU.Update", m.CPU(w).Update(k, pcpuK8V8StressVal(key, ver), flags), pcpuK8V8StressAllowed(flags)...)
+				case op == 3:
+					good = okErr("Delete", m.CPU(w).Delete(k), htab.ErrKeyNotExist)
+				case op == 4:
+					vals, err := pcpuK8V8ModelLookupAndDelete(m, k)
+					good = okErr("LookupAndDelete", err, htab.ErrKeyNotExist) && (err != nil || check("LookupAndDelete", key, vals))
+				case op == 5:
+					v, ok := m.CPU(w).Lookup(k)
+					good = !ok || check("CPU.Lookup", key, []PcpuK8V8Value{v})
+				default:
+					vals, ok := pcpuK8V8ModelLookup(m, k)
+					good = !ok || check("Lookup", key, vals)
 				}
 				if !good {
 					return

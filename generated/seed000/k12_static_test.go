@@ -946,12 +946,11 @@ func k12StaticStressCheck(t testing.TB, what string, key int, v K12StaticValue) 
 	return ok
 }
 
-// k12StaticStressKey is the number of a key k12StaticTestKey made, or -1.
+// k12StaticStressKey is the number of a key k12StaticTestKey made, or -1. The number,
+// under k12StaticStressKeys, is the key's first byte.
 func k12StaticStressKey(k K12StaticKey) int {
-	for i := range k12StaticStressKeys {
-		if k12StaticTestKey(i) == k {
-			return i
-		}
+	if n := int(k[0]); n < k12StaticStressKeys && k12StaticTestKey(n) == k {
+		return n
 	}
 	return -1
 }
@@ -1096,31 +1095,28 @@ func k12StaticStressRun(t *testing.T, opts htab.Options) {
 				// UpdateAny, NoExist, Exist; UpdateAny twice as often (3 % 3).
 				k, ver, flags := k12StaticTestKey(key), i*workers+w, htab.UpdateFlags(x>>24&3)%3
 				var good bool
-				switch {
+				switch op := (x >> 26) % 8; {
 				case i%16 == 15:
 					good = walk(i / 16)
-				default:
-					switch (x >> 26) % 8 {
-					case 0:
-						vals := make([]K12StaticValue, slots)
-						for c := range vals {
-							vals[c] = k12StaticStressVal(key, ver+c)
-						}
-						good = okErr("Update", k12StaticModelUpdate(m, k, vals, flags), k12StaticStressAllowed(flags)...)
-					case 1, 2:
-						good = okErr("CPU.Update", m.CPU(w).Update(k, k12StaticStressVal(key, ver), flags), k12StaticStressAllowed(flags)...)
-					case 3:
-						good = okErr("Delete", m.CPU(w).Delete(k), htab.ErrKeyNotExist)
-					case 4:
-						vals, err := k12StaticModelLookupAndDelete(m, k)
-						good = okErr("LookupAndDelete", err, htab.ErrKeyNotExist) && (err != nil || check("LookupAndDelete", key, vals))
-					case 5:
-						v, ok := m.CPU(w).Lookup(k)
-						good = !ok || check("CPU.Lookup", key, []K12StaticValue{v})
-					default:
-						vals, ok := k12StaticModelLookup(m, k)
-						good = !ok || check("Lookup", key, vals)
+				case op == 0:
+					vals := make([]K12StaticValue, slots)
+					for c := range vals {
+						vals[c] = k12StaticStressVal(key, ver+c)
 					}
+					good = okErr("Update", k12StaticModelUpdate(m, k, vals, flags), k12StaticStressAllowed(flags)...)
+				case op <= 2:
+					good = okErr("CPU.Update", m.CPU(w).Update(k, k12StaticStressVal(key, ver), flags), k12StaticStressAllowed(flags)...)
+				case op == 3:
+					good = okErr("Delete", m.CPU(w).Delete(k), htab.ErrKeyNotExist)
+				case op == 4:
+					vals, err := k12StaticModelLookupAndDelete(m, k)
+					good = okErr("LookupAndDelete", err, htab.ErrKeyNotExist) && (err != nil || check("LookupAndDelete", key, vals))
+				case op == 5:
+					v, ok := m.CPU(w).Lookup(k)
+					good = !ok || check("CPU.Lookup", key, []K12StaticValue{v})
+				default:
+					vals, ok := k12StaticModelLookup(m, k)
+					good = !ok || check("Lookup", key, vals)
 				}
 				if !good {
 					return

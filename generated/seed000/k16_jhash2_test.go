@@ -946,12 +946,11 @@ func k16Jhash2StressCheck(t testing.TB, what string, key int, v K16Jhash2Value) 
 	return ok
 }
 
-// k16Jhash2StressKey is the number of a key k16Jhash2TestKey made, or -1.
+// k16Jhash2StressKey is the number of a key k16Jhash2TestKey made, or -1. The number,
+// under k16Jhash2StressKeys, is the key's first byte.
 func k16Jhash2StressKey(k K16Jhash2Key) int {
-	for i := range k16Jhash2StressKeys {
-		if k16Jhash2TestKey(i) == k {
-			return i
-		}
+	if n := int(k[0]); n < k16Jhash2StressKeys && k16Jhash2TestKey(n) == k {
+		return n
 	}
 	return -1
 }
@@ -1096,31 +1095,28 @@ func k16Jhash2StressRun(t *testing.T, opts htab.Options) {
 				// UpdateAny, NoExist, Exist; UpdateAny twice as often (3 % 3).
 				k, ver, flags := k16Jhash2TestKey(key), i*workers+w, htab.UpdateFlags(x>>24&3)%3
 				var good bool
-				switch {
+				switch op := (x >> 26) % 8; {
 				case i%16 == 15:
 					good = walk(i / 16)
-				default:
-					switch (x >> 26) % 8 {
-					case 0:
-						vals := make([]K16Jhash2Value, slots)
-						for c := range vals {
-							vals[c] = k16Jhash2StressVal(key, ver+c)
-						}
-						good = okErr("Update", k16Jhash2ModelUpdate(m, k, vals, flags), k16Jhash2StressAllowed(flags)...)
-					case 1, 2:
-						good = okErr("CPU.Update", m.CPU(w).Update(k, k16Jhash2StressVal(key, ver), flags), k16Jhash2StressAllowed(flags)...)
-					case 3:
-						good = okErr("Delete", m.CPU(w).Delete(k), htab.ErrKeyNotExist)
-					case 4:
-						vals, err := k16Jhash2ModelLookupAndDelete(m, k)
-						good = okErr("LookupAndDelete", err, htab.ErrKeyNotExist) && (err != nil || check("LookupAndDelete", key, vals))
-					case 5:
-						v, ok := m.CPU(w).Lookup(k)
-						good = !ok || check("CPU.Lookup", key, []K16Jhash2Value{v})
-					default:
-						vals, ok := k16Jhash2ModelLookup(m, k)
-						good = !ok || check("Lookup", key, vals)
+				case op == 0:
+					vals := make([]K16Jhash2Value, slots)
+					for c := range vals {
+						vals[c] = k16Jhash2StressVal(key, ver+c)
 					}
+					good = okErr("Update", k16Jhash2ModelUpdate(m, k, vals, flags), k16Jhash2StressAllowed(flags)...)
+				case op <= 2:
+					good = okErr("CPU.Update", m.CPU(w).Update(k, k16Jhash2StressVal(key, ver), flags), k16Jhash2StressAllowed(flags)...)
+				case op == 3:
+					good = okErr("Delete", m.CPU(w).Delete(k), htab.ErrKeyNotExist)
+				case op == 4:
+					vals, err := k16Jhash2ModelLookupAndDelete(m, k)
+					good = okErr("LookupAndDelete", err, htab.ErrKeyNotExist) && (err != nil || check("LookupAndDelete", key, vals))
+				case op == 5:
+					v, ok := m.CPU(w).Lookup(k)
+					good = !ok || check("CPU.Lookup", key, []K16Jhash2Value{v})
+				default:
+					vals, ok := k16Jhash2ModelLookup(m, k)
+					good = !ok || check("Lookup", key, vals)
 				}
 				if !good {
 					return

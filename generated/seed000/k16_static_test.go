@@ -946,12 +946,11 @@ func k16StaticStressCheck(t testing.TB, what string, key int, v K16StaticValue) 
 	return ok
 }
 
-// k16StaticStressKey is the number of a key k16StaticTestKey made, or -1.
+// k16StaticStressKey is the number of a key k16StaticTestKey made, or -1. The number,
+// under k16StaticStressKeys, is the key's first byte.
 func k16StaticStressKey(k K16StaticKey) int {
-	for i := range k16StaticStressKeys {
-		if k16StaticTestKey(i) == k {
-			return i
-		}
+	if n := int(k[0]); n < k16StaticStressKeys && k16StaticTestKey(n) == k {
+		return n
 	}
 	return -1
 }
@@ -1096,31 +1095,28 @@ func k16StaticStressRun(t *testing.T, opts htab.Options) {
 				// UpdateAny, NoExist, Exist; UpdateAny twice as often (3 % 3).
 				k, ver, flags := k16StaticTestKey(key), i*workers+w, htab.UpdateFlags(x>>24&3)%3
 				var good bool
-				switch {
+				switch op := (x >> 26) % 8; {
 				case i%16 == 15:
 					good = walk(i / 16)
-				default:
-					switch (x >> 26) % 8 {
-					case 0:
-						vals := make([]K16StaticValue, slots)
-						for c := range vals {
-							vals[c] = k16StaticStressVal(key, ver+c)
-						}
-						good = okErr("Update", k16StaticModelUpdate(m, k, vals, flags), k16StaticStressAllowed(flags)...)
-					case 1, 2:
-						good = okErr("CPU.Update", m.CPU(w).Update(k, k16StaticStressVal(key, ver), flags), k16StaticStressAllowed(flags)...)
-					case 3:
-						good = okErr("Delete", m.CPU(w).Delete(k), htab.ErrKeyNotExist)
-					case 4:
-						vals, err := k16StaticModelLookupAndDelete(m, k)
-						good = okErr("LookupAndDelete", err, htab.ErrKeyNotExist) && (err != nil || check("LookupAndDelete", key, vals))
-					case 5:
-						v, ok := m.CPU(w).Lookup(k)
-						good = !ok || check("CPU.Lookup", key, []K16StaticValue{v})
-					default:
-						vals, ok := k16StaticModelLookup(m, k)
-						good = !ok || check("Lookup", key, vals)
+				case op == 0:
+					vals := make([]K16StaticValue, slots)
+					for c := range vals {
+						vals[c] = k16StaticStressVal(key, ver+c)
 					}
+					good = okErr("Update", k16StaticModelUpdate(m, k, vals, flags), k16StaticStressAllowed(flags)...)
+				case op <= 2:
+					good = okErr("CPU.Update", m.CPU(w).Update(k, k16StaticStressVal(key, ver), flags), k16StaticStressAllowed(flags)...)
+				case op == 3:
+					good = okErr("Delete", m.CPU(w).Delete(k), htab.ErrKeyNotExist)
+				case op == 4:
+					vals, err := k16StaticModelLookupAndDelete(m, k)
+					good = okErr("LookupAndDelete", err, htab.ErrKeyNotExist) && (err != nil || check("LookupAndDelete", key, vals))
+				case op == 5:
+					v, ok := m.CPU(w).Lookup(k)
+					good = !ok || check("CPU.Lookup", key, []K16StaticValue{v})
+				default:
+					vals, ok := k16StaticModelLookup(m, k)
+					good = !ok || check("Lookup", key, vals)
 				}
 				if !good {
 					return

@@ -944,12 +944,11 @@ func k20JhashStressCheck(t testing.TB, what string, key int, v K20JhashValue) bo
 	return ok
 }
 
-// k20JhashStressKey is the number of a key k20JhashTestKey made, or -1.
+// k20JhashStressKey is the number of a key k20JhashTestKey made, or -1. The number,
+// under k20JhashStressKeys, is the key's first byte.
 func k20JhashStressKey(k K20JhashKey) int {
-	for i := range k20JhashStressKeys {
-		if k20JhashTestKey(i) == k {
-			return i
-		}
+	if n := int(k[0]); n < k20JhashStressKeys && k20JhashTestKey(n) == k {
+		return n
 	}
 	return -1
 }
@@ -1094,31 +1093,28 @@ func k20JhashStressRun(t *testing.T, opts htab.Options) {
 				// UpdateAny, NoExist, Exist; UpdateAny twice as often (3 % 3).
 				k, ver, flags := k20JhashTestKey(key), i*workers+w, htab.UpdateFlags(x>>24&3)%3
 				var good bool
-				switch {
+				switch op := (x >> 26) % 8; {
 				case i%16 == 15:
 					good = walk(i / 16)
-				default:
-					switch (x >> 26) % 8 {
-					case 0:
-						vals := make([]K20JhashValue, slots)
-						for c := range vals {
-							vals[c] = k20JhashStressVal(key, ver+c)
-						}
-						good = okErr("Update", k20JhashModelUpdate(m, k, vals, flags), k20JhashStressAllowed(flags)...)
-					case 1, 2:
-						good = okErr("CPU.Update", m.CPU(w).Update(k, k20JhashStressVal(key, ver), flags), k20JhashStressAllowed(flags)...)
-					case 3:
-						good = okErr("Delete", m.CPU(w).Delete(k), htab.ErrKeyNotExist)
-					case 4:
-						vals, err := k20JhashModelLookupAndDelete(m, k)
-						good = okErr("LookupAndDelete", err, htab.ErrKeyNotExist) && (err != nil || check("LookupAndDelete", key, vals))
-					case 5:
-						v, ok := m.CPU(w).Lookup(k)
-						good = !ok || check("CPU.Lookup", key, []K20JhashValue{v})
-					default:
-						vals, ok := k20JhashModelLookup(m, k)
-						good = !ok || check("Lookup", key, vals)
+				case op == 0:
+					vals := make([]K20JhashValue, slots)
+					for c := range vals {
+						vals[c] = k20JhashStressVal(key, ver+c)
 					}
+					good = okErr("Update", k20JhashModelUpdate(m, k, vals, flags), k20JhashStressAllowed(flags)...)
+				case op <= 2:
+					good = okErr("CPU.Update", m.CPU(w).Update(k, k20JhashStressVal(key, ver), flags), k20JhashStressAllowed(flags)...)
+				case op == 3:
+					good = okErr("Delete", m.CPU(w).Delete(k), htab.ErrKeyNotExist)
+				case op == 4:
+					vals, err := k20JhashModelLookupAndDelete(m, k)
+					good = okErr("LookupAndDelete", err, htab.ErrKeyNotExist) && (err != nil || check("LookupAndDelete", key, vals))
+				case op == 5:
+					v, ok := m.CPU(w).Lookup(k)
+					good = !ok || check("CPU.Lookup", key, []K20JhashValue{v})
+				default:
+					vals, ok := k20JhashModelLookup(m, k)
+					good = !ok || check("Lookup", key, vals)
 				}
 				if !good {
 					return

@@ -946,12 +946,11 @@ func k24Jhash2StressCheck(t testing.TB, what string, key int, v K24Jhash2Value) 
 	return ok
 }
 
-// k24Jhash2StressKey is the number of a key k24Jhash2TestKey made, or -1.
+// k24Jhash2StressKey is the number of a key k24Jhash2TestKey made, or -1. The number,
+// under k24Jhash2StressKeys, is the key's first byte.
 func k24Jhash2StressKey(k K24Jhash2Key) int {
-	for i := range k24Jhash2StressKeys {
-		if k24Jhash2TestKey(i) == k {
-			return i
-		}
+	if n := int(k[0]); n < k24Jhash2StressKeys && k24Jhash2TestKey(n) == k {
+		return n
 	}
 	return -1
 }
@@ -1096,31 +1095,28 @@ func k24Jhash2StressRun(t *testing.T, opts htab.Options) {
 				// UpdateAny, NoExist, Exist; UpdateAny twice as often (3 % 3).
 				k, ver, flags := k24Jhash2TestKey(key), i*workers+w, htab.UpdateFlags(x>>24&3)%3
 				var good bool
-				switch {
+				switch op := (x >> 26) % 8; {
 				case i%16 == 15:
 					good = walk(i / 16)
-				default:
-					switch (x >> 26) % 8 {
-					case 0:
-						vals := make([]K24Jhash2Value, slots)
-						for c := range vals {
-							vals[c] = k24Jhash2StressVal(key, ver+c)
-						}
-						good = okErr("Update", k24Jhash2ModelUpdate(m, k, vals, flags), k24Jhash2StressAllowed(flags)...)
-					case 1, 2:
-						good = okErr("CPU.Update", m.CPU(w).Update(k, k24Jhash2StressVal(key, ver), flags), k24Jhash2StressAllowed(flags)...)
-					case 3:
-						good = okErr("Delete", m.CPU(w).Delete(k), htab.ErrKeyNotExist)
-					case 4:
-						vals, err := k24Jhash2ModelLookupAndDelete(m, k)
-						good = okErr("LookupAndDelete", err, htab.ErrKeyNotExist) && (err != nil || check("LookupAndDelete", key, vals))
-					case 5:
-						v, ok := m.CPU(w).Lookup(k)
-						good = !ok || check("CPU.Lookup", key, []K24Jhash2Value{v})
-					default:
-						vals, ok := k24Jhash2ModelLookup(m, k)
-						good = !ok || check("Lookup", key, vals)
+				case op == 0:
+					vals := make([]K24Jhash2Value, slots)
+					for c := range vals {
+						vals[c] = k24Jhash2StressVal(key, ver+c)
 					}
+					good = okErr("Update", k24Jhash2ModelUpdate(m, k, vals, flags), k24Jhash2StressAllowed(flags)...)
+				case op <= 2:
+					good = okErr("CPU.Update", m.CPU(w).Update(k, k24Jhash2StressVal(key, ver), flags), k24Jhash2StressAllowed(flags)...)
+				case op == 3:
+					good = okErr("Delete", m.CPU(w).Delete(k), htab.ErrKeyNotExist)
+				case op == 4:
+					vals, err := k24Jhash2ModelLookupAndDelete(m, k)
+					good = okErr("LookupAndDelete", err, htab.ErrKeyNotExist) && (err != nil || check("LookupAndDelete", key, vals))
+				case op == 5:
+					v, ok := m.CPU(w).Lookup(k)
+					good = !ok || check("CPU.Lookup", key, []K24Jhash2Value{v})
+				default:
+					vals, ok := k24Jhash2ModelLookup(m, k)
+					good = !ok || check("Lookup", key, vals)
 				}
 				if !good {
 					return

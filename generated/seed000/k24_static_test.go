@@ -946,12 +946,11 @@ func k24StaticStressCheck(t testing.TB, what string, key int, v K24StaticValue) 
 	return ok
 }
 
-// k24StaticStressKey is the number of a key k24StaticTestKey made, or -1.
+// k24StaticStressKey is the number of a key k24StaticTestKey made, or -1. The number,
+// under k24StaticStressKeys, is the key's first byte.
 func k24StaticStressKey(k K24StaticKey) int {
-	for i := range k24StaticStressKeys {
-		if k24StaticTestKey(i) == k {
-			return i
-		}
+	if n := int(k[0]); n < k24StaticStressKeys && k24StaticTestKey(n) == k {
+		return n
 	}
 	return -1
 }
@@ -1096,31 +1095,28 @@ func k24StaticStressRun(t *testing.T, opts htab.Options) {
 				// UpdateAny, NoExist, Exist; UpdateAny twice as often (3 % 3).
 				k, ver, flags := k24StaticTestKey(key), i*workers+w, htab.UpdateFlags(x>>24&3)%3
 				var good bool
-				switch {
+				switch op := (x >> 26) % 8; {
 				case i%16 == 15:
 					good = walk(i / 16)
-				default:
-					switch (x >> 26) % 8 {
-					case 0:
-						vals := make([]K24StaticValue, slots)
-						for c := range vals {
-							vals[c] = k24StaticStressVal(key, ver+c)
-						}
-						good = okErr("Update", k24StaticModelUpdate(m, k, vals, flags), k24StaticStressAllowed(flags)...)
-					case 1, 2:
-						good = okErr("CPU.Update", m.CPU(w).Update(k, k24StaticStressVal(key, ver), flags), k24StaticStressAllowed(flags)...)
-					case 3:
-						good = okErr("Delete", m.CPU(w).Delete(k), htab.ErrKeyNotExist)
-					case 4:
-						vals, err := k24StaticModelLookupAndDelete(m, k)
-						good = okErr("LookupAndDelete", err, htab.ErrKeyNotExist) && (err != nil || check("LookupAndDelete", key, vals))
-					case 5:
-						v, ok := m.CPU(w).Lookup(k)
-						good = !ok || check("CPU.Lookup", key, []K24StaticValue{v})
-					default:
-						vals, ok := k24StaticModelLookup(m, k)
-						good = !ok || check("Lookup", key, vals)
+				case op == 0:
+					vals := make([]K24StaticValue, slots)
+					for c := range vals {
+						vals[c] = k24StaticStressVal(key, ver+c)
 					}
+					good = okErr("Update", k24StaticModelUpdate(m, k, vals, flags), k24StaticStressAllowed(flags)...)
+				case op <= 2:
+					good = okErr("CPU.Update", m.CPU(w).Update(k, k24StaticStressVal(key, ver), flags), k24StaticStressAllowed(flags)...)
+				case op == 3:
+					good = okErr("Delete", m.CPU(w).Delete(k), htab.ErrKeyNotExist)
+				case op == 4:
+					vals, err := k24StaticModelLookupAndDelete(m, k)
+					good = okErr("LookupAndDelete", err, htab.ErrKeyNotExist) && (err != nil || check("LookupAndDelete", key, vals))
+				case op == 5:
+					v, ok := m.CPU(w).Lookup(k)
+					good = !ok || check("CPU.Lookup", key, []K24StaticValue{v})
+				default:
+					vals, ok := k24StaticModelLookup(m, k)
+					good = !ok || check("Lookup", key, vals)
 				}
 				if !good {
 					return

@@ -946,12 +946,11 @@ func k28Jhash2StressCheck(t testing.TB, what string, key int, v K28Jhash2Value) 
 	return ok
 }
 
-// k28Jhash2StressKey is the number of a key k28Jhash2TestKey made, or -1.
+// k28Jhash2StressKey is the number of a key k28Jhash2TestKey made, or -1. The number,
+// under k28Jhash2StressKeys, is the key's first byte.
 func k28Jhash2StressKey(k K28Jhash2Key) int {
-	for i := range k28Jhash2StressKeys {
-		if k28Jhash2TestKey(i) == k {
-			return i
-		}
+	if n := int(k[0]); n < k28Jhash2StressKeys && k28Jhash2TestKey(n) == k {
+		return n
 	}
 	return -1
 }
@@ -1096,31 +1095,28 @@ func k28Jhash2StressRun(t *testing.T, opts htab.Options) {
 				// UpdateAny, NoExist, Exist; UpdateAny twice as often (3 % 3).
 				k, ver, flags := k28Jhash2TestKey(key), i*workers+w, htab.UpdateFlags(x>>24&3)%3
 				var good bool
-				switch {
+				switch op := (x >> 26) % 8; {
 				case i%16 == 15:
 					good = walk(i / 16)
-				default:
-					switch (x >> 26) % 8 {
-					case 0:
-						vals := make([]K28Jhash2Value, slots)
-						for c := range vals {
-							vals[c] = k28Jhash2StressVal(key, ver+c)
-						}
-						good = okErr("Update", k28Jhash2ModelUpdate(m, k, vals, flags), k28Jhash2StressAllowed(flags)...)
-					case 1, 2:
-						good = okErr("CPU.Update", m.CPU(w).Update(k, k28Jhash2StressVal(key, ver), flags), k28Jhash2StressAllowed(flags)...)
-					case 3:
-						good = okErr("Delete", m.CPU(w).Delete(k), htab.ErrKeyNotExist)
-					case 4:
-						vals, err := k28Jhash2ModelLookupAndDelete(m, k)
-						good = okErr("LookupAndDelete", err, htab.ErrKeyNotExist) && (err != nil || check("LookupAndDelete", key, vals))
-					case 5:
-						v, ok := m.CPU(w).Lookup(k)
-						good = !ok || check("CPU.Lookup", key, []K28Jhash2Value{v})
-					default:
-						vals, ok := k28Jhash2ModelLookup(m, k)
-						good = !ok || check("Lookup", key, vals)
+				case op == 0:
+					vals := make([]K28Jhash2Value, slots)
+					for c := range vals {
+						vals[c] = k28Jhash2StressVal(key, ver+c)
 					}
+					good = okErr("Update", k28Jhash2ModelUpdate(m, k, vals, flags), k28Jhash2StressAllowed(flags)...)
+				case op <= 2:
+					good = okErr("CPU.Update", m.CPU(w).Update(k, k28Jhash2StressVal(key, ver), flags), k28Jhash2StressAllowed(flags)...)
+				case op == 3:
+					good = okErr("Delete", m.CPU(w).Delete(k), htab.ErrKeyNotExist)
+				case op == 4:
+					vals, err := k28Jhash2ModelLookupAndDelete(m, k)
+					good = okErr("LookupAndDelete", err, htab.ErrKeyNotExist) && (err != nil || check("LookupAndDelete", key, vals))
+				case op == 5:
+					v, ok := m.CPU(w).Lookup(k)
+					good = !ok || check("CPU.Lookup", key, []K28Jhash2Value{v})
+				default:
+					vals, ok := k28Jhash2ModelLookup(m, k)
+					good = !ok || check("Lookup", key, vals)
 				}
 				if !good {
 					return

@@ -946,12 +946,11 @@ func k28StaticStressCheck(t testing.TB, what string, key int, v K28StaticValue) 
 	return ok
 }
 
-// k28StaticStressKey is the number of a key k28StaticTestKey made, or -1.
+// k28StaticStressKey is the number of a key k28StaticTestKey made, or -1. The number,
+// under k28StaticStressKeys, is the key's first byte.
 func k28StaticStressKey(k K28StaticKey) int {
-	for i := range k28StaticStressKeys {
-		if k28StaticTestKey(i) == k {
-			return i
-		}
+	if n := int(k[0]); n < k28StaticStressKeys && k28StaticTestKey(n) == k {
+		return n
 	}
 	return -1
 }
@@ -1096,31 +1095,28 @@ func k28StaticStressRun(t *testing.T, opts htab.Options) {
 				// UpdateAny, NoExist, Exist; UpdateAny twice as often (3 % 3).
 				k, ver, flags := k28StaticTestKey(key), i*workers+w, htab.UpdateFlags(x>>24&3)%3
 				var good bool
-				switch {
+				switch op := (x >> 26) % 8; {
 				case i%16 == 15:
 					good = walk(i / 16)
-				default:
-					switch (x >> 26) % 8 {
-					case 0:
-						vals := make([]K28StaticValue, slots)
-						for c := range vals {
-							vals[c] = k28StaticStressVal(key, ver+c)
-						}
-						good = okErr("Update", k28StaticModelUpdate(m, k, vals, flags), k28StaticStressAllowed(flags)...)
-					case 1, 2:
-						good = okErr("CPU.Update", m.CPU(w).Update(k, k28StaticStressVal(key, ver), flags), k28StaticStressAllowed(flags)...)
-					case 3:
-						good = okErr("Delete", m.CPU(w).Delete(k), htab.ErrKeyNotExist)
-					case 4:
-						vals, err := k28StaticModelLookupAndDelete(m, k)
-						good = okErr("LookupAndDelete", err, htab.ErrKeyNotExist) && (err != nil || check("LookupAndDelete", key, vals))
-					case 5:
-						v, ok := m.CPU(w).Lookup(k)
-						good = !ok || check("CPU.Lookup", key, []K28StaticValue{v})
-					default:
-						vals, ok := k28StaticModelLookup(m, k)
-						good = !ok || check("Lookup", key, vals)
+				case op == 0:
+					vals := make([]K28StaticValue, slots)
+					for c := range vals {
+						vals[c] = k28StaticStressVal(key, ver+c)
 					}
+					good = okErr("Update", k28StaticModelUpdate(m, k, vals, flags), k28StaticStressAllowed(flags)...)
+				case op <= 2:
+					good = okErr("CPU.Update", m.CPU(w).Update(k, k28StaticStressVal(key, ver), flags), k28StaticStressAllowed(flags)...)
+				case op == 3:
+					good = okErr("Delete", m.CPU(w).Delete(k), htab.ErrKeyNotExist)
+				case op == 4:
+					vals, err := k28StaticModelLookupAndDelete(m, k)
+					good = okErr("LookupAndDelete", err, htab.ErrKeyNotExist) && (err != nil || check("LookupAndDelete", key, vals))
+				case op == 5:
+					v, ok := m.CPU(w).Lookup(k)
+					good = !ok || check("CPU.Lookup", key, []K28StaticValue{v})
+				default:
+					vals, ok := k28StaticModelLookup(m, k)
+					good = !ok || check("Lookup", key, vals)
 				}
 				if !good {
 					return

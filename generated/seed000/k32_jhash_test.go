@@ -944,12 +944,11 @@ func k32JhashStressCheck(t testing.TB, what string, key int, v K32JhashValue) bo
 	return ok
 }
 
-// k32JhashStressKey is the number of a key k32JhashTestKey made, or -1.
+// k32JhashStressKey is the number of a key k32JhashTestKey made, or -1. The number,
+// under k32JhashStressKeys, is the key's first byte.
 func k32JhashStressKey(k K32JhashKey) int {
-	for i := range k32JhashStressKeys {
-		if k32JhashTestKey(i) == k {
-			return i
-		}
+	if n := int(k[0]); n < k32JhashStressKeys && k32JhashTestKey(n) == k {
+		return n
 	}
 	return -1
 }
@@ -1094,31 +1093,28 @@ func k32JhashStressRun(t *testing.T, opts htab.Options) {
 				// UpdateAny, NoExist, Exist; UpdateAny twice as often (3 % 3).
 				k, ver, flags := k32JhashTestKey(key), i*workers+w, htab.UpdateFlags(x>>24&3)%3
 				var good bool
-				switch {
+				switch op := (x >> 26) % 8; {
 				case i%16 == 15:
 					good = walk(i / 16)
-				default:
-					switch (x >> 26) % 8 {
-					case 0:
-						vals := make([]K32JhashValue, slots)
-						for c := range vals {
-							vals[c] = k32JhashStressVal(key, ver+c)
-						}
-						good = okErr("Update", k32JhashModelUpdate(m, k, vals, flags), k32JhashStressAllowed(flags)...)
-					case 1, 2:
-						good = okErr("CPU.Update", m.CPU(w).Update(k, k32JhashStressVal(key, ver), flags), k32JhashStressAllowed(flags)...)
-					case 3:
-						good = okErr("Delete", m.CPU(w).Delete(k), htab.ErrKeyNotExist)
-					case 4:
-						vals, err := k32JhashModelLookupAndDelete(m, k)
-						good = okErr("LookupAndDelete", err, htab.ErrKeyNotExist) && (err != nil || check("LookupAndDelete", key, vals))
-					case 5:
-						v, ok := m.CPU(w).Lookup(k)
-						good = !ok || check("CPU.Lookup", key, []K32JhashValue{v})
-					default:
-						vals, ok := k32JhashModelLookup(m, k)
-						good = !ok || check("Lookup", key, vals)
+				case op == 0:
+					vals := make([]K32JhashValue, slots)
+					for c := range vals {
+						vals[c] = k32JhashStressVal(key, ver+c)
 					}
+					good = okErr("Update", k32JhashModelUpdate(m, k, vals, flags), k32JhashStressAllowed(flags)...)
+				case op <= 2:
+					good = okErr("CPU.Update", m.CPU(w).Update(k, k32JhashStressVal(key, ver), flags), k32JhashStressAllowed(flags)...)
+				case op == 3:
+					good = okErr("Delete", m.CPU(w).Delete(k), htab.ErrKeyNotExist)
+				case op == 4:
+					vals, err := k32JhashModelLookupAndDelete(m, k)
+					good = okErr("LookupAndDelete", err, htab.ErrKeyNotExist) && (err != nil || check("LookupAndDelete", key, vals))
+				case op == 5:
+					v, ok := m.CPU(w).Lookup(k)
+					good = !ok || check("CPU.Lookup", key, []K32JhashValue{v})
+				default:
+					vals, ok := k32JhashModelLookup(m, k)
+					good = !ok || check("Lookup", key, vals)
 				}
 				if !good {
 					return

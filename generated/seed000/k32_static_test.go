@@ -946,12 +946,11 @@ func k32StaticStressCheck(t testing.TB, what string, key int, v K32StaticValue) 
 	return ok
 }
 
-// k32StaticStressKey is the number of a key k32StaticTestKey made, or -1.
+// k32StaticStressKey is the number of a key k32StaticTestKey made, or -1. The number,
+// under k32StaticStressKeys, is the key's first byte.
 func k32StaticStressKey(k K32StaticKey) int {
-	for i := range k32StaticStressKeys {
-		if k32StaticTestKey(i) == k {
-			return i
-		}
+	if n := int(k[0]); n < k32StaticStressKeys && k32StaticTestKey(n) == k {
+		return n
 	}
 	return -1
 }
@@ -1096,31 +1095,28 @@ func k32StaticStressRun(t *testing.T, opts htab.Options) {
 				// UpdateAny, NoExist, Exist; UpdateAny twice as often (3 % 3).
 				k, ver, flags := k32StaticTestKey(key), i*workers+w, htab.UpdateFlags(x>>24&3)%3
 				var good bool
-				switch {
+				switch op := (x >> 26) % 8; {
 				case i%16 == 15:
 					good = walk(i / 16)
-				default:
-					switch (x >> 26) % 8 {
-					case 0:
-						vals := make([]K32StaticValue, slots)
-						for c := range vals {
-							vals[c] = k32StaticStressVal(key, ver+c)
-						}
-						good = okErr("Update", k32StaticModelUpdate(m, k, vals, flags), k32StaticStressAllowed(flags)...)
-					case 1, 2:
-						good = okErr("CPU.Update", m.CPU(w).Update(k, k32StaticStressVal(key, ver), flags), k32StaticStressAllowed(flags)...)
-					case 3:
-						good = okErr("Delete", m.CPU(w).Delete(k), htab.ErrKeyNotExist)
-					case 4:
-						vals, err := k32StaticModelLookupAndDelete(m, k)
-						good = okErr("LookupAndDelete", err, htab.ErrKeyNotExist) && (err != nil || check("LookupAndDelete", key, vals))
-					case 5:
-						v, ok := m.CPU(w).Lookup(k)
-						good = !ok || check("CPU.Lookup", key, []K32StaticValue{v})
-					default:
-						vals, ok := k32StaticModelLookup(m, k)
-						good = !ok || check("Lookup", key, vals)
+				case op == 0:
+					vals := make([]K32StaticValue, slots)
+					for c := range vals {
+						vals[c] = k32StaticStressVal(key, ver+c)
 					}
+					good = okErr("Update", k32StaticModelUpdate(m, k, vals, flags), k32StaticStressAllowed(flags)...)
+				case op <= 2:
+					good = okErr("CPU.Update", m.CPU(w).Update(k, k32StaticStressVal(key, ver), flags), k32StaticStressAllowed(flags)...)
+				case op == 3:
+					good = okErr("Delete", m.CPU(w).Delete(k), htab.ErrKeyNotExist)
+				case op == 4:
+					vals, err := k32StaticModelLookupAndDelete(m, k)
+					good = okErr("LookupAndDelete", err, htab.ErrKeyNotExist) && (err != nil || check("LookupAndDelete", key, vals))
+				case op == 5:
+					v, ok := m.CPU(w).Lookup(k)
+					good = !ok || check("CPU.Lookup", key, []K32StaticValue{v})
+				default:
+					vals, ok := k32StaticModelLookup(m, k)
+					good = !ok || check("Lookup", key, vals)
 				}
 				if !good {
 					return

@@ -889,12 +889,11 @@ func k4JhashStressCheck(t testing.TB, what string, key int, v K4JhashValue) bool
 	return ok
 }
 
-// k4JhashStressKey is the number of a key k4JhashTestKey made, or -1.
+// k4JhashStressKey is the number of a key k4JhashTestKey made, or -1. The number,
+// under k4JhashStressKeys, is the key's first byte.
 func k4JhashStressKey(k K4JhashKey) int {
-	for i := range k4JhashStressKeys {
-		if k4JhashTestKey(i) == k {
-			return i
-		}
+	if n := int(k[0]); n < k4JhashStressKeys && k4JhashTestKey(n) == k {
+		return n
 	}
 	return -1
 }
@@ -1039,31 +1038,28 @@ func k4JhashStressRun(t *testing.T, opts htab.Options) {
 				// UpdateAny, NoExist, Exist; UpdateAny twice as often (3 % 3).
 				k, ver, flags := k4JhashTestKey(key), i*workers+w, htab.UpdateFlags(x>>24&3)%3
 				var good bool
-				switch {
+				switch op := (x >> 26) % 8; {
 				case i%16 == 15:
 					good = walk(i / 16)
-				default:
-					switch (x >> 26) % 8 {
-					case 0:
-						vals := make([]K4JhashValue, slots)
-						for c := range vals {
-							vals[c] = k4JhashStressVal(key, ver+c)
-						}
-						good = okErr("Update", k4JhashModelUpdate(m, k, vals, flags), k4JhashStressAllowed(flags)...)
-					case 1, 2:
-						good = okErr("CPU.Update", m.CPU(w).Update(k, k4JhashStressVal(key, ver), flags), k4JhashStressAllowed(flags)...)
-					case 3:
-						good = okErr("Delete", m.CPU(w).Delete(k), htab.ErrKeyNotExist)
-					case 4:
-						vals, err := k4JhashModelLookupAndDelete(m, k)
-						good = okErr("LookupAndDelete", err, htab.ErrKeyNotExist) && (err != nil || check("LookupAndDelete", key, vals))
-					case 5:
-						v, ok := m.CPU(w).Lookup(k)
-						good = !ok || check("CPU.Lookup", key, []K4JhashValue{v})
-					default:
-						vals, ok := k4JhashModelLookup(m, k)
-						good = !ok || check("Lookup", key, vals)
+				case op == 0:
+					vals := make([]K4JhashValue, slots)
+					for c := range vals {
+						vals[c] = k4JhashStressVal(key, ver+c)
 					}
+					good = okErr("Update", k4JhashModelUpdate(m, k, vals, flags), k4JhashStressAllowed(flags)...)
+				case op <= 2:
+					good = okErr("CPU.Update", m.CPU(w).Update(k, k4JhashStressVal(key, ver), flags), k4JhashStressAllowed(flags)...)
+				case op == 3:
+					good = okErr("Delete", m.CPU(w).Delete(k), htab.ErrKeyNotExist)
+				case op == 4:
+					vals, err := k4JhashModelLookupAndDelete(m, k)
+					good = okErr("LookupAndDelete", err, htab.ErrKeyNotExist) && (err != nil || check("LookupAndDelete", key, vals))
+				case op == 5:
+					v, ok := m.CPU(w).Lookup(k)
+					good = !ok || check("CPU.Lookup", key, []K4JhashValue{v})
+				default:
+					vals, ok := k4JhashModelLookup(m, k)
+					good = !ok || check("Lookup", key, vals)
 				}
 				if !good {
 					return

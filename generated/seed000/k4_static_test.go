@@ -889,12 +889,11 @@ func k4StaticStressCheck(t testing.TB, what string, key int, v K4StaticValue) bo
 	return ok
 }
 
-// k4StaticStressKey is the number of a key k4StaticTestKey made, or -1.
+// k4StaticStressKey is the number of a key k4StaticTestKey made, or -1. The number,
+// under k4StaticStressKeys, is the key's first byte.
 func k4StaticStressKey(k K4StaticKey) int {
-	for i := range k4StaticStressKeys {
-		if k4StaticTestKey(i) == k {
-			return i
-		}
+	if n := int(k[0]); n < k4StaticStressKeys && k4StaticTestKey(n) == k {
+		return n
 	}
 	return -1
 }
@@ -1039,31 +1038,28 @@ func k4StaticStressRun(t *testing.T, opts htab.Options) {
 				// UpdateAny, NoExist, Exist; UpdateAny twice as often (3 % 3).
 				k, ver, flags := k4StaticTestKey(key), i*workers+w, htab.UpdateFlags(x>>24&3)%3
 				var good bool
-				switch {
+				switch op := (x >> 26) % 8; {
 				case i%16 == 15:
 					good = walk(i / 16)
-				default:
-					switch (x >> 26) % 8 {
-					case 0:
-						vals := make([]K4StaticValue, slots)
-						for c := range vals {
-							vals[c] = k4StaticStressVal(key, ver+c)
-						}
-						good = okErr("Update", k4StaticModelUpdate(m, k, vals, flags), k4StaticStressAllowed(flags)...)
-					case 1, 2:
-						good = okErr("CPU.Update", m.CPU(w).Update(k, k4StaticStressVal(key, ver), flags), k4StaticStressAllowed(flags)...)
-					case 3:
-						good = okErr("Delete", m.CPU(w).Delete(k), htab.ErrKeyNotExist)
-					case 4:
-						vals, err := k4StaticModelLookupAndDelete(m, k)
-						good = okErr("LookupAndDelete", err, htab.ErrKeyNotExist) && (err != nil || check("LookupAndDelete", key, vals))
-					case 5:
-						v, ok := m.CPU(w).Lookup(k)
-						good = !ok || check("CPU.Lookup", key, []K4StaticValue{v})
-					default:
-						vals, ok := k4StaticModelLookup(m, k)
-						good = !ok || check("Lookup", key, vals)
+				case op == 0:
+					vals := make([]K4StaticValue, slots)
+					for c := range vals {
+						vals[c] = k4StaticStressVal(key, ver+c)
 					}
+					good = okErr("Update", k4StaticModelUpdate(m, k, vals, flags), k4StaticStressAllowed(flags)...)
+				case op <= 2:
+					good = okErr("CPU.Update", m.CPU(w).Update(k, k4StaticStressVal(key, ver), flags), k4StaticStressAllowed(flags)...)
+				case op == 3:
+					good = okErr("Delete", m.CPU(w).Delete(k), htab.ErrKeyNotExist)
+				case op == 4:
+					vals, err := k4StaticModelLookupAndDelete(m, k)
+					good = okErr("LookupAndDelete", err, htab.ErrKeyNotExist) && (err != nil || check("LookupAndDelete", key, vals))
+				case op == 5:
+					v, ok := m.CPU(w).Lookup(k)
+					good = !ok || check("CPU.Lookup", key, []K4StaticValue{v})
+				default:
+					vals, ok := k4StaticModelLookup(m, k)
+					good = !ok || check("Lookup", key, vals)
 				}
 				if !good {
 					return

@@ -946,12 +946,11 @@ func k64Jhash2StressCheck(t testing.TB, what string, key int, v K64Jhash2Value) 
 	return ok
 }
 
-// k64Jhash2StressKey is the number of a key k64Jhash2TestKey made, or -1.
+// k64Jhash2StressKey is the number of a key k64Jhash2TestKey made, or -1. The number,
+// under k64Jhash2StressKeys, is the key's first byte.
 func k64Jhash2StressKey(k K64Jhash2Key) int {
-	for i := range k64Jhash2StressKeys {
-		if k64Jhash2TestKey(i) == k {
-			return i
-		}
+	if n := int(k[0]); n < k64Jhash2StressKeys && k64Jhash2TestKey(n) == k {
+		return n
 	}
 	return -1
 }
@@ -1096,31 +1095,28 @@ func k64Jhash2StressRun(t *testing.T, opts htab.Options) {
 				// UpdateAny, NoExist, Exist; UpdateAny twice as often (3 % 3).
 				k, ver, flags := k64Jhash2TestKey(key), i*workers+w, htab.UpdateFlags(x>>24&3)%3
 				var good bool
-				switch {
+				switch op := (x >> 26) % 8; {
 				case i%16 == 15:
 					good = walk(i / 16)
-				default:
-					switch (x >> 26) % 8 {
-					case 0:
-						vals := make([]K64Jhash2Value, slots)
-						for c := range vals {
-							vals[c] = k64Jhash2StressVal(key, ver+c)
-						}
-						good = okErr("Update", k64Jhash2ModelUpdate(m, k, vals, flags), k64Jhash2StressAllowed(flags)...)
-					case 1, 2:
-						good = okErr("CPU.Update", m.CPU(w).Update(k, k64Jhash2StressVal(key, ver), flags), k64Jhash2StressAllowed(flags)...)
-					case 3:
-						good = okErr("Delete", m.CPU(w).Delete(k), htab.ErrKeyNotExist)
-					case 4:
-						vals, err := k64Jhash2ModelLookupAndDelete(m, k)
-						good = okErr("LookupAndDelete", err, htab.ErrKeyNotExist) && (err != nil || check("LookupAndDelete", key, vals))
-					case 5:
-						v, ok := m.CPU(w).Lookup(k)
-						good = !ok || check("CPU.Lookup", key, []K64Jhash2Value{v})
-					default:
-						vals, ok := k64Jhash2ModelLookup(m, k)
-						good = !ok || check("Lookup", key, vals)
+				case op == 0:
+					vals := make([]K64Jhash2Value, slots)
+					for c := range vals {
+						vals[c] = k64Jhash2StressVal(key, ver+c)
 					}
+					good = okErr("Update", k64Jhash2ModelUpdate(m, k, vals, flags), k64Jhash2StressAllowed(flags)...)
+				case op <= 2:
+					good = okErr("CPU.Update", m.CPU(w).Update(k, k64Jhash2StressVal(key, ver), flags), k64Jhash2StressAllowed(flags)...)
+				case op == 3:
+					good = okErr("Delete", m.CPU(w).Delete(k), htab.ErrKeyNotExist)
+				case op == 4:
+					vals, err := k64Jhash2ModelLookupAndDelete(m, k)
+					good = okErr("LookupAndDelete", err, htab.ErrKeyNotExist) && (err != nil || check("LookupAndDelete", key, vals))
+				case op == 5:
+					v, ok := m.CPU(w).Lookup(k)
+					good = !ok || check("CPU.Lookup", key, []K64Jhash2Value{v})
+				default:
+					vals, ok := k64Jhash2ModelLookup(m, k)
+					good = !ok || check("Lookup", key, vals)
 				}
 				if !good {
 					return

@@ -946,12 +946,11 @@ func k64StaticStressCheck(t testing.TB, what string, key int, v K64StaticValue) 
 	return ok
 }
 
-// k64StaticStressKey is the number of a key k64StaticTestKey made, or -1.
+// k64StaticStressKey is the number of a key k64StaticTestKey made, or -1. The number,
+// under k64StaticStressKeys, is the key's first byte.
 func k64StaticStressKey(k K64StaticKey) int {
-	for i := range k64StaticStressKeys {
-		if k64StaticTestKey(i) == k {
-			return i
-		}
+	if n := int(k[0]); n < k64StaticStressKeys && k64StaticTestKey(n) == k {
+		return n
 	}
 	return -1
 }
@@ -1096,31 +1095,28 @@ func k64StaticStressRun(t *testing.T, opts htab.Options) {
 				// UpdateAny, NoExist, Exist; UpdateAny twice as often (3 % 3).
 				k, ver, flags := k64StaticTestKey(key), i*workers+w, htab.UpdateFlags(x>>24&3)%3
 				var good bool
-				switch {
+				switch op := (x >> 26) % 8; {
 				case i%16 == 15:
 					good = walk(i / 16)
-				default:
-					switch (x >> 26) % 8 {
-					case 0:
-						vals := make([]K64StaticValue, slots)
-						for c := range vals {
-							vals[c] = k64StaticStressVal(key, ver+c)
-						}
-						good = okErr("Update", k64StaticModelUpdate(m, k, vals, flags), k64StaticStressAllowed(flags)...)
-					case 1, 2:
-						good = okErr("CPU.Update", m.CPU(w).Update(k, k64StaticStressVal(key, ver), flags), k64StaticStressAllowed(flags)...)
-					case 3:
-						good = okErr("Delete", m.CPU(w).Delete(k), htab.ErrKeyNotExist)
-					case 4:
-						vals, err := k64StaticModelLookupAndDelete(m, k)
-						good = okErr("LookupAndDelete", err, htab.ErrKeyNotExist) && (err != nil || check("LookupAndDelete", key, vals))
-					case 5:
-						v, ok := m.CPU(w).Lookup(k)
-						good = !ok || check("CPU.Lookup", key, []K64StaticValue{v})
-					default:
-						vals, ok := k64StaticModelLookup(m, k)
-						good = !ok || check("Lookup", key, vals)
+				case op == 0:
+					vals := make([]K64StaticValue, slots)
+					for c := range vals {
+						vals[c] = k64StaticStressVal(key, ver+c)
 					}
+					good = okErr("Update", k64StaticModelUpdate(m, k, vals, flags), k64StaticStressAllowed(flags)...)
+				case op <= 2:
+					good = okErr("CPU.Update", m.CPU(w).Update(k, k64StaticStressVal(key, ver), flags), k64StaticStressAllowed(flags)...)
+				case op == 3:
+					good = okErr("Delete", m.CPU(w).Delete(k), htab.ErrKeyNotExist)
+				case op == 4:
+					vals, err := k64StaticModelLookupAndDelete(m, k)
+					good = okErr("LookupAndDelete", err, htab.ErrKeyNotExist) && (err != nil || check("LookupAndDelete", key, vals))
+				case op == 5:
+					v, ok := m.CPU(w).Lookup(k)
+					good = !ok || check("CPU.Lookup", key, []K64StaticValue{v})
+				default:
+					vals, ok := k64StaticModelLookup(m, k)
+					good = !ok || check("Lookup", key, vals)
 				}
 				if !good {
 					return
