@@ -7,10 +7,14 @@ import (
 	"runtime"
 )
 
-// MaxMaxEntries is the contract's limit on max_entries (2^31), the kernel's
-// first check; the kernel (6.18) refuses hash maps over 2^27 entries later,
-// for the size of its bucket array.
+// MaxMaxEntries is the limit on max_entries (2^31), the kernel's first
+// check; the kernel (6.18) refuses hash maps over 2^27 entries later, for the
+// size of its bucket array.
 const MaxMaxEntries = 1 << 31
+
+// MaxBloomHashes is the most hash functions a bloom filter may have, as the
+// kernel's BPF_MAP_TYPE_BLOOM_FILTER allows (the low 4 bits of map_extra).
+const MaxBloomHashes = 15
 
 // Options are the creation attributes of a map, the userspace twin of the
 // kernel's max_entries and map_flags.
@@ -22,36 +26,6 @@ type Options struct {
 	NoCommonLRU bool // LRU types: per-CPU LRU lists (BPF_F_NO_COMMON_LRU)
 	BloomHashes int  // bloom: number of hash functions; 0 means the spec's -hashes
 }
-
-// MapType names a kind of map for the option checks that differ by kind.
-type MapType uint8
-
-const (
-	Hash          MapType = iota // BPF_MAP_TYPE_HASH
-	PerCPUHash                   // BPF_MAP_TYPE_PERCPU_HASH
-	LRUHash                      // BPF_MAP_TYPE_LRU_HASH
-	LRUPerCPUHash                // BPF_MAP_TYPE_LRU_PERCPU_HASH
-	BloomFilter                  // BPF_MAP_TYPE_BLOOM_FILTER
-)
-
-func (t MapType) String() string {
-	switch t {
-	case Hash:
-		return "hash"
-	case PerCPUHash:
-		return "pcpu"
-	case LRUHash:
-		return "lru"
-	case LRUPerCPUHash:
-		return "lru_pcpu"
-	case BloomFilter:
-		return "bloom"
-	}
-	return fmt.Sprintf("MapType(%d)", uint8(t))
-}
-
-// IsLRU reports whether t is one of the LRU types.
-func (t MapType) IsLRU() bool { return t == LRUHash || t == LRUPerCPUHash }
 
 // Check validates o for a map of type t, as the kernel's map_alloc_check does,
 // and returns it with defaults filled in: CPUs set to runtime.NumCPU() when 0.
@@ -86,8 +60,8 @@ func (o Options) Check(t MapType) (Options, error) {
 	if o.BloomHashes != 0 && t != BloomFilter {
 		return bad("BloomHashes applies only to bloom filter maps")
 	}
-	if o.BloomHashes < 0 || o.BloomHashes > 15 {
-		return bad("BloomHashes %d (allowed: 0 for the spec's default, or 1..15)", o.BloomHashes)
+	if o.BloomHashes < 0 || o.BloomHashes > MaxBloomHashes {
+		return bad("BloomHashes %d (allowed: 0 for the spec's default, or 1..%d)", o.BloomHashes, MaxBloomHashes)
 	}
 	return o, nil
 }

@@ -14,30 +14,25 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/htabgen/htabgen/htab"
 )
 
-// MapType is a kind of BPF map.
-type MapType string
+// MapType is a kind of BPF map: the runtime's htab.MapType, so that the
+// generator and the generated code name map types with one enumeration.
+type MapType = htab.MapType
 
+// The map types, by the names the generator uses.
 const (
-	Hash      MapType = "hash"     // BPF_MAP_TYPE_HASH
-	PerCPU    MapType = "pcpu"     // BPF_MAP_TYPE_PERCPU_HASH
-	LRU       MapType = "lru"      // BPF_MAP_TYPE_LRU_HASH
-	LRUPerCPU MapType = "lru_pcpu" // BPF_MAP_TYPE_LRU_PERCPU_HASH
-	Bloom     MapType = "bloom"    // BPF_MAP_TYPE_BLOOM_FILTER
+	Hash      = htab.Hash          // -type hash: BPF_MAP_TYPE_HASH
+	PerCPU    = htab.PerCPUHash    // -type pcpu: BPF_MAP_TYPE_PERCPU_HASH
+	LRU       = htab.LRUHash       // -type lru: BPF_MAP_TYPE_LRU_HASH
+	LRUPerCPU = htab.LRUPerCPUHash // -type lru_pcpu: BPF_MAP_TYPE_LRU_PERCPU_HASH
+	Bloom     = htab.BloomFilter   // -type bloom: BPF_MAP_TYPE_BLOOM_FILTER
 )
 
 // MapTypes lists every type in the order help texts show them.
-var MapTypes = []MapType{Hash, PerCPU, LRU, LRUPerCPU, Bloom}
-
-// IsPerCPU reports whether each key holds one value per CPU.
-func (t MapType) IsPerCPU() bool { return t == PerCPU || t == LRUPerCPU }
-
-// IsLRU reports whether the map evicts by the kernel's LRU algorithm.
-func (t MapType) IsLRU() bool { return t == LRU || t == LRUPerCPU }
-
-// IsHashFamily reports whether t is one of the four hash maps (not bloom).
-func (t MapType) IsHashFamily() bool { return t == Hash || t == PerCPU || t == LRU || t == LRUPerCPU }
+var MapTypes = htab.MapTypes
 
 // HashKind is how the generated map hashes its keys.
 type HashKind string
@@ -99,12 +94,14 @@ func (s Spec) StorageLayout() StorageLayout {
 	}
 }
 
-// Limits mirroring the kernel's.
+// Limits mirroring the kernel's: key_size and value_size of
+// kernel/bpf/hashtab.c (htab_map_alloc_check: a key up to MAX_BPF_STACK
+// bytes... KMALLOC_MAX_SIZE; per-CPU values up to PCPU_MIN_UNIT_SIZE).
 const (
 	MaxKeySize       = 65535
 	MaxValueSize     = 1 << 20
 	MaxPerCPUValSize = 32768
-	MaxBloomHashes   = 15
+	MaxBloomHashes   = htab.MaxBloomHashes
 )
 
 // Spec is one map to generate: the flags of the command, or one object of a
@@ -188,8 +185,8 @@ func (s Spec) ValidateGiven(given map[string]bool) error {
 func (s Spec) validate(given map[string]bool) error {
 	bad := func(opt string, v any, allowed string) error { return &Error{opt, v, allowed} }
 	missing := func(opt string) bool { return given != nil && !given[opt] }
-	if !contains(MapTypes, s.Type) {
-		if s.Type == "" {
+	if !s.Type.Valid() {
+		if s.Type == 0 {
 			return bad("type", nil, "required ("+allowed["type"]+")")
 		}
 		return bad("type", s.Type, allowed["type"])
@@ -278,22 +275,26 @@ func caseRoundTrips(name string) bool {
 }
 
 // TypeName is the Go name of the map type: -name, or derived from the type and
-// sizes (HashK8V8, PcpuK16V8, LruPcpuK8V8, BloomV8).
+// sizes with Go's initialisms (HashK8V8, PerCPUK16V8, LRUPerCPUK8V8, BloomV8).
 func (s Spec) TypeName() string {
 	if s.Name != "" {
 		return s.Name
 	}
-	var b strings.Builder
-	for _, part := range strings.Split(string(s.Type), "_") {
-		r := []rune(part)
-		r[0] = unicode.ToUpper(r[0])
-		b.WriteString(string(r))
-	}
+	name := map[MapType]string{Hash: "Hash", PerCPU: "PerCPU", LRU: "LRU", LRUPerCPU: "LRUPerCPU", Bloom: "Bloom"}[s.Type]
 	if s.Type != Bloom {
-		fmt.Fprintf(&b, "K%d", s.Key)
+		name += fmt.Sprintf("K%d", s.Key)
 	}
-	fmt.Fprintf(&b, "V%d", s.Val)
-	return b.String()
+	return name + fmt.Sprintf("V%d", s.Val)
+}
+
+// ParseType is the map type that the -type flag's value (or a spec file's
+// "type") names, or an *Error saying which types there are.
+func ParseType(s string) (MapType, error) {
+	t, err := htab.ParseMapType(s)
+	if err != nil {
+		return 0, &Error{"type", s, allowed["type"]}
+	}
+	return t, nil
 }
 
 // specExample is the shape of a -spec file's map, for its errors.
@@ -346,6 +347,15 @@ func parseMap(r json.RawMessage) (Spec, error) {
 	fields, err := objectFields(r)
 	if err != nil {
 		return Spec{}, err
+	}
+	if raw, ok := fields["type"]; ok {
+		// Named as the flag names it, not as encoding/json would.
+		var name string
+		if json.Unmarshal(raw, &name) == nil {
+			if _, err := ParseType(name); err != nil {
+				return Spec{}, err
+			}
+		}
 	}
 	s := Default()
 	dec := json.NewDecoder(bytes.NewReader(r))
@@ -469,7 +479,7 @@ func joinTypes() string { return joinList(MapTypes) }
 func joinList(ts []MapType) string {
 	s := make([]string, len(ts))
 	for i, t := range ts {
-		s[i] = string(t)
+		s[i] = t.String()
 	}
 	return strings.Join(s, ", ")
 }

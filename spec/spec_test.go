@@ -80,8 +80,8 @@ func TestValidateErrors(t *testing.T) {
 		option  string
 		allowed []string // substrings of Allowed: what is allowed
 	}{
-		{"missing type", with(func(s *Spec) { s.Type = "" }), "type", []string{"required", "hash, pcpu, lru, lru_pcpu, bloom"}},
-		{"bad type", with(func(s *Spec) { s.Type = "array" }), "type", []string{"hash, pcpu, lru, lru_pcpu, bloom"}},
+		{"missing type", with(func(s *Spec) { s.Type = 0 }), "type", []string{"required", "hash, pcpu, lru, lru_pcpu, bloom"}},
+		{"bad type", with(func(s *Spec) { s.Type = 200 }), "type", []string{"hash, pcpu, lru, lru_pcpu, bloom"}},
 		{"key 0", hashSpec(0, 8), "key", []string{"1..65535"}},
 		{"key negative", hashSpec(-1, 8), "key", []string{"1..65535"}},
 		{"key 65536", hashSpec(65536, 8), "key", []string{"1..65535"}},
@@ -168,7 +168,7 @@ func TestValidateGiven(t *testing.T) {
 		{"layout home on lru", with(func(s *Spec) { s.Type, s.Layout = LRU, LayoutHome }), []string{"key", "val", "layout"}, "-layout home: applies only to -type hash"},
 		{"name given empty", with(same), []string{"key", "val", "name"}, `-name "": an exported Go identifier, such as Conns, or no -name for the derived name (HashK8V8)`},
 		{"name given", with(func(s *Spec) { s.Name = "Conns" }), []string{"key", "val", "name"}, ""},
-		{"type missing", with(func(s *Spec) { s.Type = "" }), []string{"key", "val"}, "-type: required (one of hash, pcpu, lru, lru_pcpu, bloom)"},
+		{"type missing", with(func(s *Spec) { s.Type = 0 }), []string{"key", "val"}, "-type: required (one of hash, pcpu, lru, lru_pcpu, bloom)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -514,9 +514,9 @@ func TestTypeName(t *testing.T) {
 	}{
 		{Spec{Type: Hash, Key: 8, Val: 8}, "HashK8V8"},
 		{Spec{Type: Hash, Key: 1, Val: 1048576}, "HashK1V1048576"},
-		{Spec{Type: PerCPU, Key: 16, Val: 8}, "PcpuK16V8"},
-		{Spec{Type: LRU, Key: 16, Val: 8}, "LruK16V8"},
-		{Spec{Type: LRUPerCPU, Key: 8, Val: 8}, "LruPcpuK8V8"},
+		{Spec{Type: PerCPU, Key: 16, Val: 8}, "PerCPUK16V8"},
+		{Spec{Type: LRU, Key: 16, Val: 8}, "LRUK16V8"},
+		{Spec{Type: LRUPerCPU, Key: 8, Val: 8}, "LRUPerCPUK8V8"},
 		{Spec{Type: Bloom, Val: 8}, "BloomV8"},
 		{Spec{Type: Hash, Key: 8, Val: 8, Name: "Conns"}, "Conns"},
 		{Spec{Type: Bloom, Val: 8, Name: "Seen"}, "Seen"},

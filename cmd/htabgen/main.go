@@ -137,7 +137,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 		if *outDir != "" {
 			return usageError(stderr, fmt.Errorf("-out-dir goes with -spec; use -out for one map"))
 		}
-		s.Type, s.Hash, s.BatchLock, s.Layout = spec.MapType(*typ), spec.HashKind(*hash), spec.BatchLock(*batch), spec.StorageLayout(*layout)
+		if *typ != "" { // -type '' is as good as none: "required"
+			if s.Type, err = spec.ParseType(*typ); err != nil {
+				return usageError(stderr, err)
+			}
+		}
+		s.Hash, s.BatchLock, s.Layout = spec.HashKind(*hash), spec.BatchLock(*batch), spec.StorageLayout(*layout)
 		if err := s.ValidateGiven(given); err != nil {
 			return usageError(stderr, err)
 		}
@@ -308,7 +313,7 @@ func usageError(stderr io.Writer, err error) int {
 func typeNames() []string {
 	var names []string
 	for _, t := range spec.MapTypes {
-		names = append(names, string(t))
+		names = append(names, t.String())
 	}
 	return names
 }
@@ -328,7 +333,7 @@ func featureUsage(name string) string {
 		if len(f.Types) < len(spec.MapTypes) && !f.ValueDecides {
 			var types []string
 			for _, t := range f.Types {
-				types = append(types, string(t))
+				types = append(types, t.String())
 			}
 			usage += " (" + strings.Join(types, ", ") + ")"
 		}
