@@ -297,11 +297,19 @@ func TestWriteFilesLongName(t *testing.T) {
 
 // TestCheckTogether: files bound for one directory must be one package and
 // declare each top-level name once; other directories are other packages.
+// mapType is the map type that the -type flag's value s names.
+func mapType(t *testing.T, s string) spec.MapType {
+	t.Helper()
+	typ, err := spec.ParseType(s)
+	require.NoError(t, err)
+	return typ
+}
+
 func TestCheckTogether(t *testing.T) {
 	gen := func(name, typ, out, pkg string) []File {
 		t.Helper()
 		s := spec.Default()
-		s.Type, s.Key, s.Val, s.Name, s.Out, s.Pkg, s.Tests = spec.MapType(typ), 8, 8, name, out, pkg, true
+		s.Type, s.Key, s.Val, s.Name, s.Out, s.Pkg, s.Tests = mapType(t, typ), 8, 8, name, out, pkg, true
 		files, err := Generate(s, "htabgen")
 		require.NoError(t, err)
 		return files
@@ -358,7 +366,7 @@ func TestNamesCompose(t *testing.T) {
 	for _, tl := range []struct{ typ, layout string }{{"hash", "home"}, {"hash", "classic"}, {"pcpu", ""}, {"lru", ""}, {"lru_pcpu", ""}} {
 		for _, key := range []int{4, 8, 13, 64, 65} { // 65: the hash's loop, the key's unrolled loads end at 64
 			base := spec.Default()
-			base.Type, base.Layout, base.Key, base.Val = spec.MapType(tl.typ), spec.StorageLayout(tl.layout), key, 8
+			base.Type, base.Layout, base.Key, base.Val = mapType(t, tl.typ), spec.StorageLayout(tl.layout), key, 8
 			base.Name, base.Out, base.Pkg, base.Tests = name, "zq.go", "p", true
 			variants := []func(*spec.Spec){
 				func(*spec.Spec) {},

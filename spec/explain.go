@@ -10,24 +10,24 @@ import (
 // the hash.
 func (l *Layout) Explain() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s: %s map, key %d B, value %d B (lean=%v)\n\n", l.Name, l.Spec.Type, l.Spec.Key, l.Spec.Val, l.Spec.Lean)
-	fmt.Fprintf(&b, "struct %sElem {\n", l.Prefix)
+	fmt.Fprintf(&b, "%s: %s map, key %d B, value %d B (lean=%v)\n\n", l.Names.Map, l.Spec.Type, l.Spec.Key, l.Spec.Val, l.Spec.Lean)
+	fmt.Fprintf(&b, "struct %s {\n", l.Names.Elem)
 	for _, f := range l.Elem {
 		fmt.Fprintf(&b, "\t%-12s %-6s /* %5d %5d */  %s\n", f.GoType, f.Name+";", f.Offset, f.Size, f.Doc)
 	}
 	lines := (l.ElemSize + 63) / 64
 	fmt.Fprintf(&b, "\n\t/* size: %d, cachelines: %d, members: %d */\n", l.ElemSize, lines, len(l.Elem))
 	fmt.Fprintf(&b, "};\n\n")
-	if l.Home {
+	if l.Home != nil {
 		fmt.Fprintf(&b, "home layout: slot i is bucket i and one element; roundup_pow_of_two(MaxEntries) slots, all made at creation\n")
 		fmt.Fprintf(&b, "free bitmap: 1 bit per slot\n")
 	} else {
 		fmt.Fprintf(&b, "struct htab.Bucket {\n")
 		fmt.Fprintf(&b, "\t%-12s %-6s /* %5d %5d */  %s\n", "uint32", "seq;", 0, 4, "sequence lock: odd while a writer holds the bucket")
 		fmt.Fprintf(&b, "\t%-12s %-6s /* %5d %5d */  %s\n", "uint32", "head;", 4, 4, "index+1 of the newest element; 0: empty")
-		fmt.Fprintf(&b, "\n\t/* size: %d */\n};\n\n", l.BucketSize)
+		fmt.Fprintf(&b, "\n\t/* size: %d */\n};\n\n", l.Classic.BucketSize)
 	}
-	if l.Occupancy {
+	if l.Batch.Occupancy {
 		fmt.Fprintf(&b, "occupancy bitmap (-batch-lock sparse): 1 bit per bucket, set while it is non-empty\n")
 	}
 	if !l.ValuesInline() {
@@ -35,10 +35,10 @@ func (l *Layout) Explain() string {
 	}
 	fmt.Fprintf(&b, "bytes per element: %d\n", l.ElemSize)
 	what := "elements + buckets"
-	if l.Home {
+	if l.Home != nil {
 		what = "slots + free bitmap"
 	}
-	if l.Occupancy {
+	if l.Batch.Occupancy {
 		what += " + occupancy bitmap"
 	}
 	cpus := []int{1}
@@ -55,7 +55,7 @@ func (l *Layout) Explain() string {
 			fmt.Fprintf(&b, "bytes per entry, full, MaxEntries %d%s (%s): %.1f\n", max, on, what, l.EntryBytes(max, c))
 		}
 	}
-	if l.Home {
+	if l.Home != nil {
 		// The price of the layout: slots are a power of two, so a MaxEntries
 		// just past one pays for twice as many.
 		const worst = 32769

@@ -1,10 +1,6 @@
 package spec
 
-import (
-	"fmt"
-	"unicode"
-	"unicode/utf8"
-)
+import "fmt"
 
 // UnrollWords is the largest key or value, in 32-bit words, whose hashing,
 // comparing and copying are emitted as straight-line code. Larger ones get
@@ -18,79 +14,129 @@ const UnrollWords = 16
 const LRUNodeSize = 16
 
 // NoCacheHashMaxKey is the largest key for which a lean element keeps no
-// cached hash (seed 002): two word compares cost no more than a hash compare.
+// cached hash, as the kernel's since "bpf: htab: Reduce memory use of hash
+// maps": two word compares cost no more than a hash compare.
 const NoCacheHashMaxKey = 8
 
 // Layout is every decision about the generated code, made before any code is
-// emitted. Templates read it and nothing else.
+// emitted. Templates read it and nothing else. Each optional part of a map is
+// a sub-layout that is nil when the map does not have it, so that a feature
+// adds one field here and one hook in the templates.
 type Layout struct {
-	Spec Spec
+	Spec  Spec
+	Names Names // every package-level identifier of the map
 
-	// Go names. Exported ones come from the map name; unexported helpers carry
-	// the map name as a prefix so that several maps compile in one package.
-	Name      string // the map type, e.g. HashK8V8
-	KeyType   string // NameKey: [K]byte
-	ValueType string // NameValue: [V]byte
-	CPUType   string // NameCPU: the program-side handle
-	Prefix    string // Name with its first letter lowered: the prefix of unexported identifiers
+	KeyWords    int  // key size in 32-bit words, rounded up; padding bytes are zero
+	ValueWords  int  // value size in 32-bit words, rounded up
+	KeyUnrolled bool // key loads and compares are straight-line code (up to UnrollWords)
+	ValUnrolled bool // value loads and stores are straight-line code
 
-	KeyWords   int // key size in 32-bit words, rounded up; padding bytes are zero
-	ValueWords int // value size in 32-bit words, rounded up
+	Hash HashLayout
 
-	CachedHash bool // the element stores its key's hash and compares it first
-	Hash       HashKind
-	// HashUnrolled: the static hash is straight-line code; otherwise it loops
-	// over 12-byte blocks (keys longer than UnrollWords words).
-	HashUnrolled bool
-	KeyUnrolled  bool // key loads and compares are straight-line code
-	ValUnrolled  bool // value loads and stores are straight-line code
-	// HashInline: lookups compute the hash written out in their own body
-	// (the unrolled static hash of a key up to InlineHashMaxKey bytes); a
-	// call of m.hash is too big for the compiler to inline.
-	HashInline bool
-	// KeyWord64, ValWord64: the home slot's key or value is 8 bytes (not
-	// padded to 8) at an 8-byte offset of a slot whose size is a multiple
-	// of 8, so the lookup loads it as one uint64. The key only without a
-	// cached hash (compared first otherwise) and with the unrolled static
-	// hash, which reads the key's bytes and not its words.
-	KeyWord64, ValWord64 bool
-
+	// CachedHash: the element stores its key's hash and compares it first.
+	// Lean elements of keys up to NoCacheHashMaxKey bytes do not: comparing
+	// the key costs no more than comparing a hash.
+	CachedHash bool
 	Elem       []Field // the element struct, in order
 	ElemSize   int     // bytes, as unsafe.Sizeof reports it
-	BucketSize int     // bytes per bucket: seqlock word + head index
 
-	// PerCPU: every key holds one value per CPU slot (pcpu, lru_pcpu), kept
-	// in one array per CPU indexed by the element's index, so that different
-	// CPUs' values never share a cache line; see ValuesInline.
-	PerCPU bool
-	// LRU: elements come from, and are evicted by, the kernel's LRU engine
-	// (htab.LRU) instead of a free stack; the map is never full.
-	LRU bool
+	// The storage layout: exactly one of Classic and Home is set.
+	Classic *ClassicLayout
+	Home    *HomeLayout
+
+	PerCPU *PerCPULayout // per-CPU types: one value per CPU per key
+	LRU    *LRULayout    // LRU types: elements come from the kernel's LRU
+
+	Batch BatchLayout
+
+	// CounterPad is the padding, in bytes, between the map's fields that
+	// every lookup reads and the counters that inserts and deletes write: a
+	// cache line, so that writers do not take the readers' line.
+	CounterPad int
+}
+
+// HashLayout is how the map hashes a key: always the kernel's jhash value,
+// emitted in the form Kind names.
+type HashLayout struct {
+	Kind HashKind
+	// Unrolled: the static hash is straight-line code; otherwise it loops
+	// over 12-byte blocks (keys longer than UnrollWords words).
+	Unrolled bool
+	// Inline: lookups compute the hash written out in their own body (the
+	// unrolled static hash of a key up to InlineHashMaxKey bytes); a call of
+	// m.hash is too big for the compiler to inline.
+	Inline bool
+}
+
+// ClassicLayout is the kernel's storage: an array of buckets (a sequence
+// lock and the index+1 of the newest element each) and an array of elements.
+type ClassicLayout struct {
+	BucketSize int // bytes per bucket: the sequence lock and the head index
+	// ChunkShift: with NoPrealloc, elements are allocated on first use in
+	// chunks of 1<<ChunkShift (the most, by powers of two, within
+	// ChunkMaxBytes). Zero for the LRU types, which are always preallocated.
+	ChunkShift int
+}
+
+// ChunkMaxBytes bounds a NoPrealloc chunk of elements: big enough that
+// allocation is rare, small enough that a map with few keys stays small.
+const ChunkMaxBytes = 16 << 10
+
+// HomeLayout is the home storage (-layout home, hash only): one array of
+// roundup_pow_of_two(MaxEntries) slots, slot b being bucket b's sequence lock
+// and the storage of one element, bucket b's newest while b is non-empty.
+type HomeLayout struct {
+	// KeyWord64, ValWord64: the slot's key or value is 8 bytes (not padded
+	// to 8) at an 8-byte offset of a slot whose size is a multiple of 8, so
+	// the lookup loads it as one uint64. The key only without a cached hash
+	// (compared first otherwise) and with the unrolled static hash, which
+	// reads the key's bytes and not its words.
+	KeyWord64, ValWord64 bool
+	// MaxSlots: bit 31 of a slot's next word marks its bucket's head, so
+	// index+1 has 31 bits and MaxEntries is at most 2^30.
+	MaxSlots int
+}
+
+// PerCPULayout is how a per-CPU type keeps one value per CPU: one array of
+// slots per CPU, indexed by the element's index, so that the element needs no
+// pointer to its values and different CPUs' values never share a cache line.
+type PerCPULayout struct {
+	SlotSize int // bytes of one CPU's value of one element: whole words
+	// ArrayPad is how many spare slots follow each CPU's array, one cache
+	// line's worth, so that the next allocation is not on its last line.
+	ArrayPad int
 	// SlotLocks: a program's update of a present key writes its CPU's slot
-	// without the bucket lock, under a per-CPU slot lock instead, so that
-	// CPUs counting on shared keys do not bounce the bucket's cache line
-	// (pcpu; lru_pcpu takes an LRU element first, as the kernel does, so it
-	// keeps the bucket lock).
-	SlotLocks bool
+	// under one of SlotLocks per-CPU slot locks instead of the bucket lock,
+	// so that CPUs counting on shared keys do not bounce the bucket's cache
+	// line. Zero for lru_pcpu, which takes an LRU element first, as the
+	// kernel does, and so keeps the bucket lock.
+	SlotLocks int
+	// SlotLocksPad is how many spare locks follow each CPU's lock array (8
+	// of 8 bytes: a cache line).
+	SlotLocksPad int
+	// LookupStack is how many CPUs' values the userspace Lookup copies
+	// through a buffer on the stack (at most 1 KiB); more are allocated.
+	LookupStack int
+}
 
-	// Batch operations (issue 4, seed 003); see templates/batch.go.
-	//
-	// BatchLock is how a batch walk finds non-empty buckets: always locks
-	// every bucket (the kernel before seed 003); nonempty reads a bucket's
-	// head without its lock and skips it if empty; sparse jumps through an
+// LRULayout is how an LRU type's elements come from htab.LRU, the port of
+// the kernel's bpf_lru: each element carries its LRU node as its last field.
+type LRULayout struct {
+	NodeSize int // bytes of htab.LRUNode
+}
+
+// BatchLayout is how the batch operations walk the buckets.
+type BatchLayout struct {
+	// Lock is how a batch walk finds non-empty buckets: always locks every
+	// bucket (the kernel before "bpf: Do not grab the bucket spinlock by
+	// default on htab batch ops"); nonempty reads a bucket's head without
+	// its lock and skips it if empty (that change); sparse jumps through an
 	// occupancy bitmap (htab.Occupancy) that the writers keep.
-	BatchLock BatchLock
-	// Occupancy: the map keeps the bitmap (BatchLock sparse). Every path that
-	// makes a bucket non-empty or empty (linkHead and unlink, the home
-	// layout's insert, the batch delete) sets or clears its bit under the
+	Lock BatchLock
+	// Occupancy: the map keeps the bitmap (Lock sparse). Every path that
+	// makes a bucket non-empty or empty sets or clears its bit under the
 	// bucket's lock.
 	Occupancy bool
-
-	// Home: -layout home (hash only, its default; see templates/home.go).
-	// The elements are the buckets: Elem starts with the bucket's sequence
-	// lock, there are roundup_pow_of_two(MaxEntries) of them and no separate
-	// bucket array.
-	Home bool
 }
 
 // Field is one field of the element struct.
@@ -110,39 +156,60 @@ func Plan(s Spec) (*Layout, error) {
 	if err := checkImplemented(s); err != nil {
 		return nil, err
 	}
-	name := s.TypeName()
 	l := &Layout{
 		Spec:       s,
-		Name:       name,
-		KeyType:    name + "Key",
-		ValueType:  name + "Value",
-		CPUType:    name + "CPU",
-		Prefix:     lowerFirst(name),
+		Names:      NamesFor(s.TypeName()),
 		KeyWords:   words(s.Key),
 		ValueWords: words(s.Val),
-		Hash:       s.Hash,
-		BucketSize: 8,
+		CounterPad: 64,
 	}
-	l.CachedHash = !s.Lean || s.Key > NoCacheHashMaxKey
 	l.KeyUnrolled = l.KeyWords <= UnrollWords
 	l.ValUnrolled = l.ValueWords <= UnrollWords
-	l.HashUnrolled = s.Hash == HashStatic && l.KeyUnrolled
-	l.PerCPU = s.Type.IsPerCPU()
-	l.LRU = s.Type.IsLRU()
-	l.SlotLocks = l.PerCPU && !l.LRU
-	l.BatchLock = s.BatchLock
-	l.Occupancy = s.BatchLock == BatchLockSparse
-	l.Home = s.StorageLayout() == LayoutHome
+	l.Hash = HashLayout{Kind: s.Hash, Unrolled: s.Hash == HashStatic && l.KeyUnrolled}
+	l.Hash.Inline = l.Hash.Unrolled && s.Key <= InlineHashMaxKey
+	l.CachedHash = !s.Lean || s.Key > NoCacheHashMaxKey
+	if s.Type.IsLRU() {
+		l.LRU = &LRULayout{NodeSize: LRUNodeSize}
+	}
+	if s.StorageLayout() == LayoutHome {
+		l.Home = &HomeLayout{MaxSlots: 1 << 30}
+	} else {
+		l.Classic = &ClassicLayout{BucketSize: 8}
+	}
+	l.Batch = BatchLayout{Lock: s.BatchLock, Occupancy: s.BatchLock == BatchLockSparse}
+	if s.Type.IsPerCPU() {
+		slot := 4 * l.ValueWords
+		l.PerCPU = &PerCPULayout{
+			SlotSize:    slot,
+			ArrayPad:    (64 + slot - 1) / slot,
+			LookupStack: min(16, 1024/slot),
+		}
+		if l.LRU == nil {
+			l.PerCPU.SlotLocks, l.PerCPU.SlotLocksPad = 64, 8
+		}
+	}
 	l.Elem = planElem(s, l)
 	for _, f := range l.Elem {
 		l.ElemSize = f.Offset + f.Size
 	}
-	l.HashInline = l.HashUnrolled && s.Key <= InlineHashMaxKey
-	if l.Home {
-		l.KeyWord64 = s.Key == 8 && !l.CachedHash && l.HashUnrolled && l.word64("key")
-		l.ValWord64 = s.Val == 8 && l.word64("val")
+	if l.Classic != nil && l.LRU == nil {
+		l.Classic.ChunkShift = chunkShift(l.ElemSize)
+	}
+	if l.Home != nil {
+		l.Home.KeyWord64 = s.Key == 8 && !l.CachedHash && l.Hash.Unrolled && l.word64("key")
+		l.Home.ValWord64 = s.Val == 8 && l.word64("val")
 	}
 	return l, nil
+}
+
+// chunkShift is log2 of the most elements, by powers of two, that a chunk
+// of ChunkMaxBytes holds: at least one element.
+func chunkShift(elemSize int) int {
+	shift := 0
+	for (2<<shift)*elemSize <= ChunkMaxBytes {
+		shift++
+	}
+	return shift
 }
 
 // InlineHashMaxKey is the longest key whose unrolled hash lookups write out
@@ -177,7 +244,7 @@ func planElem(s Spec, l *Layout) []Field {
 		}
 		fs = append(fs, Field{name, typ, off, size, doc})
 	}
-	if l.Home {
+	if l.Home != nil {
 		add("seq", "htab.SeqLock", 4, "the sequence lock of the bucket whose home this slot is: odd while a writer holds it")
 		add("next", "uint32", 4, "bit 31: this slot holds its bucket's newest element; bits 0-30: index+1 of the next older element, 0 ends the chain")
 	} else {
@@ -188,15 +255,15 @@ func planElem(s Spec, l *Layout) []Field {
 	}
 	if !s.Lean {
 		// The all-fields element: what every type needs, in every type, as the
-		// kernel's htab_elem had before seed 002.
-		add("lru", "[3]uint32", 12, "room for an LRU node (prev, next, state), as every element had before seed 002; unused (an LRU element carries its node as its last field)")
-		add("pcpu", "uint32", 4, "room for a per-CPU value reference, as every element had before seed 002; unused (values are indexed by element)")
+		// kernel's htab_elem had before it was made lean.
+		add("lru", "[3]uint32", 12, "room for an LRU node (prev, next, state), as every element had before the lean element; unused (an LRU element carries its node as its last field)")
+		add("pcpu", "uint32", 4, "room for a per-CPU value reference, as every element had before the lean element; unused (values are indexed by element)")
 	}
 	add("key", fmt.Sprintf("[%d]uint32", l.KeyWords), 4*l.KeyWords, "the "+Plural(s.Key, "key byte")+", little-endian words, zero-padded")
 	if l.ValuesInline() {
 		add("val", fmt.Sprintf("[%d]uint32", l.ValueWords), 4*l.ValueWords, "the "+Plural(s.Val, "value byte")+", little-endian words, zero-padded")
 	}
-	if l.LRU {
+	if l.LRU != nil {
 		// Last, ref first: a program-side lookup sets the ref bit next to the
 		// value it has just read.
 		add("node", "htab.LRUNode", LRUNodeSize, "the LRU node: ref bit, cpu|type, prev and next as element indexes (bpf_lru_node)")
@@ -227,7 +294,7 @@ func checkImplemented(s Spec) error {
 
 // ValuesInline reports whether the value lives in the element: every type
 // but the per-CPU ones.
-func (l *Layout) ValuesInline() bool { return !l.PerCPU }
+func (l *Layout) ValuesInline() bool { return l.PerCPU == nil }
 
 // EntryBytes is the memory per entry of a full map with maxEntries
 // preallocated entries: elements, buckets, per-CPU values and LRU nodes.
@@ -236,16 +303,16 @@ func (l *Layout) ValuesInline() bool { return !l.PerCPU }
 func (l *Layout) EntryBytes(maxEntries, cpus int) float64 {
 	nb := float64(roundUpPow2(maxEntries))
 	bitmap := float64(bitmapWords(roundUpPow2(maxEntries)) * 8) // one bit per bucket, in uint64 words
-	if l.Home {
+	if l.Home != nil {
 		// The slots are the buckets; plus the free bitmap, one bit per slot.
-		return (nb*float64(l.ElemSize) + bitmap*float64(1+b2i(l.Occupancy))) / float64(maxEntries)
+		return (nb*float64(l.ElemSize) + bitmap*float64(1+b2i(l.Batch.Occupancy))) / float64(maxEntries)
 	}
 	per := float64(l.ElemSize)
 	if !l.ValuesInline() {
 		per += 4 * float64(l.ValueWords) * float64(cpus)
 	}
-	buckets := nb * float64(l.BucketSize)
-	if l.Occupancy {
+	buckets := nb * float64(l.Classic.BucketSize)
+	if l.Batch.Occupancy {
 		buckets += bitmap // the occupancy bitmap
 	}
 	return per + buckets/float64(maxEntries)
@@ -256,7 +323,7 @@ func bitmapWords(n int) int { return (n + 63) / 64 }
 
 // HashDescription says in words which hash the map uses.
 func (l *Layout) HashDescription() string {
-	switch l.Hash {
+	switch l.Hash.Kind {
 	case HashJhash2:
 		return fmt.Sprintf("jhash2: the kernel's word loop over %s", Plural(l.KeyWords, "word"))
 	case HashJhash:
@@ -266,7 +333,7 @@ func (l *Layout) HashDescription() string {
 	if l.Spec.Key%4 != 0 {
 		tail = fmt.Sprintf(", then a %d-byte tail", l.Spec.Key%4)
 	}
-	if l.HashUnrolled {
+	if l.Hash.Unrolled {
 		return fmt.Sprintf("static: jhash unrolled for %s (%s%s)", Plural(l.Spec.Key, "byte"), Plural(l.Spec.Key/4, "word load"), tail)
 	}
 	return fmt.Sprintf("static: jhash over %d words in 12-byte blocks (key longer than %d bytes is not unrolled)", l.KeyWords, 4*UnrollWords)
@@ -287,15 +354,6 @@ func roundUpPow2(n int) int {
 		p <<= 1
 	}
 	return p
-}
-
-// lowerFirst is s with its first letter lowered: HashK8V8 → hashK8V8, LRUConns →
-// lRUConns. Only the first letter, so that two map names give two prefixes
-// (lowering LRU whole would give LRUConns and LruConns one prefix, and two
-// maps that compile apart would clash in one package).
-func lowerFirst(s string) string {
-	r, n := utf8.DecodeRuneInString(s)
-	return string(unicode.ToLower(r)) + s[n:]
 }
 
 // Plural is n and what, with an s unless n is 1: "1 byte", "8 bytes".

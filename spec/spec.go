@@ -52,7 +52,9 @@ const (
 type BatchLock string
 
 const (
-	// BatchLockNonEmpty skips empty buckets without taking their lock (seed 003).
+	// BatchLockNonEmpty skips empty buckets without taking their lock, as
+	// the kernel does since "bpf: Do not grab the bucket spinlock by default
+	// on htab batch ops".
 	BatchLockNonEmpty BatchLock = "nonempty"
 	// BatchLockAlways locks every bucket, as the kernel did before the fix.
 	BatchLockAlways BatchLock = "always"

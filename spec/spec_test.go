@@ -360,7 +360,7 @@ func TestPlanElem(t *testing.T) {
 			assert.Equal(t, tt.fields, fieldsOf(l))
 			assert.Equal(t, tt.size, l.ElemSize)
 			assert.Equal(t, tt.cachedHash, l.CachedHash)
-			assert.Equal(t, 8, l.BucketSize)
+			assert.Equal(t, 8, l.Classic.BucketSize)
 			assert.True(t, l.ValuesInline(), "hash maps keep the value in the element")
 			for _, f := range l.Elem {
 				assert.NotEqual(t, "node", f.Name, "hash maps have no LRU nodes")
@@ -434,8 +434,8 @@ func TestPlanUnroll(t *testing.T) {
 		s.Hash = tt.hash
 		l, err := Plan(s)
 		require.NoError(t, err)
-		assert.Equal(t, tt.hash, l.Hash)
-		assert.Equal(t, tt.hashUnrolled, l.HashUnrolled, "key %d val %d %s: HashUnrolled", tt.key, tt.val, tt.hash)
+		assert.Equal(t, tt.hash, l.Hash.Kind)
+		assert.Equal(t, tt.hashUnrolled, l.Hash.Unrolled, "key %d val %d %s: HashUnrolled", tt.key, tt.val, tt.hash)
 		assert.Equal(t, tt.keyUnr, l.KeyUnrolled, "key %d val %d %s: KeyUnrolled", tt.key, tt.val, tt.hash)
 		assert.Equal(t, tt.valUnrol, l.ValUnrolled, "key %d val %d %s: ValUnrolled", tt.key, tt.val, tt.hash)
 	}
@@ -472,9 +472,9 @@ func TestPlanFastPaths(t *testing.T) {
 		l, err := Plan(s)
 		require.NoError(t, err)
 		name := fmt.Sprintf("key %d val %d %s lean %v home %v", tt.key, tt.val, tt.hash, tt.lean, tt.home)
-		assert.Equal(t, tt.inline, l.HashInline, "%s: HashInline", name)
-		assert.Equal(t, tt.key64, l.KeyWord64, "%s: KeyWord64", name)
-		assert.Equal(t, tt.val64, l.ValWord64, "%s: ValWord64", name)
+		assert.Equal(t, tt.inline, l.Hash.Inline, "%s: HashInline", name)
+		assert.Equal(t, tt.key64, l.Home != nil && l.Home.KeyWord64, "%s: KeyWord64", name)
+		assert.Equal(t, tt.val64, l.Home != nil && l.Home.ValWord64, "%s: ValWord64", name)
 	}
 }
 
@@ -498,11 +498,11 @@ func TestPlanNames(t *testing.T) {
 		s.Name = tt.name
 		l, err := Plan(s)
 		require.NoError(t, err, "name %q", tt.name)
-		assert.Equal(t, tt.typeName, l.Name)
-		assert.Equal(t, tt.keyT, l.KeyType)
-		assert.Equal(t, tt.valT, l.ValueType)
-		assert.Equal(t, tt.cpuT, l.CPUType)
-		assert.Equal(t, tt.prefix, l.Prefix)
+		assert.Equal(t, tt.typeName, l.Names.Map)
+		assert.Equal(t, tt.keyT, l.Names.Key)
+		assert.Equal(t, tt.valT, l.Names.Value)
+		assert.Equal(t, tt.cpuT, l.Names.CPU)
+		assert.Equal(t, tt.prefix, l.Names.Prefix)
 		assert.Equal(t, s, l.Spec)
 	}
 }
@@ -797,10 +797,10 @@ func TestPlanTypes(t *testing.T) {
 				last := l.Elem[len(l.Elem)-1]
 				assert.Equal(t, Field{"node", "htab.LRUNode", l.ElemSize - tt.lruNode, tt.lruNode, last.Doc}, last)
 			}
-			assert.Equal(t, tt.perCPU, l.PerCPU)
+			assert.Equal(t, tt.perCPU, l.PerCPU != nil)
 			assert.Equal(t, !tt.perCPU, l.ValuesInline())
-			assert.Equal(t, tt.lru, l.LRU)
-			assert.Equal(t, tt.slotLocks, l.SlotLocks)
+			assert.Equal(t, tt.lru, l.LRU != nil)
+			assert.Equal(t, tt.slotLocks, l.PerCPU != nil && l.PerCPU.SlotLocks > 0)
 			assert.InDelta(t, tt.entry1CPU, l.EntryBytes(65536, 1), 1e-9)
 			assert.InDelta(t, tt.entry2CPUs, l.EntryBytes(65536, 2), 1e-9)
 		})
@@ -817,7 +817,7 @@ func TestLayoutHome(t *testing.T) {
 		assert.Equal(t, LayoutHome, s.StorageLayout())
 		l, err := Plan(s)
 		require.NoError(t, err)
-		assert.True(t, l.Home)
+		assert.NotNil(t, l.Home)
 		require.Len(t, l.Elem, 4)
 		assert.Equal(t, []string{"seq", "next", "key", "val"}, []string{l.Elem[0].Name, l.Elem[1].Name, l.Elem[2].Name, l.Elem[3].Name})
 		assert.Equal(t, 24, l.ElemSize)
@@ -829,7 +829,7 @@ func TestLayoutHome(t *testing.T) {
 	s.Layout = LayoutClassic
 	l, err := Plan(s)
 	require.NoError(t, err)
-	assert.False(t, l.Home)
+	assert.Nil(t, l.Home)
 	assert.Equal(t, "next", l.Elem[0].Name)
 	assert.NotContains(t, l.Explain(), "worst case")
 
@@ -841,7 +841,7 @@ func TestLayoutHome(t *testing.T) {
 			require.NoError(t, s.Validate(), "%s: -layout %q", typ, classic)
 			l, err := Plan(s)
 			require.NoError(t, err)
-			assert.False(t, l.Home, "%s", typ)
+			assert.Nil(t, l.Home, "%s", typ)
 		}
 	}
 
@@ -871,7 +871,7 @@ func TestEntryBytesLarge(t *testing.T) {
 		for _, max := range []int{1000, 32769, 65536} {
 			slots := float64(roundUpPow2(max))
 			want := float64(l.ElemSize) + slots*8/float64(max) // classic: elements + buckets
-			if l.Home {
+			if l.Home != nil {
 				want = (slots*float64(l.ElemSize) + slots/8) / float64(max) // slots + free bitmap
 			}
 			assert.InDelta(t, want, l.EntryBytes(max, 1), 1e-6, "%s, MaxEntries %d", layout, max)

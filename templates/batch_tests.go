@@ -17,10 +17,10 @@ import (
 // tests emits with their imports.
 func (g *generator) batchTests(f *jen.File) {
 	vals := batchTestSingle
-	if g.l.PerCPU {
+	if (g.l.PerCPU != nil) {
 		vals = batchTestPerCPU
 	}
-	f.Add(jen.Id(fmt.Sprintf(vals+batchTestBody, g.mapT, g.keyT, g.valT, g.l.Prefix)))
+	f.Add(jen.Id(fmt.Sprintf(vals+batchTestBody, g.n.Map, g.n.Key, g.n.Value, g.n.Prefix)))
 }
 
 // batchTestSingle: hash and lru, one value per key in batches.

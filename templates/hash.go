@@ -8,7 +8,9 @@ import (
 
 // hashFunc emits the map's hash: the kernel's jhash of the key bytes with the
 // map's seed, in the form the layout chose (static, jhash2 or jhash). All three
-// give the same value; they differ in speed only (seed 000). The static hash
+// give the same value; they differ in speed only (as the kernel's jhash2 beats
+// its jhash on word-aligned keys: "bpf: optimize hashmap lookups when
+// key_size is divisible by 4"). The static hash
 // comes with its initial-state variable (hashInitVar).
 //
 //	// hash is the kernel's htab_map_hash(): jhash of the <K> key bytes with
@@ -18,9 +20,9 @@ func (g *generator) hashFunc(f *jen.File) {
 	l := g.l
 	var body []jen.Code
 	switch {
-	case l.Hash == spec.HashJhash:
+	case l.Hash.Kind == spec.HashJhash:
 		body = g.hashJhashLoop()
-	case l.Hash == spec.HashJhash2:
+	case l.Hash.Kind == spec.HashJhash2:
 		body = g.hashJhash2Loop()
 	default:
 		g.hashInitVar(f)
@@ -28,8 +30,8 @@ func (g *generator) hashFunc(f *jen.File) {
 	}
 	f.Commentf("hash is the kernel's htab_map_hash(): jhash of the %s with the map's seed.", spec.Plural(l.Spec.Key, "key byte"))
 	f.Commentf("It is computed as %s.", l.HashDescription())
-	f.Func().Params(g.recvMap()).Id("hash").Params(
-		jen.Id("k").Op("*").Id(g.keyT), jen.Id("w").Op("*").Id(g.keyWordsT),
+	f.Func().Params(jen.Id("m").Op("*").Id(g.n.Map)).Id("hash").Params(
+		jen.Id("k").Op("*").Id(g.n.Key), jen.Id("w").Op("*").Id(g.n.KeyWords),
 	).Uint32().Block(body...)
 }
 
@@ -57,9 +59,9 @@ func (g *generator) hashStatic() []jen.Code {
 	l := g.l
 	key := l.Spec.Key
 	blocks := (key - 1) / 12 // jhash mixes while more than 12 bytes remain
-	body := hashInitFrom(jen.Id(g.hashInitT()))
+	body := hashInitFrom(jen.Id(g.n.HashInit))
 	le := func(s string, off int) jen.Code {
-		return jen.Qual(binaryPkg, "LittleEndian").Dot("Uint32").Call(jen.Id(s).Index(jen.Lit(off).Op(":")))
+		return jen.Qual("encoding/binary", "LittleEndian").Dot("Uint32").Call(jen.Id(s).Index(jen.Lit(off).Op(":")))
 	}
 	addBlock := func(s string, off int) []jen.Code {
 		return append([]jen.Code{
@@ -68,7 +70,7 @@ func (g *generator) hashStatic() []jen.Code {
 			jen.Id("c").Op("+=").Add(le(s, off+8)),
 		}, mix()...)
 	}
-	if l.HashUnrolled {
+	if l.Hash.Unrolled {
 		for blk := 0; blk < blocks; blk++ {
 			body = append(body, addBlock("k", 12*blk)...)
 		}
@@ -112,9 +114,6 @@ func (g *generator) hashStatic() []jen.Code {
 	return append(body, jen.Return(jen.Id("c")))
 }
 
-// hashInitT is the name of the static hash's initial-state variable.
-func (g *generator) hashInitT() string { return g.l.Prefix + "HashInit" }
-
 // hashInitVar emits, for the static hash, its initial state before the seed:
 //
 //	var <prefix>HashInit uint32 = 0xdeadbeef + <K>
@@ -124,10 +123,10 @@ func (g *generator) hashInitT() string { return g.l.Prefix + "HashInit" }
 // mixes and adds it back before each rotation, a dozen extra instructions
 // on the hash's critical path.
 func (g *generator) hashInitVar(f *jen.File) {
-	f.Commentf("%s is jhash's initial state before the seed, 0xdeadbeef + %d. It is a", g.hashInitT(), g.l.Spec.Key)
+	f.Commentf("%s is jhash's initial state before the seed, 0xdeadbeef + %d. It is a", g.n.HashInit, g.l.Spec.Key)
 	f.Comment("variable so that the compiler cannot carry the constant through the unrolled")
 	f.Comment("mixes (it would add it back before every rotation); never change it.")
-	f.Var().Id(g.hashInitT()).Uint32().Op("=").Op("0xdeadbeef").Op("+").Lit(g.l.Spec.Key)
+	f.Var().Id(g.n.HashInit).Uint32().Op("=").Op("0xdeadbeef").Op("+").Lit(g.l.Spec.Key)
 }
 
 // hashJhash2Loop is the kernel's jhash2() over the key words, as a loop.
@@ -156,7 +155,7 @@ func (g *generator) hashJhashLoop() []jen.Code {
 	body := []jen.Code{jen.Id("s").Op(":=").Id("k").Index(jen.Op(":"))}
 	body = append(body, hashInit(jen.Uint32().Call(jen.Len(jen.Id("s"))))...)
 	le := func(off int) jen.Code {
-		return jen.Qual(binaryPkg, "LittleEndian").Dot("Uint32").Call(jen.Id("s").Index(jen.Lit(off).Op(":")))
+		return jen.Qual("encoding/binary", "LittleEndian").Dot("Uint32").Call(jen.Id("s").Index(jen.Lit(off).Op(":")))
 	}
 	body = append(body, jen.For(jen.Len(jen.Id("s")).Op(">").Lit(12)).Block(append([]jen.Code{
 		jen.Id("a").Op("+=").Add(le(0)),
@@ -186,7 +185,7 @@ func (g *generator) hashJhashLoop() []jen.Code {
 
 // rol is bits.RotateLeft32(<x>, <k>).
 func rol(x string, k int) *jen.Statement {
-	return jen.Qual(bitsPkg, "RotateLeft32").Call(jen.Id(x), jen.Lit(k))
+	return jen.Qual("math/bits", "RotateLeft32").Call(jen.Id(x), jen.Lit(k))
 }
 
 // mix is the kernel's __jhash_mix(a, b, c), inline.
@@ -238,12 +237,12 @@ func final() []jen.Code {
 // two words come from kw: a += uint32(kw); b += uint32(kw >> 32).
 func (g *generator) lookupHash(key jen.Code, kw bool) jen.Code {
 	l := g.l
-	if !l.HashInline {
+	if !l.Hash.Inline {
 		return jen.Id("h").Op(":=").Id("m").Dot("hash").Call(key, jen.Op("&").Id("w"))
 	}
 	body := g.hashStatic()
 	if kw { // jhash of 8 bytes: no block, a and b take the two words, then final
-		body = append(hashInitFrom(jen.Id(g.hashInitT())),
+		body = append(hashInitFrom(jen.Id(g.n.HashInit)),
 			jen.Id("a").Op("+=").Uint32().Call(jen.Id("kw")),
 			jen.Id("b").Op("+=").Uint32().Call(jen.Id("kw").Op(">>").Lit(32)))
 		body = append(append(body, final()...), jen.Return(jen.Id("c")))

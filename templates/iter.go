@@ -2,115 +2,121 @@ package templates
 
 import "github.com/dave/jennifer/jen"
 
-// iteration emits NextKey, All and the bucket snapshot they share. The order is
-// the kernel's: buckets in ascending index, each bucket newest first.
+// iteration emits NextKey, All and the bucket snapshot they share, over the
+// storage primitives. The order is the kernel's: buckets in ascending index,
+// each bucket newest first.
+//
+//	func (m *<Map>) snapshot(bi uint32, keys []<Key>, vals []<Value>) ([]<Key>, []<Value>)
+//	func (m *<Map>) NextKey(k *<Key>) (<Key>, error)
+//	func (m *<Map>) All() iter.Seq2[<Key>, <Value>]      per-CPU: iter.Seq2[<Key>, []<Value>]
 func (g *generator) iteration(f *jen.File) {
-	m := func(name string) *jen.Statement { return jen.Id("m").Dot(name) }
-
-	// func (m *<Map>) snapshot(b *htab.Bucket, keys []<Key>, vals []<Value>) ([]<Key>, []<Value>)
-	f.Comment("snapshot appends the keys and values of bucket b, newest first, as one")
-	f.Comment("consistent view: it rereads the bucket until no writer came in between.")
-	f.Func().Params(g.recvMap()).Id("snapshot").Params(
-		jen.Id("b").Op("*").Qual(htabPkg, "Bucket"), jen.Id("keys").Index().Id(g.keyT), jen.Id("vals").Index().Id(g.valT),
-	).Params(jen.Index().Id(g.keyT), jen.Index().Id(g.valT)).Block(
-		jen.List(jen.Id("k0"), jen.Id("v0")).Op(":=").List(jen.Len(jen.Id("keys")), jen.Len(jen.Id("vals"))),
-		jen.For().Block(
-			jen.Id("s").Op(":=").Id("b").Dot("ReadBegin").Call(),
-			jen.List(jen.Id("keys"), jen.Id("vals")).Op("=").List(jen.Id("keys").Index(jen.Op(":").Id("k0")), jen.Id("vals").Index(jen.Op(":").Id("v0"))),
-			jen.Id("i").Op(":=").Id("b").Dot("Head").Call(),
-			jen.For(jen.Id("n").Op(":=").Uint32().Call(jen.Lit(0)), jen.Id("i").Op("!=").Lit(0).Op("&&").Id("n").Op("<").Add(m("maxEntries")), jen.Id("n").Op("++")).Block(
-				jen.Id("e").Op(":=").Add(m("elem")).Call(jen.Id("i").Op("-").Lit(1)),
-				jen.Id("keys").Op("=").Append(jen.Id("keys"), jen.Id("e").Dot("loadKey").Call()),
-				g.appendValues(),
-				jen.Id("i").Op("=").Add(load(jen.Id("e").Dot("next"))),
-			),
-			jen.If(jen.Id("b").Dot("ReadValid").Call(jen.Id("s"))).Block(jen.Return(jen.Id("keys"), jen.Id("vals"))),
-		),
-	)
-
-	// func (m *<Map>) NextKey(k *<Key>) (<Key>, error)
-	f.Comment("NextKey returns the key after k in the map's order, as BPF_MAP_GET_NEXT_KEY")
-	f.Comment("does: the first key when k is nil or absent, htab.ErrKeyNotExist after the")
-	f.Comment("last. Order: buckets in ascending index, each bucket newest first.")
-	f.Func().Params(g.recvMap()).Id("NextKey").Params(jen.Id("k").Op("*").Id(g.keyT)).Params(jen.Id(g.keyT), jen.Error()).Block(
-		jen.Id("start").Op(":=").Uint32().Call(jen.Lit(0)),
-		jen.If(jen.Id("k").Op("!=").Nil()).Block(
-			jen.Id("w").Op(":=").Id("k").Dot("words").Call(),
-			jen.Id("h").Op(":=").Add(m("hash")).Call(jen.Id("k"), jen.Op("&").Id("w")),
-			jen.Id("b").Op(":=").Op("&").Add(m("buckets")).Index(jen.Id("h").Op("&").Add(m("mask"))),
-			jen.For().Block(
-				jen.Id("s").Op(":=").Id("b").Dot("ReadBegin").Call(),
-				jen.List(jen.Id("_"), jen.Id("i")).Op(":=").Add(m("find")).Call(jen.Id("b"), jen.Op("&").Id("w"), jen.Id("h")),
-				jen.Var().Id("next").Uint32(),
-				jen.Var().Id("nk").Id(g.keyT),
-				jen.If(jen.Id("i").Op("!=").Lit(0)).Block(
-					jen.If(jen.Id("next").Op("=").Add(load(m("elem").Call(jen.Id("i").Op("-").Lit(1)).Dot("next"))), jen.Id("next").Op("!=").Lit(0)).Block(
-						jen.Id("nk").Op("=").Add(m("elem")).Call(jen.Id("next").Op("-").Lit(1)).Dot("loadKey").Call(),
-					),
-				),
-				jen.If(jen.Op("!").Id("b").Dot("ReadValid").Call(jen.Id("s"))).Block(jen.Continue()),
-				jen.If(jen.Id("next").Op("!=").Lit(0)).Block(jen.Return(jen.Id("nk"), jen.Nil())),
-				jen.If(jen.Id("i").Op("!=").Lit(0)).Block(
-					jen.Comment("k was its bucket's last: go on with the next bucket. An absent k"),
-					jen.Comment("restarts from the first bucket, as in the kernel."),
-					jen.Id("start").Op("=").Id("h").Op("&").Add(m("mask")).Op("+").Lit(1),
-				),
-				jen.Break(),
-			),
-		),
-		jen.For(jen.Id("bi").Op(":=").Id("start"), jen.Id("bi").Op("<=").Add(m("mask")), jen.Id("bi").Op("++")).Block(
-			jen.Id("b").Op(":=").Op("&").Add(m("buckets")).Index(jen.Id("bi")),
-			jen.For().Block(
-				jen.Id("s").Op(":=").Id("b").Dot("ReadBegin").Call(),
-				jen.Id("i").Op(":=").Id("b").Dot("Head").Call(),
-				jen.Var().Id("nk").Id(g.keyT),
-				jen.If(jen.Id("i").Op("!=").Lit(0)).Block(jen.Id("nk").Op("=").Add(m("elem")).Call(jen.Id("i").Op("-").Lit(1)).Dot("loadKey").Call()),
-				jen.If(jen.Op("!").Id("b").Dot("ReadValid").Call(jen.Id("s"))).Block(jen.Continue()),
-				jen.If(jen.Id("i").Op("!=").Lit(0)).Block(jen.Return(jen.Id("nk"), jen.Nil())),
-				jen.Break(),
-			),
-		),
-		jen.Return(jen.Id(g.keyT).Values(), htabId("ErrKeyNotExist")),
-	)
-
-	// func (m *<Map>) All() iter.Seq2[<Key>, <Value>]
-	f.Comment("All yields every key and value in NextKey's order. Each bucket is read as")
-	f.Comment("one snapshot, so a key present for the whole iteration is yielded exactly")
-	f.Comment("once, even while other goroutines update the map.")
-	valT, yielded := jen.Id(g.valT), jen.Id("vals").Index(jen.Id("j"))
-	if g.l.PerCPU {
-		f.Comment("A key's values are every CPU's, in a slice reused between steps.")
-		valT = jen.Index().Id(g.valT)
-		// Capped at its length: an append to one key's values must not
-		// overwrite the next key's before they are yielded.
-		end := func() *jen.Statement { return jen.Parens(jen.Id("j").Op("+").Lit(1)).Op("*").Add(m("cpus")) }
-		yielded = jen.Id("vals").Index(jen.Id("j").Op("*").Add(m("cpus")), end(), end())
+	perCPU := g.l.PerCPU != nil
+	appendValue := "vals = append(vals, e.loadValue())\n"
+	if perCPU {
+		appendValue = "vals = append(vals, make([]$Value, m.cpus)...)\n\t\t\tm.loadValues(i-1, vals[len(vals)-m.cpus:])\n"
 	}
-	f.Func().Params(g.recvMap()).Id("All").Params().Qual("iter", "Seq2").Types(jen.Id(g.keyT), valT).Block(
-		jen.Return(jen.Func().Params(jen.Id("yield").Func().Params(jen.Id(g.keyT), valT).Bool()).Block(
-			jen.Var().Id("keys").Index().Id(g.keyT),
-			jen.Var().Id("vals").Index().Id(g.valT),
-			jen.For(jen.Id("bi").Op(":=").Range().Add(m("buckets"))).Block(
-				jen.Id("b").Op(":=").Op("&").Add(m("buckets")).Index(jen.Id("bi")),
-				jen.If(jen.Id("b").Dot("Head").Call().Op("==").Lit(0)).Block(jen.Continue()),
-				jen.List(jen.Id("keys"), jen.Id("vals")).Op("=").Add(m("snapshot")).Call(jen.Id("b"), jen.Id("keys").Index(jen.Op(":").Lit(0)), jen.Id("vals").Index(jen.Op(":").Lit(0))),
-				jen.For(jen.Id("j").Op(":=").Range().Id("keys")).Block(
-					jen.If(jen.Op("!").Id("yield").Call(jen.Id("keys").Index(jen.Id("j")), yielded)).Block(jen.Return()),
-				),
-			),
-		)),
-	)
+	f.Add(g.code(`
+// snapshot appends the keys and values of bucket bi, newest first, as one
+// consistent view: it rereads the bucket until no writer came in between.
+func (m *$Map) snapshot(bi uint32, keys []$Key, vals []$Value) ([]$Key, []$Value) {
+	k0, v0 := len(keys), len(vals)
+	b := m.lock(bi)
+	for {
+		s := b.ReadBegin()
+		keys, vals = keys[:k0], vals[:v0]
+		for i, n := m.head(bi), uint32(0); i != 0 && n < m.maxEntries; n++ {
+			e := m.elem(i - 1)
+			keys = append(keys, e.loadKey())
+			` + appendValue + `			i = e.nextIndex()
+		}
+		if b.ReadValid(s) {
+			return keys, vals
+		}
+	}
 }
 
-// appendValues is the snapshot's copy of element e (index i-1): its value,
-// or for the per-CPU types every CPU's, as one snapshot (loadValues).
-func (g *generator) appendValues() jen.Code {
-	if !g.l.PerCPU {
-		return jen.Id("vals").Op("=").Append(jen.Id("vals"), jen.Id("e").Dot("loadValue").Call())
+// NextKey returns the key after k in the map's order, as BPF_MAP_GET_NEXT_KEY
+// does: the first key when k is nil or absent, htab.ErrKeyNotExist after the
+// last. Order: buckets in ascending index, each bucket newest first.
+func (m *$Map) NextKey(k *$Key) ($Key, error) {
+	start := uint32(0)
+	if k != nil {
+		w := k.words()
+		h := m.hash(k, &w)
+		bi := h & m.mask
+		b := m.lock(bi)
+		for {
+			s := b.ReadBegin()
+			_, i := m.find(bi, &w, h)
+			var next uint32
+			var nk $Key
+			if i != 0 {
+				if next = m.elem(i - 1).nextIndex(); next != 0 {
+					nk = m.elem(next - 1).loadKey()
+				}
+			}
+			if !b.ReadValid(s) {
+				continue
+			}
+			if next != 0 {
+				return nk, nil
+			}
+			if i != 0 {
+				// k was its bucket's last: go on with the next bucket. An absent k
+				// restarts from the first bucket, as in the kernel.
+				start = bi + 1
+			}
+			break
+		}
 	}
-	// vals = append(vals, make([]<Value>, m.cpus)...); m.loadValues(i-1, vals[len(vals)-m.cpus:])
-	return jen.Add(
-		jen.Id("vals").Op("=").Append(jen.Id("vals"), jen.Make(jen.Index().Id(g.valT), jen.Id("m").Dot("cpus")).Op("...")), jen.Line(),
-		jen.Id("m").Dot("loadValues").Call(jen.Id("i").Op("-").Lit(1), jen.Id("vals").Index(jen.Len(jen.Id("vals")).Op("-").Id("m").Dot("cpus").Op(":"))),
-	)
+	for bi := start; bi <= m.mask; bi++ {
+		b := m.lock(bi)
+		for {
+			s := b.ReadBegin()
+			i := m.head(bi)
+			var nk $Key
+			if i != 0 {
+				nk = m.elem(i - 1).loadKey()
+			}
+			if !b.ReadValid(s) {
+				continue
+			}
+			if i != 0 {
+				return nk, nil
+			}
+			break
+		}
+	}
+	return $Key{}, htab.ErrKeyNotExist
+}
+`))
+	valT, yielded, doc := "$Value", "vals[j]", ""
+	if perCPU {
+		valT, doc = "[]$Value", "// A key's values are every CPU's, in a slice reused between steps.\n"
+		// Capped at its length: an append to one key's values must not
+		// overwrite the next key's before they are yielded.
+		yielded = "vals[j*m.cpus:(j+1)*m.cpus:(j+1)*m.cpus]"
+	}
+	f.Add(g.code(`
+// All yields every key and value in NextKey's order. Each bucket is read as
+// one snapshot, so a key present for the whole iteration is yielded exactly
+// once, even while other goroutines update the map.
+` + doc + `func (m *$Map) All() iter.Seq2[$Key, ` + valT + `] {
+	return func(yield func($Key, ` + valT + `) bool) {
+		var keys []$Key
+		var vals []$Value
+		for bi := uint32(0); bi <= m.mask; bi++ {
+			if m.head(bi) == 0 {
+				continue
+			}
+			keys, vals = m.snapshot(bi, keys[:0], vals[:0])
+			for j := range keys {
+				if !yield(keys[j], ` + yielded + `) {
+					return
+				}
+			}
+		}
+	}
+}
+`))
 }

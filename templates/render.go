@@ -1,29 +1,41 @@
-// Package templates turns a spec.Layout into Go source with jennifer. Each
-// file emits one concern of the generated map (types, hash, words, lookup,
-// update, iteration, CPU handles, allocation, tests); each reads only the
-// Layout. Optional features attach through the hooks in Render and emit
-// nothing when they are off.
+// Package templates turns a spec.Layout into Go source. It reads only the
+// Layout, whose decisions spec.Plan has made.
 //
-// Above each builder, a comment shows the shape of the code it emits, with
-// <placeholders>; the builder only has to match it.
+// The generated map is built as the Go runtime's maps are (primitives in
+// internal/runtime/maps/group.go, algorithms in table.go):
+//
+//   - storage primitives, one implementation per storage layout (storage.go:
+//     classic.go, the kernel's bucket and element arrays; home.go, each
+//     bucket's newest element in the bucket's own slot). They declare the
+//     element and the storage fields and emit the methods every algorithm
+//     reaches storage through: lock, head, elem, nextIndex, unlink, free,
+//     freeBucket, and a new key's insert;
+//   - algorithms, emitted once over those primitives: lookup.go (find,
+//     Lookup), update.go (Update, Delete, LookupAndDelete), iter.go
+//     (NextKey, All), batch.go (the batch operations);
+//   - the parts of one map type: percpu.go (one value per CPU), lru.go (the
+//     kernel's LRU), cpu.go (the program side, CPU(i));
+//   - what every map has: types.go (key, value, element, map, constructor),
+//     hash.go (jhash, as the layout chose it), words.go (keys and values as
+//     the element stores them), design.go (the design comment);
+//   - the -tests file: tests.go and the files it names.
+//
+// Each optional part is a hook that emits nothing when it is off. Code is
+// written one way (emit.go): Go text for fixed bodies, with holes that
+// jennifer code fills where the layout decides. Above each emitter a comment
+// shows the shape of the code it emits, with <placeholders>.
 package templates
 
 import (
 	"bytes"
 	"fmt"
+	"regexp"
 	"strings"
 
 	"github.com/dave/jennifer/jen"
+	"golang.org/x/tools/imports"
 
 	"github.com/htabgen/htabgen/spec"
-)
-
-// Import paths of the packages generated code uses.
-const (
-	htabPkg   = "github.com/htabgen/htabgen/htab"
-	atomicPkg = "sync/atomic"
-	binaryPkg = "encoding/binary"
-	bitsPkg   = "math/bits"
 )
 
 // Header is what every generated file says about itself.
@@ -34,43 +46,32 @@ type Header struct {
 
 // generator emits one map; its methods are the concerns, one file each.
 type generator struct {
-	l *spec.Layout
-	// Type names of the generated code.
-	mapT, keyT, valT, cpuT       string
-	elemT, elemChunkT, keyWordsT string
-	slotT, slotChunkT            string // per-CPU types: one CPU's value, and a NoPrealloc chunk of them
+	l  *spec.Layout
+	n  spec.Names // l.Names
+	st storage    // the storage layout's primitives
 }
 
 func newGenerator(l *spec.Layout) *generator {
-	return &generator{
-		l:          l,
-		mapT:       l.Name,
-		keyT:       l.KeyType,
-		valT:       l.ValueType,
-		cpuT:       l.CPUType,
-		elemT:      l.Prefix + "Elem",
-		elemChunkT: l.Prefix + "ElemChunk",
-		keyWordsT:  l.Prefix + "KeyWords",
-		slotT:      l.Prefix + "Slot",
-		slotChunkT: l.Prefix + "SlotChunk",
+	g := &generator{l: l, n: l.Names}
+	if l.Home != nil {
+		g.st = &homeStorage{g}
+	} else {
+		g.st = &classicStorage{g}
 	}
+	return g
 }
 
-// Render emits the map of l as a complete, gofmt-formatted Go file.
+// Render emits the map of l as a complete, formatted Go file.
 func Render(l *spec.Layout, h Header) ([]byte, error) {
 	g := newGenerator(l)
 	f := newFile(l, h)
-	if l.Home {
-		g.renderHome(f) // -layout home: home.go
-		return render(f)
-	}
 	g.designComment(f)
 	g.types(f)
 	g.constructor(f)
 	g.hashFunc(f)
 	g.words(f)
+	g.st.primitives(f)
 	g.perCPUValues(f)
-	g.alloc(f)
 	g.lruEvict(f)
 	g.lookup(f)
 	g.update(f)
@@ -101,6 +102,8 @@ func newFile(l *spec.Layout, h Header) *jen.File {
 	return f
 }
 
+// render formats f: jennifer writes and gofmts it, and goimports groups its
+// imports (the standard library, then htab).
 func render(f *jen.File) ([]byte, error) {
 	var buf bytes.Buffer
 	if err := f.Render(&buf); err != nil {
@@ -108,8 +111,17 @@ func render(f *jen.File) ([]byte, error) {
 		// numbers so that the template at fault can be found.
 		return nil, fmt.Errorf("generated code does not parse: %w\n%s", err, numbered(fmt.Sprintf("%#v", f)))
 	}
-	return buf.Bytes(), nil
+	out, err := imports.Process("", blockEdges.ReplaceAll(buf.Bytes(), []byte("$1\n$2")), &imports.Options{Comments: true, TabIndent: true, TabWidth: 8, FormatOnly: true})
+	if err != nil {
+		return nil, fmt.Errorf("grouping the imports: %w\n%s", err, numbered(buf.String()))
+	}
+	return out, nil
 }
+
+// blockEdges matches a blank line at the start or the end of a block, which
+// a hole that ends its code with a newline leaves where the Go text has one
+// too; gofmt keeps such lines, render drops them.
+var blockEdges = regexp.MustCompile(`(\{)\n(?:[ \t]*\n)+|\n(?:[ \t]*\n)+([ \t]*\})`)
 
 func numbered(src string) string {
 	var b strings.Builder

@@ -14,7 +14,7 @@ import (
 // standard library only, so it runs in any consumer module.
 func (g *generator) tests(f *jen.File) {
 	T := g.testHelper
-	key, val := jen.Id(g.keyT), jen.Id(g.valT)
+	key, val := jen.Id(g.n.Key), jen.Id(g.n.Value)
 	g.testAdapters(f)
 
 	// func <prefix>TestKey(i int) (k <Key>): i little-endian in the first bytes, then a pattern
@@ -58,14 +58,14 @@ func (g *generator) tests(f *jen.File) {
 	// The 64 keys fit; an LRU map gets room to spare so that it never evicts
 	// them (its CPUs cache free elements in batches of max/cpus/2).
 	concurrentMax := 64
-	if g.l.LRU {
+	if (g.l.LRU != nil) {
 		concurrentMax = 1024
 	}
 	// Test<Map>Concurrent: writers on disjoint keys, readers and iterators, under -race.
-	f.Commentf("Test%sConcurrent runs writers on disjoint keys with lock-free readers and", g.mapT)
+	f.Commentf("Test%sConcurrent runs writers on disjoint keys with lock-free readers and", g.n.Map)
 	f.Comment("iterators; run it with -race. Each writer's keys must end as it left them.")
-	f.Func().Id("Test"+g.mapT+"Concurrent").Params(jen.Id("t").Op("*").Qual("testing", "T")).Block(
-		jen.List(jen.Id("m"), jen.Err()).Op(":=").Id("New"+g.mapT).Call(testOpts(concurrentMax)),
+	f.Func().Id("Test"+g.n.Map+"Concurrent").Params(jen.Id("t").Op("*").Qual("testing", "T")).Block(
+		jen.List(jen.Id("m"), jen.Err()).Op(":=").Id("New"+g.n.Map).Call(testOpts(concurrentMax)),
 		fatalIf(jen.Err().Op("!=").Nil(), "New: %v", jen.Err()),
 		jen.Var().Id("wg").Qual("sync", "WaitGroup"),
 		jen.For(jen.Id("w").Op(":=").Range().Lit(2)).Block(
@@ -100,12 +100,12 @@ func (g *generator) tests(f *jen.File) {
 	)
 
 	// Benchmark<Map>Lookup: hits on a 75% full map of 65536 entries, in random order.
-	f.Commentf("Benchmark%sLookup looks up present keys of a 3/4-full map of 65536", g.mapT)
+	f.Commentf("Benchmark%sLookup looks up present keys of a 3/4-full map of 65536", g.n.Map)
 	f.Comment("entries in random order and reports lookups/s; keys an LRU map evicted")
 	f.Comment("while it filled are left out.")
-	f.Func().Id("Benchmark"+g.mapT+"Lookup").Params(jen.Id("b").Op("*").Qual("testing", "B")).Block(
+	f.Func().Id("Benchmark"+g.n.Map+"Lookup").Params(jen.Id("b").Op("*").Qual("testing", "B")).Block(
 		jen.Const().Id("n").Op("=").Lit(49152),
-		jen.List(jen.Id("m"), jen.Err()).Op(":=").Id("New"+g.mapT).Call(testOpts(65536)),
+		jen.List(jen.Id("m"), jen.Err()).Op(":=").Id("New"+g.n.Map).Call(testOpts(65536)),
 		jen.If(jen.Err().Op("!=").Nil()).Block(jen.Id("b").Dot("Fatal").Call(jen.Err())),
 		jen.Id("keys").Op(":=").Make(jen.Index().Add(key), jen.Lit(0), jen.Id("n")),
 		jen.For(jen.Id("i").Op(":=").Range().Id("n")).Block(
@@ -145,7 +145,7 @@ func fatalIf(cond jen.Code, format string, args ...jen.Code) jen.Code {
 // (hashK8V8TestKey), as every unexported identifier of a map is named, so that
 // the tests of two maps compile together in one package.
 func (g *generator) testHelper(h string) string {
-	return g.l.Prefix + strings.ToUpper(h[:1]) + h[1:]
+	return g.n.Prefix + strings.ToUpper(h[:1]) + h[1:]
 }
 
 // seedBench emits Benchmark<Map>Seed000: the kernel's bpf-hashmap-lookup
@@ -160,24 +160,24 @@ func (g *generator) seedBench(f *jen.File) {
 	if g.l.Spec.Type != spec.Hash {
 		return // the seed measures BPF_MAP_TYPE_HASH
 	}
-	key := jen.Id(g.keyT)
-	f.Commentf("Benchmark%sSeed000 is the kernel's bpf-hashmap-lookup benchmark (seed 000):", g.mapT)
+	key := jen.Id(g.n.Key)
+	f.Commentf("Benchmark%sSeed000 is the kernel's bpf-hashmap-lookup benchmark (seed 000):", g.n.Map)
 	f.Comment("a map of 65536 entries filled to 25..100 %, every key looked up in turn.")
-	f.Func().Id("Benchmark" + g.mapT + "Seed000").Params(jen.Id("b").Op("*").Qual("testing", "B")).Block(
+	f.Func().Id("Benchmark" + g.n.Map + "Seed000").Params(jen.Id("b").Op("*").Qual("testing", "B")).Block(
 		jen.For(jen.List(jen.Id("_"), jen.Id("full")).Op(":=").Range().Index().Int().Values(jen.Lit(25), jen.Lit(50), jen.Lit(75), jen.Lit(100))).Block(
 			jen.Id("b").Dot("Run").Call(jen.Qual("fmt", "Sprintf").Call(jen.Lit("fullness=%d"), jen.Id("full")), jen.Func().Params(jen.Id("b").Op("*").Qual("testing", "B")).Block(
 				jen.Id("n").Op(":=").Lit(65536).Op("*").Id("full").Op("/").Lit(100),
-				jen.List(jen.Id("m"), jen.Err()).Op(":=").Id("New"+g.mapT).Call(jen.Qual(htabPkg, "Options").Values(jen.Dict{jen.Id("MaxEntries"): jen.Lit(65536), jen.Id("ZeroSeed"): jen.True()})),
+				jen.List(jen.Id("m"), jen.Err()).Op(":=").Id("New"+g.n.Map).Call(jen.Qual(htabPkg, "Options").Values(jen.Dict{jen.Id("MaxEntries"): jen.Lit(65536), jen.Id("ZeroSeed"): jen.True()})),
 				jen.If(jen.Err().Op("!=").Nil()).Block(jen.Id("b").Dot("Fatal").Call(jen.Err())),
 				jen.Id("keys").Op(":=").Make(jen.Index().Add(key), jen.Id("n")),
 				jen.For(jen.Id("i").Op(":=").Range().Id("keys")).Block(
 					jen.Var().Id("buf").Index(jen.Lit(4*(g.l.KeyWords+1))).Byte(),
-					jen.Qual(binaryPkg, "LittleEndian").Dot("PutUint32").Call(jen.Id("buf").Index(jen.Op(":")), jen.Uint32().Call(jen.Id("i").Op("+").Lit(1))),
+					jen.Qual("encoding/binary", "LittleEndian").Dot("PutUint32").Call(jen.Id("buf").Index(jen.Op(":")), jen.Uint32().Call(jen.Id("i").Op("+").Lit(1))),
 					jen.For(jen.Id("j").Op(":=").Lit(1), jen.Id("j").Op("<").Lit(g.l.Spec.Key/4), jen.Id("j").Op("++")).Block(
-						jen.Qual(binaryPkg, "LittleEndian").Dot("PutUint32").Call(jen.Id("buf").Index(jen.Lit(4).Op("*").Id("j").Op(":")), jen.Lit(uint32(0x9e3779b1)).Op("*").Uint32().Call(jen.Id("j"))),
+						jen.Qual("encoding/binary", "LittleEndian").Dot("PutUint32").Call(jen.Id("buf").Index(jen.Lit(4).Op("*").Id("j").Op(":")), jen.Lit(uint32(0x9e3779b1)).Op("*").Uint32().Call(jen.Id("j"))),
 					),
 					jen.Copy(jen.Id("keys").Index(jen.Id("i")).Index(jen.Op(":")), jen.Id("buf").Index(jen.Op(":"))),
-					jen.Var().Id("v").Id(g.valT),
+					jen.Var().Id("v").Id(g.n.Value),
 					jen.Id("v").Index(jen.Lit(0)).Op("=").Byte().Call(jen.Id("i")),
 					jen.If(jen.Err().Op(":=").Id("m").Dot("Update").Call(jen.Id("keys").Index(jen.Id("i")), jen.Id("v"), jen.Qual(htabPkg, "UpdateAny")), jen.Err().Op("!=").Nil()).Block(jen.Id("b").Dot("Fatal").Call(jen.Err())),
 				),
@@ -197,7 +197,7 @@ func (g *generator) seedBench(f *jen.File) {
 // Lookup, or for the per-CPU types (whose Lookup copies every CPU's value)
 // a program's lookup on CPU 0.
 func (g *generator) benchLookup() *jen.Statement {
-	if g.l.PerCPU {
+	if (g.l.PerCPU != nil) {
 		return jen.Id("m").Dot("CPU").Call(jen.Lit(0)).Dot("Lookup")
 	}
 	return jen.Id("m").Dot("Lookup")
@@ -211,20 +211,20 @@ func (g *generator) benchLookup() *jen.Statement {
 // the storage, so a NoPrealloc chunk behind an atomic.Pointer counts as
 // storage too (the short array of chunk pointers is all the collector scans).
 func (g *generator) storageTest(f *jen.File) {
-	f.Add(jen.Id(fmt.Sprintf(storageWalk, g.l.Prefix)))
+	f.Add(jen.Id(fmt.Sprintf(storageWalk, g.n.Prefix)))
 	T := g.testHelper
 	typeOf := func(name string) *jen.Statement { return jen.Qual("reflect", "TypeFor").Types(jen.Id(name)).Call() }
-	f.Commentf("Test%sStorageHasNoPointers checks that what the map's slices hold has no", g.mapT)
+	f.Commentf("Test%sStorageHasNoPointers checks that what the map's slices hold has no", g.n.Map)
 	f.Comment("pointers, so that the garbage collector never scans it.")
-	f.Func().Id("Test"+g.mapT+"StorageHasNoPointers").Params(jen.Id("t").Op("*").Qual("testing", "T")).Block(
+	f.Func().Id("Test"+g.n.Map+"StorageHasNoPointers").Params(jen.Id("t").Op("*").Qual("testing", "T")).Block(
 		jen.Id("leaves").Op(":=").Map(jen.Qual("reflect", "Type")).Bool().Values(),
-		jen.Id("mt").Op(":=").Add(typeOf(g.mapT)),
+		jen.Id("mt").Op(":=").Add(typeOf(g.n.Map)),
 		jen.For(jen.Id("i").Op(":=").Range().Id("mt").Dot("NumField").Call()).Block(
 			jen.If(jen.Id("fld").Op(":=").Id("mt").Dot("Field").Call(jen.Id("i")), jen.Id("fld").Dot("Type").Dot("Kind").Call().Op("==").Qual("reflect", "Slice").Op("&&").Id("fld").Dot("Name").Op("!=").Lit("handles")).Block(
 				jen.Id(T("storageLeaves")).Call(jen.Id("fld").Dot("Type"), jen.Id("leaves")),
 			),
 		),
-		jen.If(jen.Op("!").Id("leaves").Index(typeOf(g.elemT))).Block(
+		jen.If(jen.Op("!").Id("leaves").Index(typeOf(g.n.Elem))).Block(
 			jen.Id("t").Dot("Fatalf").Call(jen.Lit("the walk of the map's slices did not reach its element type; it found %v"), jen.Id("leaves")),
 		),
 		jen.For(jen.Id("lt").Op(":=").Range().Id("leaves")).Block(
@@ -279,11 +279,11 @@ func %[1]sHasPointers(t reflect.Type) bool {
 // give one order of 32 keys over 1024 buckets is vanishingly unlikely).
 func (g *generator) seedTest(f *jen.File) {
 	T := g.testHelper
-	f.Commentf("Test%sSeeds checks that ZeroSeed maps iterate the same keys in one order", g.mapT)
+	f.Commentf("Test%sSeeds checks that ZeroSeed maps iterate the same keys in one order", g.n.Map)
 	f.Comment("and that maps without it, each with a random seed, do not.")
-	f.Func().Id("Test"+g.mapT+"Seeds").Params(jen.Id("t").Op("*").Qual("testing", "T")).Block(
-		jen.Id("order").Op(":=").Func().Params(jen.Id("zero").Bool()).Index().Id(g.keyT).Block(
-			jen.List(jen.Id("m"), jen.Err()).Op(":=").Id("New"+g.mapT).Call(jen.Qual(htabPkg, "Options").Values(jen.Dict{jen.Id("MaxEntries"): jen.Lit(1024), jen.Id("CPUs"): jen.Lit(2), jen.Id("ZeroSeed"): jen.Id("zero")})),
+	f.Func().Id("Test"+g.n.Map+"Seeds").Params(jen.Id("t").Op("*").Qual("testing", "T")).Block(
+		jen.Id("order").Op(":=").Func().Params(jen.Id("zero").Bool()).Index().Id(g.n.Key).Block(
+			jen.List(jen.Id("m"), jen.Err()).Op(":=").Id("New"+g.n.Map).Call(jen.Qual(htabPkg, "Options").Values(jen.Dict{jen.Id("MaxEntries"): jen.Lit(1024), jen.Id("CPUs"): jen.Lit(2), jen.Id("ZeroSeed"): jen.Id("zero")})),
 			fatalIf(jen.Err().Op("!=").Nil(), "New: %v", jen.Err()),
 			jen.For(jen.Id("i").Op(":=").Range().Lit(32)).Block(
 				jen.If(jen.Err().Op(":=").Id(T("testUpdate")).Call(jen.Id("m"), jen.Id(T("testKey")).Call(jen.Id("i")), jen.Id(T("testVal")).Call(jen.Id("i")), jen.Qual(htabPkg, "UpdateNoExist")), jen.Err().Op("!=").Nil()).Block(
@@ -312,7 +312,7 @@ func (g *generator) seedTest(f *jen.File) {
 // buckets with a random seed and must be found by both sides' lookups. It
 // uses the model's adapters, emitted in the same file.
 func (g *generator) hashTest(f *jen.File) {
-	fill := strings.NewReplacer("_MAP_", g.mapT, "_KEY_", g.keyT, "_VAL_", g.valT, "_p_", g.l.Prefix)
+	fill := strings.NewReplacer("_MAP_", g.n.Map, "_KEY_", g.n.Key, "_VAL_", g.n.Value, "_p_", g.n.Prefix)
 	f.Add(jen.Id(fill.Replace(`
 // Test_MAP_HashIsJhash checks that the map's hash is htab.Jhash of the key
 // with the map's seed, for 512 keys (zero, all ones, then pseudo-random
@@ -378,11 +378,11 @@ func (g *generator) collisionTest(f *jen.File) {
 	}
 	key := func(i jen.Code) *jen.Statement { return jen.Id(T("testKey")).Call(i) }
 	val := func(i jen.Code) *jen.Statement { return jen.Id(T("testVal")).Call(i) }
-	f.Commentf("Test%sHashCollisions finds keys whose hashes are equal and checks that the", g.mapT)
+	f.Commentf("Test%sHashCollisions finds keys whose hashes are equal and checks that the", g.n.Map)
 	f.Comment("map keeps them apart: both stored, each with its own value, and deleting")
 	f.Comment("one leaves the other.")
-	f.Func().Id("Test"+g.mapT+"HashCollisions").Params(jen.Id("t").Op("*").Qual("testing", "T")).Block(
-		jen.List(jen.Id("m"), jen.Err()).Op(":=").Id("New"+g.mapT).Call(testOpts(64)),
+	f.Func().Id("Test"+g.n.Map+"HashCollisions").Params(jen.Id("t").Op("*").Qual("testing", "T")).Block(
+		jen.List(jen.Id("m"), jen.Err()).Op(":=").Id("New"+g.n.Map).Call(testOpts(64)),
 		fatalIf(jen.Err().Op("!=").Nil(), "New: %v", jen.Err()),
 		jen.Id("first").Op(":=").Map(jen.Uint32()).Int().Values(),
 		jen.Var().Id("pairs").Index().Index(jen.Lit(2)).Int(),

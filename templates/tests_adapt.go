@@ -13,10 +13,10 @@ import (
 // read that all CPUs' values agree with that pattern.
 func (g *generator) testAdapters(f *jen.File) {
 	src := singleValueAdapters
-	if g.l.PerCPU {
+	if (g.l.PerCPU != nil) {
 		src = perCPUAdapters
 	}
-	f.Add(jen.Id(fmt.Sprintf(src, g.mapT, g.keyT, g.valT, g.l.Prefix)))
+	f.Add(jen.Id(fmt.Sprintf(src, g.n.Map, g.n.Key, g.n.Value, g.n.Prefix)))
 }
 
 // singleValueAdapters: hash and lru, whose API already has one value per key.

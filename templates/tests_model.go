@@ -25,18 +25,18 @@ import (
 // import is emitted with jennifer, which tracks imports (<prefix>TestIs).
 func (g *generator) modelTests(f *jen.File) {
 	access := modelSingleValue
-	if g.l.PerCPU {
+	if (g.l.PerCPU != nil) {
 		access = modelPerCPU
 	}
 	fill := strings.NewReplacer(
-		"_MAP_", g.mapT, "_KEY_", g.keyT, "_VAL_", g.valT, "_p_", g.l.Prefix,
-		"_PERCPU_", strconv.FormatBool(g.l.PerCPU), "_LRU_", strconv.FormatBool(g.l.LRU),
+		"_MAP_", g.n.Map, "_KEY_", g.n.Key, "_VAL_", g.n.Value, "_p_", g.n.Prefix,
+		"_PERCPU_", strconv.FormatBool((g.l.PerCPU != nil)), "_LRU_", strconv.FormatBool((g.l.LRU != nil)),
 	)
 	f.Add(jen.Id(fill.Replace(access + modelBody)))
 
 	// Test<Map>RandomOps: the same runs as the fuzzer's, from a seeded generator.
 	alt, option := "noprealloc", "NoPrealloc"
-	if g.l.LRU {
+	if (g.l.LRU != nil) {
 		alt, option = "nocommonlru", "NoCommonLRU" // LRU maps have no NoPrealloc
 	}
 	runs := []struct {
@@ -57,14 +57,14 @@ func (g *generator) modelTests(f *jen.File) {
 	for _, r := range runs {
 		cases = append(cases, jen.Values(jen.Lit(r.name), jen.Op(fmt.Sprintf("%#02x", r.opts))))
 	}
-	f.Commentf("Test%sRandomOps runs %d random operations (%d with -short) on", g.mapT, randomOps, randomOpsShort)
+	f.Commentf("Test%sRandomOps runs %d random operations (%d with -short) on", g.n.Map, randomOps, randomOpsShort)
 	f.Commentf("each of a few maps and on their models (%s): 64 entries on", g.testHelper("runOps"))
 	f.Commentf("2 CPUs, also with %s and with every key in bucket 0; 7 entries on", option)
 	f.Comment("3 CPUs; 1 entry; 16 on 1 CPU; 64 on 2 CPUs and 7 on 3 with every")
 	f.Commentf("program-side operation on CPU 0 (the second also with %s).", option)
 	f.Commentf("Every other run of %d operations is three quarters updates, so that", fillPhase)
 	f.Comment("the maps fill (and LRU maps evict) before the other operations empty them.")
-	f.Func().Id("Test" + g.mapT + "RandomOps").Params(jen.Id("t").Op("*").Qual("testing", "T")).Block(
+	f.Func().Id("Test" + g.n.Map + "RandomOps").Params(jen.Id("t").Op("*").Qual("testing", "T")).Block(
 		jen.For(jen.List(jen.Id("_"), jen.Id("run")).Op(":=").Range().Index().Struct(
 			jen.Id("name").String(), jen.Id("opts").Byte(),
 		).Custom(jen.Options{Open: "{", Close: "}", Separator: ",", Multi: true}, cases...)).Block(

@@ -16,11 +16,11 @@ import (
 // sync, htab) are the ones the file imports for the tests jennifer builds.
 func (g *generator) stressTest(f *jen.File) {
 	alt := "NoPrealloc"
-	if g.l.LRU {
+	if (g.l.LRU != nil) {
 		alt = "NoCommonLRU" // LRU maps have no NoPrealloc
 	}
 	fill := strings.NewReplacer(
-		"_MAP_", g.mapT, "_KEY_", g.keyT, "_VAL_", g.valT, "_p_", g.l.Prefix, "_ALT_", alt,
+		"_MAP_", g.n.Map, "_KEY_", g.n.Key, "_VAL_", g.n.Value, "_p_", g.n.Prefix, "_ALT_", alt,
 	)
 	f.Add(jen.Id(fill.Replace(stressBody)))
 }

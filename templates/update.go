@@ -1,106 +1,316 @@
 package templates
 
-import "github.com/dave/jennifer/jen"
+import (
+	"strings"
 
-// update emits the write paths: Update, Delete, LookupAndDelete. Each takes
-// the key's bucket lock, and frees what it frees before it unlocks (see
-// freeDeleted), so single-key operations are linearizable; the per-CPU
-// program update of a present key writes its own CPU's slot under that
-// slot's lock instead.
+	"github.com/dave/jennifer/jen"
+)
+
+// update emits the write paths over the storage primitives: update (behind
+// Update and the CPU handles' Update), Update, Delete and LookupAndDelete.
+// Each takes the key's bucket lock and frees what it frees before it unlocks,
+// so single-key operations are linearizable; a pcpu program's update of a
+// present key writes its own CPU's slot under that slot's lock instead. The
+// four types differ as their kernel functions do:
+//
+//	hash      htab_map_update_elem: a replace moves the key to the bucket head.
+//	pcpu      htab_percpu_map_update_elem: a replace is in place.
+//	lru       htab_lru_map_update_elem: an element is taken from the LRU (which
+//	          may evict) before the key is looked up.
+//	lru_pcpu  __htab_lru_percpu_map_update_elem: as pcpu, but the new element
+//	          comes from the LRU, and only when the flags allow a new key.
 func (g *generator) update(f *jen.File) {
-	m := func(name string) *jen.Statement { return jen.Id("m").Dot(name) }
-	hashKey := keyBucket(hashCall(jen.Op("&").Id("k")))
-	unlockReturn := func(v ...jen.Code) jen.Code {
-		return jen.Block(jen.Id("b").Dot("Unlock").Call(), jen.Return(v...))
+	l := g.l
+	switch {
+	case l.LRU != nil && l.PerCPU != nil:
+		g.updateLRUPerCPU(f)
+	case l.LRU != nil:
+		g.updateLRU(f)
+	case l.PerCPU != nil:
+		g.updatePerCPU(f)
+	default:
+		g.updateHash(f)
 	}
-
-	g.updateElem(f)
-
-	// func (m *<Map>) Delete(k <Key>) error
-	f.Comment("Delete removes k, as BPF_MAP_DELETE_ELEM does: htab.ErrKeyNotExist if absent.")
-	f.Func().Params(g.recvMap()).Id("Delete").Params(jen.Id("k").Id(g.keyT)).Error().Block(append(hashKey,
-		jen.Id("b").Dot("Lock").Call(),
-		jen.List(jen.Id("prev"), jen.Id("i")).Op(":=").Add(m("find")).Call(jen.Id("b"), jen.Op("&").Id("w"), jen.Id("h")),
-		jen.If(jen.Id("i").Op("==").Lit(0)).Add(unlockReturn(htabId("ErrKeyNotExist"))),
-		m("unlink").Call(hashBucketIndex(), jen.Id("prev"), jen.Id("i")),
-		g.freeDeleted(jen.Id("i").Op("-").Lit(1)),
-		jen.Return(jen.Nil()),
-	)...)
-
-	// func (m *<Map>) LookupAndDelete(k <Key>) (<Value>, error)
-	f.Comment("LookupAndDelete removes k and returns its value, as")
-	f.Comment("BPF_MAP_LOOKUP_AND_DELETE_ELEM does: htab.ErrKeyNotExist if absent.")
-	if g.l.PerCPU {
-		// func (m *<Map>) LookupAndDelete(k <Key>, vals []<Value>) error
-		f.Comment("vals receives every CPU's value: len(vals) >= CPUs(), else htab.ErrInvalid.")
-		f.Func().Params(g.recvMap()).Id("LookupAndDelete").Params(jen.Id("k").Id(g.keyT), jen.Id("vals").Index().Id(g.valT)).Error().Block(append(append([]jen.Code{
-			jen.If(jen.Len(jen.Id("vals")).Op("<").Add(m("cpus"))).Block(jen.Return(g.errLen("vals"))),
-		}, hashKey...),
-			jen.Id("b").Dot("Lock").Call(),
-			jen.List(jen.Id("prev"), jen.Id("i")).Op(":=").Add(m("find")).Call(jen.Id("b"), jen.Op("&").Id("w"), jen.Id("h")),
-			jen.If(jen.Id("i").Op("==").Lit(0)).Add(unlockReturn(htabId("ErrKeyNotExist"))),
-			m("loadValues").Call(jen.Id("i").Op("-").Lit(1), jen.Id("vals")),
-			m("unlink").Call(hashBucketIndex(), jen.Id("prev"), jen.Id("i")),
-			g.freeDeleted(jen.Id("i").Op("-").Lit(1)),
-			jen.Return(jen.Nil()),
-		)...)
-	} else {
-		f.Func().Params(g.recvMap()).Id("LookupAndDelete").Params(jen.Id("k").Id(g.keyT)).Params(jen.Id(g.valT), jen.Error()).Block(append(hashKey,
-			jen.Id("b").Dot("Lock").Call(),
-			jen.List(jen.Id("prev"), jen.Id("i")).Op(":=").Add(m("find")).Call(jen.Id("b"), jen.Op("&").Id("w"), jen.Id("h")),
-			jen.If(jen.Id("i").Op("==").Lit(0)).Add(unlockReturn(jen.Id(g.valT).Values(), htabId("ErrKeyNotExist"))),
-			jen.Id("v").Op(":=").Add(m("elem")).Call(jen.Id("i").Op("-").Lit(1)).Dot("loadValue").Call(),
-			m("unlink").Call(hashBucketIndex(), jen.Id("prev"), jen.Id("i")),
-			g.freeDeleted(jen.Id("i").Op("-").Lit(1)),
-			jen.Return(jen.Id("v"), jen.Nil()),
-		)...)
-	}
-
-	// func (m *<Map>) unlink(bi, prev, i uint32)
-	f.Comment("unlink takes element i (index+1) out of bucket bi, whose element before it")
-	f.Comment("is prev (0: i is the head). Only under the bucket's lock.")
-	f.Func().Params(g.recvMap()).Id("unlink").Params(jen.List(jen.Id("bi"), jen.Id("prev"), jen.Id("i")).Uint32()).Block(
-		jen.Id("next").Op(":=").Add(load(m("elem").Call(jen.Id("i").Op("-").Lit(1)).Dot("next"))),
-		jen.If(jen.Id("prev").Op("==").Lit(0)).BlockFunc(func(gr *jen.Group) {
-			gr.Add(m("buckets")).Index(jen.Id("bi")).Dot("SetHead").Call(jen.Id("next"))
-			if g.l.Occupancy {
-				// The bucket's bit goes after its last element (-batch-lock sparse).
-				gr.If(jen.Id("next").Op("==").Lit(0)).Block(m("occ").Dot("Clear").Call(jen.Id("bi")))
-			}
-		}).Else().Block(
-			store(m("elem").Call(jen.Id("prev").Op("-").Lit(1)).Dot("next"), jen.Id("next")),
-		),
-	)
-
-	// func (m *<Map>) linkHead(bi, i uint32)
-	f.Comment("linkHead makes element i (index+1) the head of bucket bi. Only under the")
-	f.Comment("bucket's lock.")
-	f.Func().Params(g.recvMap()).Id("linkHead").Params(jen.List(jen.Id("bi"), jen.Id("i")).Uint32()).BlockFunc(func(gr *jen.Group) {
-		gr.Id("b").Op(":=").Op("&").Add(m("buckets")).Index(jen.Id("bi"))
-		if !g.l.Occupancy {
-			gr.Add(store(m("elem").Call(jen.Id("i").Op("-").Lit(1)).Dot("next"), jen.Id("b").Dot("Head").Call()))
-			gr.Id("b").Dot("SetHead").Call(jen.Id("i"))
-			return
-		}
-		// -batch-lock sparse: the bucket's bit is set before its first element.
-		gr.Id("head").Op(":=").Id("b").Dot("Head").Call()
-		gr.If(jen.Id("head").Op("==").Lit(0)).Block(m("occ").Dot("Set").Call(jen.Id("bi")))
-		gr.Add(store(m("elem").Call(jen.Id("i").Op("-").Lit(1)).Dot("next"), jen.Id("head")))
-		gr.Id("b").Dot("SetHead").Call(jen.Id("i"))
-	})
+	g.updateAPI(f)
+	g.deletes(f)
 }
 
-// hashBucketIndex is h&m.mask: the bucket of the key whose hash is h.
-func hashBucketIndex() *jen.Statement { return jen.Id("h").Op("&").Id("m").Dot("mask") }
+// updatePrologue is the start of every update: the flags, the key's words,
+// hash and bucket:
+//
+//	if err := flags.Check(); err != nil { return err }
+//	w := k.words(); h := m.hash(k, &w); bi := h & m.mask; b := m.lock(bi)
+const updatePrologue = `	if err := flags.Check(); err != nil {
+		return err
+	}
+	w := k.words()
+	h := m.hash(k, &w)
+	bi := h & m.mask
+	b := m.lock(bi)
+`
 
-// freeDeleted ends a delete of element i from the locked bucket b: it frees
-// i, then unlocks b. Freeing under the lock makes the element free before
-// anyone can see the key gone, so whoever sees that through a single-key
-// operation can insert another key into a full map (hash and per-CPU: no
-// ErrFull; LRU: no eviction of another key, and no ErrNoMem in a map of one
-// element). The kernel frees after unlocking, a window in which such an
-// insert fails although the delete took effect. An LRU map may free under a
-// bucket lock because htab.LRU.Push never waits for a lock.
-func (g *generator) freeDeleted(i jen.Code) jen.Code {
-	return jen.Add(jen.Id("m").Dot("free").Call(i), jen.Line(), jen.Id("b").Dot("Unlock").Call())
+// flagErrors is what the flags say of the key found (i, index+1; 0: absent),
+// after onErr (code that gives back what the update took) and unlocking:
+//
+//	if i != 0 && flags == htab.UpdateNoExist { <onErr>; b.Unlock(); return htab.ErrKeyExist }
+//	if i == 0 && flags == htab.UpdateExist { <onErr>; b.Unlock(); return htab.ErrKeyNotExist }
+func flagErrors(onErr string) string {
+	return strings.ReplaceAll(`	if i != 0 && flags == htab.UpdateNoExist {
+		ONERR		b.Unlock()
+		return htab.ErrKeyExist
+	}
+	if i == 0 && flags == htab.UpdateExist {
+		ONERR		b.Unlock()
+		return htab.ErrKeyNotExist
+	}
+`, "ONERR", onErr)
+}
+
+// updateHash emits a hash map's update, over the storage's replace and
+// insert:
+//
+//	func (m *<Map>) update(k *<Key>, v *<Value>, flags htab.UpdateFlags) error
+func (g *generator) updateHash(f *jen.File) {
+	body := `	b.Lock()
+	prev, i := m.find(bi, &w, h)
+` + flagErrors("") + `	if i != 0 {
+		$(replace)
+		b.Unlock()
+		return nil
+	}
+	$(insert)`
+	if g.st.insertRetries() {
+		body = "\tfor {\n" + body + "\t}\n"
+	}
+	f.Add(g.code(`
+// update is Update, and CPU(i).Update, which is the same on every CPU for a
+// hash map.
+func (m *$Map) update(k *$Key, v *$Value, flags htab.UpdateFlags) error {
+`+updatePrologue+body+`}
+`, fill("replace", g.st.hashReplace()), fill("insert", g.st.hashInsert())))
+}
+
+// updatePerCPU emits a pcpu map's update: every CPU's value from vals (the
+// userspace side), or with vals nil CPU cpu's from v (a program), whose
+// update of a present key takes the slot lock alone (slotFastPath).
+//
+//	func (m *<Map>) update(k *<Key>, vals []<Value>, v *<Value>, cpu int, flags htab.UpdateFlags) error
+func (g *generator) updatePerCPU(f *jen.File) {
+	f.Add(g.code(`
+// update is Update as on CPU cpu: it sets every CPU's value from vals,
+// or, with vals nil, CPU cpu's from v.
+func (m *$Map) update(k *$Key, vals []$Value, v *$Value, cpu int, flags htab.UpdateFlags) error {
+`+updatePrologue+`$(fastPath)	b.Lock()
+	_, i := m.find(bi, &w, h)
+`+flagErrors("")+`	if i != 0 {
+		m.storeValues(i-1, vals, v, cpu, false)
+		b.Unlock()
+		return nil
+	}
+	n, ok := m.alloc()
+	if !ok {
+		b.Unlock()
+		return htab.ErrFull
+	}
+	e := m.elem(n)
+	e.setKey(&w, h)
+	m.storeValues(n, vals, v, cpu, true)
+	m.linkHead(bi, n+1)
+	m.count.Add(1)
+	b.Unlock()
+	return nil
+}
+`, fill("fastPath", g.slotFastPath())))
+}
+
+// updateLRU emits an LRU map's update, which takes its element from the LRU
+// before it locks the bucket, as the kernel's does:
+//
+//	func (m *<Map>) update(k *<Key>, v *<Value>, cpu int, flags htab.UpdateFlags) error
+func (g *generator) updateLRU(f *jen.File) {
+	f.Add(g.code(`
+// update is Update as on CPU cpu: the CPU whose LRU lists provide the new
+// element.
+func (m *$Map) update(k *$Key, v *$Value, cpu int, flags htab.UpdateFlags) error {
+`+updatePrologue+`	// As the kernel does, take an element first: the LRU may evict for it,
+	// even the very key being updated.
+	n, ok := m.lru.Pop(cpu)
+	if !ok {
+		return htab.ErrNoMem
+	}
+	e := m.elem(n)
+	e.setKey(&w, h)
+	e.setValue(v)
+	b.Lock()
+	prev, i := m.find(bi, &w, h)
+`+flagErrors("m.lru.Push(n)\n")+`	m.linkHead(bi, n+1)
+	if i == 0 {
+		m.count.Add(1)
+		b.Unlock()
+		return nil
+	}
+	// A replace: the kernel sets the new element's ref bit (htab_lru_map_update_elem).
+	e.node.Ref()
+	if prev == 0 {
+		prev = n + 1
+	}
+	m.unlink(bi, prev, i)
+	// The count is unchanged: the old element goes back to the LRU as is,
+	// before the unlock, as a deleted key's element does.
+	m.lru.Push(i - 1)
+	b.Unlock()
+	return nil
+}
+`))
+}
+
+// updateLRUPerCPU emits an lru_pcpu map's update, which takes an element
+// from the LRU only when the flags allow a new key:
+//
+//	func (m *<Map>) update(k *<Key>, vals []<Value>, v *<Value>, cpu int, flags htab.UpdateFlags) error
+func (g *generator) updateLRUPerCPU(f *jen.File) {
+	f.Add(g.code(`
+// update is Update as on CPU cpu, the CPU whose LRU lists provide a new
+// element: it sets every CPU's value from vals, or, with vals nil, CPU
+// cpu's from v.
+func (m *$Map) update(k *$Key, vals []$Value, v *$Value, cpu int, flags htab.UpdateFlags) error {
+`+updatePrologue+`	// An element is taken only when the flags allow a new key; the LRU may
+	// evict for it.
+	var n uint32
+	popped := false
+	if flags != htab.UpdateExist {
+		var ok bool
+		if n, ok = m.lru.Pop(cpu); !ok {
+			return htab.ErrNoMem
+		}
+		popped = true
+	}
+	b.Lock()
+	_, i := m.find(bi, &w, h)
+`+flagErrors("if popped {\n\t\t\tm.lru.Push(n)\n\t\t}\n")+`	if i != 0 {
+		m.elem(i - 1).node.Ref()
+		m.storeValues(i-1, vals, v, cpu, false)
+		if popped {
+			m.lru.Push(n)
+		}
+		b.Unlock()
+		return nil
+	}
+	e := m.elem(n)
+	e.setKey(&w, h)
+	m.storeValues(n, vals, v, cpu, true)
+	m.linkHead(bi, n+1)
+	m.count.Add(1)
+	b.Unlock()
+	return nil
+}
+`))
+}
+
+// updateAPI emits Update, the userspace side:
+//
+//	func (m *<Map>) Update(k <Key>, v <Value>, flags htab.UpdateFlags) error
+//	per-CPU: func (m *<Map>) Update(k <Key>, vals []<Value>, flags htab.UpdateFlags) error
+func (g *generator) updateAPI(f *jen.File) {
+	l := g.l
+	doc := `// Update sets the value of k, as BPF_MAP_UPDATE_ELEM does. flags is
+// htab.UpdateAny, UpdateNoExist (htab.ErrKeyExist if k is present) or
+`
+	if l.LRU != nil {
+		doc += `// UpdateExist (htab.ErrKeyNotExist if absent). The map is never full: the
+// LRU evicts (as CPU 0), possibly before the map holds MaxEntries keys, and
+// htab.ErrNoMem only if it finds nothing to evict.
+`
+	} else {
+		doc += `// UpdateExist (htab.ErrKeyNotExist if absent); a new key into a full map is
+// htab.ErrFull.
+`
+	}
+	switch {
+	case l.PerCPU != nil:
+		f.Add(g.code("\n" + doc + `// vals holds every CPU's value (len(vals) == CPUs(), else htab.ErrInvalid);
+// a present key is updated in place.
+func (m *$Map) Update(k $Key, vals []$Value, flags htab.UpdateFlags) error {
+	if len(vals) != m.cpus {
+		return fmt.Errorf("%w: len(vals) = %d, want CPUs() = %d", htab.ErrInvalid, len(vals), m.cpus)
+	}
+	return m.update(&k, vals, nil, 0, flags)
+}
+`))
+	case l.LRU != nil:
+		f.Add(g.code("\n" + doc + `func (m *$Map) Update(k $Key, v $Value, flags htab.UpdateFlags) error {
+	return m.update(&k, &v, 0, flags)
+}
+`))
+	default:
+		f.Add(g.code("\n" + doc + `// As in the kernel, a replaced key moves to the head of its bucket.
+func (m *$Map) Update(k $Key, v $Value, flags htab.UpdateFlags) error {
+	return m.update(&k, &v, flags)
+}
+`))
+	}
+}
+
+// deletes emits Delete and LookupAndDelete: the key's element is unlinked
+// and freed under its bucket's lock, before the unlock, so that whoever
+// sees the key gone through a single-key operation can insert another into
+// a full map (hash and per-CPU: no ErrFull; LRU: no eviction of another key,
+// and no ErrNoMem in a map of one element). The kernel frees after
+// unlocking, a window in which such an insert fails although the delete
+// took effect.
+//
+//	func (m *<Map>) Delete(k <Key>) error
+//	func (m *<Map>) LookupAndDelete(k <Key>) (<Value>, error)
+//	per-CPU: func (m *<Map>) LookupAndDelete(k <Key>, vals []<Value>) error
+func (g *generator) deletes(f *jen.File) {
+	const find = `	w := k.words()
+	h := m.hash(&k, &w)
+	bi := h & m.mask
+	b := m.lock(bi)
+	b.Lock()
+	prev, i := m.find(bi, &w, h)
+	if i == 0 {
+		b.Unlock()
+		return `
+	f.Add(g.code(`
+// Delete removes k, as BPF_MAP_DELETE_ELEM does: htab.ErrKeyNotExist if absent.
+func (m *$Map) Delete(k $Key) error {
+` + find + `htab.ErrKeyNotExist
+	}
+	m.free(m.unlink(bi, prev, i))
+	b.Unlock()
+	return nil
+}
+`))
+	if g.l.PerCPU != nil {
+		f.Add(g.code(`
+// LookupAndDelete removes k and returns its value, as
+// BPF_MAP_LOOKUP_AND_DELETE_ELEM does: htab.ErrKeyNotExist if absent.
+// vals receives every CPU's value: len(vals) >= CPUs(), else htab.ErrInvalid.
+func (m *$Map) LookupAndDelete(k $Key, vals []$Value) error {
+	if len(vals) < m.cpus {
+		return fmt.Errorf("%w: len(vals) = %d, want CPUs() = %d", htab.ErrInvalid, len(vals), m.cpus)
+	}
+` + find + `htab.ErrKeyNotExist
+	}
+	m.loadValues(i-1, vals)
+	m.free(m.unlink(bi, prev, i))
+	b.Unlock()
+	return nil
+}
+`))
+		return
+	}
+	f.Add(g.code(`
+// LookupAndDelete removes k and returns its value, as
+// BPF_MAP_LOOKUP_AND_DELETE_ELEM does: htab.ErrKeyNotExist if absent.
+func (m *$Map) LookupAndDelete(k $Key) ($Value, error) {
+` + find + `$Value{}, htab.ErrKeyNotExist
+	}
+	v := m.elem(i - 1).loadValue()
+	m.free(m.unlink(bi, prev, i))
+	b.Unlock()
+	return v, nil
+}
+`))
 }

@@ -11,7 +11,7 @@ func (g *generator) words(f *jen.File) {
 	l := g.l
 	// func (k *<Key>) words() (w <keyWords>)
 	f.Comment("words is the key as the element stores it.")
-	f.Func().Params(jen.Id("k").Op("*").Id(g.keyT)).Id("words").Params().Params(jen.Id("w").Id(g.keyWordsT)).Block(
+	f.Func().Params(jen.Id("k").Op("*").Id(g.n.Key)).Id("words").Params().Params(jen.Id("w").Id(g.n.KeyWords)).Block(
 		append(bytesToWords("k", l.Spec.Key, l.KeyUnrolled, func(i, v jen.Code) jen.Code {
 			return jen.Id("w").Index(i).Op("=").Add(v)
 		}), jen.Return())...,
@@ -20,6 +20,13 @@ func (g *generator) words(f *jen.File) {
 	// func (e *<elem>) matches(w *<keyWords>, h uint32) bool
 	f.Comment("matches reports whether e holds the key w (of hash h).")
 	f.Comment("Any answer is only as good as the caller's bucket sequence check.")
+	// The hash parameter, unused where the element caches no hash (keys this
+	// small are compared directly), keeps one signature for every element.
+	hashParam := jen.Id("h").Uint32()
+	if !l.CachedHash {
+		f.Comment("The element caches no hash: keys this small are compared directly.")
+		hashParam = jen.Id("_").Uint32()
+	}
 	var conds []jen.Code
 	if l.CachedHash {
 		conds = append(conds, load(jen.Id("e").Dot("hash")).Op("==").Id("h"))
@@ -37,9 +44,6 @@ func (g *generator) words(f *jen.File) {
 				expr = expr.Op("&&").Line().Add(c)
 			}
 		}
-		if !l.CachedHash {
-			body = append(body, jen.Id("_").Op("=").Id("h").Comment("keys this small are compared directly (seed 002)"))
-		}
 		body = append(body, jen.Return(expr))
 	} else {
 		if l.CachedHash {
@@ -52,22 +56,20 @@ func (g *generator) words(f *jen.File) {
 			jen.Return(jen.True()),
 		)
 	}
-	f.Func().Params(g.recvElem()).Id("matches").Params(jen.Id("w").Op("*").Id(g.keyWordsT), jen.Id("h").Uint32()).Bool().Block(body...)
+	f.Func().Params(jen.Id("e").Op("*").Id(g.n.Elem)).Id("matches").Params(jen.Id("w").Op("*").Id(g.n.KeyWords), hashParam).Bool().Block(body...)
 
 	// func (e *<elem>) setKey(w *<keyWords>, h uint32)
 	f.Comment("setKey stores the key w (of hash h) into e. Only under the bucket lock.")
 	setKey := []jen.Code{}
 	if l.CachedHash {
 		setKey = append(setKey, store(jen.Id("e").Dot("hash"), jen.Id("h")))
-	} else {
-		setKey = append(setKey, jen.Id("_").Op("=").Id("h"))
 	}
 	setKey = append(setKey, storeWords("e.key", "w", l.KeyWords, l.KeyUnrolled)...)
-	f.Func().Params(g.recvElem()).Id("setKey").Params(jen.Id("w").Op("*").Id(g.keyWordsT), jen.Id("h").Uint32()).Block(setKey...)
+	f.Func().Params(jen.Id("e").Op("*").Id(g.n.Elem)).Id("setKey").Params(jen.Id("w").Op("*").Id(g.n.KeyWords), hashParam).Block(setKey...)
 
 	// func (e *<elem>) loadKey() (k <Key>)
 	f.Comment("loadKey loads e's key.")
-	f.Func().Params(g.recvElem()).Id("loadKey").Params().Params(jen.Id("k").Id(g.keyT)).Block(
+	f.Func().Params(jen.Id("e").Op("*").Id(g.n.Elem)).Id("loadKey").Params().Params(jen.Id("k").Id(g.n.Key)).Block(
 		append(wordsToBytes("k", "e.key", l.Spec.Key, l.KeyUnrolled), jen.Return())...,
 	)
 
@@ -76,12 +78,12 @@ func (g *generator) words(f *jen.File) {
 	}
 	// func (e *<elem>) loadValue() (v <Value>)
 	f.Comment("loadValue loads e's value.")
-	f.Func().Params(g.recvElem()).Id("loadValue").Params().Params(jen.Id("v").Id(g.valT)).Block(
+	f.Func().Params(jen.Id("e").Op("*").Id(g.n.Elem)).Id("loadValue").Params().Params(jen.Id("v").Id(g.n.Value)).Block(
 		append(wordsToBytes("v", "e.val", l.Spec.Val, l.ValUnrolled), jen.Return())...,
 	)
 	// func (e *<elem>) setValue(v *<Value>)
 	f.Comment("setValue stores v into e. Only under the bucket lock.")
-	f.Func().Params(g.recvElem()).Id("setValue").Params(jen.Id("v").Op("*").Id(g.valT)).Block(
+	f.Func().Params(jen.Id("e").Op("*").Id(g.n.Elem)).Id("setValue").Params(jen.Id("v").Op("*").Id(g.n.Value)).Block(
 		bytesToWords("v", l.Spec.Val, l.ValUnrolled, func(i, v jen.Code) jen.Code {
 			return store(jen.Id("e").Dot("val").Index(i), v)
 		})...,
@@ -103,7 +105,7 @@ func field(path string) *jen.Statement {
 // assembled from its bytes.
 func bytesToWords(src string, n int, unrolled bool, set func(i, v jen.Code) jen.Code) []jen.Code {
 	le := func(off *jen.Statement) jen.Code {
-		return jen.Qual(binaryPkg, "LittleEndian").Dot("Uint32").Call(jen.Id(src).Index(off.Op(":")))
+		return jen.Qual("encoding/binary", "LittleEndian").Dot("Uint32").Call(jen.Id(src).Index(off.Op(":")))
 	}
 	var out []jen.Code
 	whole := n / 4
@@ -152,7 +154,7 @@ func storeWords(dst, src string, nWords int, unrolled bool) []jen.Code {
 // the array dst: little-endian stores, the last partial word byte by byte.
 func wordsToBytes(dst, src string, n int, unrolled bool) []jen.Code {
 	put := func(off, word jen.Code) jen.Code {
-		return jen.Qual(binaryPkg, "LittleEndian").Dot("PutUint32").Call(jen.Id(dst).Index(jen.Add(off).Op(":")), load(field(src).Index(word)))
+		return jen.Qual("encoding/binary", "LittleEndian").Dot("PutUint32").Call(jen.Id(dst).Index(jen.Add(off).Op(":")), load(field(src).Index(word)))
 	}
 	// Whole pairs of words are stored 8 bytes at a time: the caller reads the
 	// result back in 8-byte moves, and a move that spans two 4-byte stores
@@ -160,7 +162,7 @@ func wordsToBytes(dst, src string, n int, unrolled bool) []jen.Code {
 	put64 := func(i int) jen.Code {
 		lo := jen.Uint64().Call(load(field(src).Index(jen.Lit(i))))
 		hi := jen.Uint64().Call(load(field(src).Index(jen.Lit(i + 1))))
-		return jen.Qual(binaryPkg, "LittleEndian").Dot("PutUint64").Call(jen.Id(dst).Index(jen.Lit(4*i).Op(":")), lo.Op("|").Add(hi).Op("<<").Lit(32))
+		return jen.Qual("encoding/binary", "LittleEndian").Dot("PutUint64").Call(jen.Id(dst).Index(jen.Lit(4*i).Op(":")), lo.Op("|").Add(hi).Op("<<").Lit(32))
 	}
 	var out []jen.Code
 	whole := n / 4

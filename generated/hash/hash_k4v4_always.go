@@ -6,12 +6,13 @@ package hash
 import (
 	"encoding/binary"
 	"fmt"
-	"github.com/htabgen/htabgen/htab"
 	"iter"
 	"math/bits"
 	"sync"
 	"sync/atomic"
 	"unsafe"
+
+	"github.com/htabgen/htabgen/htab"
 )
 
 // Design of HashK4V4Always: the kernel's BPF_MAP_TYPE_HASH for 4-byte keys and 4-byte values.
@@ -50,6 +51,8 @@ import (
 //   delete frees its element before it unlocks, so whoever sees the key gone
 //   through a single-key operation can insert another (the kernel frees
 //   after unlocking).
+//
+// Order: buckets ascending, each newest first, as the kernel's.
 
 // HashK4V4AlwaysKey is a key of HashK4V4Always: 4 bytes, hashed and compared as they are.
 type HashK4V4AlwaysKey [4]byte
@@ -61,8 +64,8 @@ type HashK4V4AlwaysValue [4]byte
 type hashK4V4AlwaysKeyWords [1]uint32
 
 // hashK4V4AlwaysElem is one element: 12 bytes, 4-byte aligned, no pointers. Lock-free
-// readers load every field with sync/atomic; writers store them under the bucket lock
-// with htab.StoreRelease.
+// readers load every field with sync/atomic; writers store them under the bucket
+// lock with htab.StoreRelease.
 type hashK4V4AlwaysElem struct {
 	next uint32    // off 0, 4 B: index+1 of the next older element in the bucket; 0 ends the chain
 	key  [1]uint32 // off 4, 4 B: the 4 key bytes, little-endian words, zero-padded
@@ -73,13 +76,14 @@ type hashK4V4AlwaysElem struct {
 // 1024 elements of 12 bytes, 12 KiB (the most, by powers of two, within 16 KiB).
 const hashK4V4AlwaysChunkShift = 10
 
+// hashK4V4AlwaysElemChunk is one NoPrealloc chunk of elements.
 type hashK4V4AlwaysElemChunk [1 << hashK4V4AlwaysChunkShift]hashK4V4AlwaysElem
 
 // HashK4V4Always is a fixed-capacity hash map with the semantics of the kernel's
 // BPF_MAP_TYPE_HASH. Every method is safe for concurrent use.
 type HashK4V4Always struct {
-	buckets    []htab.Bucket // roundup_pow_of_two(maxEntries) buckets
-	mask       uint32        // len(buckets)-1: a hash's bucket is hash&mask
+	buckets    []htab.Bucket // roundup_pow_of_two(maxEntries) buckets: a sequence lock and a head each
+	mask       uint32        // the number of buckets less one: a hash's bucket is hash&mask
 	seed       uint32        // the jhash initval: 0 with ZeroSeed, else random
 	maxEntries uint32
 	cpus       int                 // number of CPU slots (Options.CPUs)
@@ -118,10 +122,10 @@ func NewHashK4V4Always(opts htab.Options) (*HashK4V4Always, error) {
 	n := htab.BucketCount(opts.MaxEntries)
 	m := &HashK4V4Always{
 		buckets:    make([]htab.Bucket, n),
-		cpus:       opts.CPUs,
 		mask:       uint32(n - 1),
-		maxEntries: uint32(opts.MaxEntries),
 		seed:       opts.Seed(),
+		maxEntries: uint32(opts.MaxEntries),
+		cpus:       opts.CPUs,
 	}
 	if opts.NoPrealloc {
 		m.chunks = make([]atomic.Pointer[hashK4V4AlwaysElemChunk], (opts.MaxEntries-1)>>hashK4V4AlwaysChunkShift+1)
@@ -186,14 +190,13 @@ func (k *HashK4V4AlwaysKey) words() (w hashK4V4AlwaysKeyWords) {
 
 // matches reports whether e holds the key w (of hash h).
 // Any answer is only as good as the caller's bucket sequence check.
-func (e *hashK4V4AlwaysElem) matches(w *hashK4V4AlwaysKeyWords, h uint32) bool {
-	_ = h // keys this small are compared directly (seed 002)
+// The element caches no hash: keys this small are compared directly.
+func (e *hashK4V4AlwaysElem) matches(w *hashK4V4AlwaysKeyWords, _ uint32) bool {
 	return atomic.LoadUint32(&e.key[0]) == w[0]
 }
 
 // setKey stores the key w (of hash h) into e. Only under the bucket lock.
-func (e *hashK4V4AlwaysElem) setKey(w *hashK4V4AlwaysKeyWords, h uint32) {
-	_ = h
+func (e *hashK4V4AlwaysElem) setKey(w *hashK4V4AlwaysKeyWords, _ uint32) {
 	htab.StoreRelease(&e.key[0], w[0])
 }
 
@@ -214,12 +217,57 @@ func (e *hashK4V4AlwaysElem) setValue(v *HashK4V4AlwaysValue) {
 	htab.StoreRelease(&e.val[0], binary.LittleEndian.Uint32(v[0:]))
 }
 
+// lock is bucket bi's sequence lock.
+func (m *HashK4V4Always) lock(bi uint32) *htab.SeqLock { return &m.buckets[bi].SeqLock }
+
+// head is index+1 of bucket bi's newest element, 0 if the bucket is empty.
+func (m *HashK4V4Always) head(bi uint32) uint32 { return m.buckets[bi].Head() }
+
 // elem is element i (an index, not index+1).
 func (m *HashK4V4Always) elem(i uint32) *hashK4V4AlwaysElem {
 	if m.elems != nil {
 		return &m.elems[i]
 	}
 	return &m.chunks[i>>hashK4V4AlwaysChunkShift].Load()[i&(1<<hashK4V4AlwaysChunkShift-1)]
+}
+
+// nextIndex is index+1 of the element after e in its chain, 0 at its end.
+func (e *hashK4V4AlwaysElem) nextIndex() uint32 { return atomic.LoadUint32(&e.next) }
+
+// linkHead makes element i (index+1) the head of bucket bi. Only under the
+// bucket's lock.
+func (m *HashK4V4Always) linkHead(bi, i uint32) {
+	b := &m.buckets[bi]
+	head := b.Head()
+	htab.StoreRelease(&m.elem(i-1).next, head)
+	b.SetHead(i)
+}
+
+// unlink takes element i (index+1) out of bucket bi, whose element before it
+// is prev (0: i is the head), and returns i's index, for free. Only under the
+// bucket's lock.
+func (m *HashK4V4Always) unlink(bi, prev, i uint32) uint32 {
+	next := m.elem(i - 1).nextIndex()
+	if prev == 0 {
+		m.buckets[bi].SetHead(next)
+	} else {
+		htab.StoreRelease(&m.elem(prev-1).next, next)
+	}
+	return i - 1
+}
+
+// freeBucket frees every element of bucket bi, which it empties. Only under
+// the bucket's lock. The chain is unreachable once the head is cleared; a
+// freed element may be reused at once, so its next link is read before it is
+// freed.
+func (m *HashK4V4Always) freeBucket(bi uint32) {
+	i := m.head(bi)
+	m.buckets[bi].SetHead(0)
+	for i != 0 {
+		next := m.elem(i - 1).nextIndex()
+		m.free(i - 1)
+		i = next
+	}
 }
 
 // alloc takes a free element: a freed one, else a never-used one.
@@ -231,7 +279,7 @@ func (m *HashK4V4Always) alloc() (uint32, bool) {
 		if top == 0 {
 			break
 		}
-		next := atomic.LoadUint32(&m.elem(top - 1).next)
+		next := m.elem(top - 1).nextIndex()
 		// The tag in the high half makes a stale CAS fail (ABA).
 		if m.freeHead.CompareAndSwap(h, (h>>32+1)<<32|uint64(next)) {
 			return top - 1, true
@@ -264,6 +312,9 @@ func (m *HashK4V4Always) ensureChunk(c uint32) {
 }
 
 // free puts element i, already unlinked from its bucket, back for reuse.
+// Callers free before they unlock the bucket, so that whoever sees the key
+// gone can insert another into a full map (the kernel frees after
+// unlocking, a window in which such an insert is E2BIG).
 func (m *HashK4V4Always) free(i uint32) {
 	m.count.Add(-1)
 	e := m.elem(i)
@@ -276,18 +327,18 @@ func (m *HashK4V4Always) free(i uint32) {
 	}
 }
 
-// find walks bucket b for key w (of hash h) and returns index+1 of its element
-// and of the element before it (0: none). Readers must validate the bucket's
-// sequence afterwards; the walk is bounded so that a chain that changes under
-// a reader cannot keep it looping.
-func (m *HashK4V4Always) find(b *htab.Bucket, w *hashK4V4AlwaysKeyWords, h uint32) (prev, i uint32) {
-	i = b.Head()
+// find walks bucket bi for key w (of hash h) and returns index+1 of its
+// element and of the element before it (0: none). Readers must validate the
+// bucket's sequence afterwards; the walk is bounded so that a chain that
+// changes under a reader cannot keep it looping.
+func (m *HashK4V4Always) find(bi uint32, w *hashK4V4AlwaysKeyWords, h uint32) (prev, i uint32) {
+	i = m.head(bi)
 	for n := uint32(0); i != 0 && n < m.maxEntries; n++ {
 		e := m.elem(i - 1)
 		if e.matches(w, h) {
 			return prev, i
 		}
-		prev, i = i, atomic.LoadUint32(&e.next)
+		prev, i = i, e.nextIndex()
 	}
 	return 0, 0
 }
@@ -327,19 +378,21 @@ func (m *HashK4V4Always) lookup(k *HashK4V4AlwaysKey) (HashK4V4AlwaysValue, bool
 		c -= bits.RotateLeft32(b, 24)
 		h = c
 	}
-	b := &m.buckets[h&m.mask]
+	bi := h & m.mask
+	b := m.lock(bi)
 	for {
 		s := b.ReadBegin()
 		var v HashK4V4AlwaysValue
 		found := false
 		// find, written out: the walk makes no call.
-		for i, n := b.Head(), uint32(0); i != 0 && n < m.maxEntries; n++ {
+		for i, n := m.head(bi), uint32(0); i != 0 && n < m.maxEntries; n++ {
 			e := m.elem(i - 1)
 			if e.matches(&w, h) {
 				v, found = e.loadValue(), true
+
 				break
 			}
-			i = atomic.LoadUint32(&e.next)
+			i = e.nextIndex()
 		}
 		if b.ReadValid(s) {
 			return v, found
@@ -347,16 +400,18 @@ func (m *HashK4V4Always) lookup(k *HashK4V4AlwaysKey) (HashK4V4AlwaysValue, bool
 	}
 }
 
-// update is Update as on CPU cpu (a hash map's update is the same on every CPU).
-func (m *HashK4V4Always) update(k *HashK4V4AlwaysKey, v *HashK4V4AlwaysValue, cpu int, flags htab.UpdateFlags) error {
+// update is Update, and CPU(i).Update, which is the same on every CPU for a
+// hash map.
+func (m *HashK4V4Always) update(k *HashK4V4AlwaysKey, v *HashK4V4AlwaysValue, flags htab.UpdateFlags) error {
 	if err := flags.Check(); err != nil {
 		return err
 	}
 	w := k.words()
 	h := m.hash(k, &w)
-	b := &m.buckets[h&m.mask]
+	bi := h & m.mask
+	b := m.lock(bi)
 	b.Lock()
-	prev, i := m.find(b, &w, h)
+	prev, i := m.find(bi, &w, h)
 	if i != 0 && flags == htab.UpdateNoExist {
 		b.Unlock()
 		return htab.ErrKeyExist
@@ -370,9 +425,10 @@ func (m *HashK4V4Always) update(k *HashK4V4AlwaysKey, v *HashK4V4AlwaysValue, cp
 		if prev != 0 {
 			// The kernel links a new copy at the head and unlinks the old one;
 			// in place plus a move to the head is the same to every observer.
-			m.unlink(h&m.mask, prev, i)
-			m.linkHead(h&m.mask, i)
+			m.unlink(bi, prev, i)
+			m.linkHead(bi, i)
 		}
+
 		b.Unlock()
 		return nil
 	}
@@ -384,7 +440,7 @@ func (m *HashK4V4Always) update(k *HashK4V4AlwaysKey, v *HashK4V4AlwaysValue, cp
 	e := m.elem(n)
 	e.setKey(&w, h)
 	e.setValue(v)
-	m.linkHead(h&m.mask, n+1)
+	m.linkHead(bi, n+1)
 	m.count.Add(1)
 	b.Unlock()
 	return nil
@@ -396,22 +452,22 @@ func (m *HashK4V4Always) update(k *HashK4V4AlwaysKey, v *HashK4V4AlwaysValue, cp
 // htab.ErrFull.
 // As in the kernel, a replaced key moves to the head of its bucket.
 func (m *HashK4V4Always) Update(k HashK4V4AlwaysKey, v HashK4V4AlwaysValue, flags htab.UpdateFlags) error {
-	return m.update(&k, &v, 0, flags)
+	return m.update(&k, &v, flags)
 }
 
 // Delete removes k, as BPF_MAP_DELETE_ELEM does: htab.ErrKeyNotExist if absent.
 func (m *HashK4V4Always) Delete(k HashK4V4AlwaysKey) error {
 	w := k.words()
 	h := m.hash(&k, &w)
-	b := &m.buckets[h&m.mask]
+	bi := h & m.mask
+	b := m.lock(bi)
 	b.Lock()
-	prev, i := m.find(b, &w, h)
+	prev, i := m.find(bi, &w, h)
 	if i == 0 {
 		b.Unlock()
 		return htab.ErrKeyNotExist
 	}
-	m.unlink(h&m.mask, prev, i)
-	m.free(i - 1)
+	m.free(m.unlink(bi, prev, i))
 	b.Unlock()
 	return nil
 }
@@ -421,52 +477,33 @@ func (m *HashK4V4Always) Delete(k HashK4V4AlwaysKey) error {
 func (m *HashK4V4Always) LookupAndDelete(k HashK4V4AlwaysKey) (HashK4V4AlwaysValue, error) {
 	w := k.words()
 	h := m.hash(&k, &w)
-	b := &m.buckets[h&m.mask]
+	bi := h & m.mask
+	b := m.lock(bi)
 	b.Lock()
-	prev, i := m.find(b, &w, h)
+	prev, i := m.find(bi, &w, h)
 	if i == 0 {
 		b.Unlock()
 		return HashK4V4AlwaysValue{}, htab.ErrKeyNotExist
 	}
 	v := m.elem(i - 1).loadValue()
-	m.unlink(h&m.mask, prev, i)
-	m.free(i - 1)
+	m.free(m.unlink(bi, prev, i))
 	b.Unlock()
 	return v, nil
 }
 
-// unlink takes element i (index+1) out of bucket bi, whose element before it
-// is prev (0: i is the head). Only under the bucket's lock.
-func (m *HashK4V4Always) unlink(bi, prev, i uint32) {
-	next := atomic.LoadUint32(&m.elem(i - 1).next)
-	if prev == 0 {
-		m.buckets[bi].SetHead(next)
-	} else {
-		htab.StoreRelease(&m.elem(prev-1).next, next)
-	}
-}
-
-// linkHead makes element i (index+1) the head of bucket bi. Only under the
-// bucket's lock.
-func (m *HashK4V4Always) linkHead(bi, i uint32) {
-	b := &m.buckets[bi]
-	htab.StoreRelease(&m.elem(i-1).next, b.Head())
-	b.SetHead(i)
-}
-
-// snapshot appends the keys and values of bucket b, newest first, as one
+// snapshot appends the keys and values of bucket bi, newest first, as one
 // consistent view: it rereads the bucket until no writer came in between.
-func (m *HashK4V4Always) snapshot(b *htab.Bucket, keys []HashK4V4AlwaysKey, vals []HashK4V4AlwaysValue) ([]HashK4V4AlwaysKey, []HashK4V4AlwaysValue) {
+func (m *HashK4V4Always) snapshot(bi uint32, keys []HashK4V4AlwaysKey, vals []HashK4V4AlwaysValue) ([]HashK4V4AlwaysKey, []HashK4V4AlwaysValue) {
 	k0, v0 := len(keys), len(vals)
+	b := m.lock(bi)
 	for {
 		s := b.ReadBegin()
 		keys, vals = keys[:k0], vals[:v0]
-		i := b.Head()
-		for n := uint32(0); i != 0 && n < m.maxEntries; n++ {
+		for i, n := m.head(bi), uint32(0); i != 0 && n < m.maxEntries; n++ {
 			e := m.elem(i - 1)
 			keys = append(keys, e.loadKey())
 			vals = append(vals, e.loadValue())
-			i = atomic.LoadUint32(&e.next)
+			i = e.nextIndex()
 		}
 		if b.ReadValid(s) {
 			return keys, vals
@@ -482,14 +519,15 @@ func (m *HashK4V4Always) NextKey(k *HashK4V4AlwaysKey) (HashK4V4AlwaysKey, error
 	if k != nil {
 		w := k.words()
 		h := m.hash(k, &w)
-		b := &m.buckets[h&m.mask]
+		bi := h & m.mask
+		b := m.lock(bi)
 		for {
 			s := b.ReadBegin()
-			_, i := m.find(b, &w, h)
+			_, i := m.find(bi, &w, h)
 			var next uint32
 			var nk HashK4V4AlwaysKey
 			if i != 0 {
-				if next = atomic.LoadUint32(&m.elem(i - 1).next); next != 0 {
+				if next = m.elem(i - 1).nextIndex(); next != 0 {
 					nk = m.elem(next - 1).loadKey()
 				}
 			}
@@ -502,16 +540,16 @@ func (m *HashK4V4Always) NextKey(k *HashK4V4AlwaysKey) (HashK4V4AlwaysKey, error
 			if i != 0 {
 				// k was its bucket's last: go on with the next bucket. An absent k
 				// restarts from the first bucket, as in the kernel.
-				start = h&m.mask + 1
+				start = bi + 1
 			}
 			break
 		}
 	}
 	for bi := start; bi <= m.mask; bi++ {
-		b := &m.buckets[bi]
+		b := m.lock(bi)
 		for {
 			s := b.ReadBegin()
-			i := b.Head()
+			i := m.head(bi)
 			var nk HashK4V4AlwaysKey
 			if i != 0 {
 				nk = m.elem(i - 1).loadKey()
@@ -535,12 +573,11 @@ func (m *HashK4V4Always) All() iter.Seq2[HashK4V4AlwaysKey, HashK4V4AlwaysValue]
 	return func(yield func(HashK4V4AlwaysKey, HashK4V4AlwaysValue) bool) {
 		var keys []HashK4V4AlwaysKey
 		var vals []HashK4V4AlwaysValue
-		for bi := range m.buckets {
-			b := &m.buckets[bi]
-			if b.Head() == 0 {
+		for bi := uint32(0); bi <= m.mask; bi++ {
+			if m.head(bi) == 0 {
 				continue
 			}
-			keys, vals = m.snapshot(b, keys[:0], vals[:0])
+			keys, vals = m.snapshot(bi, keys[:0], vals[:0])
 			for j := range keys {
 				if !yield(keys[j], vals[j]) {
 					return
@@ -590,14 +627,13 @@ func (m *HashK4V4Always) batch(c *htab.Cursor, keys []HashK4V4AlwaysKey, vals []
 
 // batchWalk copies whole buckets from bucket bi on into keys and vals while they
 // fit, and returns how many elements it copied and the next bucket to read.
-// -batch-lock always: every bucket is locked, empty or not (the kernel before seed 003).
+// -batch-lock always: every bucket is locked, empty or not (the kernel before it skipped empty buckets).
 func (m *HashK4V4Always) batchWalk(bi uint32, keys []HashK4V4AlwaysKey, vals []HashK4V4AlwaysValue, del bool) (total int, next uint32, err error) {
 	for bi <= m.mask {
-		b := &m.buckets[bi]
+		b := m.lock(bi)
 		b.Lock()
-		head := b.Head()
 		cnt := 0
-		for i := head; i != 0; i = atomic.LoadUint32(&m.elem(i - 1).next) {
+		for i := m.head(bi); i != 0; i = m.elem(i - 1).nextIndex() {
 			cnt++
 		}
 		if cnt > len(keys)-total {
@@ -609,31 +645,25 @@ func (m *HashK4V4Always) batchWalk(bi uint32, keys []HashK4V4AlwaysKey, vals []H
 			return total, bi, nil
 		}
 		j := total
-		for i := head; i != 0; {
+		for i := m.head(bi); i != 0; {
 			e := m.elem(i - 1)
 			keys[j] = e.loadKey()
 			vals[j] = e.loadValue()
 			j++
-			i = atomic.LoadUint32(&e.next)
+			i = e.nextIndex()
 		}
-		if del && head != 0 {
-			// The whole bucket goes: it was copied under this same lock.
-			b.SetHead(0)
-			// Free under the lock, as Delete does (see Capacity in the design
-			// comment). The chain is unreachable now; a freed element may be
-			// reused at once, so its next link is read before it is freed.
-			for i := head; i != 0; {
-				nx := atomic.LoadUint32(&m.elem(i - 1).next)
-				m.free(i - 1)
-				i = nx
-			}
+		if del && cnt != 0 {
+			// The whole bucket goes: it was copied under this same lock, and is
+			// freed before the unlock, as Delete frees.
+			m.freeBucket(bi)
 		}
 		b.Unlock()
 		total += cnt
 		bi++
 	}
-	// bi is len(m.buckets) here, or the cursor passed in if it was already past
-	// the end (the kernel returns ENOENT before it writes out_batch).
+	// bi is the number of buckets here, or the cursor passed in if it was
+	// already past the end (the kernel returns ENOENT before it writes
+	// out_batch).
 	return total, bi, htab.ErrKeyNotExist
 }
 
@@ -692,7 +722,7 @@ func (c *HashK4V4AlwaysCPU) Lookup(k HashK4V4AlwaysKey) (HashK4V4AlwaysValue, bo
 
 // Update is bpf_map_update_elem from a program on this CPU.
 func (c *HashK4V4AlwaysCPU) Update(k HashK4V4AlwaysKey, v HashK4V4AlwaysValue, flags htab.UpdateFlags) error {
-	return c.m.update(&k, &v, c.cpu, flags)
+	return c.m.update(&k, &v, flags)
 }
 
 // Delete is bpf_map_delete_elem from a program on this CPU.

@@ -6,12 +6,13 @@ package hash
 import (
 	"encoding/binary"
 	"fmt"
-	"github.com/htabgen/htabgen/htab"
 	"iter"
 	"math/bits"
 	"sync"
 	"sync/atomic"
 	"unsafe"
+
+	"github.com/htabgen/htabgen/htab"
 )
 
 // Design of HashK4V4Sparse: the kernel's BPF_MAP_TYPE_HASH for 4-byte keys and 4-byte values.
@@ -52,11 +53,13 @@ import (
 //   after unlocking).
 //
 // Occupancy (-batch-lock sparse)
-//   occ has one bit per bucket, set while the bucket is non-empty: linkHead
-//   sets it before it links a bucket's first element and unlink clears it
-//   after it unlinks the last, both under the bucket lock, so a batch walk
-//   that skips the buckets whose bit is clear never misses a key that was
-//   there for the whole walk; it visits only the non-empty buckets.
+//   occ has one bit per bucket, set while the bucket is non-empty: it is set
+//   before a bucket's first element is linked and cleared after its last is
+//   unlinked, both under the bucket lock, so a batch walk that skips the
+//   buckets whose bit is clear never misses a key that was there for the
+//   whole walk; it visits only the non-empty buckets.
+//
+// Order: buckets ascending, each newest first, as the kernel's.
 
 // HashK4V4SparseKey is a key of HashK4V4Sparse: 4 bytes, hashed and compared as they are.
 type HashK4V4SparseKey [4]byte
@@ -68,8 +71,8 @@ type HashK4V4SparseValue [4]byte
 type hashK4V4SparseKeyWords [1]uint32
 
 // hashK4V4SparseElem is one element: 12 bytes, 4-byte aligned, no pointers. Lock-free
-// readers load every field with sync/atomic; writers store them under the bucket lock
-// with htab.StoreRelease.
+// readers load every field with sync/atomic; writers store them under the bucket
+// lock with htab.StoreRelease.
 type hashK4V4SparseElem struct {
 	next uint32    // off 0, 4 B: index+1 of the next older element in the bucket; 0 ends the chain
 	key  [1]uint32 // off 4, 4 B: the 4 key bytes, little-endian words, zero-padded
@@ -80,13 +83,14 @@ type hashK4V4SparseElem struct {
 // 1024 elements of 12 bytes, 12 KiB (the most, by powers of two, within 16 KiB).
 const hashK4V4SparseChunkShift = 10
 
+// hashK4V4SparseElemChunk is one NoPrealloc chunk of elements.
 type hashK4V4SparseElemChunk [1 << hashK4V4SparseChunkShift]hashK4V4SparseElem
 
 // HashK4V4Sparse is a fixed-capacity hash map with the semantics of the kernel's
 // BPF_MAP_TYPE_HASH. Every method is safe for concurrent use.
 type HashK4V4Sparse struct {
-	buckets    []htab.Bucket // roundup_pow_of_two(maxEntries) buckets
-	mask       uint32        // len(buckets)-1: a hash's bucket is hash&mask
+	buckets    []htab.Bucket // roundup_pow_of_two(maxEntries) buckets: a sequence lock and a head each
+	mask       uint32        // the number of buckets less one: a hash's bucket is hash&mask
 	seed       uint32        // the jhash initval: 0 with ZeroSeed, else random
 	maxEntries uint32
 	cpus       int                 // number of CPU slots (Options.CPUs)
@@ -127,10 +131,10 @@ func NewHashK4V4Sparse(opts htab.Options) (*HashK4V4Sparse, error) {
 	n := htab.BucketCount(opts.MaxEntries)
 	m := &HashK4V4Sparse{
 		buckets:    make([]htab.Bucket, n),
-		cpus:       opts.CPUs,
 		mask:       uint32(n - 1),
-		maxEntries: uint32(opts.MaxEntries),
 		seed:       opts.Seed(),
+		maxEntries: uint32(opts.MaxEntries),
+		cpus:       opts.CPUs,
 	}
 	if opts.NoPrealloc {
 		m.chunks = make([]atomic.Pointer[hashK4V4SparseElemChunk], (opts.MaxEntries-1)>>hashK4V4SparseChunkShift+1)
@@ -196,14 +200,13 @@ func (k *HashK4V4SparseKey) words() (w hashK4V4SparseKeyWords) {
 
 // matches reports whether e holds the key w (of hash h).
 // Any answer is only as good as the caller's bucket sequence check.
-func (e *hashK4V4SparseElem) matches(w *hashK4V4SparseKeyWords, h uint32) bool {
-	_ = h // keys this small are compared directly (seed 002)
+// The element caches no hash: keys this small are compared directly.
+func (e *hashK4V4SparseElem) matches(w *hashK4V4SparseKeyWords, _ uint32) bool {
 	return atomic.LoadUint32(&e.key[0]) == w[0]
 }
 
 // setKey stores the key w (of hash h) into e. Only under the bucket lock.
-func (e *hashK4V4SparseElem) setKey(w *hashK4V4SparseKeyWords, h uint32) {
-	_ = h
+func (e *hashK4V4SparseElem) setKey(w *hashK4V4SparseKeyWords, _ uint32) {
 	htab.StoreRelease(&e.key[0], w[0])
 }
 
@@ -224,12 +227,66 @@ func (e *hashK4V4SparseElem) setValue(v *HashK4V4SparseValue) {
 	htab.StoreRelease(&e.val[0], binary.LittleEndian.Uint32(v[0:]))
 }
 
+// lock is bucket bi's sequence lock.
+func (m *HashK4V4Sparse) lock(bi uint32) *htab.SeqLock { return &m.buckets[bi].SeqLock }
+
+// head is index+1 of bucket bi's newest element, 0 if the bucket is empty.
+func (m *HashK4V4Sparse) head(bi uint32) uint32 { return m.buckets[bi].Head() }
+
 // elem is element i (an index, not index+1).
 func (m *HashK4V4Sparse) elem(i uint32) *hashK4V4SparseElem {
 	if m.elems != nil {
 		return &m.elems[i]
 	}
 	return &m.chunks[i>>hashK4V4SparseChunkShift].Load()[i&(1<<hashK4V4SparseChunkShift-1)]
+}
+
+// nextIndex is index+1 of the element after e in its chain, 0 at its end.
+func (e *hashK4V4SparseElem) nextIndex() uint32 { return atomic.LoadUint32(&e.next) }
+
+// linkHead makes element i (index+1) the head of bucket bi. Only under the
+// bucket's lock.
+func (m *HashK4V4Sparse) linkHead(bi, i uint32) {
+	b := &m.buckets[bi]
+	head := b.Head()
+	// The bucket's bit is set before its first element (-batch-lock sparse).
+	if head == 0 {
+		m.occ.Set(bi)
+	}
+	htab.StoreRelease(&m.elem(i-1).next, head)
+	b.SetHead(i)
+}
+
+// unlink takes element i (index+1) out of bucket bi, whose element before it
+// is prev (0: i is the head), and returns i's index, for free. Only under the
+// bucket's lock.
+func (m *HashK4V4Sparse) unlink(bi, prev, i uint32) uint32 {
+	next := m.elem(i - 1).nextIndex()
+	if prev == 0 {
+		m.buckets[bi].SetHead(next)
+		// The bucket's bit goes after its last element (-batch-lock sparse).
+		if next == 0 {
+			m.occ.Clear(bi)
+		}
+	} else {
+		htab.StoreRelease(&m.elem(prev-1).next, next)
+	}
+	return i - 1
+}
+
+// freeBucket frees every element of bucket bi, which it empties. Only under
+// the bucket's lock. The chain is unreachable once the head is cleared; a
+// freed element may be reused at once, so its next link is read before it is
+// freed.
+func (m *HashK4V4Sparse) freeBucket(bi uint32) {
+	i := m.head(bi)
+	m.buckets[bi].SetHead(0)
+	m.occ.Clear(bi)
+	for i != 0 {
+		next := m.elem(i - 1).nextIndex()
+		m.free(i - 1)
+		i = next
+	}
 }
 
 // alloc takes a free element: a freed one, else a never-used one.
@@ -241,7 +298,7 @@ func (m *HashK4V4Sparse) alloc() (uint32, bool) {
 		if top == 0 {
 			break
 		}
-		next := atomic.LoadUint32(&m.elem(top - 1).next)
+		next := m.elem(top - 1).nextIndex()
 		// The tag in the high half makes a stale CAS fail (ABA).
 		if m.freeHead.CompareAndSwap(h, (h>>32+1)<<32|uint64(next)) {
 			return top - 1, true
@@ -274,6 +331,9 @@ func (m *HashK4V4Sparse) ensureChunk(c uint32) {
 }
 
 // free puts element i, already unlinked from its bucket, back for reuse.
+// Callers free before they unlock the bucket, so that whoever sees the key
+// gone can insert another into a full map (the kernel frees after
+// unlocking, a window in which such an insert is E2BIG).
 func (m *HashK4V4Sparse) free(i uint32) {
 	m.count.Add(-1)
 	e := m.elem(i)
@@ -286,18 +346,18 @@ func (m *HashK4V4Sparse) free(i uint32) {
 	}
 }
 
-// find walks bucket b for key w (of hash h) and returns index+1 of its element
-// and of the element before it (0: none). Readers must validate the bucket's
-// sequence afterwards; the walk is bounded so that a chain that changes under
-// a reader cannot keep it looping.
-func (m *HashK4V4Sparse) find(b *htab.Bucket, w *hashK4V4SparseKeyWords, h uint32) (prev, i uint32) {
-	i = b.Head()
+// find walks bucket bi for key w (of hash h) and returns index+1 of its
+// element and of the element before it (0: none). Readers must validate the
+// bucket's sequence afterwards; the walk is bounded so that a chain that
+// changes under a reader cannot keep it looping.
+func (m *HashK4V4Sparse) find(bi uint32, w *hashK4V4SparseKeyWords, h uint32) (prev, i uint32) {
+	i = m.head(bi)
 	for n := uint32(0); i != 0 && n < m.maxEntries; n++ {
 		e := m.elem(i - 1)
 		if e.matches(w, h) {
 			return prev, i
 		}
-		prev, i = i, atomic.LoadUint32(&e.next)
+		prev, i = i, e.nextIndex()
 	}
 	return 0, 0
 }
@@ -337,19 +397,21 @@ func (m *HashK4V4Sparse) lookup(k *HashK4V4SparseKey) (HashK4V4SparseValue, bool
 		c -= bits.RotateLeft32(b, 24)
 		h = c
 	}
-	b := &m.buckets[h&m.mask]
+	bi := h & m.mask
+	b := m.lock(bi)
 	for {
 		s := b.ReadBegin()
 		var v HashK4V4SparseValue
 		found := false
 		// find, written out: the walk makes no call.
-		for i, n := b.Head(), uint32(0); i != 0 && n < m.maxEntries; n++ {
+		for i, n := m.head(bi), uint32(0); i != 0 && n < m.maxEntries; n++ {
 			e := m.elem(i - 1)
 			if e.matches(&w, h) {
 				v, found = e.loadValue(), true
+
 				break
 			}
-			i = atomic.LoadUint32(&e.next)
+			i = e.nextIndex()
 		}
 		if b.ReadValid(s) {
 			return v, found
@@ -357,16 +419,18 @@ func (m *HashK4V4Sparse) lookup(k *HashK4V4SparseKey) (HashK4V4SparseValue, bool
 	}
 }
 
-// update is Update as on CPU cpu (a hash map's update is the same on every CPU).
-func (m *HashK4V4Sparse) update(k *HashK4V4SparseKey, v *HashK4V4SparseValue, cpu int, flags htab.UpdateFlags) error {
+// update is Update, and CPU(i).Update, which is the same on every CPU for a
+// hash map.
+func (m *HashK4V4Sparse) update(k *HashK4V4SparseKey, v *HashK4V4SparseValue, flags htab.UpdateFlags) error {
 	if err := flags.Check(); err != nil {
 		return err
 	}
 	w := k.words()
 	h := m.hash(k, &w)
-	b := &m.buckets[h&m.mask]
+	bi := h & m.mask
+	b := m.lock(bi)
 	b.Lock()
-	prev, i := m.find(b, &w, h)
+	prev, i := m.find(bi, &w, h)
 	if i != 0 && flags == htab.UpdateNoExist {
 		b.Unlock()
 		return htab.ErrKeyExist
@@ -380,9 +444,10 @@ func (m *HashK4V4Sparse) update(k *HashK4V4SparseKey, v *HashK4V4SparseValue, cp
 		if prev != 0 {
 			// The kernel links a new copy at the head and unlinks the old one;
 			// in place plus a move to the head is the same to every observer.
-			m.unlink(h&m.mask, prev, i)
-			m.linkHead(h&m.mask, i)
+			m.unlink(bi, prev, i)
+			m.linkHead(bi, i)
 		}
+
 		b.Unlock()
 		return nil
 	}
@@ -394,7 +459,7 @@ func (m *HashK4V4Sparse) update(k *HashK4V4SparseKey, v *HashK4V4SparseValue, cp
 	e := m.elem(n)
 	e.setKey(&w, h)
 	e.setValue(v)
-	m.linkHead(h&m.mask, n+1)
+	m.linkHead(bi, n+1)
 	m.count.Add(1)
 	b.Unlock()
 	return nil
@@ -406,22 +471,22 @@ func (m *HashK4V4Sparse) update(k *HashK4V4SparseKey, v *HashK4V4SparseValue, cp
 // htab.ErrFull.
 // As in the kernel, a replaced key moves to the head of its bucket.
 func (m *HashK4V4Sparse) Update(k HashK4V4SparseKey, v HashK4V4SparseValue, flags htab.UpdateFlags) error {
-	return m.update(&k, &v, 0, flags)
+	return m.update(&k, &v, flags)
 }
 
 // Delete removes k, as BPF_MAP_DELETE_ELEM does: htab.ErrKeyNotExist if absent.
 func (m *HashK4V4Sparse) Delete(k HashK4V4SparseKey) error {
 	w := k.words()
 	h := m.hash(&k, &w)
-	b := &m.buckets[h&m.mask]
+	bi := h & m.mask
+	b := m.lock(bi)
 	b.Lock()
-	prev, i := m.find(b, &w, h)
+	prev, i := m.find(bi, &w, h)
 	if i == 0 {
 		b.Unlock()
 		return htab.ErrKeyNotExist
 	}
-	m.unlink(h&m.mask, prev, i)
-	m.free(i - 1)
+	m.free(m.unlink(bi, prev, i))
 	b.Unlock()
 	return nil
 }
@@ -431,59 +496,33 @@ func (m *HashK4V4Sparse) Delete(k HashK4V4SparseKey) error {
 func (m *HashK4V4Sparse) LookupAndDelete(k HashK4V4SparseKey) (HashK4V4SparseValue, error) {
 	w := k.words()
 	h := m.hash(&k, &w)
-	b := &m.buckets[h&m.mask]
+	bi := h & m.mask
+	b := m.lock(bi)
 	b.Lock()
-	prev, i := m.find(b, &w, h)
+	prev, i := m.find(bi, &w, h)
 	if i == 0 {
 		b.Unlock()
 		return HashK4V4SparseValue{}, htab.ErrKeyNotExist
 	}
 	v := m.elem(i - 1).loadValue()
-	m.unlink(h&m.mask, prev, i)
-	m.free(i - 1)
+	m.free(m.unlink(bi, prev, i))
 	b.Unlock()
 	return v, nil
 }
 
-// unlink takes element i (index+1) out of bucket bi, whose element before it
-// is prev (0: i is the head). Only under the bucket's lock.
-func (m *HashK4V4Sparse) unlink(bi, prev, i uint32) {
-	next := atomic.LoadUint32(&m.elem(i - 1).next)
-	if prev == 0 {
-		m.buckets[bi].SetHead(next)
-		if next == 0 {
-			m.occ.Clear(bi)
-		}
-	} else {
-		htab.StoreRelease(&m.elem(prev-1).next, next)
-	}
-}
-
-// linkHead makes element i (index+1) the head of bucket bi. Only under the
-// bucket's lock.
-func (m *HashK4V4Sparse) linkHead(bi, i uint32) {
-	b := &m.buckets[bi]
-	head := b.Head()
-	if head == 0 {
-		m.occ.Set(bi)
-	}
-	htab.StoreRelease(&m.elem(i-1).next, head)
-	b.SetHead(i)
-}
-
-// snapshot appends the keys and values of bucket b, newest first, as one
+// snapshot appends the keys and values of bucket bi, newest first, as one
 // consistent view: it rereads the bucket until no writer came in between.
-func (m *HashK4V4Sparse) snapshot(b *htab.Bucket, keys []HashK4V4SparseKey, vals []HashK4V4SparseValue) ([]HashK4V4SparseKey, []HashK4V4SparseValue) {
+func (m *HashK4V4Sparse) snapshot(bi uint32, keys []HashK4V4SparseKey, vals []HashK4V4SparseValue) ([]HashK4V4SparseKey, []HashK4V4SparseValue) {
 	k0, v0 := len(keys), len(vals)
+	b := m.lock(bi)
 	for {
 		s := b.ReadBegin()
 		keys, vals = keys[:k0], vals[:v0]
-		i := b.Head()
-		for n := uint32(0); i != 0 && n < m.maxEntries; n++ {
+		for i, n := m.head(bi), uint32(0); i != 0 && n < m.maxEntries; n++ {
 			e := m.elem(i - 1)
 			keys = append(keys, e.loadKey())
 			vals = append(vals, e.loadValue())
-			i = atomic.LoadUint32(&e.next)
+			i = e.nextIndex()
 		}
 		if b.ReadValid(s) {
 			return keys, vals
@@ -499,14 +538,15 @@ func (m *HashK4V4Sparse) NextKey(k *HashK4V4SparseKey) (HashK4V4SparseKey, error
 	if k != nil {
 		w := k.words()
 		h := m.hash(k, &w)
-		b := &m.buckets[h&m.mask]
+		bi := h & m.mask
+		b := m.lock(bi)
 		for {
 			s := b.ReadBegin()
-			_, i := m.find(b, &w, h)
+			_, i := m.find(bi, &w, h)
 			var next uint32
 			var nk HashK4V4SparseKey
 			if i != 0 {
-				if next = atomic.LoadUint32(&m.elem(i - 1).next); next != 0 {
+				if next = m.elem(i - 1).nextIndex(); next != 0 {
 					nk = m.elem(next - 1).loadKey()
 				}
 			}
@@ -519,16 +559,16 @@ func (m *HashK4V4Sparse) NextKey(k *HashK4V4SparseKey) (HashK4V4SparseKey, error
 			if i != 0 {
 				// k was its bucket's last: go on with the next bucket. An absent k
 				// restarts from the first bucket, as in the kernel.
-				start = h&m.mask + 1
+				start = bi + 1
 			}
 			break
 		}
 	}
 	for bi := start; bi <= m.mask; bi++ {
-		b := &m.buckets[bi]
+		b := m.lock(bi)
 		for {
 			s := b.ReadBegin()
-			i := b.Head()
+			i := m.head(bi)
 			var nk HashK4V4SparseKey
 			if i != 0 {
 				nk = m.elem(i - 1).loadKey()
@@ -552,12 +592,11 @@ func (m *HashK4V4Sparse) All() iter.Seq2[HashK4V4SparseKey, HashK4V4SparseValue]
 	return func(yield func(HashK4V4SparseKey, HashK4V4SparseValue) bool) {
 		var keys []HashK4V4SparseKey
 		var vals []HashK4V4SparseValue
-		for bi := range m.buckets {
-			b := &m.buckets[bi]
-			if b.Head() == 0 {
+		for bi := uint32(0); bi <= m.mask; bi++ {
+			if m.head(bi) == 0 {
 				continue
 			}
-			keys, vals = m.snapshot(b, keys[:0], vals[:0])
+			keys, vals = m.snapshot(bi, keys[:0], vals[:0])
 			for j := range keys {
 				if !yield(keys[j], vals[j]) {
 					return
@@ -613,11 +652,10 @@ func (m *HashK4V4Sparse) batchWalk(bi uint32, keys []HashK4V4SparseKey, vals []H
 		if bi = m.occ.Next(bi); bi > m.mask {
 			break
 		}
-		b := &m.buckets[bi]
+		b := m.lock(bi)
 		b.Lock()
-		head := b.Head()
 		cnt := 0
-		for i := head; i != 0; i = atomic.LoadUint32(&m.elem(i - 1).next) {
+		for i := m.head(bi); i != 0; i = m.elem(i - 1).nextIndex() {
 			cnt++
 		}
 		if cnt > len(keys)-total {
@@ -629,32 +667,25 @@ func (m *HashK4V4Sparse) batchWalk(bi uint32, keys []HashK4V4SparseKey, vals []H
 			return total, bi, nil
 		}
 		j := total
-		for i := head; i != 0; {
+		for i := m.head(bi); i != 0; {
 			e := m.elem(i - 1)
 			keys[j] = e.loadKey()
 			vals[j] = e.loadValue()
 			j++
-			i = atomic.LoadUint32(&e.next)
+			i = e.nextIndex()
 		}
-		if del && head != 0 {
-			// The whole bucket goes: it was copied under this same lock.
-			b.SetHead(0)
-			m.occ.Clear(bi)
-			// Free under the lock, as Delete does (see Capacity in the design
-			// comment). The chain is unreachable now; a freed element may be
-			// reused at once, so its next link is read before it is freed.
-			for i := head; i != 0; {
-				nx := atomic.LoadUint32(&m.elem(i - 1).next)
-				m.free(i - 1)
-				i = nx
-			}
+		if del && cnt != 0 {
+			// The whole bucket goes: it was copied under this same lock, and is
+			// freed before the unlock, as Delete frees.
+			m.freeBucket(bi)
 		}
 		b.Unlock()
 		total += cnt
 		bi++
 	}
-	// bi is len(m.buckets) here, or the cursor passed in if it was already past
-	// the end (the kernel returns ENOENT before it writes out_batch).
+	// bi is the number of buckets here, or the cursor passed in if it was
+	// already past the end (the kernel returns ENOENT before it writes
+	// out_batch).
 	return total, bi, htab.ErrKeyNotExist
 }
 
@@ -713,7 +744,7 @@ func (c *HashK4V4SparseCPU) Lookup(k HashK4V4SparseKey) (HashK4V4SparseValue, bo
 
 // Update is bpf_map_update_elem from a program on this CPU.
 func (c *HashK4V4SparseCPU) Update(k HashK4V4SparseKey, v HashK4V4SparseValue, flags htab.UpdateFlags) error {
-	return c.m.update(&k, &v, c.cpu, flags)
+	return c.m.update(&k, &v, flags)
 }
 
 // Delete is bpf_map_delete_elem from a program on this CPU.

@@ -44,11 +44,11 @@ func TestHomeErrFullLinearizable(t *testing.T) {
 		k := key(i)
 		b := bucket(k)
 		s := &m.slots[b]
-		if b < 8 || atomic.LoadUint32(&s.next)&homeK8V8Home != 0 {
+		if b < 8 || atomic.LoadUint32(&s.next)&homeK8V8HomeBit != 0 {
 			continue // not an empty bucket above 4-7
 		}
-		if m.free.Claim(b) {
-			m.free.Release(b) // a free slot: inserting Y needs no other lock
+		if m.freeSlots.Claim(b) {
+			m.freeSlots.Release(b) // a free slot: inserting Y needs no other lock
 			continue
 		}
 		if c = m.slotBucket(s); c < b {

@@ -7,12 +7,13 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"github.com/htabgen/htabgen/htab"
 	"math/rand/v2"
 	"reflect"
 	"slices"
 	"sync"
 	"testing"
+
+	"github.com/htabgen/htabgen/htab"
 )
 
 // homeK16V8TestUpdate, homeK16V8TestLookup and homeK16V8TestAll are the map's userspace

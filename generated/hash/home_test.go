@@ -176,10 +176,10 @@ func checkHomeSlots(t *testing.T, m *HomeK8V8) {
 	owner := make([]int, len(m.slots)) // bucket+1 of the chain holding the slot
 	keys := 0
 	for b := range m.slots {
-		if atomic.LoadUint32(&m.slots[b].next)&homeK8V8Home == 0 {
+		if atomic.LoadUint32(&m.slots[b].next)&homeK8V8HomeBit == 0 {
 			continue
 		}
-		for i := uint32(b + 1); i != 0; i = atomic.LoadUint32(&m.slots[i-1].next) & homeK8V8Idx {
+		for i := uint32(b + 1); i != 0; i = atomic.LoadUint32(&m.slots[i-1].next) & homeK8V8IndexMask {
 			require.Zero(t, owner[i-1], "slot %d is in the chains of buckets %d and %d", i-1, owner[i-1]-1, b)
 			owner[i-1] = b + 1
 			require.Equal(t, uint32(b), m.slotBucket(&m.slots[i-1]), "slot %d in bucket %d's chain holds another bucket's key", i-1, b)
@@ -187,9 +187,9 @@ func checkHomeSlots(t *testing.T, m *HomeK8V8) {
 		}
 	}
 	for i := range m.slots {
-		free := m.free.Claim(uint32(i))
+		free := m.freeSlots.Claim(uint32(i))
 		if free {
-			m.free.Release(uint32(i))
+			m.freeSlots.Release(uint32(i))
 		}
 		require.NotEqual(t, free, owner[i] != 0, "slot %d: free %v, in a chain %v", i, free, owner[i] != 0)
 	}

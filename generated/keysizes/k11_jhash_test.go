@@ -7,12 +7,13 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"github.com/htabgen/htabgen/htab"
 	"math/rand/v2"
 	"reflect"
 	"slices"
 	"sync"
 	"testing"
+
+	"github.com/htabgen/htabgen/htab"
 )
 
 // k11JhashTestUpdate, k11JhashTestLookup and k11JhashTestAll are the map's userspace

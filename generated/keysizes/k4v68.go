@@ -6,12 +6,13 @@ package keysizes
 import (
 	"encoding/binary"
 	"fmt"
-	"github.com/htabgen/htabgen/htab"
 	"iter"
 	"math/bits"
 	"runtime"
 	"sync/atomic"
 	"unsafe"
+
+	"github.com/htabgen/htabgen/htab"
 )
 
 // Design of K4V68: the kernel's BPF_MAP_TYPE_HASH for 4-byte keys and 68-byte values,
@@ -38,6 +39,8 @@ import (
 //   slots[hash & mask] (newest) --> overflow slot --> overflow slot --> 0
 //
 // Hash: static: jhash unrolled for 4 bytes (1 word load).
+// No cached hash: comparing the 4-byte key costs no more than comparing a hash,
+// and an overflow slot's bucket is found by hashing its key again.
 //
 // Concurrency
 //   Readers take no lock: they load slot b's sequence, read the head in slot b
@@ -56,8 +59,7 @@ import (
 //   whoever sees the key gone through a single-key operation can insert
 //   another (the kernel frees after unlocking).
 //
-// Order: buckets ascending, each newest first: the same as the classic layout
-// and the kernel.
+// Order: buckets ascending, each newest first, as the kernel's.
 
 // K4V68Key is a key of K4V68: 4 bytes, hashed and compared as they are.
 type K4V68Key [4]byte
@@ -80,16 +82,16 @@ type k4V68Elem struct {
 }
 
 const (
-	k4V68Home   = 1 << 31       // next: the slot holds its bucket's newest element
-	k4V68Idx    = k4V68Home - 1 // next: index+1 of the next older element
-	k4V68MaxLen = 1 << 30       // most slots: index+1 must stay clear of the home bit
+	k4V68HomeBit   = 1 << 31          // next: the slot holds its bucket's newest element
+	k4V68IndexMask = k4V68HomeBit - 1 // next: index+1 of the next older element
+	k4V68MaxSlots  = 1 << 30          // most slots: index+1 must stay clear of the home bit
 )
 
 // K4V68 is a fixed-capacity hash map with the semantics of the kernel's
-// BPF_MAP_TYPE_HASH, in the home layout. Every method is safe for concurrent use.
+// BPF_MAP_TYPE_HASH. Every method is safe for concurrent use.
 type K4V68 struct {
 	slots      []k4V68Elem // roundup_pow_of_two(maxEntries) slots: slot b is bucket b and one element
-	mask       uint32      // len(slots)-1: a hash's bucket is hash&mask
+	mask       uint32      // the number of buckets less one: a hash's bucket is hash&mask
 	seed       uint32      // the jhash initval: 0 with ZeroSeed, else random
 	maxEntries uint32
 	cpus       int        // number of CPU slots (Options.CPUs)
@@ -97,9 +99,9 @@ type K4V68 struct {
 
 	// Written by inserts and deletes; the padding keeps them off the cache
 	// line of the fields above, which every lookup reads.
-	_     [64]byte
-	count atomic.Int64   // live elements plus the reservations of inserts in progress
-	free  htab.FreeSlots // one bit per slot, set: the slot is free
+	_         [64]byte
+	count     atomic.Int64   // live elements plus the reservations of inserts in progress
+	freeSlots htab.FreeSlots // one bit per slot, set: the slot is free
 }
 
 // The slot must be 80 bytes and its fields at the offsets above, as
@@ -121,8 +123,8 @@ func NewK4V68(opts htab.Options) (*K4V68, error) {
 		return nil, err
 	}
 	n := htab.BucketCount(opts.MaxEntries)
-	if n > k4V68MaxLen {
-		return nil, fmt.Errorf("%w: hash map: MaxEntries %d (allowed in the home layout: 1..%d)", htab.ErrInvalid, opts.MaxEntries, k4V68MaxLen)
+	if n > k4V68MaxSlots {
+		return nil, fmt.Errorf("%w: hash map: MaxEntries %d (allowed in the home layout: 1..%d)", htab.ErrInvalid, opts.MaxEntries, k4V68MaxSlots)
 	}
 	m := &K4V68{
 		slots:      make([]k4V68Elem, n),
@@ -131,7 +133,7 @@ func NewK4V68(opts htab.Options) (*K4V68, error) {
 		maxEntries: uint32(opts.MaxEntries),
 		cpus:       opts.CPUs,
 	}
-	m.free.Init(n)
+	m.freeSlots.Init(n)
 	m.handles = make([]K4V68CPU, opts.CPUs)
 	for i := range m.handles {
 		m.handles[i] = K4V68CPU{m, i}
@@ -140,8 +142,7 @@ func NewK4V68(opts htab.Options) (*K4V68, error) {
 }
 
 // Len is the number of keys in the map, counting inserts that have reserved
-// their room and are about to link their key (reserve never counts past
-// MaxEntries, so the cap is only a guard).
+// their room and are about to link their key.
 func (m *K4V68) Len() int {
 	return int(min(m.count.Load(), int64(m.maxEntries)))
 }
@@ -192,14 +193,13 @@ func (k *K4V68Key) words() (w k4V68KeyWords) {
 
 // matches reports whether e holds the key w (of hash h).
 // Any answer is only as good as the caller's bucket sequence check.
-func (e *k4V68Elem) matches(w *k4V68KeyWords, h uint32) bool {
-	_ = h // keys this small are compared directly (seed 002)
+// The element caches no hash: keys this small are compared directly.
+func (e *k4V68Elem) matches(w *k4V68KeyWords, _ uint32) bool {
 	return atomic.LoadUint32(&e.key[0]) == w[0]
 }
 
 // setKey stores the key w (of hash h) into e. Only under the bucket lock.
-func (e *k4V68Elem) setKey(w *k4V68KeyWords, h uint32) {
-	_ = h
+func (e *k4V68Elem) setKey(w *k4V68KeyWords, _ uint32) {
 	htab.StoreRelease(&e.key[0], w[0])
 }
 
@@ -224,6 +224,24 @@ func (e *k4V68Elem) setValue(v *K4V68Value) {
 	}
 }
 
+// lock is bucket bi's sequence lock, in its home slot.
+func (m *K4V68) lock(bi uint32) *htab.SeqLock { return &m.slots[bi].seq }
+
+// head is index+1 of bucket bi's newest element, 0 if the bucket is empty:
+// slot bi, if it has the home bit.
+func (m *K4V68) head(bi uint32) uint32 {
+	if atomic.LoadUint32(&m.slots[bi].next)&k4V68HomeBit != 0 {
+		return bi + 1
+	}
+	return 0
+}
+
+// elem is slot i (an index, not index+1).
+func (m *K4V68) elem(i uint32) *k4V68Elem { return &m.slots[i] }
+
+// nextIndex is index+1 of the element after e in its chain, 0 at its end.
+func (e *k4V68Elem) nextIndex() uint32 { return atomic.LoadUint32(&e.next) & k4V68IndexMask }
+
 // copyFrom copies src's element into e, with e's next word set to next. Only
 // under the lock of the bucket whose chain e is (or is about to be) in.
 func (e *k4V68Elem) copyFrom(src *k4V68Elem, next uint32) {
@@ -244,25 +262,6 @@ func (m *K4V68) slotBucket(e *k4V68Elem) uint32 {
 	return m.hash(&k, &w) & m.mask
 }
 
-// find walks bucket b for key w (of hash h) and returns index+1 of its slot
-// and of the slot before it in the chain (0: it is the head). Readers must
-// validate slot b's sequence afterwards; the walk is bounded so that a chain
-// that changes under a reader cannot keep it looping.
-func (m *K4V68) find(b uint32, w *k4V68KeyWords, h uint32) (prev, i uint32) {
-	if atomic.LoadUint32(&m.slots[b].next)&k4V68Home == 0 {
-		return 0, 0
-	}
-	i = b + 1
-	for n := 0; i != 0 && n < len(m.slots); n++ {
-		e := &m.slots[i-1]
-		if e.matches(w, h) {
-			return prev, i
-		}
-		prev, i = i, atomic.LoadUint32(&e.next)&k4V68Idx
-	}
-	return 0, 0
-}
-
 // reserve takes room for one more key in count, false if the map is full.
 // It never counts past MaxEntries, not even for a moment: an insert that
 // added itself and then took itself off again would make a concurrent
@@ -279,14 +278,129 @@ func (m *K4V68) reserve() bool {
 	}
 }
 
-// release frees slot i, already out of every chain, and its element's count.
-// Deletes call it before they unlock, so that whoever sees the key gone can
+// free frees slot i, already out of every chain, and its element's count.
+// Callers free before they unlock, so that whoever sees the key gone can
 // insert another into a full map (the kernel frees after unlocking, a window
 // in which such an insert is E2BIG although the delete took effect). It only
 // sets bits and counts, and waits for nothing.
-func (m *K4V68) release(i uint32) {
-	m.free.Release(i)
+func (m *K4V68) free(i uint32) {
+	m.freeSlots.Release(i)
 	m.count.Add(-1)
+}
+
+// unlink takes the element in slot i (index+1) out of bucket bi, whose
+// element before it is prev (0: i is the head), and returns the slot that is
+// no longer used, for free. Only under bucket bi's lock.
+func (m *K4V68) unlink(bi, prev, i uint32) uint32 {
+	hs, e := &m.slots[bi], &m.slots[i-1]
+	next := e.nextIndex()
+	switch {
+	case prev != 0: // an overflow element: unlink it
+		p := &m.slots[prev-1]
+		htab.StoreRelease(&p.next, atomic.LoadUint32(&p.next)&k4V68HomeBit|next)
+		return i - 1
+	case next != 0: // the head of a chain: the second element moves home
+		x := &m.slots[next-1]
+		hs.copyFrom(x, k4V68HomeBit|x.nextIndex())
+		return next - 1
+	default: // the only element
+		htab.StoreRelease(&hs.next, 0)
+		return bi
+	}
+}
+
+// freeBucket frees every slot of bucket bi's chain, which it empties. Only
+// under the bucket's lock. The chain is unreachable once slot bi loses its
+// home bit, so nothing else writes its next links before free lets a slot go.
+func (m *K4V68) freeBucket(bi uint32) {
+	hs := &m.slots[bi]
+	i := hs.nextIndex()
+	htab.StoreRelease(&hs.next, 0)
+	for i != 0 {
+		next := m.slots[i-1].nextIndex()
+		m.free(i - 1)
+		i = next
+	}
+	m.free(bi)
+}
+
+// seize readies slot bi, whose bucket bi is empty and locked by the caller,
+// to become the caller's. If bi is free it claims it (prev 0). Else bi holds
+// an overflow element of bucket c: it locks c and returns c and prev,
+// index+1 of the slot before bi in c's chain, for moveOut to move the
+// element away (or the caller to unlock c). False: the caller must drop its
+// lock and start over (lock order: a higher bucket is waited for, a lower
+// one only tried).
+func (m *K4V68) seize(bi uint32) (c, prev uint32, ok bool) {
+	s := &m.slots[bi]
+	for n := 0; ; n++ {
+		if m.freeSlots.Claim(bi) {
+			return 0, 0, true
+		}
+		c = m.slotBucket(s)
+		if c == bi {
+			// Being written by bi's own past owner right now (a delete frees
+			// the slot before it unlocks, so not being freed).
+			if n >= htab.SpinsBeforeYield {
+				runtime.Gosched()
+			}
+			continue
+		}
+		if c > bi {
+			m.lock(c).Lock()
+		} else if !m.lock(c).TryLock() {
+			return 0, 0, false
+		}
+		// Is slot bi in c's chain? Find the slot before it.
+		prev = 0
+		for i, k := m.head(c), 0; i != 0 && k < len(m.slots); k++ {
+			next := m.slots[i-1].nextIndex()
+			if next == bi+1 {
+				prev = i
+				break
+			}
+			i = next
+		}
+		if prev == 0 {
+			// The element left c's chain meanwhile (its slot already freed,
+			// maybe reused), or the key was stale: look again.
+			m.lock(c).Unlock()
+			if n >= htab.SpinsBeforeYield {
+				runtime.Gosched()
+			}
+			continue
+		}
+		return c, prev, true
+	}
+}
+
+// moveOut moves the overflow element in slot bi, after slot prev (index+1)
+// in bucket c's chain, to a free slot near c, and unlocks c, which seize
+// locked. The caller holds bi's lock and a reservation in count, which
+// guarantees a free slot.
+func (m *K4V68) moveOut(bi, c, prev uint32) {
+	s := &m.slots[bi]
+	to := m.freeSlots.Alloc(c)
+	m.slots[to].copyFrom(s, s.nextIndex())
+	p := &m.slots[prev-1]
+	htab.StoreRelease(&p.next, atomic.LoadUint32(&p.next)&k4V68HomeBit|(to+1))
+	m.lock(c).Unlock()
+}
+
+// find walks bucket bi for key w (of hash h) and returns index+1 of its
+// element and of the element before it (0: none). Readers must validate the
+// bucket's sequence afterwards; the walk is bounded so that a chain that
+// changes under a reader cannot keep it looping.
+func (m *K4V68) find(bi uint32, w *k4V68KeyWords, h uint32) (prev, i uint32) {
+	i = m.head(bi)
+	for n := uint32(0); i != 0 && n < m.maxEntries; n++ {
+		e := m.elem(i - 1)
+		if e.matches(w, h) {
+			return prev, i
+		}
+		prev, i = i, e.nextIndex()
+	}
+	return 0, 0
 }
 
 // Lookup returns the value of k, as BPF_MAP_LOOKUP_ELEM does. It takes no lock:
@@ -295,7 +409,6 @@ func (m *K4V68) release(i uint32) {
 // element, is inline; the rest is lookupChain.
 func (m *K4V68) Lookup(k K4V68Key) (K4V68Value, bool) {
 	w := k.words()
-
 	// The hash, written out (m.hash is too big to inline).
 	var h uint32
 	{
@@ -318,15 +431,14 @@ func (m *K4V68) Lookup(k K4V68Key) (K4V68Value, bool) {
 		c -= bits.RotateLeft32(b, 24)
 		h = c
 	}
-
 	s := &m.slots[h&m.mask]
 	seq := s.seq.Load()
 	nx := atomic.LoadUint32(&s.next)
-	if nx&k4V68Home != 0 && seq&1 == 0 {
+	if nx&k4V68HomeBit != 0 && seq&1 == 0 {
 		e := s
 		if !e.matches(&w, h) {
 			e = nil
-			if i := nx & k4V68Idx; i != 0 {
+			if i := nx & k4V68IndexMask; i != 0 {
 				if x := &m.slots[i-1]; x.matches(&w, h) {
 					e = x
 				}
@@ -339,118 +451,109 @@ func (m *K4V68) Lookup(k K4V68Key) (K4V68Value, bool) {
 			}
 		}
 	}
-	return m.lookupChain(s, &w, h)
+	return m.lookupChain(h&m.mask, &w, h)
 }
 
 // lookupChain is Lookup past the fast path: the whole sequence-checked read of
-// the chain of home slot s, retried until no writer came in between.
-func (m *K4V68) lookupChain(s *k4V68Elem, w *k4V68KeyWords, h uint32) (K4V68Value, bool) {
+// bucket bi's chain, retried until no writer came in between.
+func (m *K4V68) lookupChain(bi uint32, w *k4V68KeyWords, h uint32) (K4V68Value, bool) {
+	b := m.lock(bi)
 	for {
-		seq := s.seq.ReadBegin()
+		s := b.ReadBegin()
 		var v K4V68Value
 		found := false
-		nx := atomic.LoadUint32(&s.next)
-		if nx&k4V68Home != 0 {
-			e := s
-			for n := 0; n < len(m.slots); n++ {
-				if e.matches(w, h) {
-					v, found = e.loadValue(), true
-					break
-				}
-				i := nx & k4V68Idx
-				if i == 0 {
-					break
-				}
-				e = &m.slots[i-1]
-				nx = atomic.LoadUint32(&e.next)
+		// find, written out: the walk makes no call.
+		for i, n := m.head(bi), uint32(0); i != 0 && n < m.maxEntries; n++ {
+			e := m.elem(i - 1)
+			if e.matches(w, h) {
+				v, found = e.loadValue(), true
+
+				break
 			}
+			i = e.nextIndex()
 		}
-		if s.seq.ReadValid(seq) {
+		if b.ReadValid(s) {
 			return v, found
 		}
 	}
 }
 
-// update is Update as on CPU cpu (a hash map's update is the same on every CPU).
-func (m *K4V68) update(k *K4V68Key, v *K4V68Value, cpu int, flags htab.UpdateFlags) error {
-	_ = cpu
+// update is Update, and CPU(i).Update, which is the same on every CPU for a
+// hash map.
+func (m *K4V68) update(k *K4V68Key, v *K4V68Value, flags htab.UpdateFlags) error {
 	if err := flags.Check(); err != nil {
 		return err
 	}
 	w := k.words()
 	h := m.hash(k, &w)
-	b := h & m.mask
-	hs := &m.slots[b]
+	bi := h & m.mask
+	b := m.lock(bi)
 	for {
-		hs.seq.Lock()
-		prev, i := m.find(b, &w, h)
+		b.Lock()
+		prev, i := m.find(bi, &w, h)
 		if i != 0 && flags == htab.UpdateNoExist {
-			hs.seq.Unlock()
+			b.Unlock()
 			return htab.ErrKeyExist
 		}
 		if i == 0 && flags == htab.UpdateExist {
-			hs.seq.Unlock()
+			b.Unlock()
 			return htab.ErrKeyNotExist
 		}
 		if i != 0 {
-			if prev == 0 { // the head: in place
+			hs := &m.slots[bi]
+			if prev != 0 {
+				e, p := &m.slots[i-1], &m.slots[prev-1]
+				htab.StoreRelease(&p.next, atomic.LoadUint32(&p.next)&k4V68HomeBit|e.nextIndex())
+				e.copyFrom(hs, hs.nextIndex())
+				hs.setKey(&w, h)
 				hs.setValue(v)
-				hs.seq.Unlock()
-				return nil
+				htab.StoreRelease(&hs.next, k4V68HomeBit|i)
+			} else {
+				hs.setValue(v)
 			}
-			// Unlink e, reuse its slot for the old head, put k at the head:
-			// the kernel's move to the head, without an allocation.
-			e, p := &m.slots[i-1], &m.slots[prev-1]
-			htab.StoreRelease(&p.next, atomic.LoadUint32(&p.next)&k4V68Home|atomic.LoadUint32(&e.next)&k4V68Idx)
-			e.copyFrom(hs, atomic.LoadUint32(&hs.next)&k4V68Idx)
-			hs.setKey(&w, h)
-			hs.setValue(v)
-			htab.StoreRelease(&hs.next, k4V68Home|i)
-			hs.seq.Unlock()
+
+			b.Unlock()
 			return nil
 		}
-		// A new key. Its room in count is reserved only where the insert can
-		// no longer fail or let go of b's lock: a reservation never outlives
-		// the lock, so whoever finds the map full while k is not yet in it
-		// (ErrFull) finds it during k's insert, which can take effect first.
-		if atomic.LoadUint32(&hs.next)&k4V68Home != 0 {
+		hs := &m.slots[bi]
+		if m.head(bi) != 0 {
 			if !m.reserve() {
-				hs.seq.Unlock()
+				b.Unlock()
 				return htab.ErrFull
 			}
-			// Push the old head to an overflow slot near b.
-			f := m.free.Alloc(b)
-			m.slots[f].copyFrom(hs, atomic.LoadUint32(&hs.next)&k4V68Idx)
+			// Push the old head to an overflow slot near bi.
+			to := m.freeSlots.Alloc(bi)
+			m.slots[to].copyFrom(hs, hs.nextIndex())
 			hs.setKey(&w, h)
 			hs.setValue(v)
-			htab.StoreRelease(&hs.next, k4V68Home|(f+1))
-			hs.seq.Unlock()
+			htab.StoreRelease(&hs.next, k4V68HomeBit|(to+1))
+			b.Unlock()
 			return nil
 		}
-		// Empty bucket: slot b is free, or holds another bucket's overflow
+		// Empty bucket: slot bi is free, or holds another bucket's overflow
 		// element, which must move out first.
-		c, prev, ok := m.seize(b)
+		c, prev, ok := m.seize(bi)
 		if !ok {
-			hs.seq.Unlock()
+			b.Unlock()
 			runtime.Gosched()
 			continue
 		}
 		if !m.reserve() {
 			if prev == 0 {
-				m.free.Release(b)
+				m.freeSlots.Release(bi)
 			} else {
-				m.slots[c].seq.Unlock()
+				m.lock(c).Unlock()
 			}
-			hs.seq.Unlock()
+			b.Unlock()
 			return htab.ErrFull
 		}
 		if prev != 0 {
-			m.moveOut(b, c, prev)
+			m.moveOut(bi, c, prev)
 		}
 		hs.setKey(&w, h)
 		hs.setValue(v)
-		htab.StoreRelease(&hs.next, k4V68Home)
-		hs.seq.Unlock()
+		htab.StoreRelease(&hs.next, k4V68HomeBit)
+		b.Unlock()
 		return nil
 	}
 }
@@ -461,90 +564,23 @@ func (m *K4V68) update(k *K4V68Key, v *K4V68Value, cpu int, flags htab.UpdateFla
 // htab.ErrFull.
 // As in the kernel, a replaced key moves to the head of its bucket.
 func (m *K4V68) Update(k K4V68Key, v K4V68Value, flags htab.UpdateFlags) error {
-	return m.update(&k, &v, 0, flags)
-}
-
-// seize readies slot b, whose bucket b is empty and locked by the caller, to
-// become the caller's. If b is free it claims it (prev 0). Else b holds an
-// overflow element of bucket c: it locks c and returns c and prev, index+1
-// of the slot before b in c's chain, for moveOut to move the element away
-// (or the caller to unlock c). False: the caller must drop its lock and
-// start over (lock order: a higher bucket is waited for, a lower one only
-// tried).
-func (m *K4V68) seize(b uint32) (c, prev uint32, ok bool) {
-	s := &m.slots[b]
-	for n := 0; ; n++ {
-		if m.free.Claim(b) {
-			return 0, 0, true
-		}
-		c = m.slotBucket(s)
-		if c == b {
-			// Being written by b's own past owner right now (a delete releases
-			// the slot before it unlocks, so not being freed).
-			if n >= htab.SpinsBeforeYield {
-				runtime.Gosched()
-			}
-			continue
-		}
-		cs := &m.slots[c]
-		if c > b {
-			cs.seq.Lock()
-		} else if !cs.seq.TryLock() {
-			return 0, 0, false
-		}
-		// Is slot b in c's chain? Find the slot before it.
-		prev = 0
-		if atomic.LoadUint32(&cs.next)&k4V68Home != 0 {
-			for i, k := c+1, 0; i != 0 && k < len(m.slots); k++ {
-				nx := atomic.LoadUint32(&m.slots[i-1].next) & k4V68Idx
-				if nx == b+1 {
-					prev = i
-					break
-				}
-				i = nx
-			}
-		}
-		if prev == 0 {
-			// The element left c's chain meanwhile (its slot already released,
-			// maybe reused), or the key was stale: look again.
-			cs.seq.Unlock()
-			if n >= htab.SpinsBeforeYield {
-				runtime.Gosched()
-			}
-			continue
-		}
-		return c, prev, true
-	}
-}
-
-// moveOut moves the overflow element in slot b, after slot prev (index+1) in
-// bucket c's chain, to a free slot near c, and unlocks c, which seize
-// locked. The caller holds b's lock and a reservation in count, which
-// guarantees a free slot.
-func (m *K4V68) moveOut(b, c, prev uint32) {
-	s, cs := &m.slots[b], &m.slots[c]
-	f := m.free.Alloc(c)
-	m.slots[f].copyFrom(s, atomic.LoadUint32(&s.next)&k4V68Idx)
-	p := &m.slots[prev-1]
-	htab.StoreRelease(&p.next, atomic.LoadUint32(&p.next)&k4V68Home|(f+1))
-	cs.seq.Unlock()
+	return m.update(&k, &v, flags)
 }
 
 // Delete removes k, as BPF_MAP_DELETE_ELEM does: htab.ErrKeyNotExist if absent.
 func (m *K4V68) Delete(k K4V68Key) error {
 	w := k.words()
 	h := m.hash(&k, &w)
-	b := h & m.mask
-	hs := &m.slots[b]
-	hs.seq.Lock()
-	prev, i := m.find(b, &w, h)
+	bi := h & m.mask
+	b := m.lock(bi)
+	b.Lock()
+	prev, i := m.find(bi, &w, h)
 	if i == 0 {
-		hs.seq.Unlock()
+		b.Unlock()
 		return htab.ErrKeyNotExist
 	}
-	freed := m.unlink(b, prev, i)
-	m.release(freed) // before unlocking: see release
-	hs.seq.Unlock()
+	m.free(m.unlink(bi, prev, i))
+	b.Unlock()
 	return nil
 }
 
@@ -553,59 +589,35 @@ func (m *K4V68) Delete(k K4V68Key) error {
 func (m *K4V68) LookupAndDelete(k K4V68Key) (K4V68Value, error) {
 	w := k.words()
 	h := m.hash(&k, &w)
-	b := h & m.mask
-	hs := &m.slots[b]
-	hs.seq.Lock()
-	prev, i := m.find(b, &w, h)
+	bi := h & m.mask
+	b := m.lock(bi)
+	b.Lock()
+	prev, i := m.find(bi, &w, h)
 	if i == 0 {
-		hs.seq.Unlock()
+		b.Unlock()
 		return K4V68Value{}, htab.ErrKeyNotExist
 	}
-	v := m.slots[i-1].loadValue()
-	freed := m.unlink(b, prev, i)
-	m.release(freed) // before unlocking: see release
-	hs.seq.Unlock()
+	v := m.elem(i - 1).loadValue()
+	m.free(m.unlink(bi, prev, i))
+	b.Unlock()
 	return v, nil
 }
 
-// unlink takes the element in slot i (index+1) out of bucket b, whose element
-// before it is prev (0: i is the head), and returns the slot that is no longer
-// used, for the caller to release before it unlocks. Only under b's lock.
-func (m *K4V68) unlink(b, prev, i uint32) uint32 {
-	hs, e := &m.slots[b], &m.slots[i-1]
-	enx := atomic.LoadUint32(&e.next) & k4V68Idx
-	switch {
-	case prev != 0: // an overflow element: unlink it
-		p := &m.slots[prev-1]
-		htab.StoreRelease(&p.next, atomic.LoadUint32(&p.next)&k4V68Home|enx)
-		return i - 1
-	case enx != 0: // the head of a chain: the second element moves home
-		x := &m.slots[enx-1]
-		hs.copyFrom(x, k4V68Home|atomic.LoadUint32(&x.next)&k4V68Idx)
-		return enx - 1
-	default: // the only element
-		htab.StoreRelease(&hs.next, 0)
-		return b
-	}
-}
-
-// snapshot appends the keys and values of bucket b, newest first, as one
+// snapshot appends the keys and values of bucket bi, newest first, as one
 // consistent view: it rereads the bucket until no writer came in between.
-func (m *K4V68) snapshot(b uint32, keys []K4V68Key, vals []K4V68Value) ([]K4V68Key, []K4V68Value) {
+func (m *K4V68) snapshot(bi uint32, keys []K4V68Key, vals []K4V68Value) ([]K4V68Key, []K4V68Value) {
 	k0, v0 := len(keys), len(vals)
-	s := &m.slots[b]
+	b := m.lock(bi)
 	for {
-		seq := s.seq.ReadBegin()
+		s := b.ReadBegin()
 		keys, vals = keys[:k0], vals[:v0]
-		if nx := atomic.LoadUint32(&s.next); nx&k4V68Home != 0 {
-			for i, n := b+1, 0; i != 0 && n < len(m.slots); n++ {
-				e := &m.slots[i-1]
-				keys = append(keys, e.loadKey())
-				vals = append(vals, e.loadValue())
-				i = atomic.LoadUint32(&e.next) & k4V68Idx
-			}
+		for i, n := m.head(bi), uint32(0); i != 0 && n < m.maxEntries; n++ {
+			e := m.elem(i - 1)
+			keys = append(keys, e.loadKey())
+			vals = append(vals, e.loadValue())
+			i = e.nextIndex()
 		}
-		if s.seq.ReadValid(seq) {
+		if b.ReadValid(s) {
 			return keys, vals
 		}
 	}
@@ -619,19 +631,19 @@ func (m *K4V68) NextKey(k *K4V68Key) (K4V68Key, error) {
 	if k != nil {
 		w := k.words()
 		h := m.hash(k, &w)
-		b := h & m.mask
-		s := &m.slots[b]
+		bi := h & m.mask
+		b := m.lock(bi)
 		for {
-			seq := s.seq.ReadBegin()
-			_, i := m.find(b, &w, h)
+			s := b.ReadBegin()
+			_, i := m.find(bi, &w, h)
 			var next uint32
 			var nk K4V68Key
 			if i != 0 {
-				if next = atomic.LoadUint32(&m.slots[i-1].next) & k4V68Idx; next != 0 {
-					nk = m.slots[next-1].loadKey()
+				if next = m.elem(i - 1).nextIndex(); next != 0 {
+					nk = m.elem(next - 1).loadKey()
 				}
 			}
-			if !s.seq.ReadValid(seq) {
+			if !b.ReadValid(s) {
 				continue
 			}
 			if next != 0 {
@@ -640,24 +652,24 @@ func (m *K4V68) NextKey(k *K4V68Key) (K4V68Key, error) {
 			if i != 0 {
 				// k was its bucket's last: go on with the next bucket. An absent k
 				// restarts from the first bucket, as in the kernel.
-				start = b + 1
+				start = bi + 1
 			}
 			break
 		}
 	}
 	for bi := start; bi <= m.mask; bi++ {
-		s := &m.slots[bi]
+		b := m.lock(bi)
 		for {
-			seq := s.seq.ReadBegin()
-			head := atomic.LoadUint32(&s.next)&k4V68Home != 0
+			s := b.ReadBegin()
+			i := m.head(bi)
 			var nk K4V68Key
-			if head {
-				nk = s.loadKey()
+			if i != 0 {
+				nk = m.elem(i - 1).loadKey()
 			}
-			if !s.seq.ReadValid(seq) {
+			if !b.ReadValid(s) {
 				continue
 			}
-			if head {
+			if i != 0 {
 				return nk, nil
 			}
 			break
@@ -674,7 +686,7 @@ func (m *K4V68) All() iter.Seq2[K4V68Key, K4V68Value] {
 		var keys []K4V68Key
 		var vals []K4V68Value
 		for bi := uint32(0); bi <= m.mask; bi++ {
-			if atomic.LoadUint32(&m.slots[bi].next)&k4V68Home == 0 {
+			if m.head(bi) == 0 {
 				continue
 			}
 			keys, vals = m.snapshot(bi, keys[:0], vals[:0])
@@ -727,59 +739,47 @@ func (m *K4V68) batch(c *htab.Cursor, keys []K4V68Key, vals []K4V68Value, del bo
 
 // batchWalk copies whole buckets from bucket bi on into keys and vals while they
 // fit, and returns how many elements it copied and the next bucket to read.
-// -batch-lock nonempty: an empty bucket is seen without its lock and skipped (seed 003).
+// -batch-lock nonempty: an empty bucket is seen without its lock and skipped, as the kernel does.
 func (m *K4V68) batchWalk(bi uint32, keys []K4V68Key, vals []K4V68Value, del bool) (total int, next uint32, err error) {
 	for bi <= m.mask {
-		if atomic.LoadUint32(&m.slots[bi].next)&k4V68Home == 0 {
+		if m.head(bi) == 0 {
 			bi++
 			continue
 		}
-		hs := &m.slots[bi]
-		hs.seq.Lock()
+		b := m.lock(bi)
+		b.Lock()
 		cnt := 0
-		if atomic.LoadUint32(&hs.next)&k4V68Home != 0 {
-			for i := bi + 1; i != 0; i = atomic.LoadUint32(&m.slots[i-1].next) & k4V68Idx {
-				cnt++
-			}
+		for i := m.head(bi); i != 0; i = m.elem(i - 1).nextIndex() {
+			cnt++
 		}
 		if cnt > len(keys)-total {
 			// The bucket does not fit: it is not consumed, the cursor stays on it.
-			hs.seq.Unlock()
+			b.Unlock()
 			if total == 0 {
 				return 0, bi, htab.ErrNoSpace
 			}
 			return total, bi, nil
 		}
-		if cnt != 0 {
-			j := total
-			for i := bi + 1; i != 0; {
-				e := &m.slots[i-1]
-				keys[j] = e.loadKey()
-				vals[j] = e.loadValue()
-				j++
-				i = atomic.LoadUint32(&e.next) & k4V68Idx
-			}
+		j := total
+		for i := m.head(bi); i != 0; {
+			e := m.elem(i - 1)
+			keys[j] = e.loadKey()
+			vals[j] = e.loadValue()
+			j++
+			i = e.nextIndex()
 		}
 		if del && cnt != 0 {
-			// The whole bucket goes: it was copied under this same lock. Its
-			// slots are freed before unlocking (see release); the chain is
-			// unreachable now, so nothing else writes its next links before
-			// release lets the slot go.
-			chain := atomic.LoadUint32(&hs.next) & k4V68Idx
-			htab.StoreRelease(&hs.next, 0)
-			for i := chain; i != 0; {
-				nx := atomic.LoadUint32(&m.slots[i-1].next) & k4V68Idx
-				m.release(i - 1)
-				i = nx
-			}
-			m.release(bi)
+			// The whole bucket goes: it was copied under this same lock, and is
+			// freed before the unlock, as Delete frees.
+			m.freeBucket(bi)
 		}
-		hs.seq.Unlock()
+		b.Unlock()
 		total += cnt
 		bi++
 	}
-	// bi is len(m.slots) here, or the cursor passed in if it was already past
-	// the end (the kernel returns ENOENT before it writes out_batch).
+	// bi is the number of buckets here, or the cursor passed in if it was
+	// already past the end (the kernel returns ENOENT before it writes
+	// out_batch).
 	return total, bi, htab.ErrKeyNotExist
 }
 
@@ -838,7 +838,7 @@ func (c *K4V68CPU) Lookup(k K4V68Key) (K4V68Value, bool) {
 
 // Update is bpf_map_update_elem from a program on this CPU.
 func (c *K4V68CPU) Update(k K4V68Key, v K4V68Value, flags htab.UpdateFlags) error {
-	return c.m.update(&k, &v, c.cpu, flags)
+	return c.m.update(&k, &v, flags)
 }
 
 // Delete is bpf_map_delete_elem from a program on this CPU.

@@ -6,12 +6,13 @@ package keysizes
 import (
 	"encoding/binary"
 	"fmt"
-	"github.com/htabgen/htabgen/htab"
 	"iter"
 	"math/bits"
 	"runtime"
 	"sync/atomic"
 	"unsafe"
+
+	"github.com/htabgen/htabgen/htab"
 )
 
 // Design of K65: the kernel's BPF_MAP_TYPE_HASH for 65-byte keys and 8-byte values,
@@ -38,6 +39,7 @@ import (
 //   slots[hash & mask] (newest) --> overflow slot --> overflow slot --> 0
 //
 // Hash: static: jhash over 17 words in 12-byte blocks (key longer than 64 bytes is not unrolled).
+// The element caches its key's hash and compares it before the key.
 //
 // Concurrency
 //   Readers take no lock: they load slot b's sequence, read the head in slot b
@@ -56,8 +58,7 @@ import (
 //   whoever sees the key gone through a single-key operation can insert
 //   another (the kernel frees after unlocking).
 //
-// Order: buckets ascending, each newest first: the same as the classic layout
-// and the kernel.
+// Order: buckets ascending, each newest first, as the kernel's.
 
 // K65Key is a key of K65: 65 bytes, hashed and compared as they are.
 type K65Key [65]byte
@@ -81,16 +82,16 @@ type k65Elem struct {
 }
 
 const (
-	k65Home   = 1 << 31     // next: the slot holds its bucket's newest element
-	k65Idx    = k65Home - 1 // next: index+1 of the next older element
-	k65MaxLen = 1 << 30     // most slots: index+1 must stay clear of the home bit
+	k65HomeBit   = 1 << 31        // next: the slot holds its bucket's newest element
+	k65IndexMask = k65HomeBit - 1 // next: index+1 of the next older element
+	k65MaxSlots  = 1 << 30        // most slots: index+1 must stay clear of the home bit
 )
 
 // K65 is a fixed-capacity hash map with the semantics of the kernel's
-// BPF_MAP_TYPE_HASH, in the home layout. Every method is safe for concurrent use.
+// BPF_MAP_TYPE_HASH. Every method is safe for concurrent use.
 type K65 struct {
 	slots      []k65Elem // roundup_pow_of_two(maxEntries) slots: slot b is bucket b and one element
-	mask       uint32    // len(slots)-1: a hash's bucket is hash&mask
+	mask       uint32    // the number of buckets less one: a hash's bucket is hash&mask
 	seed       uint32    // the jhash initval: 0 with ZeroSeed, else random
 	maxEntries uint32
 	cpus       int      // number of CPU slots (Options.CPUs)
@@ -98,9 +99,9 @@ type K65 struct {
 
 	// Written by inserts and deletes; the padding keeps them off the cache
 	// line of the fields above, which every lookup reads.
-	_     [64]byte
-	count atomic.Int64   // live elements plus the reservations of inserts in progress
-	free  htab.FreeSlots // one bit per slot, set: the slot is free
+	_         [64]byte
+	count     atomic.Int64   // live elements plus the reservations of inserts in progress
+	freeSlots htab.FreeSlots // one bit per slot, set: the slot is free
 }
 
 // The slot must be 88 bytes and its fields at the offsets above, as
@@ -123,8 +124,8 @@ func NewK65(opts htab.Options) (*K65, error) {
 		return nil, err
 	}
 	n := htab.BucketCount(opts.MaxEntries)
-	if n > k65MaxLen {
-		return nil, fmt.Errorf("%w: hash map: MaxEntries %d (allowed in the home layout: 1..%d)", htab.ErrInvalid, opts.MaxEntries, k65MaxLen)
+	if n > k65MaxSlots {
+		return nil, fmt.Errorf("%w: hash map: MaxEntries %d (allowed in the home layout: 1..%d)", htab.ErrInvalid, opts.MaxEntries, k65MaxSlots)
 	}
 	m := &K65{
 		slots:      make([]k65Elem, n),
@@ -133,7 +134,7 @@ func NewK65(opts htab.Options) (*K65, error) {
 		maxEntries: uint32(opts.MaxEntries),
 		cpus:       opts.CPUs,
 	}
-	m.free.Init(n)
+	m.freeSlots.Init(n)
 	m.handles = make([]K65CPU, opts.CPUs)
 	for i := range m.handles {
 		m.handles[i] = K65CPU{m, i}
@@ -142,8 +143,7 @@ func NewK65(opts htab.Options) (*K65, error) {
 }
 
 // Len is the number of keys in the map, counting inserts that have reserved
-// their room and are about to link their key (reserve never counts past
-// MaxEntries, so the cap is only a guard).
+// their room and are about to link their key.
 func (m *K65) Len() int {
 	return int(min(m.count.Load(), int64(m.maxEntries)))
 }
@@ -265,6 +265,24 @@ func (e *k65Elem) setValue(v *K65Value) {
 	htab.StoreRelease(&e.val[1], binary.LittleEndian.Uint32(v[4:]))
 }
 
+// lock is bucket bi's sequence lock, in its home slot.
+func (m *K65) lock(bi uint32) *htab.SeqLock { return &m.slots[bi].seq }
+
+// head is index+1 of bucket bi's newest element, 0 if the bucket is empty:
+// slot bi, if it has the home bit.
+func (m *K65) head(bi uint32) uint32 {
+	if atomic.LoadUint32(&m.slots[bi].next)&k65HomeBit != 0 {
+		return bi + 1
+	}
+	return 0
+}
+
+// elem is slot i (an index, not index+1).
+func (m *K65) elem(i uint32) *k65Elem { return &m.slots[i] }
+
+// nextIndex is index+1 of the element after e in its chain, 0 at its end.
+func (e *k65Elem) nextIndex() uint32 { return atomic.LoadUint32(&e.next) & k65IndexMask }
+
 // copyFrom copies src's element into e, with e's next word set to next. Only
 // under the lock of the bucket whose chain e is (or is about to be) in.
 func (e *k65Elem) copyFrom(src *k65Elem, next uint32) {
@@ -284,25 +302,6 @@ func (m *K65) slotBucket(e *k65Elem) uint32 {
 	return atomic.LoadUint32(&e.hash) & m.mask
 }
 
-// find walks bucket b for key w (of hash h) and returns index+1 of its slot
-// and of the slot before it in the chain (0: it is the head). Readers must
-// validate slot b's sequence afterwards; the walk is bounded so that a chain
-// that changes under a reader cannot keep it looping.
-func (m *K65) find(b uint32, w *k65KeyWords, h uint32) (prev, i uint32) {
-	if atomic.LoadUint32(&m.slots[b].next)&k65Home == 0 {
-		return 0, 0
-	}
-	i = b + 1
-	for n := 0; i != 0 && n < len(m.slots); n++ {
-		e := &m.slots[i-1]
-		if e.matches(w, h) {
-			return prev, i
-		}
-		prev, i = i, atomic.LoadUint32(&e.next)&k65Idx
-	}
-	return 0, 0
-}
-
 // reserve takes room for one more key in count, false if the map is full.
 // It never counts past MaxEntries, not even for a moment: an insert that
 // added itself and then took itself off again would make a concurrent
@@ -319,14 +318,129 @@ func (m *K65) reserve() bool {
 	}
 }
 
-// release frees slot i, already out of every chain, and its element's count.
-// Deletes call it before they unlock, so that whoever sees the key gone can
+// free frees slot i, already out of every chain, and its element's count.
+// Callers free before they unlock, so that whoever sees the key gone can
 // insert another into a full map (the kernel frees after unlocking, a window
 // in which such an insert is E2BIG although the delete took effect). It only
 // sets bits and counts, and waits for nothing.
-func (m *K65) release(i uint32) {
-	m.free.Release(i)
+func (m *K65) free(i uint32) {
+	m.freeSlots.Release(i)
 	m.count.Add(-1)
+}
+
+// unlink takes the element in slot i (index+1) out of bucket bi, whose
+// element before it is prev (0: i is the head), and returns the slot that is
+// no longer used, for free. Only under bucket bi's lock.
+func (m *K65) unlink(bi, prev, i uint32) uint32 {
+	hs, e := &m.slots[bi], &m.slots[i-1]
+	next := e.nextIndex()
+	switch {
+	case prev != 0: // an overflow element: unlink it
+		p := &m.slots[prev-1]
+		htab.StoreRelease(&p.next, atomic.LoadUint32(&p.next)&k65HomeBit|next)
+		return i - 1
+	case next != 0: // the head of a chain: the second element moves home
+		x := &m.slots[next-1]
+		hs.copyFrom(x, k65HomeBit|x.nextIndex())
+		return next - 1
+	default: // the only element
+		htab.StoreRelease(&hs.next, 0)
+		return bi
+	}
+}
+
+// freeBucket frees every slot of bucket bi's chain, which it empties. Only
+// under the bucket's lock. The chain is unreachable once slot bi loses its
+// home bit, so nothing else writes its next links before free lets a slot go.
+func (m *K65) freeBucket(bi uint32) {
+	hs := &m.slots[bi]
+	i := hs.nextIndex()
+	htab.StoreRelease(&hs.next, 0)
+	for i != 0 {
+		next := m.slots[i-1].nextIndex()
+		m.free(i - 1)
+		i = next
+	}
+	m.free(bi)
+}
+
+// seize readies slot bi, whose bucket bi is empty and locked by the caller,
+// to become the caller's. If bi is free it claims it (prev 0). Else bi holds
+// an overflow element of bucket c: it locks c and returns c and prev,
+// index+1 of the slot before bi in c's chain, for moveOut to move the
+// element away (or the caller to unlock c). False: the caller must drop its
+// lock and start over (lock order: a higher bucket is waited for, a lower
+// one only tried).
+func (m *K65) seize(bi uint32) (c, prev uint32, ok bool) {
+	s := &m.slots[bi]
+	for n := 0; ; n++ {
+		if m.freeSlots.Claim(bi) {
+			return 0, 0, true
+		}
+		c = m.slotBucket(s)
+		if c == bi {
+			// Being written by bi's own past owner right now (a delete frees
+			// the slot before it unlocks, so not being freed).
+			if n >= htab.SpinsBeforeYield {
+				runtime.Gosched()
+			}
+			continue
+		}
+		if c > bi {
+			m.lock(c).Lock()
+		} else if !m.lock(c).TryLock() {
+			return 0, 0, false
+		}
+		// Is slot bi in c's chain? Find the slot before it.
+		prev = 0
+		for i, k := m.head(c), 0; i != 0 && k < len(m.slots); k++ {
+			next := m.slots[i-1].nextIndex()
+			if next == bi+1 {
+				prev = i
+				break
+			}
+			i = next
+		}
+		if prev == 0 {
+			// The element left c's chain meanwhile (its slot already freed,
+			// maybe reused), or the key was stale: look again.
+			m.lock(c).Unlock()
+			if n >= htab.SpinsBeforeYield {
+				runtime.Gosched()
+			}
+			continue
+		}
+		return c, prev, true
+	}
+}
+
+// moveOut moves the overflow element in slot bi, after slot prev (index+1)
+// in bucket c's chain, to a free slot near c, and unlocks c, which seize
+// locked. The caller holds bi's lock and a reservation in count, which
+// guarantees a free slot.
+func (m *K65) moveOut(bi, c, prev uint32) {
+	s := &m.slots[bi]
+	to := m.freeSlots.Alloc(c)
+	m.slots[to].copyFrom(s, s.nextIndex())
+	p := &m.slots[prev-1]
+	htab.StoreRelease(&p.next, atomic.LoadUint32(&p.next)&k65HomeBit|(to+1))
+	m.lock(c).Unlock()
+}
+
+// find walks bucket bi for key w (of hash h) and returns index+1 of its
+// element and of the element before it (0: none). Readers must validate the
+// bucket's sequence afterwards; the walk is bounded so that a chain that
+// changes under a reader cannot keep it looping.
+func (m *K65) find(bi uint32, w *k65KeyWords, h uint32) (prev, i uint32) {
+	i = m.head(bi)
+	for n := uint32(0); i != 0 && n < m.maxEntries; n++ {
+		e := m.elem(i - 1)
+		if e.matches(w, h) {
+			return prev, i
+		}
+		prev, i = i, e.nextIndex()
+	}
+	return 0, 0
 }
 
 // Lookup returns the value of k, as BPF_MAP_LOOKUP_ELEM does. It takes no lock:
@@ -339,17 +453,15 @@ func (m *K65) release(i uint32) {
 // multiple of 8, in an array that Go allocates 8-aligned.
 func (m *K65) Lookup(k K65Key) (K65Value, bool) {
 	w := k.words()
-
 	h := m.hash(&k, &w)
-
 	s := &m.slots[h&m.mask]
 	seq := s.seq.Load()
 	nx := atomic.LoadUint32(&s.next)
-	if nx&k65Home != 0 && seq&1 == 0 {
+	if nx&k65HomeBit != 0 && seq&1 == 0 {
 		e := s
 		if !e.matches(&w, h) {
 			e = nil
-			if i := nx & k65Idx; i != 0 {
+			if i := nx & k65IndexMask; i != 0 {
 				if x := &m.slots[i-1]; x.matches(&w, h) {
 					e = x
 				}
@@ -367,118 +479,109 @@ func (m *K65) Lookup(k K65Key) (K65Value, bool) {
 			}
 		}
 	}
-	return m.lookupChain(s, &w, h)
+	return m.lookupChain(h&m.mask, &w, h)
 }
 
 // lookupChain is Lookup past the fast path: the whole sequence-checked read of
-// the chain of home slot s, retried until no writer came in between.
-func (m *K65) lookupChain(s *k65Elem, w *k65KeyWords, h uint32) (K65Value, bool) {
+// bucket bi's chain, retried until no writer came in between.
+func (m *K65) lookupChain(bi uint32, w *k65KeyWords, h uint32) (K65Value, bool) {
+	b := m.lock(bi)
 	for {
-		seq := s.seq.ReadBegin()
+		s := b.ReadBegin()
 		var v K65Value
 		found := false
-		nx := atomic.LoadUint32(&s.next)
-		if nx&k65Home != 0 {
-			e := s
-			for n := 0; n < len(m.slots); n++ {
-				if e.matches(w, h) {
-					v, found = e.loadValue(), true
-					break
-				}
-				i := nx & k65Idx
-				if i == 0 {
-					break
-				}
-				e = &m.slots[i-1]
-				nx = atomic.LoadUint32(&e.next)
+		// find, written out: the walk makes no call.
+		for i, n := m.head(bi), uint32(0); i != 0 && n < m.maxEntries; n++ {
+			e := m.elem(i - 1)
+			if e.matches(w, h) {
+				v, found = e.loadValue(), true
+
+				break
 			}
+			i = e.nextIndex()
 		}
-		if s.seq.ReadValid(seq) {
+		if b.ReadValid(s) {
 			return v, found
 		}
 	}
 }
 
-// update is Update as on CPU cpu (a hash map's update is the same on every CPU).
-func (m *K65) update(k *K65Key, v *K65Value, cpu int, flags htab.UpdateFlags) error {
-	_ = cpu
+// update is Update, and CPU(i).Update, which is the same on every CPU for a
+// hash map.
+func (m *K65) update(k *K65Key, v *K65Value, flags htab.UpdateFlags) error {
 	if err := flags.Check(); err != nil {
 		return err
 	}
 	w := k.words()
 	h := m.hash(k, &w)
-	b := h & m.mask
-	hs := &m.slots[b]
+	bi := h & m.mask
+	b := m.lock(bi)
 	for {
-		hs.seq.Lock()
-		prev, i := m.find(b, &w, h)
+		b.Lock()
+		prev, i := m.find(bi, &w, h)
 		if i != 0 && flags == htab.UpdateNoExist {
-			hs.seq.Unlock()
+			b.Unlock()
 			return htab.ErrKeyExist
 		}
 		if i == 0 && flags == htab.UpdateExist {
-			hs.seq.Unlock()
+			b.Unlock()
 			return htab.ErrKeyNotExist
 		}
 		if i != 0 {
-			if prev == 0 { // the head: in place
+			hs := &m.slots[bi]
+			if prev != 0 {
+				e, p := &m.slots[i-1], &m.slots[prev-1]
+				htab.StoreRelease(&p.next, atomic.LoadUint32(&p.next)&k65HomeBit|e.nextIndex())
+				e.copyFrom(hs, hs.nextIndex())
+				hs.setKey(&w, h)
 				hs.setValue(v)
-				hs.seq.Unlock()
-				return nil
+				htab.StoreRelease(&hs.next, k65HomeBit|i)
+			} else {
+				hs.setValue(v)
 			}
-			// Unlink e, reuse its slot for the old head, put k at the head:
-			// the kernel's move to the head, without an allocation.
-			e, p := &m.slots[i-1], &m.slots[prev-1]
-			htab.StoreRelease(&p.next, atomic.LoadUint32(&p.next)&k65Home|atomic.LoadUint32(&e.next)&k65Idx)
-			e.copyFrom(hs, atomic.LoadUint32(&hs.next)&k65Idx)
-			hs.setKey(&w, h)
-			hs.setValue(v)
-			htab.StoreRelease(&hs.next, k65Home|i)
-			hs.seq.Unlock()
+
+			b.Unlock()
 			return nil
 		}
-		// A new key. Its room in count is reserved only where the insert can
-		// no longer fail or let go of b's lock: a reservation never outlives
-		// the lock, so whoever finds the map full while k is not yet in it
-		// (ErrFull) finds it during k's insert, which can take effect first.
-		if atomic.LoadUint32(&hs.next)&k65Home != 0 {
+		hs := &m.slots[bi]
+		if m.head(bi) != 0 {
 			if !m.reserve() {
-				hs.seq.Unlock()
+				b.Unlock()
 				return htab.ErrFull
 			}
-			// Push the old head to an overflow slot near b.
-			f := m.free.Alloc(b)
-			m.slots[f].copyFrom(hs, atomic.LoadUint32(&hs.next)&k65Idx)
+			// Push the old head to an overflow slot near bi.
+			to := m.freeSlots.Alloc(bi)
+			m.slots[to].copyFrom(hs, hs.nextIndex())
 			hs.setKey(&w, h)
 			hs.setValue(v)
-			htab.StoreRelease(&hs.next, k65Home|(f+1))
-			hs.seq.Unlock()
+			htab.StoreRelease(&hs.next, k65HomeBit|(to+1))
+			b.Unlock()
 			return nil
 		}
-		// Empty bucket: slot b is free, or holds another bucket's overflow
+		// Empty bucket: slot bi is free, or holds another bucket's overflow
 		// element, which must move out first.
-		c, prev, ok := m.seize(b)
+		c, prev, ok := m.seize(bi)
 		if !ok {
-			hs.seq.Unlock()
+			b.Unlock()
 			runtime.Gosched()
 			continue
 		}
 		if !m.reserve() {
 			if prev == 0 {
-				m.free.Release(b)
+				m.freeSlots.Release(bi)
 			} else {
-				m.slots[c].seq.Unlock()
+				m.lock(c).Unlock()
 			}
-			hs.seq.Unlock()
+			b.Unlock()
 			return htab.ErrFull
 		}
 		if prev != 0 {
-			m.moveOut(b, c, prev)
+			m.moveOut(bi, c, prev)
 		}
 		hs.setKey(&w, h)
 		hs.setValue(v)
-		htab.StoreRelease(&hs.next, k65Home)
-		hs.seq.Unlock()
+		htab.StoreRelease(&hs.next, k65HomeBit)
+		b.Unlock()
 		return nil
 	}
 }
@@ -489,90 +592,23 @@ func (m *K65) update(k *K65Key, v *K65Value, cpu int, flags htab.UpdateFlags) er
 // htab.ErrFull.
 // As in the kernel, a replaced key moves to the head of its bucket.
 func (m *K65) Update(k K65Key, v K65Value, flags htab.UpdateFlags) error {
-	return m.update(&k, &v, 0, flags)
-}
-
-// seize readies slot b, whose bucket b is empty and locked by the caller, to
-// become the caller's. If b is free it claims it (prev 0). Else b holds an
-// overflow element of bucket c: it locks c and returns c and prev, index+1
-// of the slot before b in c's chain, for moveOut to move the element away
-// (or the caller to unlock c). False: the caller must drop its lock and
-// start over (lock order: a higher bucket is waited for, a lower one only
-// tried).
-func (m *K65) seize(b uint32) (c, prev uint32, ok bool) {
-	s := &m.slots[b]
-	for n := 0; ; n++ {
-		if m.free.Claim(b) {
-			return 0, 0, true
-		}
-		c = m.slotBucket(s)
-		if c == b {
-			// Being written by b's own past owner right now (a delete releases
-			// the slot before it unlocks, so not being freed).
-			if n >= htab.SpinsBeforeYield {
-				runtime.Gosched()
-			}
-			continue
-		}
-		cs := &m.slots[c]
-		if c > b {
-			cs.seq.Lock()
-		} else if !cs.seq.TryLock() {
-			return 0, 0, false
-		}
-		// Is slot b in c's chain? Find the slot before it.
-		prev = 0
-		if atomic.LoadUint32(&cs.next)&k65Home != 0 {
-			for i, k := c+1, 0; i != 0 && k < len(m.slots); k++ {
-				nx := atomic.LoadUint32(&m.slots[i-1].next) & k65Idx
-				if nx == b+1 {
-					prev = i
-					break
-				}
-				i = nx
-			}
-		}
-		if prev == 0 {
-			// The element left c's chain meanwhile (its slot already released,
-			// maybe reused), or the key was stale: look again.
-			cs.seq.Unlock()
-			if n >= htab.SpinsBeforeYield {
-				runtime.Gosched()
-			}
-			continue
-		}
-		return c, prev, true
-	}
-}
-
-// moveOut moves the overflow element in slot b, after slot prev (index+1) in
-// bucket c's chain, to a free slot near c, and unlocks c, which seize
-// locked. The caller holds b's lock and a reservation in count, which
-// guarantees a free slot.
-func (m *K65) moveOut(b, c, prev uint32) {
-	s, cs := &m.slots[b], &m.slots[c]
-	f := m.free.Alloc(c)
-	m.slots[f].copyFrom(s, atomic.LoadUint32(&s.next)&k65Idx)
-	p := &m.slots[prev-1]
-	htab.StoreRelease(&p.next, atomic.LoadUint32(&p.next)&k65Home|(f+1))
-	cs.seq.Unlock()
+	return m.update(&k, &v, flags)
 }
 
 // Delete removes k, as BPF_MAP_DELETE_ELEM does: htab.ErrKeyNotExist if absent.
 func (m *K65) Delete(k K65Key) error {
 	w := k.words()
 	h := m.hash(&k, &w)
-	b := h & m.mask
-	hs := &m.slots[b]
-	hs.seq.Lock()
-	prev, i := m.find(b, &w, h)
+	bi := h & m.mask
+	b := m.lock(bi)
+	b.Lock()
+	prev, i := m.find(bi, &w, h)
 	if i == 0 {
-		hs.seq.Unlock()
+		b.Unlock()
 		return htab.ErrKeyNotExist
 	}
-	freed := m.unlink(b, prev, i)
-	m.release(freed) // before unlocking: see release
-	hs.seq.Unlock()
+	m.free(m.unlink(bi, prev, i))
+	b.Unlock()
 	return nil
 }
 
@@ -581,59 +617,35 @@ func (m *K65) Delete(k K65Key) error {
 func (m *K65) LookupAndDelete(k K65Key) (K65Value, error) {
 	w := k.words()
 	h := m.hash(&k, &w)
-	b := h & m.mask
-	hs := &m.slots[b]
-	hs.seq.Lock()
-	prev, i := m.find(b, &w, h)
+	bi := h & m.mask
+	b := m.lock(bi)
+	b.Lock()
+	prev, i := m.find(bi, &w, h)
 	if i == 0 {
-		hs.seq.Unlock()
+		b.Unlock()
 		return K65Value{}, htab.ErrKeyNotExist
 	}
-	v := m.slots[i-1].loadValue()
-	freed := m.unlink(b, prev, i)
-	m.release(freed) // before unlocking: see release
-	hs.seq.Unlock()
+	v := m.elem(i - 1).loadValue()
+	m.free(m.unlink(bi, prev, i))
+	b.Unlock()
 	return v, nil
 }
 
-// unlink takes the element in slot i (index+1) out of bucket b, whose element
-// before it is prev (0: i is the head), and returns the slot that is no longer
-// used, for the caller to release before it unlocks. Only under b's lock.
-func (m *K65) unlink(b, prev, i uint32) uint32 {
-	hs, e := &m.slots[b], &m.slots[i-1]
-	enx := atomic.LoadUint32(&e.next) & k65Idx
-	switch {
-	case prev != 0: // an overflow element: unlink it
-		p := &m.slots[prev-1]
-		htab.StoreRelease(&p.next, atomic.LoadUint32(&p.next)&k65Home|enx)
-		return i - 1
-	case enx != 0: // the head of a chain: the second element moves home
-		x := &m.slots[enx-1]
-		hs.copyFrom(x, k65Home|atomic.LoadUint32(&x.next)&k65Idx)
-		return enx - 1
-	default: // the only element
-		htab.StoreRelease(&hs.next, 0)
-		return b
-	}
-}
-
-// snapshot appends the keys and values of bucket b, newest first, as one
+// snapshot appends the keys and values of bucket bi, newest first, as one
 // consistent view: it rereads the bucket until no writer came in between.
-func (m *K65) snapshot(b uint32, keys []K65Key, vals []K65Value) ([]K65Key, []K65Value) {
+func (m *K65) snapshot(bi uint32, keys []K65Key, vals []K65Value) ([]K65Key, []K65Value) {
 	k0, v0 := len(keys), len(vals)
-	s := &m.slots[b]
+	b := m.lock(bi)
 	for {
-		seq := s.seq.ReadBegin()
+		s := b.ReadBegin()
 		keys, vals = keys[:k0], vals[:v0]
-		if nx := atomic.LoadUint32(&s.next); nx&k65Home != 0 {
-			for i, n := b+1, 0; i != 0 && n < len(m.slots); n++ {
-				e := &m.slots[i-1]
-				keys = append(keys, e.loadKey())
-				vals = append(vals, e.loadValue())
-				i = atomic.LoadUint32(&e.next) & k65Idx
-			}
+		for i, n := m.head(bi), uint32(0); i != 0 && n < m.maxEntries; n++ {
+			e := m.elem(i - 1)
+			keys = append(keys, e.loadKey())
+			vals = append(vals, e.loadValue())
+			i = e.nextIndex()
 		}
-		if s.seq.ReadValid(seq) {
+		if b.ReadValid(s) {
 			return keys, vals
 		}
 	}
@@ -647,19 +659,19 @@ func (m *K65) NextKey(k *K65Key) (K65Key, error) {
 	if k != nil {
 		w := k.words()
 		h := m.hash(k, &w)
-		b := h & m.mask
-		s := &m.slots[b]
+		bi := h & m.mask
+		b := m.lock(bi)
 		for {
-			seq := s.seq.ReadBegin()
-			_, i := m.find(b, &w, h)
+			s := b.ReadBegin()
+			_, i := m.find(bi, &w, h)
 			var next uint32
 			var nk K65Key
 			if i != 0 {
-				if next = atomic.LoadUint32(&m.slots[i-1].next) & k65Idx; next != 0 {
-					nk = m.slots[next-1].loadKey()
+				if next = m.elem(i - 1).nextIndex(); next != 0 {
+					nk = m.elem(next - 1).loadKey()
 				}
 			}
-			if !s.seq.ReadValid(seq) {
+			if !b.ReadValid(s) {
 				continue
 			}
 			if next != 0 {
@@ -668,24 +680,24 @@ func (m *K65) NextKey(k *K65Key) (K65Key, error) {
 			if i != 0 {
 				// k was its bucket's last: go on with the next bucket. An absent k
 				// restarts from the first bucket, as in the kernel.
-				start = b + 1
+				start = bi + 1
 			}
 			break
 		}
 	}
 	for bi := start; bi <= m.mask; bi++ {
-		s := &m.slots[bi]
+		b := m.lock(bi)
 		for {
-			seq := s.seq.ReadBegin()
-			head := atomic.LoadUint32(&s.next)&k65Home != 0
+			s := b.ReadBegin()
+			i := m.head(bi)
 			var nk K65Key
-			if head {
-				nk = s.loadKey()
+			if i != 0 {
+				nk = m.elem(i - 1).loadKey()
 			}
-			if !s.seq.ReadValid(seq) {
+			if !b.ReadValid(s) {
 				continue
 			}
-			if head {
+			if i != 0 {
 				return nk, nil
 			}
 			break
@@ -702,7 +714,7 @@ func (m *K65) All() iter.Seq2[K65Key, K65Value] {
 		var keys []K65Key
 		var vals []K65Value
 		for bi := uint32(0); bi <= m.mask; bi++ {
-			if atomic.LoadUint32(&m.slots[bi].next)&k65Home == 0 {
+			if m.head(bi) == 0 {
 				continue
 			}
 			keys, vals = m.snapshot(bi, keys[:0], vals[:0])
@@ -755,59 +767,47 @@ func (m *K65) batch(c *htab.Cursor, keys []K65Key, vals []K65Value, del bool) (i
 
 // batchWalk copies whole buckets from bucket bi on into keys and vals while they
 // fit, and returns how many elements it copied and the next bucket to read.
-// -batch-lock nonempty: an empty bucket is seen without its lock and skipped (seed 003).
+// -batch-lock nonempty: an empty bucket is seen without its lock and skipped, as the kernel does.
 func (m *K65) batchWalk(bi uint32, keys []K65Key, vals []K65Value, del bool) (total int, next uint32, err error) {
 	for bi <= m.mask {
-		if atomic.LoadUint32(&m.slots[bi].next)&k65Home == 0 {
+		if m.head(bi) == 0 {
 			bi++
 			continue
 		}
-		hs := &m.slots[bi]
-		hs.seq.Lock()
+		b := m.lock(bi)
+		b.Lock()
 		cnt := 0
-		if atomic.LoadUint32(&hs.next)&k65Home != 0 {
-			for i := bi + 1; i != 0; i = atomic.LoadUint32(&m.slots[i-1].next) & k65Idx {
-				cnt++
-			}
+		for i := m.head(bi); i != 0; i = m.elem(i - 1).nextIndex() {
+			cnt++
 		}
 		if cnt > len(keys)-total {
 			// The bucket does not fit: it is not consumed, the cursor stays on it.
-			hs.seq.Unlock()
+			b.Unlock()
 			if total == 0 {
 				return 0, bi, htab.ErrNoSpace
 			}
 			return total, bi, nil
 		}
-		if cnt != 0 {
-			j := total
-			for i := bi + 1; i != 0; {
-				e := &m.slots[i-1]
-				keys[j] = e.loadKey()
-				vals[j] = e.loadValue()
-				j++
-				i = atomic.LoadUint32(&e.next) & k65Idx
-			}
+		j := total
+		for i := m.head(bi); i != 0; {
+			e := m.elem(i - 1)
+			keys[j] = e.loadKey()
+			vals[j] = e.loadValue()
+			j++
+			i = e.nextIndex()
 		}
 		if del && cnt != 0 {
-			// The whole bucket goes: it was copied under this same lock. Its
-			// slots are freed before unlocking (see release); the chain is
-			// unreachable now, so nothing else writes its next links before
-			// release lets the slot go.
-			chain := atomic.LoadUint32(&hs.next) & k65Idx
-			htab.StoreRelease(&hs.next, 0)
-			for i := chain; i != 0; {
-				nx := atomic.LoadUint32(&m.slots[i-1].next) & k65Idx
-				m.release(i - 1)
-				i = nx
-			}
-			m.release(bi)
+			// The whole bucket goes: it was copied under this same lock, and is
+			// freed before the unlock, as Delete frees.
+			m.freeBucket(bi)
 		}
-		hs.seq.Unlock()
+		b.Unlock()
 		total += cnt
 		bi++
 	}
-	// bi is len(m.slots) here, or the cursor passed in if it was already past
-	// the end (the kernel returns ENOENT before it writes out_batch).
+	// bi is the number of buckets here, or the cursor passed in if it was
+	// already past the end (the kernel returns ENOENT before it writes
+	// out_batch).
 	return total, bi, htab.ErrKeyNotExist
 }
 
@@ -866,7 +866,7 @@ func (c *K65CPU) Lookup(k K65Key) (K65Value, bool) {
 
 // Update is bpf_map_update_elem from a program on this CPU.
 func (c *K65CPU) Update(k K65Key, v K65Value, flags htab.UpdateFlags) error {
-	return c.m.update(&k, &v, c.cpu, flags)
+	return c.m.update(&k, &v, flags)
 }
 
 // Delete is bpf_map_delete_elem from a program on this CPU.

@@ -6,11 +6,12 @@ package lru
 import (
 	"encoding/binary"
 	"fmt"
-	"github.com/htabgen/htabgen/htab"
 	"iter"
 	"math/bits"
 	"sync/atomic"
 	"unsafe"
+
+	"github.com/htabgen/htabgen/htab"
 )
 
 // Design of LruK4V4Always: the kernel's BPF_MAP_TYPE_LRU_HASH for 4-byte keys and 4-byte values.
@@ -59,6 +60,8 @@ import (
 //   needless (the kernel frees after unlocking). The map is never full: an
 //   update evicts instead (htab.ErrNoMem only if the LRU finds nothing to
 //   evict).
+//
+// Order: buckets ascending, each newest first, as the kernel's.
 
 // LruK4V4AlwaysKey is a key of LruK4V4Always: 4 bytes, hashed and compared as they are.
 type LruK4V4AlwaysKey [4]byte
@@ -70,8 +73,8 @@ type LruK4V4AlwaysValue [4]byte
 type lruK4V4AlwaysKeyWords [1]uint32
 
 // lruK4V4AlwaysElem is one element: 28 bytes, 4-byte aligned, no pointers. Lock-free
-// readers load every field with sync/atomic; writers store them under the bucket lock
-// with htab.StoreRelease.
+// readers load every field with sync/atomic; writers store them under the bucket
+// lock with htab.StoreRelease.
 // The node is htab.LRU's, which keeps it under its own locks.
 type lruK4V4AlwaysElem struct {
 	next uint32       // off 0, 4 B: index+1 of the next older element in the bucket; 0 ends the chain
@@ -83,8 +86,8 @@ type lruK4V4AlwaysElem struct {
 // LruK4V4Always is a fixed-capacity hash map with the semantics of the kernel's
 // BPF_MAP_TYPE_LRU_HASH. Every method is safe for concurrent use.
 type LruK4V4Always struct {
-	buckets    []htab.Bucket // roundup_pow_of_two(maxEntries) buckets
-	mask       uint32        // len(buckets)-1: a hash's bucket is hash&mask
+	buckets    []htab.Bucket // roundup_pow_of_two(maxEntries) buckets: a sequence lock and a head each
+	mask       uint32        // the number of buckets less one: a hash's bucket is hash&mask
 	seed       uint32        // the jhash initval: 0 with ZeroSeed, else random
 	maxEntries uint32
 	cpus       int                // number of CPU slots (Options.CPUs)
@@ -121,15 +124,14 @@ func NewLruK4V4Always(opts htab.Options) (*LruK4V4Always, error) {
 	n := htab.BucketCount(opts.MaxEntries)
 	m := &LruK4V4Always{
 		buckets:    make([]htab.Bucket, n),
-		cpus:       opts.CPUs,
 		mask:       uint32(n - 1),
-		maxEntries: uint32(opts.MaxEntries),
 		seed:       opts.Seed(),
+		maxEntries: uint32(opts.MaxEntries),
+		cpus:       opts.CPUs,
 	}
 	m.elems = make([]lruK4V4AlwaysElem, opts.MaxEntries+htab.LRUHeads(opts.CPUs, opts.NoCommonLRU))
-	m.lru = htab.NewLRUOver(m.elems, func(e *lruK4V4AlwaysElem) *htab.LRUNode {
-		return &e.node
-	}, opts.MaxEntries, opts.CPUs, opts.NoCommonLRU, m.evict)
+	m.lru = htab.NewLRUOver(m.elems, func(e *lruK4V4AlwaysElem) *htab.LRUNode { return &e.node },
+		opts.MaxEntries, opts.CPUs, opts.NoCommonLRU, m.evict)
 	m.handles = make([]LruK4V4AlwaysCPU, opts.CPUs)
 	for i := range m.handles {
 		m.handles[i] = LruK4V4AlwaysCPU{m, i}
@@ -188,14 +190,13 @@ func (k *LruK4V4AlwaysKey) words() (w lruK4V4AlwaysKeyWords) {
 
 // matches reports whether e holds the key w (of hash h).
 // Any answer is only as good as the caller's bucket sequence check.
-func (e *lruK4V4AlwaysElem) matches(w *lruK4V4AlwaysKeyWords, h uint32) bool {
-	_ = h // keys this small are compared directly (seed 002)
+// The element caches no hash: keys this small are compared directly.
+func (e *lruK4V4AlwaysElem) matches(w *lruK4V4AlwaysKeyWords, _ uint32) bool {
 	return atomic.LoadUint32(&e.key[0]) == w[0]
 }
 
 // setKey stores the key w (of hash h) into e. Only under the bucket lock.
-func (e *lruK4V4AlwaysElem) setKey(w *lruK4V4AlwaysKeyWords, h uint32) {
-	_ = h
+func (e *lruK4V4AlwaysElem) setKey(w *lruK4V4AlwaysKeyWords, _ uint32) {
 	htab.StoreRelease(&e.key[0], w[0])
 }
 
@@ -216,13 +217,59 @@ func (e *lruK4V4AlwaysElem) setValue(v *LruK4V4AlwaysValue) {
 	htab.StoreRelease(&e.val[0], binary.LittleEndian.Uint32(v[0:]))
 }
 
+// lock is bucket bi's sequence lock.
+func (m *LruK4V4Always) lock(bi uint32) *htab.SeqLock { return &m.buckets[bi].SeqLock }
+
+// head is index+1 of bucket bi's newest element, 0 if the bucket is empty.
+func (m *LruK4V4Always) head(bi uint32) uint32 { return m.buckets[bi].Head() }
+
 // elem is element i (an index, not index+1).
 func (m *LruK4V4Always) elem(i uint32) *lruK4V4AlwaysElem {
 	return &m.elems[i]
 }
 
-// free gives element i, already unlinked from its bucket, back to the LRU.
-// Never under a bucket lock: the LRU takes bucket locks when it evicts.
+// nextIndex is index+1 of the element after e in its chain, 0 at its end.
+func (e *lruK4V4AlwaysElem) nextIndex() uint32 { return atomic.LoadUint32(&e.next) }
+
+// linkHead makes element i (index+1) the head of bucket bi. Only under the
+// bucket's lock.
+func (m *LruK4V4Always) linkHead(bi, i uint32) {
+	b := &m.buckets[bi]
+	head := b.Head()
+	htab.StoreRelease(&m.elem(i-1).next, head)
+	b.SetHead(i)
+}
+
+// unlink takes element i (index+1) out of bucket bi, whose element before it
+// is prev (0: i is the head), and returns i's index, for free. Only under the
+// bucket's lock.
+func (m *LruK4V4Always) unlink(bi, prev, i uint32) uint32 {
+	next := m.elem(i - 1).nextIndex()
+	if prev == 0 {
+		m.buckets[bi].SetHead(next)
+	} else {
+		htab.StoreRelease(&m.elem(prev-1).next, next)
+	}
+	return i - 1
+}
+
+// freeBucket frees every element of bucket bi, which it empties. Only under
+// the bucket's lock. The chain is unreachable once the head is cleared; a
+// freed element may be reused at once, so its next link is read before it is
+// freed.
+func (m *LruK4V4Always) freeBucket(bi uint32) {
+	i := m.head(bi)
+	m.buckets[bi].SetHead(0)
+	for i != 0 {
+		next := m.elem(i - 1).nextIndex()
+		m.free(i - 1)
+		i = next
+	}
+}
+
+// free gives element i, already unlinked from its bucket, back to the LRU
+// (bpf_lru_push_free), which never waits for a lock: callers may hold the
+// element's bucket lock, and free before they unlock.
 func (m *LruK4V4Always) free(i uint32) {
 	m.count.Add(-1)
 	m.lru.Push(i)
@@ -234,40 +281,41 @@ func (m *LruK4V4Always) free(i uint32) {
 // and Push, which they call inside it, never waits).
 func (m *LruK4V4Always) evict(n uint32) bool {
 	e := m.elem(n)
-	// No cached hash (seed 002): hash the key again. A key being written by an
-	// update in progress gives some bucket where the element is not linked yet,
-	// so the answer is false, as the kernel's would be.
+	// No cached hash: hash the key again. A key being written by an update in
+	// progress gives some bucket where the element is not linked yet, so the
+	// answer is false, as the kernel's would be.
 	k := e.loadKey()
 	w := k.words()
 	h := m.hash(&k, &w)
-	b := &m.buckets[h&m.mask]
+	bi := h & m.mask
+	b := m.lock(bi)
 	b.Lock()
 	defer b.Unlock()
 	prev := uint32(0)
-	i := b.Head()
+	i := m.head(bi)
 	for c := uint32(0); i != 0 && c < m.maxEntries; c++ {
 		if i == n+1 {
-			m.unlink(h&m.mask, prev, i)
+			m.unlink(bi, prev, i)
 			m.count.Add(-1)
 			return true
 		}
-		prev, i = i, atomic.LoadUint32(&m.elem(i-1).next)
+		prev, i = i, m.elem(i-1).nextIndex()
 	}
 	return false
 }
 
-// find walks bucket b for key w (of hash h) and returns index+1 of its element
-// and of the element before it (0: none). Readers must validate the bucket's
-// sequence afterwards; the walk is bounded so that a chain that changes under
-// a reader cannot keep it looping.
-func (m *LruK4V4Always) find(b *htab.Bucket, w *lruK4V4AlwaysKeyWords, h uint32) (prev, i uint32) {
-	i = b.Head()
+// find walks bucket bi for key w (of hash h) and returns index+1 of its
+// element and of the element before it (0: none). Readers must validate the
+// bucket's sequence afterwards; the walk is bounded so that a chain that
+// changes under a reader cannot keep it looping.
+func (m *LruK4V4Always) find(bi uint32, w *lruK4V4AlwaysKeyWords, h uint32) (prev, i uint32) {
+	i = m.head(bi)
 	for n := uint32(0); i != 0 && n < m.maxEntries; n++ {
 		e := m.elem(i - 1)
 		if e.matches(w, h) {
 			return prev, i
 		}
-		prev, i = i, atomic.LoadUint32(&e.next)
+		prev, i = i, e.nextIndex()
 	}
 	return 0, 0
 }
@@ -298,19 +346,21 @@ func (m *LruK4V4Always) lookupOn(k *LruK4V4AlwaysKey) (LruK4V4AlwaysValue, uint3
 		c -= bits.RotateLeft32(b, 24)
 		h = c
 	}
-	b := &m.buckets[h&m.mask]
+	bi := h & m.mask
+	b := m.lock(bi)
 	for {
 		s := b.ReadBegin()
 		var v LruK4V4AlwaysValue
 		var found uint32
 		// find, written out: the walk makes no call.
-		for i, n := b.Head(), uint32(0); i != 0 && n < m.maxEntries; n++ {
+		for i, n := m.head(bi), uint32(0); i != 0 && n < m.maxEntries; n++ {
 			e := m.elem(i - 1)
 			if e.matches(&w, h) {
 				v, found = e.loadValue(), i
+
 				break
 			}
-			i = atomic.LoadUint32(&e.next)
+			i = e.nextIndex()
 		}
 		if b.ReadValid(s) {
 			return v, found
@@ -353,19 +403,21 @@ func (m *LruK4V4Always) lookup(k *LruK4V4AlwaysKey) (LruK4V4AlwaysValue, bool) {
 		c -= bits.RotateLeft32(b, 24)
 		h = c
 	}
-	b := &m.buckets[h&m.mask]
+	bi := h & m.mask
+	b := m.lock(bi)
 	for {
 		s := b.ReadBegin()
 		var v LruK4V4AlwaysValue
 		found := false
 		// find, written out: the walk makes no call.
-		for i, n := b.Head(), uint32(0); i != 0 && n < m.maxEntries; n++ {
+		for i, n := m.head(bi), uint32(0); i != 0 && n < m.maxEntries; n++ {
 			e := m.elem(i - 1)
 			if e.matches(&w, h) {
 				v, found = e.loadValue(), true
+
 				break
 			}
-			i = atomic.LoadUint32(&e.next)
+			i = e.nextIndex()
 		}
 		if b.ReadValid(s) {
 			return v, found
@@ -381,7 +433,8 @@ func (m *LruK4V4Always) update(k *LruK4V4AlwaysKey, v *LruK4V4AlwaysValue, cpu i
 	}
 	w := k.words()
 	h := m.hash(k, &w)
-	b := &m.buckets[h&m.mask]
+	bi := h & m.mask
+	b := m.lock(bi)
 	// As the kernel does, take an element first: the LRU may evict for it,
 	// even the very key being updated.
 	n, ok := m.lru.Pop(cpu)
@@ -392,7 +445,7 @@ func (m *LruK4V4Always) update(k *LruK4V4AlwaysKey, v *LruK4V4AlwaysValue, cpu i
 	e.setKey(&w, h)
 	e.setValue(v)
 	b.Lock()
-	prev, i := m.find(b, &w, h)
+	prev, i := m.find(bi, &w, h)
 	if i != 0 && flags == htab.UpdateNoExist {
 		m.lru.Push(n)
 		b.Unlock()
@@ -403,7 +456,7 @@ func (m *LruK4V4Always) update(k *LruK4V4AlwaysKey, v *LruK4V4AlwaysValue, cpu i
 		b.Unlock()
 		return htab.ErrKeyNotExist
 	}
-	m.linkHead(h&m.mask, n+1)
+	m.linkHead(bi, n+1)
 	if i == 0 {
 		m.count.Add(1)
 		b.Unlock()
@@ -414,7 +467,7 @@ func (m *LruK4V4Always) update(k *LruK4V4AlwaysKey, v *LruK4V4AlwaysValue, cpu i
 	if prev == 0 {
 		prev = n + 1
 	}
-	m.unlink(h&m.mask, prev, i)
+	m.unlink(bi, prev, i)
 	// The count is unchanged: the old element goes back to the LRU as is,
 	// before the unlock, as a deleted key's element does.
 	m.lru.Push(i - 1)
@@ -435,15 +488,15 @@ func (m *LruK4V4Always) Update(k LruK4V4AlwaysKey, v LruK4V4AlwaysValue, flags h
 func (m *LruK4V4Always) Delete(k LruK4V4AlwaysKey) error {
 	w := k.words()
 	h := m.hash(&k, &w)
-	b := &m.buckets[h&m.mask]
+	bi := h & m.mask
+	b := m.lock(bi)
 	b.Lock()
-	prev, i := m.find(b, &w, h)
+	prev, i := m.find(bi, &w, h)
 	if i == 0 {
 		b.Unlock()
 		return htab.ErrKeyNotExist
 	}
-	m.unlink(h&m.mask, prev, i)
-	m.free(i - 1)
+	m.free(m.unlink(bi, prev, i))
 	b.Unlock()
 	return nil
 }
@@ -453,52 +506,33 @@ func (m *LruK4V4Always) Delete(k LruK4V4AlwaysKey) error {
 func (m *LruK4V4Always) LookupAndDelete(k LruK4V4AlwaysKey) (LruK4V4AlwaysValue, error) {
 	w := k.words()
 	h := m.hash(&k, &w)
-	b := &m.buckets[h&m.mask]
+	bi := h & m.mask
+	b := m.lock(bi)
 	b.Lock()
-	prev, i := m.find(b, &w, h)
+	prev, i := m.find(bi, &w, h)
 	if i == 0 {
 		b.Unlock()
 		return LruK4V4AlwaysValue{}, htab.ErrKeyNotExist
 	}
 	v := m.elem(i - 1).loadValue()
-	m.unlink(h&m.mask, prev, i)
-	m.free(i - 1)
+	m.free(m.unlink(bi, prev, i))
 	b.Unlock()
 	return v, nil
 }
 
-// unlink takes element i (index+1) out of bucket bi, whose element before it
-// is prev (0: i is the head). Only under the bucket's lock.
-func (m *LruK4V4Always) unlink(bi, prev, i uint32) {
-	next := atomic.LoadUint32(&m.elem(i - 1).next)
-	if prev == 0 {
-		m.buckets[bi].SetHead(next)
-	} else {
-		htab.StoreRelease(&m.elem(prev-1).next, next)
-	}
-}
-
-// linkHead makes element i (index+1) the head of bucket bi. Only under the
-// bucket's lock.
-func (m *LruK4V4Always) linkHead(bi, i uint32) {
-	b := &m.buckets[bi]
-	htab.StoreRelease(&m.elem(i-1).next, b.Head())
-	b.SetHead(i)
-}
-
-// snapshot appends the keys and values of bucket b, newest first, as one
+// snapshot appends the keys and values of bucket bi, newest first, as one
 // consistent view: it rereads the bucket until no writer came in between.
-func (m *LruK4V4Always) snapshot(b *htab.Bucket, keys []LruK4V4AlwaysKey, vals []LruK4V4AlwaysValue) ([]LruK4V4AlwaysKey, []LruK4V4AlwaysValue) {
+func (m *LruK4V4Always) snapshot(bi uint32, keys []LruK4V4AlwaysKey, vals []LruK4V4AlwaysValue) ([]LruK4V4AlwaysKey, []LruK4V4AlwaysValue) {
 	k0, v0 := len(keys), len(vals)
+	b := m.lock(bi)
 	for {
 		s := b.ReadBegin()
 		keys, vals = keys[:k0], vals[:v0]
-		i := b.Head()
-		for n := uint32(0); i != 0 && n < m.maxEntries; n++ {
+		for i, n := m.head(bi), uint32(0); i != 0 && n < m.maxEntries; n++ {
 			e := m.elem(i - 1)
 			keys = append(keys, e.loadKey())
 			vals = append(vals, e.loadValue())
-			i = atomic.LoadUint32(&e.next)
+			i = e.nextIndex()
 		}
 		if b.ReadValid(s) {
 			return keys, vals
@@ -514,14 +548,15 @@ func (m *LruK4V4Always) NextKey(k *LruK4V4AlwaysKey) (LruK4V4AlwaysKey, error) {
 	if k != nil {
 		w := k.words()
 		h := m.hash(k, &w)
-		b := &m.buckets[h&m.mask]
+		bi := h & m.mask
+		b := m.lock(bi)
 		for {
 			s := b.ReadBegin()
-			_, i := m.find(b, &w, h)
+			_, i := m.find(bi, &w, h)
 			var next uint32
 			var nk LruK4V4AlwaysKey
 			if i != 0 {
-				if next = atomic.LoadUint32(&m.elem(i - 1).next); next != 0 {
+				if next = m.elem(i - 1).nextIndex(); next != 0 {
 					nk = m.elem(next - 1).loadKey()
 				}
 			}
@@ -534,16 +569,16 @@ func (m *LruK4V4Always) NextKey(k *LruK4V4AlwaysKey) (LruK4V4AlwaysKey, error) {
 			if i != 0 {
 				// k was its bucket's last: go on with the next bucket. An absent k
 				// restarts from the first bucket, as in the kernel.
-				start = h&m.mask + 1
+				start = bi + 1
 			}
 			break
 		}
 	}
 	for bi := start; bi <= m.mask; bi++ {
-		b := &m.buckets[bi]
+		b := m.lock(bi)
 		for {
 			s := b.ReadBegin()
-			i := b.Head()
+			i := m.head(bi)
 			var nk LruK4V4AlwaysKey
 			if i != 0 {
 				nk = m.elem(i - 1).loadKey()
@@ -567,12 +602,11 @@ func (m *LruK4V4Always) All() iter.Seq2[LruK4V4AlwaysKey, LruK4V4AlwaysValue] {
 	return func(yield func(LruK4V4AlwaysKey, LruK4V4AlwaysValue) bool) {
 		var keys []LruK4V4AlwaysKey
 		var vals []LruK4V4AlwaysValue
-		for bi := range m.buckets {
-			b := &m.buckets[bi]
-			if b.Head() == 0 {
+		for bi := uint32(0); bi <= m.mask; bi++ {
+			if m.head(bi) == 0 {
 				continue
 			}
-			keys, vals = m.snapshot(b, keys[:0], vals[:0])
+			keys, vals = m.snapshot(bi, keys[:0], vals[:0])
 			for j := range keys {
 				if !yield(keys[j], vals[j]) {
 					return
@@ -622,14 +656,13 @@ func (m *LruK4V4Always) batch(c *htab.Cursor, keys []LruK4V4AlwaysKey, vals []Lr
 
 // batchWalk copies whole buckets from bucket bi on into keys and vals while they
 // fit, and returns how many elements it copied and the next bucket to read.
-// -batch-lock always: every bucket is locked, empty or not (the kernel before seed 003).
+// -batch-lock always: every bucket is locked, empty or not (the kernel before it skipped empty buckets).
 func (m *LruK4V4Always) batchWalk(bi uint32, keys []LruK4V4AlwaysKey, vals []LruK4V4AlwaysValue, del bool) (total int, next uint32, err error) {
 	for bi <= m.mask {
-		b := &m.buckets[bi]
+		b := m.lock(bi)
 		b.Lock()
-		head := b.Head()
 		cnt := 0
-		for i := head; i != 0; i = atomic.LoadUint32(&m.elem(i - 1).next) {
+		for i := m.head(bi); i != 0; i = m.elem(i - 1).nextIndex() {
 			cnt++
 		}
 		if cnt > len(keys)-total {
@@ -641,31 +674,25 @@ func (m *LruK4V4Always) batchWalk(bi uint32, keys []LruK4V4AlwaysKey, vals []Lru
 			return total, bi, nil
 		}
 		j := total
-		for i := head; i != 0; {
+		for i := m.head(bi); i != 0; {
 			e := m.elem(i - 1)
 			keys[j] = e.loadKey()
 			vals[j] = e.loadValue()
 			j++
-			i = atomic.LoadUint32(&e.next)
+			i = e.nextIndex()
 		}
-		if del && head != 0 {
-			// The whole bucket goes: it was copied under this same lock.
-			b.SetHead(0)
-			// Free under the lock, as Delete does (see Capacity in the design
-			// comment). The chain is unreachable now; a freed element may be
-			// reused at once, so its next link is read before it is freed.
-			for i := head; i != 0; {
-				nx := atomic.LoadUint32(&m.elem(i - 1).next)
-				m.free(i - 1)
-				i = nx
-			}
+		if del && cnt != 0 {
+			// The whole bucket goes: it was copied under this same lock, and is
+			// freed before the unlock, as Delete frees.
+			m.freeBucket(bi)
 		}
 		b.Unlock()
 		total += cnt
 		bi++
 	}
-	// bi is len(m.buckets) here, or the cursor passed in if it was already past
-	// the end (the kernel returns ENOENT before it writes out_batch).
+	// bi is the number of buckets here, or the cursor passed in if it was
+	// already past the end (the kernel returns ENOENT before it writes
+	// out_batch).
 	return total, bi, htab.ErrKeyNotExist
 }
 

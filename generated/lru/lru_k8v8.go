@@ -6,14 +6,15 @@ package lru
 import (
 	"encoding/binary"
 	"fmt"
-	"github.com/htabgen/htabgen/htab"
 	"iter"
 	"math/bits"
 	"sync/atomic"
 	"unsafe"
+
+	"github.com/htabgen/htabgen/htab"
 )
 
-// Design of LruK8V8: the kernel's BPF_MAP_TYPE_LRU_HASH for 8-byte keys and 8-byte values.
+// Design of LRUK8V8: the kernel's BPF_MAP_TYPE_LRU_HASH for 8-byte keys and 8-byte values.
 //
 // Terms
 //   element  one key, its value and its LRU node. All MaxEntries elements are
@@ -59,39 +60,41 @@ import (
 //   needless (the kernel frees after unlocking). The map is never full: an
 //   update evicts instead (htab.ErrNoMem only if the LRU finds nothing to
 //   evict).
+//
+// Order: buckets ascending, each newest first, as the kernel's.
 
-// LruK8V8Key is a key of LruK8V8: 8 bytes, hashed and compared as they are.
-type LruK8V8Key [8]byte
+// LRUK8V8Key is a key of LRUK8V8: 8 bytes, hashed and compared as they are.
+type LRUK8V8Key [8]byte
 
-// LruK8V8Value is a value of LruK8V8: 8 bytes.
-type LruK8V8Value [8]byte
+// LRUK8V8Value is a value of LRUK8V8: 8 bytes.
+type LRUK8V8Value [8]byte
 
-// lruK8V8KeyWords is a key as the element stores it: little-endian words, zero-padded.
-type lruK8V8KeyWords [2]uint32
+// lRUK8V8KeyWords is a key as the element stores it: little-endian words, zero-padded.
+type lRUK8V8KeyWords [2]uint32
 
-// lruK8V8Elem is one element: 36 bytes, 4-byte aligned, no pointers. Lock-free
-// readers load every field with sync/atomic; writers store them under the bucket lock
-// with htab.StoreRelease.
+// lRUK8V8Elem is one element: 36 bytes, 4-byte aligned, no pointers. Lock-free
+// readers load every field with sync/atomic; writers store them under the bucket
+// lock with htab.StoreRelease.
 // The node is htab.LRU's, which keeps it under its own locks.
-type lruK8V8Elem struct {
+type lRUK8V8Elem struct {
 	next uint32       // off 0, 4 B: index+1 of the next older element in the bucket; 0 ends the chain
 	key  [2]uint32    // off 4, 8 B: the 8 key bytes, little-endian words, zero-padded
 	val  [2]uint32    // off 12, 8 B: the 8 value bytes, little-endian words, zero-padded
 	node htab.LRUNode // off 20, 16 B: the LRU node: ref bit, cpu|type, prev and next as element indexes (bpf_lru_node)
 }
 
-// LruK8V8 is a fixed-capacity hash map with the semantics of the kernel's
+// LRUK8V8 is a fixed-capacity hash map with the semantics of the kernel's
 // BPF_MAP_TYPE_LRU_HASH. Every method is safe for concurrent use.
-type LruK8V8 struct {
-	buckets    []htab.Bucket // roundup_pow_of_two(maxEntries) buckets
-	mask       uint32        // len(buckets)-1: a hash's bucket is hash&mask
+type LRUK8V8 struct {
+	buckets    []htab.Bucket // roundup_pow_of_two(maxEntries) buckets: a sequence lock and a head each
+	mask       uint32        // the number of buckets less one: a hash's bucket is hash&mask
 	seed       uint32        // the jhash initval: 0 with ZeroSeed, else random
 	maxEntries uint32
 	cpus       int          // number of CPU slots (Options.CPUs)
-	handles    []LruK8V8CPU // one program-side handle per CPU
+	handles    []LRUK8V8CPU // one program-side handle per CPU
 
 	// Element storage: element i is elems[i]; a bucket links index+1 so that 0 is nil.
-	elems []lruK8V8Elem // all maxEntries elements, then htab.LRUHeads whose nodes are the LRU's list heads
+	elems []lRUK8V8Elem // all maxEntries elements, then htab.LRUHeads whose nodes are the LRU's list heads
 	lru   *htab.LRU     // hands out free elements, evicting when none is left (bpf_lru)
 
 	// Written by inserts and deletes; the padding keeps them off the cache
@@ -103,64 +106,63 @@ type LruK8V8 struct {
 // The element must be 36 bytes and its fields at the offsets above, as
 // planned; if this fails to compile, regenerate the map.
 var (
-	_ [0]struct{} = [unsafe.Sizeof(lruK8V8Elem{}) - 36]struct{}{}
-	_ [0]struct{} = [unsafe.Offsetof(lruK8V8Elem{}.next) - 0]struct{}{}
-	_ [0]struct{} = [unsafe.Offsetof(lruK8V8Elem{}.key) - 4]struct{}{}
-	_ [0]struct{} = [unsafe.Offsetof(lruK8V8Elem{}.val) - 12]struct{}{}
-	_ [0]struct{} = [unsafe.Offsetof(lruK8V8Elem{}.node) - 20]struct{}{}
+	_ [0]struct{} = [unsafe.Sizeof(lRUK8V8Elem{}) - 36]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(lRUK8V8Elem{}.next) - 0]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(lRUK8V8Elem{}.key) - 4]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(lRUK8V8Elem{}.val) - 12]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(lRUK8V8Elem{}.node) - 20]struct{}{}
 )
 
-// NewLruK8V8 creates an empty map, as BPF_MAP_CREATE does. Bad options are
+// NewLRUK8V8 creates an empty map, as BPF_MAP_CREATE does. Bad options are
 // htab.ErrInvalid, wrapped with the reason.
-func NewLruK8V8(opts htab.Options) (*LruK8V8, error) {
+func NewLRUK8V8(opts htab.Options) (*LRUK8V8, error) {
 	opts, err := opts.Check(htab.LRUHash)
 	if err != nil {
 		return nil, err
 	}
 	opts.MaxEntries = htab.LRUMaxEntries(opts.MaxEntries, opts.CPUs, opts.NoCommonLRU)
 	n := htab.BucketCount(opts.MaxEntries)
-	m := &LruK8V8{
+	m := &LRUK8V8{
 		buckets:    make([]htab.Bucket, n),
-		cpus:       opts.CPUs,
 		mask:       uint32(n - 1),
-		maxEntries: uint32(opts.MaxEntries),
 		seed:       opts.Seed(),
+		maxEntries: uint32(opts.MaxEntries),
+		cpus:       opts.CPUs,
 	}
-	m.elems = make([]lruK8V8Elem, opts.MaxEntries+htab.LRUHeads(opts.CPUs, opts.NoCommonLRU))
-	m.lru = htab.NewLRUOver(m.elems, func(e *lruK8V8Elem) *htab.LRUNode {
-		return &e.node
-	}, opts.MaxEntries, opts.CPUs, opts.NoCommonLRU, m.evict)
-	m.handles = make([]LruK8V8CPU, opts.CPUs)
+	m.elems = make([]lRUK8V8Elem, opts.MaxEntries+htab.LRUHeads(opts.CPUs, opts.NoCommonLRU))
+	m.lru = htab.NewLRUOver(m.elems, func(e *lRUK8V8Elem) *htab.LRUNode { return &e.node },
+		opts.MaxEntries, opts.CPUs, opts.NoCommonLRU, m.evict)
+	m.handles = make([]LRUK8V8CPU, opts.CPUs)
 	for i := range m.handles {
-		m.handles[i] = LruK8V8CPU{m, i}
+		m.handles[i] = LRUK8V8CPU{m, i}
 	}
 	return m, nil
 }
 
 // Len is the number of keys in the map.
-func (m *LruK8V8) Len() int {
+func (m *LRUK8V8) Len() int {
 	return int(m.count.Load())
 }
 
 // MaxEntries is the capacity the map was created with.
-func (m *LruK8V8) MaxEntries() int {
+func (m *LRUK8V8) MaxEntries() int {
 	return int(m.maxEntries)
 }
 
 // CPUs is the number of CPU slots: Options.CPUs, or runtime.NumCPU().
-func (m *LruK8V8) CPUs() int {
+func (m *LRUK8V8) CPUs() int {
 	return m.cpus
 }
 
-// lruK8V8HashInit is jhash's initial state before the seed, 0xdeadbeef + 8. It is a
+// lRUK8V8HashInit is jhash's initial state before the seed, 0xdeadbeef + 8. It is a
 // variable so that the compiler cannot carry the constant through the unrolled
 // mixes (it would add it back before every rotation); never change it.
-var lruK8V8HashInit uint32 = 0xdeadbeef + 8
+var lRUK8V8HashInit uint32 = 0xdeadbeef + 8
 
 // hash is the kernel's htab_map_hash(): jhash of the 8 key bytes with the map's seed.
 // It is computed as static: jhash unrolled for 8 bytes (2 word loads).
-func (m *LruK8V8) hash(k *LruK8V8Key, w *lruK8V8KeyWords) uint32 {
-	a := lruK8V8HashInit + m.seed
+func (m *LRUK8V8) hash(k *LRUK8V8Key, w *lRUK8V8KeyWords) uint32 {
+	a := lRUK8V8HashInit + m.seed
 	b, c := a, a
 	a += binary.LittleEndian.Uint32(k[0:])
 	b += binary.LittleEndian.Uint32(k[4:])
@@ -182,7 +184,7 @@ func (m *LruK8V8) hash(k *LruK8V8Key, w *lruK8V8KeyWords) uint32 {
 }
 
 // words is the key as the element stores it.
-func (k *LruK8V8Key) words() (w lruK8V8KeyWords) {
+func (k *LRUK8V8Key) words() (w lRUK8V8KeyWords) {
 	w[0] = binary.LittleEndian.Uint32(k[0:])
 	w[1] = binary.LittleEndian.Uint32(k[4:])
 	return
@@ -190,45 +192,90 @@ func (k *LruK8V8Key) words() (w lruK8V8KeyWords) {
 
 // matches reports whether e holds the key w (of hash h).
 // Any answer is only as good as the caller's bucket sequence check.
-func (e *lruK8V8Elem) matches(w *lruK8V8KeyWords, h uint32) bool {
-	_ = h // keys this small are compared directly (seed 002)
+// The element caches no hash: keys this small are compared directly.
+func (e *lRUK8V8Elem) matches(w *lRUK8V8KeyWords, _ uint32) bool {
 	return atomic.LoadUint32(&e.key[0]) == w[0] &&
 		atomic.LoadUint32(&e.key[1]) == w[1]
 }
 
 // setKey stores the key w (of hash h) into e. Only under the bucket lock.
-func (e *lruK8V8Elem) setKey(w *lruK8V8KeyWords, h uint32) {
-	_ = h
+func (e *lRUK8V8Elem) setKey(w *lRUK8V8KeyWords, _ uint32) {
 	htab.StoreRelease(&e.key[0], w[0])
 	htab.StoreRelease(&e.key[1], w[1])
 }
 
 // loadKey loads e's key.
-func (e *lruK8V8Elem) loadKey() (k LruK8V8Key) {
+func (e *lRUK8V8Elem) loadKey() (k LRUK8V8Key) {
 	binary.LittleEndian.PutUint64(k[0:], uint64(atomic.LoadUint32(&e.key[0]))|uint64(atomic.LoadUint32(&e.key[1]))<<32)
 	return
 }
 
 // loadValue loads e's value.
-func (e *lruK8V8Elem) loadValue() (v LruK8V8Value) {
+func (e *lRUK8V8Elem) loadValue() (v LRUK8V8Value) {
 	binary.LittleEndian.PutUint64(v[0:], uint64(atomic.LoadUint32(&e.val[0]))|uint64(atomic.LoadUint32(&e.val[1]))<<32)
 	return
 }
 
 // setValue stores v into e. Only under the bucket lock.
-func (e *lruK8V8Elem) setValue(v *LruK8V8Value) {
+func (e *lRUK8V8Elem) setValue(v *LRUK8V8Value) {
 	htab.StoreRelease(&e.val[0], binary.LittleEndian.Uint32(v[0:]))
 	htab.StoreRelease(&e.val[1], binary.LittleEndian.Uint32(v[4:]))
 }
 
+// lock is bucket bi's sequence lock.
+func (m *LRUK8V8) lock(bi uint32) *htab.SeqLock { return &m.buckets[bi].SeqLock }
+
+// head is index+1 of bucket bi's newest element, 0 if the bucket is empty.
+func (m *LRUK8V8) head(bi uint32) uint32 { return m.buckets[bi].Head() }
+
 // elem is element i (an index, not index+1).
-func (m *LruK8V8) elem(i uint32) *lruK8V8Elem {
+func (m *LRUK8V8) elem(i uint32) *lRUK8V8Elem {
 	return &m.elems[i]
 }
 
-// free gives element i, already unlinked from its bucket, back to the LRU.
-// Never under a bucket lock: the LRU takes bucket locks when it evicts.
-func (m *LruK8V8) free(i uint32) {
+// nextIndex is index+1 of the element after e in its chain, 0 at its end.
+func (e *lRUK8V8Elem) nextIndex() uint32 { return atomic.LoadUint32(&e.next) }
+
+// linkHead makes element i (index+1) the head of bucket bi. Only under the
+// bucket's lock.
+func (m *LRUK8V8) linkHead(bi, i uint32) {
+	b := &m.buckets[bi]
+	head := b.Head()
+	htab.StoreRelease(&m.elem(i-1).next, head)
+	b.SetHead(i)
+}
+
+// unlink takes element i (index+1) out of bucket bi, whose element before it
+// is prev (0: i is the head), and returns i's index, for free. Only under the
+// bucket's lock.
+func (m *LRUK8V8) unlink(bi, prev, i uint32) uint32 {
+	next := m.elem(i - 1).nextIndex()
+	if prev == 0 {
+		m.buckets[bi].SetHead(next)
+	} else {
+		htab.StoreRelease(&m.elem(prev-1).next, next)
+	}
+	return i - 1
+}
+
+// freeBucket frees every element of bucket bi, which it empties. Only under
+// the bucket's lock. The chain is unreachable once the head is cleared; a
+// freed element may be reused at once, so its next link is read before it is
+// freed.
+func (m *LRUK8V8) freeBucket(bi uint32) {
+	i := m.head(bi)
+	m.buckets[bi].SetHead(0)
+	for i != 0 {
+		next := m.elem(i - 1).nextIndex()
+		m.free(i - 1)
+		i = next
+	}
+}
+
+// free gives element i, already unlinked from its bucket, back to the LRU
+// (bpf_lru_push_free), which never waits for a lock: callers may hold the
+// element's bucket lock, and free before they unlock.
+func (m *LRUK8V8) free(i uint32) {
 	m.count.Add(-1)
 	m.lru.Push(i)
 }
@@ -237,54 +284,55 @@ func (m *LruK8V8) free(i uint32) {
 // whether it was: the LRU engine then reuses it. Called with LRU locks held;
 // writers never wait for those inside their bucket lock (they Pop before it,
 // and Push, which they call inside it, never waits).
-func (m *LruK8V8) evict(n uint32) bool {
+func (m *LRUK8V8) evict(n uint32) bool {
 	e := m.elem(n)
-	// No cached hash (seed 002): hash the key again. A key being written by an
-	// update in progress gives some bucket where the element is not linked yet,
-	// so the answer is false, as the kernel's would be.
+	// No cached hash: hash the key again. A key being written by an update in
+	// progress gives some bucket where the element is not linked yet, so the
+	// answer is false, as the kernel's would be.
 	k := e.loadKey()
 	w := k.words()
 	h := m.hash(&k, &w)
-	b := &m.buckets[h&m.mask]
+	bi := h & m.mask
+	b := m.lock(bi)
 	b.Lock()
 	defer b.Unlock()
 	prev := uint32(0)
-	i := b.Head()
+	i := m.head(bi)
 	for c := uint32(0); i != 0 && c < m.maxEntries; c++ {
 		if i == n+1 {
-			m.unlink(h&m.mask, prev, i)
+			m.unlink(bi, prev, i)
 			m.count.Add(-1)
 			return true
 		}
-		prev, i = i, atomic.LoadUint32(&m.elem(i-1).next)
+		prev, i = i, m.elem(i-1).nextIndex()
 	}
 	return false
 }
 
-// find walks bucket b for key w (of hash h) and returns index+1 of its element
-// and of the element before it (0: none). Readers must validate the bucket's
-// sequence afterwards; the walk is bounded so that a chain that changes under
-// a reader cannot keep it looping.
-func (m *LruK8V8) find(b *htab.Bucket, w *lruK8V8KeyWords, h uint32) (prev, i uint32) {
-	i = b.Head()
+// find walks bucket bi for key w (of hash h) and returns index+1 of its
+// element and of the element before it (0: none). Readers must validate the
+// bucket's sequence afterwards; the walk is bounded so that a chain that
+// changes under a reader cannot keep it looping.
+func (m *LRUK8V8) find(bi uint32, w *lRUK8V8KeyWords, h uint32) (prev, i uint32) {
+	i = m.head(bi)
 	for n := uint32(0); i != 0 && n < m.maxEntries; n++ {
 		e := m.elem(i - 1)
 		if e.matches(w, h) {
 			return prev, i
 		}
-		prev, i = i, atomic.LoadUint32(&e.next)
+		prev, i = i, e.nextIndex()
 	}
 	return 0, 0
 }
 
 // lookupOn is a program's lookup of k: the value it sees and the
 // index+1 of k's element, 0 if k is absent.
-func (m *LruK8V8) lookupOn(k *LruK8V8Key) (LruK8V8Value, uint32) {
+func (m *LRUK8V8) lookupOn(k *LRUK8V8Key) (LRUK8V8Value, uint32) {
 	w := k.words()
 	// The hash, written out (m.hash is too big to inline).
 	var h uint32
 	{
-		a := lruK8V8HashInit + m.seed
+		a := lRUK8V8HashInit + m.seed
 		b, c := a, a
 		a += binary.LittleEndian.Uint32(k[0:])
 		b += binary.LittleEndian.Uint32(k[4:])
@@ -304,19 +352,21 @@ func (m *LruK8V8) lookupOn(k *LruK8V8Key) (LruK8V8Value, uint32) {
 		c -= bits.RotateLeft32(b, 24)
 		h = c
 	}
-	b := &m.buckets[h&m.mask]
+	bi := h & m.mask
+	b := m.lock(bi)
 	for {
 		s := b.ReadBegin()
-		var v LruK8V8Value
+		var v LRUK8V8Value
 		var found uint32
 		// find, written out: the walk makes no call.
-		for i, n := b.Head(), uint32(0); i != 0 && n < m.maxEntries; n++ {
+		for i, n := m.head(bi), uint32(0); i != 0 && n < m.maxEntries; n++ {
 			e := m.elem(i - 1)
 			if e.matches(&w, h) {
 				v, found = e.loadValue(), i
+
 				break
 			}
-			i = atomic.LoadUint32(&e.next)
+			i = e.nextIndex()
 		}
 		if b.ReadValid(s) {
 			return v, found
@@ -327,7 +377,7 @@ func (m *LruK8V8) lookupOn(k *LruK8V8Key) (LruK8V8Value, uint32) {
 // Lookup returns the value of k, as BPF_MAP_LOOKUP_ELEM does. It takes no lock:
 // it reads the bucket between two loads of its sequence and retries if a
 // writer came in between.
-func (m *LruK8V8) Lookup(k LruK8V8Key) (LruK8V8Value, bool) {
+func (m *LRUK8V8) Lookup(k LRUK8V8Key) (LRUK8V8Value, bool) {
 	return m.lookup(&k)
 }
 
@@ -335,12 +385,12 @@ func (m *LruK8V8) Lookup(k LruK8V8Key) (LruK8V8Value, bool) {
 // spares its callers a copy of the key into the arguments: for keys the compiler
 // copies in overlapping 16-byte moves (20, 24, 28 bytes) that copy stalls on the
 // one before it (no store forwarding), which cost lookups a fifth of their time.
-func (m *LruK8V8) lookup(k *LruK8V8Key) (LruK8V8Value, bool) {
+func (m *LRUK8V8) lookup(k *LRUK8V8Key) (LRUK8V8Value, bool) {
 	w := k.words()
 	// The hash, written out (m.hash is too big to inline).
 	var h uint32
 	{
-		a := lruK8V8HashInit + m.seed
+		a := lRUK8V8HashInit + m.seed
 		b, c := a, a
 		a += binary.LittleEndian.Uint32(k[0:])
 		b += binary.LittleEndian.Uint32(k[4:])
@@ -360,19 +410,21 @@ func (m *LruK8V8) lookup(k *LruK8V8Key) (LruK8V8Value, bool) {
 		c -= bits.RotateLeft32(b, 24)
 		h = c
 	}
-	b := &m.buckets[h&m.mask]
+	bi := h & m.mask
+	b := m.lock(bi)
 	for {
 		s := b.ReadBegin()
-		var v LruK8V8Value
+		var v LRUK8V8Value
 		found := false
 		// find, written out: the walk makes no call.
-		for i, n := b.Head(), uint32(0); i != 0 && n < m.maxEntries; n++ {
+		for i, n := m.head(bi), uint32(0); i != 0 && n < m.maxEntries; n++ {
 			e := m.elem(i - 1)
 			if e.matches(&w, h) {
 				v, found = e.loadValue(), true
+
 				break
 			}
-			i = atomic.LoadUint32(&e.next)
+			i = e.nextIndex()
 		}
 		if b.ReadValid(s) {
 			return v, found
@@ -382,13 +434,14 @@ func (m *LruK8V8) lookup(k *LruK8V8Key) (LruK8V8Value, bool) {
 
 // update is Update as on CPU cpu: the CPU whose LRU lists provide the new
 // element.
-func (m *LruK8V8) update(k *LruK8V8Key, v *LruK8V8Value, cpu int, flags htab.UpdateFlags) error {
+func (m *LRUK8V8) update(k *LRUK8V8Key, v *LRUK8V8Value, cpu int, flags htab.UpdateFlags) error {
 	if err := flags.Check(); err != nil {
 		return err
 	}
 	w := k.words()
 	h := m.hash(k, &w)
-	b := &m.buckets[h&m.mask]
+	bi := h & m.mask
+	b := m.lock(bi)
 	// As the kernel does, take an element first: the LRU may evict for it,
 	// even the very key being updated.
 	n, ok := m.lru.Pop(cpu)
@@ -399,7 +452,7 @@ func (m *LruK8V8) update(k *LruK8V8Key, v *LruK8V8Value, cpu int, flags htab.Upd
 	e.setKey(&w, h)
 	e.setValue(v)
 	b.Lock()
-	prev, i := m.find(b, &w, h)
+	prev, i := m.find(bi, &w, h)
 	if i != 0 && flags == htab.UpdateNoExist {
 		m.lru.Push(n)
 		b.Unlock()
@@ -410,7 +463,7 @@ func (m *LruK8V8) update(k *LruK8V8Key, v *LruK8V8Value, cpu int, flags htab.Upd
 		b.Unlock()
 		return htab.ErrKeyNotExist
 	}
-	m.linkHead(h&m.mask, n+1)
+	m.linkHead(bi, n+1)
 	if i == 0 {
 		m.count.Add(1)
 		b.Unlock()
@@ -421,7 +474,7 @@ func (m *LruK8V8) update(k *LruK8V8Key, v *LruK8V8Value, cpu int, flags htab.Upd
 	if prev == 0 {
 		prev = n + 1
 	}
-	m.unlink(h&m.mask, prev, i)
+	m.unlink(bi, prev, i)
 	// The count is unchanged: the old element goes back to the LRU as is,
 	// before the unlock, as a deleted key's element does.
 	m.lru.Push(i - 1)
@@ -434,78 +487,59 @@ func (m *LruK8V8) update(k *LruK8V8Key, v *LruK8V8Value, cpu int, flags htab.Upd
 // UpdateExist (htab.ErrKeyNotExist if absent). The map is never full: the
 // LRU evicts (as CPU 0), possibly before the map holds MaxEntries keys, and
 // htab.ErrNoMem only if it finds nothing to evict.
-func (m *LruK8V8) Update(k LruK8V8Key, v LruK8V8Value, flags htab.UpdateFlags) error {
+func (m *LRUK8V8) Update(k LRUK8V8Key, v LRUK8V8Value, flags htab.UpdateFlags) error {
 	return m.update(&k, &v, 0, flags)
 }
 
 // Delete removes k, as BPF_MAP_DELETE_ELEM does: htab.ErrKeyNotExist if absent.
-func (m *LruK8V8) Delete(k LruK8V8Key) error {
+func (m *LRUK8V8) Delete(k LRUK8V8Key) error {
 	w := k.words()
 	h := m.hash(&k, &w)
-	b := &m.buckets[h&m.mask]
+	bi := h & m.mask
+	b := m.lock(bi)
 	b.Lock()
-	prev, i := m.find(b, &w, h)
+	prev, i := m.find(bi, &w, h)
 	if i == 0 {
 		b.Unlock()
 		return htab.ErrKeyNotExist
 	}
-	m.unlink(h&m.mask, prev, i)
-	m.free(i - 1)
+	m.free(m.unlink(bi, prev, i))
 	b.Unlock()
 	return nil
 }
 
 // LookupAndDelete removes k and returns its value, as
 // BPF_MAP_LOOKUP_AND_DELETE_ELEM does: htab.ErrKeyNotExist if absent.
-func (m *LruK8V8) LookupAndDelete(k LruK8V8Key) (LruK8V8Value, error) {
+func (m *LRUK8V8) LookupAndDelete(k LRUK8V8Key) (LRUK8V8Value, error) {
 	w := k.words()
 	h := m.hash(&k, &w)
-	b := &m.buckets[h&m.mask]
+	bi := h & m.mask
+	b := m.lock(bi)
 	b.Lock()
-	prev, i := m.find(b, &w, h)
+	prev, i := m.find(bi, &w, h)
 	if i == 0 {
 		b.Unlock()
-		return LruK8V8Value{}, htab.ErrKeyNotExist
+		return LRUK8V8Value{}, htab.ErrKeyNotExist
 	}
 	v := m.elem(i - 1).loadValue()
-	m.unlink(h&m.mask, prev, i)
-	m.free(i - 1)
+	m.free(m.unlink(bi, prev, i))
 	b.Unlock()
 	return v, nil
 }
 
-// unlink takes element i (index+1) out of bucket bi, whose element before it
-// is prev (0: i is the head). Only under the bucket's lock.
-func (m *LruK8V8) unlink(bi, prev, i uint32) {
-	next := atomic.LoadUint32(&m.elem(i - 1).next)
-	if prev == 0 {
-		m.buckets[bi].SetHead(next)
-	} else {
-		htab.StoreRelease(&m.elem(prev-1).next, next)
-	}
-}
-
-// linkHead makes element i (index+1) the head of bucket bi. Only under the
-// bucket's lock.
-func (m *LruK8V8) linkHead(bi, i uint32) {
-	b := &m.buckets[bi]
-	htab.StoreRelease(&m.elem(i-1).next, b.Head())
-	b.SetHead(i)
-}
-
-// snapshot appends the keys and values of bucket b, newest first, as one
+// snapshot appends the keys and values of bucket bi, newest first, as one
 // consistent view: it rereads the bucket until no writer came in between.
-func (m *LruK8V8) snapshot(b *htab.Bucket, keys []LruK8V8Key, vals []LruK8V8Value) ([]LruK8V8Key, []LruK8V8Value) {
+func (m *LRUK8V8) snapshot(bi uint32, keys []LRUK8V8Key, vals []LRUK8V8Value) ([]LRUK8V8Key, []LRUK8V8Value) {
 	k0, v0 := len(keys), len(vals)
+	b := m.lock(bi)
 	for {
 		s := b.ReadBegin()
 		keys, vals = keys[:k0], vals[:v0]
-		i := b.Head()
-		for n := uint32(0); i != 0 && n < m.maxEntries; n++ {
+		for i, n := m.head(bi), uint32(0); i != 0 && n < m.maxEntries; n++ {
 			e := m.elem(i - 1)
 			keys = append(keys, e.loadKey())
 			vals = append(vals, e.loadValue())
-			i = atomic.LoadUint32(&e.next)
+			i = e.nextIndex()
 		}
 		if b.ReadValid(s) {
 			return keys, vals
@@ -516,19 +550,20 @@ func (m *LruK8V8) snapshot(b *htab.Bucket, keys []LruK8V8Key, vals []LruK8V8Valu
 // NextKey returns the key after k in the map's order, as BPF_MAP_GET_NEXT_KEY
 // does: the first key when k is nil or absent, htab.ErrKeyNotExist after the
 // last. Order: buckets in ascending index, each bucket newest first.
-func (m *LruK8V8) NextKey(k *LruK8V8Key) (LruK8V8Key, error) {
+func (m *LRUK8V8) NextKey(k *LRUK8V8Key) (LRUK8V8Key, error) {
 	start := uint32(0)
 	if k != nil {
 		w := k.words()
 		h := m.hash(k, &w)
-		b := &m.buckets[h&m.mask]
+		bi := h & m.mask
+		b := m.lock(bi)
 		for {
 			s := b.ReadBegin()
-			_, i := m.find(b, &w, h)
+			_, i := m.find(bi, &w, h)
 			var next uint32
-			var nk LruK8V8Key
+			var nk LRUK8V8Key
 			if i != 0 {
-				if next = atomic.LoadUint32(&m.elem(i - 1).next); next != 0 {
+				if next = m.elem(i - 1).nextIndex(); next != 0 {
 					nk = m.elem(next - 1).loadKey()
 				}
 			}
@@ -541,17 +576,17 @@ func (m *LruK8V8) NextKey(k *LruK8V8Key) (LruK8V8Key, error) {
 			if i != 0 {
 				// k was its bucket's last: go on with the next bucket. An absent k
 				// restarts from the first bucket, as in the kernel.
-				start = h&m.mask + 1
+				start = bi + 1
 			}
 			break
 		}
 	}
 	for bi := start; bi <= m.mask; bi++ {
-		b := &m.buckets[bi]
+		b := m.lock(bi)
 		for {
 			s := b.ReadBegin()
-			i := b.Head()
-			var nk LruK8V8Key
+			i := m.head(bi)
+			var nk LRUK8V8Key
 			if i != 0 {
 				nk = m.elem(i - 1).loadKey()
 			}
@@ -564,22 +599,21 @@ func (m *LruK8V8) NextKey(k *LruK8V8Key) (LruK8V8Key, error) {
 			break
 		}
 	}
-	return LruK8V8Key{}, htab.ErrKeyNotExist
+	return LRUK8V8Key{}, htab.ErrKeyNotExist
 }
 
 // All yields every key and value in NextKey's order. Each bucket is read as
 // one snapshot, so a key present for the whole iteration is yielded exactly
 // once, even while other goroutines update the map.
-func (m *LruK8V8) All() iter.Seq2[LruK8V8Key, LruK8V8Value] {
-	return func(yield func(LruK8V8Key, LruK8V8Value) bool) {
-		var keys []LruK8V8Key
-		var vals []LruK8V8Value
-		for bi := range m.buckets {
-			b := &m.buckets[bi]
-			if b.Head() == 0 {
+func (m *LRUK8V8) All() iter.Seq2[LRUK8V8Key, LRUK8V8Value] {
+	return func(yield func(LRUK8V8Key, LRUK8V8Value) bool) {
+		var keys []LRUK8V8Key
+		var vals []LRUK8V8Value
+		for bi := uint32(0); bi <= m.mask; bi++ {
+			if m.head(bi) == 0 {
 				continue
 			}
-			keys, vals = m.snapshot(b, keys[:0], vals[:0])
+			keys, vals = m.snapshot(bi, keys[:0], vals[:0])
 			for j := range keys {
 				if !yield(keys[j], vals[j]) {
 					return
@@ -596,19 +630,19 @@ func (m *LruK8V8) All() iter.Seq2[LruK8V8Key, LruK8V8Value] {
 // when the first non-empty bucket holds more than len(keys) elements; the call
 // that reaches the last bucket returns htab.ErrKeyNotExist, possibly with
 // elements, and so do later calls. A call with no room returns 0 and does nothing.
-func (m *LruK8V8) LookupBatch(c *htab.Cursor, keys []LruK8V8Key, vals []LruK8V8Value) (int, error) {
+func (m *LRUK8V8) LookupBatch(c *htab.Cursor, keys []LRUK8V8Key, vals []LRUK8V8Value) (int, error) {
 	return m.batch(c, keys, vals, false)
 }
 
 // LookupAndDeleteBatch is LookupBatch that also deletes what it returns, as
 // BPF_MAP_LOOKUP_AND_DELETE_BATCH does. Each bucket is copied and emptied
 // under its lock, so every element it deletes is returned exactly once.
-func (m *LruK8V8) LookupAndDeleteBatch(c *htab.Cursor, keys []LruK8V8Key, vals []LruK8V8Value) (int, error) {
+func (m *LRUK8V8) LookupAndDeleteBatch(c *htab.Cursor, keys []LRUK8V8Key, vals []LRUK8V8Value) (int, error) {
 	return m.batch(c, keys, vals, true)
 }
 
 // batch checks the arguments of a lookup batch, walks, and advances c.
-func (m *LruK8V8) batch(c *htab.Cursor, keys []LruK8V8Key, vals []LruK8V8Value, del bool) (int, error) {
+func (m *LRUK8V8) batch(c *htab.Cursor, keys []LRUK8V8Key, vals []LRUK8V8Value, del bool) (int, error) {
 	if len(vals) != len(keys) {
 		return 0, fmt.Errorf("%w: batch of %d keys needs %d values, got %d", htab.ErrInvalid, len(keys), len(keys), len(vals))
 	}
@@ -629,18 +663,17 @@ func (m *LruK8V8) batch(c *htab.Cursor, keys []LruK8V8Key, vals []LruK8V8Value, 
 
 // batchWalk copies whole buckets from bucket bi on into keys and vals while they
 // fit, and returns how many elements it copied and the next bucket to read.
-// -batch-lock nonempty: an empty bucket is seen without its lock and skipped (seed 003).
-func (m *LruK8V8) batchWalk(bi uint32, keys []LruK8V8Key, vals []LruK8V8Value, del bool) (total int, next uint32, err error) {
+// -batch-lock nonempty: an empty bucket is seen without its lock and skipped, as the kernel does.
+func (m *LRUK8V8) batchWalk(bi uint32, keys []LRUK8V8Key, vals []LRUK8V8Value, del bool) (total int, next uint32, err error) {
 	for bi <= m.mask {
-		if m.buckets[bi].Head() == 0 {
+		if m.head(bi) == 0 {
 			bi++
 			continue
 		}
-		b := &m.buckets[bi]
+		b := m.lock(bi)
 		b.Lock()
-		head := b.Head()
 		cnt := 0
-		for i := head; i != 0; i = atomic.LoadUint32(&m.elem(i - 1).next) {
+		for i := m.head(bi); i != 0; i = m.elem(i - 1).nextIndex() {
 			cnt++
 		}
 		if cnt > len(keys)-total {
@@ -652,31 +685,25 @@ func (m *LruK8V8) batchWalk(bi uint32, keys []LruK8V8Key, vals []LruK8V8Value, d
 			return total, bi, nil
 		}
 		j := total
-		for i := head; i != 0; {
+		for i := m.head(bi); i != 0; {
 			e := m.elem(i - 1)
 			keys[j] = e.loadKey()
 			vals[j] = e.loadValue()
 			j++
-			i = atomic.LoadUint32(&e.next)
+			i = e.nextIndex()
 		}
-		if del && head != 0 {
-			// The whole bucket goes: it was copied under this same lock.
-			b.SetHead(0)
-			// Free under the lock, as Delete does (see Capacity in the design
-			// comment). The chain is unreachable now; a freed element may be
-			// reused at once, so its next link is read before it is freed.
-			for i := head; i != 0; {
-				nx := atomic.LoadUint32(&m.elem(i - 1).next)
-				m.free(i - 1)
-				i = nx
-			}
+		if del && cnt != 0 {
+			// The whole bucket goes: it was copied under this same lock, and is
+			// freed before the unlock, as Delete frees.
+			m.freeBucket(bi)
 		}
 		b.Unlock()
 		total += cnt
 		bi++
 	}
-	// bi is len(m.buckets) here, or the cursor passed in if it was already past
-	// the end (the kernel returns ENOENT before it writes out_batch).
+	// bi is the number of buckets here, or the cursor passed in if it was
+	// already past the end (the kernel returns ENOENT before it writes
+	// out_batch).
 	return total, bi, htab.ErrKeyNotExist
 }
 
@@ -686,7 +713,7 @@ func (m *LruK8V8) batchWalk(bi uint32, keys []LruK8V8Key, vals []LruK8V8Value, d
 // only BPF_F_LOCK in elem_flags, so BPF_NOEXIST and BPF_EXIST are EINVAL
 // there, before anything is stored and even for no keys (as Linux 6.18
 // answers); here they are htab.ErrInvalid likewise.
-func (m *LruK8V8) UpdateBatch(keys []LruK8V8Key, vals []LruK8V8Value, flags htab.UpdateFlags) (int, error) {
+func (m *LRUK8V8) UpdateBatch(keys []LRUK8V8Key, vals []LRUK8V8Value, flags htab.UpdateFlags) (int, error) {
 	if flags != htab.UpdateAny {
 		return 0, fmt.Errorf("%w: batch update flags %#x: the kernel's BPF_MAP_UPDATE_BATCH takes only BPF_ANY", htab.ErrInvalid, uint64(flags))
 	}
@@ -703,7 +730,7 @@ func (m *LruK8V8) UpdateBatch(keys []LruK8V8Key, vals []LruK8V8Value, flags htab
 
 // DeleteBatch deletes keys in order, as BPF_MAP_DELETE_BATCH does, and returns
 // how many it deleted: it stops at the first absent key (htab.ErrKeyNotExist).
-func (m *LruK8V8) DeleteBatch(keys []LruK8V8Key) (int, error) {
+func (m *LRUK8V8) DeleteBatch(keys []LRUK8V8Key) (int, error) {
 	for i := range keys {
 		if err := m.Delete(keys[i]); err != nil {
 			return i, err
@@ -712,25 +739,25 @@ func (m *LruK8V8) DeleteBatch(keys []LruK8V8Key) (int, error) {
 	return len(keys), nil
 }
 
-// LruK8V8CPU is the program side of LruK8V8 as on one CPU: the door BPF programs
+// LRUK8V8CPU is the program side of LRUK8V8 as on one CPU: the door BPF programs
 // use. Worker goroutines that each hold their own handle get per-CPU behaviour
 // deterministically.
-type LruK8V8CPU struct {
-	m   *LruK8V8
+type LRUK8V8CPU struct {
+	m   *LRUK8V8
 	cpu int
 }
 
 // CPU returns the handle of CPU i, 0 <= i < CPUs(); it panics outside that range.
-func (m *LruK8V8) CPU(i int) *LruK8V8CPU {
+func (m *LRUK8V8) CPU(i int) *LRUK8V8CPU {
 	if uint(i) >= uint(len(m.handles)) {
-		htab.CPUOutOfRange("LruK8V8", i, len(m.handles))
+		htab.CPUOutOfRange("LRUK8V8", i, len(m.handles))
 	}
 	return &m.handles[i]
 }
 
 // Lookup is bpf_map_lookup_elem from a program on this CPU: it sets the
 // element's ref bit, which the LRU uses to keep it.
-func (c *LruK8V8CPU) Lookup(k LruK8V8Key) (LruK8V8Value, bool) {
+func (c *LRUK8V8CPU) Lookup(k LRUK8V8Key) (LRUK8V8Value, bool) {
 	v, i := c.m.lookupOn(&k)
 	if i != 0 {
 		c.m.elem(i - 1).node.Ref()
@@ -740,11 +767,11 @@ func (c *LruK8V8CPU) Lookup(k LruK8V8Key) (LruK8V8Value, bool) {
 
 // Update is bpf_map_update_elem from a program on this CPU: a new element comes
 // from this CPU's LRU lists.
-func (c *LruK8V8CPU) Update(k LruK8V8Key, v LruK8V8Value, flags htab.UpdateFlags) error {
+func (c *LRUK8V8CPU) Update(k LRUK8V8Key, v LRUK8V8Value, flags htab.UpdateFlags) error {
 	return c.m.update(&k, &v, c.cpu, flags)
 }
 
 // Delete is bpf_map_delete_elem from a program on this CPU.
-func (c *LruK8V8CPU) Delete(k LruK8V8Key) error {
+func (c *LRUK8V8CPU) Delete(k LRUK8V8Key) error {
 	return c.m.Delete(k)
 }

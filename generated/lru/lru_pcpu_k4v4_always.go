@@ -6,11 +6,12 @@ package lru
 import (
 	"encoding/binary"
 	"fmt"
-	"github.com/htabgen/htabgen/htab"
 	"iter"
 	"math/bits"
 	"sync/atomic"
 	"unsafe"
+
+	"github.com/htabgen/htabgen/htab"
 )
 
 // Design of LruPcpuK4V4Always: the kernel's BPF_MAP_TYPE_LRU_PERCPU_HASH for 4-byte keys and 4-byte values.
@@ -66,11 +67,14 @@ import (
 //
 // Per-CPU values
 //   slots[cpu][element index], 4 B each, one array per CPU: the element
-//   needs no pointer to its values (seed 002) and CPUs never share a cache
-//   line of values. A replace writes the slots in place.
+//   needs no pointer to its values (as the kernel's preallocated per-CPU
+//   element has none) and CPUs never share a cache line of values. A
+//   replace writes the slots in place.
 //   Every write of a slot, CPU(i).Update's too, is made under the key's
 //   bucket lock, and readers of the values validate the bucket's sequence,
 //   as for the key.
+//
+// Order: buckets ascending, each newest first, as the kernel's.
 
 // LruPcpuK4V4AlwaysKey is a key of LruPcpuK4V4Always: 4 bytes, hashed and compared as they are.
 type LruPcpuK4V4AlwaysKey [4]byte
@@ -82,8 +86,8 @@ type LruPcpuK4V4AlwaysValue [4]byte
 type lruPcpuK4V4AlwaysKeyWords [1]uint32
 
 // lruPcpuK4V4AlwaysElem is one element: 24 bytes, 4-byte aligned, no pointers. Lock-free
-// readers load every field with sync/atomic; writers store them under the bucket lock
-// with htab.StoreRelease.
+// readers load every field with sync/atomic; writers store them under the bucket
+// lock with htab.StoreRelease.
 // The node is htab.LRU's, which keeps it under its own locks.
 type lruPcpuK4V4AlwaysElem struct {
 	next uint32       // off 0, 4 B: index+1 of the next older element in the bucket; 0 ends the chain
@@ -94,8 +98,8 @@ type lruPcpuK4V4AlwaysElem struct {
 // LruPcpuK4V4Always is a fixed-capacity hash map with the semantics of the kernel's
 // BPF_MAP_TYPE_LRU_PERCPU_HASH. Every method is safe for concurrent use.
 type LruPcpuK4V4Always struct {
-	buckets    []htab.Bucket // roundup_pow_of_two(maxEntries) buckets
-	mask       uint32        // len(buckets)-1: a hash's bucket is hash&mask
+	buckets    []htab.Bucket // roundup_pow_of_two(maxEntries) buckets: a sequence lock and a head each
+	mask       uint32        // the number of buckets less one: a hash's bucket is hash&mask
 	seed       uint32        // the jhash initval: 0 with ZeroSeed, else random
 	maxEntries uint32
 	cpus       int                    // number of CPU slots (Options.CPUs)
@@ -134,10 +138,10 @@ func NewLruPcpuK4V4Always(opts htab.Options) (*LruPcpuK4V4Always, error) {
 	n := htab.BucketCount(opts.MaxEntries)
 	m := &LruPcpuK4V4Always{
 		buckets:    make([]htab.Bucket, n),
-		cpus:       opts.CPUs,
 		mask:       uint32(n - 1),
-		maxEntries: uint32(opts.MaxEntries),
 		seed:       opts.Seed(),
+		maxEntries: uint32(opts.MaxEntries),
+		cpus:       opts.CPUs,
 	}
 	m.elems = make([]lruPcpuK4V4AlwaysElem, opts.MaxEntries+htab.LRUHeads(opts.CPUs, opts.NoCommonLRU))
 	m.slots = make([][]lruPcpuK4V4AlwaysSlot, opts.CPUs)
@@ -145,9 +149,8 @@ func NewLruPcpuK4V4Always(opts htab.Options) (*LruPcpuK4V4Always, error) {
 		// The spare capacity keeps the next allocation off this array's last line.
 		m.slots[c] = make([]lruPcpuK4V4AlwaysSlot, opts.MaxEntries, opts.MaxEntries+16)
 	}
-	m.lru = htab.NewLRUOver(m.elems, func(e *lruPcpuK4V4AlwaysElem) *htab.LRUNode {
-		return &e.node
-	}, opts.MaxEntries, opts.CPUs, opts.NoCommonLRU, m.evict)
+	m.lru = htab.NewLRUOver(m.elems, func(e *lruPcpuK4V4AlwaysElem) *htab.LRUNode { return &e.node },
+		opts.MaxEntries, opts.CPUs, opts.NoCommonLRU, m.evict)
 	m.handles = make([]LruPcpuK4V4AlwaysCPU, opts.CPUs)
 	for i := range m.handles {
 		m.handles[i] = LruPcpuK4V4AlwaysCPU{m, i}
@@ -206,14 +209,13 @@ func (k *LruPcpuK4V4AlwaysKey) words() (w lruPcpuK4V4AlwaysKeyWords) {
 
 // matches reports whether e holds the key w (of hash h).
 // Any answer is only as good as the caller's bucket sequence check.
-func (e *lruPcpuK4V4AlwaysElem) matches(w *lruPcpuK4V4AlwaysKeyWords, h uint32) bool {
-	_ = h // keys this small are compared directly (seed 002)
+// The element caches no hash: keys this small are compared directly.
+func (e *lruPcpuK4V4AlwaysElem) matches(w *lruPcpuK4V4AlwaysKeyWords, _ uint32) bool {
 	return atomic.LoadUint32(&e.key[0]) == w[0]
 }
 
 // setKey stores the key w (of hash h) into e. Only under the bucket lock.
-func (e *lruPcpuK4V4AlwaysElem) setKey(w *lruPcpuK4V4AlwaysKeyWords, h uint32) {
-	_ = h
+func (e *lruPcpuK4V4AlwaysElem) setKey(w *lruPcpuK4V4AlwaysKeyWords, _ uint32) {
 	htab.StoreRelease(&e.key[0], w[0])
 }
 
@@ -221,6 +223,64 @@ func (e *lruPcpuK4V4AlwaysElem) setKey(w *lruPcpuK4V4AlwaysKeyWords, h uint32) {
 func (e *lruPcpuK4V4AlwaysElem) loadKey() (k LruPcpuK4V4AlwaysKey) {
 	binary.LittleEndian.PutUint32(k[0:], atomic.LoadUint32(&e.key[0]))
 	return
+}
+
+// lock is bucket bi's sequence lock.
+func (m *LruPcpuK4V4Always) lock(bi uint32) *htab.SeqLock { return &m.buckets[bi].SeqLock }
+
+// head is index+1 of bucket bi's newest element, 0 if the bucket is empty.
+func (m *LruPcpuK4V4Always) head(bi uint32) uint32 { return m.buckets[bi].Head() }
+
+// elem is element i (an index, not index+1).
+func (m *LruPcpuK4V4Always) elem(i uint32) *lruPcpuK4V4AlwaysElem {
+	return &m.elems[i]
+}
+
+// nextIndex is index+1 of the element after e in its chain, 0 at its end.
+func (e *lruPcpuK4V4AlwaysElem) nextIndex() uint32 { return atomic.LoadUint32(&e.next) }
+
+// linkHead makes element i (index+1) the head of bucket bi. Only under the
+// bucket's lock.
+func (m *LruPcpuK4V4Always) linkHead(bi, i uint32) {
+	b := &m.buckets[bi]
+	head := b.Head()
+	htab.StoreRelease(&m.elem(i-1).next, head)
+	b.SetHead(i)
+}
+
+// unlink takes element i (index+1) out of bucket bi, whose element before it
+// is prev (0: i is the head), and returns i's index, for free. Only under the
+// bucket's lock.
+func (m *LruPcpuK4V4Always) unlink(bi, prev, i uint32) uint32 {
+	next := m.elem(i - 1).nextIndex()
+	if prev == 0 {
+		m.buckets[bi].SetHead(next)
+	} else {
+		htab.StoreRelease(&m.elem(prev-1).next, next)
+	}
+	return i - 1
+}
+
+// freeBucket frees every element of bucket bi, which it empties. Only under
+// the bucket's lock. The chain is unreachable once the head is cleared; a
+// freed element may be reused at once, so its next link is read before it is
+// freed.
+func (m *LruPcpuK4V4Always) freeBucket(bi uint32) {
+	i := m.head(bi)
+	m.buckets[bi].SetHead(0)
+	for i != 0 {
+		next := m.elem(i - 1).nextIndex()
+		m.free(i - 1)
+		i = next
+	}
+}
+
+// free gives element i, already unlinked from its bucket, back to the LRU
+// (bpf_lru_push_free), which never waits for a lock: callers may hold the
+// element's bucket lock, and free before they unlock.
+func (m *LruPcpuK4V4Always) free(i uint32) {
+	m.count.Add(-1)
+	m.lru.Push(i)
 }
 
 // lruPcpuK4V4AlwaysSlot is one CPU's value of one element: little-endian words, zero-padded.
@@ -279,58 +339,47 @@ func (m *LruPcpuK4V4Always) storeValues(i uint32, vals []LruPcpuK4V4AlwaysValue,
 	m.slot(cpu, i).store(v)
 }
 
-// elem is element i (an index, not index+1).
-func (m *LruPcpuK4V4Always) elem(i uint32) *lruPcpuK4V4AlwaysElem {
-	return &m.elems[i]
-}
-
-// free gives element i, already unlinked from its bucket, back to the LRU.
-// Never under a bucket lock: the LRU takes bucket locks when it evicts.
-func (m *LruPcpuK4V4Always) free(i uint32) {
-	m.count.Add(-1)
-	m.lru.Push(i)
-}
-
 // evict unlinks element n from its bucket if it is linked there and reports
 // whether it was: the LRU engine then reuses it. Called with LRU locks held;
 // writers never wait for those inside their bucket lock (they Pop before it,
 // and Push, which they call inside it, never waits).
 func (m *LruPcpuK4V4Always) evict(n uint32) bool {
 	e := m.elem(n)
-	// No cached hash (seed 002): hash the key again. A key being written by an
-	// update in progress gives some bucket where the element is not linked yet,
-	// so the answer is false, as the kernel's would be.
+	// No cached hash: hash the key again. A key being written by an update in
+	// progress gives some bucket where the element is not linked yet, so the
+	// answer is false, as the kernel's would be.
 	k := e.loadKey()
 	w := k.words()
 	h := m.hash(&k, &w)
-	b := &m.buckets[h&m.mask]
+	bi := h & m.mask
+	b := m.lock(bi)
 	b.Lock()
 	defer b.Unlock()
 	prev := uint32(0)
-	i := b.Head()
+	i := m.head(bi)
 	for c := uint32(0); i != 0 && c < m.maxEntries; c++ {
 		if i == n+1 {
-			m.unlink(h&m.mask, prev, i)
+			m.unlink(bi, prev, i)
 			m.count.Add(-1)
 			return true
 		}
-		prev, i = i, atomic.LoadUint32(&m.elem(i-1).next)
+		prev, i = i, m.elem(i-1).nextIndex()
 	}
 	return false
 }
 
-// find walks bucket b for key w (of hash h) and returns index+1 of its element
-// and of the element before it (0: none). Readers must validate the bucket's
-// sequence afterwards; the walk is bounded so that a chain that changes under
-// a reader cannot keep it looping.
-func (m *LruPcpuK4V4Always) find(b *htab.Bucket, w *lruPcpuK4V4AlwaysKeyWords, h uint32) (prev, i uint32) {
-	i = b.Head()
+// find walks bucket bi for key w (of hash h) and returns index+1 of its
+// element and of the element before it (0: none). Readers must validate the
+// bucket's sequence afterwards; the walk is bounded so that a chain that
+// changes under a reader cannot keep it looping.
+func (m *LruPcpuK4V4Always) find(bi uint32, w *lruPcpuK4V4AlwaysKeyWords, h uint32) (prev, i uint32) {
+	i = m.head(bi)
 	for n := uint32(0); i != 0 && n < m.maxEntries; n++ {
 		e := m.elem(i - 1)
 		if e.matches(w, h) {
 			return prev, i
 		}
-		prev, i = i, atomic.LoadUint32(&e.next)
+		prev, i = i, e.nextIndex()
 	}
 	return 0, 0
 }
@@ -361,19 +410,21 @@ func (m *LruPcpuK4V4Always) lookupOn(k *LruPcpuK4V4AlwaysKey, cpu int) (LruPcpuK
 		c -= bits.RotateLeft32(b, 24)
 		h = c
 	}
-	b := &m.buckets[h&m.mask]
+	bi := h & m.mask
+	b := m.lock(bi)
 	for {
 		s := b.ReadBegin()
 		var v LruPcpuK4V4AlwaysValue
 		var found uint32
 		// find, written out: the walk makes no call.
-		for i, n := b.Head(), uint32(0); i != 0 && n < m.maxEntries; n++ {
+		for i, n := m.head(bi), uint32(0); i != 0 && n < m.maxEntries; n++ {
 			e := m.elem(i - 1)
 			if e.matches(&w, h) {
 				v, found = m.slot(cpu, i-1).load(), i
+
 				break
 			}
-			i = atomic.LoadUint32(&e.next)
+			i = e.nextIndex()
 		}
 		if b.ReadValid(s) {
 			return v, found
@@ -394,12 +445,14 @@ func (m *LruPcpuK4V4Always) Lookup(k LruPcpuK4V4AlwaysKey, vals []LruPcpuK4V4Alw
 	if m.cpus > len(small) {
 		buf = make([]LruPcpuK4V4AlwaysValue, m.cpus)
 	}
+
 	w := k.words()
 	h := m.hash(&k, &w)
-	b := &m.buckets[h&m.mask]
+	bi := h & m.mask
+	b := m.lock(bi)
 	for {
 		s := b.ReadBegin()
-		_, i := m.find(b, &w, h)
+		_, i := m.find(bi, &w, h)
 		if i != 0 {
 			m.loadValues(i-1, buf[:m.cpus])
 		}
@@ -422,7 +475,8 @@ func (m *LruPcpuK4V4Always) update(k *LruPcpuK4V4AlwaysKey, vals []LruPcpuK4V4Al
 	}
 	w := k.words()
 	h := m.hash(k, &w)
-	b := &m.buckets[h&m.mask]
+	bi := h & m.mask
+	b := m.lock(bi)
 	// An element is taken only when the flags allow a new key; the LRU may
 	// evict for it.
 	var n uint32
@@ -435,7 +489,7 @@ func (m *LruPcpuK4V4Always) update(k *LruPcpuK4V4AlwaysKey, vals []LruPcpuK4V4Al
 		popped = true
 	}
 	b.Lock()
-	_, i := m.find(b, &w, h)
+	_, i := m.find(bi, &w, h)
 	if i != 0 && flags == htab.UpdateNoExist {
 		if popped {
 			m.lru.Push(n)
@@ -462,7 +516,7 @@ func (m *LruPcpuK4V4Always) update(k *LruPcpuK4V4AlwaysKey, vals []LruPcpuK4V4Al
 	e := m.elem(n)
 	e.setKey(&w, h)
 	m.storeValues(n, vals, v, cpu, true)
-	m.linkHead(h&m.mask, n+1)
+	m.linkHead(bi, n+1)
 	m.count.Add(1)
 	b.Unlock()
 	return nil
@@ -486,15 +540,15 @@ func (m *LruPcpuK4V4Always) Update(k LruPcpuK4V4AlwaysKey, vals []LruPcpuK4V4Alw
 func (m *LruPcpuK4V4Always) Delete(k LruPcpuK4V4AlwaysKey) error {
 	w := k.words()
 	h := m.hash(&k, &w)
-	b := &m.buckets[h&m.mask]
+	bi := h & m.mask
+	b := m.lock(bi)
 	b.Lock()
-	prev, i := m.find(b, &w, h)
+	prev, i := m.find(bi, &w, h)
 	if i == 0 {
 		b.Unlock()
 		return htab.ErrKeyNotExist
 	}
-	m.unlink(h&m.mask, prev, i)
-	m.free(i - 1)
+	m.free(m.unlink(bi, prev, i))
 	b.Unlock()
 	return nil
 }
@@ -508,53 +562,34 @@ func (m *LruPcpuK4V4Always) LookupAndDelete(k LruPcpuK4V4AlwaysKey, vals []LruPc
 	}
 	w := k.words()
 	h := m.hash(&k, &w)
-	b := &m.buckets[h&m.mask]
+	bi := h & m.mask
+	b := m.lock(bi)
 	b.Lock()
-	prev, i := m.find(b, &w, h)
+	prev, i := m.find(bi, &w, h)
 	if i == 0 {
 		b.Unlock()
 		return htab.ErrKeyNotExist
 	}
 	m.loadValues(i-1, vals)
-	m.unlink(h&m.mask, prev, i)
-	m.free(i - 1)
+	m.free(m.unlink(bi, prev, i))
 	b.Unlock()
 	return nil
 }
 
-// unlink takes element i (index+1) out of bucket bi, whose element before it
-// is prev (0: i is the head). Only under the bucket's lock.
-func (m *LruPcpuK4V4Always) unlink(bi, prev, i uint32) {
-	next := atomic.LoadUint32(&m.elem(i - 1).next)
-	if prev == 0 {
-		m.buckets[bi].SetHead(next)
-	} else {
-		htab.StoreRelease(&m.elem(prev-1).next, next)
-	}
-}
-
-// linkHead makes element i (index+1) the head of bucket bi. Only under the
-// bucket's lock.
-func (m *LruPcpuK4V4Always) linkHead(bi, i uint32) {
-	b := &m.buckets[bi]
-	htab.StoreRelease(&m.elem(i-1).next, b.Head())
-	b.SetHead(i)
-}
-
-// snapshot appends the keys and values of bucket b, newest first, as one
+// snapshot appends the keys and values of bucket bi, newest first, as one
 // consistent view: it rereads the bucket until no writer came in between.
-func (m *LruPcpuK4V4Always) snapshot(b *htab.Bucket, keys []LruPcpuK4V4AlwaysKey, vals []LruPcpuK4V4AlwaysValue) ([]LruPcpuK4V4AlwaysKey, []LruPcpuK4V4AlwaysValue) {
+func (m *LruPcpuK4V4Always) snapshot(bi uint32, keys []LruPcpuK4V4AlwaysKey, vals []LruPcpuK4V4AlwaysValue) ([]LruPcpuK4V4AlwaysKey, []LruPcpuK4V4AlwaysValue) {
 	k0, v0 := len(keys), len(vals)
+	b := m.lock(bi)
 	for {
 		s := b.ReadBegin()
 		keys, vals = keys[:k0], vals[:v0]
-		i := b.Head()
-		for n := uint32(0); i != 0 && n < m.maxEntries; n++ {
+		for i, n := m.head(bi), uint32(0); i != 0 && n < m.maxEntries; n++ {
 			e := m.elem(i - 1)
 			keys = append(keys, e.loadKey())
 			vals = append(vals, make([]LruPcpuK4V4AlwaysValue, m.cpus)...)
 			m.loadValues(i-1, vals[len(vals)-m.cpus:])
-			i = atomic.LoadUint32(&e.next)
+			i = e.nextIndex()
 		}
 		if b.ReadValid(s) {
 			return keys, vals
@@ -570,14 +605,15 @@ func (m *LruPcpuK4V4Always) NextKey(k *LruPcpuK4V4AlwaysKey) (LruPcpuK4V4AlwaysK
 	if k != nil {
 		w := k.words()
 		h := m.hash(k, &w)
-		b := &m.buckets[h&m.mask]
+		bi := h & m.mask
+		b := m.lock(bi)
 		for {
 			s := b.ReadBegin()
-			_, i := m.find(b, &w, h)
+			_, i := m.find(bi, &w, h)
 			var next uint32
 			var nk LruPcpuK4V4AlwaysKey
 			if i != 0 {
-				if next = atomic.LoadUint32(&m.elem(i - 1).next); next != 0 {
+				if next = m.elem(i - 1).nextIndex(); next != 0 {
 					nk = m.elem(next - 1).loadKey()
 				}
 			}
@@ -590,16 +626,16 @@ func (m *LruPcpuK4V4Always) NextKey(k *LruPcpuK4V4AlwaysKey) (LruPcpuK4V4AlwaysK
 			if i != 0 {
 				// k was its bucket's last: go on with the next bucket. An absent k
 				// restarts from the first bucket, as in the kernel.
-				start = h&m.mask + 1
+				start = bi + 1
 			}
 			break
 		}
 	}
 	for bi := start; bi <= m.mask; bi++ {
-		b := &m.buckets[bi]
+		b := m.lock(bi)
 		for {
 			s := b.ReadBegin()
-			i := b.Head()
+			i := m.head(bi)
 			var nk LruPcpuK4V4AlwaysKey
 			if i != 0 {
 				nk = m.elem(i - 1).loadKey()
@@ -624,12 +660,11 @@ func (m *LruPcpuK4V4Always) All() iter.Seq2[LruPcpuK4V4AlwaysKey, []LruPcpuK4V4A
 	return func(yield func(LruPcpuK4V4AlwaysKey, []LruPcpuK4V4AlwaysValue) bool) {
 		var keys []LruPcpuK4V4AlwaysKey
 		var vals []LruPcpuK4V4AlwaysValue
-		for bi := range m.buckets {
-			b := &m.buckets[bi]
-			if b.Head() == 0 {
+		for bi := uint32(0); bi <= m.mask; bi++ {
+			if m.head(bi) == 0 {
 				continue
 			}
-			keys, vals = m.snapshot(b, keys[:0], vals[:0])
+			keys, vals = m.snapshot(bi, keys[:0], vals[:0])
 			for j := range keys {
 				if !yield(keys[j], vals[j*m.cpus:(j+1)*m.cpus:(j+1)*m.cpus]) {
 					return
@@ -679,14 +714,13 @@ func (m *LruPcpuK4V4Always) batch(c *htab.Cursor, keys []LruPcpuK4V4AlwaysKey, v
 
 // batchWalk copies whole buckets from bucket bi on into keys and vals while they
 // fit, and returns how many elements it copied and the next bucket to read.
-// -batch-lock always: every bucket is locked, empty or not (the kernel before seed 003).
+// -batch-lock always: every bucket is locked, empty or not (the kernel before it skipped empty buckets).
 func (m *LruPcpuK4V4Always) batchWalk(bi uint32, keys []LruPcpuK4V4AlwaysKey, vals []LruPcpuK4V4AlwaysValue, del bool) (total int, next uint32, err error) {
 	for bi <= m.mask {
-		b := &m.buckets[bi]
+		b := m.lock(bi)
 		b.Lock()
-		head := b.Head()
 		cnt := 0
-		for i := head; i != 0; i = atomic.LoadUint32(&m.elem(i - 1).next) {
+		for i := m.head(bi); i != 0; i = m.elem(i - 1).nextIndex() {
 			cnt++
 		}
 		if cnt > len(keys)-total {
@@ -698,31 +732,25 @@ func (m *LruPcpuK4V4Always) batchWalk(bi uint32, keys []LruPcpuK4V4AlwaysKey, va
 			return total, bi, nil
 		}
 		j := total
-		for i := head; i != 0; {
+		for i := m.head(bi); i != 0; {
 			e := m.elem(i - 1)
 			keys[j] = e.loadKey()
 			m.loadValues(i-1, vals[j*m.cpus:(j+1)*m.cpus])
 			j++
-			i = atomic.LoadUint32(&e.next)
+			i = e.nextIndex()
 		}
-		if del && head != 0 {
-			// The whole bucket goes: it was copied under this same lock.
-			b.SetHead(0)
-			// Free under the lock, as Delete does (see Capacity in the design
-			// comment). The chain is unreachable now; a freed element may be
-			// reused at once, so its next link is read before it is freed.
-			for i := head; i != 0; {
-				nx := atomic.LoadUint32(&m.elem(i - 1).next)
-				m.free(i - 1)
-				i = nx
-			}
+		if del && cnt != 0 {
+			// The whole bucket goes: it was copied under this same lock, and is
+			// freed before the unlock, as Delete frees.
+			m.freeBucket(bi)
 		}
 		b.Unlock()
 		total += cnt
 		bi++
 	}
-	// bi is len(m.buckets) here, or the cursor passed in if it was already past
-	// the end (the kernel returns ENOENT before it writes out_batch).
+	// bi is the number of buckets here, or the cursor passed in if it was
+	// already past the end (the kernel returns ENOENT before it writes
+	// out_batch).
 	return total, bi, htab.ErrKeyNotExist
 }
 

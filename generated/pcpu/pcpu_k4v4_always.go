@@ -6,12 +6,13 @@ package pcpu
 import (
 	"encoding/binary"
 	"fmt"
-	"github.com/htabgen/htabgen/htab"
 	"iter"
 	"math/bits"
 	"sync"
 	"sync/atomic"
 	"unsafe"
+
+	"github.com/htabgen/htabgen/htab"
 )
 
 // Design of PcpuK4V4Always: the kernel's BPF_MAP_TYPE_PERCPU_HASH for 4-byte keys and 4-byte values.
@@ -57,8 +58,9 @@ import (
 //
 // Per-CPU values
 //   slots[cpu][element index], 4 B each, one array per CPU: the element
-//   needs no pointer to its values (seed 002) and CPUs never share a cache
-//   line of values. A replace writes the slots in place.
+//   needs no pointer to its values (as the kernel's preallocated per-CPU
+//   element has none) and CPUs never share a cache line of values. A
+//   replace writes the slots in place.
 //   A program's update of a present key (CPU(i).Update) takes no bucket lock:
 //   it finds the element optimistically, takes CPU i's slot lock (one of
 //   64 per CPU, in that CPU's own memory), checks that the bucket did not
@@ -69,6 +71,8 @@ import (
 //   Reading every CPU's value (Lookup, All, batches) holds all of the
 //   element's slot locks, taken in CPU order, so the copy is one snapshot;
 //   CPU(i).Lookup reads its one slot by validating that lock's sequence.
+//
+// Order: buckets ascending, each newest first, as the kernel's.
 
 // PcpuK4V4AlwaysKey is a key of PcpuK4V4Always: 4 bytes, hashed and compared as they are.
 type PcpuK4V4AlwaysKey [4]byte
@@ -80,8 +84,8 @@ type PcpuK4V4AlwaysValue [4]byte
 type pcpuK4V4AlwaysKeyWords [1]uint32
 
 // pcpuK4V4AlwaysElem is one element: 8 bytes, 4-byte aligned, no pointers. Lock-free
-// readers load every field with sync/atomic; writers store them under the bucket lock
-// with htab.StoreRelease.
+// readers load every field with sync/atomic; writers store them under the bucket
+// lock with htab.StoreRelease.
 type pcpuK4V4AlwaysElem struct {
 	next uint32    // off 0, 4 B: index+1 of the next older element in the bucket; 0 ends the chain
 	key  [1]uint32 // off 4, 4 B: the 4 key bytes, little-endian words, zero-padded
@@ -91,13 +95,14 @@ type pcpuK4V4AlwaysElem struct {
 // 2048 elements of 8 bytes, 16 KiB (the most, by powers of two, within 16 KiB).
 const pcpuK4V4AlwaysChunkShift = 11
 
+// pcpuK4V4AlwaysElemChunk is one NoPrealloc chunk of elements.
 type pcpuK4V4AlwaysElemChunk [1 << pcpuK4V4AlwaysChunkShift]pcpuK4V4AlwaysElem
 
 // PcpuK4V4Always is a fixed-capacity hash map with the semantics of the kernel's
 // BPF_MAP_TYPE_PERCPU_HASH. Every method is safe for concurrent use.
 type PcpuK4V4Always struct {
-	buckets    []htab.Bucket // roundup_pow_of_two(maxEntries) buckets
-	mask       uint32        // len(buckets)-1: a hash's bucket is hash&mask
+	buckets    []htab.Bucket // roundup_pow_of_two(maxEntries) buckets: a sequence lock and a head each
+	mask       uint32        // the number of buckets less one: a hash's bucket is hash&mask
 	seed       uint32        // the jhash initval: 0 with ZeroSeed, else random
 	maxEntries uint32
 	cpus       int                 // number of CPU slots (Options.CPUs)
@@ -141,10 +146,10 @@ func NewPcpuK4V4Always(opts htab.Options) (*PcpuK4V4Always, error) {
 	n := htab.BucketCount(opts.MaxEntries)
 	m := &PcpuK4V4Always{
 		buckets:    make([]htab.Bucket, n),
-		cpus:       opts.CPUs,
 		mask:       uint32(n - 1),
-		maxEntries: uint32(opts.MaxEntries),
 		seed:       opts.Seed(),
+		maxEntries: uint32(opts.MaxEntries),
+		cpus:       opts.CPUs,
 	}
 	if opts.NoPrealloc {
 		m.chunks = make([]atomic.Pointer[pcpuK4V4AlwaysElemChunk], (opts.MaxEntries-1)>>pcpuK4V4AlwaysChunkShift+1)
@@ -225,14 +230,13 @@ func (k *PcpuK4V4AlwaysKey) words() (w pcpuK4V4AlwaysKeyWords) {
 
 // matches reports whether e holds the key w (of hash h).
 // Any answer is only as good as the caller's bucket sequence check.
-func (e *pcpuK4V4AlwaysElem) matches(w *pcpuK4V4AlwaysKeyWords, h uint32) bool {
-	_ = h // keys this small are compared directly (seed 002)
+// The element caches no hash: keys this small are compared directly.
+func (e *pcpuK4V4AlwaysElem) matches(w *pcpuK4V4AlwaysKeyWords, _ uint32) bool {
 	return atomic.LoadUint32(&e.key[0]) == w[0]
 }
 
 // setKey stores the key w (of hash h) into e. Only under the bucket lock.
-func (e *pcpuK4V4AlwaysElem) setKey(w *pcpuK4V4AlwaysKeyWords, h uint32) {
-	_ = h
+func (e *pcpuK4V4AlwaysElem) setKey(w *pcpuK4V4AlwaysKeyWords, _ uint32) {
 	htab.StoreRelease(&e.key[0], w[0])
 }
 
@@ -240,6 +244,121 @@ func (e *pcpuK4V4AlwaysElem) setKey(w *pcpuK4V4AlwaysKeyWords, h uint32) {
 func (e *pcpuK4V4AlwaysElem) loadKey() (k PcpuK4V4AlwaysKey) {
 	binary.LittleEndian.PutUint32(k[0:], atomic.LoadUint32(&e.key[0]))
 	return
+}
+
+// lock is bucket bi's sequence lock.
+func (m *PcpuK4V4Always) lock(bi uint32) *htab.SeqLock { return &m.buckets[bi].SeqLock }
+
+// head is index+1 of bucket bi's newest element, 0 if the bucket is empty.
+func (m *PcpuK4V4Always) head(bi uint32) uint32 { return m.buckets[bi].Head() }
+
+// elem is element i (an index, not index+1).
+func (m *PcpuK4V4Always) elem(i uint32) *pcpuK4V4AlwaysElem {
+	if m.elems != nil {
+		return &m.elems[i]
+	}
+	return &m.chunks[i>>pcpuK4V4AlwaysChunkShift].Load()[i&(1<<pcpuK4V4AlwaysChunkShift-1)]
+}
+
+// nextIndex is index+1 of the element after e in its chain, 0 at its end.
+func (e *pcpuK4V4AlwaysElem) nextIndex() uint32 { return atomic.LoadUint32(&e.next) }
+
+// linkHead makes element i (index+1) the head of bucket bi. Only under the
+// bucket's lock.
+func (m *PcpuK4V4Always) linkHead(bi, i uint32) {
+	b := &m.buckets[bi]
+	head := b.Head()
+	htab.StoreRelease(&m.elem(i-1).next, head)
+	b.SetHead(i)
+}
+
+// unlink takes element i (index+1) out of bucket bi, whose element before it
+// is prev (0: i is the head), and returns i's index, for free. Only under the
+// bucket's lock.
+func (m *PcpuK4V4Always) unlink(bi, prev, i uint32) uint32 {
+	next := m.elem(i - 1).nextIndex()
+	if prev == 0 {
+		m.buckets[bi].SetHead(next)
+	} else {
+		htab.StoreRelease(&m.elem(prev-1).next, next)
+	}
+	return i - 1
+}
+
+// freeBucket frees every element of bucket bi, which it empties. Only under
+// the bucket's lock. The chain is unreachable once the head is cleared; a
+// freed element may be reused at once, so its next link is read before it is
+// freed.
+func (m *PcpuK4V4Always) freeBucket(bi uint32) {
+	i := m.head(bi)
+	m.buckets[bi].SetHead(0)
+	for i != 0 {
+		next := m.elem(i - 1).nextIndex()
+		m.free(i - 1)
+		i = next
+	}
+}
+
+// alloc takes a free element: a freed one, else a never-used one.
+// It reports false when all maxEntries elements are in use.
+func (m *PcpuK4V4Always) alloc() (uint32, bool) {
+	for {
+		h := m.freeHead.Load()
+		top := uint32(h)
+		if top == 0 {
+			break
+		}
+		next := m.elem(top - 1).nextIndex()
+		// The tag in the high half makes a stale CAS fail (ABA).
+		if m.freeHead.CompareAndSwap(h, (h>>32+1)<<32|uint64(next)) {
+			return top - 1, true
+		}
+	}
+	for {
+		i := m.fresh.Load()
+		if i >= m.maxEntries {
+			return 0, false
+		}
+		if m.fresh.CompareAndSwap(i, i+1) {
+			if m.elems == nil {
+				m.ensureChunk(i >> pcpuK4V4AlwaysChunkShift)
+			}
+			return i, true
+		}
+	}
+}
+
+// ensureChunk allocates chunk c of a NoPrealloc map if it is not there yet.
+func (m *PcpuK4V4Always) ensureChunk(c uint32) {
+	if m.chunks[c].Load() != nil {
+		return
+	}
+	m.chunkMu.Lock()
+	if m.chunks[c].Load() == nil {
+		for cpu := range m.slotChunks {
+			m.slotChunks[cpu][c].Store(new(pcpuK4V4AlwaysSlotChunk))
+		}
+		m.chunks[c].Store(new(pcpuK4V4AlwaysElemChunk))
+	}
+	m.chunkMu.Unlock()
+}
+
+// free puts element i, already unlinked from its bucket, back for reuse.
+// Callers free before they unlock the bucket, so that whoever sees the key
+// gone can insert another into a full map (the kernel frees after
+// unlocking, a window in which such an insert is E2BIG).
+func (m *PcpuK4V4Always) free(i uint32) {
+	// Program writes still in flight on the element must not land after its reuse.
+	m.quiesce(i)
+	m.count.Add(-1)
+	e := m.elem(i)
+	for {
+		h := m.freeHead.Load()
+		htab.StoreRelease(&e.next, uint32(h))
+		if m.freeHead.CompareAndSwap(h, (h>>32+1)<<32|uint64(i+1)) {
+			return
+		}
+	}
 }
 
 // pcpuK4V4AlwaysSlot is one CPU's value of one element: little-endian words, zero-padded.
@@ -353,84 +472,18 @@ func (m *PcpuK4V4Always) quiesce(i uint32) {
 	}
 }
 
-// elem is element i (an index, not index+1).
-func (m *PcpuK4V4Always) elem(i uint32) *pcpuK4V4AlwaysElem {
-	if m.elems != nil {
-		return &m.elems[i]
-	}
-	return &m.chunks[i>>pcpuK4V4AlwaysChunkShift].Load()[i&(1<<pcpuK4V4AlwaysChunkShift-1)]
-}
-
-// alloc takes a free element: a freed one, else a never-used one.
-// It reports false when all maxEntries elements are in use.
-func (m *PcpuK4V4Always) alloc() (uint32, bool) {
-	for {
-		h := m.freeHead.Load()
-		top := uint32(h)
-		if top == 0 {
-			break
-		}
-		next := atomic.LoadUint32(&m.elem(top - 1).next)
-		// The tag in the high half makes a stale CAS fail (ABA).
-		if m.freeHead.CompareAndSwap(h, (h>>32+1)<<32|uint64(next)) {
-			return top - 1, true
-		}
-	}
-	for {
-		i := m.fresh.Load()
-		if i >= m.maxEntries {
-			return 0, false
-		}
-		if m.fresh.CompareAndSwap(i, i+1) {
-			if m.elems == nil {
-				m.ensureChunk(i >> pcpuK4V4AlwaysChunkShift)
-			}
-			return i, true
-		}
-	}
-}
-
-// ensureChunk allocates chunk c of a NoPrealloc map if it is not there yet.
-func (m *PcpuK4V4Always) ensureChunk(c uint32) {
-	if m.chunks[c].Load() != nil {
-		return
-	}
-	m.chunkMu.Lock()
-	if m.chunks[c].Load() == nil {
-		for cpu := range m.slotChunks {
-			m.slotChunks[cpu][c].Store(new(pcpuK4V4AlwaysSlotChunk))
-		}
-		m.chunks[c].Store(new(pcpuK4V4AlwaysElemChunk))
-	}
-	m.chunkMu.Unlock()
-}
-
-// free puts element i, already unlinked from its bucket, back for reuse.
-func (m *PcpuK4V4Always) free(i uint32) {
-	m.quiesce(i)
-	m.count.Add(-1)
-	e := m.elem(i)
-	for {
-		h := m.freeHead.Load()
-		htab.StoreRelease(&e.next, uint32(h))
-		if m.freeHead.CompareAndSwap(h, (h>>32+1)<<32|uint64(i+1)) {
-			return
-		}
-	}
-}
-
-// find walks bucket b for key w (of hash h) and returns index+1 of its element
-// and of the element before it (0: none). Readers must validate the bucket's
-// sequence afterwards; the walk is bounded so that a chain that changes under
-// a reader cannot keep it looping.
-func (m *PcpuK4V4Always) find(b *htab.Bucket, w *pcpuK4V4AlwaysKeyWords, h uint32) (prev, i uint32) {
-	i = b.Head()
+// find walks bucket bi for key w (of hash h) and returns index+1 of its
+// element and of the element before it (0: none). Readers must validate the
+// bucket's sequence afterwards; the walk is bounded so that a chain that
+// changes under a reader cannot keep it looping.
+func (m *PcpuK4V4Always) find(bi uint32, w *pcpuK4V4AlwaysKeyWords, h uint32) (prev, i uint32) {
+	i = m.head(bi)
 	for n := uint32(0); i != 0 && n < m.maxEntries; n++ {
 		e := m.elem(i - 1)
 		if e.matches(w, h) {
 			return prev, i
 		}
-		prev, i = i, atomic.LoadUint32(&e.next)
+		prev, i = i, e.nextIndex()
 	}
 	return 0, 0
 }
@@ -461,19 +514,21 @@ func (m *PcpuK4V4Always) lookupOn(k *PcpuK4V4AlwaysKey, cpu int) (PcpuK4V4Always
 		c -= bits.RotateLeft32(b, 24)
 		h = c
 	}
-	b := &m.buckets[h&m.mask]
+	bi := h & m.mask
+	b := m.lock(bi)
 	for {
 		s := b.ReadBegin()
 		var v PcpuK4V4AlwaysValue
 		var found uint32
 		// find, written out: the walk makes no call.
-		for i, n := b.Head(), uint32(0); i != 0 && n < m.maxEntries; n++ {
+		for i, n := m.head(bi), uint32(0); i != 0 && n < m.maxEntries; n++ {
 			e := m.elem(i - 1)
 			if e.matches(&w, h) {
 				v, found = m.readSlot(cpu, i-1), i
+
 				break
 			}
-			i = atomic.LoadUint32(&e.next)
+			i = e.nextIndex()
 		}
 		if b.ReadValid(s) {
 			return v, found
@@ -494,12 +549,14 @@ func (m *PcpuK4V4Always) Lookup(k PcpuK4V4AlwaysKey, vals []PcpuK4V4AlwaysValue)
 	if m.cpus > len(small) {
 		buf = make([]PcpuK4V4AlwaysValue, m.cpus)
 	}
+
 	w := k.words()
 	h := m.hash(&k, &w)
-	b := &m.buckets[h&m.mask]
+	bi := h & m.mask
+	b := m.lock(bi)
 	for {
 		s := b.ReadBegin()
-		_, i := m.find(b, &w, h)
+		_, i := m.find(bi, &w, h)
 		if i != 0 {
 			m.loadValues(i-1, buf[:m.cpus])
 		}
@@ -521,12 +578,13 @@ func (m *PcpuK4V4Always) update(k *PcpuK4V4AlwaysKey, vals []PcpuK4V4AlwaysValue
 	}
 	w := k.words()
 	h := m.hash(k, &w)
-	b := &m.buckets[h&m.mask]
+	bi := h & m.mask
+	b := m.lock(bi)
 	if vals == nil {
 		// A present key: write this CPU's slot without the bucket lock.
 		for {
 			s := b.ReadBegin()
-			_, i := m.find(b, &w, h)
+			_, i := m.find(bi, &w, h)
 			if i == 0 {
 				if b.ReadValid(s) {
 					break
@@ -552,7 +610,7 @@ func (m *PcpuK4V4Always) update(k *PcpuK4V4AlwaysKey, vals []PcpuK4V4AlwaysValue
 		}
 	}
 	b.Lock()
-	_, i := m.find(b, &w, h)
+	_, i := m.find(bi, &w, h)
 	if i != 0 && flags == htab.UpdateNoExist {
 		b.Unlock()
 		return htab.ErrKeyExist
@@ -574,7 +632,7 @@ func (m *PcpuK4V4Always) update(k *PcpuK4V4AlwaysKey, vals []PcpuK4V4AlwaysValue
 	e := m.elem(n)
 	e.setKey(&w, h)
 	m.storeValues(n, vals, v, cpu, true)
-	m.linkHead(h&m.mask, n+1)
+	m.linkHead(bi, n+1)
 	m.count.Add(1)
 	b.Unlock()
 	return nil
@@ -597,15 +655,15 @@ func (m *PcpuK4V4Always) Update(k PcpuK4V4AlwaysKey, vals []PcpuK4V4AlwaysValue,
 func (m *PcpuK4V4Always) Delete(k PcpuK4V4AlwaysKey) error {
 	w := k.words()
 	h := m.hash(&k, &w)
-	b := &m.buckets[h&m.mask]
+	bi := h & m.mask
+	b := m.lock(bi)
 	b.Lock()
-	prev, i := m.find(b, &w, h)
+	prev, i := m.find(bi, &w, h)
 	if i == 0 {
 		b.Unlock()
 		return htab.ErrKeyNotExist
 	}
-	m.unlink(h&m.mask, prev, i)
-	m.free(i - 1)
+	m.free(m.unlink(bi, prev, i))
 	b.Unlock()
 	return nil
 }
@@ -619,53 +677,34 @@ func (m *PcpuK4V4Always) LookupAndDelete(k PcpuK4V4AlwaysKey, vals []PcpuK4V4Alw
 	}
 	w := k.words()
 	h := m.hash(&k, &w)
-	b := &m.buckets[h&m.mask]
+	bi := h & m.mask
+	b := m.lock(bi)
 	b.Lock()
-	prev, i := m.find(b, &w, h)
+	prev, i := m.find(bi, &w, h)
 	if i == 0 {
 		b.Unlock()
 		return htab.ErrKeyNotExist
 	}
 	m.loadValues(i-1, vals)
-	m.unlink(h&m.mask, prev, i)
-	m.free(i - 1)
+	m.free(m.unlink(bi, prev, i))
 	b.Unlock()
 	return nil
 }
 
-// unlink takes element i (index+1) out of bucket bi, whose element before it
-// is prev (0: i is the head). Only under the bucket's lock.
-func (m *PcpuK4V4Always) unlink(bi, prev, i uint32) {
-	next := atomic.LoadUint32(&m.elem(i - 1).next)
-	if prev == 0 {
-		m.buckets[bi].SetHead(next)
-	} else {
-		htab.StoreRelease(&m.elem(prev-1).next, next)
-	}
-}
-
-// linkHead makes element i (index+1) the head of bucket bi. Only under the
-// bucket's lock.
-func (m *PcpuK4V4Always) linkHead(bi, i uint32) {
-	b := &m.buckets[bi]
-	htab.StoreRelease(&m.elem(i-1).next, b.Head())
-	b.SetHead(i)
-}
-
-// snapshot appends the keys and values of bucket b, newest first, as one
+// snapshot appends the keys and values of bucket bi, newest first, as one
 // consistent view: it rereads the bucket until no writer came in between.
-func (m *PcpuK4V4Always) snapshot(b *htab.Bucket, keys []PcpuK4V4AlwaysKey, vals []PcpuK4V4AlwaysValue) ([]PcpuK4V4AlwaysKey, []PcpuK4V4AlwaysValue) {
+func (m *PcpuK4V4Always) snapshot(bi uint32, keys []PcpuK4V4AlwaysKey, vals []PcpuK4V4AlwaysValue) ([]PcpuK4V4AlwaysKey, []PcpuK4V4AlwaysValue) {
 	k0, v0 := len(keys), len(vals)
+	b := m.lock(bi)
 	for {
 		s := b.ReadBegin()
 		keys, vals = keys[:k0], vals[:v0]
-		i := b.Head()
-		for n := uint32(0); i != 0 && n < m.maxEntries; n++ {
+		for i, n := m.head(bi), uint32(0); i != 0 && n < m.maxEntries; n++ {
 			e := m.elem(i - 1)
 			keys = append(keys, e.loadKey())
 			vals = append(vals, make([]PcpuK4V4AlwaysValue, m.cpus)...)
 			m.loadValues(i-1, vals[len(vals)-m.cpus:])
-			i = atomic.LoadUint32(&e.next)
+			i = e.nextIndex()
 		}
 		if b.ReadValid(s) {
 			return keys, vals
@@ -681,14 +720,15 @@ func (m *PcpuK4V4Always) NextKey(k *PcpuK4V4AlwaysKey) (PcpuK4V4AlwaysKey, error
 	if k != nil {
 		w := k.words()
 		h := m.hash(k, &w)
-		b := &m.buckets[h&m.mask]
+		bi := h & m.mask
+		b := m.lock(bi)
 		for {
 			s := b.ReadBegin()
-			_, i := m.find(b, &w, h)
+			_, i := m.find(bi, &w, h)
 			var next uint32
 			var nk PcpuK4V4AlwaysKey
 			if i != 0 {
-				if next = atomic.LoadUint32(&m.elem(i - 1).next); next != 0 {
+				if next = m.elem(i - 1).nextIndex(); next != 0 {
 					nk = m.elem(next - 1).loadKey()
 				}
 			}
@@ -701,16 +741,16 @@ func (m *PcpuK4V4Always) NextKey(k *PcpuK4V4AlwaysKey) (PcpuK4V4AlwaysKey, error
 			if i != 0 {
 				// k was its bucket's last: go on with the next bucket. An absent k
 				// restarts from the first bucket, as in the kernel.
-				start = h&m.mask + 1
+				start = bi + 1
 			}
 			break
 		}
 	}
 	for bi := start; bi <= m.mask; bi++ {
-		b := &m.buckets[bi]
+		b := m.lock(bi)
 		for {
 			s := b.ReadBegin()
-			i := b.Head()
+			i := m.head(bi)
 			var nk PcpuK4V4AlwaysKey
 			if i != 0 {
 				nk = m.elem(i - 1).loadKey()
@@ -735,12 +775,11 @@ func (m *PcpuK4V4Always) All() iter.Seq2[PcpuK4V4AlwaysKey, []PcpuK4V4AlwaysValu
 	return func(yield func(PcpuK4V4AlwaysKey, []PcpuK4V4AlwaysValue) bool) {
 		var keys []PcpuK4V4AlwaysKey
 		var vals []PcpuK4V4AlwaysValue
-		for bi := range m.buckets {
-			b := &m.buckets[bi]
-			if b.Head() == 0 {
+		for bi := uint32(0); bi <= m.mask; bi++ {
+			if m.head(bi) == 0 {
 				continue
 			}
-			keys, vals = m.snapshot(b, keys[:0], vals[:0])
+			keys, vals = m.snapshot(bi, keys[:0], vals[:0])
 			for j := range keys {
 				if !yield(keys[j], vals[j*m.cpus:(j+1)*m.cpus:(j+1)*m.cpus]) {
 					return
@@ -790,14 +829,13 @@ func (m *PcpuK4V4Always) batch(c *htab.Cursor, keys []PcpuK4V4AlwaysKey, vals []
 
 // batchWalk copies whole buckets from bucket bi on into keys and vals while they
 // fit, and returns how many elements it copied and the next bucket to read.
-// -batch-lock always: every bucket is locked, empty or not (the kernel before seed 003).
+// -batch-lock always: every bucket is locked, empty or not (the kernel before it skipped empty buckets).
 func (m *PcpuK4V4Always) batchWalk(bi uint32, keys []PcpuK4V4AlwaysKey, vals []PcpuK4V4AlwaysValue, del bool) (total int, next uint32, err error) {
 	for bi <= m.mask {
-		b := &m.buckets[bi]
+		b := m.lock(bi)
 		b.Lock()
-		head := b.Head()
 		cnt := 0
-		for i := head; i != 0; i = atomic.LoadUint32(&m.elem(i - 1).next) {
+		for i := m.head(bi); i != 0; i = m.elem(i - 1).nextIndex() {
 			cnt++
 		}
 		if cnt > len(keys)-total {
@@ -809,31 +847,25 @@ func (m *PcpuK4V4Always) batchWalk(bi uint32, keys []PcpuK4V4AlwaysKey, vals []P
 			return total, bi, nil
 		}
 		j := total
-		for i := head; i != 0; {
+		for i := m.head(bi); i != 0; {
 			e := m.elem(i - 1)
 			keys[j] = e.loadKey()
 			m.loadValues(i-1, vals[j*m.cpus:(j+1)*m.cpus])
 			j++
-			i = atomic.LoadUint32(&e.next)
+			i = e.nextIndex()
 		}
-		if del && head != 0 {
-			// The whole bucket goes: it was copied under this same lock.
-			b.SetHead(0)
-			// Free under the lock, as Delete does (see Capacity in the design
-			// comment). The chain is unreachable now; a freed element may be
-			// reused at once, so its next link is read before it is freed.
-			for i := head; i != 0; {
-				nx := atomic.LoadUint32(&m.elem(i - 1).next)
-				m.free(i - 1)
-				i = nx
-			}
+		if del && cnt != 0 {
+			// The whole bucket goes: it was copied under this same lock, and is
+			// freed before the unlock, as Delete frees.
+			m.freeBucket(bi)
 		}
 		b.Unlock()
 		total += cnt
 		bi++
 	}
-	// bi is len(m.buckets) here, or the cursor passed in if it was already past
-	// the end (the kernel returns ENOENT before it writes out_batch).
+	// bi is the number of buckets here, or the cursor passed in if it was
+	// already past the end (the kernel returns ENOENT before it writes
+	// out_batch).
 	return total, bi, htab.ErrKeyNotExist
 }
 

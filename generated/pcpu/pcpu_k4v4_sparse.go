@@ -6,12 +6,13 @@ package pcpu
 import (
 	"encoding/binary"
 	"fmt"
-	"github.com/htabgen/htabgen/htab"
 	"iter"
 	"math/bits"
 	"sync"
 	"sync/atomic"
 	"unsafe"
+
+	"github.com/htabgen/htabgen/htab"
 )
 
 // Design of PcpuK4V4Sparse: the kernel's BPF_MAP_TYPE_PERCPU_HASH for 4-byte keys and 4-byte values.
@@ -57,8 +58,9 @@ import (
 //
 // Per-CPU values
 //   slots[cpu][element index], 4 B each, one array per CPU: the element
-//   needs no pointer to its values (seed 002) and CPUs never share a cache
-//   line of values. A replace writes the slots in place.
+//   needs no pointer to its values (as the kernel's preallocated per-CPU
+//   element has none) and CPUs never share a cache line of values. A
+//   replace writes the slots in place.
 //   A program's update of a present key (CPU(i).Update) takes no bucket lock:
 //   it finds the element optimistically, takes CPU i's slot lock (one of
 //   64 per CPU, in that CPU's own memory), checks that the bucket did not
@@ -71,11 +73,13 @@ import (
 //   CPU(i).Lookup reads its one slot by validating that lock's sequence.
 //
 // Occupancy (-batch-lock sparse)
-//   occ has one bit per bucket, set while the bucket is non-empty: linkHead
-//   sets it before it links a bucket's first element and unlink clears it
-//   after it unlinks the last, both under the bucket lock, so a batch walk
-//   that skips the buckets whose bit is clear never misses a key that was
-//   there for the whole walk; it visits only the non-empty buckets.
+//   occ has one bit per bucket, set while the bucket is non-empty: it is set
+//   before a bucket's first element is linked and cleared after its last is
+//   unlinked, both under the bucket lock, so a batch walk that skips the
+//   buckets whose bit is clear never misses a key that was there for the
+//   whole walk; it visits only the non-empty buckets.
+//
+// Order: buckets ascending, each newest first, as the kernel's.
 
 // PcpuK4V4SparseKey is a key of PcpuK4V4Sparse: 4 bytes, hashed and compared as they are.
 type PcpuK4V4SparseKey [4]byte
@@ -87,8 +91,8 @@ type PcpuK4V4SparseValue [4]byte
 type pcpuK4V4SparseKeyWords [1]uint32
 
 // pcpuK4V4SparseElem is one element: 8 bytes, 4-byte aligned, no pointers. Lock-free
-// readers load every field with sync/atomic; writers store them under the bucket lock
-// with htab.StoreRelease.
+// readers load every field with sync/atomic; writers store them under the bucket
+// lock with htab.StoreRelease.
 type pcpuK4V4SparseElem struct {
 	next uint32    // off 0, 4 B: index+1 of the next older element in the bucket; 0 ends the chain
 	key  [1]uint32 // off 4, 4 B: the 4 key bytes, little-endian words, zero-padded
@@ -98,13 +102,14 @@ type pcpuK4V4SparseElem struct {
 // 2048 elements of 8 bytes, 16 KiB (the most, by powers of two, within 16 KiB).
 const pcpuK4V4SparseChunkShift = 11
 
+// pcpuK4V4SparseElemChunk is one NoPrealloc chunk of elements.
 type pcpuK4V4SparseElemChunk [1 << pcpuK4V4SparseChunkShift]pcpuK4V4SparseElem
 
 // PcpuK4V4Sparse is a fixed-capacity hash map with the semantics of the kernel's
 // BPF_MAP_TYPE_PERCPU_HASH. Every method is safe for concurrent use.
 type PcpuK4V4Sparse struct {
-	buckets    []htab.Bucket // roundup_pow_of_two(maxEntries) buckets
-	mask       uint32        // len(buckets)-1: a hash's bucket is hash&mask
+	buckets    []htab.Bucket // roundup_pow_of_two(maxEntries) buckets: a sequence lock and a head each
+	mask       uint32        // the number of buckets less one: a hash's bucket is hash&mask
 	seed       uint32        // the jhash initval: 0 with ZeroSeed, else random
 	maxEntries uint32
 	cpus       int                 // number of CPU slots (Options.CPUs)
@@ -150,10 +155,10 @@ func NewPcpuK4V4Sparse(opts htab.Options) (*PcpuK4V4Sparse, error) {
 	n := htab.BucketCount(opts.MaxEntries)
 	m := &PcpuK4V4Sparse{
 		buckets:    make([]htab.Bucket, n),
-		cpus:       opts.CPUs,
 		mask:       uint32(n - 1),
-		maxEntries: uint32(opts.MaxEntries),
 		seed:       opts.Seed(),
+		maxEntries: uint32(opts.MaxEntries),
+		cpus:       opts.CPUs,
 	}
 	if opts.NoPrealloc {
 		m.chunks = make([]atomic.Pointer[pcpuK4V4SparseElemChunk], (opts.MaxEntries-1)>>pcpuK4V4SparseChunkShift+1)
@@ -235,14 +240,13 @@ func (k *PcpuK4V4SparseKey) words() (w pcpuK4V4SparseKeyWords) {
 
 // matches reports whether e holds the key w (of hash h).
 // Any answer is only as good as the caller's bucket sequence check.
-func (e *pcpuK4V4SparseElem) matches(w *pcpuK4V4SparseKeyWords, h uint32) bool {
-	_ = h // keys this small are compared directly (seed 002)
+// The element caches no hash: keys this small are compared directly.
+func (e *pcpuK4V4SparseElem) matches(w *pcpuK4V4SparseKeyWords, _ uint32) bool {
 	return atomic.LoadUint32(&e.key[0]) == w[0]
 }
 
 // setKey stores the key w (of hash h) into e. Only under the bucket lock.
-func (e *pcpuK4V4SparseElem) setKey(w *pcpuK4V4SparseKeyWords, h uint32) {
-	_ = h
+func (e *pcpuK4V4SparseElem) setKey(w *pcpuK4V4SparseKeyWords, _ uint32) {
 	htab.StoreRelease(&e.key[0], w[0])
 }
 
@@ -250,6 +254,130 @@ func (e *pcpuK4V4SparseElem) setKey(w *pcpuK4V4SparseKeyWords, h uint32) {
 func (e *pcpuK4V4SparseElem) loadKey() (k PcpuK4V4SparseKey) {
 	binary.LittleEndian.PutUint32(k[0:], atomic.LoadUint32(&e.key[0]))
 	return
+}
+
+// lock is bucket bi's sequence lock.
+func (m *PcpuK4V4Sparse) lock(bi uint32) *htab.SeqLock { return &m.buckets[bi].SeqLock }
+
+// head is index+1 of bucket bi's newest element, 0 if the bucket is empty.
+func (m *PcpuK4V4Sparse) head(bi uint32) uint32 { return m.buckets[bi].Head() }
+
+// elem is element i (an index, not index+1).
+func (m *PcpuK4V4Sparse) elem(i uint32) *pcpuK4V4SparseElem {
+	if m.elems != nil {
+		return &m.elems[i]
+	}
+	return &m.chunks[i>>pcpuK4V4SparseChunkShift].Load()[i&(1<<pcpuK4V4SparseChunkShift-1)]
+}
+
+// nextIndex is index+1 of the element after e in its chain, 0 at its end.
+func (e *pcpuK4V4SparseElem) nextIndex() uint32 { return atomic.LoadUint32(&e.next) }
+
+// linkHead makes element i (index+1) the head of bucket bi. Only under the
+// bucket's lock.
+func (m *PcpuK4V4Sparse) linkHead(bi, i uint32) {
+	b := &m.buckets[bi]
+	head := b.Head()
+	// The bucket's bit is set before its first element (-batch-lock sparse).
+	if head == 0 {
+		m.occ.Set(bi)
+	}
+	htab.StoreRelease(&m.elem(i-1).next, head)
+	b.SetHead(i)
+}
+
+// unlink takes element i (index+1) out of bucket bi, whose element before it
+// is prev (0: i is the head), and returns i's index, for free. Only under the
+// bucket's lock.
+func (m *PcpuK4V4Sparse) unlink(bi, prev, i uint32) uint32 {
+	next := m.elem(i - 1).nextIndex()
+	if prev == 0 {
+		m.buckets[bi].SetHead(next)
+		// The bucket's bit goes after its last element (-batch-lock sparse).
+		if next == 0 {
+			m.occ.Clear(bi)
+		}
+	} else {
+		htab.StoreRelease(&m.elem(prev-1).next, next)
+	}
+	return i - 1
+}
+
+// freeBucket frees every element of bucket bi, which it empties. Only under
+// the bucket's lock. The chain is unreachable once the head is cleared; a
+// freed element may be reused at once, so its next link is read before it is
+// freed.
+func (m *PcpuK4V4Sparse) freeBucket(bi uint32) {
+	i := m.head(bi)
+	m.buckets[bi].SetHead(0)
+	m.occ.Clear(bi)
+	for i != 0 {
+		next := m.elem(i - 1).nextIndex()
+		m.free(i - 1)
+		i = next
+	}
+}
+
+// alloc takes a free element: a freed one, else a never-used one.
+// It reports false when all maxEntries elements are in use.
+func (m *PcpuK4V4Sparse) alloc() (uint32, bool) {
+	for {
+		h := m.freeHead.Load()
+		top := uint32(h)
+		if top == 0 {
+			break
+		}
+		next := m.elem(top - 1).nextIndex()
+		// The tag in the high half makes a stale CAS fail (ABA).
+		if m.freeHead.CompareAndSwap(h, (h>>32+1)<<32|uint64(next)) {
+			return top - 1, true
+		}
+	}
+	for {
+		i := m.fresh.Load()
+		if i >= m.maxEntries {
+			return 0, false
+		}
+		if m.fresh.CompareAndSwap(i, i+1) {
+			if m.elems == nil {
+				m.ensureChunk(i >> pcpuK4V4SparseChunkShift)
+			}
+			return i, true
+		}
+	}
+}
+
+// ensureChunk allocates chunk c of a NoPrealloc map if it is not there yet.
+func (m *PcpuK4V4Sparse) ensureChunk(c uint32) {
+	if m.chunks[c].Load() != nil {
+		return
+	}
+	m.chunkMu.Lock()
+	if m.chunks[c].Load() == nil {
+		for cpu := range m.slotChunks {
+			m.slotChunks[cpu][c].Store(new(pcpuK4V4SparseSlotChunk))
+		}
+		m.chunks[c].Store(new(pcpuK4V4SparseElemChunk))
+	}
+	m.chunkMu.Unlock()
+}
+
+// free puts element i, already unlinked from its bucket, back for reuse.
+// Callers free before they unlock the bucket, so that whoever sees the key
+// gone can insert another into a full map (the kernel frees after
+// unlocking, a window in which such an insert is E2BIG).
+func (m *PcpuK4V4Sparse) free(i uint32) {
+	// Program writes still in flight on the element must not land after its reuse.
+	m.quiesce(i)
+	m.count.Add(-1)
+	e := m.elem(i)
+	for {
+		h := m.freeHead.Load()
+		htab.StoreRelease(&e.next, uint32(h))
+		if m.freeHead.CompareAndSwap(h, (h>>32+1)<<32|uint64(i+1)) {
+			return
+		}
+	}
 }
 
 // pcpuK4V4SparseSlot is one CPU's value of one element: little-endian words, zero-padded.
@@ -363,84 +491,18 @@ func (m *PcpuK4V4Sparse) quiesce(i uint32) {
 	}
 }
 
-// elem is element i (an index, not index+1).
-func (m *PcpuK4V4Sparse) elem(i uint32) *pcpuK4V4SparseElem {
-	if m.elems != nil {
-		return &m.elems[i]
-	}
-	return &m.chunks[i>>pcpuK4V4SparseChunkShift].Load()[i&(1<<pcpuK4V4SparseChunkShift-1)]
-}
-
-// alloc takes a free element: a freed one, else a never-used one.
-// It reports false when all maxEntries elements are in use.
-func (m *PcpuK4V4Sparse) alloc() (uint32, bool) {
-	for {
-		h := m.freeHead.Load()
-		top := uint32(h)
-		if top == 0 {
-			break
-		}
-		next := atomic.LoadUint32(&m.elem(top - 1).next)
-		// The tag in the high half makes a stale CAS fail (ABA).
-		if m.freeHead.CompareAndSwap(h, (h>>32+1)<<32|uint64(next)) {
-			return top - 1, true
-		}
-	}
-	for {
-		i := m.fresh.Load()
-		if i >= m.maxEntries {
-			return 0, false
-		}
-		if m.fresh.CompareAndSwap(i, i+1) {
-			if m.elems == nil {
-				m.ensureChunk(i >> pcpuK4V4SparseChunkShift)
-			}
-			return i, true
-		}
-	}
-}
-
-// ensureChunk allocates chunk c of a NoPrealloc map if it is not there yet.
-func (m *PcpuK4V4Sparse) ensureChunk(c uint32) {
-	if m.chunks[c].Load() != nil {
-		return
-	}
-	m.chunkMu.Lock()
-	if m.chunks[c].Load() == nil {
-		for cpu := range m.slotChunks {
-			m.slotChunks[cpu][c].Store(new(pcpuK4V4SparseSlotChunk))
-		}
-		m.chunks[c].Store(new(pcpuK4V4SparseElemChunk))
-	}
-	m.chunkMu.Unlock()
-}
-
-// free puts element i, already unlinked from its bucket, back for reuse.
-func (m *PcpuK4V4Sparse) free(i uint32) {
-	m.quiesce(i)
-	m.count.Add(-1)
-	e := m.elem(i)
-	for {
-		h := m.freeHead.Load()
-		htab.StoreRelease(&e.next, uint32(h))
-		if m.freeHead.CompareAndSwap(h, (h>>32+1)<<32|uint64(i+1)) {
-			return
-		}
-	}
-}
-
-// find walks bucket b for key w (of hash h) and returns index+1 of its element
-// and of the element before it (0: none). Readers must validate the bucket's
-// sequence afterwards; the walk is bounded so that a chain that changes under
-// a reader cannot keep it looping.
-func (m *PcpuK4V4Sparse) find(b *htab.Bucket, w *pcpuK4V4SparseKeyWords, h uint32) (prev, i uint32) {
-	i = b.Head()
+// find walks bucket bi for key w (of hash h) and returns index+1 of its
+// element and of the element before it (0: none). Readers must validate the
+// bucket's sequence afterwards; the walk is bounded so that a chain that
+// changes under a reader cannot keep it looping.
+func (m *PcpuK4V4Sparse) find(bi uint32, w *pcpuK4V4SparseKeyWords, h uint32) (prev, i uint32) {
+	i = m.head(bi)
 	for n := uint32(0); i != 0 && n < m.maxEntries; n++ {
 		e := m.elem(i - 1)
 		if e.matches(w, h) {
 			return prev, i
 		}
-		prev, i = i, atomic.LoadUint32(&e.next)
+		prev, i = i, e.nextIndex()
 	}
 	return 0, 0
 }
@@ -471,19 +533,21 @@ func (m *PcpuK4V4Sparse) lookupOn(k *PcpuK4V4SparseKey, cpu int) (PcpuK4V4Sparse
 		c -= bits.RotateLeft32(b, 24)
 		h = c
 	}
-	b := &m.buckets[h&m.mask]
+	bi := h & m.mask
+	b := m.lock(bi)
 	for {
 		s := b.ReadBegin()
 		var v PcpuK4V4SparseValue
 		var found uint32
 		// find, written out: the walk makes no call.
-		for i, n := b.Head(), uint32(0); i != 0 && n < m.maxEntries; n++ {
+		for i, n := m.head(bi), uint32(0); i != 0 && n < m.maxEntries; n++ {
 			e := m.elem(i - 1)
 			if e.matches(&w, h) {
 				v, found = m.readSlot(cpu, i-1), i
+
 				break
 			}
-			i = atomic.LoadUint32(&e.next)
+			i = e.nextIndex()
 		}
 		if b.ReadValid(s) {
 			return v, found
@@ -504,12 +568,14 @@ func (m *PcpuK4V4Sparse) Lookup(k PcpuK4V4SparseKey, vals []PcpuK4V4SparseValue)
 	if m.cpus > len(small) {
 		buf = make([]PcpuK4V4SparseValue, m.cpus)
 	}
+
 	w := k.words()
 	h := m.hash(&k, &w)
-	b := &m.buckets[h&m.mask]
+	bi := h & m.mask
+	b := m.lock(bi)
 	for {
 		s := b.ReadBegin()
-		_, i := m.find(b, &w, h)
+		_, i := m.find(bi, &w, h)
 		if i != 0 {
 			m.loadValues(i-1, buf[:m.cpus])
 		}
@@ -531,12 +597,13 @@ func (m *PcpuK4V4Sparse) update(k *PcpuK4V4SparseKey, vals []PcpuK4V4SparseValue
 	}
 	w := k.words()
 	h := m.hash(k, &w)
-	b := &m.buckets[h&m.mask]
+	bi := h & m.mask
+	b := m.lock(bi)
 	if vals == nil {
 		// A present key: write this CPU's slot without the bucket lock.
 		for {
 			s := b.ReadBegin()
-			_, i := m.find(b, &w, h)
+			_, i := m.find(bi, &w, h)
 			if i == 0 {
 				if b.ReadValid(s) {
 					break
@@ -562,7 +629,7 @@ func (m *PcpuK4V4Sparse) update(k *PcpuK4V4SparseKey, vals []PcpuK4V4SparseValue
 		}
 	}
 	b.Lock()
-	_, i := m.find(b, &w, h)
+	_, i := m.find(bi, &w, h)
 	if i != 0 && flags == htab.UpdateNoExist {
 		b.Unlock()
 		return htab.ErrKeyExist
@@ -584,7 +651,7 @@ func (m *PcpuK4V4Sparse) update(k *PcpuK4V4SparseKey, vals []PcpuK4V4SparseValue
 	e := m.elem(n)
 	e.setKey(&w, h)
 	m.storeValues(n, vals, v, cpu, true)
-	m.linkHead(h&m.mask, n+1)
+	m.linkHead(bi, n+1)
 	m.count.Add(1)
 	b.Unlock()
 	return nil
@@ -607,15 +674,15 @@ func (m *PcpuK4V4Sparse) Update(k PcpuK4V4SparseKey, vals []PcpuK4V4SparseValue,
 func (m *PcpuK4V4Sparse) Delete(k PcpuK4V4SparseKey) error {
 	w := k.words()
 	h := m.hash(&k, &w)
-	b := &m.buckets[h&m.mask]
+	bi := h & m.mask
+	b := m.lock(bi)
 	b.Lock()
-	prev, i := m.find(b, &w, h)
+	prev, i := m.find(bi, &w, h)
 	if i == 0 {
 		b.Unlock()
 		return htab.ErrKeyNotExist
 	}
-	m.unlink(h&m.mask, prev, i)
-	m.free(i - 1)
+	m.free(m.unlink(bi, prev, i))
 	b.Unlock()
 	return nil
 }
@@ -629,60 +696,34 @@ func (m *PcpuK4V4Sparse) LookupAndDelete(k PcpuK4V4SparseKey, vals []PcpuK4V4Spa
 	}
 	w := k.words()
 	h := m.hash(&k, &w)
-	b := &m.buckets[h&m.mask]
+	bi := h & m.mask
+	b := m.lock(bi)
 	b.Lock()
-	prev, i := m.find(b, &w, h)
+	prev, i := m.find(bi, &w, h)
 	if i == 0 {
 		b.Unlock()
 		return htab.ErrKeyNotExist
 	}
 	m.loadValues(i-1, vals)
-	m.unlink(h&m.mask, prev, i)
-	m.free(i - 1)
+	m.free(m.unlink(bi, prev, i))
 	b.Unlock()
 	return nil
 }
 
-// unlink takes element i (index+1) out of bucket bi, whose element before it
-// is prev (0: i is the head). Only under the bucket's lock.
-func (m *PcpuK4V4Sparse) unlink(bi, prev, i uint32) {
-	next := atomic.LoadUint32(&m.elem(i - 1).next)
-	if prev == 0 {
-		m.buckets[bi].SetHead(next)
-		if next == 0 {
-			m.occ.Clear(bi)
-		}
-	} else {
-		htab.StoreRelease(&m.elem(prev-1).next, next)
-	}
-}
-
-// linkHead makes element i (index+1) the head of bucket bi. Only under the
-// bucket's lock.
-func (m *PcpuK4V4Sparse) linkHead(bi, i uint32) {
-	b := &m.buckets[bi]
-	head := b.Head()
-	if head == 0 {
-		m.occ.Set(bi)
-	}
-	htab.StoreRelease(&m.elem(i-1).next, head)
-	b.SetHead(i)
-}
-
-// snapshot appends the keys and values of bucket b, newest first, as one
+// snapshot appends the keys and values of bucket bi, newest first, as one
 // consistent view: it rereads the bucket until no writer came in between.
-func (m *PcpuK4V4Sparse) snapshot(b *htab.Bucket, keys []PcpuK4V4SparseKey, vals []PcpuK4V4SparseValue) ([]PcpuK4V4SparseKey, []PcpuK4V4SparseValue) {
+func (m *PcpuK4V4Sparse) snapshot(bi uint32, keys []PcpuK4V4SparseKey, vals []PcpuK4V4SparseValue) ([]PcpuK4V4SparseKey, []PcpuK4V4SparseValue) {
 	k0, v0 := len(keys), len(vals)
+	b := m.lock(bi)
 	for {
 		s := b.ReadBegin()
 		keys, vals = keys[:k0], vals[:v0]
-		i := b.Head()
-		for n := uint32(0); i != 0 && n < m.maxEntries; n++ {
+		for i, n := m.head(bi), uint32(0); i != 0 && n < m.maxEntries; n++ {
 			e := m.elem(i - 1)
 			keys = append(keys, e.loadKey())
 			vals = append(vals, make([]PcpuK4V4SparseValue, m.cpus)...)
 			m.loadValues(i-1, vals[len(vals)-m.cpus:])
-			i = atomic.LoadUint32(&e.next)
+			i = e.nextIndex()
 		}
 		if b.ReadValid(s) {
 			return keys, vals
@@ -698,14 +739,15 @@ func (m *PcpuK4V4Sparse) NextKey(k *PcpuK4V4SparseKey) (PcpuK4V4SparseKey, error
 	if k != nil {
 		w := k.words()
 		h := m.hash(k, &w)
-		b := &m.buckets[h&m.mask]
+		bi := h & m.mask
+		b := m.lock(bi)
 		for {
 			s := b.ReadBegin()
-			_, i := m.find(b, &w, h)
+			_, i := m.find(bi, &w, h)
 			var next uint32
 			var nk PcpuK4V4SparseKey
 			if i != 0 {
-				if next = atomic.LoadUint32(&m.elem(i - 1).next); next != 0 {
+				if next = m.elem(i - 1).nextIndex(); next != 0 {
 					nk = m.elem(next - 1).loadKey()
 				}
 			}
@@ -718,16 +760,16 @@ func (m *PcpuK4V4Sparse) NextKey(k *PcpuK4V4SparseKey) (PcpuK4V4SparseKey, error
 			if i != 0 {
 				// k was its bucket's last: go on with the next bucket. An absent k
 				// restarts from the first bucket, as in the kernel.
-				start = h&m.mask + 1
+				start = bi + 1
 			}
 			break
 		}
 	}
 	for bi := start; bi <= m.mask; bi++ {
-		b := &m.buckets[bi]
+		b := m.lock(bi)
 		for {
 			s := b.ReadBegin()
-			i := b.Head()
+			i := m.head(bi)
 			var nk PcpuK4V4SparseKey
 			if i != 0 {
 				nk = m.elem(i - 1).loadKey()
@@ -752,12 +794,11 @@ func (m *PcpuK4V4Sparse) All() iter.Seq2[PcpuK4V4SparseKey, []PcpuK4V4SparseValu
 	return func(yield func(PcpuK4V4SparseKey, []PcpuK4V4SparseValue) bool) {
 		var keys []PcpuK4V4SparseKey
 		var vals []PcpuK4V4SparseValue
-		for bi := range m.buckets {
-			b := &m.buckets[bi]
-			if b.Head() == 0 {
+		for bi := uint32(0); bi <= m.mask; bi++ {
+			if m.head(bi) == 0 {
 				continue
 			}
-			keys, vals = m.snapshot(b, keys[:0], vals[:0])
+			keys, vals = m.snapshot(bi, keys[:0], vals[:0])
 			for j := range keys {
 				if !yield(keys[j], vals[j*m.cpus:(j+1)*m.cpus:(j+1)*m.cpus]) {
 					return
@@ -813,11 +854,10 @@ func (m *PcpuK4V4Sparse) batchWalk(bi uint32, keys []PcpuK4V4SparseKey, vals []P
 		if bi = m.occ.Next(bi); bi > m.mask {
 			break
 		}
-		b := &m.buckets[bi]
+		b := m.lock(bi)
 		b.Lock()
-		head := b.Head()
 		cnt := 0
-		for i := head; i != 0; i = atomic.LoadUint32(&m.elem(i - 1).next) {
+		for i := m.head(bi); i != 0; i = m.elem(i - 1).nextIndex() {
 			cnt++
 		}
 		if cnt > len(keys)-total {
@@ -829,32 +869,25 @@ func (m *PcpuK4V4Sparse) batchWalk(bi uint32, keys []PcpuK4V4SparseKey, vals []P
 			return total, bi, nil
 		}
 		j := total
-		for i := head; i != 0; {
+		for i := m.head(bi); i != 0; {
 			e := m.elem(i - 1)
 			keys[j] = e.loadKey()
 			m.loadValues(i-1, vals[j*m.cpus:(j+1)*m.cpus])
 			j++
-			i = atomic.LoadUint32(&e.next)
+			i = e.nextIndex()
 		}
-		if del && head != 0 {
-			// The whole bucket goes: it was copied under this same lock.
-			b.SetHead(0)
-			m.occ.Clear(bi)
-			// Free under the lock, as Delete does (see Capacity in the design
-			// comment). The chain is unreachable now; a freed element may be
-			// reused at once, so its next link is read before it is freed.
-			for i := head; i != 0; {
-				nx := atomic.LoadUint32(&m.elem(i - 1).next)
-				m.free(i - 1)
-				i = nx
-			}
+		if del && cnt != 0 {
+			// The whole bucket goes: it was copied under this same lock, and is
+			// freed before the unlock, as Delete frees.
+			m.freeBucket(bi)
 		}
 		b.Unlock()
 		total += cnt
 		bi++
 	}
-	// bi is len(m.buckets) here, or the cursor passed in if it was already past
-	// the end (the kernel returns ENOENT before it writes out_batch).
+	// bi is the number of buckets here, or the cursor passed in if it was
+	// already past the end (the kernel returns ENOENT before it writes
+	// out_batch).
 	return total, bi, htab.ErrKeyNotExist
 }
 

@@ -7,12 +7,13 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"github.com/htabgen/htabgen/htab"
 	"math/rand/v2"
 	"reflect"
 	"slices"
 	"sync"
 	"testing"
+
+	"github.com/htabgen/htabgen/htab"
 )
 
 // k12Jhash2TestUpdate, k12Jhash2TestLookup and k12Jhash2TestAll are the map's userspace

@@ -7,12 +7,13 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"github.com/htabgen/htabgen/htab"
 	"math/rand/v2"
 	"reflect"
 	"slices"
 	"sync"
 	"testing"
+
+	"github.com/htabgen/htabgen/htab"
 )
 
 // k16Jhash2TestUpdate, k16Jhash2TestLookup and k16Jhash2TestAll are the map's userspace

@@ -7,12 +7,13 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"github.com/htabgen/htabgen/htab"
 	"math/rand/v2"
 	"reflect"
 	"slices"
 	"sync"
 	"testing"
+
+	"github.com/htabgen/htabgen/htab"
 )
 
 // k32StaticTestUpdate, k32StaticTestLookup and k32StaticTestAll are the map's userspace

@@ -6,11 +6,12 @@ package seed002
 import (
 	"encoding/binary"
 	"fmt"
-	"github.com/htabgen/htabgen/htab"
 	"iter"
 	"math/bits"
 	"sync/atomic"
 	"unsafe"
+
+	"github.com/htabgen/htabgen/htab"
 )
 
 // Design of LruLean: the kernel's BPF_MAP_TYPE_LRU_HASH for 8-byte keys and 8-byte values.
@@ -59,6 +60,8 @@ import (
 //   needless (the kernel frees after unlocking). The map is never full: an
 //   update evicts instead (htab.ErrNoMem only if the LRU finds nothing to
 //   evict).
+//
+// Order: buckets ascending, each newest first, as the kernel's.
 
 // LruLeanKey is a key of LruLean: 8 bytes, hashed and compared as they are.
 type LruLeanKey [8]byte
@@ -70,8 +73,8 @@ type LruLeanValue [8]byte
 type lruLeanKeyWords [2]uint32
 
 // lruLeanElem is one element: 36 bytes, 4-byte aligned, no pointers. Lock-free
-// readers load every field with sync/atomic; writers store them under the bucket lock
-// with htab.StoreRelease.
+// readers load every field with sync/atomic; writers store them under the bucket
+// lock with htab.StoreRelease.
 // The node is htab.LRU's, which keeps it under its own locks.
 type lruLeanElem struct {
 	next uint32       // off 0, 4 B: index+1 of the next older element in the bucket; 0 ends the chain
@@ -83,8 +86,8 @@ type lruLeanElem struct {
 // LruLean is a fixed-capacity hash map with the semantics of the kernel's
 // BPF_MAP_TYPE_LRU_HASH. Every method is safe for concurrent use.
 type LruLean struct {
-	buckets    []htab.Bucket // roundup_pow_of_two(maxEntries) buckets
-	mask       uint32        // len(buckets)-1: a hash's bucket is hash&mask
+	buckets    []htab.Bucket // roundup_pow_of_two(maxEntries) buckets: a sequence lock and a head each
+	mask       uint32        // the number of buckets less one: a hash's bucket is hash&mask
 	seed       uint32        // the jhash initval: 0 with ZeroSeed, else random
 	maxEntries uint32
 	cpus       int          // number of CPU slots (Options.CPUs)
@@ -121,15 +124,14 @@ func NewLruLean(opts htab.Options) (*LruLean, error) {
 	n := htab.BucketCount(opts.MaxEntries)
 	m := &LruLean{
 		buckets:    make([]htab.Bucket, n),
-		cpus:       opts.CPUs,
 		mask:       uint32(n - 1),
-		maxEntries: uint32(opts.MaxEntries),
 		seed:       opts.Seed(),
+		maxEntries: uint32(opts.MaxEntries),
+		cpus:       opts.CPUs,
 	}
 	m.elems = make([]lruLeanElem, opts.MaxEntries+htab.LRUHeads(opts.CPUs, opts.NoCommonLRU))
-	m.lru = htab.NewLRUOver(m.elems, func(e *lruLeanElem) *htab.LRUNode {
-		return &e.node
-	}, opts.MaxEntries, opts.CPUs, opts.NoCommonLRU, m.evict)
+	m.lru = htab.NewLRUOver(m.elems, func(e *lruLeanElem) *htab.LRUNode { return &e.node },
+		opts.MaxEntries, opts.CPUs, opts.NoCommonLRU, m.evict)
 	m.handles = make([]LruLeanCPU, opts.CPUs)
 	for i := range m.handles {
 		m.handles[i] = LruLeanCPU{m, i}
@@ -190,15 +192,14 @@ func (k *LruLeanKey) words() (w lruLeanKeyWords) {
 
 // matches reports whether e holds the key w (of hash h).
 // Any answer is only as good as the caller's bucket sequence check.
-func (e *lruLeanElem) matches(w *lruLeanKeyWords, h uint32) bool {
-	_ = h // keys this small are compared directly (seed 002)
+// The element caches no hash: keys this small are compared directly.
+func (e *lruLeanElem) matches(w *lruLeanKeyWords, _ uint32) bool {
 	return atomic.LoadUint32(&e.key[0]) == w[0] &&
 		atomic.LoadUint32(&e.key[1]) == w[1]
 }
 
 // setKey stores the key w (of hash h) into e. Only under the bucket lock.
-func (e *lruLeanElem) setKey(w *lruLeanKeyWords, h uint32) {
-	_ = h
+func (e *lruLeanElem) setKey(w *lruLeanKeyWords, _ uint32) {
 	htab.StoreRelease(&e.key[0], w[0])
 	htab.StoreRelease(&e.key[1], w[1])
 }
@@ -221,13 +222,59 @@ func (e *lruLeanElem) setValue(v *LruLeanValue) {
 	htab.StoreRelease(&e.val[1], binary.LittleEndian.Uint32(v[4:]))
 }
 
+// lock is bucket bi's sequence lock.
+func (m *LruLean) lock(bi uint32) *htab.SeqLock { return &m.buckets[bi].SeqLock }
+
+// head is index+1 of bucket bi's newest element, 0 if the bucket is empty.
+func (m *LruLean) head(bi uint32) uint32 { return m.buckets[bi].Head() }
+
 // elem is element i (an index, not index+1).
 func (m *LruLean) elem(i uint32) *lruLeanElem {
 	return &m.elems[i]
 }
 
-// free gives element i, already unlinked from its bucket, back to the LRU.
-// Never under a bucket lock: the LRU takes bucket locks when it evicts.
+// nextIndex is index+1 of the element after e in its chain, 0 at its end.
+func (e *lruLeanElem) nextIndex() uint32 { return atomic.LoadUint32(&e.next) }
+
+// linkHead makes element i (index+1) the head of bucket bi. Only under the
+// bucket's lock.
+func (m *LruLean) linkHead(bi, i uint32) {
+	b := &m.buckets[bi]
+	head := b.Head()
+	htab.StoreRelease(&m.elem(i-1).next, head)
+	b.SetHead(i)
+}
+
+// unlink takes element i (index+1) out of bucket bi, whose element before it
+// is prev (0: i is the head), and returns i's index, for free. Only under the
+// bucket's lock.
+func (m *LruLean) unlink(bi, prev, i uint32) uint32 {
+	next := m.elem(i - 1).nextIndex()
+	if prev == 0 {
+		m.buckets[bi].SetHead(next)
+	} else {
+		htab.StoreRelease(&m.elem(prev-1).next, next)
+	}
+	return i - 1
+}
+
+// freeBucket frees every element of bucket bi, which it empties. Only under
+// the bucket's lock. The chain is unreachable once the head is cleared; a
+// freed element may be reused at once, so its next link is read before it is
+// freed.
+func (m *LruLean) freeBucket(bi uint32) {
+	i := m.head(bi)
+	m.buckets[bi].SetHead(0)
+	for i != 0 {
+		next := m.elem(i - 1).nextIndex()
+		m.free(i - 1)
+		i = next
+	}
+}
+
+// free gives element i, already unlinked from its bucket, back to the LRU
+// (bpf_lru_push_free), which never waits for a lock: callers may hold the
+// element's bucket lock, and free before they unlock.
 func (m *LruLean) free(i uint32) {
 	m.count.Add(-1)
 	m.lru.Push(i)
@@ -239,40 +286,41 @@ func (m *LruLean) free(i uint32) {
 // and Push, which they call inside it, never waits).
 func (m *LruLean) evict(n uint32) bool {
 	e := m.elem(n)
-	// No cached hash (seed 002): hash the key again. A key being written by an
-	// update in progress gives some bucket where the element is not linked yet,
-	// so the answer is false, as the kernel's would be.
+	// No cached hash: hash the key again. A key being written by an update in
+	// progress gives some bucket where the element is not linked yet, so the
+	// answer is false, as the kernel's would be.
 	k := e.loadKey()
 	w := k.words()
 	h := m.hash(&k, &w)
-	b := &m.buckets[h&m.mask]
+	bi := h & m.mask
+	b := m.lock(bi)
 	b.Lock()
 	defer b.Unlock()
 	prev := uint32(0)
-	i := b.Head()
+	i := m.head(bi)
 	for c := uint32(0); i != 0 && c < m.maxEntries; c++ {
 		if i == n+1 {
-			m.unlink(h&m.mask, prev, i)
+			m.unlink(bi, prev, i)
 			m.count.Add(-1)
 			return true
 		}
-		prev, i = i, atomic.LoadUint32(&m.elem(i-1).next)
+		prev, i = i, m.elem(i-1).nextIndex()
 	}
 	return false
 }
 
-// find walks bucket b for key w (of hash h) and returns index+1 of its element
-// and of the element before it (0: none). Readers must validate the bucket's
-// sequence afterwards; the walk is bounded so that a chain that changes under
-// a reader cannot keep it looping.
-func (m *LruLean) find(b *htab.Bucket, w *lruLeanKeyWords, h uint32) (prev, i uint32) {
-	i = b.Head()
+// find walks bucket bi for key w (of hash h) and returns index+1 of its
+// element and of the element before it (0: none). Readers must validate the
+// bucket's sequence afterwards; the walk is bounded so that a chain that
+// changes under a reader cannot keep it looping.
+func (m *LruLean) find(bi uint32, w *lruLeanKeyWords, h uint32) (prev, i uint32) {
+	i = m.head(bi)
 	for n := uint32(0); i != 0 && n < m.maxEntries; n++ {
 		e := m.elem(i - 1)
 		if e.matches(w, h) {
 			return prev, i
 		}
-		prev, i = i, atomic.LoadUint32(&e.next)
+		prev, i = i, e.nextIndex()
 	}
 	return 0, 0
 }
@@ -304,19 +352,21 @@ func (m *LruLean) lookupOn(k *LruLeanKey) (LruLeanValue, uint32) {
 		c -= bits.RotateLeft32(b, 24)
 		h = c
 	}
-	b := &m.buckets[h&m.mask]
+	bi := h & m.mask
+	b := m.lock(bi)
 	for {
 		s := b.ReadBegin()
 		var v LruLeanValue
 		var found uint32
 		// find, written out: the walk makes no call.
-		for i, n := b.Head(), uint32(0); i != 0 && n < m.maxEntries; n++ {
+		for i, n := m.head(bi), uint32(0); i != 0 && n < m.maxEntries; n++ {
 			e := m.elem(i - 1)
 			if e.matches(&w, h) {
 				v, found = e.loadValue(), i
+
 				break
 			}
-			i = atomic.LoadUint32(&e.next)
+			i = e.nextIndex()
 		}
 		if b.ReadValid(s) {
 			return v, found
@@ -360,19 +410,21 @@ func (m *LruLean) lookup(k *LruLeanKey) (LruLeanValue, bool) {
 		c -= bits.RotateLeft32(b, 24)
 		h = c
 	}
-	b := &m.buckets[h&m.mask]
+	bi := h & m.mask
+	b := m.lock(bi)
 	for {
 		s := b.ReadBegin()
 		var v LruLeanValue
 		found := false
 		// find, written out: the walk makes no call.
-		for i, n := b.Head(), uint32(0); i != 0 && n < m.maxEntries; n++ {
+		for i, n := m.head(bi), uint32(0); i != 0 && n < m.maxEntries; n++ {
 			e := m.elem(i - 1)
 			if e.matches(&w, h) {
 				v, found = e.loadValue(), true
+
 				break
 			}
-			i = atomic.LoadUint32(&e.next)
+			i = e.nextIndex()
 		}
 		if b.ReadValid(s) {
 			return v, found
@@ -388,7 +440,8 @@ func (m *LruLean) update(k *LruLeanKey, v *LruLeanValue, cpu int, flags htab.Upd
 	}
 	w := k.words()
 	h := m.hash(k, &w)
-	b := &m.buckets[h&m.mask]
+	bi := h & m.mask
+	b := m.lock(bi)
 	// As the kernel does, take an element first: the LRU may evict for it,
 	// even the very key being updated.
 	n, ok := m.lru.Pop(cpu)
@@ -399,7 +452,7 @@ func (m *LruLean) update(k *LruLeanKey, v *LruLeanValue, cpu int, flags htab.Upd
 	e.setKey(&w, h)
 	e.setValue(v)
 	b.Lock()
-	prev, i := m.find(b, &w, h)
+	prev, i := m.find(bi, &w, h)
 	if i != 0 && flags == htab.UpdateNoExist {
 		m.lru.Push(n)
 		b.Unlock()
@@ -410,7 +463,7 @@ func (m *LruLean) update(k *LruLeanKey, v *LruLeanValue, cpu int, flags htab.Upd
 		b.Unlock()
 		return htab.ErrKeyNotExist
 	}
-	m.linkHead(h&m.mask, n+1)
+	m.linkHead(bi, n+1)
 	if i == 0 {
 		m.count.Add(1)
 		b.Unlock()
@@ -421,7 +474,7 @@ func (m *LruLean) update(k *LruLeanKey, v *LruLeanValue, cpu int, flags htab.Upd
 	if prev == 0 {
 		prev = n + 1
 	}
-	m.unlink(h&m.mask, prev, i)
+	m.unlink(bi, prev, i)
 	// The count is unchanged: the old element goes back to the LRU as is,
 	// before the unlock, as a deleted key's element does.
 	m.lru.Push(i - 1)
@@ -442,15 +495,15 @@ func (m *LruLean) Update(k LruLeanKey, v LruLeanValue, flags htab.UpdateFlags) e
 func (m *LruLean) Delete(k LruLeanKey) error {
 	w := k.words()
 	h := m.hash(&k, &w)
-	b := &m.buckets[h&m.mask]
+	bi := h & m.mask
+	b := m.lock(bi)
 	b.Lock()
-	prev, i := m.find(b, &w, h)
+	prev, i := m.find(bi, &w, h)
 	if i == 0 {
 		b.Unlock()
 		return htab.ErrKeyNotExist
 	}
-	m.unlink(h&m.mask, prev, i)
-	m.free(i - 1)
+	m.free(m.unlink(bi, prev, i))
 	b.Unlock()
 	return nil
 }
@@ -460,52 +513,33 @@ func (m *LruLean) Delete(k LruLeanKey) error {
 func (m *LruLean) LookupAndDelete(k LruLeanKey) (LruLeanValue, error) {
 	w := k.words()
 	h := m.hash(&k, &w)
-	b := &m.buckets[h&m.mask]
+	bi := h & m.mask
+	b := m.lock(bi)
 	b.Lock()
-	prev, i := m.find(b, &w, h)
+	prev, i := m.find(bi, &w, h)
 	if i == 0 {
 		b.Unlock()
 		return LruLeanValue{}, htab.ErrKeyNotExist
 	}
 	v := m.elem(i - 1).loadValue()
-	m.unlink(h&m.mask, prev, i)
-	m.free(i - 1)
+	m.free(m.unlink(bi, prev, i))
 	b.Unlock()
 	return v, nil
 }
 
-// unlink takes element i (index+1) out of bucket bi, whose element before it
-// is prev (0: i is the head). Only under the bucket's lock.
-func (m *LruLean) unlink(bi, prev, i uint32) {
-	next := atomic.LoadUint32(&m.elem(i - 1).next)
-	if prev == 0 {
-		m.buckets[bi].SetHead(next)
-	} else {
-		htab.StoreRelease(&m.elem(prev-1).next, next)
-	}
-}
-
-// linkHead makes element i (index+1) the head of bucket bi. Only under the
-// bucket's lock.
-func (m *LruLean) linkHead(bi, i uint32) {
-	b := &m.buckets[bi]
-	htab.StoreRelease(&m.elem(i-1).next, b.Head())
-	b.SetHead(i)
-}
-
-// snapshot appends the keys and values of bucket b, newest first, as one
+// snapshot appends the keys and values of bucket bi, newest first, as one
 // consistent view: it rereads the bucket until no writer came in between.
-func (m *LruLean) snapshot(b *htab.Bucket, keys []LruLeanKey, vals []LruLeanValue) ([]LruLeanKey, []LruLeanValue) {
+func (m *LruLean) snapshot(bi uint32, keys []LruLeanKey, vals []LruLeanValue) ([]LruLeanKey, []LruLeanValue) {
 	k0, v0 := len(keys), len(vals)
+	b := m.lock(bi)
 	for {
 		s := b.ReadBegin()
 		keys, vals = keys[:k0], vals[:v0]
-		i := b.Head()
-		for n := uint32(0); i != 0 && n < m.maxEntries; n++ {
+		for i, n := m.head(bi), uint32(0); i != 0 && n < m.maxEntries; n++ {
 			e := m.elem(i - 1)
 			keys = append(keys, e.loadKey())
 			vals = append(vals, e.loadValue())
-			i = atomic.LoadUint32(&e.next)
+			i = e.nextIndex()
 		}
 		if b.ReadValid(s) {
 			return keys, vals
@@ -521,14 +555,15 @@ func (m *LruLean) NextKey(k *LruLeanKey) (LruLeanKey, error) {
 	if k != nil {
 		w := k.words()
 		h := m.hash(k, &w)
-		b := &m.buckets[h&m.mask]
+		bi := h & m.mask
+		b := m.lock(bi)
 		for {
 			s := b.ReadBegin()
-			_, i := m.find(b, &w, h)
+			_, i := m.find(bi, &w, h)
 			var next uint32
 			var nk LruLeanKey
 			if i != 0 {
-				if next = atomic.LoadUint32(&m.elem(i - 1).next); next != 0 {
+				if next = m.elem(i - 1).nextIndex(); next != 0 {
 					nk = m.elem(next - 1).loadKey()
 				}
 			}
@@ -541,16 +576,16 @@ func (m *LruLean) NextKey(k *LruLeanKey) (LruLeanKey, error) {
 			if i != 0 {
 				// k was its bucket's last: go on with the next bucket. An absent k
 				// restarts from the first bucket, as in the kernel.
-				start = h&m.mask + 1
+				start = bi + 1
 			}
 			break
 		}
 	}
 	for bi := start; bi <= m.mask; bi++ {
-		b := &m.buckets[bi]
+		b := m.lock(bi)
 		for {
 			s := b.ReadBegin()
-			i := b.Head()
+			i := m.head(bi)
 			var nk LruLeanKey
 			if i != 0 {
 				nk = m.elem(i - 1).loadKey()
@@ -574,12 +609,11 @@ func (m *LruLean) All() iter.Seq2[LruLeanKey, LruLeanValue] {
 	return func(yield func(LruLeanKey, LruLeanValue) bool) {
 		var keys []LruLeanKey
 		var vals []LruLeanValue
-		for bi := range m.buckets {
-			b := &m.buckets[bi]
-			if b.Head() == 0 {
+		for bi := uint32(0); bi <= m.mask; bi++ {
+			if m.head(bi) == 0 {
 				continue
 			}
-			keys, vals = m.snapshot(b, keys[:0], vals[:0])
+			keys, vals = m.snapshot(bi, keys[:0], vals[:0])
 			for j := range keys {
 				if !yield(keys[j], vals[j]) {
 					return
@@ -629,18 +663,17 @@ func (m *LruLean) batch(c *htab.Cursor, keys []LruLeanKey, vals []LruLeanValue, 
 
 // batchWalk copies whole buckets from bucket bi on into keys and vals while they
 // fit, and returns how many elements it copied and the next bucket to read.
-// -batch-lock nonempty: an empty bucket is seen without its lock and skipped (seed 003).
+// -batch-lock nonempty: an empty bucket is seen without its lock and skipped, as the kernel does.
 func (m *LruLean) batchWalk(bi uint32, keys []LruLeanKey, vals []LruLeanValue, del bool) (total int, next uint32, err error) {
 	for bi <= m.mask {
-		if m.buckets[bi].Head() == 0 {
+		if m.head(bi) == 0 {
 			bi++
 			continue
 		}
-		b := &m.buckets[bi]
+		b := m.lock(bi)
 		b.Lock()
-		head := b.Head()
 		cnt := 0
-		for i := head; i != 0; i = atomic.LoadUint32(&m.elem(i - 1).next) {
+		for i := m.head(bi); i != 0; i = m.elem(i - 1).nextIndex() {
 			cnt++
 		}
 		if cnt > len(keys)-total {
@@ -652,31 +685,25 @@ func (m *LruLean) batchWalk(bi uint32, keys []LruLeanKey, vals []LruLeanValue, d
 			return total, bi, nil
 		}
 		j := total
-		for i := head; i != 0; {
+		for i := m.head(bi); i != 0; {
 			e := m.elem(i - 1)
 			keys[j] = e.loadKey()
 			vals[j] = e.loadValue()
 			j++
-			i = atomic.LoadUint32(&e.next)
+			i = e.nextIndex()
 		}
-		if del && head != 0 {
-			// The whole bucket goes: it was copied under this same lock.
-			b.SetHead(0)
-			// Free under the lock, as Delete does (see Capacity in the design
-			// comment). The chain is unreachable now; a freed element may be
-			// reused at once, so its next link is read before it is freed.
-			for i := head; i != 0; {
-				nx := atomic.LoadUint32(&m.elem(i - 1).next)
-				m.free(i - 1)
-				i = nx
-			}
+		if del && cnt != 0 {
+			// The whole bucket goes: it was copied under this same lock, and is
+			// freed before the unlock, as Delete frees.
+			m.freeBucket(bi)
 		}
 		b.Unlock()
 		total += cnt
 		bi++
 	}
-	// bi is len(m.buckets) here, or the cursor passed in if it was already past
-	// the end (the kernel returns ENOENT before it writes out_batch).
+	// bi is the number of buckets here, or the cursor passed in if it was
+	// already past the end (the kernel returns ENOENT before it writes
+	// out_batch).
 	return total, bi, htab.ErrKeyNotExist
 }
 

@@ -6,11 +6,12 @@ package seed002
 import (
 	"encoding/binary"
 	"fmt"
-	"github.com/htabgen/htabgen/htab"
 	"iter"
 	"math/bits"
 	"sync/atomic"
 	"unsafe"
+
+	"github.com/htabgen/htabgen/htab"
 )
 
 // Design of LruPcpuFat: the kernel's BPF_MAP_TYPE_LRU_PERCPU_HASH for 8-byte keys and 8-byte values.
@@ -65,11 +66,14 @@ import (
 //
 // Per-CPU values
 //   slots[cpu][element index], 8 B each, one array per CPU: the element
-//   needs no pointer to its values (seed 002) and CPUs never share a cache
-//   line of values. A replace writes the slots in place.
+//   needs no pointer to its values (as the kernel's preallocated per-CPU
+//   element has none) and CPUs never share a cache line of values. A
+//   replace writes the slots in place.
 //   Every write of a slot, CPU(i).Update's too, is made under the key's
 //   bucket lock, and readers of the values validate the bucket's sequence,
 //   as for the key.
+//
+// Order: buckets ascending, each newest first, as the kernel's.
 
 // LruPcpuFatKey is a key of LruPcpuFat: 8 bytes, hashed and compared as they are.
 type LruPcpuFatKey [8]byte
@@ -81,14 +85,14 @@ type LruPcpuFatValue [8]byte
 type lruPcpuFatKeyWords [2]uint32
 
 // lruPcpuFatElem is one element: 48 bytes, 4-byte aligned, no pointers. Lock-free
-// readers load every field with sync/atomic; writers store them under the bucket lock
-// with htab.StoreRelease.
+// readers load every field with sync/atomic; writers store them under the bucket
+// lock with htab.StoreRelease.
 // The node is htab.LRU's, which keeps it under its own locks.
 type lruPcpuFatElem struct {
 	next uint32       // off 0, 4 B: index+1 of the next older element in the bucket; 0 ends the chain
 	hash uint32       // off 4, 4 B: the key's hash, compared before the key
-	lru  [3]uint32    // off 8, 12 B: room for an LRU node (prev, next, state), as every element had before seed 002; unused (an LRU element carries its node as its last field)
-	pcpu uint32       // off 20, 4 B: room for a per-CPU value reference, as every element had before seed 002; unused (values are indexed by element)
+	lru  [3]uint32    // off 8, 12 B: room for an LRU node (prev, next, state), as every element had before the lean element; unused (an LRU element carries its node as its last field)
+	pcpu uint32       // off 20, 4 B: room for a per-CPU value reference, as every element had before the lean element; unused (values are indexed by element)
 	key  [2]uint32    // off 24, 8 B: the 8 key bytes, little-endian words, zero-padded
 	node htab.LRUNode // off 32, 16 B: the LRU node: ref bit, cpu|type, prev and next as element indexes (bpf_lru_node)
 }
@@ -96,8 +100,8 @@ type lruPcpuFatElem struct {
 // LruPcpuFat is a fixed-capacity hash map with the semantics of the kernel's
 // BPF_MAP_TYPE_LRU_PERCPU_HASH. Every method is safe for concurrent use.
 type LruPcpuFat struct {
-	buckets    []htab.Bucket // roundup_pow_of_two(maxEntries) buckets
-	mask       uint32        // len(buckets)-1: a hash's bucket is hash&mask
+	buckets    []htab.Bucket // roundup_pow_of_two(maxEntries) buckets: a sequence lock and a head each
+	mask       uint32        // the number of buckets less one: a hash's bucket is hash&mask
 	seed       uint32        // the jhash initval: 0 with ZeroSeed, else random
 	maxEntries uint32
 	cpus       int             // number of CPU slots (Options.CPUs)
@@ -139,10 +143,10 @@ func NewLruPcpuFat(opts htab.Options) (*LruPcpuFat, error) {
 	n := htab.BucketCount(opts.MaxEntries)
 	m := &LruPcpuFat{
 		buckets:    make([]htab.Bucket, n),
-		cpus:       opts.CPUs,
 		mask:       uint32(n - 1),
-		maxEntries: uint32(opts.MaxEntries),
 		seed:       opts.Seed(),
+		maxEntries: uint32(opts.MaxEntries),
+		cpus:       opts.CPUs,
 	}
 	m.elems = make([]lruPcpuFatElem, opts.MaxEntries+htab.LRUHeads(opts.CPUs, opts.NoCommonLRU))
 	m.slots = make([][]lruPcpuFatSlot, opts.CPUs)
@@ -150,9 +154,8 @@ func NewLruPcpuFat(opts htab.Options) (*LruPcpuFat, error) {
 		// The spare capacity keeps the next allocation off this array's last line.
 		m.slots[c] = make([]lruPcpuFatSlot, opts.MaxEntries, opts.MaxEntries+8)
 	}
-	m.lru = htab.NewLRUOver(m.elems, func(e *lruPcpuFatElem) *htab.LRUNode {
-		return &e.node
-	}, opts.MaxEntries, opts.CPUs, opts.NoCommonLRU, m.evict)
+	m.lru = htab.NewLRUOver(m.elems, func(e *lruPcpuFatElem) *htab.LRUNode { return &e.node },
+		opts.MaxEntries, opts.CPUs, opts.NoCommonLRU, m.evict)
 	m.handles = make([]LruPcpuFatCPU, opts.CPUs)
 	for i := range m.handles {
 		m.handles[i] = LruPcpuFatCPU{m, i}
@@ -232,6 +235,64 @@ func (e *lruPcpuFatElem) loadKey() (k LruPcpuFatKey) {
 	return
 }
 
+// lock is bucket bi's sequence lock.
+func (m *LruPcpuFat) lock(bi uint32) *htab.SeqLock { return &m.buckets[bi].SeqLock }
+
+// head is index+1 of bucket bi's newest element, 0 if the bucket is empty.
+func (m *LruPcpuFat) head(bi uint32) uint32 { return m.buckets[bi].Head() }
+
+// elem is element i (an index, not index+1).
+func (m *LruPcpuFat) elem(i uint32) *lruPcpuFatElem {
+	return &m.elems[i]
+}
+
+// nextIndex is index+1 of the element after e in its chain, 0 at its end.
+func (e *lruPcpuFatElem) nextIndex() uint32 { return atomic.LoadUint32(&e.next) }
+
+// linkHead makes element i (index+1) the head of bucket bi. Only under the
+// bucket's lock.
+func (m *LruPcpuFat) linkHead(bi, i uint32) {
+	b := &m.buckets[bi]
+	head := b.Head()
+	htab.StoreRelease(&m.elem(i-1).next, head)
+	b.SetHead(i)
+}
+
+// unlink takes element i (index+1) out of bucket bi, whose element before it
+// is prev (0: i is the head), and returns i's index, for free. Only under the
+// bucket's lock.
+func (m *LruPcpuFat) unlink(bi, prev, i uint32) uint32 {
+	next := m.elem(i - 1).nextIndex()
+	if prev == 0 {
+		m.buckets[bi].SetHead(next)
+	} else {
+		htab.StoreRelease(&m.elem(prev-1).next, next)
+	}
+	return i - 1
+}
+
+// freeBucket frees every element of bucket bi, which it empties. Only under
+// the bucket's lock. The chain is unreachable once the head is cleared; a
+// freed element may be reused at once, so its next link is read before it is
+// freed.
+func (m *LruPcpuFat) freeBucket(bi uint32) {
+	i := m.head(bi)
+	m.buckets[bi].SetHead(0)
+	for i != 0 {
+		next := m.elem(i - 1).nextIndex()
+		m.free(i - 1)
+		i = next
+	}
+}
+
+// free gives element i, already unlinked from its bucket, back to the LRU
+// (bpf_lru_push_free), which never waits for a lock: callers may hold the
+// element's bucket lock, and free before they unlock.
+func (m *LruPcpuFat) free(i uint32) {
+	m.count.Add(-1)
+	m.lru.Push(i)
+}
+
 // lruPcpuFatSlot is one CPU's value of one element: little-endian words, zero-padded.
 type lruPcpuFatSlot [2]uint32
 
@@ -289,18 +350,6 @@ func (m *LruPcpuFat) storeValues(i uint32, vals []LruPcpuFatValue, v *LruPcpuFat
 	m.slot(cpu, i).store(v)
 }
 
-// elem is element i (an index, not index+1).
-func (m *LruPcpuFat) elem(i uint32) *lruPcpuFatElem {
-	return &m.elems[i]
-}
-
-// free gives element i, already unlinked from its bucket, back to the LRU.
-// Never under a bucket lock: the LRU takes bucket locks when it evicts.
-func (m *LruPcpuFat) free(i uint32) {
-	m.count.Add(-1)
-	m.lru.Push(i)
-}
-
 // evict unlinks element n from its bucket if it is linked there and reports
 // whether it was: the LRU engine then reuses it. Called with LRU locks held;
 // writers never wait for those inside their bucket lock (they Pop before it,
@@ -308,34 +357,35 @@ func (m *LruPcpuFat) free(i uint32) {
 func (m *LruPcpuFat) evict(n uint32) bool {
 	e := m.elem(n)
 	h := atomic.LoadUint32(&e.hash)
-	b := &m.buckets[h&m.mask]
+	bi := h & m.mask
+	b := m.lock(bi)
 	b.Lock()
 	defer b.Unlock()
 	prev := uint32(0)
-	i := b.Head()
+	i := m.head(bi)
 	for c := uint32(0); i != 0 && c < m.maxEntries; c++ {
 		if i == n+1 {
-			m.unlink(h&m.mask, prev, i)
+			m.unlink(bi, prev, i)
 			m.count.Add(-1)
 			return true
 		}
-		prev, i = i, atomic.LoadUint32(&m.elem(i-1).next)
+		prev, i = i, m.elem(i-1).nextIndex()
 	}
 	return false
 }
 
-// find walks bucket b for key w (of hash h) and returns index+1 of its element
-// and of the element before it (0: none). Readers must validate the bucket's
-// sequence afterwards; the walk is bounded so that a chain that changes under
-// a reader cannot keep it looping.
-func (m *LruPcpuFat) find(b *htab.Bucket, w *lruPcpuFatKeyWords, h uint32) (prev, i uint32) {
-	i = b.Head()
+// find walks bucket bi for key w (of hash h) and returns index+1 of its
+// element and of the element before it (0: none). Readers must validate the
+// bucket's sequence afterwards; the walk is bounded so that a chain that
+// changes under a reader cannot keep it looping.
+func (m *LruPcpuFat) find(bi uint32, w *lruPcpuFatKeyWords, h uint32) (prev, i uint32) {
+	i = m.head(bi)
 	for n := uint32(0); i != 0 && n < m.maxEntries; n++ {
 		e := m.elem(i - 1)
 		if e.matches(w, h) {
 			return prev, i
 		}
-		prev, i = i, atomic.LoadUint32(&e.next)
+		prev, i = i, e.nextIndex()
 	}
 	return 0, 0
 }
@@ -367,19 +417,21 @@ func (m *LruPcpuFat) lookupOn(k *LruPcpuFatKey, cpu int) (LruPcpuFatValue, uint3
 		c -= bits.RotateLeft32(b, 24)
 		h = c
 	}
-	b := &m.buckets[h&m.mask]
+	bi := h & m.mask
+	b := m.lock(bi)
 	for {
 		s := b.ReadBegin()
 		var v LruPcpuFatValue
 		var found uint32
 		// find, written out: the walk makes no call.
-		for i, n := b.Head(), uint32(0); i != 0 && n < m.maxEntries; n++ {
+		for i, n := m.head(bi), uint32(0); i != 0 && n < m.maxEntries; n++ {
 			e := m.elem(i - 1)
 			if e.matches(&w, h) {
 				v, found = m.slot(cpu, i-1).load(), i
+
 				break
 			}
-			i = atomic.LoadUint32(&e.next)
+			i = e.nextIndex()
 		}
 		if b.ReadValid(s) {
 			return v, found
@@ -400,12 +452,14 @@ func (m *LruPcpuFat) Lookup(k LruPcpuFatKey, vals []LruPcpuFatValue) bool {
 	if m.cpus > len(small) {
 		buf = make([]LruPcpuFatValue, m.cpus)
 	}
+
 	w := k.words()
 	h := m.hash(&k, &w)
-	b := &m.buckets[h&m.mask]
+	bi := h & m.mask
+	b := m.lock(bi)
 	for {
 		s := b.ReadBegin()
-		_, i := m.find(b, &w, h)
+		_, i := m.find(bi, &w, h)
 		if i != 0 {
 			m.loadValues(i-1, buf[:m.cpus])
 		}
@@ -428,7 +482,8 @@ func (m *LruPcpuFat) update(k *LruPcpuFatKey, vals []LruPcpuFatValue, v *LruPcpu
 	}
 	w := k.words()
 	h := m.hash(k, &w)
-	b := &m.buckets[h&m.mask]
+	bi := h & m.mask
+	b := m.lock(bi)
 	// An element is taken only when the flags allow a new key; the LRU may
 	// evict for it.
 	var n uint32
@@ -441,7 +496,7 @@ func (m *LruPcpuFat) update(k *LruPcpuFatKey, vals []LruPcpuFatValue, v *LruPcpu
 		popped = true
 	}
 	b.Lock()
-	_, i := m.find(b, &w, h)
+	_, i := m.find(bi, &w, h)
 	if i != 0 && flags == htab.UpdateNoExist {
 		if popped {
 			m.lru.Push(n)
@@ -468,7 +523,7 @@ func (m *LruPcpuFat) update(k *LruPcpuFatKey, vals []LruPcpuFatValue, v *LruPcpu
 	e := m.elem(n)
 	e.setKey(&w, h)
 	m.storeValues(n, vals, v, cpu, true)
-	m.linkHead(h&m.mask, n+1)
+	m.linkHead(bi, n+1)
 	m.count.Add(1)
 	b.Unlock()
 	return nil
@@ -492,15 +547,15 @@ func (m *LruPcpuFat) Update(k LruPcpuFatKey, vals []LruPcpuFatValue, flags htab.
 func (m *LruPcpuFat) Delete(k LruPcpuFatKey) error {
 	w := k.words()
 	h := m.hash(&k, &w)
-	b := &m.buckets[h&m.mask]
+	bi := h & m.mask
+	b := m.lock(bi)
 	b.Lock()
-	prev, i := m.find(b, &w, h)
+	prev, i := m.find(bi, &w, h)
 	if i == 0 {
 		b.Unlock()
 		return htab.ErrKeyNotExist
 	}
-	m.unlink(h&m.mask, prev, i)
-	m.free(i - 1)
+	m.free(m.unlink(bi, prev, i))
 	b.Unlock()
 	return nil
 }
@@ -514,53 +569,34 @@ func (m *LruPcpuFat) LookupAndDelete(k LruPcpuFatKey, vals []LruPcpuFatValue) er
 	}
 	w := k.words()
 	h := m.hash(&k, &w)
-	b := &m.buckets[h&m.mask]
+	bi := h & m.mask
+	b := m.lock(bi)
 	b.Lock()
-	prev, i := m.find(b, &w, h)
+	prev, i := m.find(bi, &w, h)
 	if i == 0 {
 		b.Unlock()
 		return htab.ErrKeyNotExist
 	}
 	m.loadValues(i-1, vals)
-	m.unlink(h&m.mask, prev, i)
-	m.free(i - 1)
+	m.free(m.unlink(bi, prev, i))
 	b.Unlock()
 	return nil
 }
 
-// unlink takes element i (index+1) out of bucket bi, whose element before it
-// is prev (0: i is the head). Only under the bucket's lock.
-func (m *LruPcpuFat) unlink(bi, prev, i uint32) {
-	next := atomic.LoadUint32(&m.elem(i - 1).next)
-	if prev == 0 {
-		m.buckets[bi].SetHead(next)
-	} else {
-		htab.StoreRelease(&m.elem(prev-1).next, next)
-	}
-}
-
-// linkHead makes element i (index+1) the head of bucket bi. Only under the
-// bucket's lock.
-func (m *LruPcpuFat) linkHead(bi, i uint32) {
-	b := &m.buckets[bi]
-	htab.StoreRelease(&m.elem(i-1).next, b.Head())
-	b.SetHead(i)
-}
-
-// snapshot appends the keys and values of bucket b, newest first, as one
+// snapshot appends the keys and values of bucket bi, newest first, as one
 // consistent view: it rereads the bucket until no writer came in between.
-func (m *LruPcpuFat) snapshot(b *htab.Bucket, keys []LruPcpuFatKey, vals []LruPcpuFatValue) ([]LruPcpuFatKey, []LruPcpuFatValue) {
+func (m *LruPcpuFat) snapshot(bi uint32, keys []LruPcpuFatKey, vals []LruPcpuFatValue) ([]LruPcpuFatKey, []LruPcpuFatValue) {
 	k0, v0 := len(keys), len(vals)
+	b := m.lock(bi)
 	for {
 		s := b.ReadBegin()
 		keys, vals = keys[:k0], vals[:v0]
-		i := b.Head()
-		for n := uint32(0); i != 0 && n < m.maxEntries; n++ {
+		for i, n := m.head(bi), uint32(0); i != 0 && n < m.maxEntries; n++ {
 			e := m.elem(i - 1)
 			keys = append(keys, e.loadKey())
 			vals = append(vals, make([]LruPcpuFatValue, m.cpus)...)
 			m.loadValues(i-1, vals[len(vals)-m.cpus:])
-			i = atomic.LoadUint32(&e.next)
+			i = e.nextIndex()
 		}
 		if b.ReadValid(s) {
 			return keys, vals
@@ -576,14 +612,15 @@ func (m *LruPcpuFat) NextKey(k *LruPcpuFatKey) (LruPcpuFatKey, error) {
 	if k != nil {
 		w := k.words()
 		h := m.hash(k, &w)
-		b := &m.buckets[h&m.mask]
+		bi := h & m.mask
+		b := m.lock(bi)
 		for {
 			s := b.ReadBegin()
-			_, i := m.find(b, &w, h)
+			_, i := m.find(bi, &w, h)
 			var next uint32
 			var nk LruPcpuFatKey
 			if i != 0 {
-				if next = atomic.LoadUint32(&m.elem(i - 1).next); next != 0 {
+				if next = m.elem(i - 1).nextIndex(); next != 0 {
 					nk = m.elem(next - 1).loadKey()
 				}
 			}
@@ -596,16 +633,16 @@ func (m *LruPcpuFat) NextKey(k *LruPcpuFatKey) (LruPcpuFatKey, error) {
 			if i != 0 {
 				// k was its bucket's last: go on with the next bucket. An absent k
 				// restarts from the first bucket, as in the kernel.
-				start = h&m.mask + 1
+				start = bi + 1
 			}
 			break
 		}
 	}
 	for bi := start; bi <= m.mask; bi++ {
-		b := &m.buckets[bi]
+		b := m.lock(bi)
 		for {
 			s := b.ReadBegin()
-			i := b.Head()
+			i := m.head(bi)
 			var nk LruPcpuFatKey
 			if i != 0 {
 				nk = m.elem(i - 1).loadKey()
@@ -630,12 +667,11 @@ func (m *LruPcpuFat) All() iter.Seq2[LruPcpuFatKey, []LruPcpuFatValue] {
 	return func(yield func(LruPcpuFatKey, []LruPcpuFatValue) bool) {
 		var keys []LruPcpuFatKey
 		var vals []LruPcpuFatValue
-		for bi := range m.buckets {
-			b := &m.buckets[bi]
-			if b.Head() == 0 {
+		for bi := uint32(0); bi <= m.mask; bi++ {
+			if m.head(bi) == 0 {
 				continue
 			}
-			keys, vals = m.snapshot(b, keys[:0], vals[:0])
+			keys, vals = m.snapshot(bi, keys[:0], vals[:0])
 			for j := range keys {
 				if !yield(keys[j], vals[j*m.cpus:(j+1)*m.cpus:(j+1)*m.cpus]) {
 					return
@@ -685,18 +721,17 @@ func (m *LruPcpuFat) batch(c *htab.Cursor, keys []LruPcpuFatKey, vals []LruPcpuF
 
 // batchWalk copies whole buckets from bucket bi on into keys and vals while they
 // fit, and returns how many elements it copied and the next bucket to read.
-// -batch-lock nonempty: an empty bucket is seen without its lock and skipped (seed 003).
+// -batch-lock nonempty: an empty bucket is seen without its lock and skipped, as the kernel does.
 func (m *LruPcpuFat) batchWalk(bi uint32, keys []LruPcpuFatKey, vals []LruPcpuFatValue, del bool) (total int, next uint32, err error) {
 	for bi <= m.mask {
-		if m.buckets[bi].Head() == 0 {
+		if m.head(bi) == 0 {
 			bi++
 			continue
 		}
-		b := &m.buckets[bi]
+		b := m.lock(bi)
 		b.Lock()
-		head := b.Head()
 		cnt := 0
-		for i := head; i != 0; i = atomic.LoadUint32(&m.elem(i - 1).next) {
+		for i := m.head(bi); i != 0; i = m.elem(i - 1).nextIndex() {
 			cnt++
 		}
 		if cnt > len(keys)-total {
@@ -708,31 +743,25 @@ func (m *LruPcpuFat) batchWalk(bi uint32, keys []LruPcpuFatKey, vals []LruPcpuFa
 			return total, bi, nil
 		}
 		j := total
-		for i := head; i != 0; {
+		for i := m.head(bi); i != 0; {
 			e := m.elem(i - 1)
 			keys[j] = e.loadKey()
 			m.loadValues(i-1, vals[j*m.cpus:(j+1)*m.cpus])
 			j++
-			i = atomic.LoadUint32(&e.next)
+			i = e.nextIndex()
 		}
-		if del && head != 0 {
-			// The whole bucket goes: it was copied under this same lock.
-			b.SetHead(0)
-			// Free under the lock, as Delete does (see Capacity in the design
-			// comment). The chain is unreachable now; a freed element may be
-			// reused at once, so its next link is read before it is freed.
-			for i := head; i != 0; {
-				nx := atomic.LoadUint32(&m.elem(i - 1).next)
-				m.free(i - 1)
-				i = nx
-			}
+		if del && cnt != 0 {
+			// The whole bucket goes: it was copied under this same lock, and is
+			// freed before the unlock, as Delete frees.
+			m.freeBucket(bi)
 		}
 		b.Unlock()
 		total += cnt
 		bi++
 	}
-	// bi is len(m.buckets) here, or the cursor passed in if it was already past
-	// the end (the kernel returns ENOENT before it writes out_batch).
+	// bi is the number of buckets here, or the cursor passed in if it was
+	// already past the end (the kernel returns ENOENT before it writes
+	// out_batch).
 	return total, bi, htab.ErrKeyNotExist
 }
 

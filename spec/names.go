@@ -1,0 +1,79 @@
+package spec
+
+import (
+	"unicode"
+	"unicode/utf8"
+)
+
+// Names are the package-level identifiers of one generated map, all decided
+// here. Several maps compile together in one package because of two rules:
+//
+//   - The exported names are the map's name N, N+"Key", N+"Value", N+"CPU"
+//     and "New"+N. Two maps whose exported names collide (Conns and ConnsKey)
+//     are refused before anything is written (htabgen.CheckTogether).
+//   - Every unexported name is the map's Prefix, N with its first letter
+//     lowered (Validate takes only names whose first letter lowers and raises
+//     back, so distinct names give distinct prefixes), followed by a suffix,
+//     and no suffix ends with another. Prefixes p and p+x then never give one
+//     name: p+x+s = p+s' would need s' = x+s, a suffix ending with another.
+//     The map file's suffixes are Suffixes; the -tests file's helpers keep
+//     the same rule, which TestNamesCompose checks on generated files.
+type Names struct {
+	Map   string // the map type, e.g. HashK8V8
+	Key   string // N+"Key": [K]byte
+	Value string // N+"Value": [V]byte
+	CPU   string // N+"CPU": the program-side handle
+	New   string // "New"+N: the constructor
+
+	Prefix string // N with its first letter lowered
+
+	// The map file's unexported identifiers, Prefix+suffix each.
+	Elem       string // the element (the slot, in the home layout)
+	KeyWords   string // a key as the element stores it: [KeyWords]uint32
+	HashInit   string // the static hash's initial state
+	ElemChunk  string // NoPrealloc: a chunk of elements
+	ChunkShift string // NoPrealloc: log2 of a chunk's elements
+	Slot       string // per-CPU types: one CPU's value of one element
+	SlotChunk  string // per-CPU NoPrealloc: a chunk of one CPU's slots
+	SlotLocks  string // pcpu: how many slot locks each CPU has
+	HomeBit    string // home layout: the next word's bit "this slot is its bucket's head"
+	IndexMask  string // home layout: the next word's bits of index+1
+	MaxSlots   string // home layout: the most slots index+1 can address
+}
+
+// Suffixes are the suffixes of the map file's unexported identifiers, in
+// the order of Names' fields. No suffix ends with another.
+var Suffixes = []string{"Elem", "KeyWords", "HashInit", "ElemChunk", "ChunkShift", "Slot", "SlotChunk", "SlotLocks", "HomeBit", "IndexMask", "MaxSlots"}
+
+// NamesFor is the names of a map named name (an exported Go identifier).
+func NamesFor(name string) Names {
+	p := lowerFirst(name)
+	return Names{
+		Map: name, Key: name + "Key", Value: name + "Value", CPU: name + "CPU", New: "New" + name,
+		Prefix:     p,
+		Elem:       p + "Elem",
+		KeyWords:   p + "KeyWords",
+		HashInit:   p + "HashInit",
+		ElemChunk:  p + "ElemChunk",
+		ChunkShift: p + "ChunkShift",
+		Slot:       p + "Slot",
+		SlotChunk:  p + "SlotChunk",
+		SlotLocks:  p + "SlotLocks",
+		HomeBit:    p + "HomeBit",
+		IndexMask:  p + "IndexMask",
+		MaxSlots:   p + "MaxSlots",
+	}
+}
+
+// Helper is the -tests file's unexported helper called suffix: Prefix+suffix.
+// Its suffix must keep the rule above (TestNamesCompose checks it).
+func (n Names) Helper(suffix string) string { return n.Prefix + suffix }
+
+// lowerFirst is s with its first letter lowered: HashK8V8 → hashK8V8, LRUConns →
+// lRUConns. Only the first letter, so that two map names give two prefixes
+// (lowering LRU whole would give LRUConns and LruConns one prefix, and two
+// maps that compile apart would clash in one package).
+func lowerFirst(s string) string {
+	r, n := utf8.DecodeRuneInString(s)
+	return string(unicode.ToLower(r)) + s[n:]
+}
