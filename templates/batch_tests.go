@@ -17,7 +17,7 @@ import (
 // tests emits with their imports.
 func (g *generator) batchTests(f *jen.File) {
 	vals := batchTestSingle
-	if (g.l.PerCPU != nil) {
+	if g.l.PerCPU != nil {
 		vals = batchTestPerCPU
 	}
 	f.Add(jen.Id(fmt.Sprintf(vals+batchTestBody, g.n.Map, g.n.Key, g.n.Value, g.n.Prefix)))

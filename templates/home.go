@@ -409,16 +409,16 @@ func (h *homeStorage) lookupFast() *fastPath {
 	nx := atomic.LoadUint32(&s.next)
 	if nx&$HomeBit != 0 && seq&1 == 0 {
 		e := s
-		if `+miss+` {
+		if ` + miss + ` {
 			e = nil
 			if i := nx & $IndexMask; i != 0 {
-				if x := &m.slots[i-1]; `+match+` {
+				if x := &m.slots[i-1]; ` + match + ` {
 					e = x
 				}
 			}
 		}
 		if e != nil {
-`+loadv+`			if s.seq.ReadValid(seq) {
+` + loadv + `			if s.seq.ReadValid(seq) {
 				return v, true
 			}
 		}

@@ -58,7 +58,7 @@ func (g *generator) tests(f *jen.File) {
 	// The 64 keys fit; an LRU map gets room to spare so that it never evicts
 	// them (its CPUs cache free elements in batches of max/cpus/2).
 	concurrentMax := 64
-	if (g.l.LRU != nil) {
+	if g.l.LRU != nil {
 		concurrentMax = 1024
 	}
 	// Test<Map>Concurrent: writers on disjoint keys, readers and iterators, under -race.
@@ -197,7 +197,7 @@ func (g *generator) seedBench(f *jen.File) {
 // Lookup, or for the per-CPU types (whose Lookup copies every CPU's value)
 // a program's lookup on CPU 0.
 func (g *generator) benchLookup() *jen.Statement {
-	if (g.l.PerCPU != nil) {
+	if g.l.PerCPU != nil {
 		return jen.Id("m").Dot("CPU").Call(jen.Lit(0)).Dot("Lookup")
 	}
 	return jen.Id("m").Dot("Lookup")

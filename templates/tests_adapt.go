@@ -13,7 +13,7 @@ import (
 // read that all CPUs' values agree with that pattern.
 func (g *generator) testAdapters(f *jen.File) {
 	src := singleValueAdapters
-	if (g.l.PerCPU != nil) {
+	if g.l.PerCPU != nil {
 		src = perCPUAdapters
 	}
 	f.Add(jen.Id(fmt.Sprintf(src, g.n.Map, g.n.Key, g.n.Value, g.n.Prefix)))

@@ -25,7 +25,7 @@ import (
 // import is emitted with jennifer, which tracks imports (<prefix>TestIs).
 func (g *generator) modelTests(f *jen.File) {
 	access := modelSingleValue
-	if (g.l.PerCPU != nil) {
+	if g.l.PerCPU != nil {
 		access = modelPerCPU
 	}
 	fill := strings.NewReplacer(
@@ -36,7 +36,7 @@ func (g *generator) modelTests(f *jen.File) {
 
 	// Test<Map>RandomOps: the same runs as the fuzzer's, from a seeded generator.
 	alt, option := "noprealloc", "NoPrealloc"
-	if (g.l.LRU != nil) {
+	if g.l.LRU != nil {
 		alt, option = "nocommonlru", "NoCommonLRU" // LRU maps have no NoPrealloc
 	}
 	runs := []struct {

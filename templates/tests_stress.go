@@ -16,7 +16,7 @@ import (
 // sync, htab) are the ones the file imports for the tests jennifer builds.
 func (g *generator) stressTest(f *jen.File) {
 	alt := "NoPrealloc"
-	if (g.l.LRU != nil) {
+	if g.l.LRU != nil {
 		alt = "NoCommonLRU" // LRU maps have no NoPrealloc
 	}
 	fill := strings.NewReplacer(

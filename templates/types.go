@@ -50,8 +50,8 @@ type $Value [%d]byte
 // $KeyWords is a key as the %s stores it: little-endian words, zero-padded.
 type $KeyWords [%d]uint32
 
-`, spec.Plural(l.Spec.Key, "byte"), l.Spec.Key, spec.Plural(l.Spec.Val, "byte"), l.Spec.Val, what, l.KeyWords)+
-		elemDoc+"type $Elem struct {\n"+fields.String()+"}\n"))
+`, spec.Plural(l.Spec.Key, "byte"), l.Spec.Key, spec.Plural(l.Spec.Val, "byte"), l.Spec.Val, what, l.KeyWords) +
+		elemDoc + "type $Elem struct {\n" + fields.String() + "}\n"))
 	g.st.declarations(f)
 
 	first, owned, counters := g.st.mapFields()

@@ -132,7 +132,7 @@ func (g *generator) updateLRU(f *jen.File) {
 // update is Update as on CPU cpu: the CPU whose LRU lists provide the new
 // element.
 func (m *$Map) update(k *$Key, v *$Value, cpu int, flags htab.UpdateFlags) error {
-`+updatePrologue+`	// As the kernel does, take an element first: the LRU may evict for it,
+` + updatePrologue + `	// As the kernel does, take an element first: the LRU may evict for it,
 	// even the very key being updated.
 	n, ok := m.lru.Pop(cpu)
 	if !ok {
@@ -143,7 +143,7 @@ func (m *$Map) update(k *$Key, v *$Value, cpu int, flags htab.UpdateFlags) error
 	e.setValue(v)
 	b.Lock()
 	prev, i := m.find(bi, &w, h)
-`+flagErrors("m.lru.Push(n)\n")+`	m.linkHead(bi, n+1)
+` + flagErrors("m.lru.Push(n)\n") + `	m.linkHead(bi, n+1)
 	if i == 0 {
 		m.count.Add(1)
 		b.Unlock()
@@ -174,7 +174,7 @@ func (g *generator) updateLRUPerCPU(f *jen.File) {
 // element: it sets every CPU's value from vals, or, with vals nil, CPU
 // cpu's from v.
 func (m *$Map) update(k *$Key, vals []$Value, v *$Value, cpu int, flags htab.UpdateFlags) error {
-`+updatePrologue+`	// An element is taken only when the flags allow a new key; the LRU may
+` + updatePrologue + `	// An element is taken only when the flags allow a new key; the LRU may
 	// evict for it.
 	var n uint32
 	popped := false
@@ -187,7 +187,7 @@ func (m *$Map) update(k *$Key, vals []$Value, v *$Value, cpu int, flags htab.Upd
 	}
 	b.Lock()
 	_, i := m.find(bi, &w, h)
-`+flagErrors("if popped {\n\t\t\tm.lru.Push(n)\n\t\t}\n")+`	if i != 0 {
+` + flagErrors("if popped {\n\t\t\tm.lru.Push(n)\n\t\t}\n") + `	if i != 0 {
 		m.elem(i - 1).node.Ref()
 		m.storeValues(i-1, vals, v, cpu, false)
 		if popped {
