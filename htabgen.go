@@ -5,6 +5,7 @@
 package htabgen
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"go/ast"
@@ -29,47 +30,83 @@ type File struct {
 	Content []byte
 }
 
-// Generate plans and renders the map of s, and its test file when s.Tests.
-// command is the command line written into the header.
+// Generate plans and renders every file of s (Outputs): the map, and its
+// test file when s.Tests. command is the command line written into each
+// header.
 func Generate(s spec.Spec, command string) ([]File, error) {
 	l, err := spec.Plan(s)
 	if err != nil {
 		return nil, err
 	}
 	h := templates.Header{Version: Version, Command: command}
-	src, err := templates.Render(l, h)
-	if err != nil {
-		return nil, err
-	}
-	files := []File{{Path: s.Out, Content: src}}
-	if s.Tests {
-		if s.Out == "" {
-			return nil, &spec.Error{Option: "tests", Value: true, Allowed: "needs -out: the tests go to <out>_test.go"}
+	var files []File
+	for _, kind := range outputKinds {
+		if !kind.wanted(s) {
+			continue
 		}
-		if !strings.HasSuffix(s.Out, ".go") {
-			return nil, &spec.Error{Option: "tests", Value: true, Allowed: fmt.Sprintf("needs an -out ending in .go (got %s): the tests compile with the map, and Go compiles only .go files", s.Out)}
+		if kind.check != nil {
+			if err := kind.check(s); err != nil {
+				return nil, err
+			}
 		}
-		test, err := templates.RenderTests(l, h)
+		src, err := kind.render(l, h)
 		if err != nil {
 			return nil, err
 		}
-		files = append(files, File{Path: testPath(s.Out), Content: test})
+		files = append(files, File{Path: kind.path(s.Out), Content: src})
 	}
 	return files, nil
 }
 
-// Outputs are the paths Generate writes for s: s.Out, and with s.Tests its
-// test file.
-func Outputs(s spec.Spec) []string {
-	if s.Tests {
-		return []string{s.Out, testPath(s.Out)}
-	}
-	return []string{s.Out}
+// Output is one file that Generate writes for a spec.
+type Output struct {
+	Kind string // "map" (the map, at the spec's out) or "tests" (<out>_test.go)
+	Path string
 }
 
-// testPath is the test file beside out: x_htab.go → x_htab_test.go.
-func testPath(out string) string {
-	return strings.TrimSuffix(out, ".go") + "_test.go"
+// Outputs are the files Generate writes for s, in order, the map first.
+func Outputs(s spec.Spec) []Output {
+	var out []Output
+	for _, kind := range outputKinds {
+		if kind.wanted(s) {
+			out = append(out, Output{kind.name, kind.path(s.Out)})
+		}
+	}
+	return out
+}
+
+// outputKinds is the registry of the files a spec can have: the one place
+// that says when a file is written, where, and by which template. Generate,
+// Outputs (and through it the command's checks of a spec file) read it.
+var outputKinds = []struct {
+	name   string
+	wanted func(spec.Spec) bool
+	check  func(spec.Spec) error // nil, or why s cannot have the file
+	path   func(out string) string
+	render func(*spec.Layout, templates.Header) ([]byte, error)
+}{
+	{
+		name:   "map",
+		wanted: func(spec.Spec) bool { return true },
+		path:   func(out string) string { return out },
+		render: templates.Render,
+	},
+	{
+		name:   "tests",
+		wanted: func(s spec.Spec) bool { return s.Tests },
+		check: func(s spec.Spec) error {
+			if s.Out == "" {
+				return &spec.Error{Option: "tests", Value: true, Allowed: "needs -out: the tests go to <out>_test.go"}
+			}
+			if !strings.HasSuffix(s.Out, ".go") {
+				return &spec.Error{Option: "tests", Value: true, Allowed: fmt.Sprintf("needs an -out ending in .go (got %s): the tests compile with the map, and Go compiles only .go files", s.Out)}
+			}
+			return nil
+		},
+		// The test file beside out: x_htab.go → x_htab_test.go.
+		path:   func(out string) string { return strings.TrimSuffix(out, ".go") + "_test.go" },
+		render: templates.RenderTests,
+	},
 }
 
 // WriteFiles writes every file atomically: all contents go to temporary files
@@ -117,6 +154,21 @@ func WriteFiles(files []File) error {
 			replaced[i] = fi
 		}
 	}
+	// A file that already holds what it would get is left alone (not even
+	// its modification time changes), so that go generate rewrites only what
+	// it changes.
+	var todo []File
+	var todoTargets []string
+	var todoReplaced []fs.FileInfo
+	for i, f := range files {
+		if replaced[i] != nil && replaced[i].Size() == int64(len(f.Content)) {
+			if old, err := os.ReadFile(targets[i]); err == nil && bytes.Equal(old, f.Content) {
+				continue
+			}
+		}
+		todo, todoTargets, todoReplaced = append(todo, f), append(todoTargets, targets[i]), append(todoReplaced, replaced[i])
+	}
+	files, targets, replaced = todo, todoTargets, todoReplaced
 	for i, f := range files {
 		tmp, err := writeTemp(targets[i], filepath.Dir(f.Path), f.Content, replaced[i])
 		if err != nil {

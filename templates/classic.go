@@ -360,14 +360,7 @@ func (c *classicStorage) hashInsert() jen.Code {
 		b.Unlock()
 		return htab.ErrFull
 	}
-	e := m.elem(n)
-	e.setKey(&w, h)
-	e.setValue(v)
-	m.linkHead(bi, n+1)
-	m.count.Add(1)
-	b.Unlock()
-	return nil
-`)
+` + linkNew("e.setValue(v)"))
 }
 
 func (c *classicStorage) insertRetries() bool { return false }

@@ -66,6 +66,20 @@ func flagErrors(onErr string) string {
 `, "ONERR", onErr)
 }
 
+// linkNew is the end of an insert into the locked bucket bi of the classic
+// layout: element n takes the key w (of hash h) and its value (setValue),
+// goes to the head and is counted, and the bucket is unlocked.
+func linkNew(setValue string) string {
+	return `	e := m.elem(n)
+	e.setKey(&w, h)
+	` + setValue + `
+	m.linkHead(bi, n+1)
+	m.count.Add(1)
+	b.Unlock()
+	return nil
+`
+}
+
 // updateHash emits a hash map's update, over the storage's replace and
 // insert:
 //
@@ -112,14 +126,7 @@ func (m *$Map) update(k *$Key, vals []$Value, v *$Value, cpu int, flags htab.Upd
 		b.Unlock()
 		return htab.ErrFull
 	}
-	e := m.elem(n)
-	e.setKey(&w, h)
-	m.storeValues(n, vals, v, cpu, true)
-	m.linkHead(bi, n+1)
-	m.count.Add(1)
-	b.Unlock()
-	return nil
-}
+` + linkNew("m.storeValues(n, vals, v, cpu, true)") + `}
 `, fill("fastPath", g.slotFastPath())))
 }
 
@@ -196,14 +203,7 @@ func (m *$Map) update(k *$Key, vals []$Value, v *$Value, cpu int, flags htab.Upd
 		b.Unlock()
 		return nil
 	}
-	e := m.elem(n)
-	e.setKey(&w, h)
-	m.storeValues(n, vals, v, cpu, true)
-	m.linkHead(bi, n+1)
-	m.count.Add(1)
-	b.Unlock()
-	return nil
-}
+` + linkNew("m.storeValues(n, vals, v, cpu, true)") + `}
 `))
 }
 

@@ -351,15 +351,15 @@ func featureUsage(name string) string {
 // case-insensitive file system, and cmd/go refuses them in one package.
 func checkDistinct(specFile string, specs []spec.Spec) error {
 	input := htabgen.PathKey(specFile)
-	var paths, keys []string
+	var paths, keys, kinds []string
 	var owner []int // the map of each output
 	for i, s := range specs {
 		for _, f := range htabgen.Outputs(s) {
-			key := htabgen.PathKey(f)
+			key := htabgen.PathKey(f.Path)
 			if key == input {
-				return fmt.Errorf("spec file: map %d writes %s, the spec file itself", i, f)
+				return fmt.Errorf("spec file: map %d writes %s, the spec file itself", i, f.Path)
 			}
-			paths, keys, owner = append(paths, f), append(keys, key), append(owner, i)
+			paths, keys, owner, kinds = append(paths, f.Path), append(keys, key), append(owner, i), append(kinds, f.Kind)
 		}
 	}
 	if c := htabgen.FindCollision(keys); c != nil {
@@ -371,8 +371,8 @@ func checkDistinct(specFile string, specs []spec.Spec) error {
 	}
 	names := map[string]int{} // directory/type name → map
 	for i, key := range keys {
-		if i > 0 && owner[i-1] == owner[i] {
-			continue // a map's test file: its name is checked at its out
+		if kinds[i] != "map" {
+			continue // a map's other files: its name is checked at its out
 		}
 		s := specs[owner[i]]
 		name := filepath.Dir(key) + string(filepath.Separator) + s.TypeName()
