@@ -126,7 +126,7 @@ func (m *$Map) update(k *$Key, vals []$Value, v *$Value, cpu int, flags htab.Upd
 		b.Unlock()
 		return htab.ErrFull
 	}
-` + linkNew("m.storeValues(n, vals, v, cpu, true)") + `}
+`+linkNew("m.storeValues(n, vals, v, cpu, true)")+`}
 `, fill("fastPath", g.slotFastPath())))
 }
 
