@@ -26,7 +26,7 @@ var hashFamily = []MapType{Hash, PerCPU, LRU, LRUPerCPU}
 // (-type, -val, -name, -pkg, -out, -tests and -explain apply to all.)
 var Features = []Feature{
 	{
-		Name: "key", Usage: "key size in bytes (1..65535)", Default: "required", Types: hashFamily,
+		Name: "key", Usage: fmt.Sprintf("key size in bytes (1..%d)", MaxKeySize), Default: "required", Types: hashFamily,
 		IsSet: func(s Spec) bool { return s.Key != 0 }, Value: func(s Spec) any { return s.Key },
 	},
 	{

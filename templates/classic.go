@@ -4,6 +4,8 @@ import (
 	"fmt"
 
 	"github.com/dave/jennifer/jen"
+
+	"github.com/htabgen/htabgen/spec"
 )
 
 // classicStorage is the kernel's layout (-layout classic, and the only one of
@@ -140,7 +142,7 @@ const $ChunkShift = %d
 
 // $ElemChunk is one NoPrealloc chunk of elements.
 type $ElemChunk [1 << $ChunkShift]$Elem
-`, 1<<shift, l.ElemSize, (1<<shift)*l.ElemSize>>10, 16, shift)))
+`, 1<<shift, l.ElemSize, (1<<shift)*l.ElemSize>>10, spec.ChunkMaxBytes>>10, shift)))
 }
 
 func (c *classicStorage) mapFields() (first, owned, counters string) {

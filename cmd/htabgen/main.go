@@ -38,7 +38,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	s := spec.Default()
 	typ := fs.String("type", "", "map type: "+typesList()+"; required (bloom is not implemented in this version)")
 	fs.Var((*decimal)(&s.Key), "key", decimalUsage(featureUsage("key")))
-	fs.Var((*decimal)(&s.Val), "val", decimalUsage("value size in bytes (1..1048576; per-CPU types 1..32768)"))
+	fs.Var((*decimal)(&s.Val), "val", decimalUsage(fmt.Sprintf("value size in bytes (1..%d; per-CPU types 1..%d)", spec.MaxValueSize, spec.MaxPerCPUValSize)))
 	fs.StringVar(&s.Name, "name", "", "Go name of the map type, an exported Go identifier (default derived, e.g. HashK8V8)")
 	fs.StringVar(&s.Pkg, "pkg", "", "package clause (default $GOPACKAGE under go generate, else main)")
 	fs.StringVar(&s.Out, "out", "", "output file, written atomically (default standard output)")
