@@ -85,13 +85,15 @@ func goldenCases() []goldenCase {
 		add(fmt.Sprintf("hash_k8v8_classic_batch_%s", mode), s, args)
 	}
 	// The other types, lean and all-fields; a cached hash (key 16) for LRU's
-	// evict, and a value tail (13 bytes) for the per-CPU slots.
+	// evict, and a value tail (13 bytes) for the per-CPU slots. The files are
+	// named after the derived map names (PerCPUK8V8 is percpu_k8v8).
+	words := map[spec.MapType]string{spec.PerCPU: "percpu", spec.LRU: "lru", spec.LRUPerCPU: "lru_percpu"}
 	for _, typ := range []spec.MapType{spec.PerCPU, spec.LRU, spec.LRUPerCPU} {
 		for _, kv := range [][2]int{{8, 8}, {16, 13}} {
 			for _, lean := range []bool{true, false} {
 				s, args := hash(kv[0], kv[1], func(s *spec.Spec) { s.Type, s.Lean = typ, lean }, "-lean="+strconv.FormatBool(lean))
 				args[1] = string(typ)
-				name := fmt.Sprintf("%s_k%dv%d", typ, kv[0], kv[1])
+				name := fmt.Sprintf("%s_k%dv%d", words[typ], kv[0], kv[1])
 				if !lean {
 					name += "_notlean"
 				}

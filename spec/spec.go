@@ -278,22 +278,25 @@ func caseRoundTrips(name string) bool {
 }
 
 // TypeName is the Go name of the map type: -name, or derived from the type and
-// sizes (HashK8V8, PcpuK16V8, LruPcpuK8V8, BloomV8).
+// sizes (HashK8V8, PerCPUK16V8, LRUPerCPUK8V8, BloomV8).
 func (s Spec) TypeName() string {
 	if s.Name != "" {
 		return s.Name
 	}
-	var b strings.Builder
-	for _, part := range strings.Split(string(s.Type), "_") {
-		r := []rune(part)
-		r[0] = unicode.ToUpper(r[0])
-		b.WriteString(string(r))
-	}
+	name := typeNames[s.Type]
 	if s.Type != Bloom {
-		fmt.Fprintf(&b, "K%d", s.Key)
+		name += fmt.Sprintf("K%d", s.Key)
 	}
-	fmt.Fprintf(&b, "V%d", s.Val)
-	return b.String()
+	return name + fmt.Sprintf("V%d", s.Val)
+}
+
+// typeNames is each type's word in derived map names, with Go's initialisms.
+var typeNames = map[MapType]string{
+	Hash:      "Hash",
+	PerCPU:    "PerCPU",
+	LRU:       "LRU",
+	LRUPerCPU: "LRUPerCPU",
+	Bloom:     "Bloom",
 }
 
 // specExample is the shape of a -spec file's map, for its errors.

@@ -12,11 +12,11 @@ package elemsize
 
 //go:generate go run ../../cmd/htabgen -type hash -layout classic -key 8 -val 8 -name HashLean -out hash_lean.go
 //go:generate go run ../../cmd/htabgen -type hash -layout classic -key 8 -val 8 -name HashFat -lean=false -out hash_fat.go
-//go:generate go run ../../cmd/htabgen -type pcpu -key 8 -val 8 -name PcpuLean -out pcpu_lean.go
-//go:generate go run ../../cmd/htabgen -type pcpu -key 8 -val 8 -name PcpuFat -lean=false -out pcpu_fat.go
-//go:generate go run ../../cmd/htabgen -type lru -key 8 -val 8 -name LruLean -out lru_lean.go
-//go:generate go run ../../cmd/htabgen -type lru -key 8 -val 8 -name LruFat -lean=false -out lru_fat.go
-//go:generate go run ../../cmd/htabgen -type lru_pcpu -key 8 -val 8 -name LruPcpuLean -out lru_pcpu_lean.go
-//go:generate go run ../../cmd/htabgen -type lru_pcpu -key 8 -val 8 -name LruPcpuFat -lean=false -out lru_pcpu_fat.go
+//go:generate go run ../../cmd/htabgen -type pcpu -key 8 -val 8 -name PerCPULean -out pcpu_lean.go
+//go:generate go run ../../cmd/htabgen -type pcpu -key 8 -val 8 -name PerCPUFat -lean=false -out pcpu_fat.go
+//go:generate go run ../../cmd/htabgen -type lru -key 8 -val 8 -name LRULean -out lru_lean.go
+//go:generate go run ../../cmd/htabgen -type lru -key 8 -val 8 -name LRUFat -lean=false -out lru_fat.go
+//go:generate go run ../../cmd/htabgen -type lru_pcpu -key 8 -val 8 -name LRUPerCPULean -out lru_pcpu_lean.go
+//go:generate go run ../../cmd/htabgen -type lru_pcpu -key 8 -val 8 -name LRUPerCPUFat -lean=false -out lru_pcpu_fat.go
 //go:generate go run ../../cmd/htabgen -type hash -layout classic -key 4 -val 8 -name MemLean -out mem_lean.go
 //go:generate go run ../../cmd/htabgen -type hash -layout classic -key 4 -val 8 -name MemFat -lean=false -out mem_fat.go

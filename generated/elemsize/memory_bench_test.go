@@ -81,43 +81,43 @@ func memRows(tb testing.TB) []memRow {
 		fill(tb, memMaxEntries, func(k [8]byte) error { return m.Update(k, HashFatValue{1}, htab.UpdateAny) })
 		return m, m.Len()
 	}}
-	pcpuLean := memMap{unsafe.Sizeof(pcpuLeanElem{}), func(np bool) (any, int) {
-		m, err := NewPcpuLean(opts(np))
+	pcpuLean := memMap{unsafe.Sizeof(perCPULeanElem{}), func(np bool) (any, int) {
+		m, err := NewPerCPULean(opts(np))
 		check(err)
-		vals := make([]PcpuLeanValue, m.CPUs())
+		vals := make([]PerCPULeanValue, m.CPUs())
 		fill(tb, memMaxEntries, func(k [8]byte) error { return m.Update(k, vals, htab.UpdateAny) })
 		return m, m.Len()
 	}}
-	pcpuFat := memMap{unsafe.Sizeof(pcpuFatElem{}), func(np bool) (any, int) {
-		m, err := NewPcpuFat(opts(np))
+	pcpuFat := memMap{unsafe.Sizeof(perCPUFatElem{}), func(np bool) (any, int) {
+		m, err := NewPerCPUFat(opts(np))
 		check(err)
-		vals := make([]PcpuFatValue, m.CPUs())
+		vals := make([]PerCPUFatValue, m.CPUs())
 		fill(tb, memMaxEntries, func(k [8]byte) error { return m.Update(k, vals, htab.UpdateAny) })
 		return m, m.Len()
 	}}
-	lruLean := memMap{unsafe.Sizeof(lruLeanElem{}), func(bool) (any, int) {
-		m, err := NewLruLean(opts(false))
+	lruLean := memMap{unsafe.Sizeof(lRULeanElem{}), func(bool) (any, int) {
+		m, err := NewLRULean(opts(false))
 		check(err)
-		fill(tb, memMaxEntries, func(k [8]byte) error { return m.Update(k, LruLeanValue{1}, htab.UpdateAny) })
+		fill(tb, memMaxEntries, func(k [8]byte) error { return m.Update(k, LRULeanValue{1}, htab.UpdateAny) })
 		return m, m.Len()
 	}}
-	lruFat := memMap{unsafe.Sizeof(lruFatElem{}), func(bool) (any, int) {
-		m, err := NewLruFat(opts(false))
+	lruFat := memMap{unsafe.Sizeof(lRUFatElem{}), func(bool) (any, int) {
+		m, err := NewLRUFat(opts(false))
 		check(err)
-		fill(tb, memMaxEntries, func(k [8]byte) error { return m.Update(k, LruFatValue{1}, htab.UpdateAny) })
+		fill(tb, memMaxEntries, func(k [8]byte) error { return m.Update(k, LRUFatValue{1}, htab.UpdateAny) })
 		return m, m.Len()
 	}}
-	lruPcpuLean := memMap{unsafe.Sizeof(lruPcpuLeanElem{}), func(bool) (any, int) {
-		m, err := NewLruPcpuLean(opts(false))
+	lruPcpuLean := memMap{unsafe.Sizeof(lRUPerCPULeanElem{}), func(bool) (any, int) {
+		m, err := NewLRUPerCPULean(opts(false))
 		check(err)
-		vals := make([]LruPcpuLeanValue, m.CPUs())
+		vals := make([]LRUPerCPULeanValue, m.CPUs())
 		fill(tb, memMaxEntries, func(k [8]byte) error { return m.Update(k, vals, htab.UpdateAny) })
 		return m, m.Len()
 	}}
-	lruPcpuFat := memMap{unsafe.Sizeof(lruPcpuFatElem{}), func(bool) (any, int) {
-		m, err := NewLruPcpuFat(opts(false))
+	lruPcpuFat := memMap{unsafe.Sizeof(lRUPerCPUFatElem{}), func(bool) (any, int) {
+		m, err := NewLRUPerCPUFat(opts(false))
 		check(err)
-		vals := make([]LruPcpuFatValue, m.CPUs())
+		vals := make([]LRUPerCPUFatValue, m.CPUs())
 		fill(tb, memMaxEntries, func(k [8]byte) error { return m.Update(k, vals, htab.UpdateAny) })
 		return m, m.Len()
 	}}
@@ -195,12 +195,12 @@ func TestLeanElemSizes(t *testing.T) {
 	}{
 		{spec.Hash, 8, true, unsafe.Sizeof(hashLeanElem{})},
 		{spec.Hash, 8, false, unsafe.Sizeof(hashFatElem{})},
-		{spec.PerCPU, 8, true, unsafe.Sizeof(pcpuLeanElem{})},
-		{spec.PerCPU, 8, false, unsafe.Sizeof(pcpuFatElem{})},
-		{spec.LRU, 8, true, unsafe.Sizeof(lruLeanElem{})},
-		{spec.LRU, 8, false, unsafe.Sizeof(lruFatElem{})},
-		{spec.LRUPerCPU, 8, true, unsafe.Sizeof(lruPcpuLeanElem{})},
-		{spec.LRUPerCPU, 8, false, unsafe.Sizeof(lruPcpuFatElem{})},
+		{spec.PerCPU, 8, true, unsafe.Sizeof(perCPULeanElem{})},
+		{spec.PerCPU, 8, false, unsafe.Sizeof(perCPUFatElem{})},
+		{spec.LRU, 8, true, unsafe.Sizeof(lRULeanElem{})},
+		{spec.LRU, 8, false, unsafe.Sizeof(lRUFatElem{})},
+		{spec.LRUPerCPU, 8, true, unsafe.Sizeof(lRUPerCPULeanElem{})},
+		{spec.LRUPerCPU, 8, false, unsafe.Sizeof(lRUPerCPUFatElem{})},
 		{spec.Hash, 4, true, unsafe.Sizeof(memLeanElem{})},
 		{spec.Hash, 4, false, unsafe.Sizeof(memFatElem{})},
 	}

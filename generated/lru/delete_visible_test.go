@@ -23,12 +23,12 @@ func TestInsertAfterObservedDelete(t *testing.T) {
 	for _, noCommon := range []bool{false, true} {
 		opts := htab.Options{MaxEntries: 1, ZeroSeed: true, CPUs: 1, NoCommonLRU: noCommon}
 		for _, path := range []string{"Delete", "LookupAndDelete", "LookupAndDeleteBatch"} {
-			m, err := NewLruK8V8(opts) // a fresh map for each path
+			m, err := NewLRUK8V8(opts) // a fresh map for each path
 			if err != nil {
 				t.Fatal(err)
 			}
 			linearize.InsertAfterObservedDelete(t, fmt.Sprintf("lru NoCommonLRU=%v %s", noCommon, path), 1, rounds, lruDeletePath(m, path))
-			p, err := NewLruPcpuK8V8(opts)
+			p, err := NewLRUPerCPUK8V8(opts)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -39,10 +39,10 @@ func TestInsertAfterObservedDelete(t *testing.T) {
 
 // lruDeletePath is an LRU map seen through one of its ways of deleting a
 // key; inserts go through CPU 0's handle, the userspace side's CPU.
-func lruDeletePath(m *LruK8V8, path string) linearize.Map {
-	key := func(x uint64) (k LruK8V8Key) { binary.LittleEndian.PutUint64(k[:], x); return k }
+func lruDeletePath(m *LRUK8V8, path string) linearize.Map {
+	key := func(x uint64) (k LRUK8V8Key) { binary.LittleEndian.PutUint64(k[:], x); return k }
 	return linearize.Map{
-		Insert: func(k uint64) error { return m.CPU(0).Update(key(k), LruK8V8Value{}, htab.UpdateNoExist) },
+		Insert: func(k uint64) error { return m.CPU(0).Update(key(k), LRUK8V8Value{}, htab.UpdateNoExist) },
 		Has:    func(k uint64) bool { _, ok := m.Lookup(key(k)); return ok },
 		Delete: map[string]func(uint64) error{
 			"Delete":               func(k uint64) error { return m.Delete(key(k)) },
@@ -53,11 +53,11 @@ func lruDeletePath(m *LruK8V8, path string) linearize.Map {
 }
 
 // lruPcpuDeletePath is lruDeletePath for the per-CPU LRU map.
-func lruPcpuDeletePath(m *LruPcpuK8V8, path string) linearize.Map {
-	key := func(x uint64) (k LruPcpuK8V8Key) { binary.LittleEndian.PutUint64(k[:], x); return k }
-	vals := make([]LruPcpuK8V8Value, m.CPUs())
+func lruPcpuDeletePath(m *LRUPerCPUK8V8, path string) linearize.Map {
+	key := func(x uint64) (k LRUPerCPUK8V8Key) { binary.LittleEndian.PutUint64(k[:], x); return k }
+	vals := make([]LRUPerCPUK8V8Value, m.CPUs())
 	return linearize.Map{
-		Insert: func(k uint64) error { return m.CPU(0).Update(key(k), LruPcpuK8V8Value{}, htab.UpdateNoExist) },
+		Insert: func(k uint64) error { return m.CPU(0).Update(key(k), LRUPerCPUK8V8Value{}, htab.UpdateNoExist) },
 		Has:    func(k uint64) bool { _, ok := m.CPU(0).Lookup(key(k)); return ok },
 		Delete: map[string]func(uint64) error{
 			"Delete":               func(k uint64) error { return m.Delete(key(k)) },

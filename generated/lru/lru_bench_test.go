@@ -1,6 +1,6 @@
 package lru
 
-// LRU quality and speed of LruK8V8 (the kernel's LRU algorithm) against an
+// LRU quality and speed of LRUK8V8 (the kernel's LRU algorithm) against an
 // exact LRU, github.com/hashicorp/golang-lru/v2.
 //
 //	go test -run '^$' -bench LRUHitRatio -benchtime 1x ./generated/lru/
@@ -64,7 +64,7 @@ func zipfTrace(s float64) []uint64 {
 	return t
 }
 
-func benchKey(rank uint64) (k LruK8V8Key) {
+func benchKey(rank uint64) (k LRUK8V8Key) {
 	binary.LittleEndian.PutUint64(k[:], rank)
 	return k
 }
@@ -77,16 +77,16 @@ type cacheSim struct {
 	make func(tb testing.TB, capacity int) (get func(i int, rank uint64) bool, size func() int)
 }
 
-// htabSim is LruK8V8 used as a BPF program uses it: request i runs on
+// htabSim is LRUK8V8 used as a BPF program uses it: request i runs on
 // CPU(i % cpus); a lookup (which sets the ref bit) and, on a miss, an
 // update from the same CPU.
 func htabSim(cpus int, noCommon bool) func(testing.TB, int) (func(int, uint64) bool, func() int) {
 	return func(tb testing.TB, capacity int) (func(int, uint64) bool, func() int) {
-		m, err := NewLruK8V8(htab.Options{MaxEntries: capacity, CPUs: cpus, NoCommonLRU: noCommon})
+		m, err := NewLRUK8V8(htab.Options{MaxEntries: capacity, CPUs: cpus, NoCommonLRU: noCommon})
 		if err != nil {
 			tb.Fatal(err)
 		}
-		h := make([]*LruK8V8CPU, cpus)
+		h := make([]*LRUK8V8CPU, cpus)
 		for i := range h {
 			h[i] = m.CPU(i)
 		}
@@ -96,7 +96,7 @@ func htabSim(cpus int, noCommon bool) func(testing.TB, int) (func(int, uint64) b
 			if _, ok := c.Lookup(k); ok {
 				return true
 			}
-			if err := c.Update(k, LruK8V8Value{1}, htab.UpdateAny); err != nil {
+			if err := c.Update(k, LRUK8V8Value{1}, htab.UpdateAny); err != nil {
 				tb.Fatal(err)
 			}
 			return false
@@ -197,11 +197,11 @@ type speedImpl struct {
 
 func htabSpeed(noCommon bool) func(testing.TB) (func(int, uint64) bool, func(int, uint64)) {
 	return func(tb testing.TB) (func(int, uint64) bool, func(int, uint64)) {
-		m, err := NewLruK8V8(htab.Options{MaxEntries: speedCapacity, CPUs: speedGoroutines, NoCommonLRU: noCommon})
+		m, err := NewLRUK8V8(htab.Options{MaxEntries: speedCapacity, CPUs: speedGoroutines, NoCommonLRU: noCommon})
 		if err != nil {
 			tb.Fatal(err)
 		}
-		h := make([]*LruK8V8CPU, speedGoroutines)
+		h := make([]*LRUK8V8CPU, speedGoroutines)
 		for i := range h {
 			h[i] = m.CPU(i)
 		}
@@ -209,7 +209,7 @@ func htabSpeed(noCommon bool) func(testing.TB) (func(int, uint64) bool, func(int
 				_, ok := h[g].Lookup(benchKey(rank))
 				return ok
 			}, func(g int, rank uint64) {
-				if err := h[g].Update(benchKey(rank), LruK8V8Value{1}, htab.UpdateAny); err != nil {
+				if err := h[g].Update(benchKey(rank), LRUK8V8Value{1}, htab.UpdateAny); err != nil {
 					tb.Error(err)
 				}
 			}

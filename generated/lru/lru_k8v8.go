@@ -13,7 +13,7 @@ import (
 	"unsafe"
 )
 
-// Design of LruK8V8: the kernel's BPF_MAP_TYPE_LRU_HASH for 8-byte keys and 8-byte values.
+// Design of LRUK8V8: the kernel's BPF_MAP_TYPE_LRU_HASH for 8-byte keys and 8-byte values.
 //
 // Terms
 //   element  one key, its value and its LRU node. All MaxEntries elements are
@@ -60,38 +60,38 @@ import (
 //   update evicts instead (htab.ErrNoMem only if the LRU finds nothing to
 //   evict).
 
-// LruK8V8Key is a key of LruK8V8: 8 bytes, hashed and compared as they are.
-type LruK8V8Key [8]byte
+// LRUK8V8Key is a key of LRUK8V8: 8 bytes, hashed and compared as they are.
+type LRUK8V8Key [8]byte
 
-// LruK8V8Value is a value of LruK8V8: 8 bytes.
-type LruK8V8Value [8]byte
+// LRUK8V8Value is a value of LRUK8V8: 8 bytes.
+type LRUK8V8Value [8]byte
 
-// lruK8V8KeyWords is a key as the element stores it: little-endian words, zero-padded.
-type lruK8V8KeyWords [2]uint32
+// lRUK8V8KeyWords is a key as the element stores it: little-endian words, zero-padded.
+type lRUK8V8KeyWords [2]uint32
 
-// lruK8V8Elem is one element: 36 bytes, 4-byte aligned, no pointers. Lock-free
+// lRUK8V8Elem is one element: 36 bytes, 4-byte aligned, no pointers. Lock-free
 // readers load every field with sync/atomic; writers store them under the bucket lock
 // with htab.StoreRelease.
 // The node is htab.LRU's, which keeps it under its own locks.
-type lruK8V8Elem struct {
+type lRUK8V8Elem struct {
 	next uint32       // off 0, 4 B: index+1 of the next older element in the bucket; 0 ends the chain
 	key  [2]uint32    // off 4, 8 B: the 8 key bytes, little-endian words, zero-padded
 	val  [2]uint32    // off 12, 8 B: the 8 value bytes, little-endian words, zero-padded
 	node htab.LRUNode // off 20, 16 B: the LRU node: ref bit, cpu|type, prev and next as element indexes (bpf_lru_node)
 }
 
-// LruK8V8 is a fixed-capacity hash map with the semantics of the kernel's
+// LRUK8V8 is a fixed-capacity hash map with the semantics of the kernel's
 // BPF_MAP_TYPE_LRU_HASH. Every method is safe for concurrent use.
-type LruK8V8 struct {
+type LRUK8V8 struct {
 	buckets    []htab.Bucket // roundup_pow_of_two(maxEntries) buckets
 	mask       uint32        // len(buckets)-1: a hash's bucket is hash&mask
 	seed       uint32        // the jhash initval: 0 with ZeroSeed, else random
 	maxEntries uint32
 	cpus       int          // number of CPU slots (Options.CPUs)
-	handles    []LruK8V8CPU // one program-side handle per CPU
+	handles    []LRUK8V8CPU // one program-side handle per CPU
 
 	// Element storage: element i is elems[i]; a bucket links index+1 so that 0 is nil.
-	elems []lruK8V8Elem // all maxEntries elements, then htab.LRUHeads whose nodes are the LRU's list heads
+	elems []lRUK8V8Elem // all maxEntries elements, then htab.LRUHeads whose nodes are the LRU's list heads
 	lru   *htab.LRU     // hands out free elements, evicting when none is left (bpf_lru)
 
 	// Written by inserts and deletes; the padding keeps them off the cache
@@ -103,64 +103,64 @@ type LruK8V8 struct {
 // The element must be 36 bytes and its fields at the offsets above, as
 // planned; if this fails to compile, regenerate the map.
 var (
-	_ [0]struct{} = [unsafe.Sizeof(lruK8V8Elem{}) - 36]struct{}{}
-	_ [0]struct{} = [unsafe.Offsetof(lruK8V8Elem{}.next) - 0]struct{}{}
-	_ [0]struct{} = [unsafe.Offsetof(lruK8V8Elem{}.key) - 4]struct{}{}
-	_ [0]struct{} = [unsafe.Offsetof(lruK8V8Elem{}.val) - 12]struct{}{}
-	_ [0]struct{} = [unsafe.Offsetof(lruK8V8Elem{}.node) - 20]struct{}{}
+	_ [0]struct{} = [unsafe.Sizeof(lRUK8V8Elem{}) - 36]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(lRUK8V8Elem{}.next) - 0]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(lRUK8V8Elem{}.key) - 4]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(lRUK8V8Elem{}.val) - 12]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(lRUK8V8Elem{}.node) - 20]struct{}{}
 )
 
-// NewLruK8V8 creates an empty map, as BPF_MAP_CREATE does. Bad options are
+// NewLRUK8V8 creates an empty map, as BPF_MAP_CREATE does. Bad options are
 // htab.ErrInvalid, wrapped with the reason.
-func NewLruK8V8(opts htab.Options) (*LruK8V8, error) {
+func NewLRUK8V8(opts htab.Options) (*LRUK8V8, error) {
 	opts, err := opts.Check(htab.LRUHash)
 	if err != nil {
 		return nil, err
 	}
 	opts.MaxEntries = htab.LRUMaxEntries(opts.MaxEntries, opts.CPUs, opts.NoCommonLRU)
 	n := htab.BucketCount(opts.MaxEntries)
-	m := &LruK8V8{
+	m := &LRUK8V8{
 		buckets:    make([]htab.Bucket, n),
 		cpus:       opts.CPUs,
 		mask:       uint32(n - 1),
 		maxEntries: uint32(opts.MaxEntries),
 		seed:       opts.Seed(),
 	}
-	m.elems = make([]lruK8V8Elem, opts.MaxEntries+htab.LRUHeads(opts.CPUs, opts.NoCommonLRU))
-	m.lru = htab.NewLRUOver(m.elems, func(e *lruK8V8Elem) *htab.LRUNode {
+	m.elems = make([]lRUK8V8Elem, opts.MaxEntries+htab.LRUHeads(opts.CPUs, opts.NoCommonLRU))
+	m.lru = htab.NewLRUOver(m.elems, func(e *lRUK8V8Elem) *htab.LRUNode {
 		return &e.node
 	}, opts.MaxEntries, opts.CPUs, opts.NoCommonLRU, m.evict)
-	m.handles = make([]LruK8V8CPU, opts.CPUs)
+	m.handles = make([]LRUK8V8CPU, opts.CPUs)
 	for i := range m.handles {
-		m.handles[i] = LruK8V8CPU{m, i}
+		m.handles[i] = LRUK8V8CPU{m, i}
 	}
 	return m, nil
 }
 
 // Len is the number of keys in the map.
-func (m *LruK8V8) Len() int {
+func (m *LRUK8V8) Len() int {
 	return int(m.count.Load())
 }
 
 // MaxEntries is the capacity the map was created with.
-func (m *LruK8V8) MaxEntries() int {
+func (m *LRUK8V8) MaxEntries() int {
 	return int(m.maxEntries)
 }
 
 // CPUs is the number of CPU slots: Options.CPUs, or runtime.NumCPU().
-func (m *LruK8V8) CPUs() int {
+func (m *LRUK8V8) CPUs() int {
 	return m.cpus
 }
 
-// lruK8V8HashInit is jhash's initial state before the seed, 0xdeadbeef + 8. It is a
+// lRUK8V8HashInit is jhash's initial state before the seed, 0xdeadbeef + 8. It is a
 // variable so that the compiler cannot carry the constant through the unrolled
 // mixes (it would add it back before every rotation); never change it.
-var lruK8V8HashInit uint32 = 0xdeadbeef + 8
+var lRUK8V8HashInit uint32 = 0xdeadbeef + 8
 
 // hash is the kernel's htab_map_hash(): jhash of the 8 key bytes with the map's seed.
 // It is computed as static: jhash unrolled for 8 bytes (2 word loads).
-func (m *LruK8V8) hash(k *LruK8V8Key, w *lruK8V8KeyWords) uint32 {
-	a := lruK8V8HashInit + m.seed
+func (m *LRUK8V8) hash(k *LRUK8V8Key, w *lRUK8V8KeyWords) uint32 {
+	a := lRUK8V8HashInit + m.seed
 	b, c := a, a
 	a += binary.LittleEndian.Uint32(k[0:])
 	b += binary.LittleEndian.Uint32(k[4:])
@@ -182,7 +182,7 @@ func (m *LruK8V8) hash(k *LruK8V8Key, w *lruK8V8KeyWords) uint32 {
 }
 
 // words is the key as the element stores it.
-func (k *LruK8V8Key) words() (w lruK8V8KeyWords) {
+func (k *LRUK8V8Key) words() (w lRUK8V8KeyWords) {
 	w[0] = binary.LittleEndian.Uint32(k[0:])
 	w[1] = binary.LittleEndian.Uint32(k[4:])
 	return
@@ -190,45 +190,45 @@ func (k *LruK8V8Key) words() (w lruK8V8KeyWords) {
 
 // matches reports whether e holds the key w (of hash h).
 // Any answer is only as good as the caller's bucket sequence check.
-func (e *lruK8V8Elem) matches(w *lruK8V8KeyWords, h uint32) bool {
+func (e *lRUK8V8Elem) matches(w *lRUK8V8KeyWords, h uint32) bool {
 	_ = h // keys this small are compared directly (seed 002)
 	return atomic.LoadUint32(&e.key[0]) == w[0] &&
 		atomic.LoadUint32(&e.key[1]) == w[1]
 }
 
 // setKey stores the key w (of hash h) into e. Only under the bucket lock.
-func (e *lruK8V8Elem) setKey(w *lruK8V8KeyWords, h uint32) {
+func (e *lRUK8V8Elem) setKey(w *lRUK8V8KeyWords, h uint32) {
 	_ = h
 	htab.StoreRelease(&e.key[0], w[0])
 	htab.StoreRelease(&e.key[1], w[1])
 }
 
 // loadKey loads e's key.
-func (e *lruK8V8Elem) loadKey() (k LruK8V8Key) {
+func (e *lRUK8V8Elem) loadKey() (k LRUK8V8Key) {
 	binary.LittleEndian.PutUint64(k[0:], uint64(atomic.LoadUint32(&e.key[0]))|uint64(atomic.LoadUint32(&e.key[1]))<<32)
 	return
 }
 
 // loadValue loads e's value.
-func (e *lruK8V8Elem) loadValue() (v LruK8V8Value) {
+func (e *lRUK8V8Elem) loadValue() (v LRUK8V8Value) {
 	binary.LittleEndian.PutUint64(v[0:], uint64(atomic.LoadUint32(&e.val[0]))|uint64(atomic.LoadUint32(&e.val[1]))<<32)
 	return
 }
 
 // setValue stores v into e. Only under the bucket lock.
-func (e *lruK8V8Elem) setValue(v *LruK8V8Value) {
+func (e *lRUK8V8Elem) setValue(v *LRUK8V8Value) {
 	htab.StoreRelease(&e.val[0], binary.LittleEndian.Uint32(v[0:]))
 	htab.StoreRelease(&e.val[1], binary.LittleEndian.Uint32(v[4:]))
 }
 
 // elem is element i (an index, not index+1).
-func (m *LruK8V8) elem(i uint32) *lruK8V8Elem {
+func (m *LRUK8V8) elem(i uint32) *lRUK8V8Elem {
 	return &m.elems[i]
 }
 
 // free gives element i, already unlinked from its bucket, back to the LRU.
 // Never under a bucket lock: the LRU takes bucket locks when it evicts.
-func (m *LruK8V8) free(i uint32) {
+func (m *LRUK8V8) free(i uint32) {
 	m.count.Add(-1)
 	m.lru.Push(i)
 }
@@ -237,7 +237,7 @@ func (m *LruK8V8) free(i uint32) {
 // whether it was: the LRU engine then reuses it. Called with LRU locks held;
 // writers never wait for those inside their bucket lock (they Pop before it,
 // and Push, which they call inside it, never waits).
-func (m *LruK8V8) evict(n uint32) bool {
+func (m *LRUK8V8) evict(n uint32) bool {
 	e := m.elem(n)
 	// No cached hash (seed 002): hash the key again. A key being written by an
 	// update in progress gives some bucket where the element is not linked yet,
@@ -265,7 +265,7 @@ func (m *LruK8V8) evict(n uint32) bool {
 // and of the element before it (0: none). Readers must validate the bucket's
 // sequence afterwards; the walk is bounded so that a chain that changes under
 // a reader cannot keep it looping.
-func (m *LruK8V8) find(b *htab.Bucket, w *lruK8V8KeyWords, h uint32) (prev, i uint32) {
+func (m *LRUK8V8) find(b *htab.Bucket, w *lRUK8V8KeyWords, h uint32) (prev, i uint32) {
 	i = b.Head()
 	for n := uint32(0); i != 0 && n < m.maxEntries; n++ {
 		e := m.elem(i - 1)
@@ -279,12 +279,12 @@ func (m *LruK8V8) find(b *htab.Bucket, w *lruK8V8KeyWords, h uint32) (prev, i ui
 
 // lookupOn is a program's lookup of k: the value it sees and the
 // index+1 of k's element, 0 if k is absent.
-func (m *LruK8V8) lookupOn(k *LruK8V8Key) (LruK8V8Value, uint32) {
+func (m *LRUK8V8) lookupOn(k *LRUK8V8Key) (LRUK8V8Value, uint32) {
 	w := k.words()
 	// The hash, written out (m.hash is too big to inline).
 	var h uint32
 	{
-		a := lruK8V8HashInit + m.seed
+		a := lRUK8V8HashInit + m.seed
 		b, c := a, a
 		a += binary.LittleEndian.Uint32(k[0:])
 		b += binary.LittleEndian.Uint32(k[4:])
@@ -307,7 +307,7 @@ func (m *LruK8V8) lookupOn(k *LruK8V8Key) (LruK8V8Value, uint32) {
 	b := &m.buckets[h&m.mask]
 	for {
 		s := b.ReadBegin()
-		var v LruK8V8Value
+		var v LRUK8V8Value
 		var found uint32
 		// find, written out: the walk makes no call.
 		for i, n := b.Head(), uint32(0); i != 0 && n < m.maxEntries; n++ {
@@ -327,7 +327,7 @@ func (m *LruK8V8) lookupOn(k *LruK8V8Key) (LruK8V8Value, uint32) {
 // Lookup returns the value of k, as BPF_MAP_LOOKUP_ELEM does. It takes no lock:
 // it reads the bucket between two loads of its sequence and retries if a
 // writer came in between.
-func (m *LruK8V8) Lookup(k LruK8V8Key) (LruK8V8Value, bool) {
+func (m *LRUK8V8) Lookup(k LRUK8V8Key) (LRUK8V8Value, bool) {
 	return m.lookup(&k)
 }
 
@@ -335,12 +335,12 @@ func (m *LruK8V8) Lookup(k LruK8V8Key) (LruK8V8Value, bool) {
 // spares its callers a copy of the key into the arguments: for keys the compiler
 // copies in overlapping 16-byte moves (20, 24, 28 bytes) that copy stalls on the
 // one before it (no store forwarding), which cost lookups a fifth of their time.
-func (m *LruK8V8) lookup(k *LruK8V8Key) (LruK8V8Value, bool) {
+func (m *LRUK8V8) lookup(k *LRUK8V8Key) (LRUK8V8Value, bool) {
 	w := k.words()
 	// The hash, written out (m.hash is too big to inline).
 	var h uint32
 	{
-		a := lruK8V8HashInit + m.seed
+		a := lRUK8V8HashInit + m.seed
 		b, c := a, a
 		a += binary.LittleEndian.Uint32(k[0:])
 		b += binary.LittleEndian.Uint32(k[4:])
@@ -363,7 +363,7 @@ func (m *LruK8V8) lookup(k *LruK8V8Key) (LruK8V8Value, bool) {
 	b := &m.buckets[h&m.mask]
 	for {
 		s := b.ReadBegin()
-		var v LruK8V8Value
+		var v LRUK8V8Value
 		found := false
 		// find, written out: the walk makes no call.
 		for i, n := b.Head(), uint32(0); i != 0 && n < m.maxEntries; n++ {
@@ -382,7 +382,7 @@ func (m *LruK8V8) lookup(k *LruK8V8Key) (LruK8V8Value, bool) {
 
 // update is Update as on CPU cpu: the CPU whose LRU lists provide the new
 // element.
-func (m *LruK8V8) update(k *LruK8V8Key, v *LruK8V8Value, cpu int, flags htab.UpdateFlags) error {
+func (m *LRUK8V8) update(k *LRUK8V8Key, v *LRUK8V8Value, cpu int, flags htab.UpdateFlags) error {
 	if err := flags.Check(); err != nil {
 		return err
 	}
@@ -434,12 +434,12 @@ func (m *LruK8V8) update(k *LruK8V8Key, v *LruK8V8Value, cpu int, flags htab.Upd
 // UpdateExist (htab.ErrKeyNotExist if absent). The map is never full: the
 // LRU evicts (as CPU 0), possibly before the map holds MaxEntries keys, and
 // htab.ErrNoMem only if it finds nothing to evict.
-func (m *LruK8V8) Update(k LruK8V8Key, v LruK8V8Value, flags htab.UpdateFlags) error {
+func (m *LRUK8V8) Update(k LRUK8V8Key, v LRUK8V8Value, flags htab.UpdateFlags) error {
 	return m.update(&k, &v, 0, flags)
 }
 
 // Delete removes k, as BPF_MAP_DELETE_ELEM does: htab.ErrKeyNotExist if absent.
-func (m *LruK8V8) Delete(k LruK8V8Key) error {
+func (m *LRUK8V8) Delete(k LRUK8V8Key) error {
 	w := k.words()
 	h := m.hash(&k, &w)
 	b := &m.buckets[h&m.mask]
@@ -457,7 +457,7 @@ func (m *LruK8V8) Delete(k LruK8V8Key) error {
 
 // LookupAndDelete removes k and returns its value, as
 // BPF_MAP_LOOKUP_AND_DELETE_ELEM does: htab.ErrKeyNotExist if absent.
-func (m *LruK8V8) LookupAndDelete(k LruK8V8Key) (LruK8V8Value, error) {
+func (m *LRUK8V8) LookupAndDelete(k LRUK8V8Key) (LRUK8V8Value, error) {
 	w := k.words()
 	h := m.hash(&k, &w)
 	b := &m.buckets[h&m.mask]
@@ -465,7 +465,7 @@ func (m *LruK8V8) LookupAndDelete(k LruK8V8Key) (LruK8V8Value, error) {
 	prev, i := m.find(b, &w, h)
 	if i == 0 {
 		b.Unlock()
-		return LruK8V8Value{}, htab.ErrKeyNotExist
+		return LRUK8V8Value{}, htab.ErrKeyNotExist
 	}
 	v := m.elem(i - 1).loadValue()
 	m.unlink(h&m.mask, prev, i)
@@ -476,7 +476,7 @@ func (m *LruK8V8) LookupAndDelete(k LruK8V8Key) (LruK8V8Value, error) {
 
 // unlink takes element i (index+1) out of bucket bi, whose element before it
 // is prev (0: i is the head). Only under the bucket's lock.
-func (m *LruK8V8) unlink(bi, prev, i uint32) {
+func (m *LRUK8V8) unlink(bi, prev, i uint32) {
 	next := atomic.LoadUint32(&m.elem(i - 1).next)
 	if prev == 0 {
 		m.buckets[bi].SetHead(next)
@@ -487,7 +487,7 @@ func (m *LruK8V8) unlink(bi, prev, i uint32) {
 
 // linkHead makes element i (index+1) the head of bucket bi. Only under the
 // bucket's lock.
-func (m *LruK8V8) linkHead(bi, i uint32) {
+func (m *LRUK8V8) linkHead(bi, i uint32) {
 	b := &m.buckets[bi]
 	htab.StoreRelease(&m.elem(i-1).next, b.Head())
 	b.SetHead(i)
@@ -495,7 +495,7 @@ func (m *LruK8V8) linkHead(bi, i uint32) {
 
 // snapshot appends the keys and values of bucket b, newest first, as one
 // consistent view: it rereads the bucket until no writer came in between.
-func (m *LruK8V8) snapshot(b *htab.Bucket, keys []LruK8V8Key, vals []LruK8V8Value) ([]LruK8V8Key, []LruK8V8Value) {
+func (m *LRUK8V8) snapshot(b *htab.Bucket, keys []LRUK8V8Key, vals []LRUK8V8Value) ([]LRUK8V8Key, []LRUK8V8Value) {
 	k0, v0 := len(keys), len(vals)
 	for {
 		s := b.ReadBegin()
@@ -516,7 +516,7 @@ func (m *LruK8V8) snapshot(b *htab.Bucket, keys []LruK8V8Key, vals []LruK8V8Valu
 // NextKey returns the key after k in the map's order, as BPF_MAP_GET_NEXT_KEY
 // does: the first key when k is nil or absent, htab.ErrKeyNotExist after the
 // last. Order: buckets in ascending index, each bucket newest first.
-func (m *LruK8V8) NextKey(k *LruK8V8Key) (LruK8V8Key, error) {
+func (m *LRUK8V8) NextKey(k *LRUK8V8Key) (LRUK8V8Key, error) {
 	start := uint32(0)
 	if k != nil {
 		w := k.words()
@@ -526,7 +526,7 @@ func (m *LruK8V8) NextKey(k *LruK8V8Key) (LruK8V8Key, error) {
 			s := b.ReadBegin()
 			_, i := m.find(b, &w, h)
 			var next uint32
-			var nk LruK8V8Key
+			var nk LRUK8V8Key
 			if i != 0 {
 				if next = atomic.LoadUint32(&m.elem(i - 1).next); next != 0 {
 					nk = m.elem(next - 1).loadKey()
@@ -551,7 +551,7 @@ func (m *LruK8V8) NextKey(k *LruK8V8Key) (LruK8V8Key, error) {
 		for {
 			s := b.ReadBegin()
 			i := b.Head()
-			var nk LruK8V8Key
+			var nk LRUK8V8Key
 			if i != 0 {
 				nk = m.elem(i - 1).loadKey()
 			}
@@ -564,16 +564,16 @@ func (m *LruK8V8) NextKey(k *LruK8V8Key) (LruK8V8Key, error) {
 			break
 		}
 	}
-	return LruK8V8Key{}, htab.ErrKeyNotExist
+	return LRUK8V8Key{}, htab.ErrKeyNotExist
 }
 
 // All yields every key and value in NextKey's order. Each bucket is read as
 // one snapshot, so a key present for the whole iteration is yielded exactly
 // once, even while other goroutines update the map.
-func (m *LruK8V8) All() iter.Seq2[LruK8V8Key, LruK8V8Value] {
-	return func(yield func(LruK8V8Key, LruK8V8Value) bool) {
-		var keys []LruK8V8Key
-		var vals []LruK8V8Value
+func (m *LRUK8V8) All() iter.Seq2[LRUK8V8Key, LRUK8V8Value] {
+	return func(yield func(LRUK8V8Key, LRUK8V8Value) bool) {
+		var keys []LRUK8V8Key
+		var vals []LRUK8V8Value
 		for bi := range m.buckets {
 			b := &m.buckets[bi]
 			if b.Head() == 0 {
@@ -596,19 +596,19 @@ func (m *LruK8V8) All() iter.Seq2[LruK8V8Key, LruK8V8Value] {
 // when the first non-empty bucket holds more than len(keys) elements; the call
 // that reaches the last bucket returns htab.ErrKeyNotExist, possibly with
 // elements, and so do later calls. A call with no room returns 0 and does nothing.
-func (m *LruK8V8) LookupBatch(c *htab.Cursor, keys []LruK8V8Key, vals []LruK8V8Value) (int, error) {
+func (m *LRUK8V8) LookupBatch(c *htab.Cursor, keys []LRUK8V8Key, vals []LRUK8V8Value) (int, error) {
 	return m.batch(c, keys, vals, false)
 }
 
 // LookupAndDeleteBatch is LookupBatch that also deletes what it returns, as
 // BPF_MAP_LOOKUP_AND_DELETE_BATCH does. Each bucket is copied and emptied
 // under its lock, so every element it deletes is returned exactly once.
-func (m *LruK8V8) LookupAndDeleteBatch(c *htab.Cursor, keys []LruK8V8Key, vals []LruK8V8Value) (int, error) {
+func (m *LRUK8V8) LookupAndDeleteBatch(c *htab.Cursor, keys []LRUK8V8Key, vals []LRUK8V8Value) (int, error) {
 	return m.batch(c, keys, vals, true)
 }
 
 // batch checks the arguments of a lookup batch, walks, and advances c.
-func (m *LruK8V8) batch(c *htab.Cursor, keys []LruK8V8Key, vals []LruK8V8Value, del bool) (int, error) {
+func (m *LRUK8V8) batch(c *htab.Cursor, keys []LRUK8V8Key, vals []LRUK8V8Value, del bool) (int, error) {
 	if len(vals) != len(keys) {
 		return 0, fmt.Errorf("%w: batch of %d keys needs %d values, got %d", htab.ErrInvalid, len(keys), len(keys), len(vals))
 	}
@@ -630,7 +630,7 @@ func (m *LruK8V8) batch(c *htab.Cursor, keys []LruK8V8Key, vals []LruK8V8Value, 
 // batchWalk copies whole buckets from bucket bi on into keys and vals while they
 // fit, and returns how many elements it copied and the next bucket to read.
 // -batch-lock nonempty: an empty bucket is seen without its lock and skipped (seed 003).
-func (m *LruK8V8) batchWalk(bi uint32, keys []LruK8V8Key, vals []LruK8V8Value, del bool) (total int, next uint32, err error) {
+func (m *LRUK8V8) batchWalk(bi uint32, keys []LRUK8V8Key, vals []LRUK8V8Value, del bool) (total int, next uint32, err error) {
 	for bi <= m.mask {
 		if m.buckets[bi].Head() == 0 {
 			bi++
@@ -686,7 +686,7 @@ func (m *LruK8V8) batchWalk(bi uint32, keys []LruK8V8Key, vals []LruK8V8Value, d
 // only BPF_F_LOCK in elem_flags, so BPF_NOEXIST and BPF_EXIST are EINVAL
 // there, before anything is stored and even for no keys (as Linux 6.18
 // answers); here they are htab.ErrInvalid likewise.
-func (m *LruK8V8) UpdateBatch(keys []LruK8V8Key, vals []LruK8V8Value, flags htab.UpdateFlags) (int, error) {
+func (m *LRUK8V8) UpdateBatch(keys []LRUK8V8Key, vals []LRUK8V8Value, flags htab.UpdateFlags) (int, error) {
 	if flags != htab.UpdateAny {
 		return 0, fmt.Errorf("%w: batch update flags %#x: the kernel's BPF_MAP_UPDATE_BATCH takes only BPF_ANY", htab.ErrInvalid, uint64(flags))
 	}
@@ -703,7 +703,7 @@ func (m *LruK8V8) UpdateBatch(keys []LruK8V8Key, vals []LruK8V8Value, flags htab
 
 // DeleteBatch deletes keys in order, as BPF_MAP_DELETE_BATCH does, and returns
 // how many it deleted: it stops at the first absent key (htab.ErrKeyNotExist).
-func (m *LruK8V8) DeleteBatch(keys []LruK8V8Key) (int, error) {
+func (m *LRUK8V8) DeleteBatch(keys []LRUK8V8Key) (int, error) {
 	for i := range keys {
 		if err := m.Delete(keys[i]); err != nil {
 			return i, err
@@ -712,25 +712,25 @@ func (m *LruK8V8) DeleteBatch(keys []LruK8V8Key) (int, error) {
 	return len(keys), nil
 }
 
-// LruK8V8CPU is the program side of LruK8V8 as on one CPU: the door BPF programs
+// LRUK8V8CPU is the program side of LRUK8V8 as on one CPU: the door BPF programs
 // use. Worker goroutines that each hold their own handle get per-CPU behaviour
 // deterministically.
-type LruK8V8CPU struct {
-	m   *LruK8V8
+type LRUK8V8CPU struct {
+	m   *LRUK8V8
 	cpu int
 }
 
 // CPU returns the handle of CPU i, 0 <= i < CPUs(); it panics outside that range.
-func (m *LruK8V8) CPU(i int) *LruK8V8CPU {
+func (m *LRUK8V8) CPU(i int) *LRUK8V8CPU {
 	if uint(i) >= uint(len(m.handles)) {
-		htab.CPUOutOfRange("LruK8V8", i, len(m.handles))
+		htab.CPUOutOfRange("LRUK8V8", i, len(m.handles))
 	}
 	return &m.handles[i]
 }
 
 // Lookup is bpf_map_lookup_elem from a program on this CPU: it sets the
 // element's ref bit, which the LRU uses to keep it.
-func (c *LruK8V8CPU) Lookup(k LruK8V8Key) (LruK8V8Value, bool) {
+func (c *LRUK8V8CPU) Lookup(k LRUK8V8Key) (LRUK8V8Value, bool) {
 	v, i := c.m.lookupOn(&k)
 	if i != 0 {
 		c.m.elem(i - 1).node.Ref()
@@ -740,11 +740,11 @@ func (c *LruK8V8CPU) Lookup(k LruK8V8Key) (LruK8V8Value, bool) {
 
 // Update is bpf_map_update_elem from a program on this CPU: a new element comes
 // from this CPU's LRU lists.
-func (c *LruK8V8CPU) Update(k LruK8V8Key, v LruK8V8Value, flags htab.UpdateFlags) error {
+func (c *LRUK8V8CPU) Update(k LRUK8V8Key, v LRUK8V8Value, flags htab.UpdateFlags) error {
 	return c.m.update(&k, &v, c.cpu, flags)
 }
 
 // Delete is bpf_map_delete_elem from a program on this CPU.
-func (c *LruK8V8CPU) Delete(k LruK8V8Key) error {
+func (c *LRUK8V8CPU) Delete(k LRUK8V8Key) error {
 	return c.m.Delete(k)
 }

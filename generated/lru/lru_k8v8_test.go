@@ -13,25 +13,25 @@ import (
 	"testing"
 )
 
-// lruK8V8TestUpdate, lruK8V8TestLookup and lruK8V8TestAll are the map's userspace
-// methods, as the checks below use them (lruK8V8TestAll collects All).
-func lruK8V8TestUpdate(m *LruK8V8, k LruK8V8Key, v LruK8V8Value, flags htab.UpdateFlags) error {
+// lRUK8V8TestUpdate, lRUK8V8TestLookup and lRUK8V8TestAll are the map's userspace
+// methods, as the checks below use them (lRUK8V8TestAll collects All).
+func lRUK8V8TestUpdate(m *LRUK8V8, k LRUK8V8Key, v LRUK8V8Value, flags htab.UpdateFlags) error {
 	return m.Update(k, v, flags)
 }
 
-func lruK8V8TestLookup(t testing.TB, m *LruK8V8, k LruK8V8Key) (LruK8V8Value, bool) {
+func lRUK8V8TestLookup(t testing.TB, m *LRUK8V8, k LRUK8V8Key) (LRUK8V8Value, bool) {
 	return m.Lookup(k)
 }
 
-func lruK8V8TestAll(t testing.TB, m *LruK8V8) (keys []LruK8V8Key, vals []LruK8V8Value) {
+func lRUK8V8TestAll(t testing.TB, m *LRUK8V8) (keys []LRUK8V8Key, vals []LRUK8V8Value) {
 	for k, v := range m.All() {
 		keys, vals = append(keys, k), append(vals, v)
 	}
 	return keys, vals
 }
 
-// lruK8V8TestKey makes distinct keys from small integers.
-func lruK8V8TestKey(i int) (k LruK8V8Key) {
+// lRUK8V8TestKey makes distinct keys from small integers.
+func lRUK8V8TestKey(i int) (k LRUK8V8Key) {
 	for j := range k {
 		if j < 8 {
 			k[j] = byte(i >> (8 * j))
@@ -42,62 +42,62 @@ func lruK8V8TestKey(i int) (k LruK8V8Key) {
 	return
 }
 
-// lruK8V8TestVal makes a value from an integer.
-func lruK8V8TestVal(i int) (v LruK8V8Value) {
+// lRUK8V8TestVal makes a value from an integer.
+func lRUK8V8TestVal(i int) (v LRUK8V8Value) {
 	for j := range v {
 		v[j] = byte(i + j)
 	}
 	return
 }
 
-// lruK8V8TestIs is errors.Is.
-func lruK8V8TestIs(err, target error) bool {
+// lRUK8V8TestIs is errors.Is.
+func lRUK8V8TestIs(err, target error) bool {
 	return errors.Is(err, target)
 }
 
-// lruK8V8TestSame is slices.Equal.
-func lruK8V8TestSame[E comparable](a, b []E) bool {
+// lRUK8V8TestSame is slices.Equal.
+func lRUK8V8TestSame[E comparable](a, b []E) bool {
 	return slices.Equal(a, b)
 }
 
-// lruK8V8ModelLookup, lruK8V8ModelLookupAndDelete, lruK8V8ModelUpdate and lruK8V8ModelAll
+// lRUK8V8ModelLookup, lRUK8V8ModelLookupAndDelete, lRUK8V8ModelUpdate and lRUK8V8ModelAll
 // are the map's userspace methods with a key's values as a slice: one value
 // here.
-func lruK8V8ModelLookup(m *LruK8V8, k LruK8V8Key) ([]LruK8V8Value, bool) {
+func lRUK8V8ModelLookup(m *LRUK8V8, k LRUK8V8Key) ([]LRUK8V8Value, bool) {
 	v, ok := m.Lookup(k)
-	return []LruK8V8Value{v}, ok
+	return []LRUK8V8Value{v}, ok
 }
 
-func lruK8V8ModelLookupAndDelete(m *LruK8V8, k LruK8V8Key) ([]LruK8V8Value, error) {
+func lRUK8V8ModelLookupAndDelete(m *LRUK8V8, k LRUK8V8Key) ([]LRUK8V8Value, error) {
 	v, err := m.LookupAndDelete(k)
-	return []LruK8V8Value{v}, err
+	return []LRUK8V8Value{v}, err
 }
 
-func lruK8V8ModelUpdate(m *LruK8V8, k LruK8V8Key, vals []LruK8V8Value, flags htab.UpdateFlags) error {
+func lRUK8V8ModelUpdate(m *LRUK8V8, k LRUK8V8Key, vals []LRUK8V8Value, flags htab.UpdateFlags) error {
 	return m.Update(k, vals[0], flags)
 }
 
-func lruK8V8ModelAll(m *LruK8V8) (keys []LruK8V8Key, vals [][]LruK8V8Value) {
+func lRUK8V8ModelAll(m *LRUK8V8) (keys []LRUK8V8Key, vals [][]LRUK8V8Value) {
 	for k, v := range m.All() {
-		keys, vals = append(keys, k), append(vals, []LruK8V8Value{v})
+		keys, vals = append(keys, k), append(vals, []LRUK8V8Value{v})
 	}
 	return keys, vals
 }
 
 const (
-	lruK8V8ModelPerCPU = false // a value per CPU; a replace is in place
-	lruK8V8ModelLRU    = true  // updates evict
+	lRUK8V8ModelPerCPU = false // a value per CPU; a replace is in place
+	lRUK8V8ModelLRU    = true  // updates evict
 )
 
-// lruK8V8Model is what a map must hold after the operations so far, by the
+// lRUK8V8Model is what a map must hold after the operations so far, by the
 // kernel's rules: each key's values (CPU c's at [c] for the per-CPU types,
 // else one) and each bucket's keys, newest first. Its methods run one
 // operation on the map and on the model and fail t at the first difference.
-type lruK8V8Model struct {
+type lRUK8V8Model struct {
 	t       testing.TB
-	m       *LruK8V8
-	vals    map[LruK8V8Key][]LruK8V8Value
-	buckets [][]LruK8V8Key // bucket b's keys, newest first
+	m       *LRUK8V8
+	vals    map[LRUK8V8Key][]LRUK8V8Value
+	buckets [][]LRUK8V8Key // bucket b's keys, newest first
 
 	// LRU maps: how many keys an update may evict (evictBounds). evictMax
 	// is one shrink: target_free keys, or PERCPU_FREE_TARGET with
@@ -105,7 +105,7 @@ type lruK8V8Model struct {
 	// and owner says whose list holds each key's element (the userspace
 	// side is CPU 0).
 	evictMax, share int
-	owner           map[LruK8V8Key]int // NoCommonLRU only
+	owner           map[LRUK8V8Key]int // NoCommonLRU only
 	onlyCPU0        bool               // no update on another CPU yet
 
 	cpu0 bool // every program-side operation runs on CPU 0
@@ -113,54 +113,54 @@ type lruK8V8Model struct {
 	compared int // the last step after which compare ran (+1, so that 0 is none)
 }
 
-// lruK8V8ModelOf makes a map and its model with the options that b picks: bits
+// lRUK8V8ModelOf makes a map and its model with the options that b picks: bits
 // 0-2 MaxEntries (1, 2, 3, 4, 7, 8, 16, 64), bits 3-4 CPUs (1, 2, 3, 1), bit 5
 // NoPrealloc (NoCommonLRU for an LRU map), bit 6 a degenerate hash that puts
 // every key in bucket 0, bit 7 every program-side operation on CPU 0 (so that
 // an LRU map's model knows when it must not evict).
-func lruK8V8ModelOf(t testing.TB, b byte) *lruK8V8Model {
+func lRUK8V8ModelOf(t testing.TB, b byte) *lRUK8V8Model {
 	opts := htab.Options{
 		MaxEntries: []int{1, 2, 3, 4, 7, 8, 16, 64}[b&7],
 		CPUs:       1 + int(b>>3&3)%3,
 		ZeroSeed:   true,
 	}
-	if lruK8V8ModelLRU {
+	if lRUK8V8ModelLRU {
 		opts.NoCommonLRU = b&0x20 != 0
 	} else {
 		opts.NoPrealloc = b&0x20 != 0
 	}
-	m, err := NewLruK8V8(opts)
+	m, err := NewLRUK8V8(opts)
 	if err != nil {
 		t.Fatalf("New(%+v): %v", opts, err)
 	}
 	if b&0x40 != 0 {
 		m.mask = 0
 	}
-	md := &lruK8V8Model{t: t, m: m, vals: map[LruK8V8Key][]LruK8V8Value{}, buckets: make([][]LruK8V8Key, m.mask+1), onlyCPU0: true, cpu0: b&0x80 != 0}
+	md := &lRUK8V8Model{t: t, m: m, vals: map[LRUK8V8Key][]LRUK8V8Value{}, buckets: make([][]LRUK8V8Key, m.mask+1), onlyCPU0: true, cpu0: b&0x80 != 0}
 	if opts.NoCommonLRU {
-		md.evictMax, md.share, md.owner = 4, m.MaxEntries()/m.CPUs(), map[LruK8V8Key]int{}
+		md.evictMax, md.share, md.owner = 4, m.MaxEntries()/m.CPUs(), map[LRUK8V8Key]int{}
 	} else {
 		md.evictMax = min(max(m.MaxEntries()/m.CPUs()/2, 1), 128) // target_free
 	}
 	return md
 }
 
-// lruK8V8RunOps runs the operations that data encodes on a new map and on its
-// model: data[0] picks the map (lruK8V8ModelOf), then every three bytes are an
+// lRUK8V8RunOps runs the operations that data encodes on a new map and on its
+// model: data[0] picks the map (lRUK8V8ModelOf), then every three bytes are an
 // operation (step). After every step the map's contents, in iteration
 // order, must be the model's; after every 8th and the last, so must what
 // the NextKey and LookupBatch walks see.
-func lruK8V8RunOps(t testing.TB, data []byte) {
+func lRUK8V8RunOps(t testing.TB, data []byte) {
 	if len(data) == 0 {
 		return
 	}
-	md := lruK8V8ModelOf(t, data[0])
+	md := lRUK8V8ModelOf(t, data[0])
 	for i := 1; i+2 < len(data); i += 3 {
 		md.step(i/3, data[i], data[i+1], data[i+2])
 		if i/3%8 == 7 {
 			md.check(i / 3)
 		} else if md.compared != i/3+1 { // an LRU update compares already
-			keys, vals := lruK8V8ModelAll(md.m)
+			keys, vals := lRUK8V8ModelAll(md.m)
 			md.compare(i/3, keys, vals)
 		}
 	}
@@ -174,10 +174,10 @@ func lruK8V8RunOps(t testing.TB, data []byte) {
 // 3 is invalid), the CPU (arg>>2, unless cpu0), for NextKey a nil key
 // (arg&3 == 3), the room of a batch call (arg&7 + 1) and how many keys
 // DeleteBatch and UpdateBatch take (run; one for an LRU map's UpdateBatch).
-func (md *lruK8V8Model) step(step int, op, kb, arg byte) {
+func (md *lRUK8V8Model) step(step int, op, kb, arg byte) {
 	t, m := md.t, md.m
-	k := lruK8V8TestKey(int(kb) % (2*m.MaxEntries() + 3))
-	v := lruK8V8TestVal(step)
+	k := lRUK8V8TestKey(int(kb) % (2*m.MaxEntries() + 3))
+	v := lRUK8V8TestVal(step)
 	cpu, flags := int(arg>>2)%m.CPUs(), htab.UpdateFlags(arg&3)
 	if md.cpu0 {
 		cpu = 0
@@ -185,29 +185,29 @@ func (md *lruK8V8Model) step(step int, op, kb, arg byte) {
 	old, present := md.vals[k]
 	switch op %= 12; op {
 	case 0:
-		md.update(step, k, lruK8V8ModelUserspace, v, flags)
+		md.update(step, k, lRUK8V8ModelUserspace, v, flags)
 	case 1:
 		md.update(step, k, cpu, v, flags)
 	case 2, 3:
 		var err error
 		if op == 2 {
-			cpu = lruK8V8ModelUserspace
+			cpu = lRUK8V8ModelUserspace
 			err = m.Delete(k)
 		} else {
 			err = m.CPU(cpu).Delete(k)
 		}
-		if present && err != nil || !present && !lruK8V8TestIs(err, htab.ErrKeyNotExist) {
+		if present && err != nil || !present && !lRUK8V8TestIs(err, htab.ErrKeyNotExist) {
 			t.Fatalf("step %d: Delete(%x) on CPU %d (-1: userspace) = %v; present %v", step, k, cpu, err, present)
 		}
 		md.remove(k)
 	case 4:
-		got, err := lruK8V8ModelLookupAndDelete(m, k)
-		if present && (err != nil || !md.same(got, old)) || !present && !lruK8V8TestIs(err, htab.ErrKeyNotExist) {
+		got, err := lRUK8V8ModelLookupAndDelete(m, k)
+		if present && (err != nil || !md.same(got, old)) || !present && !lRUK8V8TestIs(err, htab.ErrKeyNotExist) {
 			t.Fatalf("step %d: LookupAndDelete(%x) = %x, %v; want %x, present %v", step, k, got, err, old, present)
 		}
 		md.remove(k)
 	case 5:
-		got, ok := lruK8V8ModelLookup(m, k)
+		got, ok := lRUK8V8ModelLookup(m, k)
 		if ok != present || ok && !md.same(got, old) {
 			t.Fatalf("step %d: Lookup(%x) = %x, %v; want %x, %v", step, k, got, ok, old, present)
 		}
@@ -223,7 +223,7 @@ func (md *lruK8V8Model) step(step int, op, kb, arg byte) {
 		}
 		next, err := m.NextKey(from)
 		want, ok := md.next(from)
-		if ok && (err != nil || next != want) || !ok && !lruK8V8TestIs(err, htab.ErrKeyNotExist) {
+		if ok && (err != nil || next != want) || !ok && !lRUK8V8TestIs(err, htab.ErrKeyNotExist) {
 			t.Fatalf("step %d: NextKey(%x, present %v) = %x, %v; want %x, %v", step, k, present && from != nil, next, err, want, ok)
 		}
 	case 8:
@@ -240,12 +240,12 @@ func (md *lruK8V8Model) step(step int, op, kb, arg byte) {
 			}
 			md.remove(keys[want])
 		}
-		if n != want || want < len(keys) && !lruK8V8TestIs(err, htab.ErrKeyNotExist) || want == len(keys) && err != nil {
+		if n != want || want < len(keys) && !lRUK8V8TestIs(err, htab.ErrKeyNotExist) || want == len(keys) && err != nil {
 			t.Fatalf("step %d: DeleteBatch(%x) = %d, %v; want %d", step, keys, n, err, want)
 		}
 	case 11:
-		if lruK8V8ModelLRU {
-			md.update(step, k, lruK8V8ModelBatch, v, flags) // one key: evictions are reconciled per update
+		if lRUK8V8ModelLRU {
+			md.update(step, k, lRUK8V8ModelBatch, v, flags) // one key: evictions are reconciled per update
 		} else {
 			md.updateBatch(step, md.run(kb, arg), v, flags)
 		}
@@ -257,28 +257,28 @@ func (md *lruK8V8Model) step(step int, op, kb, arg byte) {
 
 // The update callers that are not a CPU's program side.
 const (
-	lruK8V8ModelUserspace = -1 // Update
-	lruK8V8ModelBatch     = -2 // UpdateBatch of one key
+	lRUK8V8ModelUserspace = -1 // Update
+	lRUK8V8ModelBatch     = -2 // UpdateBatch of one key
 )
 
 // update runs an update of k on CPU cpu's program side, or as
-// lruK8V8ModelUserspace or lruK8V8ModelBatch, and checks its result.
-func (md *lruK8V8Model) update(step int, k LruK8V8Key, cpu int, v LruK8V8Value, flags htab.UpdateFlags) {
+// lRUK8V8ModelUserspace or lRUK8V8ModelBatch, and checks its result.
+func (md *lRUK8V8Model) update(step int, k LRUK8V8Key, cpu int, v LRUK8V8Value, flags htab.UpdateFlags) {
 	t, m := md.t, md.m
 	old, present := md.vals[k]
 	// fresh is what a new k holds, replaced what a present k holds after.
-	fresh := make([]LruK8V8Value, md.slots())
+	fresh := make([]LRUK8V8Value, md.slots())
 	var err error
 	if cpu < 0 {
 		for c := range fresh {
 			fresh[c] = v
 			fresh[c][0] += byte(c)
 		}
-		if cpu == lruK8V8ModelUserspace {
-			err = lruK8V8ModelUpdate(m, k, fresh, flags)
+		if cpu == lRUK8V8ModelUserspace {
+			err = lRUK8V8ModelUpdate(m, k, fresh, flags)
 		} else {
 			var n int
-			n, err = m.UpdateBatch([]LruK8V8Key{k}, fresh, flags)
+			n, err = m.UpdateBatch([]LRUK8V8Key{k}, fresh, flags)
 			if n != 1 && err == nil || n != 0 && err != nil {
 				t.Fatalf("step %d: UpdateBatch of one key = %d, %v", step, n, err)
 			}
@@ -289,18 +289,18 @@ func (md *lruK8V8Model) update(step int, k LruK8V8Key, cpu int, v LruK8V8Value, 
 		err = m.CPU(cpu).Update(k, v, flags)
 	}
 	replaced := fresh
-	if lruK8V8ModelPerCPU && present && cpu >= 0 {
-		replaced = append([]LruK8V8Value(nil), old...)
+	if lRUK8V8ModelPerCPU && present && cpu >= 0 {
+		replaced = append([]LRUK8V8Value(nil), old...)
 		replaced[cpu] = v
 	}
 	// UpdateBatch takes only UpdateAny, as the kernel's (elem_flags).
-	invalid := flags > htab.UpdateExist || cpu == lruK8V8ModelBatch && flags != htab.UpdateAny
+	invalid := flags > htab.UpdateExist || cpu == lRUK8V8ModelBatch && flags != htab.UpdateAny
 	// An LRU map's contents after the update, read once: for evicted and for
 	// the comparison below.
-	var keys []LruK8V8Key
-	var vals [][]LruK8V8Value
-	if lruK8V8ModelLRU {
-		keys, vals = lruK8V8ModelAll(m)
+	var keys []LRUK8V8Key
+	var vals [][]LRUK8V8Value
+	if lRUK8V8ModelLRU {
+		keys, vals = lRUK8V8ModelAll(m)
 		present = md.evicted(step, k, cpu, present, replaced, flags, invalid, err, keys, vals)
 	}
 	var want error
@@ -311,24 +311,24 @@ func (md *lruK8V8Model) update(step int, k LruK8V8Key, cpu int, v LruK8V8Value, 
 		want = htab.ErrKeyExist
 	case flags == htab.UpdateExist && !present:
 		want = htab.ErrKeyNotExist
-	case !lruK8V8ModelLRU && !present && len(md.vals) == m.MaxEntries():
+	case !lRUK8V8ModelLRU && !present && len(md.vals) == m.MaxEntries():
 		want = htab.ErrFull
 	}
-	if want == nil && err != nil || want != nil && !lruK8V8TestIs(err, want) {
+	if want == nil && err != nil || want != nil && !lRUK8V8TestIs(err, want) {
 		t.Fatalf("step %d: Update(%x, flags %d) on CPU %d (-1: Update, -2: UpdateBatch) = %v, want %v; present %v", step, k, flags, cpu, err, want, present)
 	}
 	if err != nil {
 		return
 	}
 	if present {
-		md.put(k, replaced, lruK8V8ModelPerCPU)
+		md.put(k, replaced, lRUK8V8ModelPerCPU)
 	} else {
 		md.put(k, fresh, false)
 	}
-	if md.owner != nil && !(present && lruK8V8ModelPerCPU) {
+	if md.owner != nil && !(present && lRUK8V8ModelPerCPU) {
 		md.owner[k] = max(cpu, 0) // a new element, from the updating CPU's list
 	}
-	if lruK8V8ModelLRU {
+	if lRUK8V8ModelLRU {
 		md.compare(step, keys, vals)
 	}
 }
@@ -338,15 +338,15 @@ func (md *lruK8V8Model) update(step int, k LruK8V8Key, cpu int, v LruK8V8Value, 
 // update's own eviction took it before the update looked it up, checks them
 // against evictBounds, and returns whether k was present when the update
 // looked it up.
-func (md *lruK8V8Model) evicted(step int, k LruK8V8Key, cpu int, present bool, replaced []LruK8V8Value, flags htab.UpdateFlags, invalid bool, err error, keys []LruK8V8Key, vals [][]LruK8V8Value) bool {
+func (md *lRUK8V8Model) evicted(step int, k LRUK8V8Key, cpu int, present bool, replaced []LRUK8V8Value, flags htab.UpdateFlags, invalid bool, err error, keys []LRUK8V8Key, vals [][]LRUK8V8Value) bool {
 	t, c := md.t, max(cpu, 0)
-	low, high := md.evictBounds(c, present, invalid || lruK8V8ModelPerCPU && flags == htab.UpdateExist)
-	in := make(map[LruK8V8Key][]LruK8V8Value, len(keys))
+	low, high := md.evictBounds(c, present, invalid || lRUK8V8ModelPerCPU && flags == htab.UpdateExist)
+	in := make(map[LRUK8V8Key][]LRUK8V8Value, len(keys))
 	for i, key := range keys {
 		in[key] = vals[i]
 	}
 	before := len(md.vals)
-	var gone []LruK8V8Key
+	var gone []LRUK8V8Key
 	for key := range md.vals {
 		if _, ok := in[key]; !ok && key != k {
 			gone = append(gone, key)
@@ -360,7 +360,7 @@ func (md *lruK8V8Model) evicted(step int, k LruK8V8Key, cpu int, present bool, r
 		case !ok: // then err must be ErrKeyNotExist, for UpdateExist
 		case err == nil && flags == htab.UpdateNoExist:
 			ok = false // it would have been ErrKeyExist
-		case err == nil && flags == htab.UpdateAny && lruK8V8ModelPerCPU && len(gone) < high:
+		case err == nil && flags == htab.UpdateAny && lRUK8V8ModelPerCPU && len(gone) < high:
 			// Replaced in place, or evicted and inserted anew, the newest of
 			// its bucket: where it is and what it holds tell.
 			ok = md.same(got, replaced) && md.place(md.buckets[md.bucket(k)], k) == md.place(keys, k)
@@ -379,7 +379,7 @@ func (md *lruK8V8Model) evicted(step int, k LruK8V8Key, cpu int, present bool, r
 
 // dropEvicted drops k, which an update on CPU c evicted, from the model;
 // with NoCommonLRU, k's element must have been on CPU c's list.
-func (md *lruK8V8Model) dropEvicted(step, c int, k LruK8V8Key) {
+func (md *lRUK8V8Model) dropEvicted(step, c int, k LRUK8V8Key) {
 	if o, ok := md.owner[k]; ok && o != c {
 		md.t.Fatalf("step %d: an update on CPU %d evicted %x, whose element is on CPU %d's list", step, c, k, o)
 	}
@@ -395,7 +395,7 @@ func (md *lruK8V8Model) dropEvicted(step, c int, k LruK8V8Key) {
 // element is on CPU 0's local free list or the global one, and a refill
 // (when the local list is empty) evicts only what the global list lacks of
 // target_free.
-func (md *lruK8V8Model) evictBounds(c int, present, noPop bool) (low, high int) {
+func (md *lRUK8V8Model) evictBounds(c int, present, noPop bool) (low, high int) {
 	switch {
 	case noPop:
 		return 0, 0
@@ -421,10 +421,10 @@ func (md *lruK8V8Model) evictBounds(c int, present, noPop bool) (low, high int) 
 
 // run is the keys of a DeleteBatch or UpdateBatch: arg>>2&3 + 1 of them,
 // kb's key and the ones after it.
-func (md *lruK8V8Model) run(kb, arg byte) []LruK8V8Key {
-	keys := make([]LruK8V8Key, 1+int(arg>>2&3))
+func (md *lRUK8V8Model) run(kb, arg byte) []LRUK8V8Key {
+	keys := make([]LRUK8V8Key, 1+int(arg>>2&3))
 	for j := range keys {
-		keys[j] = lruK8V8TestKey((int(kb) + j) % (2*md.m.MaxEntries() + 3))
+		keys[j] = lRUK8V8TestKey((int(kb) + j) % (2*md.m.MaxEntries() + 3))
 	}
 	return keys
 }
@@ -433,9 +433,9 @@ func (md *lruK8V8Model) run(kb, arg byte) []LruK8V8Key {
 // value v with its index added to the first byte: as the kernel's, it takes
 // only UpdateAny, updates the keys in turn and stops at the first error
 // (ErrFull), returning how many it updated.
-func (md *lruK8V8Model) updateBatch(step int, keys []LruK8V8Key, v LruK8V8Value, flags htab.UpdateFlags) {
+func (md *lRUK8V8Model) updateBatch(step int, keys []LRUK8V8Key, v LRUK8V8Value, flags htab.UpdateFlags) {
 	t, slots := md.t, md.slots()
-	vals := make([]LruK8V8Value, len(keys)*slots)
+	vals := make([]LRUK8V8Value, len(keys)*slots)
 	for i := range vals {
 		vals[i] = v
 		vals[i][0] += byte(i) // key i/slots, CPU i%slots
@@ -452,9 +452,9 @@ func (md *lruK8V8Model) updateBatch(step int, keys []LruK8V8Key, v LruK8V8Value,
 			wantErr = htab.ErrFull
 			break
 		}
-		md.put(k, vals[want*slots:(want+1)*slots], lruK8V8ModelPerCPU)
+		md.put(k, vals[want*slots:(want+1)*slots], lRUK8V8ModelPerCPU)
 	}
-	if n != want || wantErr == nil && err != nil || wantErr != nil && !lruK8V8TestIs(err, wantErr) {
+	if n != want || wantErr == nil && err != nil || wantErr != nil && !lRUK8V8TestIs(err, wantErr) {
 		t.Fatalf("step %d: UpdateBatch(%x, flags %d) = %d, %v; want %d, %v", step, keys, flags, n, err, want, wantErr)
 	}
 }
@@ -463,7 +463,7 @@ func (md *lruK8V8Model) updateBatch(step int, keys []LruK8V8Key, v LruK8V8Value,
 // bucket b on, by the kernel's rule: the whole buckets that fit; ErrNoSpace
 // if the first non-empty one does not fit an empty call; ErrKeyNotExist from
 // the call that reaches the end. next is where the next call starts.
-func (md *lruK8V8Model) batchCall(b, n int) (got, next int, err error) {
+func (md *lRUK8V8Model) batchCall(b, n int) (got, next int, err error) {
 	for ; b < len(md.buckets); b++ {
 		if l := len(md.buckets[b]); got+l > n {
 			if got == 0 {
@@ -478,9 +478,9 @@ func (md *lruK8V8Model) batchCall(b, n int) (got, next int, err error) {
 
 // batchCheck checks what a batch call returned against batchCall's answer
 // and the model's keys from position at of the order.
-func (md *lruK8V8Model) batchCheck(step int, what string, keys []LruK8V8Key, vals []LruK8V8Value, got int, err error, want int, wantErr error, at int) {
+func (md *lRUK8V8Model) batchCheck(step int, what string, keys []LRUK8V8Key, vals []LRUK8V8Value, got int, err error, want int, wantErr error, at int) {
 	t, order := md.t, md.order()
-	if got != want || wantErr == nil && err != nil || wantErr != nil && !lruK8V8TestIs(err, wantErr) {
+	if got != want || wantErr == nil && err != nil || wantErr != nil && !lRUK8V8TestIs(err, wantErr) {
 		t.Fatalf("step %d: %s with room for %d keys = %d, %v; want %d, %v", step, what, len(keys), got, err, want, wantErr)
 	}
 	for i := range got {
@@ -493,14 +493,14 @@ func (md *lruK8V8Model) batchCheck(step int, what string, keys []LruK8V8Key, val
 
 // batchWalk walks the whole map with LookupBatch, with room for n keys a
 // call (twice as many after ErrNoSpace), checking every call.
-func (md *lruK8V8Model) batchWalk(step, n int) {
+func (md *lRUK8V8Model) batchWalk(step, n int) {
 	c, b, at := new(htab.Cursor), 0, 0
 	for calls := 0; ; calls++ {
 		if calls > len(md.buckets)+8 {
 			md.t.Fatalf("step %d: the LookupBatch walk does not end", step)
 		}
 		want, next, wantErr := md.batchCall(b, n)
-		keys, vals := make([]LruK8V8Key, n), make([]LruK8V8Value, n*md.slots())
+		keys, vals := make([]LRUK8V8Key, n), make([]LRUK8V8Value, n*md.slots())
 		got, err := md.m.LookupBatch(c, keys, vals)
 		md.batchCheck(step, "LookupBatch", keys, vals, got, err, want, wantErr, at)
 		switch at, b = at+got, next; wantErr {
@@ -515,9 +515,9 @@ func (md *lruK8V8Model) batchWalk(step, n int) {
 
 // batchDelete runs one LookupAndDeleteBatch from the start, with room for
 // n keys, and deletes from the model what it must have deleted.
-func (md *lruK8V8Model) batchDelete(step, n int) {
+func (md *lRUK8V8Model) batchDelete(step, n int) {
 	want, _, wantErr := md.batchCall(0, n)
-	keys, vals := make([]LruK8V8Key, n), make([]LruK8V8Value, n*md.slots())
+	keys, vals := make([]LRUK8V8Key, n), make([]LRUK8V8Value, n*md.slots())
 	got, err := md.m.LookupAndDeleteBatch(new(htab.Cursor), keys, vals)
 	md.batchCheck(step, "LookupAndDeleteBatch", keys, vals, got, err, want, wantErr, 0)
 	for _, k := range keys[:got] {
@@ -526,10 +526,10 @@ func (md *lruK8V8Model) batchDelete(step, n int) {
 }
 
 // bucket is k's bucket: the kernel's jhash of k with the map's seed, masked.
-func (md *lruK8V8Model) bucket(k LruK8V8Key) uint32 { return htab.Jhash(k[:], md.m.seed) & md.m.mask }
+func (md *lRUK8V8Model) bucket(k LRUK8V8Key) uint32 { return htab.Jhash(k[:], md.m.seed) & md.m.mask }
 
 // place is how many keys of k's bucket come before k in keys.
-func (md *lruK8V8Model) place(keys []LruK8V8Key, k LruK8V8Key) int {
+func (md *lRUK8V8Model) place(keys []LRUK8V8Key, k LRUK8V8Key) int {
 	n := 0
 	for _, key := range keys {
 		if key == k {
@@ -544,15 +544,15 @@ func (md *lruK8V8Model) place(keys []LruK8V8Key, k LruK8V8Key) int {
 
 // slots is how many values the model keeps per key; slot(c) is the one that
 // CPU c's program side reads and writes.
-func (md *lruK8V8Model) slots() int {
-	if lruK8V8ModelPerCPU {
+func (md *lRUK8V8Model) slots() int {
+	if lRUK8V8ModelPerCPU {
 		return md.m.CPUs()
 	}
 	return 1
 }
 
-func (md *lruK8V8Model) slot(c int) int {
-	if lruK8V8ModelPerCPU {
+func (md *lRUK8V8Model) slot(c int) int {
+	if lRUK8V8ModelPerCPU {
 		return c
 	}
 	return 0
@@ -560,16 +560,16 @@ func (md *lruK8V8Model) slot(c int) int {
 
 // put gives k the values vals: in place if inPlace and k is present, else
 // as the newest key of its bucket.
-func (md *lruK8V8Model) put(k LruK8V8Key, vals []LruK8V8Value, inPlace bool) {
+func (md *lRUK8V8Model) put(k LRUK8V8Key, vals []LRUK8V8Value, inPlace bool) {
 	if _, ok := md.vals[k]; !ok || !inPlace {
 		md.remove(k)
 		b := md.bucket(k)
-		md.buckets[b] = append([]LruK8V8Key{k}, md.buckets[b]...)
+		md.buckets[b] = append([]LRUK8V8Key{k}, md.buckets[b]...)
 	}
 	md.vals[k] = vals
 }
 
-func (md *lruK8V8Model) remove(k LruK8V8Key) {
+func (md *lRUK8V8Model) remove(k LRUK8V8Key) {
 	delete(md.vals, k)
 	delete(md.owner, k)
 	b := md.bucket(k)
@@ -582,7 +582,7 @@ func (md *lruK8V8Model) remove(k LruK8V8Key) {
 }
 
 // order is every key in the kernel's order: buckets ascending, each newest first.
-func (md *lruK8V8Model) order() (keys []LruK8V8Key) {
+func (md *lRUK8V8Model) order() (keys []LRUK8V8Key) {
 	for _, b := range md.buckets {
 		keys = append(keys, b...)
 	}
@@ -591,7 +591,7 @@ func (md *lruK8V8Model) order() (keys []LruK8V8Key) {
 
 // next is what NextKey(from) must return: the key after from, or the first
 // key if from is nil or absent; false after the last.
-func (md *lruK8V8Model) next(from *LruK8V8Key) (LruK8V8Key, bool) {
+func (md *lRUK8V8Model) next(from *LRUK8V8Key) (LRUK8V8Key, bool) {
 	order := md.order()
 	i := 0
 	if from != nil {
@@ -602,12 +602,12 @@ func (md *lruK8V8Model) next(from *LruK8V8Key) (LruK8V8Key, bool) {
 		}
 	}
 	if i == len(order) {
-		return LruK8V8Key{}, false
+		return LRUK8V8Key{}, false
 	}
 	return order[i], true
 }
 
-func (md *lruK8V8Model) same(a, b []LruK8V8Value) bool {
+func (md *lRUK8V8Model) same(a, b []LRUK8V8Value) bool {
 	if len(a) != len(b) {
 		return false
 	}
@@ -620,7 +620,7 @@ func (md *lruK8V8Model) same(a, b []LruK8V8Value) bool {
 }
 
 // compare checks keys and vals, what All yielded, against the model.
-func (md *lruK8V8Model) compare(step int, keys []LruK8V8Key, vals [][]LruK8V8Value) {
+func (md *lRUK8V8Model) compare(step int, keys []LRUK8V8Key, vals [][]LRUK8V8Value) {
 	md.compared = step + 1
 	order := md.order()
 	if len(keys) != len(order) {
@@ -635,11 +635,11 @@ func (md *lruK8V8Model) compare(step int, keys []LruK8V8Key, vals [][]LruK8V8Val
 
 // check compares the whole map with the model three ways: All, a NextKey
 // walk, and one LookupBatch with room for every key.
-func (md *lruK8V8Model) check(step int) {
+func (md *lRUK8V8Model) check(step int) {
 	t, m := md.t, md.m
-	keys, vals := lruK8V8ModelAll(m)
+	keys, vals := lRUK8V8ModelAll(m)
 	md.compare(step, keys, vals)
-	var from *LruK8V8Key
+	var from *LRUK8V8Key
 	for i, want := range keys {
 		next, err := m.NextKey(from)
 		if err != nil || next != want {
@@ -647,13 +647,13 @@ func (md *lruK8V8Model) check(step int) {
 		}
 		from = &next
 	}
-	if _, err := m.NextKey(from); !lruK8V8TestIs(err, htab.ErrKeyNotExist) {
+	if _, err := m.NextKey(from); !lRUK8V8TestIs(err, htab.ErrKeyNotExist) {
 		t.Fatalf("after step %d: NextKey after the last key = %v, want ErrKeyNotExist", step, err)
 	}
-	bkeys := make([]LruK8V8Key, max(len(keys), 1))
-	bvals := make([]LruK8V8Value, len(bkeys)*md.slots())
+	bkeys := make([]LRUK8V8Key, max(len(keys), 1))
+	bvals := make([]LRUK8V8Value, len(bkeys)*md.slots())
 	n, err := m.LookupBatch(new(htab.Cursor), bkeys, bvals)
-	if n != len(keys) || !lruK8V8TestIs(err, htab.ErrKeyNotExist) {
+	if n != len(keys) || !lRUK8V8TestIs(err, htab.ErrKeyNotExist) {
 		t.Fatalf("after step %d: LookupBatch with room for all %d keys = %d, %v; want %d, ErrKeyNotExist", step, len(keys), n, err, len(keys))
 	}
 	for i := range n {
@@ -663,9 +663,9 @@ func (md *lruK8V8Model) check(step int) {
 	}
 }
 
-// FuzzLruK8V8Ops runs the operations that its input encodes on a map and on
-// its model (lruK8V8RunOps).
-func FuzzLruK8V8Ops(f *testing.F) {
+// FuzzLRUK8V8Ops runs the operations that its input encodes on a map and on
+// its model (lRUK8V8RunOps).
+func FuzzLRUK8V8Ops(f *testing.F) {
 	for _, seed := range []string{
 		"\x0f\x00\x01\x00\x00\x02\x01\x05\x01\x00\x07\x02\x03\x02\x01\x00",
 		"\x2f\x01\x01\x04\x01\x02\x08\x06\x01\x04\x04\x01\x00\x07\x00\x03",
@@ -674,17 +674,17 @@ func FuzzLruK8V8Ops(f *testing.F) {
 	} {
 		f.Add([]byte(seed))
 	}
-	f.Fuzz(func(t *testing.T, data []byte) { lruK8V8RunOps(t, data) })
+	f.Fuzz(func(t *testing.T, data []byte) { lRUK8V8RunOps(t, data) })
 }
 
-// TestLruK8V8RandomOps runs 4000 random operations (500 with -short) on
-// each of a few maps and on their models (lruK8V8RunOps): 64 entries on
+// TestLRUK8V8RandomOps runs 4000 random operations (500 with -short) on
+// each of a few maps and on their models (lRUK8V8RunOps): 64 entries on
 // 2 CPUs, also with NoCommonLRU and with every key in bucket 0; 7 entries on
 // 3 CPUs; 1 entry; 16 on 1 CPU; 64 on 2 CPUs and 7 on 3 with every
 // program-side operation on CPU 0 (the second also with NoCommonLRU).
 // Every other run of 250 operations is three quarters updates, so that
 // the maps fill (and LRU maps evict) before the other operations empty them.
-func TestLruK8V8RandomOps(t *testing.T) {
+func TestLRUK8V8RandomOps(t *testing.T) {
 	for _, run := range []struct {
 		name string
 		opts byte
@@ -715,38 +715,38 @@ func TestLruK8V8RandomOps(t *testing.T) {
 				}
 			}
 			data[0] = run.opts
-			lruK8V8RunOps(t, data)
+			lRUK8V8RunOps(t, data)
 		})
 	}
 }
 
-// lruK8V8StorageLeaves adds to leaves what t holds once the slices, arrays
+// lRUK8V8StorageLeaves adds to leaves what t holds once the slices, arrays
 // and atomic.Pointers (NoPrealloc chunks) on the way are unwrapped.
-func lruK8V8StorageLeaves(t reflect.Type, leaves map[reflect.Type]bool) {
+func lRUK8V8StorageLeaves(t reflect.Type, leaves map[reflect.Type]bool) {
 	switch t.Kind() {
 	case reflect.Slice, reflect.Array:
-		lruK8V8StorageLeaves(t.Elem(), leaves)
+		lRUK8V8StorageLeaves(t.Elem(), leaves)
 		return
 	case reflect.Struct:
 		if load, ok := reflect.PointerTo(t).MethodByName("Load"); ok && t.PkgPath() == "sync/atomic" && load.Type.Out(0).Kind() == reflect.Pointer {
-			lruK8V8StorageLeaves(load.Type.Out(0).Elem(), leaves) // atomic.Pointer[T]
+			lRUK8V8StorageLeaves(load.Type.Out(0).Elem(), leaves) // atomic.Pointer[T]
 			return
 		}
 	}
 	leaves[t] = true
 }
 
-// lruK8V8HasPointers reports whether a value of type t holds anything the
+// lRUK8V8HasPointers reports whether a value of type t holds anything the
 // garbage collector would follow.
-func lruK8V8HasPointers(t reflect.Type) bool {
+func lRUK8V8HasPointers(t reflect.Type) bool {
 	switch t.Kind() {
 	case reflect.Pointer, reflect.UnsafePointer, reflect.Map, reflect.Chan, reflect.Func, reflect.Interface, reflect.String, reflect.Slice:
 		return true
 	case reflect.Array:
-		return t.Len() > 0 && lruK8V8HasPointers(t.Elem())
+		return t.Len() > 0 && lRUK8V8HasPointers(t.Elem())
 	case reflect.Struct:
 		for i := range t.NumField() {
-			if lruK8V8HasPointers(t.Field(i).Type) {
+			if lRUK8V8HasPointers(t.Field(i).Type) {
 				return true
 			}
 		}
@@ -754,31 +754,31 @@ func lruK8V8HasPointers(t reflect.Type) bool {
 	return false
 }
 
-// TestLruK8V8StorageHasNoPointers checks that what the map's slices hold has no
+// TestLRUK8V8StorageHasNoPointers checks that what the map's slices hold has no
 // pointers, so that the garbage collector never scans it.
-func TestLruK8V8StorageHasNoPointers(t *testing.T) {
+func TestLRUK8V8StorageHasNoPointers(t *testing.T) {
 	leaves := map[reflect.Type]bool{}
-	mt := reflect.TypeFor[LruK8V8]()
+	mt := reflect.TypeFor[LRUK8V8]()
 	for i := range mt.NumField() {
 		if fld := mt.Field(i); fld.Type.Kind() == reflect.Slice && fld.Name != "handles" {
-			lruK8V8StorageLeaves(fld.Type, leaves)
+			lRUK8V8StorageLeaves(fld.Type, leaves)
 		}
 	}
-	if !leaves[reflect.TypeFor[lruK8V8Elem]()] {
+	if !leaves[reflect.TypeFor[lRUK8V8Elem]()] {
 		t.Fatalf("the walk of the map's slices did not reach its element type; it found %v", leaves)
 	}
 	for lt := range leaves {
-		if lruK8V8HasPointers(lt) {
+		if lRUK8V8HasPointers(lt) {
 			t.Errorf("%v, in the map's storage, holds pointers", lt)
 		}
 	}
 }
 
-// TestLruK8V8Seeds checks that ZeroSeed maps iterate the same keys in one order
+// TestLRUK8V8Seeds checks that ZeroSeed maps iterate the same keys in one order
 // and that maps without it, each with a random seed, do not.
-func TestLruK8V8Seeds(t *testing.T) {
-	order := func(zero bool) []LruK8V8Key {
-		m, err := NewLruK8V8(htab.Options{
+func TestLRUK8V8Seeds(t *testing.T) {
+	order := func(zero bool) []LRUK8V8Key {
+		m, err := NewLRUK8V8(htab.Options{
 			CPUs:       2,
 			MaxEntries: 1024,
 			ZeroSeed:   zero,
@@ -787,11 +787,11 @@ func TestLruK8V8Seeds(t *testing.T) {
 			t.Fatalf("New: %v", err)
 		}
 		for i := range 32 {
-			if err := lruK8V8TestUpdate(m, lruK8V8TestKey(i), lruK8V8TestVal(i), htab.UpdateNoExist); err != nil {
+			if err := lRUK8V8TestUpdate(m, lRUK8V8TestKey(i), lRUK8V8TestVal(i), htab.UpdateNoExist); err != nil {
 				t.Fatalf("Update(key %d): %v", i, err)
 			}
 		}
-		keys, _ := lruK8V8TestAll(t, m)
+		keys, _ := lRUK8V8TestAll(t, m)
 		if len(keys) != 32 {
 			t.Fatalf("All yields %d keys, want 32", len(keys))
 		}
@@ -805,23 +805,23 @@ func TestLruK8V8Seeds(t *testing.T) {
 	}
 }
 
-// TestLruK8V8HashIsJhash checks that the map's hash is htab.Jhash of the key
+// TestLRUK8V8HashIsJhash checks that the map's hash is htab.Jhash of the key
 // with the map's seed, for 512 keys (zero, all ones, then pseudo-random
 // bytes) and seeds 0, 1, 0xdeadbeef and 0xffffffff; and that a map with a
 // random seed finds each key, once inserted, with Lookup and CPU(0).Lookup
 // (which may compute the hash in their own body).
-func TestLruK8V8HashIsJhash(t *testing.T) {
-	m, err := NewLruK8V8(htab.Options{MaxEntries: 1, CPUs: 1, ZeroSeed: true})
+func TestLRUK8V8HashIsJhash(t *testing.T) {
+	m, err := NewLRUK8V8(htab.Options{MaxEntries: 1, CPUs: 1, ZeroSeed: true})
 	if err != nil {
 		t.Fatalf("New: %v", err)
 	}
-	seeded, err := NewLruK8V8(htab.Options{MaxEntries: 1024, CPUs: 1})
+	seeded, err := NewLRUK8V8(htab.Options{MaxEntries: 1024, CPUs: 1})
 	if err != nil {
 		t.Fatalf("New: %v", err)
 	}
 	x := uint64(0x9e3779b97f4a7c15)
 	for i := range 512 {
-		var k LruK8V8Key
+		var k LRUK8V8Key
 		for j := range k {
 			switch i {
 			case 0:
@@ -839,10 +839,10 @@ func TestLruK8V8HashIsJhash(t *testing.T) {
 				t.Fatalf("key %x, seed %#x: hash %#x, htab.Jhash %#x", k, seed, got, want)
 			}
 		}
-		if err := lruK8V8ModelUpdate(seeded, k, make([]LruK8V8Value, seeded.CPUs()), htab.UpdateNoExist); err != nil {
+		if err := lRUK8V8ModelUpdate(seeded, k, make([]LRUK8V8Value, seeded.CPUs()), htab.UpdateNoExist); err != nil {
 			t.Fatalf("key %x: Update: %v", k, err)
 		}
-		_, found := lruK8V8ModelLookup(seeded, k)
+		_, found := lRUK8V8ModelLookup(seeded, k)
 		_, cpuFound := seeded.CPU(0).Lookup(k)
 		if err := seeded.Delete(k); !found || !cpuFound || err != nil {
 			t.Fatalf("key %x, seed %#x: inserted, then Lookup found it: %v, CPU(0).Lookup: %v, Delete: %v", k, seeded.seed, found, cpuFound, err)
@@ -850,16 +850,16 @@ func TestLruK8V8HashIsJhash(t *testing.T) {
 	}
 }
 
-// lruK8V8StressKeys is how many keys the workers of TestLruK8V8ConcurrentValues
+// lRUK8V8StressKeys is how many keys the workers of TestLRUK8V8ConcurrentValues
 // may use, twice the largest map's MaxEntries, so that hash maps fill and
 // LRU maps evict.
-const lruK8V8StressKeys = 16
+const lRUK8V8StressKeys = 16
 
-// lruK8V8StressVal is the value written under key key (< lruK8V8StressKeys) in write
+// lRUK8V8StressVal is the value written under key key (< lRUK8V8StressKeys) in write
 // ver: byte j is ver + j*(2*key+1), so that byte j minus byte 0 names the
 // key, and bytes of two writes whose versions differ mod 256 do not fit
 // together. A 1-byte value holds the key in its low 4 bits.
-func lruK8V8StressVal(key, ver int) (v LruK8V8Value) {
+func lRUK8V8StressVal(key, ver int) (v LRUK8V8Value) {
 	if len(v) == 1 {
 		v[0] = byte(ver<<4 | key)
 		return
@@ -870,11 +870,11 @@ func lruK8V8StressVal(key, ver int) (v LruK8V8Value) {
 	return
 }
 
-// lruK8V8StressCheck fails t unless v could be a value written under key key:
-// lruK8V8StressVal's pattern, or zero where the map may hold zero (the other
+// lRUK8V8StressCheck fails t unless v could be a value written under key key:
+// lRUK8V8StressVal's pattern, or zero where the map may hold zero (the other
 // CPUs' values of a key a program inserted, in the per-CPU types).
-func lruK8V8StressCheck(t testing.TB, what string, key int, v LruK8V8Value) bool {
-	if lruK8V8ModelPerCPU && v == (LruK8V8Value{}) {
+func lRUK8V8StressCheck(t testing.TB, what string, key int, v LRUK8V8Value) bool {
+	if lRUK8V8ModelPerCPU && v == (LRUK8V8Value{}) {
 		return true
 	}
 	ok := len(v) > 1 || int(v[0]&15) == key
@@ -887,16 +887,16 @@ func lruK8V8StressCheck(t testing.TB, what string, key int, v LruK8V8Value) bool
 	return ok
 }
 
-// lruK8V8StressKey is the number of a key lruK8V8TestKey made, or -1. The number,
-// under lruK8V8StressKeys, is the key's first byte.
-func lruK8V8StressKey(k LruK8V8Key) int {
-	if n := int(k[0]); n < lruK8V8StressKeys && lruK8V8TestKey(n) == k {
+// lRUK8V8StressKey is the number of a key lRUK8V8TestKey made, or -1. The number,
+// under lRUK8V8StressKeys, is the key's first byte.
+func lRUK8V8StressKey(k LRUK8V8Key) int {
+	if n := int(k[0]); n < lRUK8V8StressKeys && lRUK8V8TestKey(n) == k {
 		return n
 	}
 	return -1
 }
 
-// TestLruK8V8ConcurrentValues runs four workers, each with its own CPU handle,
+// TestLRUK8V8ConcurrentValues runs four workers, each with its own CPU handle,
 // on maps of 2, 4 and 8 entries (and of 4 with NoCommonLRU) with twice as many
 // keys: the smaller the map, the more often the element a reader is in is
 // freed and reused under it. (A lookup planted to skip its sequence check
@@ -905,10 +905,10 @@ func lruK8V8StressKey(k LruK8V8Key) int {
 // reads: userspace and program-side updates with every flag, deletes and
 // lookup-and-deletes, lookups on both sides, and every 16th operation an
 // All, NextKey or LookupBatch walk. An update may fail only as the kernel's
-// may with its flag (lruK8V8StressAllowed). Every value read must be one written
+// may with its flag (lRUK8V8StressAllowed). Every value read must be one written
 // for its key, whole; every key read must be one of the workers'. Run it
 // with -race. Afterwards All must list each key once, as many as Len.
-func TestLruK8V8ConcurrentValues(t *testing.T) {
+func TestLRUK8V8ConcurrentValues(t *testing.T) {
 	for _, c := range []struct {
 		name string
 		opts htab.Options
@@ -918,25 +918,25 @@ func TestLruK8V8ConcurrentValues(t *testing.T) {
 		{"max8", htab.Options{MaxEntries: 8}},
 		{"max4-NoCommonLRU", htab.Options{MaxEntries: 4, NoCommonLRU: true}},
 	} {
-		t.Run(c.name, func(t *testing.T) { lruK8V8StressRun(t, c.opts) })
+		t.Run(c.name, func(t *testing.T) { lRUK8V8StressRun(t, c.opts) })
 	}
 }
 
-// lruK8V8StressAllowed is the errors an update with flags may return while other
+// lRUK8V8StressAllowed is the errors an update with flags may return while other
 // CPUs change the map: the flag's own (the key is there, or is not), and no
 // room, which a hash map reports as ErrFull and an LRU map, whose elements
 // may all be held by updates in flight, as ErrNoMem. UpdateExist of a
 // present key replaces it without needing room, as in the kernel.
-func lruK8V8StressAllowed(flags htab.UpdateFlags) []error {
+func lRUK8V8StressAllowed(flags htab.UpdateFlags) []error {
 	noRoom := htab.ErrFull
-	if lruK8V8ModelLRU {
+	if lRUK8V8ModelLRU {
 		noRoom = htab.ErrNoMem
 	}
 	switch flags {
 	case htab.UpdateNoExist:
 		return []error{htab.ErrKeyExist, noRoom}
 	case htab.UpdateExist:
-		if lruK8V8ModelLRU {
+		if lRUK8V8ModelLRU {
 			return []error{htab.ErrKeyNotExist, noRoom} // an LRU replace takes a fresh element
 		}
 		return []error{htab.ErrKeyNotExist}
@@ -944,22 +944,22 @@ func lruK8V8StressAllowed(flags htab.UpdateFlags) []error {
 	return []error{noRoom}
 }
 
-// lruK8V8StressRun is one map of TestLruK8V8ConcurrentValues: opts with four CPUs
+// lRUK8V8StressRun is one map of TestLRUK8V8ConcurrentValues: opts with four CPUs
 // and ZeroSeed, keys 0..2*MaxEntries-1.
-func lruK8V8StressRun(t *testing.T, opts htab.Options) {
+func lRUK8V8StressRun(t *testing.T, opts htab.Options) {
 	const workers = 4
 	opts.CPUs, opts.ZeroSeed = workers, true
-	m, err := NewLruK8V8(opts)
+	m, err := NewLRUK8V8(opts)
 	if err != nil {
 		t.Fatalf("New: %v", err)
 	}
-	nkeys := min(2*m.MaxEntries(), lruK8V8StressKeys)
+	nkeys := min(2*m.MaxEntries(), lRUK8V8StressKeys)
 	ops := 20000
 	if testing.Short() {
 		ops = 10000
 	}
 	slots := 1
-	if lruK8V8ModelPerCPU {
+	if lRUK8V8ModelPerCPU {
 		slots = m.CPUs()
 	}
 	okErr := func(what string, err error, allowed ...error) bool {
@@ -967,7 +967,7 @@ func lruK8V8StressRun(t *testing.T, opts htab.Options) {
 			return true
 		}
 		for _, a := range allowed {
-			if lruK8V8TestIs(err, a) {
+			if lRUK8V8TestIs(err, a) {
 				return true
 			}
 		}
@@ -976,13 +976,13 @@ func lruK8V8StressRun(t *testing.T, opts htab.Options) {
 	}
 	// check reports whether every value in vals could be one written under
 	// key; the per-CPU types' LookupBatch gives slots values a key.
-	check := func(what string, key int, vals []LruK8V8Value) bool {
+	check := func(what string, key int, vals []LRUK8V8Value) bool {
 		if key < 0 {
 			t.Errorf("%s yields a key no worker wrote", what)
 			return false
 		}
 		for _, v := range vals {
-			if !lruK8V8StressCheck(t, what, key, v) {
+			if !lRUK8V8StressCheck(t, what, key, v) {
 				return false
 			}
 		}
@@ -991,31 +991,31 @@ func lruK8V8StressRun(t *testing.T, opts htab.Options) {
 	walk := func(kind int) bool {
 		switch kind % 3 {
 		case 0:
-			keys, vals := lruK8V8ModelAll(m)
+			keys, vals := lRUK8V8ModelAll(m)
 			for j, k := range keys {
-				if !check("All", lruK8V8StressKey(k), vals[j]) {
+				if !check("All", lRUK8V8StressKey(k), vals[j]) {
 					return false
 				}
 			}
 		case 1:
-			var from *LruK8V8Key
-			for range 2 * lruK8V8StressKeys {
+			var from *LRUK8V8Key
+			for range 2 * lRUK8V8StressKeys {
 				next, err := m.NextKey(from)
 				if err != nil {
 					return okErr("NextKey", err, htab.ErrKeyNotExist)
 				}
-				if !check("NextKey", lruK8V8StressKey(next), nil) {
+				if !check("NextKey", lRUK8V8StressKey(next), nil) {
 					return false
 				}
 				from = &next
 			}
 		default:
 			var c htab.Cursor
-			bkeys, bvals := make([]LruK8V8Key, 3), make([]LruK8V8Value, 3*slots)
-			for range 2 * lruK8V8StressKeys {
+			bkeys, bvals := make([]LRUK8V8Key, 3), make([]LRUK8V8Value, 3*slots)
+			for range 2 * lRUK8V8StressKeys {
 				n, err := m.LookupBatch(&c, bkeys, bvals)
 				for j := range n {
-					if !check("LookupBatch", lruK8V8StressKey(bkeys[j]), bvals[j*slots:(j+1)*slots]) {
+					if !check("LookupBatch", lRUK8V8StressKey(bkeys[j]), bvals[j*slots:(j+1)*slots]) {
 						return false
 					}
 				}
@@ -1034,29 +1034,29 @@ func lruK8V8StressRun(t *testing.T, opts htab.Options) {
 				x = x*1664525 + 1013904223
 				key := int(x>>8) % nkeys
 				// UpdateAny, NoExist, Exist; UpdateAny twice as often (3 % 3).
-				k, ver, flags := lruK8V8TestKey(key), i*workers+w, htab.UpdateFlags(x>>24&3)%3
+				k, ver, flags := lRUK8V8TestKey(key), i*workers+w, htab.UpdateFlags(x>>24&3)%3
 				var good bool
 				switch op := (x >> 26) % 8; {
 				case i%16 == 15:
 					good = walk(i / 16)
 				case op == 0:
-					vals := make([]LruK8V8Value, slots)
+					vals := make([]LRUK8V8Value, slots)
 					for c := range vals {
-						vals[c] = lruK8V8StressVal(key, ver+c)
+						vals[c] = lRUK8V8StressVal(key, ver+c)
 					}
-					good = okErr("Update", lruK8V8ModelUpdate(m, k, vals, flags), lruK8V8StressAllowed(flags)...)
+					good = okErr("Update", lRUK8V8ModelUpdate(m, k, vals, flags), lRUK8V8StressAllowed(flags)...)
 				case op <= 2:
-					good = okErr("CPU.Update", m.CPU(w).Update(k, lruK8V8StressVal(key, ver), flags), lruK8V8StressAllowed(flags)...)
+					good = okErr("CPU.Update", m.CPU(w).Update(k, lRUK8V8StressVal(key, ver), flags), lRUK8V8StressAllowed(flags)...)
 				case op == 3:
 					good = okErr("Delete", m.CPU(w).Delete(k), htab.ErrKeyNotExist)
 				case op == 4:
-					vals, err := lruK8V8ModelLookupAndDelete(m, k)
+					vals, err := lRUK8V8ModelLookupAndDelete(m, k)
 					good = okErr("LookupAndDelete", err, htab.ErrKeyNotExist) && (err != nil || check("LookupAndDelete", key, vals))
 				case op == 5:
 					v, ok := m.CPU(w).Lookup(k)
-					good = !ok || check("CPU.Lookup", key, []LruK8V8Value{v})
+					good = !ok || check("CPU.Lookup", key, []LRUK8V8Value{v})
 				default:
-					vals, ok := lruK8V8ModelLookup(m, k)
+					vals, ok := lRUK8V8ModelLookup(m, k)
 					good = !ok || check("Lookup", key, vals)
 				}
 				if !good {
@@ -1066,8 +1066,8 @@ func lruK8V8StressRun(t *testing.T, opts htab.Options) {
 		})
 	}
 	wg.Wait()
-	keys, _ := lruK8V8ModelAll(m)
-	seen := map[LruK8V8Key]bool{}
+	keys, _ := lRUK8V8ModelAll(m)
+	seen := map[LRUK8V8Key]bool{}
 	for _, k := range keys {
 		if seen[k] {
 			t.Errorf("after the workers stopped, All yields key %x twice", k)
@@ -1079,10 +1079,10 @@ func lruK8V8StressRun(t *testing.T, opts htab.Options) {
 	}
 }
 
-// TestLruK8V8Concurrent runs writers on disjoint keys with lock-free readers and
+// TestLRUK8V8Concurrent runs writers on disjoint keys with lock-free readers and
 // iterators; run it with -race. Each writer's keys must end as it left them.
-func TestLruK8V8Concurrent(t *testing.T) {
-	m, err := NewLruK8V8(htab.Options{
+func TestLRUK8V8Concurrent(t *testing.T) {
+	m, err := NewLRUK8V8(htab.Options{
 		CPUs:       2,
 		MaxEntries: 1024,
 		ZeroSeed:   true,
@@ -1094,18 +1094,18 @@ func TestLruK8V8Concurrent(t *testing.T) {
 	for w := range 2 {
 		wg.Go(func() {
 			for i := range 2000 {
-				k := lruK8V8TestKey(w*32 + i%32)
+				k := lRUK8V8TestKey(w*32 + i%32)
 				if i%3 == 2 {
 					_ = m.Delete(k)
 				} else {
-					_ = m.CPU(w).Update(k, lruK8V8TestVal(i), htab.UpdateAny)
+					_ = m.CPU(w).Update(k, lRUK8V8TestVal(i), htab.UpdateAny)
 				}
 			}
 		})
 	}
 	wg.Go(func() {
 		for i := range 200 {
-			m.CPU(1).Lookup(lruK8V8TestKey(i % 64))
+			m.CPU(1).Lookup(lRUK8V8TestKey(i % 64))
 			for range m.All() {
 			}
 			_, _ = m.NextKey(nil)
@@ -1116,21 +1116,21 @@ func TestLruK8V8Concurrent(t *testing.T) {
 	for w := range 2 {
 		for j := range 32 {
 			last := j + 32*((1999-j)/32)
-			v, ok := m.CPU(w).Lookup(lruK8V8TestKey(w*32 + j))
+			v, ok := m.CPU(w).Lookup(lRUK8V8TestKey(w*32 + j))
 			want := last%3 != 2
-			if ok != want || ok && v != lruK8V8TestVal(last) {
+			if ok != want || ok && v != lRUK8V8TestVal(last) {
 				t.Fatalf("writer %d key %d: got %x, %v", w, j, v, ok)
 			}
 		}
 	}
 }
 
-// BenchmarkLruK8V8Lookup looks up present keys of a 3/4-full map of 65536
+// BenchmarkLRUK8V8Lookup looks up present keys of a 3/4-full map of 65536
 // entries in random order and reports lookups/s; keys an LRU map evicted
 // while it filled are left out.
-func BenchmarkLruK8V8Lookup(b *testing.B) {
+func BenchmarkLRUK8V8Lookup(b *testing.B) {
 	const n = 49152
-	m, err := NewLruK8V8(htab.Options{
+	m, err := NewLRUK8V8(htab.Options{
 		CPUs:       2,
 		MaxEntries: 65536,
 		ZeroSeed:   true,
@@ -1138,10 +1138,10 @@ func BenchmarkLruK8V8Lookup(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	keys := make([]LruK8V8Key, 0, n)
+	keys := make([]LRUK8V8Key, 0, n)
 	for i := range n {
-		k := lruK8V8TestKey(i)
-		if lruK8V8TestUpdate(m, k, lruK8V8TestVal(i), htab.UpdateNoExist) == nil {
+		k := lRUK8V8TestKey(i)
+		if lRUK8V8TestUpdate(m, k, lRUK8V8TestVal(i), htab.UpdateNoExist) == nil {
 			keys = append(keys, k)
 		}
 	}
@@ -1161,27 +1161,27 @@ func BenchmarkLruK8V8Lookup(b *testing.B) {
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "lookups/s")
 }
 
-// lruK8V8TestBatchVals is a value buffer for a batch of n keys.
-func lruK8V8TestBatchVals(m *LruK8V8, n int) []LruK8V8Value { return make([]LruK8V8Value, n) }
+// lRUK8V8TestBatchVals is a value buffer for a batch of n keys.
+func lRUK8V8TestBatchVals(m *LRUK8V8, n int) []LRUK8V8Value { return make([]LRUK8V8Value, n) }
 
-// lruK8V8TestBatchValue is key i's value in a batch's vals.
-func lruK8V8TestBatchValue(t testing.TB, m *LruK8V8, k LruK8V8Key, vals []LruK8V8Value, i int) LruK8V8Value {
+// lRUK8V8TestBatchValue is key i's value in a batch's vals.
+func lRUK8V8TestBatchValue(t testing.TB, m *LRUK8V8, k LRUK8V8Key, vals []LRUK8V8Value, i int) LRUK8V8Value {
 	return vals[i]
 }
 
-// lruK8V8TestBatchSpread is what UpdateBatch takes for these values.
-func lruK8V8TestBatchSpread(m *LruK8V8, vs []LruK8V8Value) []LruK8V8Value { return vs }
+// lRUK8V8TestBatchSpread is what UpdateBatch takes for these values.
+func lRUK8V8TestBatchSpread(m *LRUK8V8, vs []LRUK8V8Value) []LRUK8V8Value { return vs }
 
-// lruK8V8TestBatchWalk runs one whole batch walk with buffers of buf keys
+// lRUK8V8TestBatchWalk runs one whole batch walk with buffers of buf keys
 // (doubled for a call that says ErrNoSpace) and returns what it got.
-func lruK8V8TestBatchWalk(t *testing.T, m *LruK8V8, buf int, del bool) (keys []LruK8V8Key, vals []LruK8V8Value) {
+func lRUK8V8TestBatchWalk(t *testing.T, m *LRUK8V8, buf int, del bool) (keys []LRUK8V8Key, vals []LRUK8V8Value) {
 	t.Helper()
 	c := new(htab.Cursor)
 	for call := 0; ; call++ {
 		if call > 4*m.MaxEntries()+10 {
 			t.Fatalf("buf %d: the walk does not end", buf)
 		}
-		ks, vs := make([]LruK8V8Key, buf), lruK8V8TestBatchVals(m, buf)
+		ks, vs := make([]LRUK8V8Key, buf), lRUK8V8TestBatchVals(m, buf)
 		var n int
 		var err error
 		if del {
@@ -1189,19 +1189,19 @@ func lruK8V8TestBatchWalk(t *testing.T, m *LruK8V8, buf int, del bool) (keys []L
 		} else {
 			n, err = m.LookupBatch(c, ks, vs)
 		}
-		if lruK8V8TestIs(err, htab.ErrNoSpace) {
+		if lRUK8V8TestIs(err, htab.ErrNoSpace) {
 			if n != 0 || c.Done() {
 				t.Fatalf("buf %d: ErrNoSpace with %d keys, done %v", buf, n, c.Done())
 			}
 			buf *= 2
 			continue
 		}
-		if err != nil && !lruK8V8TestIs(err, htab.ErrKeyNotExist) {
+		if err != nil && !lRUK8V8TestIs(err, htab.ErrKeyNotExist) {
 			t.Fatalf("buf %d: %v", buf, err)
 		}
 		for i := range n {
 			keys = append(keys, ks[i])
-			vals = append(vals, lruK8V8TestBatchValue(t, m, ks[i], vs, i))
+			vals = append(vals, lRUK8V8TestBatchValue(t, m, ks[i], vs, i))
 		}
 		if err != nil {
 			if !c.Done() {
@@ -1215,24 +1215,24 @@ func lruK8V8TestBatchWalk(t *testing.T, m *LruK8V8, buf int, del bool) (keys []L
 	}
 }
 
-// TestLruK8V8Batch checks the batch operations against All.
-func TestLruK8V8Batch(t *testing.T) {
-	m, err := NewLruK8V8(htab.Options{MaxEntries: 48, ZeroSeed: true, CPUs: 2})
+// TestLRUK8V8Batch checks the batch operations against All.
+func TestLRUK8V8Batch(t *testing.T) {
+	m, err := NewLRUK8V8(htab.Options{MaxEntries: 48, ZeroSeed: true, CPUs: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n, err := m.LookupBatch(nil, make([]LruK8V8Key, 4), lruK8V8TestBatchVals(m, 4)); n != 0 || !lruK8V8TestIs(err, htab.ErrKeyNotExist) {
+	if n, err := m.LookupBatch(nil, make([]LRUK8V8Key, 4), lRUK8V8TestBatchVals(m, 4)); n != 0 || !lRUK8V8TestIs(err, htab.ErrKeyNotExist) {
 		t.Fatalf("empty map: %d, %v; want 0, ErrKeyNotExist", n, err)
 	}
-	var ks []LruK8V8Key
-	var vs []LruK8V8Value
+	var ks []LRUK8V8Key
+	var vs []LRUK8V8Value
 	for i := range 40 {
-		ks, vs = append(ks, lruK8V8TestKey(i)), append(vs, lruK8V8TestVal(i))
+		ks, vs = append(ks, lRUK8V8TestKey(i)), append(vs, lRUK8V8TestVal(i))
 	}
-	if n, err := m.UpdateBatch(ks, lruK8V8TestBatchSpread(m, vs), htab.UpdateAny); n != len(ks) || err != nil {
+	if n, err := m.UpdateBatch(ks, lRUK8V8TestBatchSpread(m, vs), htab.UpdateAny); n != len(ks) || err != nil {
 		t.Fatalf("UpdateBatch: %d, %v", n, err)
 	}
-	wantKeys, wantVals := lruK8V8TestAll(t, m)
+	wantKeys, wantVals := lRUK8V8TestAll(t, m)
 	if len(wantKeys) == 0 || len(wantKeys) != m.Len() {
 		t.Fatalf("All yields %d keys, Len is %d", len(wantKeys), m.Len())
 	}
@@ -1242,32 +1242,32 @@ func TestLruK8V8Batch(t *testing.T) {
 		t.Fatalf("zero-length batch: %d, %v, cursor %v", n, err, *c)
 	}
 	for buf := 1; buf <= 8; buf++ {
-		keys, vals := lruK8V8TestBatchWalk(t, m, buf, false)
-		if !lruK8V8TestSame(keys, wantKeys) || !lruK8V8TestSame(vals, wantVals) {
+		keys, vals := lRUK8V8TestBatchWalk(t, m, buf, false)
+		if !lRUK8V8TestSame(keys, wantKeys) || !lRUK8V8TestSame(vals, wantVals) {
 			t.Fatalf("buf %d: the walk returned\n%x\n%x\nAll yields\n%x\n%x", buf, keys, vals, wantKeys, wantVals)
 		}
 	}
 	if m.Len() != len(wantKeys) {
 		t.Fatalf("LookupBatch changed the map: Len %d", m.Len())
 	}
-	keys, vals := lruK8V8TestBatchWalk(t, m, 3, true)
-	if !lruK8V8TestSame(keys, wantKeys) || !lruK8V8TestSame(vals, wantVals) {
+	keys, vals := lRUK8V8TestBatchWalk(t, m, 3, true)
+	if !lRUK8V8TestSame(keys, wantKeys) || !lRUK8V8TestSame(vals, wantVals) {
 		t.Fatalf("lookup-and-delete walk returned\n%x\nAll yielded\n%x", keys, wantKeys)
 	}
-	if k, _ := lruK8V8TestAll(t, m); m.Len() != 0 || len(k) != 0 {
+	if k, _ := lRUK8V8TestAll(t, m); m.Len() != 0 || len(k) != 0 {
 		t.Fatalf("after a lookup-and-delete walk: Len %d, All %x", m.Len(), k)
 	}
 
-	if n, err := m.UpdateBatch(ks[:1], lruK8V8TestBatchSpread(m, vs[:1]), htab.UpdateNoExist); n != 0 || !lruK8V8TestIs(err, htab.ErrInvalid) {
+	if n, err := m.UpdateBatch(ks[:1], lRUK8V8TestBatchSpread(m, vs[:1]), htab.UpdateNoExist); n != 0 || !lRUK8V8TestIs(err, htab.ErrInvalid) {
 		t.Fatalf("UpdateBatch with UpdateNoExist: %d, %v; want ErrInvalid, as the kernel", n, err)
 	}
-	if n, err := m.UpdateBatch(ks[:3], lruK8V8TestBatchSpread(m, vs[:3]), htab.UpdateAny); n != 3 || err != nil {
+	if n, err := m.UpdateBatch(ks[:3], lRUK8V8TestBatchSpread(m, vs[:3]), htab.UpdateAny); n != 3 || err != nil {
 		t.Fatalf("UpdateBatch: %d, %v", n, err)
 	}
-	if n, err := m.DeleteBatch([]LruK8V8Key{ks[0], ks[1], ks[5], ks[2]}); n != 2 || !lruK8V8TestIs(err, htab.ErrKeyNotExist) {
+	if n, err := m.DeleteBatch([]LRUK8V8Key{ks[0], ks[1], ks[5], ks[2]}); n != 2 || !lRUK8V8TestIs(err, htab.ErrKeyNotExist) {
 		t.Fatalf("DeleteBatch with an absent third key: %d, %v; want 2, ErrKeyNotExist", n, err)
 	}
-	if _, ok := lruK8V8TestLookup(t, m, ks[2]); !ok || m.Len() != 1 {
+	if _, ok := lRUK8V8TestLookup(t, m, ks[2]); !ok || m.Len() != 1 {
 		t.Fatalf("DeleteBatch went past the absent key: Len %d", m.Len())
 	}
 }

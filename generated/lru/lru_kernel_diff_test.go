@@ -36,17 +36,17 @@ type lruDiffMap interface {
 	all() (keys, vals [][]byte)
 }
 
-type lruDiffHash struct{ m *LruK8V8 }
+type lruDiffHash struct{ m *LRUK8V8 }
 
 func (d lruDiffHash) maxEntries() int { return d.m.MaxEntries() }
 func (d lruDiffHash) length() int     { return d.m.Len() }
 
 func (d lruDiffHash) update(key, val []byte, flags uint64) error {
-	return d.m.Update(LruK8V8Key(key), LruK8V8Value(val), htab.UpdateFlags(flags))
+	return d.m.Update(LRUK8V8Key(key), LRUK8V8Value(val), htab.UpdateFlags(flags))
 }
 
 func (d lruDiffHash) progLookupOn(cpu int, key []byte) ([]byte, error) {
-	v, ok := d.m.CPU(cpu).Lookup(LruK8V8Key(key))
+	v, ok := d.m.CPU(cpu).Lookup(LRUK8V8Key(key))
 	if !ok {
 		return nil, htab.ErrKeyNotExist
 	}
@@ -54,25 +54,25 @@ func (d lruDiffHash) progLookupOn(cpu int, key []byte) ([]byte, error) {
 }
 
 func (d lruDiffHash) progUpdateOn(cpu int, key, val []byte, flags uint64) error {
-	return d.m.CPU(cpu).Update(LruK8V8Key(key), LruK8V8Value(val), htab.UpdateFlags(flags))
+	return d.m.CPU(cpu).Update(LRUK8V8Key(key), LRUK8V8Value(val), htab.UpdateFlags(flags))
 }
 
 func (d lruDiffHash) progDeleteOn(cpu int, key []byte) error {
-	return d.m.CPU(cpu).Delete(LruK8V8Key(key))
+	return d.m.CPU(cpu).Delete(LRUK8V8Key(key))
 }
 
 func (d lruDiffHash) lookup(key []byte) ([]byte, error) {
-	v, ok := d.m.Lookup(LruK8V8Key(key))
+	v, ok := d.m.Lookup(LRUK8V8Key(key))
 	if !ok {
 		return nil, htab.ErrKeyNotExist
 	}
 	return v[:], nil
 }
 
-func (d lruDiffHash) delete(key []byte) error { return d.m.Delete(LruK8V8Key(key)) }
+func (d lruDiffHash) delete(key []byte) error { return d.m.Delete(LRUK8V8Key(key)) }
 
 func (d lruDiffHash) lookupAndDelete(key []byte) ([]byte, error) {
-	v, err := d.m.LookupAndDelete(LruK8V8Key(key))
+	v, err := d.m.LookupAndDelete(LRUK8V8Key(key))
 	if err != nil {
 		return nil, err
 	}
@@ -80,9 +80,9 @@ func (d lruDiffHash) lookupAndDelete(key []byte) ([]byte, error) {
 }
 
 func (d lruDiffHash) nextKey(key []byte) ([]byte, error) {
-	var kp *LruK8V8Key
+	var kp *LRUK8V8Key
 	if key != nil {
-		k := LruK8V8Key(key)
+		k := LRUK8V8Key(key)
 		kp = &k
 	}
 	n, err := d.m.NextKey(kp)
@@ -99,20 +99,20 @@ func (d lruDiffHash) all() (keys, vals [][]byte) {
 	return keys, vals
 }
 
-type lruDiffPcpu struct{ m *LruPcpuK8V8 }
+type lruDiffPcpu struct{ m *LRUPerCPUK8V8 }
 
 func (d lruDiffPcpu) maxEntries() int { return d.m.MaxEntries() }
 func (d lruDiffPcpu) length() int     { return d.m.Len() }
 
-func (d lruDiffPcpu) split(val []byte) []LruPcpuK8V8Value {
-	out := make([]LruPcpuK8V8Value, d.m.CPUs())
+func (d lruDiffPcpu) split(val []byte) []LRUPerCPUK8V8Value {
+	out := make([]LRUPerCPUK8V8Value, d.m.CPUs())
 	for i := range out {
-		out[i] = LruPcpuK8V8Value(val[8*i:])
+		out[i] = LRUPerCPUK8V8Value(val[8*i:])
 	}
 	return out
 }
 
-func lruDiffJoin(vals []LruPcpuK8V8Value) []byte {
+func lruDiffJoin(vals []LRUPerCPUK8V8Value) []byte {
 	var out []byte
 	for _, v := range vals {
 		out = append(out, v[:]...)
@@ -121,19 +121,19 @@ func lruDiffJoin(vals []LruPcpuK8V8Value) []byte {
 }
 
 func (d lruDiffPcpu) update(key, val []byte, flags uint64) error {
-	return d.m.Update(LruPcpuK8V8Key(key), d.split(val), htab.UpdateFlags(flags))
+	return d.m.Update(LRUPerCPUK8V8Key(key), d.split(val), htab.UpdateFlags(flags))
 }
 
 func (d lruDiffPcpu) lookup(key []byte) ([]byte, error) {
-	vals := make([]LruPcpuK8V8Value, d.m.CPUs())
-	if !d.m.Lookup(LruPcpuK8V8Key(key), vals) {
+	vals := make([]LRUPerCPUK8V8Value, d.m.CPUs())
+	if !d.m.Lookup(LRUPerCPUK8V8Key(key), vals) {
 		return nil, htab.ErrKeyNotExist
 	}
 	return lruDiffJoin(vals), nil
 }
 
 func (d lruDiffPcpu) progLookupOn(cpu int, key []byte) ([]byte, error) {
-	v, ok := d.m.CPU(cpu).Lookup(LruPcpuK8V8Key(key))
+	v, ok := d.m.CPU(cpu).Lookup(LRUPerCPUK8V8Key(key))
 	if !ok {
 		return nil, htab.ErrKeyNotExist
 	}
@@ -141,27 +141,27 @@ func (d lruDiffPcpu) progLookupOn(cpu int, key []byte) ([]byte, error) {
 }
 
 func (d lruDiffPcpu) progUpdateOn(cpu int, key, val []byte, flags uint64) error {
-	return d.m.CPU(cpu).Update(LruPcpuK8V8Key(key), LruPcpuK8V8Value(val), htab.UpdateFlags(flags))
+	return d.m.CPU(cpu).Update(LRUPerCPUK8V8Key(key), LRUPerCPUK8V8Value(val), htab.UpdateFlags(flags))
 }
 
 func (d lruDiffPcpu) progDeleteOn(cpu int, key []byte) error {
-	return d.m.CPU(cpu).Delete(LruPcpuK8V8Key(key))
+	return d.m.CPU(cpu).Delete(LRUPerCPUK8V8Key(key))
 }
 
-func (d lruDiffPcpu) delete(key []byte) error { return d.m.Delete(LruPcpuK8V8Key(key)) }
+func (d lruDiffPcpu) delete(key []byte) error { return d.m.Delete(LRUPerCPUK8V8Key(key)) }
 
 func (d lruDiffPcpu) lookupAndDelete(key []byte) ([]byte, error) {
-	vals := make([]LruPcpuK8V8Value, d.m.CPUs())
-	if err := d.m.LookupAndDelete(LruPcpuK8V8Key(key), vals); err != nil {
+	vals := make([]LRUPerCPUK8V8Value, d.m.CPUs())
+	if err := d.m.LookupAndDelete(LRUPerCPUK8V8Key(key), vals); err != nil {
 		return nil, err
 	}
 	return lruDiffJoin(vals), nil
 }
 
 func (d lruDiffPcpu) nextKey(key []byte) ([]byte, error) {
-	var kp *LruPcpuK8V8Key
+	var kp *LRUPerCPUK8V8Key
 	if key != nil {
-		k := LruPcpuK8V8Key(key)
+		k := LRUPerCPUK8V8Key(key)
 		kp = &k
 	}
 	n, err := d.m.NextKey(kp)
@@ -518,11 +518,11 @@ func forEachLRUDiff(t *testing.T, sizes []int, body func(t *testing.T, r *lruDif
 					defer km.Close()
 					r := &lruDiffRun{t: t, km: km, ncpu: 1, pin: pin}
 					if percpu {
-						m, err := NewLruPcpuK8V8(opts)
+						m, err := NewLRUPerCPUK8V8(opts)
 						require.NoError(t, err)
 						r.g, r.ncpu = lruDiffPcpu{m}, ncpu
 					} else {
-						m, err := NewLruK8V8(opts)
+						m, err := NewLRUK8V8(opts)
 						require.NoError(t, err)
 						r.g = lruDiffHash{m}
 					}

@@ -18,7 +18,7 @@ func TestLRUPerCPUValuesOwnCacheLines(t *testing.T) {
 	for _, cpus := range []int{2, 3, 4} {
 		for _, max := range []int{4, 10, 1000} {
 			t.Run(fmt.Sprintf("cpus=%d/max=%d", cpus, max), func(t *testing.T) {
-				m, err := NewLruPcpuK8V8(htab.Options{MaxEntries: max, CPUs: cpus})
+				m, err := NewLRUPerCPUK8V8(htab.Options{MaxEntries: max, CPUs: cpus})
 				require.NoError(t, err)
 				var lines cachelines.Owners
 				for c := range cpus {

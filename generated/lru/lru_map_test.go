@@ -48,7 +48,7 @@ func lruU64(b [8]byte) uint64     { return binary.LittleEndian.Uint64(b[:]) }
 
 // ---- LRU_HASH ----
 
-type lruHashTwin struct{ m *LruK8V8 }
+type lruHashTwin struct{ m *LRUK8V8 }
 
 func (w lruHashTwin) cpus() int       { return w.m.CPUs() }
 func (w lruHashTwin) maxEntries() int { return w.m.MaxEntries() }
@@ -96,7 +96,7 @@ func (w lruHashTwin) allKeys() []uint64 {
 
 func (w lruHashTwin) nextKeys() ([]uint64, error) {
 	var out []uint64
-	var prev *LruK8V8Key
+	var prev *LRUK8V8Key
 	for range w.m.MaxEntries() + 1 {
 		k, err := w.m.NextKey(prev)
 		if err != nil {
@@ -113,14 +113,14 @@ func (w lruHashTwin) nextKeys() ([]uint64, error) {
 
 // ---- LRU_PERCPU_HASH ----
 
-type lruPcpuTwin struct{ m *LruPcpuK8V8 }
+type lruPcpuTwin struct{ m *LRUPerCPUK8V8 }
 
 func (w lruPcpuTwin) cpus() int       { return w.m.CPUs() }
 func (w lruPcpuTwin) maxEntries() int { return w.m.MaxEntries() }
 func (w lruPcpuTwin) length() int     { return w.m.Len() }
 
-func (w lruPcpuTwin) vals(v uint64) []LruPcpuK8V8Value {
-	out := make([]LruPcpuK8V8Value, w.m.CPUs())
+func (w lruPcpuTwin) vals(v uint64) []LRUPerCPUK8V8Value {
+	out := make([]LRUPerCPUK8V8Value, w.m.CPUs())
 	for i := range out {
 		out[i] = lruKey(v)
 	}
@@ -135,7 +135,7 @@ func (w lruPcpuTwin) update(cpu int, key, val uint64, flags htab.UpdateFlags) er
 }
 
 func (w lruPcpuTwin) lookup(key uint64) (uint64, bool) {
-	vals := make([]LruPcpuK8V8Value, w.m.CPUs())
+	vals := make([]LRUPerCPUK8V8Value, w.m.CPUs())
 	ok := w.m.Lookup(lruKey(key), vals)
 	return lruU64(vals[0]), ok
 }
@@ -146,7 +146,7 @@ func (w lruPcpuTwin) lookupRefOn(cpu int, key uint64) (uint64, bool) {
 }
 
 func (w lruPcpuTwin) lookupAndDelete(key uint64) (uint64, error) {
-	vals := make([]LruPcpuK8V8Value, w.m.CPUs())
+	vals := make([]LRUPerCPUK8V8Value, w.m.CPUs())
 	err := w.m.LookupAndDelete(lruKey(key), vals)
 	return lruU64(vals[0]), err
 }
@@ -171,7 +171,7 @@ func (w lruPcpuTwin) allKeys() []uint64 {
 
 func (w lruPcpuTwin) nextKeys() ([]uint64, error) {
 	var out []uint64
-	var prev *LruPcpuK8V8Key
+	var prev *LRUPerCPUK8V8Key
 	for range w.m.MaxEntries() + 1 {
 		k, err := w.m.NextKey(prev)
 		if err != nil {
@@ -189,11 +189,11 @@ func (w lruPcpuTwin) nextKeys() ([]uint64, error) {
 func newLRUTwin(t testing.TB, percpu bool, opts htab.Options) lruTwin {
 	t.Helper()
 	if percpu {
-		m, err := NewLruPcpuK8V8(opts)
+		m, err := NewLRUPerCPUK8V8(opts)
 		require.NoError(t, err)
 		return lruPcpuTwin{m}
 	}
-	m, err := NewLruK8V8(opts)
+	m, err := NewLRUK8V8(opts)
 	require.NoError(t, err)
 	return lruHashTwin{m}
 }
@@ -255,9 +255,9 @@ func TestLRUNoCommonRoundedLimit(t *testing.T) {
 	}
 	limit := int64(htab.MaxMaxEntries) // a variable: the constant overflows int on 32-bit builds
 	opts := htab.Options{MaxEntries: int(limit), CPUs: 3, NoCommonLRU: true}
-	_, err := NewLruK8V8(opts)
+	_, err := NewLRUK8V8(opts)
 	require.ErrorIs(t, err, htab.ErrInvalid)
 	require.ErrorContains(t, err, "rounds up to 2147483649")
-	_, err = NewLruPcpuK8V8(opts)
+	_, err = NewLRUPerCPUK8V8(opts)
 	require.ErrorIs(t, err, htab.ErrInvalid)
 }

@@ -13,7 +13,7 @@ import (
 	"unsafe"
 )
 
-// Design of LruPcpuK8V8: the kernel's BPF_MAP_TYPE_LRU_PERCPU_HASH for 8-byte keys and 8-byte values.
+// Design of LRUPerCPUK8V8: the kernel's BPF_MAP_TYPE_LRU_PERCPU_HASH for 8-byte keys and 8-byte values.
 //
 // Terms
 //   element  one key and its LRU node; its values, one per CPU, are slots
@@ -72,41 +72,41 @@ import (
 //   bucket lock, and readers of the values validate the bucket's sequence,
 //   as for the key.
 
-// LruPcpuK8V8Key is a key of LruPcpuK8V8: 8 bytes, hashed and compared as they are.
-type LruPcpuK8V8Key [8]byte
+// LRUPerCPUK8V8Key is a key of LRUPerCPUK8V8: 8 bytes, hashed and compared as they are.
+type LRUPerCPUK8V8Key [8]byte
 
-// LruPcpuK8V8Value is a value of LruPcpuK8V8: 8 bytes.
-type LruPcpuK8V8Value [8]byte
+// LRUPerCPUK8V8Value is a value of LRUPerCPUK8V8: 8 bytes.
+type LRUPerCPUK8V8Value [8]byte
 
-// lruPcpuK8V8KeyWords is a key as the element stores it: little-endian words, zero-padded.
-type lruPcpuK8V8KeyWords [2]uint32
+// lRUPerCPUK8V8KeyWords is a key as the element stores it: little-endian words, zero-padded.
+type lRUPerCPUK8V8KeyWords [2]uint32
 
-// lruPcpuK8V8Elem is one element: 28 bytes, 4-byte aligned, no pointers. Lock-free
+// lRUPerCPUK8V8Elem is one element: 28 bytes, 4-byte aligned, no pointers. Lock-free
 // readers load every field with sync/atomic; writers store them under the bucket lock
 // with htab.StoreRelease.
 // The node is htab.LRU's, which keeps it under its own locks.
-type lruPcpuK8V8Elem struct {
+type lRUPerCPUK8V8Elem struct {
 	next uint32       // off 0, 4 B: index+1 of the next older element in the bucket; 0 ends the chain
 	key  [2]uint32    // off 4, 8 B: the 8 key bytes, little-endian words, zero-padded
 	node htab.LRUNode // off 12, 16 B: the LRU node: ref bit, cpu|type, prev and next as element indexes (bpf_lru_node)
 }
 
-// LruPcpuK8V8 is a fixed-capacity hash map with the semantics of the kernel's
+// LRUPerCPUK8V8 is a fixed-capacity hash map with the semantics of the kernel's
 // BPF_MAP_TYPE_LRU_PERCPU_HASH. Every method is safe for concurrent use.
-type LruPcpuK8V8 struct {
+type LRUPerCPUK8V8 struct {
 	buckets    []htab.Bucket // roundup_pow_of_two(maxEntries) buckets
 	mask       uint32        // len(buckets)-1: a hash's bucket is hash&mask
 	seed       uint32        // the jhash initval: 0 with ZeroSeed, else random
 	maxEntries uint32
-	cpus       int              // number of CPU slots (Options.CPUs)
-	handles    []LruPcpuK8V8CPU // one program-side handle per CPU
+	cpus       int                // number of CPU slots (Options.CPUs)
+	handles    []LRUPerCPUK8V8CPU // one program-side handle per CPU
 
 	// Element storage: element i is elems[i]; a bucket links index+1 so that 0 is nil.
-	elems []lruPcpuK8V8Elem // all maxEntries elements, then htab.LRUHeads whose nodes are the LRU's list heads
-	lru   *htab.LRU         // hands out free elements, evicting when none is left (bpf_lru)
+	elems []lRUPerCPUK8V8Elem // all maxEntries elements, then htab.LRUHeads whose nodes are the LRU's list heads
+	lru   *htab.LRU           // hands out free elements, evicting when none is left (bpf_lru)
 
 	// Per-CPU values: CPU c's value of element i is slots[c][i].
-	slots [][]lruPcpuK8V8Slot // one array per CPU, each padded by a cache line
+	slots [][]lRUPerCPUK8V8Slot // one array per CPU, each padded by a cache line
 
 	// Written by inserts and deletes; the padding keeps them off the cache
 	// line of the fields above, which every lookup reads.
@@ -117,68 +117,68 @@ type LruPcpuK8V8 struct {
 // The element must be 28 bytes and its fields at the offsets above, as
 // planned; if this fails to compile, regenerate the map.
 var (
-	_ [0]struct{} = [unsafe.Sizeof(lruPcpuK8V8Elem{}) - 28]struct{}{}
-	_ [0]struct{} = [unsafe.Offsetof(lruPcpuK8V8Elem{}.next) - 0]struct{}{}
-	_ [0]struct{} = [unsafe.Offsetof(lruPcpuK8V8Elem{}.key) - 4]struct{}{}
-	_ [0]struct{} = [unsafe.Offsetof(lruPcpuK8V8Elem{}.node) - 12]struct{}{}
+	_ [0]struct{} = [unsafe.Sizeof(lRUPerCPUK8V8Elem{}) - 28]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(lRUPerCPUK8V8Elem{}.next) - 0]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(lRUPerCPUK8V8Elem{}.key) - 4]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(lRUPerCPUK8V8Elem{}.node) - 12]struct{}{}
 )
 
-// NewLruPcpuK8V8 creates an empty map, as BPF_MAP_CREATE does. Bad options are
+// NewLRUPerCPUK8V8 creates an empty map, as BPF_MAP_CREATE does. Bad options are
 // htab.ErrInvalid, wrapped with the reason.
-func NewLruPcpuK8V8(opts htab.Options) (*LruPcpuK8V8, error) {
+func NewLRUPerCPUK8V8(opts htab.Options) (*LRUPerCPUK8V8, error) {
 	opts, err := opts.Check(htab.LRUPerCPUHash)
 	if err != nil {
 		return nil, err
 	}
 	opts.MaxEntries = htab.LRUMaxEntries(opts.MaxEntries, opts.CPUs, opts.NoCommonLRU)
 	n := htab.BucketCount(opts.MaxEntries)
-	m := &LruPcpuK8V8{
+	m := &LRUPerCPUK8V8{
 		buckets:    make([]htab.Bucket, n),
 		cpus:       opts.CPUs,
 		mask:       uint32(n - 1),
 		maxEntries: uint32(opts.MaxEntries),
 		seed:       opts.Seed(),
 	}
-	m.elems = make([]lruPcpuK8V8Elem, opts.MaxEntries+htab.LRUHeads(opts.CPUs, opts.NoCommonLRU))
-	m.slots = make([][]lruPcpuK8V8Slot, opts.CPUs)
+	m.elems = make([]lRUPerCPUK8V8Elem, opts.MaxEntries+htab.LRUHeads(opts.CPUs, opts.NoCommonLRU))
+	m.slots = make([][]lRUPerCPUK8V8Slot, opts.CPUs)
 	for c := range m.slots {
 		// The spare capacity keeps the next allocation off this array's last line.
-		m.slots[c] = make([]lruPcpuK8V8Slot, opts.MaxEntries, opts.MaxEntries+8)
+		m.slots[c] = make([]lRUPerCPUK8V8Slot, opts.MaxEntries, opts.MaxEntries+8)
 	}
-	m.lru = htab.NewLRUOver(m.elems, func(e *lruPcpuK8V8Elem) *htab.LRUNode {
+	m.lru = htab.NewLRUOver(m.elems, func(e *lRUPerCPUK8V8Elem) *htab.LRUNode {
 		return &e.node
 	}, opts.MaxEntries, opts.CPUs, opts.NoCommonLRU, m.evict)
-	m.handles = make([]LruPcpuK8V8CPU, opts.CPUs)
+	m.handles = make([]LRUPerCPUK8V8CPU, opts.CPUs)
 	for i := range m.handles {
-		m.handles[i] = LruPcpuK8V8CPU{m, i}
+		m.handles[i] = LRUPerCPUK8V8CPU{m, i}
 	}
 	return m, nil
 }
 
 // Len is the number of keys in the map.
-func (m *LruPcpuK8V8) Len() int {
+func (m *LRUPerCPUK8V8) Len() int {
 	return int(m.count.Load())
 }
 
 // MaxEntries is the capacity the map was created with.
-func (m *LruPcpuK8V8) MaxEntries() int {
+func (m *LRUPerCPUK8V8) MaxEntries() int {
 	return int(m.maxEntries)
 }
 
 // CPUs is the number of CPU slots: Options.CPUs, or runtime.NumCPU().
-func (m *LruPcpuK8V8) CPUs() int {
+func (m *LRUPerCPUK8V8) CPUs() int {
 	return m.cpus
 }
 
-// lruPcpuK8V8HashInit is jhash's initial state before the seed, 0xdeadbeef + 8. It is a
+// lRUPerCPUK8V8HashInit is jhash's initial state before the seed, 0xdeadbeef + 8. It is a
 // variable so that the compiler cannot carry the constant through the unrolled
 // mixes (it would add it back before every rotation); never change it.
-var lruPcpuK8V8HashInit uint32 = 0xdeadbeef + 8
+var lRUPerCPUK8V8HashInit uint32 = 0xdeadbeef + 8
 
 // hash is the kernel's htab_map_hash(): jhash of the 8 key bytes with the map's seed.
 // It is computed as static: jhash unrolled for 8 bytes (2 word loads).
-func (m *LruPcpuK8V8) hash(k *LruPcpuK8V8Key, w *lruPcpuK8V8KeyWords) uint32 {
-	a := lruPcpuK8V8HashInit + m.seed
+func (m *LRUPerCPUK8V8) hash(k *LRUPerCPUK8V8Key, w *lRUPerCPUK8V8KeyWords) uint32 {
+	a := lRUPerCPUK8V8HashInit + m.seed
 	b, c := a, a
 	a += binary.LittleEndian.Uint32(k[0:])
 	b += binary.LittleEndian.Uint32(k[4:])
@@ -200,7 +200,7 @@ func (m *LruPcpuK8V8) hash(k *LruPcpuK8V8Key, w *lruPcpuK8V8KeyWords) uint32 {
 }
 
 // words is the key as the element stores it.
-func (k *LruPcpuK8V8Key) words() (w lruPcpuK8V8KeyWords) {
+func (k *LRUPerCPUK8V8Key) words() (w lRUPerCPUK8V8KeyWords) {
 	w[0] = binary.LittleEndian.Uint32(k[0:])
 	w[1] = binary.LittleEndian.Uint32(k[4:])
 	return
@@ -208,54 +208,54 @@ func (k *LruPcpuK8V8Key) words() (w lruPcpuK8V8KeyWords) {
 
 // matches reports whether e holds the key w (of hash h).
 // Any answer is only as good as the caller's bucket sequence check.
-func (e *lruPcpuK8V8Elem) matches(w *lruPcpuK8V8KeyWords, h uint32) bool {
+func (e *lRUPerCPUK8V8Elem) matches(w *lRUPerCPUK8V8KeyWords, h uint32) bool {
 	_ = h // keys this small are compared directly (seed 002)
 	return atomic.LoadUint32(&e.key[0]) == w[0] &&
 		atomic.LoadUint32(&e.key[1]) == w[1]
 }
 
 // setKey stores the key w (of hash h) into e. Only under the bucket lock.
-func (e *lruPcpuK8V8Elem) setKey(w *lruPcpuK8V8KeyWords, h uint32) {
+func (e *lRUPerCPUK8V8Elem) setKey(w *lRUPerCPUK8V8KeyWords, h uint32) {
 	_ = h
 	htab.StoreRelease(&e.key[0], w[0])
 	htab.StoreRelease(&e.key[1], w[1])
 }
 
 // loadKey loads e's key.
-func (e *lruPcpuK8V8Elem) loadKey() (k LruPcpuK8V8Key) {
+func (e *lRUPerCPUK8V8Elem) loadKey() (k LRUPerCPUK8V8Key) {
 	binary.LittleEndian.PutUint64(k[0:], uint64(atomic.LoadUint32(&e.key[0]))|uint64(atomic.LoadUint32(&e.key[1]))<<32)
 	return
 }
 
-// lruPcpuK8V8Slot is one CPU's value of one element: little-endian words, zero-padded.
-type lruPcpuK8V8Slot [2]uint32
+// lRUPerCPUK8V8Slot is one CPU's value of one element: little-endian words, zero-padded.
+type lRUPerCPUK8V8Slot [2]uint32
 
 // load loads the slot's value.
-func (s *lruPcpuK8V8Slot) load() (v LruPcpuK8V8Value) {
+func (s *lRUPerCPUK8V8Slot) load() (v LRUPerCPUK8V8Value) {
 	binary.LittleEndian.PutUint64(v[0:], uint64(atomic.LoadUint32(&s[0]))|uint64(atomic.LoadUint32(&s[1]))<<32)
 	return
 }
 
 // store stores v into the slot.
-func (s *lruPcpuK8V8Slot) store(v *LruPcpuK8V8Value) {
+func (s *lRUPerCPUK8V8Slot) store(v *LRUPerCPUK8V8Value) {
 	htab.StoreRelease(&s[0], binary.LittleEndian.Uint32(v[0:]))
 	htab.StoreRelease(&s[1], binary.LittleEndian.Uint32(v[4:]))
 }
 
 // clear zeroes the slot, as a program's insert does on the other CPUs.
-func (s *lruPcpuK8V8Slot) clear() {
+func (s *lRUPerCPUK8V8Slot) clear() {
 	for i := range s {
 		htab.StoreRelease(&s[i], 0)
 	}
 }
 
 // slot is CPU cpu's value of element i.
-func (m *LruPcpuK8V8) slot(cpu int, i uint32) *lruPcpuK8V8Slot {
+func (m *LRUPerCPUK8V8) slot(cpu int, i uint32) *lRUPerCPUK8V8Slot {
 	return &m.slots[cpu][i]
 }
 
 // loadValues copies every CPU's value of element i into dst[:m.cpus].
-func (m *LruPcpuK8V8) loadValues(i uint32, dst []LruPcpuK8V8Value) {
+func (m *LRUPerCPUK8V8) loadValues(i uint32, dst []LRUPerCPUK8V8Value) {
 	for c := range dst[:m.cpus] {
 		dst[c] = m.slot(c, i).load()
 	}
@@ -264,7 +264,7 @@ func (m *LruPcpuK8V8) loadValues(i uint32, dst []LruPcpuK8V8Value) {
 // storeValues sets element i's values: every CPU's from vals (the userspace
 // side, bpf_percpu_hash_update), or else only cpu's from v (a program); a
 // program's new element (fresh) has every other CPU zeroed (pcpu_init_value).
-func (m *LruPcpuK8V8) storeValues(i uint32, vals []LruPcpuK8V8Value, v *LruPcpuK8V8Value, cpu int, fresh bool) {
+func (m *LRUPerCPUK8V8) storeValues(i uint32, vals []LRUPerCPUK8V8Value, v *LRUPerCPUK8V8Value, cpu int, fresh bool) {
 	if vals != nil {
 		for c := range vals[:m.cpus] {
 			m.slot(c, i).store(&vals[c])
@@ -285,13 +285,13 @@ func (m *LruPcpuK8V8) storeValues(i uint32, vals []LruPcpuK8V8Value, v *LruPcpuK
 }
 
 // elem is element i (an index, not index+1).
-func (m *LruPcpuK8V8) elem(i uint32) *lruPcpuK8V8Elem {
+func (m *LRUPerCPUK8V8) elem(i uint32) *lRUPerCPUK8V8Elem {
 	return &m.elems[i]
 }
 
 // free gives element i, already unlinked from its bucket, back to the LRU.
 // Never under a bucket lock: the LRU takes bucket locks when it evicts.
-func (m *LruPcpuK8V8) free(i uint32) {
+func (m *LRUPerCPUK8V8) free(i uint32) {
 	m.count.Add(-1)
 	m.lru.Push(i)
 }
@@ -300,7 +300,7 @@ func (m *LruPcpuK8V8) free(i uint32) {
 // whether it was: the LRU engine then reuses it. Called with LRU locks held;
 // writers never wait for those inside their bucket lock (they Pop before it,
 // and Push, which they call inside it, never waits).
-func (m *LruPcpuK8V8) evict(n uint32) bool {
+func (m *LRUPerCPUK8V8) evict(n uint32) bool {
 	e := m.elem(n)
 	// No cached hash (seed 002): hash the key again. A key being written by an
 	// update in progress gives some bucket where the element is not linked yet,
@@ -328,7 +328,7 @@ func (m *LruPcpuK8V8) evict(n uint32) bool {
 // and of the element before it (0: none). Readers must validate the bucket's
 // sequence afterwards; the walk is bounded so that a chain that changes under
 // a reader cannot keep it looping.
-func (m *LruPcpuK8V8) find(b *htab.Bucket, w *lruPcpuK8V8KeyWords, h uint32) (prev, i uint32) {
+func (m *LRUPerCPUK8V8) find(b *htab.Bucket, w *lRUPerCPUK8V8KeyWords, h uint32) (prev, i uint32) {
 	i = b.Head()
 	for n := uint32(0); i != 0 && n < m.maxEntries; n++ {
 		e := m.elem(i - 1)
@@ -342,12 +342,12 @@ func (m *LruPcpuK8V8) find(b *htab.Bucket, w *lruPcpuK8V8KeyWords, h uint32) (pr
 
 // lookupOn is a program's lookup of k on CPU cpu: the value it sees and the
 // index+1 of k's element, 0 if k is absent.
-func (m *LruPcpuK8V8) lookupOn(k *LruPcpuK8V8Key, cpu int) (LruPcpuK8V8Value, uint32) {
+func (m *LRUPerCPUK8V8) lookupOn(k *LRUPerCPUK8V8Key, cpu int) (LRUPerCPUK8V8Value, uint32) {
 	w := k.words()
 	// The hash, written out (m.hash is too big to inline).
 	var h uint32
 	{
-		a := lruPcpuK8V8HashInit + m.seed
+		a := lRUPerCPUK8V8HashInit + m.seed
 		b, c := a, a
 		a += binary.LittleEndian.Uint32(k[0:])
 		b += binary.LittleEndian.Uint32(k[4:])
@@ -370,7 +370,7 @@ func (m *LruPcpuK8V8) lookupOn(k *LruPcpuK8V8Key, cpu int) (LruPcpuK8V8Value, ui
 	b := &m.buckets[h&m.mask]
 	for {
 		s := b.ReadBegin()
-		var v LruPcpuK8V8Value
+		var v LRUPerCPUK8V8Value
 		var found uint32
 		// find, written out: the walk makes no call.
 		for i, n := b.Head(), uint32(0); i != 0 && n < m.maxEntries; n++ {
@@ -390,15 +390,15 @@ func (m *LruPcpuK8V8) lookupOn(k *LruPcpuK8V8Key, cpu int) (LruPcpuK8V8Value, ui
 // Lookup copies every CPU's value of k into vals[:CPUs()], as BPF_MAP_LOOKUP_ELEM
 // does, and reports whether k is present; vals is left alone if not. It panics
 // if len(vals) < CPUs(). It takes no bucket lock (see the design comment).
-func (m *LruPcpuK8V8) Lookup(k LruPcpuK8V8Key, vals []LruPcpuK8V8Value) bool {
+func (m *LRUPerCPUK8V8) Lookup(k LRUPerCPUK8V8Key, vals []LRUPerCPUK8V8Value) bool {
 	if len(vals) < m.cpus {
-		panic(fmt.Sprintf("LruPcpuK8V8.Lookup: len(vals) = %d, want at least CPUs() = %d", len(vals), m.cpus))
+		panic(fmt.Sprintf("LRUPerCPUK8V8.Lookup: len(vals) = %d, want at least CPUs() = %d", len(vals), m.cpus))
 	}
 	vals = vals[:m.cpus]
-	var small [16]LruPcpuK8V8Value
+	var small [16]LRUPerCPUK8V8Value
 	buf := small[:]
 	if m.cpus > len(small) {
-		buf = make([]LruPcpuK8V8Value, m.cpus)
+		buf = make([]LRUPerCPUK8V8Value, m.cpus)
 	}
 	w := k.words()
 	h := m.hash(&k, &w)
@@ -422,7 +422,7 @@ func (m *LruPcpuK8V8) Lookup(k LruPcpuK8V8Key, vals []LruPcpuK8V8Value) bool {
 // update is Update as on CPU cpu, the CPU whose LRU lists provide a new
 // element: it sets every CPU's value from vals, or, with vals nil, CPU
 // cpu's from v.
-func (m *LruPcpuK8V8) update(k *LruPcpuK8V8Key, vals []LruPcpuK8V8Value, v *LruPcpuK8V8Value, cpu int, flags htab.UpdateFlags) error {
+func (m *LRUPerCPUK8V8) update(k *LRUPerCPUK8V8Key, vals []LRUPerCPUK8V8Value, v *LRUPerCPUK8V8Value, cpu int, flags htab.UpdateFlags) error {
 	if err := flags.Check(); err != nil {
 		return err
 	}
@@ -481,7 +481,7 @@ func (m *LruPcpuK8V8) update(k *LruPcpuK8V8Key, vals []LruPcpuK8V8Value, v *LruP
 // htab.ErrNoMem only if it finds nothing to evict.
 // vals holds every CPU's value (len(vals) == CPUs(), else htab.ErrInvalid);
 // a present key is updated in place.
-func (m *LruPcpuK8V8) Update(k LruPcpuK8V8Key, vals []LruPcpuK8V8Value, flags htab.UpdateFlags) error {
+func (m *LRUPerCPUK8V8) Update(k LRUPerCPUK8V8Key, vals []LRUPerCPUK8V8Value, flags htab.UpdateFlags) error {
 	if len(vals) != m.cpus {
 		return fmt.Errorf("%w: len(vals) = %d, want CPUs() = %d", htab.ErrInvalid, len(vals), m.cpus)
 	}
@@ -489,7 +489,7 @@ func (m *LruPcpuK8V8) Update(k LruPcpuK8V8Key, vals []LruPcpuK8V8Value, flags ht
 }
 
 // Delete removes k, as BPF_MAP_DELETE_ELEM does: htab.ErrKeyNotExist if absent.
-func (m *LruPcpuK8V8) Delete(k LruPcpuK8V8Key) error {
+func (m *LRUPerCPUK8V8) Delete(k LRUPerCPUK8V8Key) error {
 	w := k.words()
 	h := m.hash(&k, &w)
 	b := &m.buckets[h&m.mask]
@@ -508,7 +508,7 @@ func (m *LruPcpuK8V8) Delete(k LruPcpuK8V8Key) error {
 // LookupAndDelete removes k and returns its value, as
 // BPF_MAP_LOOKUP_AND_DELETE_ELEM does: htab.ErrKeyNotExist if absent.
 // vals receives every CPU's value: len(vals) >= CPUs(), else htab.ErrInvalid.
-func (m *LruPcpuK8V8) LookupAndDelete(k LruPcpuK8V8Key, vals []LruPcpuK8V8Value) error {
+func (m *LRUPerCPUK8V8) LookupAndDelete(k LRUPerCPUK8V8Key, vals []LRUPerCPUK8V8Value) error {
 	if len(vals) < m.cpus {
 		return fmt.Errorf("%w: len(vals) = %d, want CPUs() = %d", htab.ErrInvalid, len(vals), m.cpus)
 	}
@@ -530,7 +530,7 @@ func (m *LruPcpuK8V8) LookupAndDelete(k LruPcpuK8V8Key, vals []LruPcpuK8V8Value)
 
 // unlink takes element i (index+1) out of bucket bi, whose element before it
 // is prev (0: i is the head). Only under the bucket's lock.
-func (m *LruPcpuK8V8) unlink(bi, prev, i uint32) {
+func (m *LRUPerCPUK8V8) unlink(bi, prev, i uint32) {
 	next := atomic.LoadUint32(&m.elem(i - 1).next)
 	if prev == 0 {
 		m.buckets[bi].SetHead(next)
@@ -541,7 +541,7 @@ func (m *LruPcpuK8V8) unlink(bi, prev, i uint32) {
 
 // linkHead makes element i (index+1) the head of bucket bi. Only under the
 // bucket's lock.
-func (m *LruPcpuK8V8) linkHead(bi, i uint32) {
+func (m *LRUPerCPUK8V8) linkHead(bi, i uint32) {
 	b := &m.buckets[bi]
 	htab.StoreRelease(&m.elem(i-1).next, b.Head())
 	b.SetHead(i)
@@ -549,7 +549,7 @@ func (m *LruPcpuK8V8) linkHead(bi, i uint32) {
 
 // snapshot appends the keys and values of bucket b, newest first, as one
 // consistent view: it rereads the bucket until no writer came in between.
-func (m *LruPcpuK8V8) snapshot(b *htab.Bucket, keys []LruPcpuK8V8Key, vals []LruPcpuK8V8Value) ([]LruPcpuK8V8Key, []LruPcpuK8V8Value) {
+func (m *LRUPerCPUK8V8) snapshot(b *htab.Bucket, keys []LRUPerCPUK8V8Key, vals []LRUPerCPUK8V8Value) ([]LRUPerCPUK8V8Key, []LRUPerCPUK8V8Value) {
 	k0, v0 := len(keys), len(vals)
 	for {
 		s := b.ReadBegin()
@@ -558,7 +558,7 @@ func (m *LruPcpuK8V8) snapshot(b *htab.Bucket, keys []LruPcpuK8V8Key, vals []Lru
 		for n := uint32(0); i != 0 && n < m.maxEntries; n++ {
 			e := m.elem(i - 1)
 			keys = append(keys, e.loadKey())
-			vals = append(vals, make([]LruPcpuK8V8Value, m.cpus)...)
+			vals = append(vals, make([]LRUPerCPUK8V8Value, m.cpus)...)
 			m.loadValues(i-1, vals[len(vals)-m.cpus:])
 			i = atomic.LoadUint32(&e.next)
 		}
@@ -571,7 +571,7 @@ func (m *LruPcpuK8V8) snapshot(b *htab.Bucket, keys []LruPcpuK8V8Key, vals []Lru
 // NextKey returns the key after k in the map's order, as BPF_MAP_GET_NEXT_KEY
 // does: the first key when k is nil or absent, htab.ErrKeyNotExist after the
 // last. Order: buckets in ascending index, each bucket newest first.
-func (m *LruPcpuK8V8) NextKey(k *LruPcpuK8V8Key) (LruPcpuK8V8Key, error) {
+func (m *LRUPerCPUK8V8) NextKey(k *LRUPerCPUK8V8Key) (LRUPerCPUK8V8Key, error) {
 	start := uint32(0)
 	if k != nil {
 		w := k.words()
@@ -581,7 +581,7 @@ func (m *LruPcpuK8V8) NextKey(k *LruPcpuK8V8Key) (LruPcpuK8V8Key, error) {
 			s := b.ReadBegin()
 			_, i := m.find(b, &w, h)
 			var next uint32
-			var nk LruPcpuK8V8Key
+			var nk LRUPerCPUK8V8Key
 			if i != 0 {
 				if next = atomic.LoadUint32(&m.elem(i - 1).next); next != 0 {
 					nk = m.elem(next - 1).loadKey()
@@ -606,7 +606,7 @@ func (m *LruPcpuK8V8) NextKey(k *LruPcpuK8V8Key) (LruPcpuK8V8Key, error) {
 		for {
 			s := b.ReadBegin()
 			i := b.Head()
-			var nk LruPcpuK8V8Key
+			var nk LRUPerCPUK8V8Key
 			if i != 0 {
 				nk = m.elem(i - 1).loadKey()
 			}
@@ -619,17 +619,17 @@ func (m *LruPcpuK8V8) NextKey(k *LruPcpuK8V8Key) (LruPcpuK8V8Key, error) {
 			break
 		}
 	}
-	return LruPcpuK8V8Key{}, htab.ErrKeyNotExist
+	return LRUPerCPUK8V8Key{}, htab.ErrKeyNotExist
 }
 
 // All yields every key and value in NextKey's order. Each bucket is read as
 // one snapshot, so a key present for the whole iteration is yielded exactly
 // once, even while other goroutines update the map.
 // A key's values are every CPU's, in a slice reused between steps.
-func (m *LruPcpuK8V8) All() iter.Seq2[LruPcpuK8V8Key, []LruPcpuK8V8Value] {
-	return func(yield func(LruPcpuK8V8Key, []LruPcpuK8V8Value) bool) {
-		var keys []LruPcpuK8V8Key
-		var vals []LruPcpuK8V8Value
+func (m *LRUPerCPUK8V8) All() iter.Seq2[LRUPerCPUK8V8Key, []LRUPerCPUK8V8Value] {
+	return func(yield func(LRUPerCPUK8V8Key, []LRUPerCPUK8V8Value) bool) {
+		var keys []LRUPerCPUK8V8Key
+		var vals []LRUPerCPUK8V8Value
 		for bi := range m.buckets {
 			b := &m.buckets[bi]
 			if b.Head() == 0 {
@@ -652,19 +652,19 @@ func (m *LruPcpuK8V8) All() iter.Seq2[LruPcpuK8V8Key, []LruPcpuK8V8Value] {
 // when the first non-empty bucket holds more than len(keys) elements; the call
 // that reaches the last bucket returns htab.ErrKeyNotExist, possibly with
 // elements, and so do later calls. A call with no room returns 0 and does nothing.
-func (m *LruPcpuK8V8) LookupBatch(c *htab.Cursor, keys []LruPcpuK8V8Key, vals []LruPcpuK8V8Value) (int, error) {
+func (m *LRUPerCPUK8V8) LookupBatch(c *htab.Cursor, keys []LRUPerCPUK8V8Key, vals []LRUPerCPUK8V8Value) (int, error) {
 	return m.batch(c, keys, vals, false)
 }
 
 // LookupAndDeleteBatch is LookupBatch that also deletes what it returns, as
 // BPF_MAP_LOOKUP_AND_DELETE_BATCH does. Each bucket is copied and emptied
 // under its lock, so every element it deletes is returned exactly once.
-func (m *LruPcpuK8V8) LookupAndDeleteBatch(c *htab.Cursor, keys []LruPcpuK8V8Key, vals []LruPcpuK8V8Value) (int, error) {
+func (m *LRUPerCPUK8V8) LookupAndDeleteBatch(c *htab.Cursor, keys []LRUPerCPUK8V8Key, vals []LRUPerCPUK8V8Value) (int, error) {
 	return m.batch(c, keys, vals, true)
 }
 
 // batch checks the arguments of a lookup batch, walks, and advances c.
-func (m *LruPcpuK8V8) batch(c *htab.Cursor, keys []LruPcpuK8V8Key, vals []LruPcpuK8V8Value, del bool) (int, error) {
+func (m *LRUPerCPUK8V8) batch(c *htab.Cursor, keys []LRUPerCPUK8V8Key, vals []LRUPerCPUK8V8Value, del bool) (int, error) {
 	if len(vals) != len(keys)*m.cpus {
 		return 0, fmt.Errorf("%w: batch of %d keys needs %d values, got %d", htab.ErrInvalid, len(keys), len(keys)*m.cpus, len(vals))
 	}
@@ -686,7 +686,7 @@ func (m *LruPcpuK8V8) batch(c *htab.Cursor, keys []LruPcpuK8V8Key, vals []LruPcp
 // batchWalk copies whole buckets from bucket bi on into keys and vals while they
 // fit, and returns how many elements it copied and the next bucket to read.
 // -batch-lock nonempty: an empty bucket is seen without its lock and skipped (seed 003).
-func (m *LruPcpuK8V8) batchWalk(bi uint32, keys []LruPcpuK8V8Key, vals []LruPcpuK8V8Value, del bool) (total int, next uint32, err error) {
+func (m *LRUPerCPUK8V8) batchWalk(bi uint32, keys []LRUPerCPUK8V8Key, vals []LRUPerCPUK8V8Value, del bool) (total int, next uint32, err error) {
 	for bi <= m.mask {
 		if m.buckets[bi].Head() == 0 {
 			bi++
@@ -742,7 +742,7 @@ func (m *LruPcpuK8V8) batchWalk(bi uint32, keys []LruPcpuK8V8Key, vals []LruPcpu
 // only BPF_F_LOCK in elem_flags, so BPF_NOEXIST and BPF_EXIST are EINVAL
 // there, before anything is stored and even for no keys (as Linux 6.18
 // answers); here they are htab.ErrInvalid likewise.
-func (m *LruPcpuK8V8) UpdateBatch(keys []LruPcpuK8V8Key, vals []LruPcpuK8V8Value, flags htab.UpdateFlags) (int, error) {
+func (m *LRUPerCPUK8V8) UpdateBatch(keys []LRUPerCPUK8V8Key, vals []LRUPerCPUK8V8Value, flags htab.UpdateFlags) (int, error) {
 	if flags != htab.UpdateAny {
 		return 0, fmt.Errorf("%w: batch update flags %#x: the kernel's BPF_MAP_UPDATE_BATCH takes only BPF_ANY", htab.ErrInvalid, uint64(flags))
 	}
@@ -759,7 +759,7 @@ func (m *LruPcpuK8V8) UpdateBatch(keys []LruPcpuK8V8Key, vals []LruPcpuK8V8Value
 
 // DeleteBatch deletes keys in order, as BPF_MAP_DELETE_BATCH does, and returns
 // how many it deleted: it stops at the first absent key (htab.ErrKeyNotExist).
-func (m *LruPcpuK8V8) DeleteBatch(keys []LruPcpuK8V8Key) (int, error) {
+func (m *LRUPerCPUK8V8) DeleteBatch(keys []LRUPerCPUK8V8Key) (int, error) {
 	for i := range keys {
 		if err := m.Delete(keys[i]); err != nil {
 			return i, err
@@ -768,25 +768,25 @@ func (m *LruPcpuK8V8) DeleteBatch(keys []LruPcpuK8V8Key) (int, error) {
 	return len(keys), nil
 }
 
-// LruPcpuK8V8CPU is the program side of LruPcpuK8V8 as on one CPU: the door BPF programs
+// LRUPerCPUK8V8CPU is the program side of LRUPerCPUK8V8 as on one CPU: the door BPF programs
 // use. Worker goroutines that each hold their own handle get per-CPU behaviour
 // deterministically.
-type LruPcpuK8V8CPU struct {
-	m   *LruPcpuK8V8
+type LRUPerCPUK8V8CPU struct {
+	m   *LRUPerCPUK8V8
 	cpu int
 }
 
 // CPU returns the handle of CPU i, 0 <= i < CPUs(); it panics outside that range.
-func (m *LruPcpuK8V8) CPU(i int) *LruPcpuK8V8CPU {
+func (m *LRUPerCPUK8V8) CPU(i int) *LRUPerCPUK8V8CPU {
 	if uint(i) >= uint(len(m.handles)) {
-		htab.CPUOutOfRange("LruPcpuK8V8", i, len(m.handles))
+		htab.CPUOutOfRange("LRUPerCPUK8V8", i, len(m.handles))
 	}
 	return &m.handles[i]
 }
 
 // Lookup is bpf_map_lookup_elem from a program on this CPU: this CPU's value;
 // it sets the element's ref bit, which the LRU uses to keep it.
-func (c *LruPcpuK8V8CPU) Lookup(k LruPcpuK8V8Key) (LruPcpuK8V8Value, bool) {
+func (c *LRUPerCPUK8V8CPU) Lookup(k LRUPerCPUK8V8Key) (LRUPerCPUK8V8Value, bool) {
 	v, i := c.m.lookupOn(&k, c.cpu)
 	if i != 0 {
 		c.m.elem(i - 1).node.Ref()
@@ -796,11 +796,11 @@ func (c *LruPcpuK8V8CPU) Lookup(k LruPcpuK8V8Key) (LruPcpuK8V8Value, bool) {
 
 // Update is bpf_map_update_elem from a program on this CPU: it sets this CPU's
 // value; a new key has every other CPU's value zeroed.
-func (c *LruPcpuK8V8CPU) Update(k LruPcpuK8V8Key, v LruPcpuK8V8Value, flags htab.UpdateFlags) error {
+func (c *LRUPerCPUK8V8CPU) Update(k LRUPerCPUK8V8Key, v LRUPerCPUK8V8Value, flags htab.UpdateFlags) error {
 	return c.m.update(&k, nil, &v, c.cpu, flags)
 }
 
 // Delete is bpf_map_delete_elem from a program on this CPU.
-func (c *LruPcpuK8V8CPU) Delete(k LruPcpuK8V8Key) error {
+func (c *LRUPerCPUK8V8CPU) Delete(k LRUPerCPUK8V8Key) error {
 	return c.m.Delete(k)
 }

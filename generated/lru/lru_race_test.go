@@ -104,14 +104,14 @@ func lruStressProgram[K, V ~[8]byte](t *testing.T, h lruStressHandle[K, V], g in
 	}
 }
 
-// TestLruK8V8StressRace: one goroutine per CPU handle (two on CPU 0) doing
+// TestLRUK8V8StressRace: one goroutine per CPU handle (two on CPU 0) doing
 // program-side lookups, updates and deletes over overlapping keys, and a
 // userspace goroutine doing Update, Lookup, LookupAndDelete, All and NextKey;
 // then the invariants at quiescence.
-func TestLruK8V8StressRace(t *testing.T) {
+func TestLRUK8V8StressRace(t *testing.T) {
 	for _, cfg := range lruStressCfgs() {
 		t.Run(cfg.name(), func(t *testing.T) {
-			m, err := NewLruK8V8(htab.Options{MaxEntries: cfg.maxEntries, CPUs: cfg.cpus, NoCommonLRU: cfg.noCommon})
+			m, err := NewLRUK8V8(htab.Options{MaxEntries: cfg.maxEntries, CPUs: cfg.cpus, NoCommonLRU: cfg.noCommon})
 			require.NoError(t, err)
 			var wg sync.WaitGroup
 			for g := range cfg.cpus + 1 {
@@ -163,9 +163,9 @@ func TestLruK8V8StressRace(t *testing.T) {
 						// No bound on len(seen): while writers run, a key yielded
 						// early may be replaced by one in a later bucket.
 					default:
-						var kp *LruK8V8Key
+						var kp *LRUK8V8Key
 						if r.IntN(2) == 0 {
-							kk := LruK8V8Key(k)
+							kk := LRUK8V8Key(k)
 							kp = &kk
 						}
 						if _, err := m.NextKey(kp); err != nil && !errors.Is(err, htab.ErrKeyNotExist) {
@@ -184,14 +184,14 @@ func TestLruK8V8StressRace(t *testing.T) {
 	}
 }
 
-// TestLruPcpuK8V8StressRace is TestLruK8V8StressRace for LRU_PERCPU_HASH:
+// TestLRUPerCPUK8V8StressRace is TestLRUK8V8StressRace for LRU_PERCPU_HASH:
 // each CPU handle writes its own slot, the userspace side every slot.
-func TestLruPcpuK8V8StressRace(t *testing.T) {
+func TestLRUPerCPUK8V8StressRace(t *testing.T) {
 	for _, cfg := range lruStressCfgs() {
 		t.Run(cfg.name(), func(t *testing.T) {
-			m, err := NewLruPcpuK8V8(htab.Options{MaxEntries: cfg.maxEntries, CPUs: cfg.cpus, NoCommonLRU: cfg.noCommon})
+			m, err := NewLRUPerCPUK8V8(htab.Options{MaxEntries: cfg.maxEntries, CPUs: cfg.cpus, NoCommonLRU: cfg.noCommon})
 			require.NoError(t, err)
-			checkVals := func(kn uint64, vals []LruPcpuK8V8Value) error {
+			checkVals := func(kn uint64, vals []LRUPerCPUK8V8Value) error {
 				for c, v := range vals {
 					if !lruStressValOK(kn, lruU64(v), true) {
 						return fmt.Errorf("key %d: CPU %d's value %#x", kn, c, lruU64(v))
@@ -205,7 +205,7 @@ func TestLruPcpuK8V8StressRace(t *testing.T) {
 			}
 			wg.Go(func() {
 				r := rand.New(rand.NewPCG(99, 2))
-				vals := make([]LruPcpuK8V8Value, cfg.cpus)
+				vals := make([]LRUPerCPUK8V8Value, cfg.cpus)
 				for i := range cfg.ops {
 					kn := r.Uint64N(uint64(cfg.keys)) + 1
 					k := lruKey(kn)
@@ -256,9 +256,9 @@ func TestLruPcpuK8V8StressRace(t *testing.T) {
 						// No bound on len(seen): while writers run, a key yielded
 						// early may be replaced by one in a later bucket.
 					default:
-						var kp *LruPcpuK8V8Key
+						var kp *LRUPerCPUK8V8Key
 						if r.IntN(2) == 0 {
-							kk := LruPcpuK8V8Key(k)
+							kk := LRUPerCPUK8V8Key(k)
 							kp = &kk
 						}
 						if _, err := m.NextKey(kp); err != nil && !errors.Is(err, htab.ErrKeyNotExist) {
@@ -274,7 +274,7 @@ func TestLruPcpuK8V8StressRace(t *testing.T) {
 			}
 			lruStressCheck(t, lruPcpuTwin{m}, true, cfg.noCommon)
 			// Every CPU's slot of every key left is 0 or a value written for it.
-			vals := make([]LruPcpuK8V8Value, cfg.cpus)
+			vals := make([]LRUPerCPUK8V8Value, cfg.cpus)
 			for k, vs := range m.All() {
 				require.NoError(t, checkVals(lruU64(k), vs))
 				require.True(t, m.Lookup(k, vals))

@@ -61,13 +61,13 @@ func TestOneWinner(t *testing.T) {
 // its program side as BPF programs would: CPU(1) inserts, CPU(0) looks up;
 // deletes are userspace's.
 func programSide(t *testing.T, opts htab.Options) linearize.Map {
-	m, err := NewPcpuK8V8(opts)
+	m, err := NewPerCPUK8V8(opts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	key := func(x uint64) (k PcpuK8V8Key) { binary.LittleEndian.PutUint64(k[:], x); return k }
+	key := func(x uint64) (k PerCPUK8V8Key) { binary.LittleEndian.PutUint64(k[:], x); return k }
 	return linearize.Map{
-		Insert: func(k uint64) error { return m.CPU(1).Update(key(k), PcpuK8V8Value{1}, htab.UpdateNoExist) },
+		Insert: func(k uint64) error { return m.CPU(1).Update(key(k), PerCPUK8V8Value{1}, htab.UpdateNoExist) },
 		Has:    func(k uint64) bool { _, ok := m.CPU(0).Lookup(key(k)); return ok },
 		Delete: func(k uint64) error { return m.Delete(key(k)) },
 	}

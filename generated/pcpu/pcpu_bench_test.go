@@ -107,22 +107,22 @@ func benchPerCPUHtab(b *testing.B, n, g int) {
 // newCounters is a map of n counters for g CPUs, all present (as after a
 // warm-up), and the work of goroutine w: ops increments through CPU(w), in
 // w's own random order of the keys.
-func newCounters(tb testing.TB, n, g int) (*PcpuK8V8, func(w, ops int)) {
-	m, err := NewPcpuK8V8(htab.Options{MaxEntries: n, CPUs: g})
+func newCounters(tb testing.TB, n, g int) (*PerCPUK8V8, func(w, ops int)) {
+	m, err := NewPerCPUK8V8(htab.Options{MaxEntries: n, CPUs: g})
 	if err != nil {
 		tb.Fatal(err)
 	}
-	zero := make([]PcpuK8V8Value, g)
+	zero := make([]PerCPUK8V8Value, g)
 	for i := range n {
 		if err := m.Update(kpKey(int64(i)), zero, htab.UpdateNoExist); err != nil {
 			tb.Fatal(err)
 		}
 	}
 	orders := benchOrders(n, g)
-	keys := make([][]PcpuK8V8Key, g)
+	keys := make([][]PerCPUK8V8Key, g)
 	pos := make([]int, g) // where each goroutine goes on in its order
 	for w := range keys {
-		keys[w] = make([]PcpuK8V8Key, n)
+		keys[w] = make([]PerCPUK8V8Key, n)
 		for i, x := range orders[w] {
 			keys[w][i] = kpKey(int64(x))
 		}
@@ -146,14 +146,14 @@ func newCounters(tb testing.TB, n, g int) (*PcpuK8V8, func(w, ops int)) {
 }
 
 // checkCounters fails unless every increment landed: the slots add up to total.
-func checkCounters(tb testing.TB, m *PcpuK8V8, total int) {
+func checkCounters(tb testing.TB, m *PerCPUK8V8, total int) {
 	if sum := counted(m); sum != total {
 		tb.Fatalf("counters add up to %d, want %d", sum, total)
 	}
 }
 
 // counted is the sum of every CPU's counter of every key.
-func counted(m *PcpuK8V8) int {
+func counted(m *PerCPUK8V8) int {
 	var sum uint64
 	for _, vs := range m.All() {
 		for _, v := range vs {
@@ -182,7 +182,7 @@ func BenchmarkPerCPUCountersPaired(b *testing.B) {
 		b.Run(fmt.Sprintf("keys=%d", n), func(b *testing.B) {
 			type arm struct {
 				name  string
-				maps  []*PcpuK8V8
+				maps  []*PerCPUK8V8
 				works []func(w, ops int) // goroutine w runs works[w]
 				ops   float64
 				wall  float64
@@ -192,9 +192,9 @@ func BenchmarkPerCPUCountersPaired(b *testing.B) {
 			sep0, sep0Work := newCounters(b, n, 2)
 			sep1, sep1Work := newCounters(b, n, 2)
 			arms := []*arm{
-				{name: "g1", maps: []*PcpuK8V8{one}, works: []func(w, ops int){oneWork}},
-				{name: "g2", maps: []*PcpuK8V8{shared}, works: []func(w, ops int){sharedWork, sharedWork}},
-				{name: "g2-separate", maps: []*PcpuK8V8{sep0, sep1}, works: []func(w, ops int){sep0Work, sep1Work}},
+				{name: "g1", maps: []*PerCPUK8V8{one}, works: []func(w, ops int){oneWork}},
+				{name: "g2", maps: []*PerCPUK8V8{shared}, works: []func(w, ops int){sharedWork, sharedWork}},
+				{name: "g2-separate", maps: []*PerCPUK8V8{sep0, sep1}, works: []func(w, ops int){sep0Work, sep1Work}},
 			}
 			var scaling, ceiling, sharing []float64
 			b.ResetTimer()

@@ -14,7 +14,7 @@ import (
 	"unsafe"
 )
 
-// Design of PcpuK8V8: the kernel's BPF_MAP_TYPE_PERCPU_HASH for 8-byte keys and 8-byte values.
+// Design of PerCPUK8V8: the kernel's BPF_MAP_TYPE_PERCPU_HASH for 8-byte keys and 8-byte values.
 //
 // Terms
 //   element  one key; its values, one per CPU, are slots (below). All MaxEntries
@@ -70,49 +70,49 @@ import (
 //   element's slot locks, taken in CPU order, so the copy is one snapshot;
 //   CPU(i).Lookup reads its one slot by validating that lock's sequence.
 
-// PcpuK8V8Key is a key of PcpuK8V8: 8 bytes, hashed and compared as they are.
-type PcpuK8V8Key [8]byte
+// PerCPUK8V8Key is a key of PerCPUK8V8: 8 bytes, hashed and compared as they are.
+type PerCPUK8V8Key [8]byte
 
-// PcpuK8V8Value is a value of PcpuK8V8: 8 bytes.
-type PcpuK8V8Value [8]byte
+// PerCPUK8V8Value is a value of PerCPUK8V8: 8 bytes.
+type PerCPUK8V8Value [8]byte
 
-// pcpuK8V8KeyWords is a key as the element stores it: little-endian words, zero-padded.
-type pcpuK8V8KeyWords [2]uint32
+// perCPUK8V8KeyWords is a key as the element stores it: little-endian words, zero-padded.
+type perCPUK8V8KeyWords [2]uint32
 
-// pcpuK8V8Elem is one element: 12 bytes, 4-byte aligned, no pointers. Lock-free
+// perCPUK8V8Elem is one element: 12 bytes, 4-byte aligned, no pointers. Lock-free
 // readers load every field with sync/atomic; writers store them under the bucket lock
 // with htab.StoreRelease.
-type pcpuK8V8Elem struct {
+type perCPUK8V8Elem struct {
 	next uint32    // off 0, 4 B: index+1 of the next older element in the bucket; 0 ends the chain
 	key  [2]uint32 // off 4, 8 B: the 8 key bytes, little-endian words, zero-padded
 }
 
-// With NoPrealloc elements are allocated on first use, in chunks of 1<<pcpuK8V8ChunkShift:
+// With NoPrealloc elements are allocated on first use, in chunks of 1<<perCPUK8V8ChunkShift:
 // 1024 elements of 12 bytes, 12 KiB (the most, by powers of two, within 16 KiB).
-const pcpuK8V8ChunkShift = 10
+const perCPUK8V8ChunkShift = 10
 
-type pcpuK8V8ElemChunk [1 << pcpuK8V8ChunkShift]pcpuK8V8Elem
+type perCPUK8V8ElemChunk [1 << perCPUK8V8ChunkShift]perCPUK8V8Elem
 
-// PcpuK8V8 is a fixed-capacity hash map with the semantics of the kernel's
+// PerCPUK8V8 is a fixed-capacity hash map with the semantics of the kernel's
 // BPF_MAP_TYPE_PERCPU_HASH. Every method is safe for concurrent use.
-type PcpuK8V8 struct {
+type PerCPUK8V8 struct {
 	buckets    []htab.Bucket // roundup_pow_of_two(maxEntries) buckets
 	mask       uint32        // len(buckets)-1: a hash's bucket is hash&mask
 	seed       uint32        // the jhash initval: 0 with ZeroSeed, else random
 	maxEntries uint32
-	cpus       int           // number of CPU slots (Options.CPUs)
-	handles    []PcpuK8V8CPU // one program-side handle per CPU
+	cpus       int             // number of CPU slots (Options.CPUs)
+	handles    []PerCPUK8V8CPU // one program-side handle per CPU
 
 	// Element storage. Element i is elems[i] when preallocated, else
 	// chunks[i>>shift][i&mask]; a bucket links index+1 so that 0 is nil.
-	elems   []pcpuK8V8Elem                      // all maxEntries elements; nil with NoPrealloc
-	chunks  []atomic.Pointer[pcpuK8V8ElemChunk] // NoPrealloc: allocated on first use
-	chunkMu sync.Mutex                          // serialises chunk allocation
+	elems   []perCPUK8V8Elem                      // all maxEntries elements; nil with NoPrealloc
+	chunks  []atomic.Pointer[perCPUK8V8ElemChunk] // NoPrealloc: allocated on first use
+	chunkMu sync.Mutex                            // serialises chunk allocation
 
 	// Per-CPU values: CPU c's value of element i is slots[c][i], or with
 	// NoPrealloc slotChunks[c][i>>shift][i&mask], allocated with the element chunk.
-	slots      [][]pcpuK8V8Slot // one array per CPU, each padded by a cache line
-	slotChunks [][]atomic.Pointer[pcpuK8V8SlotChunk]
+	slots      [][]perCPUK8V8Slot // one array per CPU, each padded by a cache line
+	slotChunks [][]atomic.Pointer[perCPUK8V8SlotChunk]
 	slotLocks  [][]htab.Bucket // per CPU: the locks of that CPU's slots (see slotLock; an htab.Bucket each, of which only the sequence lock is used), each array padded by a cache line
 
 	// Written by inserts and deletes; the padding keeps them off the cache
@@ -126,20 +126,20 @@ type PcpuK8V8 struct {
 // The element must be 12 bytes and its fields at the offsets above, as
 // planned; if this fails to compile, regenerate the map.
 var (
-	_ [0]struct{} = [unsafe.Sizeof(pcpuK8V8Elem{}) - 12]struct{}{}
-	_ [0]struct{} = [unsafe.Offsetof(pcpuK8V8Elem{}.next) - 0]struct{}{}
-	_ [0]struct{} = [unsafe.Offsetof(pcpuK8V8Elem{}.key) - 4]struct{}{}
+	_ [0]struct{} = [unsafe.Sizeof(perCPUK8V8Elem{}) - 12]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(perCPUK8V8Elem{}.next) - 0]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(perCPUK8V8Elem{}.key) - 4]struct{}{}
 )
 
-// NewPcpuK8V8 creates an empty map, as BPF_MAP_CREATE does. Bad options are
+// NewPerCPUK8V8 creates an empty map, as BPF_MAP_CREATE does. Bad options are
 // htab.ErrInvalid, wrapped with the reason.
-func NewPcpuK8V8(opts htab.Options) (*PcpuK8V8, error) {
+func NewPerCPUK8V8(opts htab.Options) (*PerCPUK8V8, error) {
 	opts, err := opts.Check(htab.PerCPUHash)
 	if err != nil {
 		return nil, err
 	}
 	n := htab.BucketCount(opts.MaxEntries)
-	m := &PcpuK8V8{
+	m := &PerCPUK8V8{
 		buckets:    make([]htab.Bucket, n),
 		cpus:       opts.CPUs,
 		mask:       uint32(n - 1),
@@ -147,57 +147,57 @@ func NewPcpuK8V8(opts htab.Options) (*PcpuK8V8, error) {
 		seed:       opts.Seed(),
 	}
 	if opts.NoPrealloc {
-		m.chunks = make([]atomic.Pointer[pcpuK8V8ElemChunk], (opts.MaxEntries-1)>>pcpuK8V8ChunkShift+1)
+		m.chunks = make([]atomic.Pointer[perCPUK8V8ElemChunk], (opts.MaxEntries-1)>>perCPUK8V8ChunkShift+1)
 	} else {
-		m.elems = make([]pcpuK8V8Elem, opts.MaxEntries)
+		m.elems = make([]perCPUK8V8Elem, opts.MaxEntries)
 	}
 	m.slotLocks = make([][]htab.Bucket, opts.CPUs)
 	for c := range m.slotLocks {
-		m.slotLocks[c] = make([]htab.Bucket, pcpuK8V8SlotLocks, pcpuK8V8SlotLocks+8)
+		m.slotLocks[c] = make([]htab.Bucket, perCPUK8V8SlotLocks, perCPUK8V8SlotLocks+8)
 	}
 	if opts.NoPrealloc {
-		m.slotChunks = make([][]atomic.Pointer[pcpuK8V8SlotChunk], opts.CPUs)
+		m.slotChunks = make([][]atomic.Pointer[perCPUK8V8SlotChunk], opts.CPUs)
 		for c := range m.slotChunks {
-			m.slotChunks[c] = make([]atomic.Pointer[pcpuK8V8SlotChunk], len(m.chunks))
+			m.slotChunks[c] = make([]atomic.Pointer[perCPUK8V8SlotChunk], len(m.chunks))
 		}
 	} else {
-		m.slots = make([][]pcpuK8V8Slot, opts.CPUs)
+		m.slots = make([][]perCPUK8V8Slot, opts.CPUs)
 		for c := range m.slots {
 			// The spare capacity keeps the next allocation off this array's last line.
-			m.slots[c] = make([]pcpuK8V8Slot, opts.MaxEntries, opts.MaxEntries+8)
+			m.slots[c] = make([]perCPUK8V8Slot, opts.MaxEntries, opts.MaxEntries+8)
 		}
 	}
-	m.handles = make([]PcpuK8V8CPU, opts.CPUs)
+	m.handles = make([]PerCPUK8V8CPU, opts.CPUs)
 	for i := range m.handles {
-		m.handles[i] = PcpuK8V8CPU{m, i}
+		m.handles[i] = PerCPUK8V8CPU{m, i}
 	}
 	return m, nil
 }
 
 // Len is the number of keys in the map.
-func (m *PcpuK8V8) Len() int {
+func (m *PerCPUK8V8) Len() int {
 	return int(m.count.Load())
 }
 
 // MaxEntries is the capacity the map was created with.
-func (m *PcpuK8V8) MaxEntries() int {
+func (m *PerCPUK8V8) MaxEntries() int {
 	return int(m.maxEntries)
 }
 
 // CPUs is the number of CPU slots: Options.CPUs, or runtime.NumCPU().
-func (m *PcpuK8V8) CPUs() int {
+func (m *PerCPUK8V8) CPUs() int {
 	return m.cpus
 }
 
-// pcpuK8V8HashInit is jhash's initial state before the seed, 0xdeadbeef + 8. It is a
+// perCPUK8V8HashInit is jhash's initial state before the seed, 0xdeadbeef + 8. It is a
 // variable so that the compiler cannot carry the constant through the unrolled
 // mixes (it would add it back before every rotation); never change it.
-var pcpuK8V8HashInit uint32 = 0xdeadbeef + 8
+var perCPUK8V8HashInit uint32 = 0xdeadbeef + 8
 
 // hash is the kernel's htab_map_hash(): jhash of the 8 key bytes with the map's seed.
 // It is computed as static: jhash unrolled for 8 bytes (2 word loads).
-func (m *PcpuK8V8) hash(k *PcpuK8V8Key, w *pcpuK8V8KeyWords) uint32 {
-	a := pcpuK8V8HashInit + m.seed
+func (m *PerCPUK8V8) hash(k *PerCPUK8V8Key, w *perCPUK8V8KeyWords) uint32 {
+	a := perCPUK8V8HashInit + m.seed
 	b, c := a, a
 	a += binary.LittleEndian.Uint32(k[0:])
 	b += binary.LittleEndian.Uint32(k[4:])
@@ -219,7 +219,7 @@ func (m *PcpuK8V8) hash(k *PcpuK8V8Key, w *pcpuK8V8KeyWords) uint32 {
 }
 
 // words is the key as the element stores it.
-func (k *PcpuK8V8Key) words() (w pcpuK8V8KeyWords) {
+func (k *PerCPUK8V8Key) words() (w perCPUK8V8KeyWords) {
 	w[0] = binary.LittleEndian.Uint32(k[0:])
 	w[1] = binary.LittleEndian.Uint32(k[4:])
 	return
@@ -227,63 +227,63 @@ func (k *PcpuK8V8Key) words() (w pcpuK8V8KeyWords) {
 
 // matches reports whether e holds the key w (of hash h).
 // Any answer is only as good as the caller's bucket sequence check.
-func (e *pcpuK8V8Elem) matches(w *pcpuK8V8KeyWords, h uint32) bool {
+func (e *perCPUK8V8Elem) matches(w *perCPUK8V8KeyWords, h uint32) bool {
 	_ = h // keys this small are compared directly (seed 002)
 	return atomic.LoadUint32(&e.key[0]) == w[0] &&
 		atomic.LoadUint32(&e.key[1]) == w[1]
 }
 
 // setKey stores the key w (of hash h) into e. Only under the bucket lock.
-func (e *pcpuK8V8Elem) setKey(w *pcpuK8V8KeyWords, h uint32) {
+func (e *perCPUK8V8Elem) setKey(w *perCPUK8V8KeyWords, h uint32) {
 	_ = h
 	htab.StoreRelease(&e.key[0], w[0])
 	htab.StoreRelease(&e.key[1], w[1])
 }
 
 // loadKey loads e's key.
-func (e *pcpuK8V8Elem) loadKey() (k PcpuK8V8Key) {
+func (e *perCPUK8V8Elem) loadKey() (k PerCPUK8V8Key) {
 	binary.LittleEndian.PutUint64(k[0:], uint64(atomic.LoadUint32(&e.key[0]))|uint64(atomic.LoadUint32(&e.key[1]))<<32)
 	return
 }
 
-// pcpuK8V8Slot is one CPU's value of one element: little-endian words, zero-padded.
-type pcpuK8V8Slot [2]uint32
+// perCPUK8V8Slot is one CPU's value of one element: little-endian words, zero-padded.
+type perCPUK8V8Slot [2]uint32
 
-// pcpuK8V8SlotChunk is a NoPrealloc chunk of one CPU's slots, beside the element chunk.
-type pcpuK8V8SlotChunk [1 << pcpuK8V8ChunkShift]pcpuK8V8Slot
+// perCPUK8V8SlotChunk is a NoPrealloc chunk of one CPU's slots, beside the element chunk.
+type perCPUK8V8SlotChunk [1 << perCPUK8V8ChunkShift]perCPUK8V8Slot
 
 // load loads the slot's value.
-func (s *pcpuK8V8Slot) load() (v PcpuK8V8Value) {
+func (s *perCPUK8V8Slot) load() (v PerCPUK8V8Value) {
 	binary.LittleEndian.PutUint64(v[0:], uint64(atomic.LoadUint32(&s[0]))|uint64(atomic.LoadUint32(&s[1]))<<32)
 	return
 }
 
 // store stores v into the slot.
-func (s *pcpuK8V8Slot) store(v *PcpuK8V8Value) {
+func (s *perCPUK8V8Slot) store(v *PerCPUK8V8Value) {
 	htab.StoreRelease(&s[0], binary.LittleEndian.Uint32(v[0:]))
 	htab.StoreRelease(&s[1], binary.LittleEndian.Uint32(v[4:]))
 }
 
 // clear zeroes the slot, as a program's insert does on the other CPUs.
-func (s *pcpuK8V8Slot) clear() {
+func (s *perCPUK8V8Slot) clear() {
 	for i := range s {
 		htab.StoreRelease(&s[i], 0)
 	}
 }
 
 // slot is CPU cpu's value of element i.
-func (m *PcpuK8V8) slot(cpu int, i uint32) *pcpuK8V8Slot {
+func (m *PerCPUK8V8) slot(cpu int, i uint32) *perCPUK8V8Slot {
 	if m.slots != nil {
 		return &m.slots[cpu][i]
 	}
-	return &m.slotChunks[cpu][i>>pcpuK8V8ChunkShift].Load()[i&(1<<pcpuK8V8ChunkShift-1)]
+	return &m.slotChunks[cpu][i>>perCPUK8V8ChunkShift].Load()[i&(1<<perCPUK8V8ChunkShift-1)]
 }
 
 // loadValues copies every CPU's value of element i into dst[:m.cpus].
 // It holds the element's slot lock on every CPU (taken in CPU order; a program
 // write holds one) while it reads, so the copy is one snapshot of all CPUs,
 // after every program write in flight.
-func (m *PcpuK8V8) loadValues(i uint32, dst []PcpuK8V8Value) {
+func (m *PerCPUK8V8) loadValues(i uint32, dst []PerCPUK8V8Value) {
 	for c := range m.cpus {
 		m.slotLock(c, i).Lock()
 	}
@@ -298,7 +298,7 @@ func (m *PcpuK8V8) loadValues(i uint32, dst []PcpuK8V8Value) {
 // storeValues sets element i's values: every CPU's from vals (the userspace
 // side, bpf_percpu_hash_update), or else only cpu's from v (a program); a
 // program's new element (fresh) has every other CPU zeroed (pcpu_init_value).
-func (m *PcpuK8V8) storeValues(i uint32, vals []PcpuK8V8Value, v *PcpuK8V8Value, cpu int, fresh bool) {
+func (m *PerCPUK8V8) storeValues(i uint32, vals []PerCPUK8V8Value, v *PerCPUK8V8Value, cpu int, fresh bool) {
 	if vals != nil {
 		for c := range vals[:m.cpus] {
 			sl := m.slotLock(c, i)
@@ -324,18 +324,18 @@ func (m *PcpuK8V8) storeValues(i uint32, vals []PcpuK8V8Value, v *PcpuK8V8Value,
 	sl.Unlock()
 }
 
-// pcpuK8V8SlotLocks is the number of slot locks per CPU.
-const pcpuK8V8SlotLocks = 64
+// perCPUK8V8SlotLocks is the number of slot locks per CPU.
+const perCPUK8V8SlotLocks = 64
 
 // slotLock is the lock of CPU cpu's slot of element i: a sequence lock, so
 // that a program's lookup reads its slot without writing to it.
-func (m *PcpuK8V8) slotLock(cpu int, i uint32) *htab.Bucket {
-	return &m.slotLocks[cpu][i%pcpuK8V8SlotLocks]
+func (m *PerCPUK8V8) slotLock(cpu int, i uint32) *htab.Bucket {
+	return &m.slotLocks[cpu][i%perCPUK8V8SlotLocks]
 }
 
 // readSlot reads CPU cpu's slot of element i whole, without writing to shared
 // memory: it rereads while a program write to the slot's lock is in flight.
-func (m *PcpuK8V8) readSlot(cpu int, i uint32) PcpuK8V8Value {
+func (m *PerCPUK8V8) readSlot(cpu int, i uint32) PerCPUK8V8Value {
 	sl := m.slotLock(cpu, i)
 	for {
 		s := sl.ReadBegin()
@@ -352,23 +352,23 @@ func (m *PcpuK8V8) readSlot(cpu int, i uint32) PcpuK8V8Value {
 // Deletes call it with their bucket locked: no holder of a slot lock ever
 // waits for a bucket lock (the program's update only validates the
 // bucket's sequence), so this cannot deadlock. Keep it so.
-func (m *PcpuK8V8) quiesce(i uint32) {
+func (m *PerCPUK8V8) quiesce(i uint32) {
 	for c := range m.cpus {
 		m.slotLock(c, i).ReadBegin()
 	}
 }
 
 // elem is element i (an index, not index+1).
-func (m *PcpuK8V8) elem(i uint32) *pcpuK8V8Elem {
+func (m *PerCPUK8V8) elem(i uint32) *perCPUK8V8Elem {
 	if m.elems != nil {
 		return &m.elems[i]
 	}
-	return &m.chunks[i>>pcpuK8V8ChunkShift].Load()[i&(1<<pcpuK8V8ChunkShift-1)]
+	return &m.chunks[i>>perCPUK8V8ChunkShift].Load()[i&(1<<perCPUK8V8ChunkShift-1)]
 }
 
 // alloc takes a free element: a freed one, else a never-used one.
 // It reports false when all maxEntries elements are in use.
-func (m *PcpuK8V8) alloc() (uint32, bool) {
+func (m *PerCPUK8V8) alloc() (uint32, bool) {
 	for {
 		h := m.freeHead.Load()
 		top := uint32(h)
@@ -388,7 +388,7 @@ func (m *PcpuK8V8) alloc() (uint32, bool) {
 		}
 		if m.fresh.CompareAndSwap(i, i+1) {
 			if m.elems == nil {
-				m.ensureChunk(i >> pcpuK8V8ChunkShift)
+				m.ensureChunk(i >> perCPUK8V8ChunkShift)
 			}
 			return i, true
 		}
@@ -396,22 +396,22 @@ func (m *PcpuK8V8) alloc() (uint32, bool) {
 }
 
 // ensureChunk allocates chunk c of a NoPrealloc map if it is not there yet.
-func (m *PcpuK8V8) ensureChunk(c uint32) {
+func (m *PerCPUK8V8) ensureChunk(c uint32) {
 	if m.chunks[c].Load() != nil {
 		return
 	}
 	m.chunkMu.Lock()
 	if m.chunks[c].Load() == nil {
 		for cpu := range m.slotChunks {
-			m.slotChunks[cpu][c].Store(new(pcpuK8V8SlotChunk))
+			m.slotChunks[cpu][c].Store(new(perCPUK8V8SlotChunk))
 		}
-		m.chunks[c].Store(new(pcpuK8V8ElemChunk))
+		m.chunks[c].Store(new(perCPUK8V8ElemChunk))
 	}
 	m.chunkMu.Unlock()
 }
 
 // free puts element i, already unlinked from its bucket, back for reuse.
-func (m *PcpuK8V8) free(i uint32) {
+func (m *PerCPUK8V8) free(i uint32) {
 	m.quiesce(i)
 	m.count.Add(-1)
 	e := m.elem(i)
@@ -428,7 +428,7 @@ func (m *PcpuK8V8) free(i uint32) {
 // and of the element before it (0: none). Readers must validate the bucket's
 // sequence afterwards; the walk is bounded so that a chain that changes under
 // a reader cannot keep it looping.
-func (m *PcpuK8V8) find(b *htab.Bucket, w *pcpuK8V8KeyWords, h uint32) (prev, i uint32) {
+func (m *PerCPUK8V8) find(b *htab.Bucket, w *perCPUK8V8KeyWords, h uint32) (prev, i uint32) {
 	i = b.Head()
 	for n := uint32(0); i != 0 && n < m.maxEntries; n++ {
 		e := m.elem(i - 1)
@@ -442,12 +442,12 @@ func (m *PcpuK8V8) find(b *htab.Bucket, w *pcpuK8V8KeyWords, h uint32) (prev, i 
 
 // lookupOn is a program's lookup of k on CPU cpu: the value it sees and the
 // index+1 of k's element, 0 if k is absent.
-func (m *PcpuK8V8) lookupOn(k *PcpuK8V8Key, cpu int) (PcpuK8V8Value, uint32) {
+func (m *PerCPUK8V8) lookupOn(k *PerCPUK8V8Key, cpu int) (PerCPUK8V8Value, uint32) {
 	w := k.words()
 	// The hash, written out (m.hash is too big to inline).
 	var h uint32
 	{
-		a := pcpuK8V8HashInit + m.seed
+		a := perCPUK8V8HashInit + m.seed
 		b, c := a, a
 		a += binary.LittleEndian.Uint32(k[0:])
 		b += binary.LittleEndian.Uint32(k[4:])
@@ -470,7 +470,7 @@ func (m *PcpuK8V8) lookupOn(k *PcpuK8V8Key, cpu int) (PcpuK8V8Value, uint32) {
 	b := &m.buckets[h&m.mask]
 	for {
 		s := b.ReadBegin()
-		var v PcpuK8V8Value
+		var v PerCPUK8V8Value
 		var found uint32
 		// find, written out: the walk makes no call.
 		for i, n := b.Head(), uint32(0); i != 0 && n < m.maxEntries; n++ {
@@ -490,15 +490,15 @@ func (m *PcpuK8V8) lookupOn(k *PcpuK8V8Key, cpu int) (PcpuK8V8Value, uint32) {
 // Lookup copies every CPU's value of k into vals[:CPUs()], as BPF_MAP_LOOKUP_ELEM
 // does, and reports whether k is present; vals is left alone if not. It panics
 // if len(vals) < CPUs(). It takes no bucket lock (see the design comment).
-func (m *PcpuK8V8) Lookup(k PcpuK8V8Key, vals []PcpuK8V8Value) bool {
+func (m *PerCPUK8V8) Lookup(k PerCPUK8V8Key, vals []PerCPUK8V8Value) bool {
 	if len(vals) < m.cpus {
-		panic(fmt.Sprintf("PcpuK8V8.Lookup: len(vals) = %d, want at least CPUs() = %d", len(vals), m.cpus))
+		panic(fmt.Sprintf("PerCPUK8V8.Lookup: len(vals) = %d, want at least CPUs() = %d", len(vals), m.cpus))
 	}
 	vals = vals[:m.cpus]
-	var small [16]PcpuK8V8Value
+	var small [16]PerCPUK8V8Value
 	buf := small[:]
 	if m.cpus > len(small) {
-		buf = make([]PcpuK8V8Value, m.cpus)
+		buf = make([]PerCPUK8V8Value, m.cpus)
 	}
 	w := k.words()
 	h := m.hash(&k, &w)
@@ -521,7 +521,7 @@ func (m *PcpuK8V8) Lookup(k PcpuK8V8Key, vals []PcpuK8V8Value) bool {
 
 // update is Update as on CPU cpu: it sets every CPU's value from vals,
 // or, with vals nil, CPU cpu's from v.
-func (m *PcpuK8V8) update(k *PcpuK8V8Key, vals []PcpuK8V8Value, v *PcpuK8V8Value, cpu int, flags htab.UpdateFlags) error {
+func (m *PerCPUK8V8) update(k *PerCPUK8V8Key, vals []PerCPUK8V8Value, v *PerCPUK8V8Value, cpu int, flags htab.UpdateFlags) error {
 	if err := flags.Check(); err != nil {
 		return err
 	}
@@ -592,7 +592,7 @@ func (m *PcpuK8V8) update(k *PcpuK8V8Key, vals []PcpuK8V8Value, v *PcpuK8V8Value
 // htab.ErrFull.
 // vals holds every CPU's value (len(vals) == CPUs(), else htab.ErrInvalid);
 // a present key is updated in place.
-func (m *PcpuK8V8) Update(k PcpuK8V8Key, vals []PcpuK8V8Value, flags htab.UpdateFlags) error {
+func (m *PerCPUK8V8) Update(k PerCPUK8V8Key, vals []PerCPUK8V8Value, flags htab.UpdateFlags) error {
 	if len(vals) != m.cpus {
 		return fmt.Errorf("%w: len(vals) = %d, want CPUs() = %d", htab.ErrInvalid, len(vals), m.cpus)
 	}
@@ -600,7 +600,7 @@ func (m *PcpuK8V8) Update(k PcpuK8V8Key, vals []PcpuK8V8Value, flags htab.Update
 }
 
 // Delete removes k, as BPF_MAP_DELETE_ELEM does: htab.ErrKeyNotExist if absent.
-func (m *PcpuK8V8) Delete(k PcpuK8V8Key) error {
+func (m *PerCPUK8V8) Delete(k PerCPUK8V8Key) error {
 	w := k.words()
 	h := m.hash(&k, &w)
 	b := &m.buckets[h&m.mask]
@@ -619,7 +619,7 @@ func (m *PcpuK8V8) Delete(k PcpuK8V8Key) error {
 // LookupAndDelete removes k and returns its value, as
 // BPF_MAP_LOOKUP_AND_DELETE_ELEM does: htab.ErrKeyNotExist if absent.
 // vals receives every CPU's value: len(vals) >= CPUs(), else htab.ErrInvalid.
-func (m *PcpuK8V8) LookupAndDelete(k PcpuK8V8Key, vals []PcpuK8V8Value) error {
+func (m *PerCPUK8V8) LookupAndDelete(k PerCPUK8V8Key, vals []PerCPUK8V8Value) error {
 	if len(vals) < m.cpus {
 		return fmt.Errorf("%w: len(vals) = %d, want CPUs() = %d", htab.ErrInvalid, len(vals), m.cpus)
 	}
@@ -641,7 +641,7 @@ func (m *PcpuK8V8) LookupAndDelete(k PcpuK8V8Key, vals []PcpuK8V8Value) error {
 
 // unlink takes element i (index+1) out of bucket bi, whose element before it
 // is prev (0: i is the head). Only under the bucket's lock.
-func (m *PcpuK8V8) unlink(bi, prev, i uint32) {
+func (m *PerCPUK8V8) unlink(bi, prev, i uint32) {
 	next := atomic.LoadUint32(&m.elem(i - 1).next)
 	if prev == 0 {
 		m.buckets[bi].SetHead(next)
@@ -652,7 +652,7 @@ func (m *PcpuK8V8) unlink(bi, prev, i uint32) {
 
 // linkHead makes element i (index+1) the head of bucket bi. Only under the
 // bucket's lock.
-func (m *PcpuK8V8) linkHead(bi, i uint32) {
+func (m *PerCPUK8V8) linkHead(bi, i uint32) {
 	b := &m.buckets[bi]
 	htab.StoreRelease(&m.elem(i-1).next, b.Head())
 	b.SetHead(i)
@@ -660,7 +660,7 @@ func (m *PcpuK8V8) linkHead(bi, i uint32) {
 
 // snapshot appends the keys and values of bucket b, newest first, as one
 // consistent view: it rereads the bucket until no writer came in between.
-func (m *PcpuK8V8) snapshot(b *htab.Bucket, keys []PcpuK8V8Key, vals []PcpuK8V8Value) ([]PcpuK8V8Key, []PcpuK8V8Value) {
+func (m *PerCPUK8V8) snapshot(b *htab.Bucket, keys []PerCPUK8V8Key, vals []PerCPUK8V8Value) ([]PerCPUK8V8Key, []PerCPUK8V8Value) {
 	k0, v0 := len(keys), len(vals)
 	for {
 		s := b.ReadBegin()
@@ -669,7 +669,7 @@ func (m *PcpuK8V8) snapshot(b *htab.Bucket, keys []PcpuK8V8Key, vals []PcpuK8V8V
 		for n := uint32(0); i != 0 && n < m.maxEntries; n++ {
 			e := m.elem(i - 1)
 			keys = append(keys, e.loadKey())
-			vals = append(vals, make([]PcpuK8V8Value, m.cpus)...)
+			vals = append(vals, make([]PerCPUK8V8Value, m.cpus)...)
 			m.loadValues(i-1, vals[len(vals)-m.cpus:])
 			i = atomic.LoadUint32(&e.next)
 		}
@@ -682,7 +682,7 @@ func (m *PcpuK8V8) snapshot(b *htab.Bucket, keys []PcpuK8V8Key, vals []PcpuK8V8V
 // NextKey returns the key after k in the map's order, as BPF_MAP_GET_NEXT_KEY
 // does: the first key when k is nil or absent, htab.ErrKeyNotExist after the
 // last. Order: buckets in ascending index, each bucket newest first.
-func (m *PcpuK8V8) NextKey(k *PcpuK8V8Key) (PcpuK8V8Key, error) {
+func (m *PerCPUK8V8) NextKey(k *PerCPUK8V8Key) (PerCPUK8V8Key, error) {
 	start := uint32(0)
 	if k != nil {
 		w := k.words()
@@ -692,7 +692,7 @@ func (m *PcpuK8V8) NextKey(k *PcpuK8V8Key) (PcpuK8V8Key, error) {
 			s := b.ReadBegin()
 			_, i := m.find(b, &w, h)
 			var next uint32
-			var nk PcpuK8V8Key
+			var nk PerCPUK8V8Key
 			if i != 0 {
 				if next = atomic.LoadUint32(&m.elem(i - 1).next); next != 0 {
 					nk = m.elem(next - 1).loadKey()
@@ -717,7 +717,7 @@ func (m *PcpuK8V8) NextKey(k *PcpuK8V8Key) (PcpuK8V8Key, error) {
 		for {
 			s := b.ReadBegin()
 			i := b.Head()
-			var nk PcpuK8V8Key
+			var nk PerCPUK8V8Key
 			if i != 0 {
 				nk = m.elem(i - 1).loadKey()
 			}
@@ -730,17 +730,17 @@ func (m *PcpuK8V8) NextKey(k *PcpuK8V8Key) (PcpuK8V8Key, error) {
 			break
 		}
 	}
-	return PcpuK8V8Key{}, htab.ErrKeyNotExist
+	return PerCPUK8V8Key{}, htab.ErrKeyNotExist
 }
 
 // All yields every key and value in NextKey's order. Each bucket is read as
 // one snapshot, so a key present for the whole iteration is yielded exactly
 // once, even while other goroutines update the map.
 // A key's values are every CPU's, in a slice reused between steps.
-func (m *PcpuK8V8) All() iter.Seq2[PcpuK8V8Key, []PcpuK8V8Value] {
-	return func(yield func(PcpuK8V8Key, []PcpuK8V8Value) bool) {
-		var keys []PcpuK8V8Key
-		var vals []PcpuK8V8Value
+func (m *PerCPUK8V8) All() iter.Seq2[PerCPUK8V8Key, []PerCPUK8V8Value] {
+	return func(yield func(PerCPUK8V8Key, []PerCPUK8V8Value) bool) {
+		var keys []PerCPUK8V8Key
+		var vals []PerCPUK8V8Value
 		for bi := range m.buckets {
 			b := &m.buckets[bi]
 			if b.Head() == 0 {
@@ -763,19 +763,19 @@ func (m *PcpuK8V8) All() iter.Seq2[PcpuK8V8Key, []PcpuK8V8Value] {
 // when the first non-empty bucket holds more than len(keys) elements; the call
 // that reaches the last bucket returns htab.ErrKeyNotExist, possibly with
 // elements, and so do later calls. A call with no room returns 0 and does nothing.
-func (m *PcpuK8V8) LookupBatch(c *htab.Cursor, keys []PcpuK8V8Key, vals []PcpuK8V8Value) (int, error) {
+func (m *PerCPUK8V8) LookupBatch(c *htab.Cursor, keys []PerCPUK8V8Key, vals []PerCPUK8V8Value) (int, error) {
 	return m.batch(c, keys, vals, false)
 }
 
 // LookupAndDeleteBatch is LookupBatch that also deletes what it returns, as
 // BPF_MAP_LOOKUP_AND_DELETE_BATCH does. Each bucket is copied and emptied
 // under its lock, so every element it deletes is returned exactly once.
-func (m *PcpuK8V8) LookupAndDeleteBatch(c *htab.Cursor, keys []PcpuK8V8Key, vals []PcpuK8V8Value) (int, error) {
+func (m *PerCPUK8V8) LookupAndDeleteBatch(c *htab.Cursor, keys []PerCPUK8V8Key, vals []PerCPUK8V8Value) (int, error) {
 	return m.batch(c, keys, vals, true)
 }
 
 // batch checks the arguments of a lookup batch, walks, and advances c.
-func (m *PcpuK8V8) batch(c *htab.Cursor, keys []PcpuK8V8Key, vals []PcpuK8V8Value, del bool) (int, error) {
+func (m *PerCPUK8V8) batch(c *htab.Cursor, keys []PerCPUK8V8Key, vals []PerCPUK8V8Value, del bool) (int, error) {
 	if len(vals) != len(keys)*m.cpus {
 		return 0, fmt.Errorf("%w: batch of %d keys needs %d values, got %d", htab.ErrInvalid, len(keys), len(keys)*m.cpus, len(vals))
 	}
@@ -797,7 +797,7 @@ func (m *PcpuK8V8) batch(c *htab.Cursor, keys []PcpuK8V8Key, vals []PcpuK8V8Valu
 // batchWalk copies whole buckets from bucket bi on into keys and vals while they
 // fit, and returns how many elements it copied and the next bucket to read.
 // -batch-lock nonempty: an empty bucket is seen without its lock and skipped (seed 003).
-func (m *PcpuK8V8) batchWalk(bi uint32, keys []PcpuK8V8Key, vals []PcpuK8V8Value, del bool) (total int, next uint32, err error) {
+func (m *PerCPUK8V8) batchWalk(bi uint32, keys []PerCPUK8V8Key, vals []PerCPUK8V8Value, del bool) (total int, next uint32, err error) {
 	for bi <= m.mask {
 		if m.buckets[bi].Head() == 0 {
 			bi++
@@ -853,7 +853,7 @@ func (m *PcpuK8V8) batchWalk(bi uint32, keys []PcpuK8V8Key, vals []PcpuK8V8Value
 // only BPF_F_LOCK in elem_flags, so BPF_NOEXIST and BPF_EXIST are EINVAL
 // there, before anything is stored and even for no keys (as Linux 6.18
 // answers); here they are htab.ErrInvalid likewise.
-func (m *PcpuK8V8) UpdateBatch(keys []PcpuK8V8Key, vals []PcpuK8V8Value, flags htab.UpdateFlags) (int, error) {
+func (m *PerCPUK8V8) UpdateBatch(keys []PerCPUK8V8Key, vals []PerCPUK8V8Value, flags htab.UpdateFlags) (int, error) {
 	if flags != htab.UpdateAny {
 		return 0, fmt.Errorf("%w: batch update flags %#x: the kernel's BPF_MAP_UPDATE_BATCH takes only BPF_ANY", htab.ErrInvalid, uint64(flags))
 	}
@@ -870,7 +870,7 @@ func (m *PcpuK8V8) UpdateBatch(keys []PcpuK8V8Key, vals []PcpuK8V8Value, flags h
 
 // DeleteBatch deletes keys in order, as BPF_MAP_DELETE_BATCH does, and returns
 // how many it deleted: it stops at the first absent key (htab.ErrKeyNotExist).
-func (m *PcpuK8V8) DeleteBatch(keys []PcpuK8V8Key) (int, error) {
+func (m *PerCPUK8V8) DeleteBatch(keys []PerCPUK8V8Key) (int, error) {
 	for i := range keys {
 		if err := m.Delete(keys[i]); err != nil {
 			return i, err
@@ -879,35 +879,35 @@ func (m *PcpuK8V8) DeleteBatch(keys []PcpuK8V8Key) (int, error) {
 	return len(keys), nil
 }
 
-// PcpuK8V8CPU is the program side of PcpuK8V8 as on one CPU: the door BPF programs
+// PerCPUK8V8CPU is the program side of PerCPUK8V8 as on one CPU: the door BPF programs
 // use. Worker goroutines that each hold their own handle get per-CPU behaviour
 // deterministically.
-type PcpuK8V8CPU struct {
-	m   *PcpuK8V8
+type PerCPUK8V8CPU struct {
+	m   *PerCPUK8V8
 	cpu int
 }
 
 // CPU returns the handle of CPU i, 0 <= i < CPUs(); it panics outside that range.
-func (m *PcpuK8V8) CPU(i int) *PcpuK8V8CPU {
+func (m *PerCPUK8V8) CPU(i int) *PerCPUK8V8CPU {
 	if uint(i) >= uint(len(m.handles)) {
-		htab.CPUOutOfRange("PcpuK8V8", i, len(m.handles))
+		htab.CPUOutOfRange("PerCPUK8V8", i, len(m.handles))
 	}
 	return &m.handles[i]
 }
 
 // Lookup is bpf_map_lookup_elem from a program on this CPU: this CPU's value.
-func (c *PcpuK8V8CPU) Lookup(k PcpuK8V8Key) (PcpuK8V8Value, bool) {
+func (c *PerCPUK8V8CPU) Lookup(k PerCPUK8V8Key) (PerCPUK8V8Value, bool) {
 	v, i := c.m.lookupOn(&k, c.cpu)
 	return v, i != 0
 }
 
 // Update is bpf_map_update_elem from a program on this CPU: it sets this CPU's
 // value; a new key has every other CPU's value zeroed.
-func (c *PcpuK8V8CPU) Update(k PcpuK8V8Key, v PcpuK8V8Value, flags htab.UpdateFlags) error {
+func (c *PerCPUK8V8CPU) Update(k PerCPUK8V8Key, v PerCPUK8V8Value, flags htab.UpdateFlags) error {
 	return c.m.update(&k, nil, &v, c.cpu, flags)
 }
 
 // Delete is bpf_map_delete_elem from a program on this CPU.
-func (c *PcpuK8V8CPU) Delete(k PcpuK8V8Key) error {
+func (c *PerCPUK8V8CPU) Delete(k PerCPUK8V8Key) error {
 	return c.m.Delete(k)
 }

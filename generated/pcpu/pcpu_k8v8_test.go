@@ -13,10 +13,10 @@ import (
 	"testing"
 )
 
-// pcpuK8V8TestValues spreads v over the CPUs: CPU c's value is v with c added
+// perCPUK8V8TestValues spreads v over the CPUs: CPU c's value is v with c added
 // to its first byte.
-func pcpuK8V8TestValues(m *PcpuK8V8, v PcpuK8V8Value) []PcpuK8V8Value {
-	vals := make([]PcpuK8V8Value, m.CPUs())
+func perCPUK8V8TestValues(m *PerCPUK8V8, v PerCPUK8V8Value) []PerCPUK8V8Value {
+	vals := make([]PerCPUK8V8Value, m.CPUs())
 	for c := range vals {
 		vals[c] = v
 		vals[c][0] += byte(c)
@@ -24,41 +24,41 @@ func pcpuK8V8TestValues(m *PcpuK8V8, v PcpuK8V8Value) []PcpuK8V8Value {
 	return vals
 }
 
-// pcpuK8V8TestCheckValues fails t unless vals is the spread of vals[0].
-func pcpuK8V8TestCheckValues(t testing.TB, m *PcpuK8V8, k PcpuK8V8Key, vals []PcpuK8V8Value) {
+// perCPUK8V8TestCheckValues fails t unless vals is the spread of vals[0].
+func perCPUK8V8TestCheckValues(t testing.TB, m *PerCPUK8V8, k PerCPUK8V8Key, vals []PerCPUK8V8Value) {
 	t.Helper()
-	for c, v := range pcpuK8V8TestValues(m, vals[0]) {
+	for c, v := range perCPUK8V8TestValues(m, vals[0]) {
 		if vals[c] != v {
 			t.Fatalf("key %x: CPU %d's value is %x, want %x", k, c, vals[c], v)
 		}
 	}
 }
 
-// pcpuK8V8TestUpdate, pcpuK8V8TestLookup and pcpuK8V8TestAll are the map's userspace
+// perCPUK8V8TestUpdate, perCPUK8V8TestLookup and perCPUK8V8TestAll are the map's userspace
 // methods with one value standing for every CPU's.
-func pcpuK8V8TestUpdate(m *PcpuK8V8, k PcpuK8V8Key, v PcpuK8V8Value, flags htab.UpdateFlags) error {
-	return m.Update(k, pcpuK8V8TestValues(m, v), flags)
+func perCPUK8V8TestUpdate(m *PerCPUK8V8, k PerCPUK8V8Key, v PerCPUK8V8Value, flags htab.UpdateFlags) error {
+	return m.Update(k, perCPUK8V8TestValues(m, v), flags)
 }
 
-func pcpuK8V8TestLookup(t testing.TB, m *PcpuK8V8, k PcpuK8V8Key) (PcpuK8V8Value, bool) {
-	vals := make([]PcpuK8V8Value, m.CPUs())
+func perCPUK8V8TestLookup(t testing.TB, m *PerCPUK8V8, k PerCPUK8V8Key) (PerCPUK8V8Value, bool) {
+	vals := make([]PerCPUK8V8Value, m.CPUs())
 	if !m.Lookup(k, vals) {
-		return PcpuK8V8Value{}, false
+		return PerCPUK8V8Value{}, false
 	}
-	pcpuK8V8TestCheckValues(t, m, k, vals)
+	perCPUK8V8TestCheckValues(t, m, k, vals)
 	return vals[0], true
 }
 
-func pcpuK8V8TestAll(t testing.TB, m *PcpuK8V8) (keys []PcpuK8V8Key, vals []PcpuK8V8Value) {
+func perCPUK8V8TestAll(t testing.TB, m *PerCPUK8V8) (keys []PerCPUK8V8Key, vals []PerCPUK8V8Value) {
 	for k, vs := range m.All() {
-		pcpuK8V8TestCheckValues(t, m, k, vs)
+		perCPUK8V8TestCheckValues(t, m, k, vs)
 		keys, vals = append(keys, k), append(vals, vs[0])
 	}
 	return keys, vals
 }
 
-// pcpuK8V8TestKey makes distinct keys from small integers.
-func pcpuK8V8TestKey(i int) (k PcpuK8V8Key) {
+// perCPUK8V8TestKey makes distinct keys from small integers.
+func perCPUK8V8TestKey(i int) (k PerCPUK8V8Key) {
 	for j := range k {
 		if j < 8 {
 			k[j] = byte(i >> (8 * j))
@@ -69,62 +69,62 @@ func pcpuK8V8TestKey(i int) (k PcpuK8V8Key) {
 	return
 }
 
-// pcpuK8V8TestVal makes a value from an integer.
-func pcpuK8V8TestVal(i int) (v PcpuK8V8Value) {
+// perCPUK8V8TestVal makes a value from an integer.
+func perCPUK8V8TestVal(i int) (v PerCPUK8V8Value) {
 	for j := range v {
 		v[j] = byte(i + j)
 	}
 	return
 }
 
-// pcpuK8V8TestIs is errors.Is.
-func pcpuK8V8TestIs(err, target error) bool {
+// perCPUK8V8TestIs is errors.Is.
+func perCPUK8V8TestIs(err, target error) bool {
 	return errors.Is(err, target)
 }
 
-// pcpuK8V8TestSame is slices.Equal.
-func pcpuK8V8TestSame[E comparable](a, b []E) bool {
+// perCPUK8V8TestSame is slices.Equal.
+func perCPUK8V8TestSame[E comparable](a, b []E) bool {
 	return slices.Equal(a, b)
 }
 
-// pcpuK8V8ModelLookup, pcpuK8V8ModelLookupAndDelete, pcpuK8V8ModelUpdate and pcpuK8V8ModelAll
+// perCPUK8V8ModelLookup, perCPUK8V8ModelLookupAndDelete, perCPUK8V8ModelUpdate and perCPUK8V8ModelAll
 // are the map's userspace methods with a key's values as a slice: CPU c's
 // at [c].
-func pcpuK8V8ModelLookup(m *PcpuK8V8, k PcpuK8V8Key) ([]PcpuK8V8Value, bool) {
-	vals := make([]PcpuK8V8Value, m.CPUs())
+func perCPUK8V8ModelLookup(m *PerCPUK8V8, k PerCPUK8V8Key) ([]PerCPUK8V8Value, bool) {
+	vals := make([]PerCPUK8V8Value, m.CPUs())
 	return vals, m.Lookup(k, vals)
 }
 
-func pcpuK8V8ModelLookupAndDelete(m *PcpuK8V8, k PcpuK8V8Key) ([]PcpuK8V8Value, error) {
-	vals := make([]PcpuK8V8Value, m.CPUs())
+func perCPUK8V8ModelLookupAndDelete(m *PerCPUK8V8, k PerCPUK8V8Key) ([]PerCPUK8V8Value, error) {
+	vals := make([]PerCPUK8V8Value, m.CPUs())
 	return vals, m.LookupAndDelete(k, vals)
 }
 
-func pcpuK8V8ModelUpdate(m *PcpuK8V8, k PcpuK8V8Key, vals []PcpuK8V8Value, flags htab.UpdateFlags) error {
+func perCPUK8V8ModelUpdate(m *PerCPUK8V8, k PerCPUK8V8Key, vals []PerCPUK8V8Value, flags htab.UpdateFlags) error {
 	return m.Update(k, vals, flags)
 }
 
-func pcpuK8V8ModelAll(m *PcpuK8V8) (keys []PcpuK8V8Key, vals [][]PcpuK8V8Value) {
+func perCPUK8V8ModelAll(m *PerCPUK8V8) (keys []PerCPUK8V8Key, vals [][]PerCPUK8V8Value) {
 	for k, vs := range m.All() {
-		keys, vals = append(keys, k), append(vals, append([]PcpuK8V8Value(nil), vs...))
+		keys, vals = append(keys, k), append(vals, append([]PerCPUK8V8Value(nil), vs...))
 	}
 	return keys, vals
 }
 
 const (
-	pcpuK8V8ModelPerCPU = true  // a value per CPU; a replace is in place
-	pcpuK8V8ModelLRU    = false // updates evict
+	perCPUK8V8ModelPerCPU = true  // a value per CPU; a replace is in place
+	perCPUK8V8ModelLRU    = false // updates evict
 )
 
-// pcpuK8V8Model is what a map must hold after the operations so far, by the
+// perCPUK8V8Model is what a map must hold after the operations so far, by the
 // kernel's rules: each key's values (CPU c's at [c] for the per-CPU types,
 // else one) and each bucket's keys, newest first. Its methods run one
 // operation on the map and on the model and fail t at the first difference.
-type pcpuK8V8Model struct {
+type perCPUK8V8Model struct {
 	t       testing.TB
-	m       *PcpuK8V8
-	vals    map[PcpuK8V8Key][]PcpuK8V8Value
-	buckets [][]PcpuK8V8Key // bucket b's keys, newest first
+	m       *PerCPUK8V8
+	vals    map[PerCPUK8V8Key][]PerCPUK8V8Value
+	buckets [][]PerCPUK8V8Key // bucket b's keys, newest first
 
 	// LRU maps: how many keys an update may evict (evictBounds). evictMax
 	// is one shrink: target_free keys, or PERCPU_FREE_TARGET with
@@ -132,62 +132,62 @@ type pcpuK8V8Model struct {
 	// and owner says whose list holds each key's element (the userspace
 	// side is CPU 0).
 	evictMax, share int
-	owner           map[PcpuK8V8Key]int // NoCommonLRU only
-	onlyCPU0        bool                // no update on another CPU yet
+	owner           map[PerCPUK8V8Key]int // NoCommonLRU only
+	onlyCPU0        bool                  // no update on another CPU yet
 
 	cpu0 bool // every program-side operation runs on CPU 0
 
 	compared int // the last step after which compare ran (+1, so that 0 is none)
 }
 
-// pcpuK8V8ModelOf makes a map and its model with the options that b picks: bits
+// perCPUK8V8ModelOf makes a map and its model with the options that b picks: bits
 // 0-2 MaxEntries (1, 2, 3, 4, 7, 8, 16, 64), bits 3-4 CPUs (1, 2, 3, 1), bit 5
 // NoPrealloc (NoCommonLRU for an LRU map), bit 6 a degenerate hash that puts
 // every key in bucket 0, bit 7 every program-side operation on CPU 0 (so that
 // an LRU map's model knows when it must not evict).
-func pcpuK8V8ModelOf(t testing.TB, b byte) *pcpuK8V8Model {
+func perCPUK8V8ModelOf(t testing.TB, b byte) *perCPUK8V8Model {
 	opts := htab.Options{
 		MaxEntries: []int{1, 2, 3, 4, 7, 8, 16, 64}[b&7],
 		CPUs:       1 + int(b>>3&3)%3,
 		ZeroSeed:   true,
 	}
-	if pcpuK8V8ModelLRU {
+	if perCPUK8V8ModelLRU {
 		opts.NoCommonLRU = b&0x20 != 0
 	} else {
 		opts.NoPrealloc = b&0x20 != 0
 	}
-	m, err := NewPcpuK8V8(opts)
+	m, err := NewPerCPUK8V8(opts)
 	if err != nil {
 		t.Fatalf("New(%+v): %v", opts, err)
 	}
 	if b&0x40 != 0 {
 		m.mask = 0
 	}
-	md := &pcpuK8V8Model{t: t, m: m, vals: map[PcpuK8V8Key][]PcpuK8V8Value{}, buckets: make([][]PcpuK8V8Key, m.mask+1), onlyCPU0: true, cpu0: b&0x80 != 0}
+	md := &perCPUK8V8Model{t: t, m: m, vals: map[PerCPUK8V8Key][]PerCPUK8V8Value{}, buckets: make([][]PerCPUK8V8Key, m.mask+1), onlyCPU0: true, cpu0: b&0x80 != 0}
 	if opts.NoCommonLRU {
-		md.evictMax, md.share, md.owner = 4, m.MaxEntries()/m.CPUs(), map[PcpuK8V8Key]int{}
+		md.evictMax, md.share, md.owner = 4, m.MaxEntries()/m.CPUs(), map[PerCPUK8V8Key]int{}
 	} else {
 		md.evictMax = min(max(m.MaxEntries()/m.CPUs()/2, 1), 128) // target_free
 	}
 	return md
 }
 
-// pcpuK8V8RunOps runs the operations that data encodes on a new map and on its
-// model: data[0] picks the map (pcpuK8V8ModelOf), then every three bytes are an
+// perCPUK8V8RunOps runs the operations that data encodes on a new map and on its
+// model: data[0] picks the map (perCPUK8V8ModelOf), then every three bytes are an
 // operation (step). After every step the map's contents, in iteration
 // order, must be the model's; after every 8th and the last, so must what
 // the NextKey and LookupBatch walks see.
-func pcpuK8V8RunOps(t testing.TB, data []byte) {
+func perCPUK8V8RunOps(t testing.TB, data []byte) {
 	if len(data) == 0 {
 		return
 	}
-	md := pcpuK8V8ModelOf(t, data[0])
+	md := perCPUK8V8ModelOf(t, data[0])
 	for i := 1; i+2 < len(data); i += 3 {
 		md.step(i/3, data[i], data[i+1], data[i+2])
 		if i/3%8 == 7 {
 			md.check(i / 3)
 		} else if md.compared != i/3+1 { // an LRU update compares already
-			keys, vals := pcpuK8V8ModelAll(md.m)
+			keys, vals := perCPUK8V8ModelAll(md.m)
 			md.compare(i/3, keys, vals)
 		}
 	}
@@ -201,10 +201,10 @@ func pcpuK8V8RunOps(t testing.TB, data []byte) {
 // 3 is invalid), the CPU (arg>>2, unless cpu0), for NextKey a nil key
 // (arg&3 == 3), the room of a batch call (arg&7 + 1) and how many keys
 // DeleteBatch and UpdateBatch take (run; one for an LRU map's UpdateBatch).
-func (md *pcpuK8V8Model) step(step int, op, kb, arg byte) {
+func (md *perCPUK8V8Model) step(step int, op, kb, arg byte) {
 	t, m := md.t, md.m
-	k := pcpuK8V8TestKey(int(kb) % (2*m.MaxEntries() + 3))
-	v := pcpuK8V8TestVal(step)
+	k := perCPUK8V8TestKey(int(kb) % (2*m.MaxEntries() + 3))
+	v := perCPUK8V8TestVal(step)
 	cpu, flags := int(arg>>2)%m.CPUs(), htab.UpdateFlags(arg&3)
 	if md.cpu0 {
 		cpu = 0
@@ -212,29 +212,29 @@ func (md *pcpuK8V8Model) step(step int, op, kb, arg byte) {
 	old, present := md.vals[k]
 	switch op %= 12; op {
 	case 0:
-		md.update(step, k, pcpuK8V8ModelUserspace, v, flags)
+		md.update(step, k, perCPUK8V8ModelUserspace, v, flags)
 	case 1:
 		md.update(step, k, cpu, v, flags)
 	case 2, 3:
 		var err error
 		if op == 2 {
-			cpu = pcpuK8V8ModelUserspace
+			cpu = perCPUK8V8ModelUserspace
 			err = m.Delete(k)
 		} else {
 			err = m.CPU(cpu).Delete(k)
 		}
-		if present && err != nil || !present && !pcpuK8V8TestIs(err, htab.ErrKeyNotExist) {
+		if present && err != nil || !present && !perCPUK8V8TestIs(err, htab.ErrKeyNotExist) {
 			t.Fatalf("step %d: Delete(%x) on CPU %d (-1: userspace) = %v; present %v", step, k, cpu, err, present)
 		}
 		md.remove(k)
 	case 4:
-		got, err := pcpuK8V8ModelLookupAndDelete(m, k)
-		if present && (err != nil || !md.same(got, old)) || !present && !pcpuK8V8TestIs(err, htab.ErrKeyNotExist) {
+		got, err := perCPUK8V8ModelLookupAndDelete(m, k)
+		if present && (err != nil || !md.same(got, old)) || !present && !perCPUK8V8TestIs(err, htab.ErrKeyNotExist) {
 			t.Fatalf("step %d: LookupAndDelete(%x) = %x, %v; want %x, present %v", step, k, got, err, old, present)
 		}
 		md.remove(k)
 	case 5:
-		got, ok := pcpuK8V8ModelLookup(m, k)
+		got, ok := perCPUK8V8ModelLookup(m, k)
 		if ok != present || ok && !md.same(got, old) {
 			t.Fatalf("step %d: Lookup(%x) = %x, %v; want %x, %v", step, k, got, ok, old, present)
 		}
@@ -250,7 +250,7 @@ func (md *pcpuK8V8Model) step(step int, op, kb, arg byte) {
 		}
 		next, err := m.NextKey(from)
 		want, ok := md.next(from)
-		if ok && (err != nil || next != want) || !ok && !pcpuK8V8TestIs(err, htab.ErrKeyNotExist) {
+		if ok && (err != nil || next != want) || !ok && !perCPUK8V8TestIs(err, htab.ErrKeyNotExist) {
 			t.Fatalf("step %d: NextKey(%x, present %v) = %x, %v; want %x, %v", step, k, present && from != nil, next, err, want, ok)
 		}
 	case 8:
@@ -267,12 +267,12 @@ func (md *pcpuK8V8Model) step(step int, op, kb, arg byte) {
 			}
 			md.remove(keys[want])
 		}
-		if n != want || want < len(keys) && !pcpuK8V8TestIs(err, htab.ErrKeyNotExist) || want == len(keys) && err != nil {
+		if n != want || want < len(keys) && !perCPUK8V8TestIs(err, htab.ErrKeyNotExist) || want == len(keys) && err != nil {
 			t.Fatalf("step %d: DeleteBatch(%x) = %d, %v; want %d", step, keys, n, err, want)
 		}
 	case 11:
-		if pcpuK8V8ModelLRU {
-			md.update(step, k, pcpuK8V8ModelBatch, v, flags) // one key: evictions are reconciled per update
+		if perCPUK8V8ModelLRU {
+			md.update(step, k, perCPUK8V8ModelBatch, v, flags) // one key: evictions are reconciled per update
 		} else {
 			md.updateBatch(step, md.run(kb, arg), v, flags)
 		}
@@ -284,28 +284,28 @@ func (md *pcpuK8V8Model) step(step int, op, kb, arg byte) {
 
 // The update callers that are not a CPU's program side.
 const (
-	pcpuK8V8ModelUserspace = -1 // Update
-	pcpuK8V8ModelBatch     = -2 // UpdateBatch of one key
+	perCPUK8V8ModelUserspace = -1 // Update
+	perCPUK8V8ModelBatch     = -2 // UpdateBatch of one key
 )
 
 // update runs an update of k on CPU cpu's program side, or as
-// pcpuK8V8ModelUserspace or pcpuK8V8ModelBatch, and checks its result.
-func (md *pcpuK8V8Model) update(step int, k PcpuK8V8Key, cpu int, v PcpuK8V8Value, flags htab.UpdateFlags) {
+// perCPUK8V8ModelUserspace or perCPUK8V8ModelBatch, and checks its result.
+func (md *perCPUK8V8Model) update(step int, k PerCPUK8V8Key, cpu int, v PerCPUK8V8Value, flags htab.UpdateFlags) {
 	t, m := md.t, md.m
 	old, present := md.vals[k]
 	// fresh is what a new k holds, replaced what a present k holds after.
-	fresh := make([]PcpuK8V8Value, md.slots())
+	fresh := make([]PerCPUK8V8Value, md.slots())
 	var err error
 	if cpu < 0 {
 		for c := range fresh {
 			fresh[c] = v
 			fresh[c][0] += byte(c)
 		}
-		if cpu == pcpuK8V8ModelUserspace {
-			err = pcpuK8V8ModelUpdate(m, k, fresh, flags)
+		if cpu == perCPUK8V8ModelUserspace {
+			err = perCPUK8V8ModelUpdate(m, k, fresh, flags)
 		} else {
 			var n int
-			n, err = m.UpdateBatch([]PcpuK8V8Key{k}, fresh, flags)
+			n, err = m.UpdateBatch([]PerCPUK8V8Key{k}, fresh, flags)
 			if n != 1 && err == nil || n != 0 && err != nil {
 				t.Fatalf("step %d: UpdateBatch of one key = %d, %v", step, n, err)
 			}
@@ -316,18 +316,18 @@ func (md *pcpuK8V8Model) update(step int, k PcpuK8V8Key, cpu int, v PcpuK8V8Valu
 		err = m.CPU(cpu).Update(k, v, flags)
 	}
 	replaced := fresh
-	if pcpuK8V8ModelPerCPU && present && cpu >= 0 {
-		replaced = append([]PcpuK8V8Value(nil), old...)
+	if perCPUK8V8ModelPerCPU && present && cpu >= 0 {
+		replaced = append([]PerCPUK8V8Value(nil), old...)
 		replaced[cpu] = v
 	}
 	// UpdateBatch takes only UpdateAny, as the kernel's (elem_flags).
-	invalid := flags > htab.UpdateExist || cpu == pcpuK8V8ModelBatch && flags != htab.UpdateAny
+	invalid := flags > htab.UpdateExist || cpu == perCPUK8V8ModelBatch && flags != htab.UpdateAny
 	// An LRU map's contents after the update, read once: for evicted and for
 	// the comparison below.
-	var keys []PcpuK8V8Key
-	var vals [][]PcpuK8V8Value
-	if pcpuK8V8ModelLRU {
-		keys, vals = pcpuK8V8ModelAll(m)
+	var keys []PerCPUK8V8Key
+	var vals [][]PerCPUK8V8Value
+	if perCPUK8V8ModelLRU {
+		keys, vals = perCPUK8V8ModelAll(m)
 		present = md.evicted(step, k, cpu, present, replaced, flags, invalid, err, keys, vals)
 	}
 	var want error
@@ -338,24 +338,24 @@ func (md *pcpuK8V8Model) update(step int, k PcpuK8V8Key, cpu int, v PcpuK8V8Valu
 		want = htab.ErrKeyExist
 	case flags == htab.UpdateExist && !present:
 		want = htab.ErrKeyNotExist
-	case !pcpuK8V8ModelLRU && !present && len(md.vals) == m.MaxEntries():
+	case !perCPUK8V8ModelLRU && !present && len(md.vals) == m.MaxEntries():
 		want = htab.ErrFull
 	}
-	if want == nil && err != nil || want != nil && !pcpuK8V8TestIs(err, want) {
+	if want == nil && err != nil || want != nil && !perCPUK8V8TestIs(err, want) {
 		t.Fatalf("step %d: Update(%x, flags %d) on CPU %d (-1: Update, -2: UpdateBatch) = %v, want %v; present %v", step, k, flags, cpu, err, want, present)
 	}
 	if err != nil {
 		return
 	}
 	if present {
-		md.put(k, replaced, pcpuK8V8ModelPerCPU)
+		md.put(k, replaced, perCPUK8V8ModelPerCPU)
 	} else {
 		md.put(k, fresh, false)
 	}
-	if md.owner != nil && !(present && pcpuK8V8ModelPerCPU) {
+	if md.owner != nil && !(present && perCPUK8V8ModelPerCPU) {
 		md.owner[k] = max(cpu, 0) // a new element, from the updating CPU's list
 	}
-	if pcpuK8V8ModelLRU {
+	if perCPUK8V8ModelLRU {
 		md.compare(step, keys, vals)
 	}
 }
@@ -365,15 +365,15 @@ func (md *pcpuK8V8Model) update(step int, k PcpuK8V8Key, cpu int, v PcpuK8V8Valu
 // update's own eviction took it before the update looked it up, checks them
 // against evictBounds, and returns whether k was present when the update
 // looked it up.
-func (md *pcpuK8V8Model) evicted(step int, k PcpuK8V8Key, cpu int, present bool, replaced []PcpuK8V8Value, flags htab.UpdateFlags, invalid bool, err error, keys []PcpuK8V8Key, vals [][]PcpuK8V8Value) bool {
+func (md *perCPUK8V8Model) evicted(step int, k PerCPUK8V8Key, cpu int, present bool, replaced []PerCPUK8V8Value, flags htab.UpdateFlags, invalid bool, err error, keys []PerCPUK8V8Key, vals [][]PerCPUK8V8Value) bool {
 	t, c := md.t, max(cpu, 0)
-	low, high := md.evictBounds(c, present, invalid || pcpuK8V8ModelPerCPU && flags == htab.UpdateExist)
-	in := make(map[PcpuK8V8Key][]PcpuK8V8Value, len(keys))
+	low, high := md.evictBounds(c, present, invalid || perCPUK8V8ModelPerCPU && flags == htab.UpdateExist)
+	in := make(map[PerCPUK8V8Key][]PerCPUK8V8Value, len(keys))
 	for i, key := range keys {
 		in[key] = vals[i]
 	}
 	before := len(md.vals)
-	var gone []PcpuK8V8Key
+	var gone []PerCPUK8V8Key
 	for key := range md.vals {
 		if _, ok := in[key]; !ok && key != k {
 			gone = append(gone, key)
@@ -387,7 +387,7 @@ func (md *pcpuK8V8Model) evicted(step int, k PcpuK8V8Key, cpu int, present bool,
 		case !ok: // then err must be ErrKeyNotExist, for UpdateExist
 		case err == nil && flags == htab.UpdateNoExist:
 			ok = false // it would have been ErrKeyExist
-		case err == nil && flags == htab.UpdateAny && pcpuK8V8ModelPerCPU && len(gone) < high:
+		case err == nil && flags == htab.UpdateAny && perCPUK8V8ModelPerCPU && len(gone) < high:
 			// Replaced in place, or evicted and inserted anew, the newest of
 			// its bucket: where it is and what it holds tell.
 			ok = md.same(got, replaced) && md.place(md.buckets[md.bucket(k)], k) == md.place(keys, k)
@@ -406,7 +406,7 @@ func (md *pcpuK8V8Model) evicted(step int, k PcpuK8V8Key, cpu int, present bool,
 
 // dropEvicted drops k, which an update on CPU c evicted, from the model;
 // with NoCommonLRU, k's element must have been on CPU c's list.
-func (md *pcpuK8V8Model) dropEvicted(step, c int, k PcpuK8V8Key) {
+func (md *perCPUK8V8Model) dropEvicted(step, c int, k PerCPUK8V8Key) {
 	if o, ok := md.owner[k]; ok && o != c {
 		md.t.Fatalf("step %d: an update on CPU %d evicted %x, whose element is on CPU %d's list", step, c, k, o)
 	}
@@ -422,7 +422,7 @@ func (md *pcpuK8V8Model) dropEvicted(step, c int, k PcpuK8V8Key) {
 // element is on CPU 0's local free list or the global one, and a refill
 // (when the local list is empty) evicts only what the global list lacks of
 // target_free.
-func (md *pcpuK8V8Model) evictBounds(c int, present, noPop bool) (low, high int) {
+func (md *perCPUK8V8Model) evictBounds(c int, present, noPop bool) (low, high int) {
 	switch {
 	case noPop:
 		return 0, 0
@@ -448,10 +448,10 @@ func (md *pcpuK8V8Model) evictBounds(c int, present, noPop bool) (low, high int)
 
 // run is the keys of a DeleteBatch or UpdateBatch: arg>>2&3 + 1 of them,
 // kb's key and the ones after it.
-func (md *pcpuK8V8Model) run(kb, arg byte) []PcpuK8V8Key {
-	keys := make([]PcpuK8V8Key, 1+int(arg>>2&3))
+func (md *perCPUK8V8Model) run(kb, arg byte) []PerCPUK8V8Key {
+	keys := make([]PerCPUK8V8Key, 1+int(arg>>2&3))
 	for j := range keys {
-		keys[j] = pcpuK8V8TestKey((int(kb) + j) % (2*md.m.MaxEntries() + 3))
+		keys[j] = perCPUK8V8TestKey((int(kb) + j) % (2*md.m.MaxEntries() + 3))
 	}
 	return keys
 }
@@ -460,9 +460,9 @@ func (md *pcpuK8V8Model) run(kb, arg byte) []PcpuK8V8Key {
 // value v with its index added to the first byte: as the kernel's, it takes
 // only UpdateAny, updates the keys in turn and stops at the first error
 // (ErrFull), returning how many it updated.
-func (md *pcpuK8V8Model) updateBatch(step int, keys []PcpuK8V8Key, v PcpuK8V8Value, flags htab.UpdateFlags) {
+func (md *perCPUK8V8Model) updateBatch(step int, keys []PerCPUK8V8Key, v PerCPUK8V8Value, flags htab.UpdateFlags) {
 	t, slots := md.t, md.slots()
-	vals := make([]PcpuK8V8Value, len(keys)*slots)
+	vals := make([]PerCPUK8V8Value, len(keys)*slots)
 	for i := range vals {
 		vals[i] = v
 		vals[i][0] += byte(i) // key i/slots, CPU i%slots
@@ -479,9 +479,9 @@ func (md *pcpuK8V8Model) updateBatch(step int, keys []PcpuK8V8Key, v PcpuK8V8Val
 			wantErr = htab.ErrFull
 			break
 		}
-		md.put(k, vals[want*slots:(want+1)*slots], pcpuK8V8ModelPerCPU)
+		md.put(k, vals[want*slots:(want+1)*slots], perCPUK8V8ModelPerCPU)
 	}
-	if n != want || wantErr == nil && err != nil || wantErr != nil && !pcpuK8V8TestIs(err, wantErr) {
+	if n != want || wantErr == nil && err != nil || wantErr != nil && !perCPUK8V8TestIs(err, wantErr) {
 		t.Fatalf("step %d: UpdateBatch(%x, flags %d) = %d, %v; want %d, %v", step, keys, flags, n, err, want, wantErr)
 	}
 }
@@ -490,7 +490,7 @@ func (md *pcpuK8V8Model) updateBatch(step int, keys []PcpuK8V8Key, v PcpuK8V8Val
 // bucket b on, by the kernel's rule: the whole buckets that fit; ErrNoSpace
 // if the first non-empty one does not fit an empty call; ErrKeyNotExist from
 // the call that reaches the end. next is where the next call starts.
-func (md *pcpuK8V8Model) batchCall(b, n int) (got, next int, err error) {
+func (md *perCPUK8V8Model) batchCall(b, n int) (got, next int, err error) {
 	for ; b < len(md.buckets); b++ {
 		if l := len(md.buckets[b]); got+l > n {
 			if got == 0 {
@@ -505,9 +505,9 @@ func (md *pcpuK8V8Model) batchCall(b, n int) (got, next int, err error) {
 
 // batchCheck checks what a batch call returned against batchCall's answer
 // and the model's keys from position at of the order.
-func (md *pcpuK8V8Model) batchCheck(step int, what string, keys []PcpuK8V8Key, vals []PcpuK8V8Value, got int, err error, want int, wantErr error, at int) {
+func (md *perCPUK8V8Model) batchCheck(step int, what string, keys []PerCPUK8V8Key, vals []PerCPUK8V8Value, got int, err error, want int, wantErr error, at int) {
 	t, order := md.t, md.order()
-	if got != want || wantErr == nil && err != nil || wantErr != nil && !pcpuK8V8TestIs(err, wantErr) {
+	if got != want || wantErr == nil && err != nil || wantErr != nil && !perCPUK8V8TestIs(err, wantErr) {
 		t.Fatalf("step %d: %s with room for %d keys = %d, %v; want %d, %v", step, what, len(keys), got, err, want, wantErr)
 	}
 	for i := range got {
@@ -520,14 +520,14 @@ func (md *pcpuK8V8Model) batchCheck(step int, what string, keys []PcpuK8V8Key, v
 
 // batchWalk walks the whole map with LookupBatch, with room for n keys a
 // call (twice as many after ErrNoSpace), checking every call.
-func (md *pcpuK8V8Model) batchWalk(step, n int) {
+func (md *perCPUK8V8Model) batchWalk(step, n int) {
 	c, b, at := new(htab.Cursor), 0, 0
 	for calls := 0; ; calls++ {
 		if calls > len(md.buckets)+8 {
 			md.t.Fatalf("step %d: the LookupBatch walk does not end", step)
 		}
 		want, next, wantErr := md.batchCall(b, n)
-		keys, vals := make([]PcpuK8V8Key, n), make([]PcpuK8V8Value, n*md.slots())
+		keys, vals := make([]PerCPUK8V8Key, n), make([]PerCPUK8V8Value, n*md.slots())
 		got, err := md.m.LookupBatch(c, keys, vals)
 		md.batchCheck(step, "LookupBatch", keys, vals, got, err, want, wantErr, at)
 		switch at, b = at+got, next; wantErr {
@@ -542,9 +542,9 @@ func (md *pcpuK8V8Model) batchWalk(step, n int) {
 
 // batchDelete runs one LookupAndDeleteBatch from the start, with room for
 // n keys, and deletes from the model what it must have deleted.
-func (md *pcpuK8V8Model) batchDelete(step, n int) {
+func (md *perCPUK8V8Model) batchDelete(step, n int) {
 	want, _, wantErr := md.batchCall(0, n)
-	keys, vals := make([]PcpuK8V8Key, n), make([]PcpuK8V8Value, n*md.slots())
+	keys, vals := make([]PerCPUK8V8Key, n), make([]PerCPUK8V8Value, n*md.slots())
 	got, err := md.m.LookupAndDeleteBatch(new(htab.Cursor), keys, vals)
 	md.batchCheck(step, "LookupAndDeleteBatch", keys, vals, got, err, want, wantErr, 0)
 	for _, k := range keys[:got] {
@@ -553,10 +553,12 @@ func (md *pcpuK8V8Model) batchDelete(step, n int) {
 }
 
 // bucket is k's bucket: the kernel's jhash of k with the map's seed, masked.
-func (md *pcpuK8V8Model) bucket(k PcpuK8V8Key) uint32 { return htab.Jhash(k[:], md.m.seed) & md.m.mask }
+func (md *perCPUK8V8Model) bucket(k PerCPUK8V8Key) uint32 {
+	return htab.Jhash(k[:], md.m.seed) & md.m.mask
+}
 
 // place is how many keys of k's bucket come before k in keys.
-func (md *pcpuK8V8Model) place(keys []PcpuK8V8Key, k PcpuK8V8Key) int {
+func (md *perCPUK8V8Model) place(keys []PerCPUK8V8Key, k PerCPUK8V8Key) int {
 	n := 0
 	for _, key := range keys {
 		if key == k {
@@ -571,15 +573,15 @@ func (md *pcpuK8V8Model) place(keys []PcpuK8V8Key, k PcpuK8V8Key) int {
 
 // slots is how many values the model keeps per key; slot(c) is the one that
 // CPU c's program side reads and writes.
-func (md *pcpuK8V8Model) slots() int {
-	if pcpuK8V8ModelPerCPU {
+func (md *perCPUK8V8Model) slots() int {
+	if perCPUK8V8ModelPerCPU {
 		return md.m.CPUs()
 	}
 	return 1
 }
 
-func (md *pcpuK8V8Model) slot(c int) int {
-	if pcpuK8V8ModelPerCPU {
+func (md *perCPUK8V8Model) slot(c int) int {
+	if perCPUK8V8ModelPerCPU {
 		return c
 	}
 	return 0
@@ -587,16 +589,16 @@ func (md *pcpuK8V8Model) slot(c int) int {
 
 // put gives k the values vals: in place if inPlace and k is present, else
 // as the newest key of its bucket.
-func (md *pcpuK8V8Model) put(k PcpuK8V8Key, vals []PcpuK8V8Value, inPlace bool) {
+func (md *perCPUK8V8Model) put(k PerCPUK8V8Key, vals []PerCPUK8V8Value, inPlace bool) {
 	if _, ok := md.vals[k]; !ok || !inPlace {
 		md.remove(k)
 		b := md.bucket(k)
-		md.buckets[b] = append([]PcpuK8V8Key{k}, md.buckets[b]...)
+		md.buckets[b] = append([]PerCPUK8V8Key{k}, md.buckets[b]...)
 	}
 	md.vals[k] = vals
 }
 
-func (md *pcpuK8V8Model) remove(k PcpuK8V8Key) {
+func (md *perCPUK8V8Model) remove(k PerCPUK8V8Key) {
 	delete(md.vals, k)
 	delete(md.owner, k)
 	b := md.bucket(k)
@@ -609,7 +611,7 @@ func (md *pcpuK8V8Model) remove(k PcpuK8V8Key) {
 }
 
 // order is every key in the kernel's order: buckets ascending, each newest first.
-func (md *pcpuK8V8Model) order() (keys []PcpuK8V8Key) {
+func (md *perCPUK8V8Model) order() (keys []PerCPUK8V8Key) {
 	for _, b := range md.buckets {
 		keys = append(keys, b...)
 	}
@@ -618,7 +620,7 @@ func (md *pcpuK8V8Model) order() (keys []PcpuK8V8Key) {
 
 // next is what NextKey(from) must return: the key after from, or the first
 // key if from is nil or absent; false after the last.
-func (md *pcpuK8V8Model) next(from *PcpuK8V8Key) (PcpuK8V8Key, bool) {
+func (md *perCPUK8V8Model) next(from *PerCPUK8V8Key) (PerCPUK8V8Key, bool) {
 	order := md.order()
 	i := 0
 	if from != nil {
@@ -629,12 +631,12 @@ func (md *pcpuK8V8Model) next(from *PcpuK8V8Key) (PcpuK8V8Key, bool) {
 		}
 	}
 	if i == len(order) {
-		return PcpuK8V8Key{}, false
+		return PerCPUK8V8Key{}, false
 	}
 	return order[i], true
 }
 
-func (md *pcpuK8V8Model) same(a, b []PcpuK8V8Value) bool {
+func (md *perCPUK8V8Model) same(a, b []PerCPUK8V8Value) bool {
 	if len(a) != len(b) {
 		return false
 	}
@@ -647,7 +649,7 @@ func (md *pcpuK8V8Model) same(a, b []PcpuK8V8Value) bool {
 }
 
 // compare checks keys and vals, what All yielded, against the model.
-func (md *pcpuK8V8Model) compare(step int, keys []PcpuK8V8Key, vals [][]PcpuK8V8Value) {
+func (md *perCPUK8V8Model) compare(step int, keys []PerCPUK8V8Key, vals [][]PerCPUK8V8Value) {
 	md.compared = step + 1
 	order := md.order()
 	if len(keys) != len(order) {
@@ -662,11 +664,11 @@ func (md *pcpuK8V8Model) compare(step int, keys []PcpuK8V8Key, vals [][]PcpuK8V8
 
 // check compares the whole map with the model three ways: All, a NextKey
 // walk, and one LookupBatch with room for every key.
-func (md *pcpuK8V8Model) check(step int) {
+func (md *perCPUK8V8Model) check(step int) {
 	t, m := md.t, md.m
-	keys, vals := pcpuK8V8ModelAll(m)
+	keys, vals := perCPUK8V8ModelAll(m)
 	md.compare(step, keys, vals)
-	var from *PcpuK8V8Key
+	var from *PerCPUK8V8Key
 	for i, want := range keys {
 		next, err := m.NextKey(from)
 		if err != nil || next != want {
@@ -674,13 +676,13 @@ func (md *pcpuK8V8Model) check(step int) {
 		}
 		from = &next
 	}
-	if _, err := m.NextKey(from); !pcpuK8V8TestIs(err, htab.ErrKeyNotExist) {
+	if _, err := m.NextKey(from); !perCPUK8V8TestIs(err, htab.ErrKeyNotExist) {
 		t.Fatalf("after step %d: NextKey after the last key = %v, want ErrKeyNotExist", step, err)
 	}
-	bkeys := make([]PcpuK8V8Key, max(len(keys), 1))
-	bvals := make([]PcpuK8V8Value, len(bkeys)*md.slots())
+	bkeys := make([]PerCPUK8V8Key, max(len(keys), 1))
+	bvals := make([]PerCPUK8V8Value, len(bkeys)*md.slots())
 	n, err := m.LookupBatch(new(htab.Cursor), bkeys, bvals)
-	if n != len(keys) || !pcpuK8V8TestIs(err, htab.ErrKeyNotExist) {
+	if n != len(keys) || !perCPUK8V8TestIs(err, htab.ErrKeyNotExist) {
 		t.Fatalf("after step %d: LookupBatch with room for all %d keys = %d, %v; want %d, ErrKeyNotExist", step, len(keys), n, err, len(keys))
 	}
 	for i := range n {
@@ -690,9 +692,9 @@ func (md *pcpuK8V8Model) check(step int) {
 	}
 }
 
-// FuzzPcpuK8V8Ops runs the operations that its input encodes on a map and on
-// its model (pcpuK8V8RunOps).
-func FuzzPcpuK8V8Ops(f *testing.F) {
+// FuzzPerCPUK8V8Ops runs the operations that its input encodes on a map and on
+// its model (perCPUK8V8RunOps).
+func FuzzPerCPUK8V8Ops(f *testing.F) {
 	for _, seed := range []string{
 		"\x0f\x00\x01\x00\x00\x02\x01\x05\x01\x00\x07\x02\x03\x02\x01\x00",
 		"\x2f\x01\x01\x04\x01\x02\x08\x06\x01\x04\x04\x01\x00\x07\x00\x03",
@@ -701,17 +703,17 @@ func FuzzPcpuK8V8Ops(f *testing.F) {
 	} {
 		f.Add([]byte(seed))
 	}
-	f.Fuzz(func(t *testing.T, data []byte) { pcpuK8V8RunOps(t, data) })
+	f.Fuzz(func(t *testing.T, data []byte) { perCPUK8V8RunOps(t, data) })
 }
 
-// TestPcpuK8V8RandomOps runs 4000 random operations (500 with -short) on
-// each of a few maps and on their models (pcpuK8V8RunOps): 64 entries on
+// TestPerCPUK8V8RandomOps runs 4000 random operations (500 with -short) on
+// each of a few maps and on their models (perCPUK8V8RunOps): 64 entries on
 // 2 CPUs, also with NoPrealloc and with every key in bucket 0; 7 entries on
 // 3 CPUs; 1 entry; 16 on 1 CPU; 64 on 2 CPUs and 7 on 3 with every
 // program-side operation on CPU 0 (the second also with NoPrealloc).
 // Every other run of 250 operations is three quarters updates, so that
 // the maps fill (and LRU maps evict) before the other operations empty them.
-func TestPcpuK8V8RandomOps(t *testing.T) {
+func TestPerCPUK8V8RandomOps(t *testing.T) {
 	for _, run := range []struct {
 		name string
 		opts byte
@@ -742,38 +744,38 @@ func TestPcpuK8V8RandomOps(t *testing.T) {
 				}
 			}
 			data[0] = run.opts
-			pcpuK8V8RunOps(t, data)
+			perCPUK8V8RunOps(t, data)
 		})
 	}
 }
 
-// pcpuK8V8StorageLeaves adds to leaves what t holds once the slices, arrays
+// perCPUK8V8StorageLeaves adds to leaves what t holds once the slices, arrays
 // and atomic.Pointers (NoPrealloc chunks) on the way are unwrapped.
-func pcpuK8V8StorageLeaves(t reflect.Type, leaves map[reflect.Type]bool) {
+func perCPUK8V8StorageLeaves(t reflect.Type, leaves map[reflect.Type]bool) {
 	switch t.Kind() {
 	case reflect.Slice, reflect.Array:
-		pcpuK8V8StorageLeaves(t.Elem(), leaves)
+		perCPUK8V8StorageLeaves(t.Elem(), leaves)
 		return
 	case reflect.Struct:
 		if load, ok := reflect.PointerTo(t).MethodByName("Load"); ok && t.PkgPath() == "sync/atomic" && load.Type.Out(0).Kind() == reflect.Pointer {
-			pcpuK8V8StorageLeaves(load.Type.Out(0).Elem(), leaves) // atomic.Pointer[T]
+			perCPUK8V8StorageLeaves(load.Type.Out(0).Elem(), leaves) // atomic.Pointer[T]
 			return
 		}
 	}
 	leaves[t] = true
 }
 
-// pcpuK8V8HasPointers reports whether a value of type t holds anything the
+// perCPUK8V8HasPointers reports whether a value of type t holds anything the
 // garbage collector would follow.
-func pcpuK8V8HasPointers(t reflect.Type) bool {
+func perCPUK8V8HasPointers(t reflect.Type) bool {
 	switch t.Kind() {
 	case reflect.Pointer, reflect.UnsafePointer, reflect.Map, reflect.Chan, reflect.Func, reflect.Interface, reflect.String, reflect.Slice:
 		return true
 	case reflect.Array:
-		return t.Len() > 0 && pcpuK8V8HasPointers(t.Elem())
+		return t.Len() > 0 && perCPUK8V8HasPointers(t.Elem())
 	case reflect.Struct:
 		for i := range t.NumField() {
-			if pcpuK8V8HasPointers(t.Field(i).Type) {
+			if perCPUK8V8HasPointers(t.Field(i).Type) {
 				return true
 			}
 		}
@@ -781,31 +783,31 @@ func pcpuK8V8HasPointers(t reflect.Type) bool {
 	return false
 }
 
-// TestPcpuK8V8StorageHasNoPointers checks that what the map's slices hold has no
+// TestPerCPUK8V8StorageHasNoPointers checks that what the map's slices hold has no
 // pointers, so that the garbage collector never scans it.
-func TestPcpuK8V8StorageHasNoPointers(t *testing.T) {
+func TestPerCPUK8V8StorageHasNoPointers(t *testing.T) {
 	leaves := map[reflect.Type]bool{}
-	mt := reflect.TypeFor[PcpuK8V8]()
+	mt := reflect.TypeFor[PerCPUK8V8]()
 	for i := range mt.NumField() {
 		if fld := mt.Field(i); fld.Type.Kind() == reflect.Slice && fld.Name != "handles" {
-			pcpuK8V8StorageLeaves(fld.Type, leaves)
+			perCPUK8V8StorageLeaves(fld.Type, leaves)
 		}
 	}
-	if !leaves[reflect.TypeFor[pcpuK8V8Elem]()] {
+	if !leaves[reflect.TypeFor[perCPUK8V8Elem]()] {
 		t.Fatalf("the walk of the map's slices did not reach its element type; it found %v", leaves)
 	}
 	for lt := range leaves {
-		if pcpuK8V8HasPointers(lt) {
+		if perCPUK8V8HasPointers(lt) {
 			t.Errorf("%v, in the map's storage, holds pointers", lt)
 		}
 	}
 }
 
-// TestPcpuK8V8Seeds checks that ZeroSeed maps iterate the same keys in one order
+// TestPerCPUK8V8Seeds checks that ZeroSeed maps iterate the same keys in one order
 // and that maps without it, each with a random seed, do not.
-func TestPcpuK8V8Seeds(t *testing.T) {
-	order := func(zero bool) []PcpuK8V8Key {
-		m, err := NewPcpuK8V8(htab.Options{
+func TestPerCPUK8V8Seeds(t *testing.T) {
+	order := func(zero bool) []PerCPUK8V8Key {
+		m, err := NewPerCPUK8V8(htab.Options{
 			CPUs:       2,
 			MaxEntries: 1024,
 			ZeroSeed:   zero,
@@ -814,11 +816,11 @@ func TestPcpuK8V8Seeds(t *testing.T) {
 			t.Fatalf("New: %v", err)
 		}
 		for i := range 32 {
-			if err := pcpuK8V8TestUpdate(m, pcpuK8V8TestKey(i), pcpuK8V8TestVal(i), htab.UpdateNoExist); err != nil {
+			if err := perCPUK8V8TestUpdate(m, perCPUK8V8TestKey(i), perCPUK8V8TestVal(i), htab.UpdateNoExist); err != nil {
 				t.Fatalf("Update(key %d): %v", i, err)
 			}
 		}
-		keys, _ := pcpuK8V8TestAll(t, m)
+		keys, _ := perCPUK8V8TestAll(t, m)
 		if len(keys) != 32 {
 			t.Fatalf("All yields %d keys, want 32", len(keys))
 		}
@@ -832,23 +834,23 @@ func TestPcpuK8V8Seeds(t *testing.T) {
 	}
 }
 
-// TestPcpuK8V8HashIsJhash checks that the map's hash is htab.Jhash of the key
+// TestPerCPUK8V8HashIsJhash checks that the map's hash is htab.Jhash of the key
 // with the map's seed, for 512 keys (zero, all ones, then pseudo-random
 // bytes) and seeds 0, 1, 0xdeadbeef and 0xffffffff; and that a map with a
 // random seed finds each key, once inserted, with Lookup and CPU(0).Lookup
 // (which may compute the hash in their own body).
-func TestPcpuK8V8HashIsJhash(t *testing.T) {
-	m, err := NewPcpuK8V8(htab.Options{MaxEntries: 1, CPUs: 1, ZeroSeed: true})
+func TestPerCPUK8V8HashIsJhash(t *testing.T) {
+	m, err := NewPerCPUK8V8(htab.Options{MaxEntries: 1, CPUs: 1, ZeroSeed: true})
 	if err != nil {
 		t.Fatalf("New: %v", err)
 	}
-	seeded, err := NewPcpuK8V8(htab.Options{MaxEntries: 1024, CPUs: 1})
+	seeded, err := NewPerCPUK8V8(htab.Options{MaxEntries: 1024, CPUs: 1})
 	if err != nil {
 		t.Fatalf("New: %v", err)
 	}
 	x := uint64(0x9e3779b97f4a7c15)
 	for i := range 512 {
-		var k PcpuK8V8Key
+		var k PerCPUK8V8Key
 		for j := range k {
 			switch i {
 			case 0:
@@ -866,10 +868,10 @@ func TestPcpuK8V8HashIsJhash(t *testing.T) {
 				t.Fatalf("key %x, seed %#x: hash %#x, htab.Jhash %#x", k, seed, got, want)
 			}
 		}
-		if err := pcpuK8V8ModelUpdate(seeded, k, make([]PcpuK8V8Value, seeded.CPUs()), htab.UpdateNoExist); err != nil {
+		if err := perCPUK8V8ModelUpdate(seeded, k, make([]PerCPUK8V8Value, seeded.CPUs()), htab.UpdateNoExist); err != nil {
 			t.Fatalf("key %x: Update: %v", k, err)
 		}
-		_, found := pcpuK8V8ModelLookup(seeded, k)
+		_, found := perCPUK8V8ModelLookup(seeded, k)
 		_, cpuFound := seeded.CPU(0).Lookup(k)
 		if err := seeded.Delete(k); !found || !cpuFound || err != nil {
 			t.Fatalf("key %x, seed %#x: inserted, then Lookup found it: %v, CPU(0).Lookup: %v, Delete: %v", k, seeded.seed, found, cpuFound, err)
@@ -877,16 +879,16 @@ func TestPcpuK8V8HashIsJhash(t *testing.T) {
 	}
 }
 
-// pcpuK8V8StressKeys is how many keys the workers of TestPcpuK8V8ConcurrentValues
+// perCPUK8V8StressKeys is how many keys the workers of TestPerCPUK8V8ConcurrentValues
 // may use, twice the largest map's MaxEntries, so that hash maps fill and
 // LRU maps evict.
-const pcpuK8V8StressKeys = 16
+const perCPUK8V8StressKeys = 16
 
-// pcpuK8V8StressVal is the value written under key key (< pcpuK8V8StressKeys) in write
+// perCPUK8V8StressVal is the value written under key key (< perCPUK8V8StressKeys) in write
 // ver: byte j is ver + j*(2*key+1), so that byte j minus byte 0 names the
 // key, and bytes of two writes whose versions differ mod 256 do not fit
 // together. A 1-byte value holds the key in its low 4 bits.
-func pcpuK8V8StressVal(key, ver int) (v PcpuK8V8Value) {
+func perCPUK8V8StressVal(key, ver int) (v PerCPUK8V8Value) {
 	if len(v) == 1 {
 		v[0] = byte(ver<<4 | key)
 		return
@@ -897,11 +899,11 @@ func pcpuK8V8StressVal(key, ver int) (v PcpuK8V8Value) {
 	return
 }
 
-// pcpuK8V8StressCheck fails t unless v could be a value written under key key:
-// pcpuK8V8StressVal's pattern, or zero where the map may hold zero (the other
+// perCPUK8V8StressCheck fails t unless v could be a value written under key key:
+// perCPUK8V8StressVal's pattern, or zero where the map may hold zero (the other
 // CPUs' values of a key a program inserted, in the per-CPU types).
-func pcpuK8V8StressCheck(t testing.TB, what string, key int, v PcpuK8V8Value) bool {
-	if pcpuK8V8ModelPerCPU && v == (PcpuK8V8Value{}) {
+func perCPUK8V8StressCheck(t testing.TB, what string, key int, v PerCPUK8V8Value) bool {
+	if perCPUK8V8ModelPerCPU && v == (PerCPUK8V8Value{}) {
 		return true
 	}
 	ok := len(v) > 1 || int(v[0]&15) == key
@@ -914,16 +916,16 @@ func pcpuK8V8StressCheck(t testing.TB, what string, key int, v PcpuK8V8Value) bo
 	return ok
 }
 
-// pcpuK8V8StressKey is the number of a key pcpuK8V8TestKey made, or -1. The number,
-// under pcpuK8V8StressKeys, is the key's first byte.
-func pcpuK8V8StressKey(k PcpuK8V8Key) int {
-	if n := int(k[0]); n < pcpuK8V8StressKeys && pcpuK8V8TestKey(n) == k {
+// perCPUK8V8StressKey is the number of a key perCPUK8V8TestKey made, or -1. The number,
+// under perCPUK8V8StressKeys, is the key's first byte.
+func perCPUK8V8StressKey(k PerCPUK8V8Key) int {
+	if n := int(k[0]); n < perCPUK8V8StressKeys && perCPUK8V8TestKey(n) == k {
 		return n
 	}
 	return -1
 }
 
-// TestPcpuK8V8ConcurrentValues runs four workers, each with its own CPU handle,
+// TestPerCPUK8V8ConcurrentValues runs four workers, each with its own CPU handle,
 // on maps of 2, 4 and 8 entries (and of 4 with NoPrealloc) with twice as many
 // keys: the smaller the map, the more often the element a reader is in is
 // freed and reused under it. (A lookup planted to skip its sequence check
@@ -932,10 +934,10 @@ func pcpuK8V8StressKey(k PcpuK8V8Key) int {
 // reads: userspace and program-side updates with every flag, deletes and
 // lookup-and-deletes, lookups on both sides, and every 16th operation an
 // All, NextKey or LookupBatch walk. An update may fail only as the kernel's
-// may with its flag (pcpuK8V8StressAllowed). Every value read must be one written
+// may with its flag (perCPUK8V8StressAllowed). Every value read must be one written
 // for its key, whole; every key read must be one of the workers'. Run it
 // with -race. Afterwards All must list each key once, as many as Len.
-func TestPcpuK8V8ConcurrentValues(t *testing.T) {
+func TestPerCPUK8V8ConcurrentValues(t *testing.T) {
 	for _, c := range []struct {
 		name string
 		opts htab.Options
@@ -945,25 +947,25 @@ func TestPcpuK8V8ConcurrentValues(t *testing.T) {
 		{"max8", htab.Options{MaxEntries: 8}},
 		{"max4-NoPrealloc", htab.Options{MaxEntries: 4, NoPrealloc: true}},
 	} {
-		t.Run(c.name, func(t *testing.T) { pcpuK8V8StressRun(t, c.opts) })
+		t.Run(c.name, func(t *testing.T) { perCPUK8V8StressRun(t, c.opts) })
 	}
 }
 
-// pcpuK8V8StressAllowed is the errors an update with flags may return while other
+// perCPUK8V8StressAllowed is the errors an update with flags may return while other
 // CPUs change the map: the flag's own (the key is there, or is not), and no
 // room, which a hash map reports as ErrFull and an LRU map, whose elements
 // may all be held by updates in flight, as ErrNoMem. UpdateExist of a
 // present key replaces it without needing room, as in the kernel.
-func pcpuK8V8StressAllowed(flags htab.UpdateFlags) []error {
+func perCPUK8V8StressAllowed(flags htab.UpdateFlags) []error {
 	noRoom := htab.ErrFull
-	if pcpuK8V8ModelLRU {
+	if perCPUK8V8ModelLRU {
 		noRoom = htab.ErrNoMem
 	}
 	switch flags {
 	case htab.UpdateNoExist:
 		return []error{htab.ErrKeyExist, noRoom}
 	case htab.UpdateExist:
-		if pcpuK8V8ModelLRU {
+		if perCPUK8V8ModelLRU {
 			return []error{htab.ErrKeyNotExist, noRoom} // an LRU replace takes a fresh element
 		}
 		return []error{htab.ErrKeyNotExist}
@@ -971,22 +973,22 @@ func pcpuK8V8StressAllowed(flags htab.UpdateFlags) []error {
 	return []error{noRoom}
 }
 
-// pcpuK8V8StressRun is one map of TestPcpuK8V8ConcurrentValues: opts with four CPUs
+// perCPUK8V8StressRun is one map of TestPerCPUK8V8ConcurrentValues: opts with four CPUs
 // and ZeroSeed, keys 0..2*MaxEntries-1.
-func pcpuK8V8StressRun(t *testing.T, opts htab.Options) {
+func perCPUK8V8StressRun(t *testing.T, opts htab.Options) {
 	const workers = 4
 	opts.CPUs, opts.ZeroSeed = workers, true
-	m, err := NewPcpuK8V8(opts)
+	m, err := NewPerCPUK8V8(opts)
 	if err != nil {
 		t.Fatalf("New: %v", err)
 	}
-	nkeys := min(2*m.MaxEntries(), pcpuK8V8StressKeys)
+	nkeys := min(2*m.MaxEntries(), perCPUK8V8StressKeys)
 	ops := 20000
 	if testing.Short() {
 		ops = 10000
 	}
 	slots := 1
-	if pcpuK8V8ModelPerCPU {
+	if perCPUK8V8ModelPerCPU {
 		slots = m.CPUs()
 	}
 	okErr := func(what string, err error, allowed ...error) bool {
@@ -994,7 +996,7 @@ func pcpuK8V8StressRun(t *testing.T, opts htab.Options) {
 			return true
 		}
 		for _, a := range allowed {
-			if pcpuK8V8TestIs(err, a) {
+			if perCPUK8V8TestIs(err, a) {
 				return true
 			}
 		}
@@ -1003,13 +1005,13 @@ func pcpuK8V8StressRun(t *testing.T, opts htab.Options) {
 	}
 	// check reports whether every value in vals could be one written under
 	// key; the per-CPU types' LookupBatch gives slots values a key.
-	check := func(what string, key int, vals []PcpuK8V8Value) bool {
+	check := func(what string, key int, vals []PerCPUK8V8Value) bool {
 		if key < 0 {
 			t.Errorf("%s yields a key no worker wrote", what)
 			return false
 		}
 		for _, v := range vals {
-			if !pcpuK8V8StressCheck(t, what, key, v) {
+			if !perCPUK8V8StressCheck(t, what, key, v) {
 				return false
 			}
 		}
@@ -1018,31 +1020,31 @@ func pcpuK8V8StressRun(t *testing.T, opts htab.Options) {
 	walk := func(kind int) bool {
 		switch kind % 3 {
 		case 0:
-			keys, vals := pcpuK8V8ModelAll(m)
+			keys, vals := perCPUK8V8ModelAll(m)
 			for j, k := range keys {
-				if !check("All", pcpuK8V8StressKey(k), vals[j]) {
+				if !check("All", perCPUK8V8StressKey(k), vals[j]) {
 					return false
 				}
 			}
 		case 1:
-			var from *PcpuK8V8Key
-			for range 2 * pcpuK8V8StressKeys {
+			var from *PerCPUK8V8Key
+			for range 2 * perCPUK8V8StressKeys {
 				next, err := m.NextKey(from)
 				if err != nil {
 					return okErr("NextKey", err, htab.ErrKeyNotExist)
 				}
-				if !check("NextKey", pcpuK8V8StressKey(next), nil) {
+				if !check("NextKey", perCPUK8V8StressKey(next), nil) {
 					return false
 				}
 				from = &next
 			}
 		default:
 			var c htab.Cursor
-			bkeys, bvals := make([]PcpuK8V8Key, 3), make([]PcpuK8V8Value, 3*slots)
-			for range 2 * pcpuK8V8StressKeys {
+			bkeys, bvals := make([]PerCPUK8V8Key, 3), make([]PerCPUK8V8Value, 3*slots)
+			for range 2 * perCPUK8V8StressKeys {
 				n, err := m.LookupBatch(&c, bkeys, bvals)
 				for j := range n {
-					if !check("LookupBatch", pcpuK8V8StressKey(bkeys[j]), bvals[j*slots:(j+1)*slots]) {
+					if !check("LookupBatch", perCPUK8V8StressKey(bkeys[j]), bvals[j*slots:(j+1)*slots]) {
 						return false
 					}
 				}
@@ -1061,29 +1063,29 @@ func pcpuK8V8StressRun(t *testing.T, opts htab.Options) {
 				x = x*1664525 + 1013904223
 				key := int(x>>8) % nkeys
 				// UpdateAny, NoExist, Exist; UpdateAny twice as often (3 % 3).
-				k, ver, flags := pcpuK8V8TestKey(key), i*workers+w, htab.UpdateFlags(x>>24&3)%3
+				k, ver, flags := perCPUK8V8TestKey(key), i*workers+w, htab.UpdateFlags(x>>24&3)%3
 				var good bool
 				switch op := (x >> 26) % 8; {
 				case i%16 == 15:
 					good = walk(i / 16)
 				case op == 0:
-					vals := make([]PcpuK8V8Value, slots)
+					vals := make([]PerCPUK8V8Value, slots)
 					for c := range vals {
-						vals[c] = pcpuK8V8StressVal(key, ver+c)
+						vals[c] = perCPUK8V8StressVal(key, ver+c)
 					}
-					good = okErr("Update", pcpuK8V8ModelUpdate(m, k, vals, flags), pcpuK8V8StressAllowed(flags)...)
+					good = okErr("Update", perCPUK8V8ModelUpdate(m, k, vals, flags), perCPUK8V8StressAllowed(flags)...)
 				case op <= 2:
-					good = okErr("CPU.Update", m.CPU(w).Update(k, pcpuK8V8StressVal(key, ver), flags), pcpuK8V8StressAllowed(flags)...)
+					good = okErr("CPU.Update", m.CPU(w).Update(k, perCPUK8V8StressVal(key, ver), flags), perCPUK8V8StressAllowed(flags)...)
 				case op == 3:
 					good = okErr("Delete", m.CPU(w).Delete(k), htab.ErrKeyNotExist)
 				case op == 4:
-					vals, err := pcpuK8V8ModelLookupAndDelete(m, k)
+					vals, err := perCPUK8V8ModelLookupAndDelete(m, k)
 					good = okErr("LookupAndDelete", err, htab.ErrKeyNotExist) && (err != nil || check("LookupAndDelete", key, vals))
 				case op == 5:
 					v, ok := m.CPU(w).Lookup(k)
-					good = !ok || check("CPU.Lookup", key, []PcpuK8V8Value{v})
+					good = !ok || check("CPU.Lookup", key, []PerCPUK8V8Value{v})
 				default:
-					vals, ok := pcpuK8V8ModelLookup(m, k)
+					vals, ok := perCPUK8V8ModelLookup(m, k)
 					good = !ok || check("Lookup", key, vals)
 				}
 				if !good {
@@ -1093,8 +1095,8 @@ func pcpuK8V8StressRun(t *testing.T, opts htab.Options) {
 		})
 	}
 	wg.Wait()
-	keys, _ := pcpuK8V8ModelAll(m)
-	seen := map[PcpuK8V8Key]bool{}
+	keys, _ := perCPUK8V8ModelAll(m)
+	seen := map[PerCPUK8V8Key]bool{}
 	for _, k := range keys {
 		if seen[k] {
 			t.Errorf("after the workers stopped, All yields key %x twice", k)
@@ -1106,10 +1108,10 @@ func pcpuK8V8StressRun(t *testing.T, opts htab.Options) {
 	}
 }
 
-// TestPcpuK8V8Concurrent runs writers on disjoint keys with lock-free readers and
+// TestPerCPUK8V8Concurrent runs writers on disjoint keys with lock-free readers and
 // iterators; run it with -race. Each writer's keys must end as it left them.
-func TestPcpuK8V8Concurrent(t *testing.T) {
-	m, err := NewPcpuK8V8(htab.Options{
+func TestPerCPUK8V8Concurrent(t *testing.T) {
+	m, err := NewPerCPUK8V8(htab.Options{
 		CPUs:       2,
 		MaxEntries: 64,
 		ZeroSeed:   true,
@@ -1121,18 +1123,18 @@ func TestPcpuK8V8Concurrent(t *testing.T) {
 	for w := range 2 {
 		wg.Go(func() {
 			for i := range 2000 {
-				k := pcpuK8V8TestKey(w*32 + i%32)
+				k := perCPUK8V8TestKey(w*32 + i%32)
 				if i%3 == 2 {
 					_ = m.Delete(k)
 				} else {
-					_ = m.CPU(w).Update(k, pcpuK8V8TestVal(i), htab.UpdateAny)
+					_ = m.CPU(w).Update(k, perCPUK8V8TestVal(i), htab.UpdateAny)
 				}
 			}
 		})
 	}
 	wg.Go(func() {
 		for i := range 200 {
-			m.CPU(1).Lookup(pcpuK8V8TestKey(i % 64))
+			m.CPU(1).Lookup(perCPUK8V8TestKey(i % 64))
 			for range m.All() {
 			}
 			_, _ = m.NextKey(nil)
@@ -1143,21 +1145,21 @@ func TestPcpuK8V8Concurrent(t *testing.T) {
 	for w := range 2 {
 		for j := range 32 {
 			last := j + 32*((1999-j)/32)
-			v, ok := m.CPU(w).Lookup(pcpuK8V8TestKey(w*32 + j))
+			v, ok := m.CPU(w).Lookup(perCPUK8V8TestKey(w*32 + j))
 			want := last%3 != 2
-			if ok != want || ok && v != pcpuK8V8TestVal(last) {
+			if ok != want || ok && v != perCPUK8V8TestVal(last) {
 				t.Fatalf("writer %d key %d: got %x, %v", w, j, v, ok)
 			}
 		}
 	}
 }
 
-// BenchmarkPcpuK8V8Lookup looks up present keys of a 3/4-full map of 65536
+// BenchmarkPerCPUK8V8Lookup looks up present keys of a 3/4-full map of 65536
 // entries in random order and reports lookups/s; keys an LRU map evicted
 // while it filled are left out.
-func BenchmarkPcpuK8V8Lookup(b *testing.B) {
+func BenchmarkPerCPUK8V8Lookup(b *testing.B) {
 	const n = 49152
-	m, err := NewPcpuK8V8(htab.Options{
+	m, err := NewPerCPUK8V8(htab.Options{
 		CPUs:       2,
 		MaxEntries: 65536,
 		ZeroSeed:   true,
@@ -1165,10 +1167,10 @@ func BenchmarkPcpuK8V8Lookup(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	keys := make([]PcpuK8V8Key, 0, n)
+	keys := make([]PerCPUK8V8Key, 0, n)
 	for i := range n {
-		k := pcpuK8V8TestKey(i)
-		if pcpuK8V8TestUpdate(m, k, pcpuK8V8TestVal(i), htab.UpdateNoExist) == nil {
+		k := perCPUK8V8TestKey(i)
+		if perCPUK8V8TestUpdate(m, k, perCPUK8V8TestVal(i), htab.UpdateNoExist) == nil {
 			keys = append(keys, k)
 		}
 	}
@@ -1188,39 +1190,39 @@ func BenchmarkPcpuK8V8Lookup(b *testing.B) {
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "lookups/s")
 }
 
-// pcpuK8V8TestBatchVals is a value buffer for a batch of n keys: CPUs() values each.
-func pcpuK8V8TestBatchVals(m *PcpuK8V8, n int) []PcpuK8V8Value {
-	return make([]PcpuK8V8Value, n*m.CPUs())
+// perCPUK8V8TestBatchVals is a value buffer for a batch of n keys: CPUs() values each.
+func perCPUK8V8TestBatchVals(m *PerCPUK8V8, n int) []PerCPUK8V8Value {
+	return make([]PerCPUK8V8Value, n*m.CPUs())
 }
 
-// pcpuK8V8TestBatchValue is key i's value in a batch's vals, after checking that
+// perCPUK8V8TestBatchValue is key i's value in a batch's vals, after checking that
 // its CPUs' values are the spread of CPU 0's.
-func pcpuK8V8TestBatchValue(t testing.TB, m *PcpuK8V8, k PcpuK8V8Key, vals []PcpuK8V8Value, i int) PcpuK8V8Value {
+func perCPUK8V8TestBatchValue(t testing.TB, m *PerCPUK8V8, k PerCPUK8V8Key, vals []PerCPUK8V8Value, i int) PerCPUK8V8Value {
 	c := m.CPUs()
-	pcpuK8V8TestCheckValues(t, m, k, vals[i*c:(i+1)*c])
+	perCPUK8V8TestCheckValues(t, m, k, vals[i*c:(i+1)*c])
 	return vals[i*c]
 }
 
-// pcpuK8V8TestBatchSpread is what UpdateBatch takes for these values: each
-// spread over the CPUs as pcpuK8V8TestUpdate does.
-func pcpuK8V8TestBatchSpread(m *PcpuK8V8, vs []PcpuK8V8Value) []PcpuK8V8Value {
-	var all []PcpuK8V8Value
+// perCPUK8V8TestBatchSpread is what UpdateBatch takes for these values: each
+// spread over the CPUs as perCPUK8V8TestUpdate does.
+func perCPUK8V8TestBatchSpread(m *PerCPUK8V8, vs []PerCPUK8V8Value) []PerCPUK8V8Value {
+	var all []PerCPUK8V8Value
 	for _, v := range vs {
-		all = append(all, pcpuK8V8TestValues(m, v)...)
+		all = append(all, perCPUK8V8TestValues(m, v)...)
 	}
 	return all
 }
 
-// pcpuK8V8TestBatchWalk runs one whole batch walk with buffers of buf keys
+// perCPUK8V8TestBatchWalk runs one whole batch walk with buffers of buf keys
 // (doubled for a call that says ErrNoSpace) and returns what it got.
-func pcpuK8V8TestBatchWalk(t *testing.T, m *PcpuK8V8, buf int, del bool) (keys []PcpuK8V8Key, vals []PcpuK8V8Value) {
+func perCPUK8V8TestBatchWalk(t *testing.T, m *PerCPUK8V8, buf int, del bool) (keys []PerCPUK8V8Key, vals []PerCPUK8V8Value) {
 	t.Helper()
 	c := new(htab.Cursor)
 	for call := 0; ; call++ {
 		if call > 4*m.MaxEntries()+10 {
 			t.Fatalf("buf %d: the walk does not end", buf)
 		}
-		ks, vs := make([]PcpuK8V8Key, buf), pcpuK8V8TestBatchVals(m, buf)
+		ks, vs := make([]PerCPUK8V8Key, buf), perCPUK8V8TestBatchVals(m, buf)
 		var n int
 		var err error
 		if del {
@@ -1228,19 +1230,19 @@ func pcpuK8V8TestBatchWalk(t *testing.T, m *PcpuK8V8, buf int, del bool) (keys [
 		} else {
 			n, err = m.LookupBatch(c, ks, vs)
 		}
-		if pcpuK8V8TestIs(err, htab.ErrNoSpace) {
+		if perCPUK8V8TestIs(err, htab.ErrNoSpace) {
 			if n != 0 || c.Done() {
 				t.Fatalf("buf %d: ErrNoSpace with %d keys, done %v", buf, n, c.Done())
 			}
 			buf *= 2
 			continue
 		}
-		if err != nil && !pcpuK8V8TestIs(err, htab.ErrKeyNotExist) {
+		if err != nil && !perCPUK8V8TestIs(err, htab.ErrKeyNotExist) {
 			t.Fatalf("buf %d: %v", buf, err)
 		}
 		for i := range n {
 			keys = append(keys, ks[i])
-			vals = append(vals, pcpuK8V8TestBatchValue(t, m, ks[i], vs, i))
+			vals = append(vals, perCPUK8V8TestBatchValue(t, m, ks[i], vs, i))
 		}
 		if err != nil {
 			if !c.Done() {
@@ -1254,24 +1256,24 @@ func pcpuK8V8TestBatchWalk(t *testing.T, m *PcpuK8V8, buf int, del bool) (keys [
 	}
 }
 
-// TestPcpuK8V8Batch checks the batch operations against All.
-func TestPcpuK8V8Batch(t *testing.T) {
-	m, err := NewPcpuK8V8(htab.Options{MaxEntries: 48, ZeroSeed: true, CPUs: 2})
+// TestPerCPUK8V8Batch checks the batch operations against All.
+func TestPerCPUK8V8Batch(t *testing.T) {
+	m, err := NewPerCPUK8V8(htab.Options{MaxEntries: 48, ZeroSeed: true, CPUs: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n, err := m.LookupBatch(nil, make([]PcpuK8V8Key, 4), pcpuK8V8TestBatchVals(m, 4)); n != 0 || !pcpuK8V8TestIs(err, htab.ErrKeyNotExist) {
+	if n, err := m.LookupBatch(nil, make([]PerCPUK8V8Key, 4), perCPUK8V8TestBatchVals(m, 4)); n != 0 || !perCPUK8V8TestIs(err, htab.ErrKeyNotExist) {
 		t.Fatalf("empty map: %d, %v; want 0, ErrKeyNotExist", n, err)
 	}
-	var ks []PcpuK8V8Key
-	var vs []PcpuK8V8Value
+	var ks []PerCPUK8V8Key
+	var vs []PerCPUK8V8Value
 	for i := range 40 {
-		ks, vs = append(ks, pcpuK8V8TestKey(i)), append(vs, pcpuK8V8TestVal(i))
+		ks, vs = append(ks, perCPUK8V8TestKey(i)), append(vs, perCPUK8V8TestVal(i))
 	}
-	if n, err := m.UpdateBatch(ks, pcpuK8V8TestBatchSpread(m, vs), htab.UpdateAny); n != len(ks) || err != nil {
+	if n, err := m.UpdateBatch(ks, perCPUK8V8TestBatchSpread(m, vs), htab.UpdateAny); n != len(ks) || err != nil {
 		t.Fatalf("UpdateBatch: %d, %v", n, err)
 	}
-	wantKeys, wantVals := pcpuK8V8TestAll(t, m)
+	wantKeys, wantVals := perCPUK8V8TestAll(t, m)
 	if len(wantKeys) == 0 || len(wantKeys) != m.Len() {
 		t.Fatalf("All yields %d keys, Len is %d", len(wantKeys), m.Len())
 	}
@@ -1281,32 +1283,32 @@ func TestPcpuK8V8Batch(t *testing.T) {
 		t.Fatalf("zero-length batch: %d, %v, cursor %v", n, err, *c)
 	}
 	for buf := 1; buf <= 8; buf++ {
-		keys, vals := pcpuK8V8TestBatchWalk(t, m, buf, false)
-		if !pcpuK8V8TestSame(keys, wantKeys) || !pcpuK8V8TestSame(vals, wantVals) {
+		keys, vals := perCPUK8V8TestBatchWalk(t, m, buf, false)
+		if !perCPUK8V8TestSame(keys, wantKeys) || !perCPUK8V8TestSame(vals, wantVals) {
 			t.Fatalf("buf %d: the walk returned\n%x\n%x\nAll yields\n%x\n%x", buf, keys, vals, wantKeys, wantVals)
 		}
 	}
 	if m.Len() != len(wantKeys) {
 		t.Fatalf("LookupBatch changed the map: Len %d", m.Len())
 	}
-	keys, vals := pcpuK8V8TestBatchWalk(t, m, 3, true)
-	if !pcpuK8V8TestSame(keys, wantKeys) || !pcpuK8V8TestSame(vals, wantVals) {
+	keys, vals := perCPUK8V8TestBatchWalk(t, m, 3, true)
+	if !perCPUK8V8TestSame(keys, wantKeys) || !perCPUK8V8TestSame(vals, wantVals) {
 		t.Fatalf("lookup-and-delete walk returned\n%x\nAll yielded\n%x", keys, wantKeys)
 	}
-	if k, _ := pcpuK8V8TestAll(t, m); m.Len() != 0 || len(k) != 0 {
+	if k, _ := perCPUK8V8TestAll(t, m); m.Len() != 0 || len(k) != 0 {
 		t.Fatalf("after a lookup-and-delete walk: Len %d, All %x", m.Len(), k)
 	}
 
-	if n, err := m.UpdateBatch(ks[:1], pcpuK8V8TestBatchSpread(m, vs[:1]), htab.UpdateNoExist); n != 0 || !pcpuK8V8TestIs(err, htab.ErrInvalid) {
+	if n, err := m.UpdateBatch(ks[:1], perCPUK8V8TestBatchSpread(m, vs[:1]), htab.UpdateNoExist); n != 0 || !perCPUK8V8TestIs(err, htab.ErrInvalid) {
 		t.Fatalf("UpdateBatch with UpdateNoExist: %d, %v; want ErrInvalid, as the kernel", n, err)
 	}
-	if n, err := m.UpdateBatch(ks[:3], pcpuK8V8TestBatchSpread(m, vs[:3]), htab.UpdateAny); n != 3 || err != nil {
+	if n, err := m.UpdateBatch(ks[:3], perCPUK8V8TestBatchSpread(m, vs[:3]), htab.UpdateAny); n != 3 || err != nil {
 		t.Fatalf("UpdateBatch: %d, %v", n, err)
 	}
-	if n, err := m.DeleteBatch([]PcpuK8V8Key{ks[0], ks[1], ks[5], ks[2]}); n != 2 || !pcpuK8V8TestIs(err, htab.ErrKeyNotExist) {
+	if n, err := m.DeleteBatch([]PerCPUK8V8Key{ks[0], ks[1], ks[5], ks[2]}); n != 2 || !perCPUK8V8TestIs(err, htab.ErrKeyNotExist) {
 		t.Fatalf("DeleteBatch with an absent third key: %d, %v; want 2, ErrKeyNotExist", n, err)
 	}
-	if _, ok := pcpuK8V8TestLookup(t, m, ks[2]); !ok || m.Len() != 1 {
+	if _, ok := perCPUK8V8TestLookup(t, m, ks[2]); !ok || m.Len() != 1 {
 		t.Fatalf("DeleteBatch went past the absent key: Len %d", m.Len())
 	}
 }

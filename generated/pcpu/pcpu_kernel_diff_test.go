@@ -12,7 +12,7 @@ import (
 	"github.com/htabgen/htabgen/internal/kernel"
 )
 
-// TestKernelDifferentialPerCPU runs the same random operations on PcpuK8V8
+// TestKernelDifferentialPerCPU runs the same random operations on PerCPUK8V8
 // and on the kernel's BPF_MAP_TYPE_PERCPU_HASH (both with a zero seed, the
 // generated map with CPUs = the kernel's possible CPUs) and compares every
 // result, every CPU's value included. The program side is there too:
@@ -33,18 +33,18 @@ func TestKernelDifferentialPerCPU(t *testing.T) {
 				km, err := kernel.New(htab.PerCPUHash, 8, 8, opts)
 				require.NoError(t, err)
 				defer km.Close()
-				m, err := NewPcpuK8V8(opts)
+				m, err := NewPerCPUK8V8(opts)
 				require.NoError(t, err)
 				require.Equal(t, ncpu, m.CPUs())
 
 				rng := rand.New(rand.NewPCG(uint64(max), kernel.Seed(t, 11)))
 				keySpace := 2*max + 2
 				steps := min(20000, 40*max+200)
-				got := make([]PcpuK8V8Value, ncpu)
+				got := make([]PerCPUK8V8Value, ncpu)
 				for step := range steps {
-					var k PcpuK8V8Key
+					var k PerCPUK8V8Key
 					binary.LittleEndian.PutUint64(k[:], uint64(rng.IntN(keySpace)))
-					vals := make([]PcpuK8V8Value, ncpu)
+					vals := make([]PerCPUK8V8Value, ncpu)
 					for c := range vals {
 						binary.LittleEndian.PutUint64(vals[c][:], rng.Uint64())
 					}
@@ -105,7 +105,7 @@ func TestKernelDifferentialPerCPU(t *testing.T) {
 							require.ErrorIs(t, werr, htab.ErrKeyNotExist)
 						}
 					default:
-						var kp *PcpuK8V8Key
+						var kp *PerCPUK8V8Key
 						if rng.IntN(2) == 0 {
 							kp = &k
 						}
@@ -143,12 +143,12 @@ func TestKernelDifferentialPerCPUReplaceInPlace(t *testing.T) {
 			km, err := kernel.New(htab.PerCPUHash, 8, 8, opts)
 			require.NoError(t, err)
 			defer km.Close()
-			m, err := NewPcpuK8V8(opts)
+			m, err := NewPerCPUK8V8(opts)
 			require.NoError(t, err)
 
 			// Three keys of one bucket.
 			mask := uint32(htab.BucketCount(64) - 1)
-			var same []PcpuK8V8Key
+			var same []PerCPUK8V8Key
 			var b0 uint32
 			for i := uint64(0); len(same) < 3; i++ {
 				k := kpKey(int64(i))
@@ -173,18 +173,18 @@ func TestKernelDifferentialPerCPUReplaceInPlace(t *testing.T) {
 				require.NoError(t, m.Update(same[0], vals, f))
 				kdRequireSameOrder(t, km, m)
 			}
-			var order []PcpuK8V8Key
+			var order []PerCPUK8V8Key
 			for k := range m.All() {
 				order = append(order, k)
 			}
-			require.Equal(t, []PcpuK8V8Key{same[2], same[1], same[0]}, order, "newest first; the replaced tail stays the tail")
+			require.Equal(t, []PerCPUK8V8Key{same[2], same[1], same[0]}, order, "newest first; the replaced tail stays the tail")
 		})
 	}
 }
 
 // kdVals is CPU c's value base+c for each of ncpu CPUs.
-func kdVals(ncpu int, base int64) []PcpuK8V8Value {
-	vals := make([]PcpuK8V8Value, ncpu)
+func kdVals(ncpu int, base int64) []PerCPUK8V8Value {
+	vals := make([]PerCPUK8V8Value, ncpu)
 	for c := range vals {
 		vals[c] = kpVal(base + int64(c))
 	}
@@ -193,8 +193,8 @@ func kdVals(ncpu int, base int64) []PcpuK8V8Value {
 
 // kdBytes is vals as the harness takes and gives per-CPU values: every CPU's
 // value, concatenated.
-func kdBytes(vals []PcpuK8V8Value) []byte {
-	b := make([]byte, 0, len(vals)*len(PcpuK8V8Value{}))
+func kdBytes(vals []PerCPUK8V8Value) []byte {
+	b := make([]byte, 0, len(vals)*len(PerCPUK8V8Value{}))
 	for _, v := range vals {
 		b = append(b, v[:]...)
 	}
@@ -204,7 +204,7 @@ func kdBytes(vals []PcpuK8V8Value) []byte {
 // kdRequireSameOrder walks both maps (the kernel's with NextKey, ours with
 // All and with NextKey) and requires the same keys in the same order, and the
 // same values on every CPU.
-func kdRequireSameOrder(t *testing.T, km *kernel.Map, m *PcpuK8V8) {
+func kdRequireSameOrder(t *testing.T, km *kernel.Map, m *PerCPUK8V8) {
 	t.Helper()
 	var kernelKeys, allKeys, nextKeys [][]byte
 	var kernelVals, allVals [][]byte
@@ -218,7 +218,7 @@ func kdRequireSameOrder(t *testing.T, km *kernel.Map, m *PcpuK8V8) {
 		allKeys = append(allKeys, k[:])
 		allVals = append(allVals, kdBytes(vs))
 	}
-	var kp *PcpuK8V8Key
+	var kp *PerCPUK8V8Key
 	for {
 		k, err := m.NextKey(kp)
 		if err != nil {
@@ -233,9 +233,9 @@ func kdRequireSameOrder(t *testing.T, km *kernel.Map, m *PcpuK8V8) {
 	require.Equal(t, kernelKeys, nextKeys, "NextKey's order differs from the kernel's")
 	require.Equal(t, kernelVals, allVals, "All's values differ from the kernel's")
 	require.Equal(t, len(kernelKeys), m.Len())
-	got := make([]PcpuK8V8Value, m.CPUs())
+	got := make([]PerCPUK8V8Value, m.CPUs())
 	for i, k := range kernelKeys {
-		require.True(t, m.Lookup(PcpuK8V8Key(k), got))
+		require.True(t, m.Lookup(PerCPUK8V8Key(k), got))
 		require.Equal(t, kernelVals[i], kdBytes(got))
 	}
 }

@@ -20,10 +20,10 @@ func TestPerCPUValuesOwnCacheLines(t *testing.T) {
 		for _, cpus := range []int{2, 3, 4} {
 			for _, max := range []int{1, 3, 10, 1000} {
 				t.Run(fmt.Sprintf("noprealloc=%v/cpus=%d/max=%d", noPrealloc, cpus, max), func(t *testing.T) {
-					m, err := NewPcpuK8V8(htab.Options{MaxEntries: max, CPUs: cpus, NoPrealloc: noPrealloc})
+					m, err := NewPerCPUK8V8(htab.Options{MaxEntries: max, CPUs: cpus, NoPrealloc: noPrealloc})
 					require.NoError(t, err)
 					for i := range max {
-						require.NoError(t, m.Update(pcpuK8V8TestKey(i), pcpuK8V8TestValues(m, pcpuK8V8TestVal(i)), htab.UpdateNoExist))
+						require.NoError(t, m.Update(perCPUK8V8TestKey(i), perCPUK8V8TestValues(m, perCPUK8V8TestVal(i)), htab.UpdateNoExist))
 					}
 					var lines cachelines.Owners
 					for c := range cpus {

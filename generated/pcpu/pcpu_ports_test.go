@@ -30,12 +30,12 @@ var kpFlags = []struct {
 var kpCPUs = []int{1, 2, 4, 7}
 
 // kpKey is a long long key as the kernel test stores it (native, little-endian).
-func kpKey(i int64) (k PcpuK8V8Key) {
+func kpKey(i int64) (k PerCPUK8V8Key) {
 	binary.LittleEndian.PutUint64(k[:], uint64(i))
 	return
 }
 
-func kpVal(i int64) (v PcpuK8V8Value) {
+func kpVal(i int64) (v PerCPUK8V8Value) {
 	binary.LittleEndian.PutUint64(v[:], uint64(i))
 	return
 }
@@ -43,8 +43,8 @@ func kpVal(i int64) (v PcpuK8V8Value) {
 func kpInt(b []byte) int64 { return int64(binary.LittleEndian.Uint64(b)) }
 
 // kpPercpu is the kernel test's value: bpf_percpu(value, i) = i + 100.
-func kpPercpu(ncpu int) []PcpuK8V8Value {
-	vals := make([]PcpuK8V8Value, ncpu)
+func kpPercpu(ncpu int) []PerCPUK8V8Value {
+	vals := make([]PerCPUK8V8Value, ncpu)
 	for i := range vals {
 		vals[i] = kpVal(int64(i + 100))
 	}
@@ -60,7 +60,7 @@ func TestKernelPortHashmapPercpu(t *testing.T) {
 				o := f.opts
 				o.MaxEntries = 2
 				o.CPUs = ncpu
-				m, err := NewPcpuK8V8(o)
+				m, err := NewPerCPUK8V8(o)
 				require.NoError(t, err)
 				require.Equal(t, ncpu, m.CPUs())
 				expectedKeyMask := int64(0)
@@ -178,35 +178,35 @@ func TestPerCPUValueSliceLengths(t *testing.T) {
 		t.Run(f.name, func(t *testing.T) {
 			o := f.opts
 			o.MaxEntries, o.CPUs = 4, 3
-			m, err := NewPcpuK8V8(o)
+			m, err := NewPerCPUK8V8(o)
 			require.NoError(t, err)
 			for _, n := range []int{0, 2, 4} {
-				err := m.Update(kpKey(1), make([]PcpuK8V8Value, n), htab.UpdateAny)
+				err := m.Update(kpKey(1), make([]PerCPUK8V8Value, n), htab.UpdateAny)
 				require.ErrorIs(t, err, htab.ErrInvalid, "Update with %d values", n)
 			}
 			require.Zero(t, m.Len())
 			require.NoError(t, m.Update(kpKey(1), kpPercpu(3), htab.UpdateAny))
-			require.ErrorIs(t, m.LookupAndDelete(kpKey(1), make([]PcpuK8V8Value, 2)), htab.ErrInvalid)
+			require.ErrorIs(t, m.LookupAndDelete(kpKey(1), make([]PerCPUK8V8Value, 2)), htab.ErrInvalid)
 			require.Equal(t, 1, m.Len(), "a refused LookupAndDelete deletes nothing")
 
 			// A longer slice is filled up to CPUs() only.
-			long := make([]PcpuK8V8Value, 5)
+			long := make([]PerCPUK8V8Value, 5)
 			long[3], long[4] = kpVal(-3), kpVal(-4)
 			require.True(t, m.Lookup(kpKey(1), long))
 			require.Equal(t, append(kpPercpu(3), kpVal(-3), kpVal(-4)), long)
 
 			// An absent key leaves vals alone.
-			vals := []PcpuK8V8Value{kpVal(7), kpVal(8), kpVal(9)}
+			vals := []PerCPUK8V8Value{kpVal(7), kpVal(8), kpVal(9)}
 			require.False(t, m.Lookup(kpKey(2), vals))
-			require.Equal(t, []PcpuK8V8Value{kpVal(7), kpVal(8), kpVal(9)}, vals)
+			require.Equal(t, []PerCPUK8V8Value{kpVal(7), kpVal(8), kpVal(9)}, vals)
 		})
 	}
 }
 
 // kpAllCPUs is every CPU's value of k, read from the userspace side.
-func kpAllCPUs(t *testing.T, m *PcpuK8V8, k PcpuK8V8Key) []PcpuK8V8Value {
+func kpAllCPUs(t *testing.T, m *PerCPUK8V8, k PerCPUK8V8Key) []PerCPUK8V8Value {
 	t.Helper()
-	vals := make([]PcpuK8V8Value, m.CPUs())
+	vals := make([]PerCPUK8V8Value, m.CPUs())
 	require.True(t, m.Lookup(k, vals), "key %d", kpInt(k[:]))
 	return vals
 }
@@ -222,15 +222,15 @@ func TestPerCPUProgramSide(t *testing.T) {
 			t.Run(fmt.Sprintf("%s/cpus=%d", f.name, ncpu), func(t *testing.T) {
 				o := f.opts
 				o.MaxEntries, o.CPUs, o.ZeroSeed = 4, ncpu, true
-				m, err := NewPcpuK8V8(o)
+				m, err := NewPerCPUK8V8(o)
 				require.NoError(t, err)
-				zero := make([]PcpuK8V8Value, ncpu)
+				zero := make([]PerCPUK8V8Value, ncpu)
 
 				for i := range ncpu {
 					k := kpKey(int64(10 + i))
 					// A new key through CPU(i): CPU i has v, every other CPU zero.
 					require.NoError(t, m.CPU(i).Update(k, kpVal(int64(1000+i)), htab.UpdateNoExist))
-					want := make([]PcpuK8V8Value, ncpu)
+					want := make([]PerCPUK8V8Value, ncpu)
 					want[i] = kpVal(int64(1000 + i))
 					require.Equal(t, want, kpAllCPUs(t, m, k), "new key through CPU(%d)", i)
 					for c := range ncpu {
@@ -282,7 +282,7 @@ func TestPerCPUProgramSide(t *testing.T) {
 				// a program's insert must zero the other CPUs.
 				require.NoError(t, m.Delete(k))
 				require.NoError(t, m.CPU(last).Update(kpKey(50), kpVal(5), htab.UpdateNoExist))
-				want := make([]PcpuK8V8Value, ncpu)
+				want := make([]PerCPUK8V8Value, ncpu)
 				want[last] = kpVal(5)
 				require.Equal(t, want, kpAllCPUs(t, m, kpKey(50)), "a reused element's other CPUs are zeroed")
 
@@ -295,7 +295,7 @@ func TestPerCPUProgramSide(t *testing.T) {
 				require.ErrorIs(t, m.CPU(0).Update(kpKey(98), kpVal(1), htab.UpdateExist), htab.ErrKeyNotExist, "flag errors win over fullness")
 
 				// A replace through CPU(i) on a full map works and is in place: the order is unchanged.
-				var before, after []PcpuK8V8Key
+				var before, after []PerCPUK8V8Key
 				for k := range m.All() {
 					before = append(before, k)
 				}
@@ -324,19 +324,19 @@ func TestPerCPUProgramSide(t *testing.T) {
 // naming the requirement, on a slice shorter than CPUs(), also one whose
 // capacity would have room.
 func TestPerCPULookupVals(t *testing.T) {
-	m, err := NewPcpuK8V8(htab.Options{MaxEntries: 4, CPUs: 2})
+	m, err := NewPerCPUK8V8(htab.Options{MaxEntries: 4, CPUs: 2})
 	require.NoError(t, err)
-	require.NoError(t, m.Update(kpKey(1), []PcpuK8V8Value{kpVal(10), kpVal(11)}, htab.UpdateAny))
+	require.NoError(t, m.Update(kpKey(1), []PerCPUK8V8Value{kpVal(10), kpVal(11)}, htab.UpdateAny))
 
-	long := []PcpuK8V8Value{kpVal(-1), kpVal(-1), kpVal(-1)}
+	long := []PerCPUK8V8Value{kpVal(-1), kpVal(-1), kpVal(-1)}
 	require.True(t, m.Lookup(kpKey(1), long))
-	require.Equal(t, []PcpuK8V8Value{kpVal(10), kpVal(11), kpVal(-1)}, long, "only vals[:CPUs()] is written")
+	require.Equal(t, []PerCPUK8V8Value{kpVal(10), kpVal(11), kpVal(-1)}, long, "only vals[:CPUs()] is written")
 
-	const want = "PcpuK8V8.Lookup: len(vals) = 1, want at least CPUs() = 2"
-	roomy := make([]PcpuK8V8Value, 1, 4)
+	const want = "PerCPUK8V8.Lookup: len(vals) = 1, want at least CPUs() = 2"
+	roomy := make([]PerCPUK8V8Value, 1, 4)
 	require.PanicsWithValue(t, want, func() { m.Lookup(kpKey(1), roomy) })
-	require.Equal(t, PcpuK8V8Value{}, roomy[:2][1], "nothing written past len(vals)")
-	require.PanicsWithValue(t, want, func() { m.Lookup(kpKey(2), make([]PcpuK8V8Value, 1)) }, "also for an absent key")
+	require.Equal(t, PerCPUK8V8Value{}, roomy[:2][1], "nothing written past len(vals)")
+	require.PanicsWithValue(t, want, func() { m.Lookup(kpKey(2), make([]PerCPUK8V8Value, 1)) }, "also for an absent key")
 }
 
 // TestPerCPUAllValsCapped: the values All yields for a key are exactly its
@@ -344,17 +344,17 @@ func TestPerCPULookupVals(t *testing.T) {
 // overwrite the values of keys not yet yielded, with buckets of several keys.
 func TestPerCPUAllValsCapped(t *testing.T) {
 	const n, cpus = 64, 2
-	m, err := NewPcpuK8V8(htab.Options{MaxEntries: n, CPUs: cpus, ZeroSeed: true})
+	m, err := NewPerCPUK8V8(htab.Options{MaxEntries: n, CPUs: cpus, ZeroSeed: true})
 	require.NoError(t, err)
 	for i := range n {
-		require.NoError(t, m.Update(kpKey(int64(i)), []PcpuK8V8Value{kpVal(int64(i)), kpVal(int64(-i))}, htab.UpdateNoExist))
+		require.NoError(t, m.Update(kpKey(int64(i)), []PerCPUK8V8Value{kpVal(int64(i)), kpVal(int64(-i))}, htab.UpdateNoExist))
 	}
 	seen := 0
 	for k, vals := range m.All() {
 		require.Len(t, vals, cpus)
 		require.Equal(t, cpus, cap(vals), "key %v", k)
 		i := int64(binary.LittleEndian.Uint64(k[:]))
-		require.Equal(t, []PcpuK8V8Value{kpVal(i), kpVal(-i)}, vals, "key %d", i)
+		require.Equal(t, []PerCPUK8V8Value{kpVal(i), kpVal(-i)}, vals, "key %d", i)
 		_ = append(vals, kpVal(1<<40)) // must not reach the next key's values
 		seen++
 	}
@@ -364,14 +364,14 @@ func TestPerCPUAllValsCapped(t *testing.T) {
 // TestPerCPUCPUHandleRange: CPU(i) exists for 0 <= i < CPUs() and panics
 // outside.
 func TestPerCPUCPUHandleRange(t *testing.T) {
-	m, err := NewPcpuK8V8(htab.Options{MaxEntries: 2, CPUs: 3})
+	m, err := NewPerCPUK8V8(htab.Options{MaxEntries: 2, CPUs: 3})
 	require.NoError(t, err)
 	for i := range 3 {
 		require.NotNil(t, m.CPU(i))
 	}
-	require.PanicsWithValue(t, "PcpuK8V8.CPU(3): want 0 <= i < CPUs() = 3", func() { m.CPU(3) })
-	require.PanicsWithValue(t, "PcpuK8V8.CPU(-1): want 0 <= i < CPUs() = 3", func() { m.CPU(-1) })
-	def, err := NewPcpuK8V8(htab.Options{MaxEntries: 2})
+	require.PanicsWithValue(t, "PerCPUK8V8.CPU(3): want 0 <= i < CPUs() = 3", func() { m.CPU(3) })
+	require.PanicsWithValue(t, "PerCPUK8V8.CPU(-1): want 0 <= i < CPUs() = 3", func() { m.CPU(-1) })
+	def, err := NewPerCPUK8V8(htab.Options{MaxEntries: 2})
 	require.NoError(t, err)
 	require.Positive(t, def.CPUs(), "CPUs 0 means runtime.NumCPU()")
 }

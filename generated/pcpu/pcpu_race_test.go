@@ -28,7 +28,7 @@ const (
 // and the two 32-bit halves are equal, so that a torn read, a value in the
 // wrong CPU's slot or under the wrong key (a write that landed on a freed and
 // reused element) shows.
-func raceTagged(c int, k PcpuK8V8Key, n int) (v PcpuK8V8Value) {
+func raceTagged(c int, k PerCPUK8V8Key, n int) (v PerCPUK8V8Value) {
 	w := uint32(n)<<16 | uint32(kpInt(k[:])-raceVolatileBase)<<8 | uint32(c)
 	binary.LittleEndian.PutUint32(v[:4], w)
 	binary.LittleEndian.PutUint32(v[4:], w)
@@ -37,10 +37,10 @@ func raceTagged(c int, k PcpuK8V8Key, n int) (v PcpuK8V8Value) {
 
 // raceCheckTagged returns an error unless every vals[c] is zero or a value
 // raceTagged wrote for CPU c under k.
-func raceCheckTagged(k PcpuK8V8Key, vals []PcpuK8V8Value) error {
+func raceCheckTagged(k PerCPUK8V8Key, vals []PerCPUK8V8Value) error {
 	ki := kpInt(k[:]) - raceVolatileBase
 	for c, v := range vals {
-		if v == (PcpuK8V8Value{}) {
+		if v == (PerCPUK8V8Value{}) {
 			continue
 		}
 		lo, hi := binary.LittleEndian.Uint32(v[:4]), binary.LittleEndian.Uint32(v[4:])
@@ -73,7 +73,7 @@ func TestPerCPUStressCounters(t *testing.T) {
 			// may hold between unlinking and freeing them (a transient
 			// ErrFull there is kernel-like but not what this test checks).
 			o.MaxEntries, o.CPUs = raceCounters+raceVolatile+4, workers
-			m, err := NewPcpuK8V8(o)
+			m, err := NewPerCPUK8V8(o)
 			require.NoError(t, err)
 
 			errs := make(chan error, 64)
@@ -137,7 +137,7 @@ func TestPerCPUStressCounters(t *testing.T) {
 			for u := range 2 {
 				users.Go(func() {
 					rng := rand.New(rand.NewPCG(uint64(100+u), 2))
-					vals := make([]PcpuK8V8Value, workers)
+					vals := make([]PerCPUK8V8Value, workers)
 					for n := 0; ; n++ {
 						select {
 						case <-stop:
@@ -179,8 +179,8 @@ func TestPerCPUStressCounters(t *testing.T) {
 			for u := range 2 {
 				users.Go(func() {
 					var last [raceCounters][workers]int64
-					vals := make([]PcpuK8V8Value, workers)
-					check := func(k PcpuK8V8Key, vals []PcpuK8V8Value) error {
+					vals := make([]PerCPUK8V8Value, workers)
+					check := func(k PerCPUK8V8Key, vals []PerCPUK8V8Value) error {
 						ki := kpInt(k[:])
 						if ki >= raceVolatileBase {
 							return raceCheckTagged(k, vals)
@@ -205,7 +205,7 @@ func TestPerCPUStressCounters(t *testing.T) {
 						default:
 						}
 						if u == 0 {
-							seen := map[PcpuK8V8Key]bool{}
+							seen := map[PerCPUK8V8Key]bool{}
 							for k, vs := range m.All() {
 								if seen[k] {
 									report(fmt.Errorf("All yielded key %d twice", kpInt(k[:])))
@@ -223,7 +223,7 @@ func TestPerCPUStressCounters(t *testing.T) {
 							}
 							continue
 						}
-						var k PcpuK8V8Key
+						var k PerCPUK8V8Key
 						if rng.IntN(2) == 0 {
 							k = kpKey(int64(rng.IntN(raceCounters)))
 						} else {
@@ -251,7 +251,7 @@ func TestPerCPUStressCounters(t *testing.T) {
 			}
 
 			// Every counter slot equals the goroutine's increments.
-			vals := make([]PcpuK8V8Value, workers)
+			vals := make([]PerCPUK8V8Value, workers)
 			total := int64(0)
 			for ki := range raceCounters {
 				incremented := false
@@ -270,7 +270,7 @@ func TestPerCPUStressCounters(t *testing.T) {
 			require.Positive(t, total)
 			// The map is consistent at rest: All agrees with Len and Lookup.
 			n := 0
-			got := make([]PcpuK8V8Value, workers)
+			got := make([]PerCPUK8V8Value, workers)
 			for k, vs := range m.All() {
 				n++
 				require.True(t, m.Lookup(k, got))
@@ -293,7 +293,7 @@ func TestPerCPUConcurrentInsertZeroes(t *testing.T) {
 		t.Run(f.name, func(t *testing.T) {
 			o := f.opts
 			o.MaxEntries, o.CPUs = keys, workers
-			m, err := NewPcpuK8V8(o)
+			m, err := NewPerCPUK8V8(o)
 			require.NoError(t, err)
 			for round := range 4 {
 				var wg sync.WaitGroup
@@ -309,7 +309,7 @@ func TestPerCPUConcurrentInsertZeroes(t *testing.T) {
 					})
 				}
 				wg.Wait()
-				vals := make([]PcpuK8V8Value, workers)
+				vals := make([]PerCPUK8V8Value, workers)
 				for i := range keys {
 					require.True(t, m.Lookup(kpKey(int64(i)), vals))
 					for w := range workers {
@@ -356,9 +356,9 @@ func TestPerCPUStressUpdateDeleteReuse(t *testing.T) {
 			// Two spare elements: each userspace deleter may hold one between
 			// unlinking and freeing it, when an insert would find none free.
 			o.MaxEntries, o.CPUs = keys+2, workers
-			m, err := NewPcpuK8V8(o)
+			m, err := NewPerCPUK8V8(o)
 			require.NoError(t, err)
-			key := func(i int) PcpuK8V8Key { return kpKey(raceVolatileBase + int64(i)) }
+			key := func(i int) PerCPUK8V8Key { return kpKey(raceVolatileBase + int64(i)) }
 			errs := make(chan error, 16)
 			report := func(err error) {
 				select {
@@ -385,8 +385,8 @@ func TestPerCPUStressUpdateDeleteReuse(t *testing.T) {
 			for u := range 2 {
 				users.Go(func() {
 					rng := rand.New(rand.NewPCG(uint64(u), 5))
-					vals := make([]PcpuK8V8Value, workers)
-					zero := make([]PcpuK8V8Value, workers)
+					vals := make([]PerCPUK8V8Value, workers)
+					zero := make([]PerCPUK8V8Value, workers)
 					for {
 						select {
 						case <-stop:
@@ -427,7 +427,7 @@ func TestPerCPUStressUpdateDeleteReuse(t *testing.T) {
 			for err := range errs {
 				assert.NoError(t, err)
 			}
-			vals := make([]PcpuK8V8Value, workers)
+			vals := make([]PerCPUK8V8Value, workers)
 			for k := range m.All() {
 				require.True(t, m.Lookup(k, vals))
 				require.NoError(t, raceCheckTagged(k, vals))
