@@ -5,13 +5,14 @@
 package htabgen
 
 import (
+	"errors"
 	"fmt"
 	"go/parser"
 	"go/token"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -201,7 +202,7 @@ func TestMatrix(t *testing.T) {
 			gen(typ, spec.LayoutClassic, spec.HashStatic, lean, []int{1, 4, 8, 9, 16}, []int{1, 8, 13})
 		}
 	}
-	goCmd := tempModule(t, mod, "matrix", "")
+	goCmd := tempModule(t, mod, "matrix")
 	t.Logf("generated %d maps in %d packages in %v", maps, pkgs, time.Since(start).Round(time.Millisecond))
 
 	// One go invocation: every vet check (-vet=all, not go test's curated
@@ -210,53 +211,97 @@ func TestMatrix(t *testing.T) {
 	t.Logf("%s", goCmd(nil, "test", "-short", "-vet=all", "-run", "^(Test|Fuzz)", "-bench", "^$", "./..."))
 }
 
-// goRunner runs go with args, and env added to the environment, in a module
-// of tempModule, fails the test if it fails, and returns its output.
+// goRunner runs go with args, and env added to the environment, in a
+// temporary module, fails the test if it fails, and returns its output.
 type goRunner func(env []string, args ...string) []byte
 
 // tempModule makes dir a module named name that requires htabgen from this
-// checkout, with extra lines appended to its go.mod, and returns a runner of
-// go commands in it. It works offline: the module cache holds every
-// dependency this checkout's go.sum names, which the module copies.
-func tempModule(t *testing.T, dir, name, extra string) goRunner {
+// checkout, and returns a runner of go commands in it. It works offline: the
+// module cache holds every dependency this checkout's go.sum names, which
+// the module copies.
+func tempModule(t *testing.T, dir, name string) goRunner {
 	t.Helper()
 	root, err := os.Getwd()
 	require.NoError(t, err)
-	gomod := "module " + name + "\n\ngo 1.26.0\n\nrequire github.com/htabgen/htabgen v0.0.0\n\nreplace github.com/htabgen/htabgen => " + root + "\n" + extra
+	gomod := "module " + name + "\n\ngo 1.26.0\n\nrequire github.com/htabgen/htabgen v0.0.0\n\nreplace github.com/htabgen/htabgen => " + root + "\n"
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "go.mod"), []byte(gomod), 0o644))
 	sum, err := os.ReadFile(filepath.Join(root, "go.sum"))
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "go.sum"), sum, 0o644))
+	return goIn(t, dir, "GOFLAGS=-mod=mod -trimpath")
+}
+
+// goIn returns a runner of go commands in dir, offline (GOPROXY=off), with
+// this toolchain and no workspace, and base added to the environment before
+// each call's own env.
+func goIn(t *testing.T, dir string, base ...string) goRunner {
 	return func(env []string, args ...string) []byte {
 		t.Helper()
-		start := time.Now()
-		cmd := exec.Command("go", args...)
-		cmd.Dir = dir
-		// -trimpath keeps temporary paths out of the build, so that an
-		// unchanged generator hits the build cache on the next run.
-		cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod -trimpath", "GOWORK=off", "GOPROXY=off", "GOTOOLCHAIN=local")
-		cmd.Env = append(cmd.Env, env...)
-		line := strings.TrimSpace(strings.Join(env, " ") + " go " + strings.Join(args, " "))
-		out, err := cmd.CombinedOutput()
-		require.NoError(t, err, "%s in %s:\n%s", line, dir, out)
-		t.Logf("%s: %v", line, time.Since(start).Round(time.Millisecond))
-		return out
+		return runIn(t, dir, append(base, env...), "go", args...)
 	}
 }
 
-// TestGoTool is the README's way to use htabgen, end to end: a module with
-// htabgen as a tool (what go get -tool writes into go.mod) and a go:generate
-// line; go generate writes the map and its tests, and a program using the map
-// as the README shows builds, passes every vet check and runs.
+// runIn runs the program name with args in dir, offline, with env added to
+// the environment (later values win), fails the test if it fails, and
+// returns its output.
+func runIn(t *testing.T, dir string, env []string, name string, args ...string) []byte {
+	t.Helper()
+	start := time.Now()
+	cmd := exec.Command(name, args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GOWORK=off", "GOPROXY=off", "GOTOOLCHAIN=local")
+	cmd.Env = append(cmd.Env, env...)
+	line := strings.TrimSpace(strings.Join(env, " ") + " " + name + " " + strings.Join(args, " "))
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, "%s in %s:\n%s", line, dir, out)
+	t.Logf("%s: %v", line, time.Since(start).Round(time.Millisecond))
+	return out
+}
+
+// recipeMarker is the line of README.md after which come the three blocks of
+// the go tool recipe: the module's setup (shell), the go:generate line (Go),
+// and the generation (shell).
+const recipeMarker = "<!-- TestGoTool runs the next three blocks as they are written. -->"
+
+// readmeRecipe returns the three blocks that follow recipeMarker in README.md.
+func readmeRecipe(t *testing.T) (setup, directive, generate string) {
+	t.Helper()
+	readme, err := os.ReadFile("README.md")
+	require.NoError(t, err)
+	_, rest, ok := strings.Cut(string(readme), recipeMarker+"\n")
+	require.True(t, ok, "README.md has no line %q before the go tool recipe", recipeMarker)
+	var blocks []string
+	for _, lang := range []string{"sh", "go", "sh"} {
+		var body string
+		_, rest, ok = strings.Cut(rest, "```"+lang+"\n")
+		require.True(t, ok, "README.md: the recipe's %s block is missing", lang)
+		body, rest, ok = strings.Cut(rest, "```\n")
+		require.True(t, ok, "README.md: the recipe's %s block does not end", lang)
+		blocks = append(blocks, body)
+	}
+	return blocks[0], strings.TrimSpace(blocks[1]), blocks[2]
+}
+
+// TestGoTool is the README's way to use htabgen, end to end and offline: in
+// a new module, the README's recipe makes htabgen a tool from this checkout
+// (go mod edit, the checkout's checksums, go mod tidy with GOPROXY=off) and
+// its go:generate line, in a program that uses the map as the README shows,
+// writes the map and its tests; the program builds, passes every vet check
+// and runs, and the generated tests pass, also on a big-endian and a 32-bit
+// architecture.
 func TestGoTool(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: skipping go generate in a temporary module")
 	}
+	root, err := os.Getwd()
+	require.NoError(t, err)
+	setup, directive, generate := readmeRecipe(t)
+	require.True(t, strings.HasPrefix(directive, "//go:generate go tool htabgen "), "the recipe's Go block is one go:generate line: %q", directive)
+
 	dir := t.TempDir()
-	goCmd := tempModule(t, dir, "example.com/flows", "\ntool github.com/htabgen/htabgen/cmd/htabgen\n")
 	main := `package main
 
-//go:generate go tool htabgen -type hash -key 16 -val 8 -name Conns -out conns_htab.go -tests
+` + directive + `
 
 import (
 	"fmt"
@@ -282,11 +327,23 @@ func main() {
 }
 `
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "main.go"), []byte(main), 0o644))
-	goCmd(nil, "mod", "tidy") // the tool's own requirements, as go get -tool adds them
-	goCmd(nil, "generate", "./...")
+	// The recipe as written, but for where the checkout is. GOFLAGS has
+	// only -trimpath (see tempModule), so that a step the recipe lacks
+	// fails, and every proxy is a closed port, so that one that needs the
+	// network (the checksum database) fails too.
+	sh := func(script string) {
+		t.Helper()
+		offline := []string{"HTTPS_PROXY=http://127.0.0.1:9", "HTTP_PROXY=http://127.0.0.1:9", "NO_PROXY=", "https_proxy=", "http_proxy=", "no_proxy="}
+		runIn(t, dir, append(offline, "HTABGEN="+root, "GOFLAGS=-trimpath"), "sh", "-e", "-c", script)
+	}
+	goCmd := goIn(t, dir, "GOFLAGS=-trimpath")
+	goCmd(nil, "mod", "init", "example.com/flows")
+	sh(regexp.MustCompile(`(?m)^export HTABGEN=.*$`).ReplaceAllString(setup, ""))
+	sh(generate)
+
 	src, err := os.ReadFile(filepath.Join(dir, "conns_htab.go"))
 	require.NoError(t, err)
-	assert.Contains(t, string(src), "// htabgen -type hash -key 16 -val 8 -name Conns -out conns_htab.go -tests\n")
+	assert.Contains(t, string(src), "\n// "+strings.TrimPrefix(directive, "//go:generate go tool ")+"\n", "the header carries the command")
 	assert.Contains(t, string(src), "\npackage main\n", "the package is $GOPACKAGE")
 	assert.FileExists(t, filepath.Join(dir, "conns_htab_test.go"))
 	assert.Equal(t, "htab: key already exists\n2 true\n1 2\n", string(goCmd(nil, "run", ".")))
@@ -296,7 +353,14 @@ func main() {
 	// one (vet type-checks both), and run on a 32-bit one, where 64-bit
 	// atomics need 8-byte alignment that Go guarantees only for some memory.
 	goCmd([]string{"GOARCH=s390x"}, "vet", "./...")
-	if runtime.GOOS == "linux" && runtime.GOARCH == "amd64" { // runs 386 binaries
+	t.Run("GOARCH=386", func(t *testing.T) {
+		goCmd := goIn(t, dir, "GOFLAGS=-trimpath")
+		probe := filepath.Join(t.TempDir(), "probe")
+		goCmd([]string{"GOARCH=386"}, "build", "-o", probe, ".")
+		var exit *exec.ExitError
+		if err := exec.Command(probe).Run(); err != nil && !errors.As(err, &exit) {
+			t.Skipf("this host cannot execute a 386 binary (%v); CI, which can, runs this step", err)
+		}
 		goCmd([]string{"GOARCH=386"}, "test", "-run", "^Test", "./...")
-	}
+	})
 }
