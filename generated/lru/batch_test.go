@@ -16,7 +16,7 @@ import (
 	"github.com/htabgen/htabgen/internal/kernel"
 )
 
-// The batch tests of issue 4 for BPF_MAP_TYPE_LRU_HASH and
+// The batch tests for BPF_MAP_TYPE_LRU_HASH and
 // BPF_MAP_TYPE_LRU_PERCPU_HASH, on the k4v4 maps of gen_batch.go. Helpers
 // carry the prefix lbo so as not to collide with the package's other tests.
 //

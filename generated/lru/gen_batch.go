@@ -1,6 +1,6 @@
 package lru
 
-// The maps of the batch tests (issue 4): 4-byte keys and values, as in the
+// The maps of the batch tests (batch_test.go): 4-byte keys and values, as in the
 // kernel's htab_map_batch_ops.c, which runs for LRU_HASH and LRU_PERCPU_HASH
 // too; once per -batch-lock mode.
 //go:generate go run ../../cmd/htabgen -type lru -key 4 -val 4 -name LRUK4V4 -out lru_k4v4.go

@@ -19,9 +19,9 @@ import (
 	"github.com/htabgen/htabgen/internal/kernel"
 )
 
-// The batch tests of issue 4 for BPF_MAP_TYPE_PERCPU_HASH, on the k4v4 maps
-// of gen_batch.go (PerCPUK4V4, PerCPUK4V4Always, PerCPUK4V4Sparse). Helpers carry
-// the prefix pbo so as not to collide with the package's other tests.
+// The batch tests for BPF_MAP_TYPE_PERCPU_HASH, on the k4v4 maps of
+// gen_batch.go (PerCPUK4V4, PerCPUK4V4Always, PerCPUK4V4Sparse). Helpers
+// carry the prefix pbo so as not to collide with the package's other tests.
 
 // pboGen is what the batch tests need of a generated k4v4 per-CPU map, with
 // its own key, value and CPU-handle types.
