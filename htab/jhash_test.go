@@ -56,8 +56,9 @@ func jhTestHashlittle2(key []byte, pc, pb uint32) (uint32, uint32) {
 
 func jhTestRol(x uint32, k int) uint32 { return x<<k | x>>(32-k) }
 
-// TestJhashPublishedVectors checks the lookup3 driver5() vectors
-// (../shared/reference/kernel-htab.md §1.4).
+// TestJhashPublishedVectors checks the vectors that driver5() of Bob
+// Jenkins' lookup3.c publishes (the kernel's include/linux/jhash.h is
+// lookup3's hashlittle and hashword).
 func TestJhashPublishedVectors(t *testing.T) {
 	// The rows with *pb == 0 are hashlittle(k, len, *pc), the kernel's jhash.
 	assert.Equal(t, uint32(0xdeadbeef), Jhash(nil, 0), `jhash("", 0)`)
@@ -95,7 +96,8 @@ func TestHashlittle2PublishedVectors(t *testing.T) {
 	}
 }
 
-// TestJhashRegressionTable checks the computed (not published) values of §1.4.
+// TestJhashRegressionTable checks values computed by an independent port of
+// include/linux/jhash.h (not published anywhere), as regression values.
 func TestJhashRegressionTable(t *testing.T) {
 	seq := func(n int) []byte {
 		b := make([]byte, n)
@@ -178,8 +180,9 @@ func TestJhashTailIsLittleEndian(t *testing.T) {
 }
 
 // TestJhash2EqualsJhash: for word-aligned keys, jhash2 of the little-endian
-// words equals jhash of the bytes (../shared/reference/kernel-htab.md §1.2,
-// §1.5), for 0..64 words.
+// words equals jhash of the bytes (include/linux/jhash.h: the same initial
+// state and loop bound, a little-endian tail), which is why the kernel's
+// htab_map_hash in kernel/bpf/hashtab.c may pick either; for 0..64 words.
 func TestJhash2EqualsJhash(t *testing.T) {
 	r := rand.New(rand.NewPCG(0x6a686173, 0x68))
 	for n := 0; n <= 64; n++ {

@@ -108,7 +108,9 @@ type lruLocal struct {
 // lookup) sets it, and the rotations promote referenced nodes to the active
 // list and demote the others to the inactive list, whose tail is evicted
 // first. The behaviour, including when eviction starts and which keys go,
-// follows the kernel exactly; see ../shared/reference/kernel-htab.md §6.
+// follows the kernel exactly: kernel/bpf/bpf_lru_list.c (with target_free,
+// v6.16+) and the LRU paths of kernel/bpf/hashtab.c; docs/kernel.md has the
+// account.
 //
 // All methods are safe for concurrent use. The storage is pointer-free, so
 // the garbage collector never scans it.

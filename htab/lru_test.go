@@ -21,8 +21,10 @@ import (
 // errLRUTestNoMem is the kernel's ENOMEM of an LRU map whose Pop failed.
 var errLRUTestNoMem = errors.New("lru test map: no memory (ENOMEM)")
 
-// lruTestMap mirrors the LRU paths of kernel/bpf/hashtab.c (../shared/reference/kernel-htab.md
-// §6.2) with uint64 keys and values; one mutex stands for the bucket locks.
+// lruTestMap mirrors the LRU paths of kernel/bpf/hashtab.c
+// (htab_lru_map_update_elem and its per-CPU twin, delete, and the eviction
+// callback htab_lru_map_delete_node) with uint64 keys and values; one mutex
+// stands for the bucket locks.
 type lruTestMap struct {
 	lru    *LRU
 	percpu bool // BPF_MAP_TYPE_LRU_PERCPU_HASH (else LRU_HASH)
@@ -475,9 +477,9 @@ func TestLRUPopulateOrder(t *testing.T) {
 	require.Equal(t, uint32(2), n)
 }
 
-// TestLRUEarlyEviction checks ../shared/reference/kernel-htab.md §6.5: free nodes are cached
-// per CPU in batches of target_free, so eviction starts before the map is
-// full and evicts a whole batch at once.
+// TestLRUEarlyEviction checks a consequence of kernel/bpf/bpf_lru_list.c:
+// free nodes are cached per CPU in batches of target_free, so eviction
+// starts before the map is full and evicts a whole batch at once.
 func TestLRUEarlyEviction(t *testing.T) {
 	m := newLRUTestMap(300, 1, false, false) // target_free 128
 	for k := uint64(1); k <= 256; k++ {

@@ -282,11 +282,20 @@ func (s Spec) TypeName() string {
 	if s.Name != "" {
 		return s.Name
 	}
-	name := map[MapType]string{Hash: "Hash", PerCPU: "PerCPU", LRU: "LRU", LRUPerCPU: "LRUPerCPU", Bloom: "Bloom"}[s.Type]
+	name := typeNames[s.Type]
 	if s.Type != Bloom {
 		name += fmt.Sprintf("K%d", s.Key)
 	}
 	return name + fmt.Sprintf("V%d", s.Val)
+}
+
+// typeNames is each type's word in derived map names, with Go's initialisms.
+var typeNames = map[MapType]string{
+	Hash:      "Hash",
+	PerCPU:    "PerCPU",
+	LRU:       "LRU",
+	LRUPerCPU: "LRUPerCPU",
+	Bloom:     "Bloom",
 }
 
 // ParseType is the map type that the -type flag's value (or a spec file's

@@ -514,7 +514,9 @@ func TestTypeName(t *testing.T) {
 	}{
 		{Spec{Type: Hash, Key: 8, Val: 8}, "HashK8V8"},
 		{Spec{Type: Hash, Key: 1, Val: 1048576}, "HashK1V1048576"},
+		{Spec{Type: PerCPU, Key: 8, Val: 8}, "PerCPUK8V8"},
 		{Spec{Type: PerCPU, Key: 16, Val: 8}, "PerCPUK16V8"},
+		{Spec{Type: LRU, Key: 8, Val: 8}, "LRUK8V8"},
 		{Spec{Type: LRU, Key: 16, Val: 8}, "LRUK16V8"},
 		{Spec{Type: LRUPerCPU, Key: 8, Val: 8}, "LRUPerCPUK8V8"},
 		{Spec{Type: Bloom, Val: 8}, "BloomV8"},
@@ -523,6 +525,9 @@ func TestTypeName(t *testing.T) {
 	}
 	for _, tt := range tests {
 		assert.Equal(t, tt.want, tt.s.TypeName(), "%+v", tt.s)
+	}
+	for _, typ := range MapTypes {
+		assert.NotEmpty(t, typeNames[typ], "type %s has no word for derived names", typ)
 	}
 }
 

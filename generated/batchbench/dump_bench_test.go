@@ -22,10 +22,10 @@ type benchMap[K ~[8]byte, V ~[8]byte] interface {
 	LookupBatch(*htab.Cursor, []K, []V) (int, error)
 }
 
-// seedMaxEntries and seedEntries are BM_DumpHashMap's map size and fills.
-const seedMaxEntries = 50000
+// dumpMaxEntries and dumpEntries are BM_DumpHashMap's map size and fills.
+const dumpMaxEntries = 50000
 
-var seedEntries = []struct {
+var dumpEntries = []struct {
 	name string
 	n    int
 }{{"1", 1}, {"10", 10}, {"200", 200}, {"500", 500}, {"1k", 1000}, {"5k", 5000}, {"20k", 20000}, {"39k", 39000}}
@@ -66,7 +66,7 @@ func dump[K ~[8]byte, V ~[8]byte, M benchMap[K, V]](m M, keys []K, vals []V) (in
 }
 
 func benchDump[K ~[8]byte, V ~[8]byte, M benchMap[K, V]](b *testing.B, newMap func(htab.Options) (M, error), n int) {
-	m, err := newMap(htab.Options{MaxEntries: seedMaxEntries})
+	m, err := newMap(htab.Options{MaxEntries: dumpMaxEntries})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -81,10 +81,12 @@ func benchDump[K ~[8]byte, V ~[8]byte, M benchMap[K, V]](b *testing.B, newMap fu
 	b.ReportMetric(float64(n), "entries")
 }
 
-// BenchmarkDumpHashMap is seed 003's BM_DumpHashMap, per -batch-lock mode.
-// Turn its output into the seed's table with `go run ./cmd/htabbench`.
+// BenchmarkDumpHashMap is BM_DumpHashMap, the benchmark in the commit message
+// of the kernel change "bpf: Do not grab the bucket spinlock by default on
+// htab batch ops", per -batch-lock mode. Turn its output into a table beside
+// the kernel's figures with `go run ./cmd/htabbench`.
 func BenchmarkDumpHashMap(b *testing.B) {
-	for _, e := range seedEntries {
+	for _, e := range dumpEntries {
 		b.Run(fmt.Sprintf("entries=%s/lock=always", e.name), func(b *testing.B) { benchDump[AlwaysKey, AlwaysValue](b, NewAlways, e.n) })
 		b.Run(fmt.Sprintf("entries=%s/lock=nonempty", e.name), func(b *testing.B) { benchDump[NonEmptyKey, NonEmptyValue](b, NewNonEmpty, e.n) })
 		b.Run(fmt.Sprintf("entries=%s/lock=sparse", e.name), func(b *testing.B) { benchDump[SparseKey, SparseValue](b, NewSparse, e.n) })
@@ -246,7 +248,7 @@ func benchChurnParallel[K ~[8]byte, V ~[8]byte, M benchMap[K, V]](b *testing.B, 
 // dump the same elements in the same order (the benchmark compares like
 // with like), with nothing missing.
 func TestDumpMatchesAcrossModes(t *testing.T) {
-	opts := htab.Options{MaxEntries: seedMaxEntries, ZeroSeed: true}
+	opts := htab.Options{MaxEntries: dumpMaxEntries, ZeroSeed: true}
 	a, _ := NewAlways(opts)
 	ne, _ := NewNonEmpty(opts)
 	sp, _ := NewSparse(opts)

@@ -1,9 +1,11 @@
-// Package batchbench reproduces seed 003's BM_DumpHashMap: a hash map of
+// Package batchbench reproduces BM_DumpHashMap, the benchmark of the kernel
+// change "bpf: Do not grab the bucket spinlock by default on htab batch ops"
+// (batch walks skip empty buckets without locking them): a hash map of
 // max_entries 50,000 holding 1 to 39,000 entries, dumped whole with
-// LookupBatch, once per -batch-lock mode (always: the kernel before the seed;
-// nonempty: the seed's fix; sparse: the occupancy bitmap). It also measures
-// what the bitmap costs lookups and updates, sparse against nonempty. See the
-// README for the commands and bench/results/seed003-table.md for the table.
+// LookupBatch, once per -batch-lock mode (always: the kernel before the
+// change; nonempty: the change; sparse: the occupancy bitmap). It also
+// measures what the bitmap costs lookups and updates, sparse against
+// nonempty. See bench/HISTORY.md for the commands and the results.
 // The maps use the classic layout, whose bucket array is the kernel's.
 package batchbench
 

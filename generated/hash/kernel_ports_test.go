@@ -1,8 +1,7 @@
 package hash
 
 // Ports of the hash-map scenarios of the kernel's
-// tools/testing/selftests/bpf/test_maps.c (../shared/reference/kernel-htab.md §3.7):
-// test_hashmap, test_hashmap_walk, test_hashmap_zero_seed and, sized down,
+// tools/testing/selftests/bpf/test_maps.c: test_hashmap, test_hashmap_walk, test_hashmap_zero_seed and, sized down,
 // test_map_parallel. Each runs twice, as in the kernel: map_flags=0 and
 // BPF_F_NO_PREALLOC, and on both layouts (HashK8V8 and HashK8V24, and
 // HomeK8V8 and HomeK8V24). test_map_large is in generated/keysizes.

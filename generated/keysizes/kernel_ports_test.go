@@ -1,8 +1,8 @@
 package keysizes
 
-// Port of test_map_large of the kernel's tools/testing/selftests/bpf/test_maps.c
-// (../shared/reference/kernel-htab.md §3.7), run twice as in the kernel: map_flags=0 and
-// BPF_F_NO_PREALLOC.
+// Port of test_map_large of the kernel's
+// tools/testing/selftests/bpf/test_maps.c, run twice as in the kernel:
+// map_flags=0 and BPF_F_NO_PREALLOC.
 
 import (
 	"encoding/binary"

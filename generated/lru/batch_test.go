@@ -16,7 +16,7 @@ import (
 	"github.com/htabgen/htabgen/internal/kernel"
 )
 
-// The batch tests of issue 4 for BPF_MAP_TYPE_LRU_HASH and
+// The batch tests for BPF_MAP_TYPE_LRU_HASH and
 // BPF_MAP_TYPE_LRU_PERCPU_HASH, on the k4v4 maps of gen_batch.go. Helpers
 // carry the prefix lbo so as not to collide with the package's other tests.
 //
@@ -78,21 +78,21 @@ type lboMapKind struct {
 }
 
 var lboKinds = []lboMapKind{
-	{"lru/lock=nonempty", htab.LRUHash, lboPlain[LruK4V4Key, LruK4V4Value, *LruK4V4CPU](NewLruK4V4)},
-	{"lru/lock=always", htab.LRUHash, lboPlain[LruK4V4AlwaysKey, LruK4V4AlwaysValue, *LruK4V4AlwaysCPU](NewLruK4V4Always)},
-	{"lru/lock=sparse", htab.LRUHash, lboPlain[LruK4V4SparseKey, LruK4V4SparseValue, *LruK4V4SparseCPU](NewLruK4V4Sparse)},
-	{"lru_pcpu/lock=nonempty", htab.LRUPerCPUHash, lboPerCPU[LruPcpuK4V4Key, LruPcpuK4V4Value, *LruPcpuK4V4CPU](NewLruPcpuK4V4)},
-	{"lru_pcpu/lock=always", htab.LRUPerCPUHash, lboPerCPU[LruPcpuK4V4AlwaysKey, LruPcpuK4V4AlwaysValue, *LruPcpuK4V4AlwaysCPU](NewLruPcpuK4V4Always)},
-	{"lru_pcpu/lock=sparse", htab.LRUPerCPUHash, lboPerCPU[LruPcpuK4V4SparseKey, LruPcpuK4V4SparseValue, *LruPcpuK4V4SparseCPU](NewLruPcpuK4V4Sparse)},
+	{"lru/lock=nonempty", htab.LRUHash, lboPlain[LRUK4V4Key, LRUK4V4Value, *LRUK4V4CPU](NewLRUK4V4)},
+	{"lru/lock=always", htab.LRUHash, lboPlain[LRUK4V4AlwaysKey, LRUK4V4AlwaysValue, *LRUK4V4AlwaysCPU](NewLRUK4V4Always)},
+	{"lru/lock=sparse", htab.LRUHash, lboPlain[LRUK4V4SparseKey, LRUK4V4SparseValue, *LRUK4V4SparseCPU](NewLRUK4V4Sparse)},
+	{"lru_pcpu/lock=nonempty", htab.LRUPerCPUHash, lboPerCPU[LRUPerCPUK4V4Key, LRUPerCPUK4V4Value, *LRUPerCPUK4V4CPU](NewLRUPerCPUK4V4)},
+	{"lru_pcpu/lock=always", htab.LRUPerCPUHash, lboPerCPU[LRUPerCPUK4V4AlwaysKey, LRUPerCPUK4V4AlwaysValue, *LRUPerCPUK4V4AlwaysCPU](NewLRUPerCPUK4V4Always)},
+	{"lru_pcpu/lock=sparse", htab.LRUPerCPUHash, lboPerCPU[LRUPerCPUK4V4SparseKey, LRUPerCPUK4V4SparseValue, *LRUPerCPUK4V4SparseCPU](NewLRUPerCPUK4V4Sparse)},
 }
 
 // lboPortCPUs is the number of CPUs of the generated maps in
-// TestLruBatchOpsPort: the expectations there are what the kernel (Linux
+// TestLRUBatchOpsPort: the expectations there are what the kernel (Linux
 // 6.18, pinned to CPU 0) does with 2 possible CPUs, as
-// TestLruBatchOpsPortKernel checks on any machine.
+// TestLRUBatchOpsPortKernel checks on any machine.
 const lboPortCPUs = 2
 
-// TestLruBatchOpsPort runs the port of the kernel's htab_map_batch_ops.c on
+// TestLRUBatchOpsPort runs the port of the kernel's htab_map_batch_ops.c on
 // the LRU maps (both types, every -batch-lock mode, common and per-CPU LRU
 // lists, zero and random seeds), with 2 CPUs, and requires what the kernel
 // does there:
@@ -110,8 +110,8 @@ const lboPortCPUs = 2
 //     test 3 returns 2 keys, not 10, and every step returns, deletes and
 //     drains those 2. (Under a random seed keys 9 and 10 may share a bucket,
 //     so that step 1 is skipped and step 2 populates a map holding them:
-//     then 7..10 remain, as TestLruBatchRepopulateKernel checks.)
-func TestLruBatchOpsPort(t *testing.T) {
+//     then 7..10 remain, as TestLRUBatchRepopulateKernel checks.)
+func TestLRUBatchOpsPort(t *testing.T) {
 	for _, kind := range lboKinds {
 		for _, noCommon := range []bool{false, true} {
 			for _, zero := range []bool{false, true} {
@@ -135,7 +135,7 @@ func TestLruBatchOpsPort(t *testing.T) {
 						step := i + 1
 						if noCommon && i > 0 && r.Skipped[i-1] && r.Present[i-1] == 2 {
 							// The populate found keys 9 and 10 still in:
-							// 7..10 remain (TestLruBatchRepopulateKernel).
+							// 7..10 remain (TestLRUBatchRepopulateKernel).
 							want = 4
 						} else if noCommon {
 							want = 2
@@ -193,12 +193,12 @@ func lboPortContents(ns int, keys ...uint32) string {
 	return fmt.Sprintf("contents: %x", c)
 }
 
-// TestLruBatchOpsPortKernel runs the same port on the kernel's LRU_HASH and
+// TestLRUBatchOpsPortKernel runs the same port on the kernel's LRU_HASH and
 // LRU_PERCPU_HASH (ZeroSeed, common and per-CPU lists, every operation from
 // CPU 0) and on the generated maps (CPUs = the kernel's possible CPUs), and
 // requires the same trace: every call's count, error, cursor and keys in
 // order, and the contents after every populate (so the same evictions).
-func TestLruBatchOpsPortKernel(t *testing.T) {
+func TestLRUBatchOpsPortKernel(t *testing.T) {
 	kernel.Require(t)
 	ncpu := kernel.PossibleCPUs()
 	for _, kind := range lboKinds {
@@ -219,14 +219,14 @@ func TestLruBatchOpsPortKernel(t *testing.T) {
 				require.Equal(t, want, got)
 				if ncpu == lboPortCPUs && !noCommon {
 					require.Equal(t, []bool{true, true, false, false, false, false, false, false, false}, want.Skipped,
-						"the kernel's skipped steps, which TestLruBatchOpsPort expects")
+						"the kernel's skipped steps, which TestLRUBatchOpsPort expects")
 				}
 			})
 		}
 	}
 }
 
-// TestLruBatchKernelDifferential compares batch walks on the generated LRU
+// TestLRUBatchKernelDifferential compares batch walks on the generated LRU
 // maps with the kernel's (ZeroSeed, common and per-CPU lists, CPU 0, the
 // generated map with the kernel's possible CPUs): after random fills by
 // updates, update batches and delete batches, which evict as the kernel's
@@ -234,7 +234,7 @@ func TestLruBatchOpsPortKernel(t *testing.T) {
 // values in each call, the same count, leave the cursor on the same bucket
 // and end with the same error; lookup-and-delete walks too, which must leave
 // the same contents.
-func TestLruBatchKernelDifferential(t *testing.T) {
+func TestLRUBatchKernelDifferential(t *testing.T) {
 	kernel.Require(t)
 	ncpu := kernel.PossibleCPUs()
 	for _, kind := range lboKinds {
@@ -257,7 +257,7 @@ func TestLruBatchKernelDifferential(t *testing.T) {
 	}
 }
 
-// TestLruBatchLookupAndDeleteRace races lookup-and-delete walks (two
+// TestLRUBatchLookupAndDeleteRace races lookup-and-delete walks (two
 // drainers, each with its own cursor and buffer sizes) with writers
 // inserting distinct keys, half through the userspace Update and half
 // through their CPU(i) handle (their CPU's LRU lists), on both LRU types,
@@ -266,7 +266,7 @@ func TestLruBatchKernelDifferential(t *testing.T) {
 // the other CPUs' local lists are fewer than the spare ones). Every key must
 // end up either returned by exactly one batch, with its value, or still in
 // the map. Run it with -race.
-func TestLruBatchLookupAndDeleteRace(t *testing.T) {
+func TestLRUBatchLookupAndDeleteRace(t *testing.T) {
 	for _, kind := range lboKinds {
 		for _, noCommon := range []bool{false, true} {
 			t.Run(fmt.Sprintf("%s/nocommon=%v", kind.name, noCommon), func(t *testing.T) {
@@ -383,13 +383,13 @@ func TestLruBatchLookupAndDeleteRace(t *testing.T) {
 	}
 }
 
-// TestLruBatchRepopulateKernel updates keys 1..10 by UpdateBatch four times
+// TestLRUBatchRepopulateKernel updates keys 1..10 by UpdateBatch four times
 // over into LRU maps of max_entries 10 without deleting (what the port does
 // after a skipped step), on the kernel's maps and the generated ones (CPU 0,
 // ZeroSeed, the kernel's possible CPUs), and requires the same contents
 // after each round. With 2 possible CPUs and BPF_F_NO_COMMON_LRU the kernel
 // leaves keys 9 and 10, then 7..10, then 9 and 10 again, and so on.
-func TestLruBatchRepopulateKernel(t *testing.T) {
+func TestLRUBatchRepopulateKernel(t *testing.T) {
 	kernel.Require(t)
 	ncpu := kernel.PossibleCPUs()
 	for _, kind := range lboKinds {
@@ -426,7 +426,7 @@ func TestLruBatchRepopulateKernel(t *testing.T) {
 					sizes = append(sizes, len(want))
 				}
 				if noCommon && ncpu == lboPortCPUs {
-					require.Equal(t, []int{2, 4, 2, 4}, sizes, "what TestLruBatchOpsPort expects")
+					require.Equal(t, []int{2, 4, 2, 4}, sizes, "what TestLRUBatchOpsPort expects")
 				}
 			})
 		}

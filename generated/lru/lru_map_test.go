@@ -1,7 +1,7 @@
 package lru
 
 // Ports of the kernel's tools/testing/selftests/bpf/test_lru_map.c (v6.16+,
-// ../shared/reference/kernel-htab.md §6.6) to the generated LRU maps: sanity0..8, for both LRU
+// with target_free) to the generated LRU maps: sanity0..8, for both LRU
 // types, common and per-CPU LRU lists (NoCommonLRU) and 1, 2 and 4 CPUs. The
 // kernel test runs every operation on CPU 0: here the userspace methods (which
 // act as CPU 0) stand for its syscalls, and CPU(0).Lookup for its lookup_ref

@@ -104,11 +104,11 @@ func lruStressProgram[K, V ~[8]byte](t *testing.T, h lruStressHandle[K, V], g in
 	}
 }
 
-// TestLruK8V8StressRace: one goroutine per CPU handle (two on CPU 0) doing
+// TestLRUK8V8StressRace: one goroutine per CPU handle (two on CPU 0) doing
 // program-side lookups, updates and deletes over overlapping keys, and a
 // userspace goroutine doing Update, Lookup, LookupAndDelete, All and NextKey;
 // then the invariants at quiescence.
-func TestLruK8V8StressRace(t *testing.T) {
+func TestLRUK8V8StressRace(t *testing.T) {
 	for _, cfg := range lruStressCfgs() {
 		t.Run(cfg.name(), func(t *testing.T) {
 			m, err := NewLRUK8V8(htab.Options{MaxEntries: cfg.maxEntries, CPUs: cfg.cpus, NoCommonLRU: cfg.noCommon})
@@ -184,9 +184,9 @@ func TestLruK8V8StressRace(t *testing.T) {
 	}
 }
 
-// TestLruPcpuK8V8StressRace is TestLruK8V8StressRace for LRU_PERCPU_HASH:
+// TestLRUPerCPUK8V8StressRace is TestLRUK8V8StressRace for LRU_PERCPU_HASH:
 // each CPU handle writes its own slot, the userspace side every slot.
-func TestLruPcpuK8V8StressRace(t *testing.T) {
+func TestLRUPerCPUK8V8StressRace(t *testing.T) {
 	for _, cfg := range lruStressCfgs() {
 		t.Run(cfg.name(), func(t *testing.T) {
 			m, err := NewLRUPerCPUK8V8(htab.Options{MaxEntries: cfg.maxEntries, CPUs: cfg.cpus, NoCommonLRU: cfg.noCommon})

@@ -19,9 +19,9 @@ import (
 	"github.com/htabgen/htabgen/internal/kernel"
 )
 
-// The batch tests of issue 4 for BPF_MAP_TYPE_PERCPU_HASH, on the k4v4 maps
-// of gen_batch.go (PcpuK4V4, PcpuK4V4Always, PcpuK4V4Sparse). Helpers carry
-// the prefix pbo so as not to collide with the package's other tests.
+// The batch tests for BPF_MAP_TYPE_PERCPU_HASH, on the k4v4 maps of
+// gen_batch.go (PerCPUK4V4, PerCPUK4V4Always, PerCPUK4V4Sparse). Helpers
+// carry the prefix pbo so as not to collide with the package's other tests.
 
 // pboGen is what the batch tests need of a generated k4v4 per-CPU map, with
 // its own key, value and CPU-handle types.
@@ -71,9 +71,9 @@ func pboModes(t *testing.T, f func(t *testing.T, newMap pboNew)) {
 		name string
 		new  pboNew
 	}{
-		{"nonempty", pboAdapt(NewPcpuK4V4)},
-		{"always", pboAdapt(NewPcpuK4V4Always)},
-		{"sparse", pboAdapt(NewPcpuK4V4Sparse)},
+		{"nonempty", pboAdapt(NewPerCPUK4V4)},
+		{"always", pboAdapt(NewPerCPUK4V4Always)},
+		{"sparse", pboAdapt(NewPerCPUK4V4Sparse)},
 	} {
 		t.Run("lock="+mode.name, func(t *testing.T) { f(t, mode.new) })
 	}
@@ -174,7 +174,7 @@ func pboU32(i uint32) (b [4]byte) {
 
 func pboGet(b [4]byte) uint32 { return binary.LittleEndian.Uint32(b[:]) }
 
-// TestPcpuBatchOpsPort ports the PERCPU_HASH variant of the kernel's
+// TestPerCPUBatchOpsPort ports the PERCPU_HASH variant of the kernel's
 // htab_map_batch_ops.c (tools/testing/selftests/bpf/map_tests;
 // batchdiff.Port): max_entries 10, keys i+1, and on CPU j the value i+2+j;
 // every chunk size 1..9 for lookup, delete and lookup-and-delete batches,
@@ -182,7 +182,7 @@ func pboGet(b [4]byte) uint32 { return binary.LittleEndian.Uint32(b[:]) }
 // whose first bucket does not fit (ErrNoSpace) is skipped, every other step
 // returns, deletes and drains all ten keys, and at least one step must
 // succeed.
-func TestPcpuBatchOpsPort(t *testing.T) {
+func TestPerCPUBatchOpsPort(t *testing.T) {
 	pboModes(t, func(t *testing.T, newMap pboNew) {
 		for _, ncpu := range []int{1, 2, 5} {
 			for _, zero := range []bool{false, true} {
@@ -196,10 +196,10 @@ func TestPcpuBatchOpsPort(t *testing.T) {
 	})
 }
 
-// TestPcpuBatchOpsPortKernel runs the same port on the kernel's PERCPU_HASH
+// TestPerCPUBatchOpsPortKernel runs the same port on the kernel's PERCPU_HASH
 // (ZeroSeed, the generated map with the kernel's possible CPUs) and requires
 // the same trace: every call's count, error, cursor, keys and values.
-func TestPcpuBatchOpsPortKernel(t *testing.T) {
+func TestPerCPUBatchOpsPortKernel(t *testing.T) {
 	kernel.Require(t)
 	ncpu := kernel.PossibleCPUs()
 	opts := htab.Options{MaxEntries: 10, ZeroSeed: true, CPUs: ncpu}
@@ -214,11 +214,11 @@ func TestPcpuBatchOpsPortKernel(t *testing.T) {
 	})
 }
 
-// TestPcpuBatchEdges checks per-CPU specific argument checks: vals must hold
+// TestPerCPUBatchEdges checks per-CPU specific argument checks: vals must hold
 // len(keys)*CPUs() values, and batch update flags other than UpdateAny are
 // ErrInvalid (as the kernel's generic_map_update_batch); a lookup batch
 // returns CPU j's value of key i in vals[i*CPUs()+j], as set through CPU(j).
-func TestPcpuBatchEdges(t *testing.T) {
+func TestPerCPUBatchEdges(t *testing.T) {
 	pboModes(t, func(t *testing.T, newMap pboNew) {
 		const ncpu = 3
 		m, err := newMap(htab.Options{MaxEntries: 4, ZeroSeed: true, CPUs: ncpu})
@@ -263,7 +263,7 @@ func TestPcpuBatchEdges(t *testing.T) {
 	})
 }
 
-// TestPcpuBatchKernelDifferential compares every batch call with the
+// TestPerCPUBatchKernelDifferential compares every batch call with the
 // kernel's BPF_MAP_TYPE_PERCPU_HASH (4-byte keys and values, ZeroSeed; the
 // generated map with the kernel's possible CPUs) after random fills: walks
 // with every buffer size 1..16 must return the same keys and per-CPU values
@@ -272,7 +272,7 @@ func TestPcpuBatchEdges(t *testing.T) {
 // walks, which must also leave both maps with the same contents. UpdateBatch
 // and DeleteBatch must stop at the same element with the same error
 // (batchdiff.Differential).
-func TestPcpuBatchKernelDifferential(t *testing.T) {
+func TestPerCPUBatchKernelDifferential(t *testing.T) {
 	kernel.Require(t)
 	pboModes(t, func(t *testing.T, newMap pboNew) {
 		for _, max := range []int{1, 2, 7, 10, 33, 256, 1000} {
@@ -290,7 +290,7 @@ func TestPcpuBatchKernelDifferential(t *testing.T) {
 	})
 }
 
-// TestPcpuBatchLookupAndDeleteRace races lookup-and-delete walks (two
+// TestPerCPUBatchLookupAndDeleteRace races lookup-and-delete walks (two
 // drainers, each with its own cursor and buffer sizes) with writers on every
 // -batch-lock mode. The writers insert distinct keys, alternately through
 // the userspace Update (every CPU's value) and through their CPU(i) handle
@@ -299,7 +299,7 @@ func TestPcpuBatchKernelDifferential(t *testing.T) {
 // either returned by exactly one batch or still in the map, never both, with
 // each CPU's value one that was written; a key whose rewrite found it gone
 // must have been returned by a batch. Run it with -race.
-func TestPcpuBatchLookupAndDeleteRace(t *testing.T) {
+func TestPerCPUBatchLookupAndDeleteRace(t *testing.T) {
 	pboModes(t, func(t *testing.T, newMap pboNew) {
 		const writers, perWriter, ncpu = 4, 2000, 3
 		m, err := newMap(htab.Options{MaxEntries: writers * perWriter, CPUs: ncpu})

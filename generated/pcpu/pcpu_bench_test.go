@@ -24,7 +24,7 @@ import (
 // Each sub-benchmark runs b.N increments in total, split evenly across its
 // goroutines, so ns/op and ops/s (total across goroutines, wall clock) compare
 // directly between goroutines=1 and goroutines=2: the 2-vs-1 ops/s ratio is
-// the scaling (issue 3 asks for at least 1.8 for htab). cpu-ns/op is the
+// the scaling (the target for htab is at least 1.8). cpu-ns/op is the
 // process's CPU time per increment: with g goroutines on g free cores the
 // ops/s ratio is g * cpu-ns/op(1) / cpu-ns/op(g), and that estimate holds up
 // better than ops/s on a machine busy with other work. Compare with
@@ -170,7 +170,7 @@ func counted(m *PerCPUK8V8) int {
 // all see the same load of a shared machine.
 //
 // Reports "scaling", the median over rounds of the 2-goroutine rate over the
-// 1-goroutine rate of the same round (issue 3 asks for at least 1.8), and
+// 1-goroutine rate of the same round (the target is at least 1.8), and
 // "ceiling", the same ratio for the two goroutines on separate maps: they
 // share no memory at all, so it is what this machine gives two copies of
 // the same work. "shared/separate", the median of the two 2-goroutine arms'

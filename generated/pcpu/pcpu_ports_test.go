@@ -1,8 +1,8 @@
 package pcpu
 
 // Port of the kernel's test_hashmap_percpu
-// (tools/testing/selftests/bpf/test_maps.c; ../shared/reference/kernel-htab.md §3.7 and
-// §5), run twice as in the kernel (map_flags=0 and BPF_F_NO_PREALLOC) and for
+// (tools/testing/selftests/bpf/test_maps.c; the per-CPU value semantics are
+// kernel/bpf/hashtab.c's), run twice as in the kernel (map_flags=0 and BPF_F_NO_PREALLOC) and for
 // several CPU counts, plus tests of the program side, CPU(i), which the kernel
 // test cannot reach from user space.
 

@@ -335,8 +335,9 @@ func TestPerCPU(t *testing.T) {
 	}
 }
 
-// TestBatch checks every batch call against the kernel's algorithm (§4.1),
-// on a ZERO_SEED map whose bucket layout the model predicts.
+// TestBatch checks every batch call against the kernel's algorithm
+// (__htab_map_lookup_and_delete_batch in kernel/bpf/hashtab.c), on a
+// ZERO_SEED map whose bucket layout the model predicts.
 func TestBatch(t *testing.T) {
 	Require(t)
 	const n = 10
@@ -542,7 +543,7 @@ func TestPinCPU(t *testing.T) {
 	assert.Equal(t, before, <-done)
 }
 
-// TestLRU runs test_lru_map.c's sanity0, sanity7 and sanity8 (§6.6), which
+// TestLRU runs test_lru_map.c's sanity0, sanity7 and sanity8, which
 // only pass if ProgLookup sets the ref bit and Lookup does not.
 func TestLRU(t *testing.T) {
 	Require(t)

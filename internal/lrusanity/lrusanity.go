@@ -1,5 +1,5 @@
 // Package lrusanity holds the ports of the kernel's test_lru_map.c sanity
-// tests (tools/testing/selftests/bpf, v6.16+; ../shared/reference/kernel-htab.md §6.6):
+// tests (tools/testing/selftests/bpf/test_lru_map.c, v6.16+, with target_free):
 // sanity0..8, for both LRU map types, common and per-CPU LRU lists, over a
 // small interface with uint64 keys and values (the test's unsigned long
 // long). They run on htab's LRU engine under a model table (htab's own
@@ -193,7 +193,7 @@ func (e *Env) equal(m Map) {
 	}
 }
 
-// expectKeys checks the survivors against the sets of ../shared/reference/kernel-htab.md §6.6,
+// expectKeys checks the survivors against the sets test_lru_map.c expects,
 // independently of the expected map built as the test went.
 func (e *Env) expectKeys(m Map, keys ...[]uint64) {
 	e.T.Helper()
