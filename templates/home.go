@@ -48,12 +48,14 @@ func (g *generator) renderHome(f *jen.File) {
 }
 
 // textQual matches a qualified identifier of a package that code written as
-// Go text (textCode: the home layout, the element assertions) uses.
-var textQual = regexp.MustCompile(`(^|[^\w.])(atomic|binary|bits|runtime|iter|fmt|htab|unsafe)\.([A-Za-z_]\w*)`)
+// Go text (textCode: the home layout, the element assertions, the -tests
+// file) uses.
+var textQual = regexp.MustCompile(`(^|[^\w.])(atomic|binary|bits|runtime|iter|fmt|htab|htabtest|testing|reflect|unsafe)\.([A-Za-z_]\w*)`)
 
 var textPkgs = map[string]string{
 	"atomic": atomicPkg, "binary": binaryPkg, "bits": bitsPkg, "runtime": "runtime",
 	"iter": "iter", "fmt": "fmt", "htab": htabPkg, "unsafe": "unsafe",
+	"htabtest": htabtestPkg, "testing": "testing", "reflect": "reflect", // the -tests file
 }
 
 // textCode is the Go text src, with its placeholders filled in, as jennifer

@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/htabgen/htabgen/htab"
+	"github.com/htabgen/htabgen/htab/htabtest"
 	"github.com/htabgen/htabgen/internal/cachelines"
 )
 
@@ -23,7 +24,7 @@ func TestPerCPUValuesOwnCacheLines(t *testing.T) {
 					m, err := NewPcpuK8V8(htab.Options{MaxEntries: max, CPUs: cpus, NoPrealloc: noPrealloc})
 					require.NoError(t, err)
 					for i := range max {
-						require.NoError(t, m.Update(pcpuK8V8TestKey(i), pcpuK8V8TestValues(m, pcpuK8V8TestVal(i)), htab.UpdateNoExist))
+						require.NoError(t, m.Update(htabtest.Key[PcpuK8V8Key](i), htabtest.Spread(htabtest.Value[PcpuK8V8Value](i), cpus), htab.UpdateNoExist))
 					}
 					var lines cachelines.Owners
 					for c := range cpus {

@@ -1,8 +1,9 @@
 // Package seed000 reproduces the table of seed 000 (jhash2 when the key is
 // word-aligned): for each key size, the same hash map generated with the
 // kernel's jhash byte loop, its jhash2 word loop, and htabgen's static hash,
-// each with its generated Seed000 benchmark. `go run ./cmd/htabbench` turns
-// their output into the seed's table (see the README). The maps use the
+// each with its generated LookupByFullness benchmark. `go run
+// ./cmd/htabbench` turns their output into the seed's table (see the
+// README). The maps use the
 // classic layout, the kernel's, so that the hash's share of a lookup is the
 // one the seed measured.
 package seed000
