@@ -17,7 +17,7 @@ import (
 // UpdateBatch refuses UpdateNoExist (ErrInvalid, as the kernel's) and
 // DeleteBatch stops at the first absent key. m stands for the kind of map:
 // the map is m.New's.
-func Batch[K, V comparable](t *testing.T, m Map[K, V]) {
+func Batch[K, V comparable](t testing.TB, m Map[K, V]) {
 	m = newMap(t, m, testOpts(48))
 	slots := Slots(m)
 	if n, err := m.LookupBatch(nil, make([]K, 4), make([]V, 4*slots)); n != 0 || !errors.Is(err, htab.ErrKeyNotExist) {
@@ -82,7 +82,7 @@ func Batch[K, V comparable](t *testing.T, m Map[K, V]) {
 // batchWalk runs one whole batch walk with buffers of buf keys (doubled for
 // a call that says ErrNoSpace) and returns what it got, each key's first
 // value after checking that its values are a spread.
-func batchWalk[K, V comparable](t *testing.T, m Map[K, V], buf int, del bool) (keys []K, vals []V) {
+func batchWalk[K, V comparable](t testing.TB, m Map[K, V], buf int, del bool) (keys []K, vals []V) {
 	t.Helper()
 	slots := Slots(m)
 	c := new(htab.Cursor)

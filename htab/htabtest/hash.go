@@ -14,7 +14,7 @@ import (
 // one order, and that two made without it do not: each draws its own seed
 // (that two random seeds give one order of 32 keys over 1024 buckets is
 // vanishingly unlikely). m stands for the kind of map: the maps are m.New's.
-func Seeds[K, V comparable](t *testing.T, m Map[K, V]) {
+func Seeds[K, V comparable](t testing.TB, m Map[K, V]) {
 	order := func(zero bool) []K {
 		m := newMap(t, m, htab.Options{MaxEntries: 1024, CPUs: 2, ZeroSeed: zero})
 		for i := range 32 {
@@ -43,7 +43,7 @@ func Seeds[K, V comparable](t *testing.T, m Map[K, V]) {
 // map with a random seed finds each key, once inserted, with Lookup and
 // CPU(0).Lookup, which may compute the hash in their own body. m stands for
 // the kind of map: the maps are m.New's.
-func HashIsJhash[K, V comparable](t *testing.T, m Map[K, V]) {
+func HashIsJhash[K, V comparable](t testing.TB, m Map[K, V]) {
 	zero := newMap(t, m, htab.Options{MaxEntries: 1, CPUs: 1, ZeroSeed: true})
 	seeded := newMap(t, m, htab.Options{MaxEntries: 1024, CPUs: 1})
 	x := uint64(0x9e3779b97f4a7c15)
@@ -85,7 +85,7 @@ func HashIsJhash[K, V comparable](t *testing.T, m Map[K, V]) {
 // cache the hash (Info.CachedHash) goes on to compare the key; the check
 // skips other maps, and keys of under 3 bytes, which have too few values.
 // m stands for the kind of map: the map is m.New's.
-func HashCollisions[K, V comparable](t *testing.T, m Map[K, V]) {
+func HashCollisions[K, V comparable](t testing.TB, m Map[K, V]) {
 	var k0 K
 	if !m.Info().CachedHash || unsafe.Sizeof(k0) < 3 {
 		t.Skip("the map's elements do not cache the hash, or its keys have under 3 bytes")
@@ -139,7 +139,7 @@ func HashCollisions[K, V comparable](t *testing.T, m Map[K, V]) {
 // element type (Info.Elem). The CPU handles, which point to their map, are
 // not storage: a slice of the type the map's CPU method returns a pointer to
 // is left out. m stands for the kind of map; no map is made.
-func StorageHasNoPointers[K, V comparable](t *testing.T, m Map[K, V]) {
+func StorageHasNoPointers[K, V comparable](t testing.TB, m Map[K, V]) {
 	info := m.Info()
 	if info.Struct == nil || info.Struct.Kind() != reflect.Struct || info.Elem == nil {
 		t.Fatalf("Info().Struct is %v and Elem %v: want the map's struct type and its element type", info.Struct, info.Elem)

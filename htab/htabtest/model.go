@@ -45,24 +45,31 @@ func RandomOps[K, V comparable](t *testing.T, m Map[K, V]) {
 		{"max7-cpus3-" + alt + "-cpu0", 0xb4},
 	} {
 		t.Run(run.name, func(t *testing.T) {
-			rng := rand.New(rand.NewPCG(1, uint64(run.opts)))
 			n := randomOps
 			if testing.Short() {
 				n = randomOpsShort
 			}
-			data := make([]byte, 1+3*n)
-			for i := range data {
-				data[i] = byte(rng.Uint32())
-			}
-			for i := range n {
-				if i/fillPhase%2 == 0 && rng.IntN(4) != 0 {
-					data[1+3*i] = byte(rng.IntN(2)) // Update or CPU(c).Update
-				}
-			}
-			data[0] = run.opts
-			RunOps(t, m, data)
+			RunOps(t, m, randomOpsData(run.opts, n))
 		})
 	}
+}
+
+// randomOpsData is RandomOps's input for RunOps: the map opts, then n random
+// operations, three quarters of them updates in every other run of
+// fillPhase.
+func randomOpsData(opts byte, n int) []byte {
+	rng := rand.New(rand.NewPCG(1, uint64(opts)))
+	data := make([]byte, 1+3*n)
+	for i := range data {
+		data[i] = byte(rng.Uint32())
+	}
+	for i := range n {
+		if i/fillPhase%2 == 0 && rng.IntN(4) != 0 {
+			data[1+3*i] = byte(rng.IntN(2)) // Update or CPU(c).Update
+		}
+	}
+	data[0] = opts
+	return data
 }
 
 // FuzzOps adds a few seed inputs to f and fuzzes RunOps with maps of m's

@@ -250,7 +250,7 @@ func stressRun[K, V comparable](t *testing.T, kind Map[K, V], opts htab.Options)
 // The map has 64 entries, an LRU map 1024 so that it never evicts them (its
 // CPUs cache free elements in batches of max/cpus/2). m stands for the kind
 // of map: the map is m.New's.
-func Concurrent[K, V comparable](t *testing.T, m Map[K, V]) {
+func Concurrent[K, V comparable](t testing.TB, m Map[K, V]) {
 	max := 64
 	if m.Info().LRU() {
 		max = 1024
