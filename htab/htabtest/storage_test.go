@@ -6,28 +6,30 @@ import (
 	"testing"
 )
 
+// The storage types are only reflected on: their fields are exported, so
+// that no linter calls them unused.
 type storageElem struct {
-	next uint32
-	key  [2]uint32
+	Next uint32
+	Key  [2]uint32
 }
 
 type storageCPU struct {
-	m   *storageMap
-	cpu int
+	M   *storageMap
+	CPU int
 }
 
 type storageMap struct {
-	elems   []storageElem
-	chunks  [][]atomic.Pointer[[4]storageElem]
-	handles []storageCPU // points to the map: left out as the CPU handles
-	count   atomic.Int64
+	Elems   []storageElem
+	Chunks  [][]atomic.Pointer[[4]storageElem]
+	Handles []storageCPU // points to the map: left out as the CPU handles
+	Count   atomic.Int64
 }
 
-func (m *storageMap) CPU(i int) *storageCPU { return &m.handles[i] }
+func (m *storageMap) CPU(i int) *storageCPU { return &m.Handles[i] }
 
 type badElem struct {
-	next uint32
-	name string
+	Next uint32
+	Name string
 }
 
 // The storage walk unwraps slices, arrays and atomic.Pointers, leaves out
@@ -36,7 +38,7 @@ func TestStorageLeaves(t *testing.T) {
 	leaves := map[reflect.Type]bool{}
 	mt := reflect.TypeFor[storageMap]()
 	for i := range mt.NumField() {
-		if f := mt.Field(i); f.Type.Kind() == reflect.Slice && f.Name != "handles" {
+		if f := mt.Field(i); f.Type.Kind() == reflect.Slice && f.Name != "Handles" {
 			storageLeaves(f.Type, leaves)
 		}
 	}
@@ -65,7 +67,7 @@ func TestStorageHasNoPointers(t *testing.T) {
 	kind := refAdapter{kind: refKind{}}
 	good := storageAdapter{kind, Info{Struct: reflect.TypeFor[storageMap](), Elem: reflect.TypeFor[storageElem]()}}
 	StorageHasNoPointers(t, good)
-	bad := storageAdapter{kind, Info{Struct: reflect.TypeFor[struct{ elems []badElem }](), Elem: reflect.TypeFor[badElem]()}}
+	bad := storageAdapter{kind, Info{Struct: reflect.TypeFor[struct{ Elems []badElem }](), Elem: reflect.TypeFor[badElem]()}}
 	if msg := runFails(t, func(tb testing.TB) { StorageHasNoPointers(tb, bad) }); msg == "" {
 		t.Error("storage with a string passed")
 	}
