@@ -6,9 +6,12 @@ import (
 	"go/token"
 	"reflect"
 	"regexp"
+	"sort"
 	"strings"
 
 	"github.com/dave/jennifer/jen"
+
+	"github.com/htabgen/htabgen/spec"
 )
 
 // The one way the templates write code: jennifer (jen) for what varies with
@@ -20,20 +23,21 @@ import (
 // calls them; code turns every pkg.Name of these into a qualified name, so
 // that jennifer writes the imports.
 var packages = map[string]string{
-	"atomic":  "sync/atomic",
-	"binary":  "encoding/binary",
-	"bits":    "math/bits",
-	"errors":  "errors",
-	"fmt":     "fmt",
-	"htab":    htabPkg,
-	"iter":    "iter",
-	"rand":    "math/rand/v2",
-	"reflect": "reflect",
-	"runtime": "runtime",
-	"slices":  "slices",
-	"sync":    "sync",
-	"testing": "testing",
-	"unsafe":  "unsafe",
+	"atomic":   "sync/atomic",
+	"binary":   "encoding/binary",
+	"bits":     "math/bits",
+	"errors":   "errors",
+	"fmt":      "fmt",
+	"htab":     htabPkg,
+	"htabtest": htabPkg + "/htabtest",
+	"iter":     "iter",
+	"rand":     "math/rand/v2",
+	"reflect":  "reflect",
+	"runtime":  "runtime",
+	"slices":   "slices",
+	"sync":     "sync",
+	"testing":  "testing",
+	"unsafe":   "unsafe",
 }
 
 const htabPkg = "github.com/htabgen/htabgen/htab"
@@ -48,11 +52,21 @@ type hole struct {
 // fill is the hole $(name), filled with code.
 func fill(name string, code jen.Code) hole { return hole{name, code} }
 
-// holeRE and nameRE match what code replaces in Go text: $(hole), and $Name
-// (a field of spec.Names, or $p and what follows it: the map's prefix).
+// holeRE and nameRE match what code replaces in Go text: $(hole), and $Name,
+// a field of spec.Names (the longest that matches, so that $MapRandomOps is
+// the map's name and RandomOps) or $p, the map's prefix.
 var (
 	holeRE = regexp.MustCompile(`\$\(([A-Za-z0-9]+)\)`)
-	nameRE = regexp.MustCompile(`\$([A-Za-z][A-Za-z0-9]*)`)
+	nameRE = func() *regexp.Regexp {
+		var names []string
+		t := reflect.TypeFor[spec.Names]()
+		for i := range t.NumField() {
+			names = append(names, t.Field(i).Name)
+		}
+		names = append(names, "KW", "p")
+		sort.Slice(names, func(i, j int) bool { return len(names[i]) > len(names[j]) })
+		return regexp.MustCompile(`\$(` + strings.Join(names, "|") + `)`)
+	}()
 )
 
 // code is the Go text src as jennifer code:
@@ -67,8 +81,8 @@ var (
 //     so comments and strings are left alone);
 //   - the rest is kept as it is; gofmt, which jennifer runs, normalises it.
 //
-// A placeholder that names nothing is a template bug: code panics, and
-// every golden test would find it.
+// A hole left unfilled is a template bug: code panics, and every golden test
+// would find it.
 func (g *generator) code(src string, holes ...hole) jen.Code {
 	byName := map[string]jen.Code{}
 	for _, h := range holes {
@@ -133,17 +147,14 @@ func qualified(src string) []jen.Code {
 // names replaces the $Name placeholders of Go text with the map's names.
 func (g *generator) names(src string) string {
 	return nameRE.ReplaceAllStringFunc(src, func(m string) string {
-		word := m[1:]
-		if v := reflect.ValueOf(g.n).FieldByName(word); v.IsValid() && v.Kind() == reflect.String {
-			return v.String()
-		}
-		if rest, ok := strings.CutPrefix(word, "p"); ok {
-			return g.n.Prefix + rest
-		}
-		if word == "KW" {
+		switch word := m[1:]; word {
+		case "p":
+			return g.n.Prefix
+		case "KW":
 			return g.n.KeyWords
+		default:
+			return reflect.ValueOf(g.n).FieldByName(word).String()
 		}
-		panic(fmt.Sprintf("templates: Go text names $%s, which is no field of spec.Names", word))
 	})
 }
 

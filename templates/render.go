@@ -87,8 +87,7 @@ func RenderTests(l *spec.Layout, h Header) ([]byte, error) {
 	g := newGenerator(l)
 	f := newFile(l, h)
 	g.tests(f)
-	g.batchTests(f)
-	g.seedBench(f)
+	g.fullnessBench(f)
 	return render(f)
 }
 

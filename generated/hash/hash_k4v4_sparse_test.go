@@ -5,1129 +5,123 @@ package hash
 
 import (
 	"encoding/binary"
-	"errors"
 	"fmt"
+	"iter"
 	"math/rand/v2"
 	"reflect"
-	"slices"
-	"sync"
 	"testing"
 
 	"github.com/htabgen/htabgen/htab"
+	"github.com/htabgen/htabgen/htab/htabtest"
 )
 
-// hashK4V4SparseTestUpdate, hashK4V4SparseTestLookup and hashK4V4SparseTestAll are the map's userspace
-// methods, as the checks below use them (hashK4V4SparseTestAll collects All).
-func hashK4V4SparseTestUpdate(m *HashK4V4Sparse, k HashK4V4SparseKey, v HashK4V4SparseValue, flags htab.UpdateFlags) error {
-	return m.Update(k, v, flags)
-}
+// hashK4V4SparseTestMap is HashK4V4Sparse as the checks of htab/htabtest reach it
+// (htabtest.Map): the map's own methods, with a key's values as a slice,
+// its CPU handles, and the internals the checks need. The zero hashK4V4SparseTestMap
+// stands for the kind: the checks make their maps with New.
+type hashK4V4SparseTestMap struct{ *HashK4V4Sparse }
 
-func hashK4V4SparseTestLookup(t testing.TB, m *HashK4V4Sparse, k HashK4V4SparseKey) (HashK4V4SparseValue, bool) {
-	return m.Lookup(k)
-}
-
-func hashK4V4SparseTestAll(t testing.TB, m *HashK4V4Sparse) (keys []HashK4V4SparseKey, vals []HashK4V4SparseValue) {
-	for k, v := range m.All() {
-		keys, vals = append(keys, k), append(vals, v)
-	}
-	return keys, vals
-}
-
-// hashK4V4SparseTestKey makes distinct keys from small integers.
-func hashK4V4SparseTestKey(i int) (k HashK4V4SparseKey) {
-	for j := range k {
-		if j < 8 {
-			k[j] = byte(i >> (8 * j))
-		} else {
-			k[j] = byte(j * 31)
-		}
-	}
-	return
-}
-
-// hashK4V4SparseTestVal makes a value from an integer.
-func hashK4V4SparseTestVal(i int) (v HashK4V4SparseValue) {
-	for j := range v {
-		v[j] = byte(i + j)
-	}
-	return
-}
-
-// hashK4V4SparseTestIs is errors.Is.
-func hashK4V4SparseTestIs(err, target error) bool {
-	return errors.Is(err, target)
-}
-
-// hashK4V4SparseTestSame is slices.Equal.
-func hashK4V4SparseTestSame[E comparable](a, b []E) bool {
-	return slices.Equal(a, b)
-}
-
-// hashK4V4SparseModelLookup, hashK4V4SparseModelLookupAndDelete, hashK4V4SparseModelUpdate and hashK4V4SparseModelAll
-// are the map's userspace methods with a key's values as a slice: one value
-// here.
-func hashK4V4SparseModelLookup(m *HashK4V4Sparse, k HashK4V4SparseKey) ([]HashK4V4SparseValue, bool) {
-	v, ok := m.Lookup(k)
-	return []HashK4V4SparseValue{v}, ok
-}
-
-func hashK4V4SparseModelLookupAndDelete(m *HashK4V4Sparse, k HashK4V4SparseKey) ([]HashK4V4SparseValue, error) {
-	v, err := m.LookupAndDelete(k)
-	return []HashK4V4SparseValue{v}, err
-}
-
-func hashK4V4SparseModelUpdate(m *HashK4V4Sparse, k HashK4V4SparseKey, vals []HashK4V4SparseValue, flags htab.UpdateFlags) error {
-	return m.Update(k, vals[0], flags)
-}
-
-func hashK4V4SparseModelAll(m *HashK4V4Sparse) (keys []HashK4V4SparseKey, vals [][]HashK4V4SparseValue) {
-	for k, v := range m.All() {
-		keys, vals = append(keys, k), append(vals, []HashK4V4SparseValue{v})
-	}
-	return keys, vals
-}
-
-const (
-	hashK4V4SparseModelPerCPU = false // a value per CPU; a replace is in place
-	hashK4V4SparseModelLRU    = false // updates evict
-)
-
-// hashK4V4SparseModel is what a map must hold after the operations so far, by the
-// kernel's rules: each key's values (CPU c's at [c] for the per-CPU types,
-// else one) and each bucket's keys, newest first. Its methods run one
-// operation on the map and on the model and fail t at the first difference.
-type hashK4V4SparseModel struct {
-	t       testing.TB
-	m       *HashK4V4Sparse
-	vals    map[HashK4V4SparseKey][]HashK4V4SparseValue
-	buckets [][]HashK4V4SparseKey // bucket b's keys, newest first
-
-	// LRU maps: how many keys an update may evict (evictBounds). evictMax
-	// is one shrink: target_free keys, or PERCPU_FREE_TARGET with
-	// NoCommonLRU. With NoCommonLRU each CPU's list holds share elements,
-	// and owner says whose list holds each key's element (the userspace
-	// side is CPU 0).
-	evictMax, share int
-	owner           map[HashK4V4SparseKey]int // NoCommonLRU only
-	onlyCPU0        bool                      // no update on another CPU yet
-
-	cpu0 bool // every program-side operation runs on CPU 0
-
-	compared int // the last step after which compare ran (+1, so that 0 is none)
-}
-
-// hashK4V4SparseModelOf makes a map and its model with the options that b picks: bits
-// 0-2 MaxEntries (1, 2, 3, 4, 7, 8, 16, 64), bits 3-4 CPUs (1, 2, 3, 1), bit 5
-// NoPrealloc (NoCommonLRU for an LRU map), bit 6 a degenerate hash that puts
-// every key in bucket 0, bit 7 every program-side operation on CPU 0 (so that
-// an LRU map's model knows when it must not evict).
-func hashK4V4SparseModelOf(t testing.TB, b byte) *hashK4V4SparseModel {
-	opts := htab.Options{
-		MaxEntries: []int{1, 2, 3, 4, 7, 8, 16, 64}[b&7],
-		CPUs:       1 + int(b>>3&3)%3,
-		ZeroSeed:   true,
-	}
-	if hashK4V4SparseModelLRU {
-		opts.NoCommonLRU = b&0x20 != 0
-	} else {
-		opts.NoPrealloc = b&0x20 != 0
-	}
+// New makes a map with opts, as NewHashK4V4Sparse does.
+func (a hashK4V4SparseTestMap) New(opts htab.Options) (htabtest.Map[HashK4V4SparseKey, HashK4V4SparseValue], error) {
 	m, err := NewHashK4V4Sparse(opts)
 	if err != nil {
-		t.Fatalf("New(%+v): %v", opts, err)
+		return nil, err
 	}
-	if b&0x40 != 0 {
-		m.mask = 0
-	}
-	md := &hashK4V4SparseModel{t: t, m: m, vals: map[HashK4V4SparseKey][]HashK4V4SparseValue{}, buckets: make([][]HashK4V4SparseKey, m.mask+1), onlyCPU0: true, cpu0: b&0x80 != 0}
-	if opts.NoCommonLRU {
-		md.evictMax, md.share, md.owner = 4, m.MaxEntries()/m.CPUs(), map[HashK4V4SparseKey]int{}
-	} else {
-		md.evictMax = min(max(m.MaxEntries()/m.CPUs()/2, 1), 128) // target_free
-	}
-	return md
+	return hashK4V4SparseTestMap{m}, nil
 }
 
-// hashK4V4SparseRunOps runs the operations that data encodes on a new map and on its
-// model: data[0] picks the map (hashK4V4SparseModelOf), then every three bytes are an
-// operation (step). After every step the map's contents, in iteration
-// order, must be the model's; after every 8th and the last, so must what
-// the NextKey and LookupBatch walks see.
-func hashK4V4SparseRunOps(t testing.TB, data []byte) {
-	if len(data) == 0 {
-		return
-	}
-	md := hashK4V4SparseModelOf(t, data[0])
-	for i := 1; i+2 < len(data); i += 3 {
-		md.step(i/3, data[i], data[i+1], data[i+2])
-		if i/3%8 == 7 {
-			md.check(i / 3)
-		} else if md.compared != i/3+1 { // an LRU update compares already
-			keys, vals := hashK4V4SparseModelAll(md.m)
-			md.compare(i/3, keys, vals)
-		}
-	}
-	md.check(len(data) / 3)
+// CPU is the map's CPU(i).
+func (a hashK4V4SparseTestMap) CPU(i int) htabtest.CPU[HashK4V4SparseKey, HashK4V4SparseValue] {
+	return a.HashK4V4Sparse.CPU(i)
 }
 
-// step runs operation op%12 (0 Update, 1 CPU(c).Update, 2 Delete,
-// 3 CPU(c).Delete, 4 LookupAndDelete, 5 Lookup, 6 CPU(c).Lookup, 7 NextKey,
-// 8 a LookupBatch walk, 9 one LookupAndDeleteBatch, 10 DeleteBatch,
-// 11 UpdateBatch) on key kb%(2*MaxEntries+3); arg picks the flags (arg&3,
-// 3 is invalid), the CPU (arg>>2, unless cpu0), for NextKey a nil key
-// (arg&3 == 3), the room of a batch call (arg&7 + 1) and how many keys
-// DeleteBatch and UpdateBatch take (run; one for an LRU map's UpdateBatch).
-func (md *hashK4V4SparseModel) step(step int, op, kb, arg byte) {
-	t, m := md.t, md.m
-	k := hashK4V4SparseTestKey(int(kb) % (2*m.MaxEntries() + 3))
-	v := hashK4V4SparseTestVal(step)
-	cpu, flags := int(arg>>2)%m.CPUs(), htab.UpdateFlags(arg&3)
-	if md.cpu0 {
-		cpu = 0
-	}
-	old, present := md.vals[k]
-	switch op %= 12; op {
-	case 0:
-		md.update(step, k, hashK4V4SparseModelUserspace, v, flags)
-	case 1:
-		md.update(step, k, cpu, v, flags)
-	case 2, 3:
-		var err error
-		if op == 2 {
-			cpu = hashK4V4SparseModelUserspace
-			err = m.Delete(k)
-		} else {
-			err = m.CPU(cpu).Delete(k)
-		}
-		if present && err != nil || !present && !hashK4V4SparseTestIs(err, htab.ErrKeyNotExist) {
-			t.Fatalf("step %d: Delete(%x) on CPU %d (-1: userspace) = %v; present %v", step, k, cpu, err, present)
-		}
-		md.remove(k)
-	case 4:
-		got, err := hashK4V4SparseModelLookupAndDelete(m, k)
-		if present && (err != nil || !md.same(got, old)) || !present && !hashK4V4SparseTestIs(err, htab.ErrKeyNotExist) {
-			t.Fatalf("step %d: LookupAndDelete(%x) = %x, %v; want %x, present %v", step, k, got, err, old, present)
-		}
-		md.remove(k)
-	case 5:
-		got, ok := hashK4V4SparseModelLookup(m, k)
-		if ok != present || ok && !md.same(got, old) {
-			t.Fatalf("step %d: Lookup(%x) = %x, %v; want %x, %v", step, k, got, ok, old, present)
-		}
-	case 6:
-		got, ok := m.CPU(cpu).Lookup(k)
-		if ok != present || ok && got != old[md.slot(cpu)] {
-			t.Fatalf("step %d: CPU(%d).Lookup(%x) = %x, %v; want %x", step, cpu, k, got, ok, old)
-		}
-	case 7:
-		from := &k
-		if arg&3 == 3 {
-			from = nil
-		}
-		next, err := m.NextKey(from)
-		want, ok := md.next(from)
-		if ok && (err != nil || next != want) || !ok && !hashK4V4SparseTestIs(err, htab.ErrKeyNotExist) {
-			t.Fatalf("step %d: NextKey(%x, present %v) = %x, %v; want %x, %v", step, k, present && from != nil, next, err, want, ok)
-		}
-	case 8:
-		md.batchWalk(step, int(arg&7)+1)
-	case 9:
-		md.batchDelete(step, int(arg&7)+1)
-	case 10:
-		keys := md.run(kb, arg)
-		n, err := m.DeleteBatch(keys)
-		want := 0 // DeleteBatch stops at the first absent key
-		for ; want < len(keys); want++ {
-			if _, ok := md.vals[keys[want]]; !ok {
-				break
-			}
-			md.remove(keys[want])
-		}
-		if n != want || want < len(keys) && !hashK4V4SparseTestIs(err, htab.ErrKeyNotExist) || want == len(keys) && err != nil {
-			t.Fatalf("step %d: DeleteBatch(%x) = %d, %v; want %d", step, keys, n, err, want)
-		}
-	case 11:
-		if hashK4V4SparseModelLRU {
-			md.update(step, k, hashK4V4SparseModelBatch, v, flags) // one key: evictions are reconciled per update
-		} else {
-			md.updateBatch(step, md.run(kb, arg), v, flags)
-		}
-	}
-	if n := m.Len(); n != len(md.vals) {
-		t.Fatalf("step %d (op %d): Len() = %d, want %d", step, op, n, len(md.vals))
-	}
+// Seed and SetSeed are the map's hash seed, the jhash initval.
+func (a hashK4V4SparseTestMap) Seed() uint32 { return a.seed }
+
+func (a hashK4V4SparseTestMap) SetSeed(seed uint32) { a.seed = seed }
+
+// Buckets is how many buckets a hash picks from; Degenerate makes it one,
+// so that every key falls in bucket 0.
+func (a hashK4V4SparseTestMap) Buckets() int { return int(a.mask) + 1 }
+
+func (a hashK4V4SparseTestMap) Degenerate() { a.mask = 0 }
+
+// Hash is the map's own hash of k.
+func (a hashK4V4SparseTestMap) Hash(k HashK4V4SparseKey) uint32 {
+	w := k.words()
+	return a.hash(&k, &w)
 }
 
-// The update callers that are not a CPU's program side.
-const (
-	hashK4V4SparseModelUserspace = -1 // Update
-	hashK4V4SparseModelBatch     = -2 // UpdateBatch of one key
-)
-
-// update runs an update of k on CPU cpu's program side, or as
-// hashK4V4SparseModelUserspace or hashK4V4SparseModelBatch, and checks its result.
-func (md *hashK4V4SparseModel) update(step int, k HashK4V4SparseKey, cpu int, v HashK4V4SparseValue, flags htab.UpdateFlags) {
-	t, m := md.t, md.m
-	old, present := md.vals[k]
-	// fresh is what a new k holds, replaced what a present k holds after.
-	fresh := make([]HashK4V4SparseValue, md.slots())
-	var err error
-	if cpu < 0 {
-		for c := range fresh {
-			fresh[c] = v
-			fresh[c][0] += byte(c)
-		}
-		if cpu == hashK4V4SparseModelUserspace {
-			err = hashK4V4SparseModelUpdate(m, k, fresh, flags)
-		} else {
-			var n int
-			n, err = m.UpdateBatch([]HashK4V4SparseKey{k}, fresh, flags)
-			if n != 1 && err == nil || n != 0 && err != nil {
-				t.Fatalf("step %d: UpdateBatch of one key = %d, %v", step, n, err)
-			}
-		}
-	} else {
-		md.onlyCPU0 = md.onlyCPU0 && cpu == 0
-		fresh[md.slot(cpu)] = v // a new key zeroes the other CPUs
-		err = m.CPU(cpu).Update(k, v, flags)
-	}
-	replaced := fresh
-	if hashK4V4SparseModelPerCPU && present && cpu >= 0 {
-		replaced = append([]HashK4V4SparseValue(nil), old...)
-		replaced[cpu] = v
-	}
-	// UpdateBatch takes only UpdateAny, as the kernel's (elem_flags).
-	invalid := flags > htab.UpdateExist || cpu == hashK4V4SparseModelBatch && flags != htab.UpdateAny
-	// An LRU map's contents after the update, read once: for evicted and for
-	// the comparison below.
-	var keys []HashK4V4SparseKey
-	var vals [][]HashK4V4SparseValue
-	if hashK4V4SparseModelLRU {
-		keys, vals = hashK4V4SparseModelAll(m)
-		present = md.evicted(step, k, cpu, present, replaced, flags, invalid, err, keys, vals)
-	}
-	var want error
-	switch {
-	case invalid:
-		want = htab.ErrInvalid
-	case flags == htab.UpdateNoExist && present:
-		want = htab.ErrKeyExist
-	case flags == htab.UpdateExist && !present:
-		want = htab.ErrKeyNotExist
-	case !hashK4V4SparseModelLRU && !present && len(md.vals) == m.MaxEntries():
-		want = htab.ErrFull
-	}
-	if want == nil && err != nil || want != nil && !hashK4V4SparseTestIs(err, want) {
-		t.Fatalf("step %d: Update(%x, flags %d) on CPU %d (-1: Update, -2: UpdateBatch) = %v, want %v; present %v", step, k, flags, cpu, err, want, present)
-	}
-	if err != nil {
-		return
-	}
-	if present {
-		md.put(k, replaced, hashK4V4SparseModelPerCPU)
-	} else {
-		md.put(k, fresh, false)
-	}
-	if md.owner != nil && !(present && hashK4V4SparseModelPerCPU) {
-		md.owner[k] = max(cpu, 0) // a new element, from the updating CPU's list
-	}
-	if hashK4V4SparseModelLRU {
-		md.compare(step, keys, vals)
-	}
-}
-
-// evicted drops from an LRU map's model the keys the update of k evicted
-// (those the map's contents after it, keys and vals, lack), k too if the
-// update's own eviction took it before the update looked it up, checks them
-// against evictBounds, and returns whether k was present when the update
-// looked it up.
-func (md *hashK4V4SparseModel) evicted(step int, k HashK4V4SparseKey, cpu int, present bool, replaced []HashK4V4SparseValue, flags htab.UpdateFlags, invalid bool, err error, keys []HashK4V4SparseKey, vals [][]HashK4V4SparseValue) bool {
-	t, c := md.t, max(cpu, 0)
-	low, high := md.evictBounds(c, present, invalid || hashK4V4SparseModelPerCPU && flags == htab.UpdateExist)
-	in := make(map[HashK4V4SparseKey][]HashK4V4SparseValue, len(keys))
-	for i, key := range keys {
-		in[key] = vals[i]
-	}
-	before := len(md.vals)
-	var gone []HashK4V4SparseKey
-	for key := range md.vals {
-		if _, ok := in[key]; !ok && key != k {
-			gone = append(gone, key)
-		}
-	}
-	for _, key := range gone {
-		md.dropEvicted(step, c, key)
-	}
-	if got, ok := in[k]; present {
-		switch {
-		case !ok: // then err must be ErrKeyNotExist, for UpdateExist
-		case err == nil && flags == htab.UpdateNoExist:
-			ok = false // it would have been ErrKeyExist
-		case err == nil && flags == htab.UpdateAny && hashK4V4SparseModelPerCPU && len(gone) < high:
-			// Replaced in place, or evicted and inserted anew, the newest of
-			// its bucket: where it is and what it holds tell.
-			ok = md.same(got, replaced) && md.place(md.buckets[md.bucket(k)], k) == md.place(keys, k)
-		}
-		if !ok {
-			gone = append(gone, k)
-			md.dropEvicted(step, c, k)
-		}
-		present = ok
-	}
-	if len(gone) < low || len(gone) > high {
-		t.Fatalf("step %d: Update(%x, flags %d) on CPU %d evicted %d keys (%x) of %d; want %d to %d", step, k, flags, cpu, len(gone), gone, before, low, high)
-	}
-	return present
-}
-
-// dropEvicted drops k, which an update on CPU c evicted, from the model;
-// with NoCommonLRU, k's element must have been on CPU c's list.
-func (md *hashK4V4SparseModel) dropEvicted(step, c int, k HashK4V4SparseKey) {
-	if o, ok := md.owner[k]; ok && o != c {
-		md.t.Fatalf("step %d: an update on CPU %d evicted %x, whose element is on CPU %d's list", step, c, k, o)
-	}
-	md.remove(k)
-}
-
-// evictBounds is how many keys an update on CPU c (present: of a key the
-// map holds; noPop: one that takes no element) may evict, by the kernel's
-// LRU. One shrink evicts at most evictMax. With NoCommonLRU, CPU c shrinks
-// its own list only when every element on it is in use, and then evicts at
-// least one (unless the key was present: it may have evicted the key itself,
-// unseen). With the common LRU, while only CPU 0 has updated, every free
-// element is on CPU 0's local free list or the global one, and a refill
-// (when the local list is empty) evicts only what the global list lacks of
-// target_free.
-func (md *hashK4V4SparseModel) evictBounds(c int, present, noPop bool) (low, high int) {
-	switch {
-	case noPop:
-		return 0, 0
-	case md.owner != nil:
-		used := 0
-		for _, o := range md.owner {
-			if o == c {
-				used++
-			}
-		}
-		if used < md.share {
-			return 0, 0
-		}
-		if !present {
-			low = 1
-		}
-		return low, md.evictMax
-	case md.onlyCPU0:
-		return 0, max(0, md.evictMax-(md.m.MaxEntries()-len(md.vals)))
-	}
-	return 0, md.evictMax
-}
-
-// run is the keys of a DeleteBatch or UpdateBatch: arg>>2&3 + 1 of them,
-// kb's key and the ones after it.
-func (md *hashK4V4SparseModel) run(kb, arg byte) []HashK4V4SparseKey {
-	keys := make([]HashK4V4SparseKey, 1+int(arg>>2&3))
-	for j := range keys {
-		keys[j] = hashK4V4SparseTestKey((int(kb) + j) % (2*md.m.MaxEntries() + 3))
-	}
-	return keys
-}
-
-// updateBatch runs UpdateBatch of keys on a hash or per-CPU map, each key's
-// value v with its index added to the first byte: as the kernel's, it takes
-// only UpdateAny, updates the keys in turn and stops at the first error
-// (ErrFull), returning how many it updated.
-func (md *hashK4V4SparseModel) updateBatch(step int, keys []HashK4V4SparseKey, v HashK4V4SparseValue, flags htab.UpdateFlags) {
-	t, slots := md.t, md.slots()
-	vals := make([]HashK4V4SparseValue, len(keys)*slots)
-	for i := range vals {
-		vals[i] = v
-		vals[i][0] += byte(i) // key i/slots, CPU i%slots
-	}
-	n, err := md.m.UpdateBatch(keys, vals, flags)
-	want, wantErr := 0, error(nil)
-	if flags != htab.UpdateAny {
-		wantErr = htab.ErrInvalid
-	}
-	for ; wantErr == nil && want < len(keys); want++ {
-		k := keys[want]
-		_, present := md.vals[k]
-		if !present && len(md.vals) == md.m.MaxEntries() {
-			wantErr = htab.ErrFull
-			break
-		}
-		md.put(k, vals[want*slots:(want+1)*slots], hashK4V4SparseModelPerCPU)
-	}
-	if n != want || wantErr == nil && err != nil || wantErr != nil && !hashK4V4SparseTestIs(err, wantErr) {
-		t.Fatalf("step %d: UpdateBatch(%x, flags %d) = %d, %v; want %d, %v", step, keys, flags, n, err, want, wantErr)
-	}
-}
-
-// batchCall is what a batch call with room for n keys must return from
-// bucket b on, by the kernel's rule: the whole buckets that fit; ErrNoSpace
-// if the first non-empty one does not fit an empty call; ErrKeyNotExist from
-// the call that reaches the end. next is where the next call starts.
-func (md *hashK4V4SparseModel) batchCall(b, n int) (got, next int, err error) {
-	for ; b < len(md.buckets); b++ {
-		if l := len(md.buckets[b]); got+l > n {
-			if got == 0 {
-				return 0, b, htab.ErrNoSpace
-			}
-			return got, b, nil
-		}
-		got += len(md.buckets[b])
-	}
-	return got, b, htab.ErrKeyNotExist
-}
-
-// batchCheck checks what a batch call returned against batchCall's answer
-// and the model's keys from position at of the order.
-func (md *hashK4V4SparseModel) batchCheck(step int, what string, keys []HashK4V4SparseKey, vals []HashK4V4SparseValue, got int, err error, want int, wantErr error, at int) {
-	t, order := md.t, md.order()
-	if got != want || wantErr == nil && err != nil || wantErr != nil && !hashK4V4SparseTestIs(err, wantErr) {
-		t.Fatalf("step %d: %s with room for %d keys = %d, %v; want %d, %v", step, what, len(keys), got, err, want, wantErr)
-	}
-	for i := range got {
-		v := vals[i*md.slots() : (i+1)*md.slots()]
-		if k := order[at+i]; keys[i] != k || !md.same(v, md.vals[k]) {
-			t.Fatalf("step %d: %s's key %d is %x = %x, want %x = %x", step, what, i, keys[i], v, k, md.vals[k])
-		}
-	}
-}
-
-// batchWalk walks the whole map with LookupBatch, with room for n keys a
-// call (twice as many after ErrNoSpace), checking every call.
-func (md *hashK4V4SparseModel) batchWalk(step, n int) {
-	c, b, at := new(htab.Cursor), 0, 0
-	for calls := 0; ; calls++ {
-		if calls > len(md.buckets)+8 {
-			md.t.Fatalf("step %d: the LookupBatch walk does not end", step)
-		}
-		want, next, wantErr := md.batchCall(b, n)
-		keys, vals := make([]HashK4V4SparseKey, n), make([]HashK4V4SparseValue, n*md.slots())
-		got, err := md.m.LookupBatch(c, keys, vals)
-		md.batchCheck(step, "LookupBatch", keys, vals, got, err, want, wantErr, at)
-		switch at, b = at+got, next; wantErr {
-		case nil:
-		case htab.ErrNoSpace:
-			n *= 2
-		default:
-			return
-		}
-	}
-}
-
-// batchDelete runs one LookupAndDeleteBatch from the start, with room for
-// n keys, and deletes from the model what it must have deleted.
-func (md *hashK4V4SparseModel) batchDelete(step, n int) {
-	want, _, wantErr := md.batchCall(0, n)
-	keys, vals := make([]HashK4V4SparseKey, n), make([]HashK4V4SparseValue, n*md.slots())
-	got, err := md.m.LookupAndDeleteBatch(new(htab.Cursor), keys, vals)
-	md.batchCheck(step, "LookupAndDeleteBatch", keys, vals, got, err, want, wantErr, 0)
-	for _, k := range keys[:got] {
-		md.remove(k)
-	}
-}
-
-// bucket is k's bucket: the kernel's jhash of k with the map's seed, masked.
-func (md *hashK4V4SparseModel) bucket(k HashK4V4SparseKey) uint32 {
-	return htab.Jhash(k[:], md.m.seed) & md.m.mask
-}
-
-// place is how many keys of k's bucket come before k in keys.
-func (md *hashK4V4SparseModel) place(keys []HashK4V4SparseKey, k HashK4V4SparseKey) int {
-	n := 0
-	for _, key := range keys {
-		if key == k {
-			return n
-		}
-		if md.bucket(key) == md.bucket(k) {
-			n++
-		}
-	}
-	return -1
-}
-
-// slots is how many values the model keeps per key; slot(c) is the one that
-// CPU c's program side reads and writes.
-func (md *hashK4V4SparseModel) slots() int {
-	if hashK4V4SparseModelPerCPU {
-		return md.m.CPUs()
-	}
-	return 1
-}
-
-func (md *hashK4V4SparseModel) slot(c int) int {
-	if hashK4V4SparseModelPerCPU {
-		return c
-	}
-	return 0
-}
-
-// put gives k the values vals: in place if inPlace and k is present, else
-// as the newest key of its bucket.
-func (md *hashK4V4SparseModel) put(k HashK4V4SparseKey, vals []HashK4V4SparseValue, inPlace bool) {
-	if _, ok := md.vals[k]; !ok || !inPlace {
-		md.remove(k)
-		b := md.bucket(k)
-		md.buckets[b] = append([]HashK4V4SparseKey{k}, md.buckets[b]...)
-	}
-	md.vals[k] = vals
-}
-
-func (md *hashK4V4SparseModel) remove(k HashK4V4SparseKey) {
-	delete(md.vals, k)
-	delete(md.owner, k)
-	b := md.bucket(k)
-	for i, key := range md.buckets[b] {
-		if key == k {
-			md.buckets[b] = append(md.buckets[b][:i:i], md.buckets[b][i+1:]...)
-			return
-		}
-	}
-}
-
-// order is every key in the kernel's order: buckets ascending, each newest first.
-func (md *hashK4V4SparseModel) order() (keys []HashK4V4SparseKey) {
-	for _, b := range md.buckets {
-		keys = append(keys, b...)
-	}
-	return keys
-}
-
-// next is what NextKey(from) must return: the key after from, or the first
-// key if from is nil or absent; false after the last.
-func (md *hashK4V4SparseModel) next(from *HashK4V4SparseKey) (HashK4V4SparseKey, bool) {
-	order := md.order()
-	i := 0
-	if from != nil {
-		for j, k := range order {
-			if k == *from {
-				i = j + 1
-			}
-		}
-	}
-	if i == len(order) {
-		return HashK4V4SparseKey{}, false
-	}
-	return order[i], true
-}
-
-func (md *hashK4V4SparseModel) same(a, b []HashK4V4SparseValue) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
-
-// compare checks keys and vals, what All yielded, against the model.
-func (md *hashK4V4SparseModel) compare(step int, keys []HashK4V4SparseKey, vals [][]HashK4V4SparseValue) {
-	md.compared = step + 1
-	order := md.order()
-	if len(keys) != len(order) {
-		md.t.Fatalf("after step %d: All yields %d keys, want %d:\n%x\nwant\n%x", step, len(keys), len(order), keys, order)
-	}
-	for i, k := range order {
-		if keys[i] != k || !md.same(vals[i], md.vals[k]) {
-			md.t.Fatalf("after step %d: All's key %d is %x = %x, want %x = %x", step, i, keys[i], vals[i], k, md.vals[k])
-		}
-	}
-}
-
-// check compares the whole map with the model three ways: All, a NextKey
-// walk, and one LookupBatch with room for every key.
-func (md *hashK4V4SparseModel) check(step int) {
-	t, m := md.t, md.m
-	keys, vals := hashK4V4SparseModelAll(m)
-	md.compare(step, keys, vals)
-	var from *HashK4V4SparseKey
-	for i, want := range keys {
-		next, err := m.NextKey(from)
-		if err != nil || next != want {
-			t.Fatalf("after step %d: NextKey walk step %d = %x, %v; want %x", step, i, next, err, want)
-		}
-		from = &next
-	}
-	if _, err := m.NextKey(from); !hashK4V4SparseTestIs(err, htab.ErrKeyNotExist) {
-		t.Fatalf("after step %d: NextKey after the last key = %v, want ErrKeyNotExist", step, err)
-	}
-	bkeys := make([]HashK4V4SparseKey, max(len(keys), 1))
-	bvals := make([]HashK4V4SparseValue, len(bkeys)*md.slots())
-	n, err := m.LookupBatch(new(htab.Cursor), bkeys, bvals)
-	if n != len(keys) || !hashK4V4SparseTestIs(err, htab.ErrKeyNotExist) {
-		t.Fatalf("after step %d: LookupBatch with room for all %d keys = %d, %v; want %d, ErrKeyNotExist", step, len(keys), n, err, len(keys))
-	}
-	for i := range n {
-		if got := bvals[i*md.slots() : (i+1)*md.slots()]; bkeys[i] != keys[i] || !md.same(got, vals[i]) {
-			t.Fatalf("after step %d: LookupBatch's key %d is %x = %x, want %x = %x", step, i, bkeys[i], got, keys[i], vals[i])
-		}
-	}
-}
-
-// FuzzHashK4V4SparseOps runs the operations that its input encodes on a map and on
-// its model (hashK4V4SparseRunOps).
-func FuzzHashK4V4SparseOps(f *testing.F) {
-	for _, seed := range []string{
-		"\x0f\x00\x01\x00\x00\x02\x01\x05\x01\x00\x07\x02\x03\x02\x01\x00",
-		"\x2f\x01\x01\x04\x01\x02\x08\x06\x01\x04\x04\x01\x00\x07\x00\x03",
-		"\x48\x00\x01\x00\x00\x02\x02\x00\x03\x01\x03\x01\x00\x05\x03\x00",
-		"\x11\x01\x00\x08\x01\x01\x04\x00\x02\x00\x06\x00\x08\x02\x00\x04",
-	} {
-		f.Add([]byte(seed))
-	}
-	f.Fuzz(func(t *testing.T, data []byte) { hashK4V4SparseRunOps(t, data) })
-}
-
-// TestHashK4V4SparseRandomOps runs 4000 random operations (500 with -short) on
-// each of a few maps and on their models (hashK4V4SparseRunOps): 64 entries on
-// 2 CPUs, also with NoPrealloc and with every key in bucket 0; 7 entries on
-// 3 CPUs; 1 entry; 16 on 1 CPU; 64 on 2 CPUs and 7 on 3 with every
-// program-side operation on CPU 0 (the second also with NoPrealloc).
-// Every other run of 250 operations is three quarters updates, so that
-// the maps fill (and LRU maps evict) before the other operations empty them.
-func TestHashK4V4SparseRandomOps(t *testing.T) {
-	for _, run := range []struct {
-		name string
-		opts byte
-	}{
-		{"max64-cpus2", 0x0f},
-		{"max64-cpus2-noprealloc", 0x2f},
-		{"max64-cpus2-degenerate", 0x4f},
-		{"max7-cpus3", 0x14},
-		{"max1-cpus2", 0x08},
-		{"max16-cpus1", 0x06},
-		{"max64-cpus2-cpu0", 0x8f},
-		{"max64-cpus2-noprealloc-cpu0", 0xaf},
-		{"max7-cpus3-noprealloc-cpu0", 0xb4},
-	} {
-		t.Run(run.name, func(t *testing.T) {
-			rng := rand.New(rand.NewPCG(1, uint64(run.opts)))
-			n := 4000
-			if testing.Short() {
-				n = 500
-			}
-			data := make([]byte, 1+3*n)
-			for i := range data {
-				data[i] = byte(rng.Uint32())
-			}
-			for i := range n {
-				if i/250%2 == 0 && rng.IntN(4) != 0 {
-					data[1+3*i] = byte(rng.IntN(2)) // Update or CPU(c).Update
-				}
-			}
-			data[0] = run.opts
-			hashK4V4SparseRunOps(t, data)
-		})
-	}
-}
-
-// hashK4V4SparseStorageLeaves adds to leaves what t holds once the slices, arrays
-// and atomic.Pointers (NoPrealloc chunks) on the way are unwrapped.
-func hashK4V4SparseStorageLeaves(t reflect.Type, leaves map[reflect.Type]bool) {
-	switch t.Kind() {
-	case reflect.Slice, reflect.Array:
-		hashK4V4SparseStorageLeaves(t.Elem(), leaves)
-		return
-	case reflect.Struct:
-		if load, ok := reflect.PointerTo(t).MethodByName("Load"); ok && t.PkgPath() == "sync/atomic" && load.Type.Out(0).Kind() == reflect.Pointer {
-			hashK4V4SparseStorageLeaves(load.Type.Out(0).Elem(), leaves) // atomic.Pointer[T]
-			return
-		}
-	}
-	leaves[t] = true
-}
-
-// hashK4V4SparseHasPointers reports whether a value of type t holds anything the
-// garbage collector would follow.
-func hashK4V4SparseHasPointers(t reflect.Type) bool {
-	switch t.Kind() {
-	case reflect.Pointer, reflect.UnsafePointer, reflect.Map, reflect.Chan, reflect.Func, reflect.Interface, reflect.String, reflect.Slice:
-		return true
-	case reflect.Array:
-		return t.Len() > 0 && hashK4V4SparseHasPointers(t.Elem())
-	case reflect.Struct:
-		for i := range t.NumField() {
-			if hashK4V4SparseHasPointers(t.Field(i).Type) {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-// TestHashK4V4SparseStorageHasNoPointers checks that what the map's slices hold has no
-// pointers, so that the garbage collector never scans it.
-func TestHashK4V4SparseStorageHasNoPointers(t *testing.T) {
-	leaves := map[reflect.Type]bool{}
-	mt := reflect.TypeFor[HashK4V4Sparse]()
-	for i := range mt.NumField() {
-		if fld := mt.Field(i); fld.Type.Kind() == reflect.Slice && fld.Name != "handles" {
-			hashK4V4SparseStorageLeaves(fld.Type, leaves)
-		}
-	}
-	if !leaves[reflect.TypeFor[hashK4V4SparseElem]()] {
-		t.Fatalf("the walk of the map's slices did not reach its element type; it found %v", leaves)
-	}
-	for lt := range leaves {
-		if hashK4V4SparseHasPointers(lt) {
-			t.Errorf("%v, in the map's storage, holds pointers", lt)
-		}
-	}
-}
-
-// TestHashK4V4SparseSeeds checks that ZeroSeed maps iterate the same keys in one order
-// and that maps without it, each with a random seed, do not.
-func TestHashK4V4SparseSeeds(t *testing.T) {
-	order := func(zero bool) []HashK4V4SparseKey {
-		m, err := NewHashK4V4Sparse(htab.Options{
-			CPUs:       2,
-			MaxEntries: 1024,
-			ZeroSeed:   zero,
-		})
-		if err != nil {
-			t.Fatalf("New: %v", err)
-		}
-		for i := range 32 {
-			if err := hashK4V4SparseTestUpdate(m, hashK4V4SparseTestKey(i), hashK4V4SparseTestVal(i), htab.UpdateNoExist); err != nil {
-				t.Fatalf("Update(key %d): %v", i, err)
-			}
-		}
-		keys, _ := hashK4V4SparseTestAll(t, m)
-		if len(keys) != 32 {
-			t.Fatalf("All yields %d keys, want 32", len(keys))
-		}
-		return keys
-	}
-	if !slices.Equal(order(true), order(true)) {
-		t.Error("two ZeroSeed maps iterate the same keys in different orders")
-	}
-	if slices.Equal(order(false), order(false)) {
-		t.Error("two maps without ZeroSeed iterate the same keys in one order: their seeds are not random")
-	}
-}
-
-// TestHashK4V4SparseHashIsJhash checks that the map's hash is htab.Jhash of the key
-// with the map's seed, for 512 keys (zero, all ones, then pseudo-random
-// bytes) and seeds 0, 1, 0xdeadbeef and 0xffffffff; and that a map with a
-// random seed finds each key, once inserted, with Lookup and CPU(0).Lookup
-// (which may compute the hash in their own body).
-func TestHashK4V4SparseHashIsJhash(t *testing.T) {
-	m, err := NewHashK4V4Sparse(htab.Options{MaxEntries: 1, CPUs: 1, ZeroSeed: true})
-	if err != nil {
-		t.Fatalf("New: %v", err)
-	}
-	seeded, err := NewHashK4V4Sparse(htab.Options{MaxEntries: 1024, CPUs: 1})
-	if err != nil {
-		t.Fatalf("New: %v", err)
-	}
-	x := uint64(0x9e3779b97f4a7c15)
-	for i := range 512 {
-		var k HashK4V4SparseKey
-		for j := range k {
-			switch i {
-			case 0:
-			case 1:
-				k[j] = 0xff
-			default:
-				x = x*6364136223846793005 + 1442695040888963407
-				k[j] = byte(x >> 56)
-			}
-		}
-		w := k.words()
-		for _, seed := range []uint32{0, 1, 0xdeadbeef, 0xffffffff} {
-			m.seed = seed
-			if got, want := m.hash(&k, &w), htab.Jhash(k[:], seed); got != want {
-				t.Fatalf("key %x, seed %#x: hash %#x, htab.Jhash %#x", k, seed, got, want)
-			}
-		}
-		if err := hashK4V4SparseModelUpdate(seeded, k, make([]HashK4V4SparseValue, seeded.CPUs()), htab.UpdateNoExist); err != nil {
-			t.Fatalf("key %x: Update: %v", k, err)
-		}
-		_, found := hashK4V4SparseModelLookup(seeded, k)
-		_, cpuFound := seeded.CPU(0).Lookup(k)
-		if err := seeded.Delete(k); !found || !cpuFound || err != nil {
-			t.Fatalf("key %x, seed %#x: inserted, then Lookup found it: %v, CPU(0).Lookup: %v, Delete: %v", k, seeded.seed, found, cpuFound, err)
-		}
-	}
-}
-
-// hashK4V4SparseStressKeys is how many keys the workers of TestHashK4V4SparseConcurrentValues
-// may use, twice the largest map's MaxEntries, so that hash maps fill and
-// LRU maps evict.
-const hashK4V4SparseStressKeys = 16
-
-// hashK4V4SparseStressVal is the value written under key key (< hashK4V4SparseStressKeys) in write
-// ver: byte j is ver + j*(2*key+1), so that byte j minus byte 0 names the
-// key, and bytes of two writes whose versions differ mod 256 do not fit
-// together. A 1-byte value holds the key in its low 4 bits.
-func hashK4V4SparseStressVal(key, ver int) (v HashK4V4SparseValue) {
-	if len(v) == 1 {
-		v[0] = byte(ver<<4 | key)
-		return
-	}
-	for j := range v {
-		v[j] = byte(ver + j*(2*key+1))
-	}
-	return
-}
-
-// hashK4V4SparseStressCheck fails t unless v could be a value written under key key:
-// hashK4V4SparseStressVal's pattern, or zero where the map may hold zero (the other
-// CPUs' values of a key a program inserted, in the per-CPU types).
-func hashK4V4SparseStressCheck(t testing.TB, what string, key int, v HashK4V4SparseValue) bool {
-	if hashK4V4SparseModelPerCPU && v == (HashK4V4SparseValue{}) {
-		return true
-	}
-	ok := len(v) > 1 || int(v[0]&15) == key
-	for j := 1; j < len(v); j++ {
-		ok = ok && v[j]-v[0] == byte(j*(2*key+1))
-	}
-	if !ok {
-		t.Errorf("%s: key %d holds %x, which no write to key %d stored (torn, or another key's)", what, key, v, key)
-	}
+// Lookup, LookupAndDelete, Update and All are the map's, with a key's value
+// as vals[0].
+func (a hashK4V4SparseTestMap) Lookup(k HashK4V4SparseKey, vals []HashK4V4SparseValue) (ok bool) {
+	vals[0], ok = a.HashK4V4Sparse.Lookup(k)
 	return ok
 }
 
-// hashK4V4SparseStressKey is the number of a key hashK4V4SparseTestKey made, or -1. The number,
-// under hashK4V4SparseStressKeys, is the key's first byte.
-func hashK4V4SparseStressKey(k HashK4V4SparseKey) int {
-	if n := int(k[0]); n < hashK4V4SparseStressKeys && hashK4V4SparseTestKey(n) == k {
-		return n
-	}
-	return -1
+func (a hashK4V4SparseTestMap) LookupAndDelete(k HashK4V4SparseKey, vals []HashK4V4SparseValue) (err error) {
+	vals[0], err = a.HashK4V4Sparse.LookupAndDelete(k)
+	return err
 }
 
-// TestHashK4V4SparseConcurrentValues runs four workers, each with its own CPU handle,
-// on maps of 2, 4 and 8 entries (and of 4 with NoPrealloc) with twice as many
-// keys: the smaller the map, the more often the element a reader is in is
-// freed and reused under it. (A lookup planted to skip its sequence check
-// failed about 17 runs in 20 at 2 entries, 5 in 20 at 8, with 20000
-// operations a worker; with -short, 10000.) Each worker mixes writes and
-// reads: userspace and program-side updates with every flag, deletes and
-// lookup-and-deletes, lookups on both sides, and every 16th operation an
-// All, NextKey or LookupBatch walk. An update may fail only as the kernel's
-// may with its flag (hashK4V4SparseStressAllowed). Every value read must be one written
-// for its key, whole; every key read must be one of the workers'. Run it
-// with -race. Afterwards All must list each key once, as many as Len.
+func (a hashK4V4SparseTestMap) Update(k HashK4V4SparseKey, vals []HashK4V4SparseValue, flags htab.UpdateFlags) error {
+	return a.HashK4V4Sparse.Update(k, vals[0], flags)
+}
+
+func (a hashK4V4SparseTestMap) All() iter.Seq2[HashK4V4SparseKey, []HashK4V4SparseValue] {
+	return func(yield func(HashK4V4SparseKey, []HashK4V4SparseValue) bool) {
+		for k, v := range a.HashK4V4Sparse.All() {
+			if !yield(k, []HashK4V4SparseValue{v}) {
+				return
+			}
+		}
+	}
+}
+
+// Info is what kind of map this is.
+func (a hashK4V4SparseTestMap) Info() htabtest.Info {
+	return htabtest.Info{
+		CachedHash: false,
+		Elem:       reflect.TypeFor[hashK4V4SparseElem](),
+		Struct:     reflect.TypeFor[HashK4V4Sparse](),
+		Type:       htab.Hash,
+	}
+}
+
+// TestHashK4V4SparseRandomOps checks random operations on maps of several options
+// against a model of the kernel's map (htabtest.RandomOps).
+func TestHashK4V4SparseRandomOps(t *testing.T) { htabtest.RandomOps(t, hashK4V4SparseTestMap{}) }
+
+// FuzzHashK4V4SparseOps checks the operations its input encodes against the model
+// (htabtest.RunOps).
+func FuzzHashK4V4SparseOps(f *testing.F) { htabtest.FuzzOps(f, hashK4V4SparseTestMap{}) }
+
+// TestHashK4V4SparseConcurrentValues checks that concurrent readers see only values
+// written for their keys, whole (htabtest.ConcurrentValues); run it with
+// -race.
 func TestHashK4V4SparseConcurrentValues(t *testing.T) {
-	for _, c := range []struct {
-		name string
-		opts htab.Options
-	}{
-		{"max2", htab.Options{MaxEntries: 2}},
-		{"max4", htab.Options{MaxEntries: 4}},
-		{"max8", htab.Options{MaxEntries: 8}},
-		{"max4-NoPrealloc", htab.Options{MaxEntries: 4, NoPrealloc: true}},
-	} {
-		t.Run(c.name, func(t *testing.T) { hashK4V4SparseStressRun(t, c.opts) })
-	}
+	htabtest.ConcurrentValues(t, hashK4V4SparseTestMap{})
 }
 
-// hashK4V4SparseStressAllowed is the errors an update with flags may return while other
-// CPUs change the map: the flag's own (the key is there, or is not), and no
-// room, which a hash map reports as ErrFull and an LRU map, whose elements
-// may all be held by updates in flight, as ErrNoMem. UpdateExist of a
-// present key replaces it without needing room, as in the kernel.
-func hashK4V4SparseStressAllowed(flags htab.UpdateFlags) []error {
-	noRoom := htab.ErrFull
-	if hashK4V4SparseModelLRU {
-		noRoom = htab.ErrNoMem
-	}
-	switch flags {
-	case htab.UpdateNoExist:
-		return []error{htab.ErrKeyExist, noRoom}
-	case htab.UpdateExist:
-		if hashK4V4SparseModelLRU {
-			return []error{htab.ErrKeyNotExist, noRoom} // an LRU replace takes a fresh element
-		}
-		return []error{htab.ErrKeyNotExist}
-	}
-	return []error{noRoom}
-}
+// TestHashK4V4SparseConcurrent checks that writers on disjoint keys lose no write
+// (htabtest.Concurrent); run it with -race.
+func TestHashK4V4SparseConcurrent(t *testing.T) { htabtest.Concurrent(t, hashK4V4SparseTestMap{}) }
 
-// hashK4V4SparseStressRun is one map of TestHashK4V4SparseConcurrentValues: opts with four CPUs
-// and ZeroSeed, keys 0..2*MaxEntries-1.
-func hashK4V4SparseStressRun(t *testing.T, opts htab.Options) {
-	const workers = 4
-	opts.CPUs, opts.ZeroSeed = workers, true
-	m, err := NewHashK4V4Sparse(opts)
-	if err != nil {
-		t.Fatalf("New: %v", err)
-	}
-	nkeys := min(2*m.MaxEntries(), hashK4V4SparseStressKeys)
-	ops := 20000
-	if testing.Short() {
-		ops = 10000
-	}
-	slots := 1
-	if hashK4V4SparseModelPerCPU {
-		slots = m.CPUs()
-	}
-	okErr := func(what string, err error, allowed ...error) bool {
-		if err == nil {
-			return true
-		}
-		for _, a := range allowed {
-			if hashK4V4SparseTestIs(err, a) {
-				return true
-			}
-		}
-		t.Errorf("%s: %v", what, err)
-		return false
-	}
-	// check reports whether every value in vals could be one written under
-	// key; the per-CPU types' LookupBatch gives slots values a key.
-	check := func(what string, key int, vals []HashK4V4SparseValue) bool {
-		if key < 0 {
-			t.Errorf("%s yields a key no worker wrote", what)
-			return false
-		}
-		for _, v := range vals {
-			if !hashK4V4SparseStressCheck(t, what, key, v) {
-				return false
-			}
-		}
-		return true
-	}
-	walk := func(kind int) bool {
-		switch kind % 3 {
-		case 0:
-			keys, vals := hashK4V4SparseModelAll(m)
-			for j, k := range keys {
-				if !check("All", hashK4V4SparseStressKey(k), vals[j]) {
-					return false
-				}
-			}
-		case 1:
-			var from *HashK4V4SparseKey
-			for range 2 * hashK4V4SparseStressKeys {
-				next, err := m.NextKey(from)
-				if err != nil {
-					return okErr("NextKey", err, htab.ErrKeyNotExist)
-				}
-				if !check("NextKey", hashK4V4SparseStressKey(next), nil) {
-					return false
-				}
-				from = &next
-			}
-		default:
-			var c htab.Cursor
-			bkeys, bvals := make([]HashK4V4SparseKey, 3), make([]HashK4V4SparseValue, 3*slots)
-			for range 2 * hashK4V4SparseStressKeys {
-				n, err := m.LookupBatch(&c, bkeys, bvals)
-				for j := range n {
-					if !check("LookupBatch", hashK4V4SparseStressKey(bkeys[j]), bvals[j*slots:(j+1)*slots]) {
-						return false
-					}
-				}
-				if err != nil {
-					return okErr("LookupBatch", err, htab.ErrKeyNotExist, htab.ErrNoSpace)
-				}
-			}
-		}
-		return true
-	}
-	var wg sync.WaitGroup
-	for w := range workers {
-		wg.Go(func() {
-			x := uint32(w + 1)
-			for i := range ops {
-				x = x*1664525 + 1013904223
-				key := int(x>>8) % nkeys
-				// UpdateAny, NoExist, Exist; UpdateAny twice as often (3 % 3).
-				k, ver, flags := hashK4V4SparseTestKey(key), i*workers+w, htab.UpdateFlags(x>>24&3)%3
-				var good bool
-				switch op := (x >> 26) % 8; {
-				case i%16 == 15:
-					good = walk(i / 16)
-				case op == 0:
-					vals := make([]HashK4V4SparseValue, slots)
-					for c := range vals {
-						vals[c] = hashK4V4SparseStressVal(key, ver+c)
-					}
-					good = okErr("Update", hashK4V4SparseModelUpdate(m, k, vals, flags), hashK4V4SparseStressAllowed(flags)...)
-				case op <= 2:
-					good = okErr("CPU.Update", m.CPU(w).Update(k, hashK4V4SparseStressVal(key, ver), flags), hashK4V4SparseStressAllowed(flags)...)
-				case op == 3:
-					good = okErr("Delete", m.CPU(w).Delete(k), htab.ErrKeyNotExist)
-				case op == 4:
-					vals, err := hashK4V4SparseModelLookupAndDelete(m, k)
-					good = okErr("LookupAndDelete", err, htab.ErrKeyNotExist) && (err != nil || check("LookupAndDelete", key, vals))
-				case op == 5:
-					v, ok := m.CPU(w).Lookup(k)
-					good = !ok || check("CPU.Lookup", key, []HashK4V4SparseValue{v})
-				default:
-					vals, ok := hashK4V4SparseModelLookup(m, k)
-					good = !ok || check("Lookup", key, vals)
-				}
-				if !good {
-					return
-				}
-			}
-		})
-	}
-	wg.Wait()
-	keys, _ := hashK4V4SparseModelAll(m)
-	seen := map[HashK4V4SparseKey]bool{}
-	for _, k := range keys {
-		if seen[k] {
-			t.Errorf("after the workers stopped, All yields key %x twice", k)
-		}
-		seen[k] = true
-	}
-	if len(keys) != m.Len() {
-		t.Errorf("after the workers stopped, All yields %d keys, Len is %d", len(keys), m.Len())
-	}
-}
+// TestHashK4V4SparseBatch checks the batch operations against All (htabtest.Batch).
+func TestHashK4V4SparseBatch(t *testing.T) { htabtest.Batch(t, hashK4V4SparseTestMap{}) }
 
-// TestHashK4V4SparseConcurrent runs writers on disjoint keys with lock-free readers and
-// iterators; run it with -race. Each writer's keys must end as it left them.
-func TestHashK4V4SparseConcurrent(t *testing.T) {
-	m, err := NewHashK4V4Sparse(htab.Options{
-		CPUs:       2,
-		MaxEntries: 64,
-		ZeroSeed:   true,
-	})
-	if err != nil {
-		t.Fatalf("New: %v", err)
-	}
-	var wg sync.WaitGroup
-	for w := range 2 {
-		wg.Go(func() {
-			for i := range 2000 {
-				k := hashK4V4SparseTestKey(w*32 + i%32)
-				if i%3 == 2 {
-					_ = m.Delete(k)
-				} else {
-					_ = m.CPU(w).Update(k, hashK4V4SparseTestVal(i), htab.UpdateAny)
-				}
-			}
-		})
-	}
-	wg.Go(func() {
-		for i := range 200 {
-			m.CPU(1).Lookup(hashK4V4SparseTestKey(i % 64))
-			for range m.All() {
-			}
-			_, _ = m.NextKey(nil)
-		}
-	})
-	wg.Wait()
-	// Writer w's last operation on key i%32 decides whether it is present.
-	for w := range 2 {
-		for j := range 32 {
-			last := j + 32*((1999-j)/32)
-			v, ok := m.CPU(w).Lookup(hashK4V4SparseTestKey(w*32 + j))
-			want := last%3 != 2
-			if ok != want || ok && v != hashK4V4SparseTestVal(last) {
-				t.Fatalf("writer %d key %d: got %x, %v", w, j, v, ok)
-			}
-		}
-	}
+// TestHashK4V4SparseSeeds checks that ZeroSeed maps hash alike and others do not
+// (htabtest.Seeds).
+func TestHashK4V4SparseSeeds(t *testing.T) { htabtest.Seeds(t, hashK4V4SparseTestMap{}) }
+
+// TestHashK4V4SparseHashIsJhash checks the map's hash against htab.Jhash
+// (htabtest.HashIsJhash).
+func TestHashK4V4SparseHashIsJhash(t *testing.T) { htabtest.HashIsJhash(t, hashK4V4SparseTestMap{}) }
+
+// TestHashK4V4SparseStorageHasNoPointers checks that the garbage collector has
+// nothing to scan in the map's storage (htabtest.StorageHasNoPointers).
+func TestHashK4V4SparseStorageHasNoPointers(t *testing.T) {
+	htabtest.StorageHasNoPointers(t, hashK4V4SparseTestMap{})
 }
 
 // BenchmarkHashK4V4SparseLookup looks up present keys of a 3/4-full map of 65536
@@ -1145,8 +139,8 @@ func BenchmarkHashK4V4SparseLookup(b *testing.B) {
 	}
 	keys := make([]HashK4V4SparseKey, 0, n)
 	for i := range n {
-		k := hashK4V4SparseTestKey(i)
-		if hashK4V4SparseTestUpdate(m, k, hashK4V4SparseTestVal(i), htab.UpdateNoExist) == nil {
+		k := htabtest.Key[HashK4V4SparseKey](i)
+		if m.Update(k, htabtest.Value[HashK4V4SparseValue](i), htab.UpdateNoExist) == nil {
 			keys = append(keys, k)
 		}
 	}
@@ -1166,124 +160,10 @@ func BenchmarkHashK4V4SparseLookup(b *testing.B) {
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "lookups/s")
 }
 
-// hashK4V4SparseTestBatchVals is a value buffer for a batch of n keys.
-func hashK4V4SparseTestBatchVals(m *HashK4V4Sparse, n int) []HashK4V4SparseValue {
-	return make([]HashK4V4SparseValue, n)
-}
-
-// hashK4V4SparseTestBatchValue is key i's value in a batch's vals.
-func hashK4V4SparseTestBatchValue(t testing.TB, m *HashK4V4Sparse, k HashK4V4SparseKey, vals []HashK4V4SparseValue, i int) HashK4V4SparseValue {
-	return vals[i]
-}
-
-// hashK4V4SparseTestBatchSpread is what UpdateBatch takes for these values.
-func hashK4V4SparseTestBatchSpread(m *HashK4V4Sparse, vs []HashK4V4SparseValue) []HashK4V4SparseValue {
-	return vs
-}
-
-// hashK4V4SparseTestBatchWalk runs one whole batch walk with buffers of buf keys
-// (doubled for a call that says ErrNoSpace) and returns what it got.
-func hashK4V4SparseTestBatchWalk(t *testing.T, m *HashK4V4Sparse, buf int, del bool) (keys []HashK4V4SparseKey, vals []HashK4V4SparseValue) {
-	t.Helper()
-	c := new(htab.Cursor)
-	for call := 0; ; call++ {
-		if call > 4*m.MaxEntries()+10 {
-			t.Fatalf("buf %d: the walk does not end", buf)
-		}
-		ks, vs := make([]HashK4V4SparseKey, buf), hashK4V4SparseTestBatchVals(m, buf)
-		var n int
-		var err error
-		if del {
-			n, err = m.LookupAndDeleteBatch(c, ks, vs)
-		} else {
-			n, err = m.LookupBatch(c, ks, vs)
-		}
-		if hashK4V4SparseTestIs(err, htab.ErrNoSpace) {
-			if n != 0 || c.Done() {
-				t.Fatalf("buf %d: ErrNoSpace with %d keys, done %v", buf, n, c.Done())
-			}
-			buf *= 2
-			continue
-		}
-		if err != nil && !hashK4V4SparseTestIs(err, htab.ErrKeyNotExist) {
-			t.Fatalf("buf %d: %v", buf, err)
-		}
-		for i := range n {
-			keys = append(keys, ks[i])
-			vals = append(vals, hashK4V4SparseTestBatchValue(t, m, ks[i], vs, i))
-		}
-		if err != nil {
-			if !c.Done() {
-				t.Fatalf("buf %d: ErrKeyNotExist but the cursor is not done", buf)
-			}
-			return keys, vals
-		}
-		if n == 0 {
-			t.Fatalf("buf %d: a call returned nothing and no error", buf)
-		}
-	}
-}
-
-// TestHashK4V4SparseBatch checks the batch operations against All.
-func TestHashK4V4SparseBatch(t *testing.T) {
-	m, err := NewHashK4V4Sparse(htab.Options{MaxEntries: 48, ZeroSeed: true, CPUs: 2})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if n, err := m.LookupBatch(nil, make([]HashK4V4SparseKey, 4), hashK4V4SparseTestBatchVals(m, 4)); n != 0 || !hashK4V4SparseTestIs(err, htab.ErrKeyNotExist) {
-		t.Fatalf("empty map: %d, %v; want 0, ErrKeyNotExist", n, err)
-	}
-	var ks []HashK4V4SparseKey
-	var vs []HashK4V4SparseValue
-	for i := range 40 {
-		ks, vs = append(ks, hashK4V4SparseTestKey(i)), append(vs, hashK4V4SparseTestVal(i))
-	}
-	if n, err := m.UpdateBatch(ks, hashK4V4SparseTestBatchSpread(m, vs), htab.UpdateAny); n != len(ks) || err != nil {
-		t.Fatalf("UpdateBatch: %d, %v", n, err)
-	}
-	wantKeys, wantVals := hashK4V4SparseTestAll(t, m)
-	if len(wantKeys) == 0 || len(wantKeys) != m.Len() {
-		t.Fatalf("All yields %d keys, Len is %d", len(wantKeys), m.Len())
-	}
-
-	c := new(htab.Cursor)
-	if n, err := m.LookupBatch(c, nil, nil); n != 0 || err != nil || *c != (htab.Cursor{}) {
-		t.Fatalf("zero-length batch: %d, %v, cursor %v", n, err, *c)
-	}
-	for buf := 1; buf <= 8; buf++ {
-		keys, vals := hashK4V4SparseTestBatchWalk(t, m, buf, false)
-		if !hashK4V4SparseTestSame(keys, wantKeys) || !hashK4V4SparseTestSame(vals, wantVals) {
-			t.Fatalf("buf %d: the walk returned\n%x\n%x\nAll yields\n%x\n%x", buf, keys, vals, wantKeys, wantVals)
-		}
-	}
-	if m.Len() != len(wantKeys) {
-		t.Fatalf("LookupBatch changed the map: Len %d", m.Len())
-	}
-	keys, vals := hashK4V4SparseTestBatchWalk(t, m, 3, true)
-	if !hashK4V4SparseTestSame(keys, wantKeys) || !hashK4V4SparseTestSame(vals, wantVals) {
-		t.Fatalf("lookup-and-delete walk returned\n%x\nAll yielded\n%x", keys, wantKeys)
-	}
-	if k, _ := hashK4V4SparseTestAll(t, m); m.Len() != 0 || len(k) != 0 {
-		t.Fatalf("after a lookup-and-delete walk: Len %d, All %x", m.Len(), k)
-	}
-
-	if n, err := m.UpdateBatch(ks[:1], hashK4V4SparseTestBatchSpread(m, vs[:1]), htab.UpdateNoExist); n != 0 || !hashK4V4SparseTestIs(err, htab.ErrInvalid) {
-		t.Fatalf("UpdateBatch with UpdateNoExist: %d, %v; want ErrInvalid, as the kernel", n, err)
-	}
-	if n, err := m.UpdateBatch(ks[:3], hashK4V4SparseTestBatchSpread(m, vs[:3]), htab.UpdateAny); n != 3 || err != nil {
-		t.Fatalf("UpdateBatch: %d, %v", n, err)
-	}
-	if n, err := m.DeleteBatch([]HashK4V4SparseKey{ks[0], ks[1], ks[5], ks[2]}); n != 2 || !hashK4V4SparseTestIs(err, htab.ErrKeyNotExist) {
-		t.Fatalf("DeleteBatch with an absent third key: %d, %v; want 2, ErrKeyNotExist", n, err)
-	}
-	if _, ok := hashK4V4SparseTestLookup(t, m, ks[2]); !ok || m.Len() != 1 {
-		t.Fatalf("DeleteBatch went past the absent key: Len %d", m.Len())
-	}
-}
-
-// BenchmarkHashK4V4SparseSeed000 is the kernel's bpf-hashmap-lookup benchmark (seed 000):
-// a map of 65536 entries filled to 25..100 %, every key looked up in turn.
-func BenchmarkHashK4V4SparseSeed000(b *testing.B) {
+// BenchmarkHashK4V4SparseLookupByFullness is the kernel's bpf-hashmap-lookup benchmark
+// (seed 000): a map of 65536 entries filled to 25..100 %, every key looked up
+// in turn.
+func BenchmarkHashK4V4SparseLookupByFullness(b *testing.B) {
 	for _, full := range []int{25, 50, 75, 100} {
 		b.Run(fmt.Sprintf("fullness=%d", full), func(b *testing.B) {
 			n := 65536 * full / 100

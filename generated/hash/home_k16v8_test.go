@@ -5,1185 +5,126 @@ package hash
 
 import (
 	"encoding/binary"
-	"errors"
 	"fmt"
+	"iter"
 	"math/rand/v2"
 	"reflect"
-	"slices"
-	"sync"
 	"testing"
 
 	"github.com/htabgen/htabgen/htab"
+	"github.com/htabgen/htabgen/htab/htabtest"
 )
 
-// homeK16V8TestUpdate, homeK16V8TestLookup and homeK16V8TestAll are the map's userspace
-// methods, as the checks below use them (homeK16V8TestAll collects All).
-func homeK16V8TestUpdate(m *HomeK16V8, k HomeK16V8Key, v HomeK16V8Value, flags htab.UpdateFlags) error {
-	return m.Update(k, v, flags)
-}
+// homeK16V8TestMap is HomeK16V8 as the checks of htab/htabtest reach it
+// (htabtest.Map): the map's own methods, with a key's values as a slice,
+// its CPU handles, and the internals the checks need. The zero homeK16V8TestMap
+// stands for the kind: the checks make their maps with New.
+type homeK16V8TestMap struct{ *HomeK16V8 }
 
-func homeK16V8TestLookup(t testing.TB, m *HomeK16V8, k HomeK16V8Key) (HomeK16V8Value, bool) {
-	return m.Lookup(k)
-}
-
-func homeK16V8TestAll(t testing.TB, m *HomeK16V8) (keys []HomeK16V8Key, vals []HomeK16V8Value) {
-	for k, v := range m.All() {
-		keys, vals = append(keys, k), append(vals, v)
-	}
-	return keys, vals
-}
-
-// homeK16V8TestKey makes distinct keys from small integers.
-func homeK16V8TestKey(i int) (k HomeK16V8Key) {
-	for j := range k {
-		if j < 8 {
-			k[j] = byte(i >> (8 * j))
-		} else {
-			k[j] = byte(j * 31)
-		}
-	}
-	return
-}
-
-// homeK16V8TestVal makes a value from an integer.
-func homeK16V8TestVal(i int) (v HomeK16V8Value) {
-	for j := range v {
-		v[j] = byte(i + j)
-	}
-	return
-}
-
-// homeK16V8TestIs is errors.Is.
-func homeK16V8TestIs(err, target error) bool {
-	return errors.Is(err, target)
-}
-
-// homeK16V8TestSame is slices.Equal.
-func homeK16V8TestSame[E comparable](a, b []E) bool {
-	return slices.Equal(a, b)
-}
-
-// homeK16V8ModelLookup, homeK16V8ModelLookupAndDelete, homeK16V8ModelUpdate and homeK16V8ModelAll
-// are the map's userspace methods with a key's values as a slice: one value
-// here.
-func homeK16V8ModelLookup(m *HomeK16V8, k HomeK16V8Key) ([]HomeK16V8Value, bool) {
-	v, ok := m.Lookup(k)
-	return []HomeK16V8Value{v}, ok
-}
-
-func homeK16V8ModelLookupAndDelete(m *HomeK16V8, k HomeK16V8Key) ([]HomeK16V8Value, error) {
-	v, err := m.LookupAndDelete(k)
-	return []HomeK16V8Value{v}, err
-}
-
-func homeK16V8ModelUpdate(m *HomeK16V8, k HomeK16V8Key, vals []HomeK16V8Value, flags htab.UpdateFlags) error {
-	return m.Update(k, vals[0], flags)
-}
-
-func homeK16V8ModelAll(m *HomeK16V8) (keys []HomeK16V8Key, vals [][]HomeK16V8Value) {
-	for k, v := range m.All() {
-		keys, vals = append(keys, k), append(vals, []HomeK16V8Value{v})
-	}
-	return keys, vals
-}
-
-const (
-	homeK16V8ModelPerCPU = false // a value per CPU; a replace is in place
-	homeK16V8ModelLRU    = false // updates evict
-)
-
-// homeK16V8Model is what a map must hold after the operations so far, by the
-// kernel's rules: each key's values (CPU c's at [c] for the per-CPU types,
-// else one) and each bucket's keys, newest first. Its methods run one
-// operation on the map and on the model and fail t at the first difference.
-type homeK16V8Model struct {
-	t       testing.TB
-	m       *HomeK16V8
-	vals    map[HomeK16V8Key][]HomeK16V8Value
-	buckets [][]HomeK16V8Key // bucket b's keys, newest first
-
-	// LRU maps: how many keys an update may evict (evictBounds). evictMax
-	// is one shrink: target_free keys, or PERCPU_FREE_TARGET with
-	// NoCommonLRU. With NoCommonLRU each CPU's list holds share elements,
-	// and owner says whose list holds each key's element (the userspace
-	// side is CPU 0).
-	evictMax, share int
-	owner           map[HomeK16V8Key]int // NoCommonLRU only
-	onlyCPU0        bool                 // no update on another CPU yet
-
-	cpu0 bool // every program-side operation runs on CPU 0
-
-	compared int // the last step after which compare ran (+1, so that 0 is none)
-}
-
-// homeK16V8ModelOf makes a map and its model with the options that b picks: bits
-// 0-2 MaxEntries (1, 2, 3, 4, 7, 8, 16, 64), bits 3-4 CPUs (1, 2, 3, 1), bit 5
-// NoPrealloc (NoCommonLRU for an LRU map), bit 6 a degenerate hash that puts
-// every key in bucket 0, bit 7 every program-side operation on CPU 0 (so that
-// an LRU map's model knows when it must not evict).
-func homeK16V8ModelOf(t testing.TB, b byte) *homeK16V8Model {
-	opts := htab.Options{
-		MaxEntries: []int{1, 2, 3, 4, 7, 8, 16, 64}[b&7],
-		CPUs:       1 + int(b>>3&3)%3,
-		ZeroSeed:   true,
-	}
-	if homeK16V8ModelLRU {
-		opts.NoCommonLRU = b&0x20 != 0
-	} else {
-		opts.NoPrealloc = b&0x20 != 0
-	}
+// New makes a map with opts, as NewHomeK16V8 does.
+func (a homeK16V8TestMap) New(opts htab.Options) (htabtest.Map[HomeK16V8Key, HomeK16V8Value], error) {
 	m, err := NewHomeK16V8(opts)
 	if err != nil {
-		t.Fatalf("New(%+v): %v", opts, err)
+		return nil, err
 	}
-	if b&0x40 != 0 {
-		m.mask = 0
-	}
-	md := &homeK16V8Model{t: t, m: m, vals: map[HomeK16V8Key][]HomeK16V8Value{}, buckets: make([][]HomeK16V8Key, m.mask+1), onlyCPU0: true, cpu0: b&0x80 != 0}
-	if opts.NoCommonLRU {
-		md.evictMax, md.share, md.owner = 4, m.MaxEntries()/m.CPUs(), map[HomeK16V8Key]int{}
-	} else {
-		md.evictMax = min(max(m.MaxEntries()/m.CPUs()/2, 1), 128) // target_free
-	}
-	return md
+	return homeK16V8TestMap{m}, nil
 }
 
-// homeK16V8RunOps runs the operations that data encodes on a new map and on its
-// model: data[0] picks the map (homeK16V8ModelOf), then every three bytes are an
-// operation (step). After every step the map's contents, in iteration
-// order, must be the model's; after every 8th and the last, so must what
-// the NextKey and LookupBatch walks see.
-func homeK16V8RunOps(t testing.TB, data []byte) {
-	if len(data) == 0 {
-		return
-	}
-	md := homeK16V8ModelOf(t, data[0])
-	for i := 1; i+2 < len(data); i += 3 {
-		md.step(i/3, data[i], data[i+1], data[i+2])
-		if i/3%8 == 7 {
-			md.check(i / 3)
-		} else if md.compared != i/3+1 { // an LRU update compares already
-			keys, vals := homeK16V8ModelAll(md.m)
-			md.compare(i/3, keys, vals)
-		}
-	}
-	md.check(len(data) / 3)
+// CPU is the map's CPU(i).
+func (a homeK16V8TestMap) CPU(i int) htabtest.CPU[HomeK16V8Key, HomeK16V8Value] {
+	return a.HomeK16V8.CPU(i)
 }
 
-// step runs operation op%12 (0 Update, 1 CPU(c).Update, 2 Delete,
-// 3 CPU(c).Delete, 4 LookupAndDelete, 5 Lookup, 6 CPU(c).Lookup, 7 NextKey,
-// 8 a LookupBatch walk, 9 one LookupAndDeleteBatch, 10 DeleteBatch,
-// 11 UpdateBatch) on key kb%(2*MaxEntries+3); arg picks the flags (arg&3,
-// 3 is invalid), the CPU (arg>>2, unless cpu0), for NextKey a nil key
-// (arg&3 == 3), the room of a batch call (arg&7 + 1) and how many keys
-// DeleteBatch and UpdateBatch take (run; one for an LRU map's UpdateBatch).
-func (md *homeK16V8Model) step(step int, op, kb, arg byte) {
-	t, m := md.t, md.m
-	k := homeK16V8TestKey(int(kb) % (2*m.MaxEntries() + 3))
-	v := homeK16V8TestVal(step)
-	cpu, flags := int(arg>>2)%m.CPUs(), htab.UpdateFlags(arg&3)
-	if md.cpu0 {
-		cpu = 0
-	}
-	old, present := md.vals[k]
-	switch op %= 12; op {
-	case 0:
-		md.update(step, k, homeK16V8ModelUserspace, v, flags)
-	case 1:
-		md.update(step, k, cpu, v, flags)
-	case 2, 3:
-		var err error
-		if op == 2 {
-			cpu = homeK16V8ModelUserspace
-			err = m.Delete(k)
-		} else {
-			err = m.CPU(cpu).Delete(k)
-		}
-		if present && err != nil || !present && !homeK16V8TestIs(err, htab.ErrKeyNotExist) {
-			t.Fatalf("step %d: Delete(%x) on CPU %d (-1: userspace) = %v; present %v", step, k, cpu, err, present)
-		}
-		md.remove(k)
-	case 4:
-		got, err := homeK16V8ModelLookupAndDelete(m, k)
-		if present && (err != nil || !md.same(got, old)) || !present && !homeK16V8TestIs(err, htab.ErrKeyNotExist) {
-			t.Fatalf("step %d: LookupAndDelete(%x) = %x, %v; want %x, present %v", step, k, got, err, old, present)
-		}
-		md.remove(k)
-	case 5:
-		got, ok := homeK16V8ModelLookup(m, k)
-		if ok != present || ok && !md.same(got, old) {
-			t.Fatalf("step %d: Lookup(%x) = %x, %v; want %x, %v", step, k, got, ok, old, present)
-		}
-	case 6:
-		got, ok := m.CPU(cpu).Lookup(k)
-		if ok != present || ok && got != old[md.slot(cpu)] {
-			t.Fatalf("step %d: CPU(%d).Lookup(%x) = %x, %v; want %x", step, cpu, k, got, ok, old)
-		}
-	case 7:
-		from := &k
-		if arg&3 == 3 {
-			from = nil
-		}
-		next, err := m.NextKey(from)
-		want, ok := md.next(from)
-		if ok && (err != nil || next != want) || !ok && !homeK16V8TestIs(err, htab.ErrKeyNotExist) {
-			t.Fatalf("step %d: NextKey(%x, present %v) = %x, %v; want %x, %v", step, k, present && from != nil, next, err, want, ok)
-		}
-	case 8:
-		md.batchWalk(step, int(arg&7)+1)
-	case 9:
-		md.batchDelete(step, int(arg&7)+1)
-	case 10:
-		keys := md.run(kb, arg)
-		n, err := m.DeleteBatch(keys)
-		want := 0 // DeleteBatch stops at the first absent key
-		for ; want < len(keys); want++ {
-			if _, ok := md.vals[keys[want]]; !ok {
-				break
-			}
-			md.remove(keys[want])
-		}
-		if n != want || want < len(keys) && !homeK16V8TestIs(err, htab.ErrKeyNotExist) || want == len(keys) && err != nil {
-			t.Fatalf("step %d: DeleteBatch(%x) = %d, %v; want %d", step, keys, n, err, want)
-		}
-	case 11:
-		if homeK16V8ModelLRU {
-			md.update(step, k, homeK16V8ModelBatch, v, flags) // one key: evictions are reconciled per update
-		} else {
-			md.updateBatch(step, md.run(kb, arg), v, flags)
-		}
-	}
-	if n := m.Len(); n != len(md.vals) {
-		t.Fatalf("step %d (op %d): Len() = %d, want %d", step, op, n, len(md.vals))
-	}
+// Seed and SetSeed are the map's hash seed, the jhash initval.
+func (a homeK16V8TestMap) Seed() uint32 { return a.seed }
+
+func (a homeK16V8TestMap) SetSeed(seed uint32) { a.seed = seed }
+
+// Buckets is how many buckets a hash picks from; Degenerate makes it one,
+// so that every key falls in bucket 0.
+func (a homeK16V8TestMap) Buckets() int { return int(a.mask) + 1 }
+
+func (a homeK16V8TestMap) Degenerate() { a.mask = 0 }
+
+// Hash is the map's own hash of k.
+func (a homeK16V8TestMap) Hash(k HomeK16V8Key) uint32 {
+	w := k.words()
+	return a.hash(&k, &w)
 }
 
-// The update callers that are not a CPU's program side.
-const (
-	homeK16V8ModelUserspace = -1 // Update
-	homeK16V8ModelBatch     = -2 // UpdateBatch of one key
-)
-
-// update runs an update of k on CPU cpu's program side, or as
-// homeK16V8ModelUserspace or homeK16V8ModelBatch, and checks its result.
-func (md *homeK16V8Model) update(step int, k HomeK16V8Key, cpu int, v HomeK16V8Value, flags htab.UpdateFlags) {
-	t, m := md.t, md.m
-	old, present := md.vals[k]
-	// fresh is what a new k holds, replaced what a present k holds after.
-	fresh := make([]HomeK16V8Value, md.slots())
-	var err error
-	if cpu < 0 {
-		for c := range fresh {
-			fresh[c] = v
-			fresh[c][0] += byte(c)
-		}
-		if cpu == homeK16V8ModelUserspace {
-			err = homeK16V8ModelUpdate(m, k, fresh, flags)
-		} else {
-			var n int
-			n, err = m.UpdateBatch([]HomeK16V8Key{k}, fresh, flags)
-			if n != 1 && err == nil || n != 0 && err != nil {
-				t.Fatalf("step %d: UpdateBatch of one key = %d, %v", step, n, err)
-			}
-		}
-	} else {
-		md.onlyCPU0 = md.onlyCPU0 && cpu == 0
-		fresh[md.slot(cpu)] = v // a new key zeroes the other CPUs
-		err = m.CPU(cpu).Update(k, v, flags)
-	}
-	replaced := fresh
-	if homeK16V8ModelPerCPU && present && cpu >= 0 {
-		replaced = append([]HomeK16V8Value(nil), old...)
-		replaced[cpu] = v
-	}
-	// UpdateBatch takes only UpdateAny, as the kernel's (elem_flags).
-	invalid := flags > htab.UpdateExist || cpu == homeK16V8ModelBatch && flags != htab.UpdateAny
-	// An LRU map's contents after the update, read once: for evicted and for
-	// the comparison below.
-	var keys []HomeK16V8Key
-	var vals [][]HomeK16V8Value
-	if homeK16V8ModelLRU {
-		keys, vals = homeK16V8ModelAll(m)
-		present = md.evicted(step, k, cpu, present, replaced, flags, invalid, err, keys, vals)
-	}
-	var want error
-	switch {
-	case invalid:
-		want = htab.ErrInvalid
-	case flags == htab.UpdateNoExist && present:
-		want = htab.ErrKeyExist
-	case flags == htab.UpdateExist && !present:
-		want = htab.ErrKeyNotExist
-	case !homeK16V8ModelLRU && !present && len(md.vals) == m.MaxEntries():
-		want = htab.ErrFull
-	}
-	if want == nil && err != nil || want != nil && !homeK16V8TestIs(err, want) {
-		t.Fatalf("step %d: Update(%x, flags %d) on CPU %d (-1: Update, -2: UpdateBatch) = %v, want %v; present %v", step, k, flags, cpu, err, want, present)
-	}
-	if err != nil {
-		return
-	}
-	if present {
-		md.put(k, replaced, homeK16V8ModelPerCPU)
-	} else {
-		md.put(k, fresh, false)
-	}
-	if md.owner != nil && !(present && homeK16V8ModelPerCPU) {
-		md.owner[k] = max(cpu, 0) // a new element, from the updating CPU's list
-	}
-	if homeK16V8ModelLRU {
-		md.compare(step, keys, vals)
-	}
-}
-
-// evicted drops from an LRU map's model the keys the update of k evicted
-// (those the map's contents after it, keys and vals, lack), k too if the
-// update's own eviction took it before the update looked it up, checks them
-// against evictBounds, and returns whether k was present when the update
-// looked it up.
-func (md *homeK16V8Model) evicted(step int, k HomeK16V8Key, cpu int, present bool, replaced []HomeK16V8Value, flags htab.UpdateFlags, invalid bool, err error, keys []HomeK16V8Key, vals [][]HomeK16V8Value) bool {
-	t, c := md.t, max(cpu, 0)
-	low, high := md.evictBounds(c, present, invalid || homeK16V8ModelPerCPU && flags == htab.UpdateExist)
-	in := make(map[HomeK16V8Key][]HomeK16V8Value, len(keys))
-	for i, key := range keys {
-		in[key] = vals[i]
-	}
-	before := len(md.vals)
-	var gone []HomeK16V8Key
-	for key := range md.vals {
-		if _, ok := in[key]; !ok && key != k {
-			gone = append(gone, key)
-		}
-	}
-	for _, key := range gone {
-		md.dropEvicted(step, c, key)
-	}
-	if got, ok := in[k]; present {
-		switch {
-		case !ok: // then err must be ErrKeyNotExist, for UpdateExist
-		case err == nil && flags == htab.UpdateNoExist:
-			ok = false // it would have been ErrKeyExist
-		case err == nil && flags == htab.UpdateAny && homeK16V8ModelPerCPU && len(gone) < high:
-			// Replaced in place, or evicted and inserted anew, the newest of
-			// its bucket: where it is and what it holds tell.
-			ok = md.same(got, replaced) && md.place(md.buckets[md.bucket(k)], k) == md.place(keys, k)
-		}
-		if !ok {
-			gone = append(gone, k)
-			md.dropEvicted(step, c, k)
-		}
-		present = ok
-	}
-	if len(gone) < low || len(gone) > high {
-		t.Fatalf("step %d: Update(%x, flags %d) on CPU %d evicted %d keys (%x) of %d; want %d to %d", step, k, flags, cpu, len(gone), gone, before, low, high)
-	}
-	return present
-}
-
-// dropEvicted drops k, which an update on CPU c evicted, from the model;
-// with NoCommonLRU, k's element must have been on CPU c's list.
-func (md *homeK16V8Model) dropEvicted(step, c int, k HomeK16V8Key) {
-	if o, ok := md.owner[k]; ok && o != c {
-		md.t.Fatalf("step %d: an update on CPU %d evicted %x, whose element is on CPU %d's list", step, c, k, o)
-	}
-	md.remove(k)
-}
-
-// evictBounds is how many keys an update on CPU c (present: of a key the
-// map holds; noPop: one that takes no element) may evict, by the kernel's
-// LRU. One shrink evicts at most evictMax. With NoCommonLRU, CPU c shrinks
-// its own list only when every element on it is in use, and then evicts at
-// least one (unless the key was present: it may have evicted the key itself,
-// unseen). With the common LRU, while only CPU 0 has updated, every free
-// element is on CPU 0's local free list or the global one, and a refill
-// (when the local list is empty) evicts only what the global list lacks of
-// target_free.
-func (md *homeK16V8Model) evictBounds(c int, present, noPop bool) (low, high int) {
-	switch {
-	case noPop:
-		return 0, 0
-	case md.owner != nil:
-		used := 0
-		for _, o := range md.owner {
-			if o == c {
-				used++
-			}
-		}
-		if used < md.share {
-			return 0, 0
-		}
-		if !present {
-			low = 1
-		}
-		return low, md.evictMax
-	case md.onlyCPU0:
-		return 0, max(0, md.evictMax-(md.m.MaxEntries()-len(md.vals)))
-	}
-	return 0, md.evictMax
-}
-
-// run is the keys of a DeleteBatch or UpdateBatch: arg>>2&3 + 1 of them,
-// kb's key and the ones after it.
-func (md *homeK16V8Model) run(kb, arg byte) []HomeK16V8Key {
-	keys := make([]HomeK16V8Key, 1+int(arg>>2&3))
-	for j := range keys {
-		keys[j] = homeK16V8TestKey((int(kb) + j) % (2*md.m.MaxEntries() + 3))
-	}
-	return keys
-}
-
-// updateBatch runs UpdateBatch of keys on a hash or per-CPU map, each key's
-// value v with its index added to the first byte: as the kernel's, it takes
-// only UpdateAny, updates the keys in turn and stops at the first error
-// (ErrFull), returning how many it updated.
-func (md *homeK16V8Model) updateBatch(step int, keys []HomeK16V8Key, v HomeK16V8Value, flags htab.UpdateFlags) {
-	t, slots := md.t, md.slots()
-	vals := make([]HomeK16V8Value, len(keys)*slots)
-	for i := range vals {
-		vals[i] = v
-		vals[i][0] += byte(i) // key i/slots, CPU i%slots
-	}
-	n, err := md.m.UpdateBatch(keys, vals, flags)
-	want, wantErr := 0, error(nil)
-	if flags != htab.UpdateAny {
-		wantErr = htab.ErrInvalid
-	}
-	for ; wantErr == nil && want < len(keys); want++ {
-		k := keys[want]
-		_, present := md.vals[k]
-		if !present && len(md.vals) == md.m.MaxEntries() {
-			wantErr = htab.ErrFull
-			break
-		}
-		md.put(k, vals[want*slots:(want+1)*slots], homeK16V8ModelPerCPU)
-	}
-	if n != want || wantErr == nil && err != nil || wantErr != nil && !homeK16V8TestIs(err, wantErr) {
-		t.Fatalf("step %d: UpdateBatch(%x, flags %d) = %d, %v; want %d, %v", step, keys, flags, n, err, want, wantErr)
-	}
-}
-
-// batchCall is what a batch call with room for n keys must return from
-// bucket b on, by the kernel's rule: the whole buckets that fit; ErrNoSpace
-// if the first non-empty one does not fit an empty call; ErrKeyNotExist from
-// the call that reaches the end. next is where the next call starts.
-func (md *homeK16V8Model) batchCall(b, n int) (got, next int, err error) {
-	for ; b < len(md.buckets); b++ {
-		if l := len(md.buckets[b]); got+l > n {
-			if got == 0 {
-				return 0, b, htab.ErrNoSpace
-			}
-			return got, b, nil
-		}
-		got += len(md.buckets[b])
-	}
-	return got, b, htab.ErrKeyNotExist
-}
-
-// batchCheck checks what a batch call returned against batchCall's answer
-// and the model's keys from position at of the order.
-func (md *homeK16V8Model) batchCheck(step int, what string, keys []HomeK16V8Key, vals []HomeK16V8Value, got int, err error, want int, wantErr error, at int) {
-	t, order := md.t, md.order()
-	if got != want || wantErr == nil && err != nil || wantErr != nil && !homeK16V8TestIs(err, wantErr) {
-		t.Fatalf("step %d: %s with room for %d keys = %d, %v; want %d, %v", step, what, len(keys), got, err, want, wantErr)
-	}
-	for i := range got {
-		v := vals[i*md.slots() : (i+1)*md.slots()]
-		if k := order[at+i]; keys[i] != k || !md.same(v, md.vals[k]) {
-			t.Fatalf("step %d: %s's key %d is %x = %x, want %x = %x", step, what, i, keys[i], v, k, md.vals[k])
-		}
-	}
-}
-
-// batchWalk walks the whole map with LookupBatch, with room for n keys a
-// call (twice as many after ErrNoSpace), checking every call.
-func (md *homeK16V8Model) batchWalk(step, n int) {
-	c, b, at := new(htab.Cursor), 0, 0
-	for calls := 0; ; calls++ {
-		if calls > len(md.buckets)+8 {
-			md.t.Fatalf("step %d: the LookupBatch walk does not end", step)
-		}
-		want, next, wantErr := md.batchCall(b, n)
-		keys, vals := make([]HomeK16V8Key, n), make([]HomeK16V8Value, n*md.slots())
-		got, err := md.m.LookupBatch(c, keys, vals)
-		md.batchCheck(step, "LookupBatch", keys, vals, got, err, want, wantErr, at)
-		switch at, b = at+got, next; wantErr {
-		case nil:
-		case htab.ErrNoSpace:
-			n *= 2
-		default:
-			return
-		}
-	}
-}
-
-// batchDelete runs one LookupAndDeleteBatch from the start, with room for
-// n keys, and deletes from the model what it must have deleted.
-func (md *homeK16V8Model) batchDelete(step, n int) {
-	want, _, wantErr := md.batchCall(0, n)
-	keys, vals := make([]HomeK16V8Key, n), make([]HomeK16V8Value, n*md.slots())
-	got, err := md.m.LookupAndDeleteBatch(new(htab.Cursor), keys, vals)
-	md.batchCheck(step, "LookupAndDeleteBatch", keys, vals, got, err, want, wantErr, 0)
-	for _, k := range keys[:got] {
-		md.remove(k)
-	}
-}
-
-// bucket is k's bucket: the kernel's jhash of k with the map's seed, masked.
-func (md *homeK16V8Model) bucket(k HomeK16V8Key) uint32 {
-	return htab.Jhash(k[:], md.m.seed) & md.m.mask
-}
-
-// place is how many keys of k's bucket come before k in keys.
-func (md *homeK16V8Model) place(keys []HomeK16V8Key, k HomeK16V8Key) int {
-	n := 0
-	for _, key := range keys {
-		if key == k {
-			return n
-		}
-		if md.bucket(key) == md.bucket(k) {
-			n++
-		}
-	}
-	return -1
-}
-
-// slots is how many values the model keeps per key; slot(c) is the one that
-// CPU c's program side reads and writes.
-func (md *homeK16V8Model) slots() int {
-	if homeK16V8ModelPerCPU {
-		return md.m.CPUs()
-	}
-	return 1
-}
-
-func (md *homeK16V8Model) slot(c int) int {
-	if homeK16V8ModelPerCPU {
-		return c
-	}
-	return 0
-}
-
-// put gives k the values vals: in place if inPlace and k is present, else
-// as the newest key of its bucket.
-func (md *homeK16V8Model) put(k HomeK16V8Key, vals []HomeK16V8Value, inPlace bool) {
-	if _, ok := md.vals[k]; !ok || !inPlace {
-		md.remove(k)
-		b := md.bucket(k)
-		md.buckets[b] = append([]HomeK16V8Key{k}, md.buckets[b]...)
-	}
-	md.vals[k] = vals
-}
-
-func (md *homeK16V8Model) remove(k HomeK16V8Key) {
-	delete(md.vals, k)
-	delete(md.owner, k)
-	b := md.bucket(k)
-	for i, key := range md.buckets[b] {
-		if key == k {
-			md.buckets[b] = append(md.buckets[b][:i:i], md.buckets[b][i+1:]...)
-			return
-		}
-	}
-}
-
-// order is every key in the kernel's order: buckets ascending, each newest first.
-func (md *homeK16V8Model) order() (keys []HomeK16V8Key) {
-	for _, b := range md.buckets {
-		keys = append(keys, b...)
-	}
-	return keys
-}
-
-// next is what NextKey(from) must return: the key after from, or the first
-// key if from is nil or absent; false after the last.
-func (md *homeK16V8Model) next(from *HomeK16V8Key) (HomeK16V8Key, bool) {
-	order := md.order()
-	i := 0
-	if from != nil {
-		for j, k := range order {
-			if k == *from {
-				i = j + 1
-			}
-		}
-	}
-	if i == len(order) {
-		return HomeK16V8Key{}, false
-	}
-	return order[i], true
-}
-
-func (md *homeK16V8Model) same(a, b []HomeK16V8Value) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
-
-// compare checks keys and vals, what All yielded, against the model.
-func (md *homeK16V8Model) compare(step int, keys []HomeK16V8Key, vals [][]HomeK16V8Value) {
-	md.compared = step + 1
-	order := md.order()
-	if len(keys) != len(order) {
-		md.t.Fatalf("after step %d: All yields %d keys, want %d:\n%x\nwant\n%x", step, len(keys), len(order), keys, order)
-	}
-	for i, k := range order {
-		if keys[i] != k || !md.same(vals[i], md.vals[k]) {
-			md.t.Fatalf("after step %d: All's key %d is %x = %x, want %x = %x", step, i, keys[i], vals[i], k, md.vals[k])
-		}
-	}
-}
-
-// check compares the whole map with the model three ways: All, a NextKey
-// walk, and one LookupBatch with room for every key.
-func (md *homeK16V8Model) check(step int) {
-	t, m := md.t, md.m
-	keys, vals := homeK16V8ModelAll(m)
-	md.compare(step, keys, vals)
-	var from *HomeK16V8Key
-	for i, want := range keys {
-		next, err := m.NextKey(from)
-		if err != nil || next != want {
-			t.Fatalf("after step %d: NextKey walk step %d = %x, %v; want %x", step, i, next, err, want)
-		}
-		from = &next
-	}
-	if _, err := m.NextKey(from); !homeK16V8TestIs(err, htab.ErrKeyNotExist) {
-		t.Fatalf("after step %d: NextKey after the last key = %v, want ErrKeyNotExist", step, err)
-	}
-	bkeys := make([]HomeK16V8Key, max(len(keys), 1))
-	bvals := make([]HomeK16V8Value, len(bkeys)*md.slots())
-	n, err := m.LookupBatch(new(htab.Cursor), bkeys, bvals)
-	if n != len(keys) || !homeK16V8TestIs(err, htab.ErrKeyNotExist) {
-		t.Fatalf("after step %d: LookupBatch with room for all %d keys = %d, %v; want %d, ErrKeyNotExist", step, len(keys), n, err, len(keys))
-	}
-	for i := range n {
-		if got := bvals[i*md.slots() : (i+1)*md.slots()]; bkeys[i] != keys[i] || !md.same(got, vals[i]) {
-			t.Fatalf("after step %d: LookupBatch's key %d is %x = %x, want %x = %x", step, i, bkeys[i], got, keys[i], vals[i])
-		}
-	}
-}
-
-// FuzzHomeK16V8Ops runs the operations that its input encodes on a map and on
-// its model (homeK16V8RunOps).
-func FuzzHomeK16V8Ops(f *testing.F) {
-	for _, seed := range []string{
-		"\x0f\x00\x01\x00\x00\x02\x01\x05\x01\x00\x07\x02\x03\x02\x01\x00",
-		"\x2f\x01\x01\x04\x01\x02\x08\x06\x01\x04\x04\x01\x00\x07\x00\x03",
-		"\x48\x00\x01\x00\x00\x02\x02\x00\x03\x01\x03\x01\x00\x05\x03\x00",
-		"\x11\x01\x00\x08\x01\x01\x04\x00\x02\x00\x06\x00\x08\x02\x00\x04",
-	} {
-		f.Add([]byte(seed))
-	}
-	f.Fuzz(func(t *testing.T, data []byte) { homeK16V8RunOps(t, data) })
-}
-
-// TestHomeK16V8RandomOps runs 4000 random operations (500 with -short) on
-// each of a few maps and on their models (homeK16V8RunOps): 64 entries on
-// 2 CPUs, also with NoPrealloc and with every key in bucket 0; 7 entries on
-// 3 CPUs; 1 entry; 16 on 1 CPU; 64 on 2 CPUs and 7 on 3 with every
-// program-side operation on CPU 0 (the second also with NoPrealloc).
-// Every other run of 250 operations is three quarters updates, so that
-// the maps fill (and LRU maps evict) before the other operations empty them.
-func TestHomeK16V8RandomOps(t *testing.T) {
-	for _, run := range []struct {
-		name string
-		opts byte
-	}{
-		{"max64-cpus2", 0x0f},
-		{"max64-cpus2-noprealloc", 0x2f},
-		{"max64-cpus2-degenerate", 0x4f},
-		{"max7-cpus3", 0x14},
-		{"max1-cpus2", 0x08},
-		{"max16-cpus1", 0x06},
-		{"max64-cpus2-cpu0", 0x8f},
-		{"max64-cpus2-noprealloc-cpu0", 0xaf},
-		{"max7-cpus3-noprealloc-cpu0", 0xb4},
-	} {
-		t.Run(run.name, func(t *testing.T) {
-			rng := rand.New(rand.NewPCG(1, uint64(run.opts)))
-			n := 4000
-			if testing.Short() {
-				n = 500
-			}
-			data := make([]byte, 1+3*n)
-			for i := range data {
-				data[i] = byte(rng.Uint32())
-			}
-			for i := range n {
-				if i/250%2 == 0 && rng.IntN(4) != 0 {
-					data[1+3*i] = byte(rng.IntN(2)) // Update or CPU(c).Update
-				}
-			}
-			data[0] = run.opts
-			homeK16V8RunOps(t, data)
-		})
-	}
-}
-
-// homeK16V8StorageLeaves adds to leaves what t holds once the slices, arrays
-// and atomic.Pointers (NoPrealloc chunks) on the way are unwrapped.
-func homeK16V8StorageLeaves(t reflect.Type, leaves map[reflect.Type]bool) {
-	switch t.Kind() {
-	case reflect.Slice, reflect.Array:
-		homeK16V8StorageLeaves(t.Elem(), leaves)
-		return
-	case reflect.Struct:
-		if load, ok := reflect.PointerTo(t).MethodByName("Load"); ok && t.PkgPath() == "sync/atomic" && load.Type.Out(0).Kind() == reflect.Pointer {
-			homeK16V8StorageLeaves(load.Type.Out(0).Elem(), leaves) // atomic.Pointer[T]
-			return
-		}
-	}
-	leaves[t] = true
-}
-
-// homeK16V8HasPointers reports whether a value of type t holds anything the
-// garbage collector would follow.
-func homeK16V8HasPointers(t reflect.Type) bool {
-	switch t.Kind() {
-	case reflect.Pointer, reflect.UnsafePointer, reflect.Map, reflect.Chan, reflect.Func, reflect.Interface, reflect.String, reflect.Slice:
-		return true
-	case reflect.Array:
-		return t.Len() > 0 && homeK16V8HasPointers(t.Elem())
-	case reflect.Struct:
-		for i := range t.NumField() {
-			if homeK16V8HasPointers(t.Field(i).Type) {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-// TestHomeK16V8StorageHasNoPointers checks that what the map's slices hold has no
-// pointers, so that the garbage collector never scans it.
-func TestHomeK16V8StorageHasNoPointers(t *testing.T) {
-	leaves := map[reflect.Type]bool{}
-	mt := reflect.TypeFor[HomeK16V8]()
-	for i := range mt.NumField() {
-		if fld := mt.Field(i); fld.Type.Kind() == reflect.Slice && fld.Name != "handles" {
-			homeK16V8StorageLeaves(fld.Type, leaves)
-		}
-	}
-	if !leaves[reflect.TypeFor[homeK16V8Elem]()] {
-		t.Fatalf("the walk of the map's slices did not reach its element type; it found %v", leaves)
-	}
-	for lt := range leaves {
-		if homeK16V8HasPointers(lt) {
-			t.Errorf("%v, in the map's storage, holds pointers", lt)
-		}
-	}
-}
-
-// TestHomeK16V8Seeds checks that ZeroSeed maps iterate the same keys in one order
-// and that maps without it, each with a random seed, do not.
-func TestHomeK16V8Seeds(t *testing.T) {
-	order := func(zero bool) []HomeK16V8Key {
-		m, err := NewHomeK16V8(htab.Options{
-			CPUs:       2,
-			MaxEntries: 1024,
-			ZeroSeed:   zero,
-		})
-		if err != nil {
-			t.Fatalf("New: %v", err)
-		}
-		for i := range 32 {
-			if err := homeK16V8TestUpdate(m, homeK16V8TestKey(i), homeK16V8TestVal(i), htab.UpdateNoExist); err != nil {
-				t.Fatalf("Update(key %d): %v", i, err)
-			}
-		}
-		keys, _ := homeK16V8TestAll(t, m)
-		if len(keys) != 32 {
-			t.Fatalf("All yields %d keys, want 32", len(keys))
-		}
-		return keys
-	}
-	if !slices.Equal(order(true), order(true)) {
-		t.Error("two ZeroSeed maps iterate the same keys in different orders")
-	}
-	if slices.Equal(order(false), order(false)) {
-		t.Error("two maps without ZeroSeed iterate the same keys in one order: their seeds are not random")
-	}
-}
-
-// TestHomeK16V8HashIsJhash checks that the map's hash is htab.Jhash of the key
-// with the map's seed, for 512 keys (zero, all ones, then pseudo-random
-// bytes) and seeds 0, 1, 0xdeadbeef and 0xffffffff; and that a map with a
-// random seed finds each key, once inserted, with Lookup and CPU(0).Lookup
-// (which may compute the hash in their own body).
-func TestHomeK16V8HashIsJhash(t *testing.T) {
-	m, err := NewHomeK16V8(htab.Options{MaxEntries: 1, CPUs: 1, ZeroSeed: true})
-	if err != nil {
-		t.Fatalf("New: %v", err)
-	}
-	seeded, err := NewHomeK16V8(htab.Options{MaxEntries: 1024, CPUs: 1})
-	if err != nil {
-		t.Fatalf("New: %v", err)
-	}
-	x := uint64(0x9e3779b97f4a7c15)
-	for i := range 512 {
-		var k HomeK16V8Key
-		for j := range k {
-			switch i {
-			case 0:
-			case 1:
-				k[j] = 0xff
-			default:
-				x = x*6364136223846793005 + 1442695040888963407
-				k[j] = byte(x >> 56)
-			}
-		}
-		w := k.words()
-		for _, seed := range []uint32{0, 1, 0xdeadbeef, 0xffffffff} {
-			m.seed = seed
-			if got, want := m.hash(&k, &w), htab.Jhash(k[:], seed); got != want {
-				t.Fatalf("key %x, seed %#x: hash %#x, htab.Jhash %#x", k, seed, got, want)
-			}
-		}
-		if err := homeK16V8ModelUpdate(seeded, k, make([]HomeK16V8Value, seeded.CPUs()), htab.UpdateNoExist); err != nil {
-			t.Fatalf("key %x: Update: %v", k, err)
-		}
-		_, found := homeK16V8ModelLookup(seeded, k)
-		_, cpuFound := seeded.CPU(0).Lookup(k)
-		if err := seeded.Delete(k); !found || !cpuFound || err != nil {
-			t.Fatalf("key %x, seed %#x: inserted, then Lookup found it: %v, CPU(0).Lookup: %v, Delete: %v", k, seeded.seed, found, cpuFound, err)
-		}
-	}
-}
-
-// TestHomeK16V8HashCollisions finds keys whose hashes are equal and checks that the
-// map keeps them apart: both stored, each with its own value, and deleting
-// one leaves the other.
-func TestHomeK16V8HashCollisions(t *testing.T) {
-	m, err := NewHomeK16V8(htab.Options{
-		CPUs:       2,
-		MaxEntries: 64,
-		ZeroSeed:   true,
-	})
-	if err != nil {
-		t.Fatalf("New: %v", err)
-	}
-	first := map[uint32]int{}
-	var pairs [][2]int
-	for i := 0; i < 1<<20 && len(pairs) < 4; i++ {
-		k := homeK16V8TestKey(i)
-		w := k.words()
-		h := m.hash(&k, &w)
-		if j, ok := first[h]; ok {
-			pairs = append(pairs, [2]int{j, i})
-		} else {
-			first[h] = i
-		}
-	}
-	if len(pairs) < 4 {
-		t.Fatalf("found %d pairs of keys with equal hashes, want 4", len(pairs))
-	}
-	for _, p := range pairs {
-		for _, i := range p {
-			if err := homeK16V8TestUpdate(m, homeK16V8TestKey(i), homeK16V8TestVal(i), htab.UpdateNoExist); err != nil {
-				t.Fatalf("keys %d and %d share a hash: Update(%d, UpdateNoExist) = %v", p[0], p[1], i, err)
-			}
-		}
-		for _, i := range p {
-			v, ok := homeK16V8TestLookup(t, m, homeK16V8TestKey(i))
-			if !ok || v != homeK16V8TestVal(i) {
-				t.Fatalf("keys %d and %d share a hash: Lookup(%d) = %x, %v; want %x", p[0], p[1], i, v, ok, homeK16V8TestVal(i))
-			}
-		}
-		if err := m.Delete(homeK16V8TestKey(p[0])); !errors.Is(err, nil) {
-			t.Fatalf("Delete(%d) = %v", p[0], err)
-		}
-		v, ok := homeK16V8TestLookup(t, m, homeK16V8TestKey(p[1]))
-		if !ok || v != homeK16V8TestVal(p[1]) {
-			t.Fatalf("after Delete(%d), Lookup(%d) = %x, %v; want its value", p[0], p[1], v, ok)
-		}
-		if err := m.Delete(homeK16V8TestKey(p[0])); !errors.Is(err, htab.ErrKeyNotExist) {
-			t.Fatalf("Delete(%d) again = %v, want ErrKeyNotExist", p[0], err)
-		}
-		if err := m.Delete(homeK16V8TestKey(p[1])); !errors.Is(err, nil) {
-			t.Fatalf("Delete(%d) = %v", p[1], err)
-		}
-	}
-}
-
-// homeK16V8StressKeys is how many keys the workers of TestHomeK16V8ConcurrentValues
-// may use, twice the largest map's MaxEntries, so that hash maps fill and
-// LRU maps evict.
-const homeK16V8StressKeys = 16
-
-// homeK16V8StressVal is the value written under key key (< homeK16V8StressKeys) in write
-// ver: byte j is ver + j*(2*key+1), so that byte j minus byte 0 names the
-// key, and bytes of two writes whose versions differ mod 256 do not fit
-// together. A 1-byte value holds the key in its low 4 bits.
-func homeK16V8StressVal(key, ver int) (v HomeK16V8Value) {
-	if len(v) == 1 {
-		v[0] = byte(ver<<4 | key)
-		return
-	}
-	for j := range v {
-		v[j] = byte(ver + j*(2*key+1))
-	}
-	return
-}
-
-// homeK16V8StressCheck fails t unless v could be a value written under key key:
-// homeK16V8StressVal's pattern, or zero where the map may hold zero (the other
-// CPUs' values of a key a program inserted, in the per-CPU types).
-func homeK16V8StressCheck(t testing.TB, what string, key int, v HomeK16V8Value) bool {
-	if homeK16V8ModelPerCPU && v == (HomeK16V8Value{}) {
-		return true
-	}
-	ok := len(v) > 1 || int(v[0]&15) == key
-	for j := 1; j < len(v); j++ {
-		ok = ok && v[j]-v[0] == byte(j*(2*key+1))
-	}
-	if !ok {
-		t.Errorf("%s: key %d holds %x, which no write to key %d stored (torn, or another key's)", what, key, v, key)
-	}
+// Lookup, LookupAndDelete, Update and All are the map's, with a key's value
+// as vals[0].
+func (a homeK16V8TestMap) Lookup(k HomeK16V8Key, vals []HomeK16V8Value) (ok bool) {
+	vals[0], ok = a.HomeK16V8.Lookup(k)
 	return ok
 }
 
-// homeK16V8StressKey is the number of a key homeK16V8TestKey made, or -1. The number,
-// under homeK16V8StressKeys, is the key's first byte.
-func homeK16V8StressKey(k HomeK16V8Key) int {
-	if n := int(k[0]); n < homeK16V8StressKeys && homeK16V8TestKey(n) == k {
-		return n
-	}
-	return -1
+func (a homeK16V8TestMap) LookupAndDelete(k HomeK16V8Key, vals []HomeK16V8Value) (err error) {
+	vals[0], err = a.HomeK16V8.LookupAndDelete(k)
+	return err
 }
 
-// TestHomeK16V8ConcurrentValues runs four workers, each with its own CPU handle,
-// on maps of 2, 4 and 8 entries (and of 4 with NoPrealloc) with twice as many
-// keys: the smaller the map, the more often the element a reader is in is
-// freed and reused under it. (A lookup planted to skip its sequence check
-// failed about 17 runs in 20 at 2 entries, 5 in 20 at 8, with 20000
-// operations a worker; with -short, 10000.) Each worker mixes writes and
-// reads: userspace and program-side updates with every flag, deletes and
-// lookup-and-deletes, lookups on both sides, and every 16th operation an
-// All, NextKey or LookupBatch walk. An update may fail only as the kernel's
-// may with its flag (homeK16V8StressAllowed). Every value read must be one written
-// for its key, whole; every key read must be one of the workers'. Run it
-// with -race. Afterwards All must list each key once, as many as Len.
-func TestHomeK16V8ConcurrentValues(t *testing.T) {
-	for _, c := range []struct {
-		name string
-		opts htab.Options
-	}{
-		{"max2", htab.Options{MaxEntries: 2}},
-		{"max4", htab.Options{MaxEntries: 4}},
-		{"max8", htab.Options{MaxEntries: 8}},
-		{"max4-NoPrealloc", htab.Options{MaxEntries: 4, NoPrealloc: true}},
-	} {
-		t.Run(c.name, func(t *testing.T) { homeK16V8StressRun(t, c.opts) })
+func (a homeK16V8TestMap) Update(k HomeK16V8Key, vals []HomeK16V8Value, flags htab.UpdateFlags) error {
+	return a.HomeK16V8.Update(k, vals[0], flags)
+}
+
+func (a homeK16V8TestMap) All() iter.Seq2[HomeK16V8Key, []HomeK16V8Value] {
+	return func(yield func(HomeK16V8Key, []HomeK16V8Value) bool) {
+		for k, v := range a.HomeK16V8.All() {
+			if !yield(k, []HomeK16V8Value{v}) {
+				return
+			}
+		}
 	}
 }
 
-// homeK16V8StressAllowed is the errors an update with flags may return while other
-// CPUs change the map: the flag's own (the key is there, or is not), and no
-// room, which a hash map reports as ErrFull and an LRU map, whose elements
-// may all be held by updates in flight, as ErrNoMem. UpdateExist of a
-// present key replaces it without needing room, as in the kernel.
-func homeK16V8StressAllowed(flags htab.UpdateFlags) []error {
-	noRoom := htab.ErrFull
-	if homeK16V8ModelLRU {
-		noRoom = htab.ErrNoMem
-	}
-	switch flags {
-	case htab.UpdateNoExist:
-		return []error{htab.ErrKeyExist, noRoom}
-	case htab.UpdateExist:
-		if homeK16V8ModelLRU {
-			return []error{htab.ErrKeyNotExist, noRoom} // an LRU replace takes a fresh element
-		}
-		return []error{htab.ErrKeyNotExist}
-	}
-	return []error{noRoom}
-}
-
-// homeK16V8StressRun is one map of TestHomeK16V8ConcurrentValues: opts with four CPUs
-// and ZeroSeed, keys 0..2*MaxEntries-1.
-func homeK16V8StressRun(t *testing.T, opts htab.Options) {
-	const workers = 4
-	opts.CPUs, opts.ZeroSeed = workers, true
-	m, err := NewHomeK16V8(opts)
-	if err != nil {
-		t.Fatalf("New: %v", err)
-	}
-	nkeys := min(2*m.MaxEntries(), homeK16V8StressKeys)
-	ops := 20000
-	if testing.Short() {
-		ops = 10000
-	}
-	slots := 1
-	if homeK16V8ModelPerCPU {
-		slots = m.CPUs()
-	}
-	okErr := func(what string, err error, allowed ...error) bool {
-		if err == nil {
-			return true
-		}
-		for _, a := range allowed {
-			if homeK16V8TestIs(err, a) {
-				return true
-			}
-		}
-		t.Errorf("%s: %v", what, err)
-		return false
-	}
-	// check reports whether every value in vals could be one written under
-	// key; the per-CPU types' LookupBatch gives slots values a key.
-	check := func(what string, key int, vals []HomeK16V8Value) bool {
-		if key < 0 {
-			t.Errorf("%s yields a key no worker wrote", what)
-			return false
-		}
-		for _, v := range vals {
-			if !homeK16V8StressCheck(t, what, key, v) {
-				return false
-			}
-		}
-		return true
-	}
-	walk := func(kind int) bool {
-		switch kind % 3 {
-		case 0:
-			keys, vals := homeK16V8ModelAll(m)
-			for j, k := range keys {
-				if !check("All", homeK16V8StressKey(k), vals[j]) {
-					return false
-				}
-			}
-		case 1:
-			var from *HomeK16V8Key
-			for range 2 * homeK16V8StressKeys {
-				next, err := m.NextKey(from)
-				if err != nil {
-					return okErr("NextKey", err, htab.ErrKeyNotExist)
-				}
-				if !check("NextKey", homeK16V8StressKey(next), nil) {
-					return false
-				}
-				from = &next
-			}
-		default:
-			var c htab.Cursor
-			bkeys, bvals := make([]HomeK16V8Key, 3), make([]HomeK16V8Value, 3*slots)
-			for range 2 * homeK16V8StressKeys {
-				n, err := m.LookupBatch(&c, bkeys, bvals)
-				for j := range n {
-					if !check("LookupBatch", homeK16V8StressKey(bkeys[j]), bvals[j*slots:(j+1)*slots]) {
-						return false
-					}
-				}
-				if err != nil {
-					return okErr("LookupBatch", err, htab.ErrKeyNotExist, htab.ErrNoSpace)
-				}
-			}
-		}
-		return true
-	}
-	var wg sync.WaitGroup
-	for w := range workers {
-		wg.Go(func() {
-			x := uint32(w + 1)
-			for i := range ops {
-				x = x*1664525 + 1013904223
-				key := int(x>>8) % nkeys
-				// UpdateAny, NoExist, Exist; UpdateAny twice as often (3 % 3).
-				k, ver, flags := homeK16V8TestKey(key), i*workers+w, htab.UpdateFlags(x>>24&3)%3
-				var good bool
-				switch op := (x >> 26) % 8; {
-				case i%16 == 15:
-					good = walk(i / 16)
-				case op == 0:
-					vals := make([]HomeK16V8Value, slots)
-					for c := range vals {
-						vals[c] = homeK16V8StressVal(key, ver+c)
-					}
-					good = okErr("Update", homeK16V8ModelUpdate(m, k, vals, flags), homeK16V8StressAllowed(flags)...)
-				case op <= 2:
-					good = okErr("CPU.Update", m.CPU(w).Update(k, homeK16V8StressVal(key, ver), flags), homeK16V8StressAllowed(flags)...)
-				case op == 3:
-					good = okErr("Delete", m.CPU(w).Delete(k), htab.ErrKeyNotExist)
-				case op == 4:
-					vals, err := homeK16V8ModelLookupAndDelete(m, k)
-					good = okErr("LookupAndDelete", err, htab.ErrKeyNotExist) && (err != nil || check("LookupAndDelete", key, vals))
-				case op == 5:
-					v, ok := m.CPU(w).Lookup(k)
-					good = !ok || check("CPU.Lookup", key, []HomeK16V8Value{v})
-				default:
-					vals, ok := homeK16V8ModelLookup(m, k)
-					good = !ok || check("Lookup", key, vals)
-				}
-				if !good {
-					return
-				}
-			}
-		})
-	}
-	wg.Wait()
-	keys, _ := homeK16V8ModelAll(m)
-	seen := map[HomeK16V8Key]bool{}
-	for _, k := range keys {
-		if seen[k] {
-			t.Errorf("after the workers stopped, All yields key %x twice", k)
-		}
-		seen[k] = true
-	}
-	if len(keys) != m.Len() {
-		t.Errorf("after the workers stopped, All yields %d keys, Len is %d", len(keys), m.Len())
+// Info is what kind of map this is.
+func (a homeK16V8TestMap) Info() htabtest.Info {
+	return htabtest.Info{
+		CachedHash: true,
+		Elem:       reflect.TypeFor[homeK16V8Elem](),
+		Struct:     reflect.TypeFor[HomeK16V8](),
+		Type:       htab.Hash,
 	}
 }
 
-// TestHomeK16V8Concurrent runs writers on disjoint keys with lock-free readers and
-// iterators; run it with -race. Each writer's keys must end as it left them.
-func TestHomeK16V8Concurrent(t *testing.T) {
-	m, err := NewHomeK16V8(htab.Options{
-		CPUs:       2,
-		MaxEntries: 64,
-		ZeroSeed:   true,
-	})
-	if err != nil {
-		t.Fatalf("New: %v", err)
-	}
-	var wg sync.WaitGroup
-	for w := range 2 {
-		wg.Go(func() {
-			for i := range 2000 {
-				k := homeK16V8TestKey(w*32 + i%32)
-				if i%3 == 2 {
-					_ = m.Delete(k)
-				} else {
-					_ = m.CPU(w).Update(k, homeK16V8TestVal(i), htab.UpdateAny)
-				}
-			}
-		})
-	}
-	wg.Go(func() {
-		for i := range 200 {
-			m.CPU(1).Lookup(homeK16V8TestKey(i % 64))
-			for range m.All() {
-			}
-			_, _ = m.NextKey(nil)
-		}
-	})
-	wg.Wait()
-	// Writer w's last operation on key i%32 decides whether it is present.
-	for w := range 2 {
-		for j := range 32 {
-			last := j + 32*((1999-j)/32)
-			v, ok := m.CPU(w).Lookup(homeK16V8TestKey(w*32 + j))
-			want := last%3 != 2
-			if ok != want || ok && v != homeK16V8TestVal(last) {
-				t.Fatalf("writer %d key %d: got %x, %v", w, j, v, ok)
-			}
-		}
-	}
+// TestHomeK16V8RandomOps checks random operations on maps of several options
+// against a model of the kernel's map (htabtest.RandomOps).
+func TestHomeK16V8RandomOps(t *testing.T) { htabtest.RandomOps(t, homeK16V8TestMap{}) }
+
+// FuzzHomeK16V8Ops checks the operations its input encodes against the model
+// (htabtest.RunOps).
+func FuzzHomeK16V8Ops(f *testing.F) { htabtest.FuzzOps(f, homeK16V8TestMap{}) }
+
+// TestHomeK16V8ConcurrentValues checks that concurrent readers see only values
+// written for their keys, whole (htabtest.ConcurrentValues); run it with
+// -race.
+func TestHomeK16V8ConcurrentValues(t *testing.T) { htabtest.ConcurrentValues(t, homeK16V8TestMap{}) }
+
+// TestHomeK16V8Concurrent checks that writers on disjoint keys lose no write
+// (htabtest.Concurrent); run it with -race.
+func TestHomeK16V8Concurrent(t *testing.T) { htabtest.Concurrent(t, homeK16V8TestMap{}) }
+
+// TestHomeK16V8Batch checks the batch operations against All (htabtest.Batch).
+func TestHomeK16V8Batch(t *testing.T) { htabtest.Batch(t, homeK16V8TestMap{}) }
+
+// TestHomeK16V8Seeds checks that ZeroSeed maps hash alike and others do not
+// (htabtest.Seeds).
+func TestHomeK16V8Seeds(t *testing.T) { htabtest.Seeds(t, homeK16V8TestMap{}) }
+
+// TestHomeK16V8HashIsJhash checks the map's hash against htab.Jhash
+// (htabtest.HashIsJhash).
+func TestHomeK16V8HashIsJhash(t *testing.T) { htabtest.HashIsJhash(t, homeK16V8TestMap{}) }
+
+// TestHomeK16V8StorageHasNoPointers checks that the garbage collector has
+// nothing to scan in the map's storage (htabtest.StorageHasNoPointers).
+func TestHomeK16V8StorageHasNoPointers(t *testing.T) {
+	htabtest.StorageHasNoPointers(t, homeK16V8TestMap{})
 }
+
+// TestHomeK16V8HashCollisions checks that keys with equal hashes are kept apart
+// (htabtest.HashCollisions).
+func TestHomeK16V8HashCollisions(t *testing.T) { htabtest.HashCollisions(t, homeK16V8TestMap{}) }
 
 // BenchmarkHomeK16V8Lookup looks up present keys of a 3/4-full map of 65536
 // entries in random order and reports lookups/s; keys an LRU map evicted
@@ -1200,8 +141,8 @@ func BenchmarkHomeK16V8Lookup(b *testing.B) {
 	}
 	keys := make([]HomeK16V8Key, 0, n)
 	for i := range n {
-		k := homeK16V8TestKey(i)
-		if homeK16V8TestUpdate(m, k, homeK16V8TestVal(i), htab.UpdateNoExist) == nil {
+		k := htabtest.Key[HomeK16V8Key](i)
+		if m.Update(k, htabtest.Value[HomeK16V8Value](i), htab.UpdateNoExist) == nil {
 			keys = append(keys, k)
 		}
 	}
@@ -1221,120 +162,10 @@ func BenchmarkHomeK16V8Lookup(b *testing.B) {
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "lookups/s")
 }
 
-// homeK16V8TestBatchVals is a value buffer for a batch of n keys.
-func homeK16V8TestBatchVals(m *HomeK16V8, n int) []HomeK16V8Value { return make([]HomeK16V8Value, n) }
-
-// homeK16V8TestBatchValue is key i's value in a batch's vals.
-func homeK16V8TestBatchValue(t testing.TB, m *HomeK16V8, k HomeK16V8Key, vals []HomeK16V8Value, i int) HomeK16V8Value {
-	return vals[i]
-}
-
-// homeK16V8TestBatchSpread is what UpdateBatch takes for these values.
-func homeK16V8TestBatchSpread(m *HomeK16V8, vs []HomeK16V8Value) []HomeK16V8Value { return vs }
-
-// homeK16V8TestBatchWalk runs one whole batch walk with buffers of buf keys
-// (doubled for a call that says ErrNoSpace) and returns what it got.
-func homeK16V8TestBatchWalk(t *testing.T, m *HomeK16V8, buf int, del bool) (keys []HomeK16V8Key, vals []HomeK16V8Value) {
-	t.Helper()
-	c := new(htab.Cursor)
-	for call := 0; ; call++ {
-		if call > 4*m.MaxEntries()+10 {
-			t.Fatalf("buf %d: the walk does not end", buf)
-		}
-		ks, vs := make([]HomeK16V8Key, buf), homeK16V8TestBatchVals(m, buf)
-		var n int
-		var err error
-		if del {
-			n, err = m.LookupAndDeleteBatch(c, ks, vs)
-		} else {
-			n, err = m.LookupBatch(c, ks, vs)
-		}
-		if homeK16V8TestIs(err, htab.ErrNoSpace) {
-			if n != 0 || c.Done() {
-				t.Fatalf("buf %d: ErrNoSpace with %d keys, done %v", buf, n, c.Done())
-			}
-			buf *= 2
-			continue
-		}
-		if err != nil && !homeK16V8TestIs(err, htab.ErrKeyNotExist) {
-			t.Fatalf("buf %d: %v", buf, err)
-		}
-		for i := range n {
-			keys = append(keys, ks[i])
-			vals = append(vals, homeK16V8TestBatchValue(t, m, ks[i], vs, i))
-		}
-		if err != nil {
-			if !c.Done() {
-				t.Fatalf("buf %d: ErrKeyNotExist but the cursor is not done", buf)
-			}
-			return keys, vals
-		}
-		if n == 0 {
-			t.Fatalf("buf %d: a call returned nothing and no error", buf)
-		}
-	}
-}
-
-// TestHomeK16V8Batch checks the batch operations against All.
-func TestHomeK16V8Batch(t *testing.T) {
-	m, err := NewHomeK16V8(htab.Options{MaxEntries: 48, ZeroSeed: true, CPUs: 2})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if n, err := m.LookupBatch(nil, make([]HomeK16V8Key, 4), homeK16V8TestBatchVals(m, 4)); n != 0 || !homeK16V8TestIs(err, htab.ErrKeyNotExist) {
-		t.Fatalf("empty map: %d, %v; want 0, ErrKeyNotExist", n, err)
-	}
-	var ks []HomeK16V8Key
-	var vs []HomeK16V8Value
-	for i := range 40 {
-		ks, vs = append(ks, homeK16V8TestKey(i)), append(vs, homeK16V8TestVal(i))
-	}
-	if n, err := m.UpdateBatch(ks, homeK16V8TestBatchSpread(m, vs), htab.UpdateAny); n != len(ks) || err != nil {
-		t.Fatalf("UpdateBatch: %d, %v", n, err)
-	}
-	wantKeys, wantVals := homeK16V8TestAll(t, m)
-	if len(wantKeys) == 0 || len(wantKeys) != m.Len() {
-		t.Fatalf("All yields %d keys, Len is %d", len(wantKeys), m.Len())
-	}
-
-	c := new(htab.Cursor)
-	if n, err := m.LookupBatch(c, nil, nil); n != 0 || err != nil || *c != (htab.Cursor{}) {
-		t.Fatalf("zero-length batch: %d, %v, cursor %v", n, err, *c)
-	}
-	for buf := 1; buf <= 8; buf++ {
-		keys, vals := homeK16V8TestBatchWalk(t, m, buf, false)
-		if !homeK16V8TestSame(keys, wantKeys) || !homeK16V8TestSame(vals, wantVals) {
-			t.Fatalf("buf %d: the walk returned\n%x\n%x\nAll yields\n%x\n%x", buf, keys, vals, wantKeys, wantVals)
-		}
-	}
-	if m.Len() != len(wantKeys) {
-		t.Fatalf("LookupBatch changed the map: Len %d", m.Len())
-	}
-	keys, vals := homeK16V8TestBatchWalk(t, m, 3, true)
-	if !homeK16V8TestSame(keys, wantKeys) || !homeK16V8TestSame(vals, wantVals) {
-		t.Fatalf("lookup-and-delete walk returned\n%x\nAll yielded\n%x", keys, wantKeys)
-	}
-	if k, _ := homeK16V8TestAll(t, m); m.Len() != 0 || len(k) != 0 {
-		t.Fatalf("after a lookup-and-delete walk: Len %d, All %x", m.Len(), k)
-	}
-
-	if n, err := m.UpdateBatch(ks[:1], homeK16V8TestBatchSpread(m, vs[:1]), htab.UpdateNoExist); n != 0 || !homeK16V8TestIs(err, htab.ErrInvalid) {
-		t.Fatalf("UpdateBatch with UpdateNoExist: %d, %v; want ErrInvalid, as the kernel", n, err)
-	}
-	if n, err := m.UpdateBatch(ks[:3], homeK16V8TestBatchSpread(m, vs[:3]), htab.UpdateAny); n != 3 || err != nil {
-		t.Fatalf("UpdateBatch: %d, %v", n, err)
-	}
-	if n, err := m.DeleteBatch([]HomeK16V8Key{ks[0], ks[1], ks[5], ks[2]}); n != 2 || !homeK16V8TestIs(err, htab.ErrKeyNotExist) {
-		t.Fatalf("DeleteBatch with an absent third key: %d, %v; want 2, ErrKeyNotExist", n, err)
-	}
-	if _, ok := homeK16V8TestLookup(t, m, ks[2]); !ok || m.Len() != 1 {
-		t.Fatalf("DeleteBatch went past the absent key: Len %d", m.Len())
-	}
-}
-
-// BenchmarkHomeK16V8Seed000 is the kernel's bpf-hashmap-lookup benchmark (seed 000):
-// a map of 65536 entries filled to 25..100 %, every key looked up in turn.
-func BenchmarkHomeK16V8Seed000(b *testing.B) {
+// BenchmarkHomeK16V8LookupByFullness is the kernel's bpf-hashmap-lookup benchmark
+// (seed 000): a map of 65536 entries filled to 25..100 %, every key looked up
+// in turn.
+func BenchmarkHomeK16V8LookupByFullness(b *testing.B) {
 	for _, full := range []int{25, 50, 75, 100} {
 		b.Run(fmt.Sprintf("fullness=%d", full), func(b *testing.B) {
 			n := 65536 * full / 100

@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/htabgen/htabgen/htab"
+	"github.com/htabgen/htabgen/htab/htabtest"
 	"github.com/htabgen/htabgen/internal/cachelines"
 )
 
@@ -23,7 +24,7 @@ func TestPerCPUValuesOwnCacheLines(t *testing.T) {
 					m, err := NewPerCPUK8V8(htab.Options{MaxEntries: max, CPUs: cpus, NoPrealloc: noPrealloc})
 					require.NoError(t, err)
 					for i := range max {
-						require.NoError(t, m.Update(perCPUK8V8TestKey(i), perCPUK8V8TestValues(m, perCPUK8V8TestVal(i)), htab.UpdateNoExist))
+						require.NoError(t, m.Update(htabtest.Key[PerCPUK8V8Key](i), htabtest.Spread(htabtest.Value[PerCPUK8V8Value](i), cpus), htab.UpdateNoExist))
 					}
 					var lines cachelines.Owners
 					for c := range cpus {
