@@ -760,9 +760,9 @@ func TestFeatures(t *testing.T) {
 	}
 }
 
-// Seed 002: each type's lean element holds only what that type needs; the
-// all-fields element (-lean=false) has every type's fields, as the kernel's
-// htab_elem had before the seed.
+// Each type's lean element holds only what that type needs; the all-fields
+// element (-lean=false) has every type's fields, as the kernel's htab_elem
+// had before "bpf: htab: Reduce memory use of hash maps".
 func TestPlanTypes(t *testing.T) {
 	typed := func(typ MapType, key, val int, lean bool) Spec {
 		s := hashSpec(key, val)

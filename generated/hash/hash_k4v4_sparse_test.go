@@ -161,8 +161,8 @@ func BenchmarkHashK4V4SparseLookup(b *testing.B) {
 }
 
 // BenchmarkHashK4V4SparseLookupByFullness is the kernel's bpf-hashmap-lookup benchmark
-// (seed 000): a map of 65536 entries filled to 25..100 %, every key looked up
-// in turn.
+// (bench bpf-hashmap-lookup): a map of 65536 entries filled to 25..100 %, every
+// key looked up in turn.
 func BenchmarkHashK4V4SparseLookupByFullness(b *testing.B) {
 	for _, full := range []int{25, 50, 75, 100} {
 		b.Run(fmt.Sprintf("fullness=%d", full), func(b *testing.B) {

@@ -163,8 +163,8 @@ func BenchmarkK20Jhash2Lookup(b *testing.B) {
 }
 
 // BenchmarkK20Jhash2LookupByFullness is the kernel's bpf-hashmap-lookup benchmark
-// (seed 000): a map of 65536 entries filled to 25..100 %, every key looked up
-// in turn.
+// (bench bpf-hashmap-lookup): a map of 65536 entries filled to 25..100 %, every
+// key looked up in turn.
 func BenchmarkK20Jhash2LookupByFullness(b *testing.B) {
 	for _, full := range []int{25, 50, 75, 100} {
 		b.Run(fmt.Sprintf("fullness=%d", full), func(b *testing.B) {
