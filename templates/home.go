@@ -371,7 +371,7 @@ func (h *homeStorage) insertRetries() bool { return true }
 //
 // The fast path itself:
 //
-//	s := &m.slots[h&m.mask]
+//	s := &m.slots[bi]
 //	seq := s.seq.Load()
 //	nx := atomic.LoadUint32(&s.next)
 //	if nx&<HomeBit> != 0 && seq&1 == 0 { <s, else the slot after it, if it matches>; if valid { return v, true } }
@@ -404,7 +404,7 @@ func (h *homeStorage) lookupFast() *fastPath {
 			binary.LittleEndian.PutUint64(v[:], x)
 `
 	}
-	fp.body = h.code(`s := &m.slots[h&m.mask]
+	fp.body = h.code(`s := &m.slots[bi]
 	seq := s.seq.Load()
 	nx := atomic.LoadUint32(&s.next)
 	if nx&$HomeBit != 0 && seq&1 == 0 {

@@ -72,7 +72,8 @@ func (m *$Map) lookup(k *$Key) ($Value, bool) {
 // element, is inline; the rest is lookupChain.
 `+fast.doc+`func (m *$Map) Lookup(k $Key) ($Value, bool) {
 	`+words+`$(hash)
-$(afterHash)$(fast)	`+chainWords+`return m.lookupChain(h&m.mask, &w, h)
+$(afterHash)	bi := h & m.mask
+$(fast)	`+chainWords+`return m.lookupChain(bi, &w, h)
 }
 
 // lookupChain is Lookup past the fast path: the whole sequence-checked read of

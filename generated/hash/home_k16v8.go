@@ -481,7 +481,8 @@ func (m *HomeK16V8) Lookup(k HomeK16V8Key) (HomeK16V8Value, bool) {
 		c -= bits.RotateLeft32(b, 24)
 		h = c
 	}
-	s := &m.slots[h&m.mask]
+	bi := h & m.mask
+	s := &m.slots[bi]
 	seq := s.seq.Load()
 	nx := atomic.LoadUint32(&s.next)
 	if nx&homeK16V8HomeBit != 0 && seq&1 == 0 {
@@ -501,7 +502,7 @@ func (m *HomeK16V8) Lookup(k HomeK16V8Key) (HomeK16V8Value, bool) {
 			}
 		}
 	}
-	return m.lookupChain(h&m.mask, &w, h)
+	return m.lookupChain(bi, &w, h)
 }
 
 // lookupChain is Lookup past the fast path: the whole sequence-checked read of

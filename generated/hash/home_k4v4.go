@@ -427,7 +427,8 @@ func (m *HomeK4V4) Lookup(k HomeK4V4Key) (HomeK4V4Value, bool) {
 		c -= bits.RotateLeft32(b, 24)
 		h = c
 	}
-	s := &m.slots[h&m.mask]
+	bi := h & m.mask
+	s := &m.slots[bi]
 	seq := s.seq.Load()
 	nx := atomic.LoadUint32(&s.next)
 	if nx&homeK4V4HomeBit != 0 && seq&1 == 0 {
@@ -447,7 +448,7 @@ func (m *HomeK4V4) Lookup(k HomeK4V4Key) (HomeK4V4Value, bool) {
 			}
 		}
 	}
-	return m.lookupChain(h&m.mask, &w, h)
+	return m.lookupChain(bi, &w, h)
 }
 
 // lookupChain is Lookup past the fast path: the whole sequence-checked read of

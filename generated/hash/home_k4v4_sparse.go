@@ -441,7 +441,8 @@ func (m *HomeK4V4Sparse) Lookup(k HomeK4V4SparseKey) (HomeK4V4SparseValue, bool)
 		c -= bits.RotateLeft32(b, 24)
 		h = c
 	}
-	s := &m.slots[h&m.mask]
+	bi := h & m.mask
+	s := &m.slots[bi]
 	seq := s.seq.Load()
 	nx := atomic.LoadUint32(&s.next)
 	if nx&homeK4V4SparseHomeBit != 0 && seq&1 == 0 {
@@ -461,7 +462,7 @@ func (m *HomeK4V4Sparse) Lookup(k HomeK4V4SparseKey) (HomeK4V4SparseValue, bool)
 			}
 		}
 	}
-	return m.lookupChain(h&m.mask, &w, h)
+	return m.lookupChain(bi, &w, h)
 }
 
 // lookupChain is Lookup past the fast path: the whole sequence-checked read of

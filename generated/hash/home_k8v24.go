@@ -446,7 +446,8 @@ func (m *HomeK8V24) Lookup(k HomeK8V24Key) (HomeK8V24Value, bool) {
 	if !htab.NativeLittleEndian {
 		kw = bits.RotateLeft64(kw, 32)
 	}
-	s := &m.slots[h&m.mask]
+	bi := h & m.mask
+	s := &m.slots[bi]
 	seq := s.seq.Load()
 	nx := atomic.LoadUint32(&s.next)
 	if nx&homeK8V24HomeBit != 0 && seq&1 == 0 {
@@ -467,7 +468,7 @@ func (m *HomeK8V24) Lookup(k HomeK8V24Key) (HomeK8V24Value, bool) {
 		}
 	}
 	w := k.words()
-	return m.lookupChain(h&m.mask, &w, h)
+	return m.lookupChain(bi, &w, h)
 }
 
 // lookupChain is Lookup past the fast path: the whole sequence-checked read of

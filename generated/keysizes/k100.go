@@ -450,7 +450,8 @@ func (m *K100) find(bi uint32, w *k100KeyWords, h uint32) (prev, i uint32) {
 func (m *K100) Lookup(k K100Key) (K100Value, bool) {
 	w := k.words()
 	h := m.hash(&k, &w)
-	s := &m.slots[h&m.mask]
+	bi := h & m.mask
+	s := &m.slots[bi]
 	seq := s.seq.Load()
 	nx := atomic.LoadUint32(&s.next)
 	if nx&k100HomeBit != 0 && seq&1 == 0 {
@@ -475,7 +476,7 @@ func (m *K100) Lookup(k K100Key) (K100Value, bool) {
 			}
 		}
 	}
-	return m.lookupChain(h&m.mask, &w, h)
+	return m.lookupChain(bi, &w, h)
 }
 
 // lookupChain is Lookup past the fast path: the whole sequence-checked read of

@@ -477,7 +477,8 @@ func (m *K10Jhash) find(bi uint32, w *k10JhashKeyWords, h uint32) (prev, i uint3
 func (m *K10Jhash) Lookup(k K10JhashKey) (K10JhashValue, bool) {
 	w := k.words()
 	h := m.hash(&k, &w)
-	s := &m.slots[h&m.mask]
+	bi := h & m.mask
+	s := &m.slots[bi]
 	seq := s.seq.Load()
 	nx := atomic.LoadUint32(&s.next)
 	if nx&k10JhashHomeBit != 0 && seq&1 == 0 {
@@ -502,7 +503,7 @@ func (m *K10Jhash) Lookup(k K10JhashKey) (K10JhashValue, bool) {
 			}
 		}
 	}
-	return m.lookupChain(h&m.mask, &w, h)
+	return m.lookupChain(bi, &w, h)
 }
 
 // lookupChain is Lookup past the fast path: the whole sequence-checked read of

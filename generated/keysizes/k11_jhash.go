@@ -478,7 +478,8 @@ func (m *K11Jhash) find(bi uint32, w *k11JhashKeyWords, h uint32) (prev, i uint3
 func (m *K11Jhash) Lookup(k K11JhashKey) (K11JhashValue, bool) {
 	w := k.words()
 	h := m.hash(&k, &w)
-	s := &m.slots[h&m.mask]
+	bi := h & m.mask
+	s := &m.slots[bi]
 	seq := s.seq.Load()
 	nx := atomic.LoadUint32(&s.next)
 	if nx&k11JhashHomeBit != 0 && seq&1 == 0 {
@@ -503,7 +504,7 @@ func (m *K11Jhash) Lookup(k K11JhashKey) (K11JhashValue, bool) {
 			}
 		}
 	}
-	return m.lookupChain(h&m.mask, &w, h)
+	return m.lookupChain(bi, &w, h)
 }
 
 // lookupChain is Lookup past the fast path: the whole sequence-checked read of

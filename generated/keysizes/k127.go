@@ -452,7 +452,8 @@ func (m *K127) find(bi uint32, w *k127KeyWords, h uint32) (prev, i uint32) {
 func (m *K127) Lookup(k K127Key) (K127Value, bool) {
 	w := k.words()
 	h := m.hash(&k, &w)
-	s := &m.slots[h&m.mask]
+	bi := h & m.mask
+	s := &m.slots[bi]
 	seq := s.seq.Load()
 	nx := atomic.LoadUint32(&s.next)
 	if nx&k127HomeBit != 0 && seq&1 == 0 {
@@ -472,7 +473,7 @@ func (m *K127) Lookup(k K127Key) (K127Value, bool) {
 			}
 		}
 	}
-	return m.lookupChain(h&m.mask, &w, h)
+	return m.lookupChain(bi, &w, h)
 }
 
 // lookupChain is Lookup past the fast path: the whole sequence-checked read of

@@ -450,7 +450,8 @@ func (m *K128Jhash2) find(bi uint32, w *k128Jhash2KeyWords, h uint32) (prev, i u
 func (m *K128Jhash2) Lookup(k K128Jhash2Key) (K128Jhash2Value, bool) {
 	w := k.words()
 	h := m.hash(&k, &w)
-	s := &m.slots[h&m.mask]
+	bi := h & m.mask
+	s := &m.slots[bi]
 	seq := s.seq.Load()
 	nx := atomic.LoadUint32(&s.next)
 	if nx&k128Jhash2HomeBit != 0 && seq&1 == 0 {
@@ -470,7 +471,7 @@ func (m *K128Jhash2) Lookup(k K128Jhash2Key) (K128Jhash2Value, bool) {
 			}
 		}
 	}
-	return m.lookupChain(h&m.mask, &w, h)
+	return m.lookupChain(bi, &w, h)
 }
 
 // lookupChain is Lookup past the fast path: the whole sequence-checked read of

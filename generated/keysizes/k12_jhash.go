@@ -475,7 +475,8 @@ func (m *K12Jhash) find(bi uint32, w *k12JhashKeyWords, h uint32) (prev, i uint3
 func (m *K12Jhash) Lookup(k K12JhashKey) (K12JhashValue, bool) {
 	w := k.words()
 	h := m.hash(&k, &w)
-	s := &m.slots[h&m.mask]
+	bi := h & m.mask
+	s := &m.slots[bi]
 	seq := s.seq.Load()
 	nx := atomic.LoadUint32(&s.next)
 	if nx&k12JhashHomeBit != 0 && seq&1 == 0 {
@@ -500,7 +501,7 @@ func (m *K12Jhash) Lookup(k K12JhashKey) (K12JhashValue, bool) {
 			}
 		}
 	}
-	return m.lookupChain(h&m.mask, &w, h)
+	return m.lookupChain(bi, &w, h)
 }
 
 // lookupChain is Lookup past the fast path: the whole sequence-checked read of

@@ -448,7 +448,8 @@ func (m *K12Jhash2) find(bi uint32, w *k12Jhash2KeyWords, h uint32) (prev, i uin
 func (m *K12Jhash2) Lookup(k K12Jhash2Key) (K12Jhash2Value, bool) {
 	w := k.words()
 	h := m.hash(&k, &w)
-	s := &m.slots[h&m.mask]
+	bi := h & m.mask
+	s := &m.slots[bi]
 	seq := s.seq.Load()
 	nx := atomic.LoadUint32(&s.next)
 	if nx&k12Jhash2HomeBit != 0 && seq&1 == 0 {
@@ -473,7 +474,7 @@ func (m *K12Jhash2) Lookup(k K12Jhash2Key) (K12Jhash2Value, bool) {
 			}
 		}
 	}
-	return m.lookupChain(h&m.mask, &w, h)
+	return m.lookupChain(bi, &w, h)
 }
 
 // lookupChain is Lookup past the fast path: the whole sequence-checked read of

@@ -476,7 +476,8 @@ func (m *K13Jhash) find(bi uint32, w *k13JhashKeyWords, h uint32) (prev, i uint3
 func (m *K13Jhash) Lookup(k K13JhashKey) (K13JhashValue, bool) {
 	w := k.words()
 	h := m.hash(&k, &w)
-	s := &m.slots[h&m.mask]
+	bi := h & m.mask
+	s := &m.slots[bi]
 	seq := s.seq.Load()
 	nx := atomic.LoadUint32(&s.next)
 	if nx&k13JhashHomeBit != 0 && seq&1 == 0 {
@@ -496,7 +497,7 @@ func (m *K13Jhash) Lookup(k K13JhashKey) (K13JhashValue, bool) {
 			}
 		}
 	}
-	return m.lookupChain(h&m.mask, &w, h)
+	return m.lookupChain(bi, &w, h)
 }
 
 // lookupChain is Lookup past the fast path: the whole sequence-checked read of

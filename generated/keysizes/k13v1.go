@@ -483,7 +483,8 @@ func (m *K13V1) Lookup(k K13V1Key) (K13V1Value, bool) {
 		c -= bits.RotateLeft32(b, 24)
 		h = c
 	}
-	s := &m.slots[h&m.mask]
+	bi := h & m.mask
+	s := &m.slots[bi]
 	seq := s.seq.Load()
 	nx := atomic.LoadUint32(&s.next)
 	if nx&k13V1HomeBit != 0 && seq&1 == 0 {
@@ -503,7 +504,7 @@ func (m *K13V1) Lookup(k K13V1Key) (K13V1Value, bool) {
 			}
 		}
 	}
-	return m.lookupChain(h&m.mask, &w, h)
+	return m.lookupChain(bi, &w, h)
 }
 
 // lookupChain is Lookup past the fast path: the whole sequence-checked read of

@@ -484,7 +484,8 @@ func (m *K14) Lookup(k K14Key) (K14Value, bool) {
 		c -= bits.RotateLeft32(b, 24)
 		h = c
 	}
-	s := &m.slots[h&m.mask]
+	bi := h & m.mask
+	s := &m.slots[bi]
 	seq := s.seq.Load()
 	nx := atomic.LoadUint32(&s.next)
 	if nx&k14HomeBit != 0 && seq&1 == 0 {
@@ -504,7 +505,7 @@ func (m *K14) Lookup(k K14Key) (K14Value, bool) {
 			}
 		}
 	}
-	return m.lookupChain(h&m.mask, &w, h)
+	return m.lookupChain(bi, &w, h)
 }
 
 // lookupChain is Lookup past the fast path: the whole sequence-checked read of

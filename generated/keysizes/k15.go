@@ -485,7 +485,8 @@ func (m *K15) Lookup(k K15Key) (K15Value, bool) {
 		c -= bits.RotateLeft32(b, 24)
 		h = c
 	}
-	s := &m.slots[h&m.mask]
+	bi := h & m.mask
+	s := &m.slots[bi]
 	seq := s.seq.Load()
 	nx := atomic.LoadUint32(&s.next)
 	if nx&k15HomeBit != 0 && seq&1 == 0 {
@@ -505,7 +506,7 @@ func (m *K15) Lookup(k K15Key) (K15Value, bool) {
 			}
 		}
 	}
-	return m.lookupChain(h&m.mask, &w, h)
+	return m.lookupChain(bi, &w, h)
 }
 
 // lookupChain is Lookup past the fast path: the whole sequence-checked read of

@@ -449,7 +449,8 @@ func (m *K17) find(bi uint32, w *k17KeyWords, h uint32) (prev, i uint32) {
 func (m *K17) Lookup(k K17Key) (K17Value, bool) {
 	w := k.words()
 	h := m.hash(&k, &w)
-	s := &m.slots[h&m.mask]
+	bi := h & m.mask
+	s := &m.slots[bi]
 	seq := s.seq.Load()
 	nx := atomic.LoadUint32(&s.next)
 	if nx&k17HomeBit != 0 && seq&1 == 0 {
@@ -474,7 +475,7 @@ func (m *K17) Lookup(k K17Key) (K17Value, bool) {
 			}
 		}
 	}
-	return m.lookupChain(h&m.mask, &w, h)
+	return m.lookupChain(bi, &w, h)
 }
 
 // lookupChain is Lookup past the fast path: the whole sequence-checked read of

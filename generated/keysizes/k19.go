@@ -451,7 +451,8 @@ func (m *K19) find(bi uint32, w *k19KeyWords, h uint32) (prev, i uint32) {
 func (m *K19) Lookup(k K19Key) (K19Value, bool) {
 	w := k.words()
 	h := m.hash(&k, &w)
-	s := &m.slots[h&m.mask]
+	bi := h & m.mask
+	s := &m.slots[bi]
 	seq := s.seq.Load()
 	nx := atomic.LoadUint32(&s.next)
 	if nx&k19HomeBit != 0 && seq&1 == 0 {
@@ -476,7 +477,7 @@ func (m *K19) Lookup(k K19Key) (K19Value, bool) {
 			}
 		}
 	}
-	return m.lookupChain(h&m.mask, &w, h)
+	return m.lookupChain(bi, &w, h)
 }
 
 // lookupChain is Lookup past the fast path: the whole sequence-checked read of

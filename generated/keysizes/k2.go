@@ -430,7 +430,8 @@ func (m *K2) Lookup(k K2Key) (K2Value, bool) {
 		c -= bits.RotateLeft32(b, 24)
 		h = c
 	}
-	s := &m.slots[h&m.mask]
+	bi := h & m.mask
+	s := &m.slots[bi]
 	seq := s.seq.Load()
 	nx := atomic.LoadUint32(&s.next)
 	if nx&k2HomeBit != 0 && seq&1 == 0 {
@@ -450,7 +451,7 @@ func (m *K2) Lookup(k K2Key) (K2Value, bool) {
 			}
 		}
 	}
-	return m.lookupChain(h&m.mask, &w, h)
+	return m.lookupChain(bi, &w, h)
 }
 
 // lookupChain is Lookup past the fast path: the whole sequence-checked read of

@@ -450,7 +450,8 @@ func (m *K21) find(bi uint32, w *k21KeyWords, h uint32) (prev, i uint32) {
 func (m *K21) Lookup(k K21Key) (K21Value, bool) {
 	w := k.words()
 	h := m.hash(&k, &w)
-	s := &m.slots[h&m.mask]
+	bi := h & m.mask
+	s := &m.slots[bi]
 	seq := s.seq.Load()
 	nx := atomic.LoadUint32(&s.next)
 	if nx&k21HomeBit != 0 && seq&1 == 0 {
@@ -470,7 +471,7 @@ func (m *K21) Lookup(k K21Key) (K21Value, bool) {
 			}
 		}
 	}
-	return m.lookupChain(h&m.mask, &w, h)
+	return m.lookupChain(bi, &w, h)
 }
 
 // lookupChain is Lookup past the fast path: the whole sequence-checked read of

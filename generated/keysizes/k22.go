@@ -451,7 +451,8 @@ func (m *K22) find(bi uint32, w *k22KeyWords, h uint32) (prev, i uint32) {
 func (m *K22) Lookup(k K22Key) (K22Value, bool) {
 	w := k.words()
 	h := m.hash(&k, &w)
-	s := &m.slots[h&m.mask]
+	bi := h & m.mask
+	s := &m.slots[bi]
 	seq := s.seq.Load()
 	nx := atomic.LoadUint32(&s.next)
 	if nx&k22HomeBit != 0 && seq&1 == 0 {
@@ -471,7 +472,7 @@ func (m *K22) Lookup(k K22Key) (K22Value, bool) {
 			}
 		}
 	}
-	return m.lookupChain(h&m.mask, &w, h)
+	return m.lookupChain(bi, &w, h)
 }
 
 // lookupChain is Lookup past the fast path: the whole sequence-checked read of

@@ -476,7 +476,8 @@ func (m *K25) find(bi uint32, w *k25KeyWords, h uint32) (prev, i uint32) {
 func (m *K25) Lookup(k K25Key) (K25Value, bool) {
 	w := k.words()
 	h := m.hash(&k, &w)
-	s := &m.slots[h&m.mask]
+	bi := h & m.mask
+	s := &m.slots[bi]
 	seq := s.seq.Load()
 	nx := atomic.LoadUint32(&s.next)
 	if nx&k25HomeBit != 0 && seq&1 == 0 {
@@ -501,7 +502,7 @@ func (m *K25) Lookup(k K25Key) (K25Value, bool) {
 			}
 		}
 	}
-	return m.lookupChain(h&m.mask, &w, h)
+	return m.lookupChain(bi, &w, h)
 }
 
 // lookupChain is Lookup past the fast path: the whole sequence-checked read of

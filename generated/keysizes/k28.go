@@ -475,7 +475,8 @@ func (m *K28) find(bi uint32, w *k28KeyWords, h uint32) (prev, i uint32) {
 func (m *K28) Lookup(k K28Key) (K28Value, bool) {
 	w := k.words()
 	h := m.hash(&k, &w)
-	s := &m.slots[h&m.mask]
+	bi := h & m.mask
+	s := &m.slots[bi]
 	seq := s.seq.Load()
 	nx := atomic.LoadUint32(&s.next)
 	if nx&k28HomeBit != 0 && seq&1 == 0 {
@@ -500,7 +501,7 @@ func (m *K28) Lookup(k K28Key) (K28Value, bool) {
 			}
 		}
 	}
-	return m.lookupChain(h&m.mask, &w, h)
+	return m.lookupChain(bi, &w, h)
 }
 
 // lookupChain is Lookup past the fast path: the whole sequence-checked read of

@@ -477,7 +477,8 @@ func (m *K29) find(bi uint32, w *k29KeyWords, h uint32) (prev, i uint32) {
 func (m *K29) Lookup(k K29Key) (K29Value, bool) {
 	w := k.words()
 	h := m.hash(&k, &w)
-	s := &m.slots[h&m.mask]
+	bi := h & m.mask
+	s := &m.slots[bi]
 	seq := s.seq.Load()
 	nx := atomic.LoadUint32(&s.next)
 	if nx&k29HomeBit != 0 && seq&1 == 0 {
@@ -497,7 +498,7 @@ func (m *K29) Lookup(k K29Key) (K29Value, bool) {
 			}
 		}
 	}
-	return m.lookupChain(h&m.mask, &w, h)
+	return m.lookupChain(bi, &w, h)
 }
 
 // lookupChain is Lookup past the fast path: the whole sequence-checked read of

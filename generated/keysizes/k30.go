@@ -478,7 +478,8 @@ func (m *K30) find(bi uint32, w *k30KeyWords, h uint32) (prev, i uint32) {
 func (m *K30) Lookup(k K30Key) (K30Value, bool) {
 	w := k.words()
 	h := m.hash(&k, &w)
-	s := &m.slots[h&m.mask]
+	bi := h & m.mask
+	s := &m.slots[bi]
 	seq := s.seq.Load()
 	nx := atomic.LoadUint32(&s.next)
 	if nx&k30HomeBit != 0 && seq&1 == 0 {
@@ -498,7 +499,7 @@ func (m *K30) Lookup(k K30Key) (K30Value, bool) {
 			}
 		}
 	}
-	return m.lookupChain(h&m.mask, &w, h)
+	return m.lookupChain(bi, &w, h)
 }
 
 // lookupChain is Lookup past the fast path: the whole sequence-checked read of

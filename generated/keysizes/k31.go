@@ -479,7 +479,8 @@ func (m *K31) find(bi uint32, w *k31KeyWords, h uint32) (prev, i uint32) {
 func (m *K31) Lookup(k K31Key) (K31Value, bool) {
 	w := k.words()
 	h := m.hash(&k, &w)
-	s := &m.slots[h&m.mask]
+	bi := h & m.mask
+	s := &m.slots[bi]
 	seq := s.seq.Load()
 	nx := atomic.LoadUint32(&s.next)
 	if nx&k31HomeBit != 0 && seq&1 == 0 {
@@ -499,7 +500,7 @@ func (m *K31) Lookup(k K31Key) (K31Value, bool) {
 			}
 		}
 	}
-	return m.lookupChain(h&m.mask, &w, h)
+	return m.lookupChain(bi, &w, h)
 }
 
 // lookupChain is Lookup past the fast path: the whole sequence-checked read of

@@ -475,7 +475,8 @@ func (m *K32) find(bi uint32, w *k32KeyWords, h uint32) (prev, i uint32) {
 func (m *K32) Lookup(k K32Key) (K32Value, bool) {
 	w := k.words()
 	h := m.hash(&k, &w)
-	s := &m.slots[h&m.mask]
+	bi := h & m.mask
+	s := &m.slots[bi]
 	seq := s.seq.Load()
 	nx := atomic.LoadUint32(&s.next)
 	if nx&k32HomeBit != 0 && seq&1 == 0 {
@@ -495,7 +496,7 @@ func (m *K32) Lookup(k K32Key) (K32Value, bool) {
 			}
 		}
 	}
-	return m.lookupChain(h&m.mask, &w, h)
+	return m.lookupChain(bi, &w, h)
 }
 
 // lookupChain is Lookup past the fast path: the whole sequence-checked read of

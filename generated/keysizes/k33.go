@@ -485,7 +485,8 @@ func (m *K33) find(bi uint32, w *k33KeyWords, h uint32) (prev, i uint32) {
 func (m *K33) Lookup(k K33Key) (K33Value, bool) {
 	w := k.words()
 	h := m.hash(&k, &w)
-	s := &m.slots[h&m.mask]
+	bi := h & m.mask
+	s := &m.slots[bi]
 	seq := s.seq.Load()
 	nx := atomic.LoadUint32(&s.next)
 	if nx&k33HomeBit != 0 && seq&1 == 0 {
@@ -510,7 +511,7 @@ func (m *K33) Lookup(k K33Key) (K33Value, bool) {
 			}
 		}
 	}
-	return m.lookupChain(h&m.mask, &w, h)
+	return m.lookupChain(bi, &w, h)
 }
 
 // lookupChain is Lookup past the fast path: the whole sequence-checked read of

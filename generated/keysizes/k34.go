@@ -486,7 +486,8 @@ func (m *K34) find(bi uint32, w *k34KeyWords, h uint32) (prev, i uint32) {
 func (m *K34) Lookup(k K34Key) (K34Value, bool) {
 	w := k.words()
 	h := m.hash(&k, &w)
-	s := &m.slots[h&m.mask]
+	bi := h & m.mask
+	s := &m.slots[bi]
 	seq := s.seq.Load()
 	nx := atomic.LoadUint32(&s.next)
 	if nx&k34HomeBit != 0 && seq&1 == 0 {
@@ -511,7 +512,7 @@ func (m *K34) Lookup(k K34Key) (K34Value, bool) {
 			}
 		}
 	}
-	return m.lookupChain(h&m.mask, &w, h)
+	return m.lookupChain(bi, &w, h)
 }
 
 // lookupChain is Lookup past the fast path: the whole sequence-checked read of

@@ -484,7 +484,8 @@ func (m *K36) find(bi uint32, w *k36KeyWords, h uint32) (prev, i uint32) {
 func (m *K36) Lookup(k K36Key) (K36Value, bool) {
 	w := k.words()
 	h := m.hash(&k, &w)
-	s := &m.slots[h&m.mask]
+	bi := h & m.mask
+	s := &m.slots[bi]
 	seq := s.seq.Load()
 	nx := atomic.LoadUint32(&s.next)
 	if nx&k36HomeBit != 0 && seq&1 == 0 {
@@ -509,7 +510,7 @@ func (m *K36) Lookup(k K36Key) (K36Value, bool) {
 			}
 		}
 	}
-	return m.lookupChain(h&m.mask, &w, h)
+	return m.lookupChain(bi, &w, h)
 }
 
 // lookupChain is Lookup past the fast path: the whole sequence-checked read of

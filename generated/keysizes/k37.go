@@ -504,7 +504,8 @@ func (m *K37) find(bi uint32, w *k37KeyWords, h uint32) (prev, i uint32) {
 func (m *K37) Lookup(k K37Key) (K37Value, bool) {
 	w := k.words()
 	h := m.hash(&k, &w)
-	s := &m.slots[h&m.mask]
+	bi := h & m.mask
+	s := &m.slots[bi]
 	seq := s.seq.Load()
 	nx := atomic.LoadUint32(&s.next)
 	if nx&k37HomeBit != 0 && seq&1 == 0 {
@@ -524,7 +525,7 @@ func (m *K37) Lookup(k K37Key) (K37Value, bool) {
 			}
 		}
 	}
-	return m.lookupChain(h&m.mask, &w, h)
+	return m.lookupChain(bi, &w, h)
 }
 
 // lookupChain is Lookup past the fast path: the whole sequence-checked read of

@@ -505,7 +505,8 @@ func (m *K38) find(bi uint32, w *k38KeyWords, h uint32) (prev, i uint32) {
 func (m *K38) Lookup(k K38Key) (K38Value, bool) {
 	w := k.words()
 	h := m.hash(&k, &w)
-	s := &m.slots[h&m.mask]
+	bi := h & m.mask
+	s := &m.slots[bi]
 	seq := s.seq.Load()
 	nx := atomic.LoadUint32(&s.next)
 	if nx&k38HomeBit != 0 && seq&1 == 0 {
@@ -525,7 +526,7 @@ func (m *K38) Lookup(k K38Key) (K38Value, bool) {
 			}
 		}
 	}
-	return m.lookupChain(h&m.mask, &w, h)
+	return m.lookupChain(bi, &w, h)
 }
 
 // lookupChain is Lookup past the fast path: the whole sequence-checked read of

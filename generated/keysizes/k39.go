@@ -506,7 +506,8 @@ func (m *K39) find(bi uint32, w *k39KeyWords, h uint32) (prev, i uint32) {
 func (m *K39) Lookup(k K39Key) (K39Value, bool) {
 	w := k.words()
 	h := m.hash(&k, &w)
-	s := &m.slots[h&m.mask]
+	bi := h & m.mask
+	s := &m.slots[bi]
 	seq := s.seq.Load()
 	nx := atomic.LoadUint32(&s.next)
 	if nx&k39HomeBit != 0 && seq&1 == 0 {
@@ -526,7 +527,7 @@ func (m *K39) Lookup(k K39Key) (K39Value, bool) {
 			}
 		}
 	}
-	return m.lookupChain(h&m.mask, &w, h)
+	return m.lookupChain(bi, &w, h)
 }
 
 // lookupChain is Lookup past the fast path: the whole sequence-checked read of

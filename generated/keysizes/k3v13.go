@@ -436,7 +436,8 @@ func (m *K3V13) Lookup(k K3V13Key) (K3V13Value, bool) {
 		c -= bits.RotateLeft32(b, 24)
 		h = c
 	}
-	s := &m.slots[h&m.mask]
+	bi := h & m.mask
+	s := &m.slots[bi]
 	seq := s.seq.Load()
 	nx := atomic.LoadUint32(&s.next)
 	if nx&k3V13HomeBit != 0 && seq&1 == 0 {
@@ -456,7 +457,7 @@ func (m *K3V13) Lookup(k K3V13Key) (K3V13Value, bool) {
 			}
 		}
 	}
-	return m.lookupChain(h&m.mask, &w, h)
+	return m.lookupChain(bi, &w, h)
 }
 
 // lookupChain is Lookup past the fast path: the whole sequence-checked read of

@@ -428,7 +428,8 @@ func (m *K4) Lookup(k K4Key) (K4Value, bool) {
 		c -= bits.RotateLeft32(b, 24)
 		h = c
 	}
-	s := &m.slots[h&m.mask]
+	bi := h & m.mask
+	s := &m.slots[bi]
 	seq := s.seq.Load()
 	nx := atomic.LoadUint32(&s.next)
 	if nx&k4HomeBit != 0 && seq&1 == 0 {
@@ -448,7 +449,7 @@ func (m *K4) Lookup(k K4Key) (K4Value, bool) {
 			}
 		}
 	}
-	return m.lookupChain(h&m.mask, &w, h)
+	return m.lookupChain(bi, &w, h)
 }
 
 // lookupChain is Lookup past the fast path: the whole sequence-checked read of

@@ -502,7 +502,8 @@ func (m *K40) find(bi uint32, w *k40KeyWords, h uint32) (prev, i uint32) {
 func (m *K40) Lookup(k K40Key) (K40Value, bool) {
 	w := k.words()
 	h := m.hash(&k, &w)
-	s := &m.slots[h&m.mask]
+	bi := h & m.mask
+	s := &m.slots[bi]
 	seq := s.seq.Load()
 	nx := atomic.LoadUint32(&s.next)
 	if nx&k40HomeBit != 0 && seq&1 == 0 {
@@ -522,7 +523,7 @@ func (m *K40) Lookup(k K40Key) (K40Value, bool) {
 			}
 		}
 	}
-	return m.lookupChain(h&m.mask, &w, h)
+	return m.lookupChain(bi, &w, h)
 }
 
 // lookupChain is Lookup past the fast path: the whole sequence-checked read of

@@ -512,7 +512,8 @@ func (m *K41) find(bi uint32, w *k41KeyWords, h uint32) (prev, i uint32) {
 func (m *K41) Lookup(k K41Key) (K41Value, bool) {
 	w := k.words()
 	h := m.hash(&k, &w)
-	s := &m.slots[h&m.mask]
+	bi := h & m.mask
+	s := &m.slots[bi]
 	seq := s.seq.Load()
 	nx := atomic.LoadUint32(&s.next)
 	if nx&k41HomeBit != 0 && seq&1 == 0 {
@@ -537,7 +538,7 @@ func (m *K41) Lookup(k K41Key) (K41Value, bool) {
 			}
 		}
 	}
-	return m.lookupChain(h&m.mask, &w, h)
+	return m.lookupChain(bi, &w, h)
 }
 
 // lookupChain is Lookup past the fast path: the whole sequence-checked read of

@@ -513,7 +513,8 @@ func (m *K42) find(bi uint32, w *k42KeyWords, h uint32) (prev, i uint32) {
 func (m *K42) Lookup(k K42Key) (K42Value, bool) {
 	w := k.words()
 	h := m.hash(&k, &w)
-	s := &m.slots[h&m.mask]
+	bi := h & m.mask
+	s := &m.slots[bi]
 	seq := s.seq.Load()
 	nx := atomic.LoadUint32(&s.next)
 	if nx&k42HomeBit != 0 && seq&1 == 0 {
@@ -538,7 +539,7 @@ func (m *K42) Lookup(k K42Key) (K42Value, bool) {
 			}
 		}
 	}
-	return m.lookupChain(h&m.mask, &w, h)
+	return m.lookupChain(bi, &w, h)
 }
 
 // lookupChain is Lookup past the fast path: the whole sequence-checked read of

@@ -514,7 +514,8 @@ func (m *K43) find(bi uint32, w *k43KeyWords, h uint32) (prev, i uint32) {
 func (m *K43) Lookup(k K43Key) (K43Value, bool) {
 	w := k.words()
 	h := m.hash(&k, &w)
-	s := &m.slots[h&m.mask]
+	bi := h & m.mask
+	s := &m.slots[bi]
 	seq := s.seq.Load()
 	nx := atomic.LoadUint32(&s.next)
 	if nx&k43HomeBit != 0 && seq&1 == 0 {
@@ -539,7 +540,7 @@ func (m *K43) Lookup(k K43Key) (K43Value, bool) {
 			}
 		}
 	}
-	return m.lookupChain(h&m.mask, &w, h)
+	return m.lookupChain(bi, &w, h)
 }
 
 // lookupChain is Lookup past the fast path: the whole sequence-checked read of

@@ -511,7 +511,8 @@ func (m *K44) find(bi uint32, w *k44KeyWords, h uint32) (prev, i uint32) {
 func (m *K44) Lookup(k K44Key) (K44Value, bool) {
 	w := k.words()
 	h := m.hash(&k, &w)
-	s := &m.slots[h&m.mask]
+	bi := h & m.mask
+	s := &m.slots[bi]
 	seq := s.seq.Load()
 	nx := atomic.LoadUint32(&s.next)
 	if nx&k44HomeBit != 0 && seq&1 == 0 {
@@ -536,7 +537,7 @@ func (m *K44) Lookup(k K44Key) (K44Value, bool) {
 			}
 		}
 	}
-	return m.lookupChain(h&m.mask, &w, h)
+	return m.lookupChain(bi, &w, h)
 }
 
 // lookupChain is Lookup past the fast path: the whole sequence-checked read of

@@ -514,7 +514,8 @@ func (m *K46) find(bi uint32, w *k46KeyWords, h uint32) (prev, i uint32) {
 func (m *K46) Lookup(k K46Key) (K46Value, bool) {
 	w := k.words()
 	h := m.hash(&k, &w)
-	s := &m.slots[h&m.mask]
+	bi := h & m.mask
+	s := &m.slots[bi]
 	seq := s.seq.Load()
 	nx := atomic.LoadUint32(&s.next)
 	if nx&k46HomeBit != 0 && seq&1 == 0 {
@@ -534,7 +535,7 @@ func (m *K46) Lookup(k K46Key) (K46Value, bool) {
 			}
 		}
 	}
-	return m.lookupChain(h&m.mask, &w, h)
+	return m.lookupChain(bi, &w, h)
 }
 
 // lookupChain is Lookup past the fast path: the whole sequence-checked read of

@@ -515,7 +515,8 @@ func (m *K47) find(bi uint32, w *k47KeyWords, h uint32) (prev, i uint32) {
 func (m *K47) Lookup(k K47Key) (K47Value, bool) {
 	w := k.words()
 	h := m.hash(&k, &w)
-	s := &m.slots[h&m.mask]
+	bi := h & m.mask
+	s := &m.slots[bi]
 	seq := s.seq.Load()
 	nx := atomic.LoadUint32(&s.next)
 	if nx&k47HomeBit != 0 && seq&1 == 0 {
@@ -535,7 +536,7 @@ func (m *K47) Lookup(k K47Key) (K47Value, bool) {
 			}
 		}
 	}
-	return m.lookupChain(h&m.mask, &w, h)
+	return m.lookupChain(bi, &w, h)
 }
 
 // lookupChain is Lookup past the fast path: the whole sequence-checked read of

@@ -511,7 +511,8 @@ func (m *K48) find(bi uint32, w *k48KeyWords, h uint32) (prev, i uint32) {
 func (m *K48) Lookup(k K48Key) (K48Value, bool) {
 	w := k.words()
 	h := m.hash(&k, &w)
-	s := &m.slots[h&m.mask]
+	bi := h & m.mask
+	s := &m.slots[bi]
 	seq := s.seq.Load()
 	nx := atomic.LoadUint32(&s.next)
 	if nx&k48HomeBit != 0 && seq&1 == 0 {
@@ -531,7 +532,7 @@ func (m *K48) Lookup(k K48Key) (K48Value, bool) {
 			}
 		}
 	}
-	return m.lookupChain(h&m.mask, &w, h)
+	return m.lookupChain(bi, &w, h)
 }
 
 // lookupChain is Lookup past the fast path: the whole sequence-checked read of

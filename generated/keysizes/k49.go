@@ -539,7 +539,8 @@ func (m *K49) find(bi uint32, w *k49KeyWords, h uint32) (prev, i uint32) {
 func (m *K49) Lookup(k K49Key) (K49Value, bool) {
 	w := k.words()
 	h := m.hash(&k, &w)
-	s := &m.slots[h&m.mask]
+	bi := h & m.mask
+	s := &m.slots[bi]
 	seq := s.seq.Load()
 	nx := atomic.LoadUint32(&s.next)
 	if nx&k49HomeBit != 0 && seq&1 == 0 {
@@ -564,7 +565,7 @@ func (m *K49) Lookup(k K49Key) (K49Value, bool) {
 			}
 		}
 	}
-	return m.lookupChain(h&m.mask, &w, h)
+	return m.lookupChain(bi, &w, h)
 }
 
 // lookupChain is Lookup past the fast path: the whole sequence-checked read of

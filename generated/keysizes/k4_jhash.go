@@ -463,7 +463,8 @@ func (m *K4Jhash) find(bi uint32, w *k4JhashKeyWords, h uint32) (prev, i uint32)
 func (m *K4Jhash) Lookup(k K4JhashKey) (K4JhashValue, bool) {
 	w := k.words()
 	h := m.hash(&k, &w)
-	s := &m.slots[h&m.mask]
+	bi := h & m.mask
+	s := &m.slots[bi]
 	seq := s.seq.Load()
 	nx := atomic.LoadUint32(&s.next)
 	if nx&k4JhashHomeBit != 0 && seq&1 == 0 {
@@ -483,7 +484,7 @@ func (m *K4Jhash) Lookup(k K4JhashKey) (K4JhashValue, bool) {
 			}
 		}
 	}
-	return m.lookupChain(h&m.mask, &w, h)
+	return m.lookupChain(bi, &w, h)
 }
 
 // lookupChain is Lookup past the fast path: the whole sequence-checked read of

@@ -436,7 +436,8 @@ func (m *K4Jhash2) find(bi uint32, w *k4Jhash2KeyWords, h uint32) (prev, i uint3
 func (m *K4Jhash2) Lookup(k K4Jhash2Key) (K4Jhash2Value, bool) {
 	w := k.words()
 	h := m.hash(&k, &w)
-	s := &m.slots[h&m.mask]
+	bi := h & m.mask
+	s := &m.slots[bi]
 	seq := s.seq.Load()
 	nx := atomic.LoadUint32(&s.next)
 	if nx&k4Jhash2HomeBit != 0 && seq&1 == 0 {
@@ -456,7 +457,7 @@ func (m *K4Jhash2) Lookup(k K4Jhash2Key) (K4Jhash2Value, bool) {
 			}
 		}
 	}
-	return m.lookupChain(h&m.mask, &w, h)
+	return m.lookupChain(bi, &w, h)
 }
 
 // lookupChain is Lookup past the fast path: the whole sequence-checked read of

@@ -431,7 +431,8 @@ func (m *K4V68) Lookup(k K4V68Key) (K4V68Value, bool) {
 		c -= bits.RotateLeft32(b, 24)
 		h = c
 	}
-	s := &m.slots[h&m.mask]
+	bi := h & m.mask
+	s := &m.slots[bi]
 	seq := s.seq.Load()
 	nx := atomic.LoadUint32(&s.next)
 	if nx&k4V68HomeBit != 0 && seq&1 == 0 {
@@ -451,7 +452,7 @@ func (m *K4V68) Lookup(k K4V68Key) (K4V68Value, bool) {
 			}
 		}
 	}
-	return m.lookupChain(h&m.mask, &w, h)
+	return m.lookupChain(bi, &w, h)
 }
 
 // lookupChain is Lookup past the fast path: the whole sequence-checked read of

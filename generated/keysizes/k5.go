@@ -439,7 +439,8 @@ func (m *K5) Lookup(k K5Key) (K5Value, bool) {
 		c -= bits.RotateLeft32(b, 24)
 		h = c
 	}
-	s := &m.slots[h&m.mask]
+	bi := h & m.mask
+	s := &m.slots[bi]
 	seq := s.seq.Load()
 	nx := atomic.LoadUint32(&s.next)
 	if nx&k5HomeBit != 0 && seq&1 == 0 {
@@ -464,7 +465,7 @@ func (m *K5) Lookup(k K5Key) (K5Value, bool) {
 			}
 		}
 	}
-	return m.lookupChain(h&m.mask, &w, h)
+	return m.lookupChain(bi, &w, h)
 }
 
 // lookupChain is Lookup past the fast path: the whole sequence-checked read of

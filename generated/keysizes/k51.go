@@ -541,7 +541,8 @@ func (m *K51) find(bi uint32, w *k51KeyWords, h uint32) (prev, i uint32) {
 func (m *K51) Lookup(k K51Key) (K51Value, bool) {
 	w := k.words()
 	h := m.hash(&k, &w)
-	s := &m.slots[h&m.mask]
+	bi := h & m.mask
+	s := &m.slots[bi]
 	seq := s.seq.Load()
 	nx := atomic.LoadUint32(&s.next)
 	if nx&k51HomeBit != 0 && seq&1 == 0 {
@@ -566,7 +567,7 @@ func (m *K51) Lookup(k K51Key) (K51Value, bool) {
 			}
 		}
 	}
-	return m.lookupChain(h&m.mask, &w, h)
+	return m.lookupChain(bi, &w, h)
 }
 
 // lookupChain is Lookup past the fast path: the whole sequence-checked read of

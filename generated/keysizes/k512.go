@@ -447,7 +447,8 @@ func (m *K512) find(bi uint32, w *k512KeyWords, h uint32) (prev, i uint32) {
 func (m *K512) Lookup(k K512Key) (K512Value, bool) {
 	w := k.words()
 	h := m.hash(&k, &w)
-	s := &m.slots[h&m.mask]
+	bi := h & m.mask
+	s := &m.slots[bi]
 	seq := s.seq.Load()
 	nx := atomic.LoadUint32(&s.next)
 	if nx&k512HomeBit != 0 && seq&1 == 0 {
@@ -467,7 +468,7 @@ func (m *K512) Lookup(k K512Key) (K512Value, bool) {
 			}
 		}
 	}
-	return m.lookupChain(h&m.mask, &w, h)
+	return m.lookupChain(bi, &w, h)
 }
 
 // lookupChain is Lookup past the fast path: the whole sequence-checked read of

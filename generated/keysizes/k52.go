@@ -538,7 +538,8 @@ func (m *K52) find(bi uint32, w *k52KeyWords, h uint32) (prev, i uint32) {
 func (m *K52) Lookup(k K52Key) (K52Value, bool) {
 	w := k.words()
 	h := m.hash(&k, &w)
-	s := &m.slots[h&m.mask]
+	bi := h & m.mask
+	s := &m.slots[bi]
 	seq := s.seq.Load()
 	nx := atomic.LoadUint32(&s.next)
 	if nx&k52HomeBit != 0 && seq&1 == 0 {
@@ -563,7 +564,7 @@ func (m *K52) Lookup(k K52Key) (K52Value, bool) {
 			}
 		}
 	}
-	return m.lookupChain(h&m.mask, &w, h)
+	return m.lookupChain(bi, &w, h)
 }
 
 // lookupChain is Lookup past the fast path: the whole sequence-checked read of

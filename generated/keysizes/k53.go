@@ -540,7 +540,8 @@ func (m *K53) find(bi uint32, w *k53KeyWords, h uint32) (prev, i uint32) {
 func (m *K53) Lookup(k K53Key) (K53Value, bool) {
 	w := k.words()
 	h := m.hash(&k, &w)
-	s := &m.slots[h&m.mask]
+	bi := h & m.mask
+	s := &m.slots[bi]
 	seq := s.seq.Load()
 	nx := atomic.LoadUint32(&s.next)
 	if nx&k53HomeBit != 0 && seq&1 == 0 {
@@ -560,7 +561,7 @@ func (m *K53) Lookup(k K53Key) (K53Value, bool) {
 			}
 		}
 	}
-	return m.lookupChain(h&m.mask, &w, h)
+	return m.lookupChain(bi, &w, h)
 }
 
 // lookupChain is Lookup past the fast path: the whole sequence-checked read of

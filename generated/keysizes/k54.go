@@ -541,7 +541,8 @@ func (m *K54) find(bi uint32, w *k54KeyWords, h uint32) (prev, i uint32) {
 func (m *K54) Lookup(k K54Key) (K54Value, bool) {
 	w := k.words()
 	h := m.hash(&k, &w)
-	s := &m.slots[h&m.mask]
+	bi := h & m.mask
+	s := &m.slots[bi]
 	seq := s.seq.Load()
 	nx := atomic.LoadUint32(&s.next)
 	if nx&k54HomeBit != 0 && seq&1 == 0 {
@@ -561,7 +562,7 @@ func (m *K54) Lookup(k K54Key) (K54Value, bool) {
 			}
 		}
 	}
-	return m.lookupChain(h&m.mask, &w, h)
+	return m.lookupChain(bi, &w, h)
 }
 
 // lookupChain is Lookup past the fast path: the whole sequence-checked read of

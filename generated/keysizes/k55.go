@@ -542,7 +542,8 @@ func (m *K55) find(bi uint32, w *k55KeyWords, h uint32) (prev, i uint32) {
 func (m *K55) Lookup(k K55Key) (K55Value, bool) {
 	w := k.words()
 	h := m.hash(&k, &w)
-	s := &m.slots[h&m.mask]
+	bi := h & m.mask
+	s := &m.slots[bi]
 	seq := s.seq.Load()
 	nx := atomic.LoadUint32(&s.next)
 	if nx&k55HomeBit != 0 && seq&1 == 0 {
@@ -562,7 +563,7 @@ func (m *K55) Lookup(k K55Key) (K55Value, bool) {
 			}
 		}
 	}
-	return m.lookupChain(h&m.mask, &w, h)
+	return m.lookupChain(bi, &w, h)
 }
 
 // lookupChain is Lookup past the fast path: the whole sequence-checked read of

@@ -538,7 +538,8 @@ func (m *K56) find(bi uint32, w *k56KeyWords, h uint32) (prev, i uint32) {
 func (m *K56) Lookup(k K56Key) (K56Value, bool) {
 	w := k.words()
 	h := m.hash(&k, &w)
-	s := &m.slots[h&m.mask]
+	bi := h & m.mask
+	s := &m.slots[bi]
 	seq := s.seq.Load()
 	nx := atomic.LoadUint32(&s.next)
 	if nx&k56HomeBit != 0 && seq&1 == 0 {
@@ -558,7 +559,7 @@ func (m *K56) Lookup(k K56Key) (K56Value, bool) {
 			}
 		}
 	}
-	return m.lookupChain(h&m.mask, &w, h)
+	return m.lookupChain(bi, &w, h)
 }
 
 // lookupChain is Lookup past the fast path: the whole sequence-checked read of

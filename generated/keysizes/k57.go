@@ -548,7 +548,8 @@ func (m *K57) find(bi uint32, w *k57KeyWords, h uint32) (prev, i uint32) {
 func (m *K57) Lookup(k K57Key) (K57Value, bool) {
 	w := k.words()
 	h := m.hash(&k, &w)
-	s := &m.slots[h&m.mask]
+	bi := h & m.mask
+	s := &m.slots[bi]
 	seq := s.seq.Load()
 	nx := atomic.LoadUint32(&s.next)
 	if nx&k57HomeBit != 0 && seq&1 == 0 {
@@ -573,7 +574,7 @@ func (m *K57) Lookup(k K57Key) (K57Value, bool) {
 			}
 		}
 	}
-	return m.lookupChain(h&m.mask, &w, h)
+	return m.lookupChain(bi, &w, h)
 }
 
 // lookupChain is Lookup past the fast path: the whole sequence-checked read of

@@ -549,7 +549,8 @@ func (m *K58) find(bi uint32, w *k58KeyWords, h uint32) (prev, i uint32) {
 func (m *K58) Lookup(k K58Key) (K58Value, bool) {
 	w := k.words()
 	h := m.hash(&k, &w)
-	s := &m.slots[h&m.mask]
+	bi := h & m.mask
+	s := &m.slots[bi]
 	seq := s.seq.Load()
 	nx := atomic.LoadUint32(&s.next)
 	if nx&k58HomeBit != 0 && seq&1 == 0 {
@@ -574,7 +575,7 @@ func (m *K58) Lookup(k K58Key) (K58Value, bool) {
 			}
 		}
 	}
-	return m.lookupChain(h&m.mask, &w, h)
+	return m.lookupChain(bi, &w, h)
 }
 
 // lookupChain is Lookup past the fast path: the whole sequence-checked read of

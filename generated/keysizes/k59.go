@@ -550,7 +550,8 @@ func (m *K59) find(bi uint32, w *k59KeyWords, h uint32) (prev, i uint32) {
 func (m *K59) Lookup(k K59Key) (K59Value, bool) {
 	w := k.words()
 	h := m.hash(&k, &w)
-	s := &m.slots[h&m.mask]
+	bi := h & m.mask
+	s := &m.slots[bi]
 	seq := s.seq.Load()
 	nx := atomic.LoadUint32(&s.next)
 	if nx&k59HomeBit != 0 && seq&1 == 0 {
@@ -575,7 +576,7 @@ func (m *K59) Lookup(k K59Key) (K59Value, bool) {
 			}
 		}
 	}
-	return m.lookupChain(h&m.mask, &w, h)
+	return m.lookupChain(bi, &w, h)
 }
 
 // lookupChain is Lookup past the fast path: the whole sequence-checked read of

@@ -547,7 +547,8 @@ func (m *K60) find(bi uint32, w *k60KeyWords, h uint32) (prev, i uint32) {
 func (m *K60) Lookup(k K60Key) (K60Value, bool) {
 	w := k.words()
 	h := m.hash(&k, &w)
-	s := &m.slots[h&m.mask]
+	bi := h & m.mask
+	s := &m.slots[bi]
 	seq := s.seq.Load()
 	nx := atomic.LoadUint32(&s.next)
 	if nx&k60HomeBit != 0 && seq&1 == 0 {
@@ -572,7 +573,7 @@ func (m *K60) Lookup(k K60Key) (K60Value, bool) {
 			}
 		}
 	}
-	return m.lookupChain(h&m.mask, &w, h)
+	return m.lookupChain(bi, &w, h)
 }
 
 // lookupChain is Lookup past the fast path: the whole sequence-checked read of

@@ -567,7 +567,8 @@ func (m *K61) find(bi uint32, w *k61KeyWords, h uint32) (prev, i uint32) {
 func (m *K61) Lookup(k K61Key) (K61Value, bool) {
 	w := k.words()
 	h := m.hash(&k, &w)
-	s := &m.slots[h&m.mask]
+	bi := h & m.mask
+	s := &m.slots[bi]
 	seq := s.seq.Load()
 	nx := atomic.LoadUint32(&s.next)
 	if nx&k61HomeBit != 0 && seq&1 == 0 {
@@ -587,7 +588,7 @@ func (m *K61) Lookup(k K61Key) (K61Value, bool) {
 			}
 		}
 	}
-	return m.lookupChain(h&m.mask, &w, h)
+	return m.lookupChain(bi, &w, h)
 }
 
 // lookupChain is Lookup past the fast path: the whole sequence-checked read of

@@ -568,7 +568,8 @@ func (m *K62) find(bi uint32, w *k62KeyWords, h uint32) (prev, i uint32) {
 func (m *K62) Lookup(k K62Key) (K62Value, bool) {
 	w := k.words()
 	h := m.hash(&k, &w)
-	s := &m.slots[h&m.mask]
+	bi := h & m.mask
+	s := &m.slots[bi]
 	seq := s.seq.Load()
 	nx := atomic.LoadUint32(&s.next)
 	if nx&k62HomeBit != 0 && seq&1 == 0 {
@@ -588,7 +589,7 @@ func (m *K62) Lookup(k K62Key) (K62Value, bool) {
 			}
 		}
 	}
-	return m.lookupChain(h&m.mask, &w, h)
+	return m.lookupChain(bi, &w, h)
 }
 
 // lookupChain is Lookup past the fast path: the whole sequence-checked read of

@@ -569,7 +569,8 @@ func (m *K63) find(bi uint32, w *k63KeyWords, h uint32) (prev, i uint32) {
 func (m *K63) Lookup(k K63Key) (K63Value, bool) {
 	w := k.words()
 	h := m.hash(&k, &w)
-	s := &m.slots[h&m.mask]
+	bi := h & m.mask
+	s := &m.slots[bi]
 	seq := s.seq.Load()
 	nx := atomic.LoadUint32(&s.next)
 	if nx&k63HomeBit != 0 && seq&1 == 0 {
@@ -589,7 +590,7 @@ func (m *K63) Lookup(k K63Key) (K63Value, bool) {
 			}
 		}
 	}
-	return m.lookupChain(h&m.mask, &w, h)
+	return m.lookupChain(bi, &w, h)
 }
 
 // lookupChain is Lookup past the fast path: the whole sequence-checked read of

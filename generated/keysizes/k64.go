@@ -565,7 +565,8 @@ func (m *K64) find(bi uint32, w *k64KeyWords, h uint32) (prev, i uint32) {
 func (m *K64) Lookup(k K64Key) (K64Value, bool) {
 	w := k.words()
 	h := m.hash(&k, &w)
-	s := &m.slots[h&m.mask]
+	bi := h & m.mask
+	s := &m.slots[bi]
 	seq := s.seq.Load()
 	nx := atomic.LoadUint32(&s.next)
 	if nx&k64HomeBit != 0 && seq&1 == 0 {
@@ -585,7 +586,7 @@ func (m *K64) Lookup(k K64Key) (K64Value, bool) {
 			}
 		}
 	}
-	return m.lookupChain(h&m.mask, &w, h)
+	return m.lookupChain(bi, &w, h)
 }
 
 // lookupChain is Lookup past the fast path: the whole sequence-checked read of

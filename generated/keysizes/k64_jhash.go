@@ -516,7 +516,8 @@ func (m *K64Jhash) find(bi uint32, w *k64JhashKeyWords, h uint32) (prev, i uint3
 func (m *K64Jhash) Lookup(k K64JhashKey) (K64JhashValue, bool) {
 	w := k.words()
 	h := m.hash(&k, &w)
-	s := &m.slots[h&m.mask]
+	bi := h & m.mask
+	s := &m.slots[bi]
 	seq := s.seq.Load()
 	nx := atomic.LoadUint32(&s.next)
 	if nx&k64JhashHomeBit != 0 && seq&1 == 0 {
@@ -536,7 +537,7 @@ func (m *K64Jhash) Lookup(k K64JhashKey) (K64JhashValue, bool) {
 			}
 		}
 	}
-	return m.lookupChain(h&m.mask, &w, h)
+	return m.lookupChain(bi, &w, h)
 }
 
 // lookupChain is Lookup past the fast path: the whole sequence-checked read of

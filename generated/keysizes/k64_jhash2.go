@@ -489,7 +489,8 @@ func (m *K64Jhash2) find(bi uint32, w *k64Jhash2KeyWords, h uint32) (prev, i uin
 func (m *K64Jhash2) Lookup(k K64Jhash2Key) (K64Jhash2Value, bool) {
 	w := k.words()
 	h := m.hash(&k, &w)
-	s := &m.slots[h&m.mask]
+	bi := h & m.mask
+	s := &m.slots[bi]
 	seq := s.seq.Load()
 	nx := atomic.LoadUint32(&s.next)
 	if nx&k64Jhash2HomeBit != 0 && seq&1 == 0 {
@@ -509,7 +510,7 @@ func (m *K64Jhash2) Lookup(k K64Jhash2Key) (K64Jhash2Value, bool) {
 			}
 		}
 	}
-	return m.lookupChain(h&m.mask, &w, h)
+	return m.lookupChain(bi, &w, h)
 }
 
 // lookupChain is Lookup past the fast path: the whole sequence-checked read of

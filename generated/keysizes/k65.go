@@ -454,7 +454,8 @@ func (m *K65) find(bi uint32, w *k65KeyWords, h uint32) (prev, i uint32) {
 func (m *K65) Lookup(k K65Key) (K65Value, bool) {
 	w := k.words()
 	h := m.hash(&k, &w)
-	s := &m.slots[h&m.mask]
+	bi := h & m.mask
+	s := &m.slots[bi]
 	seq := s.seq.Load()
 	nx := atomic.LoadUint32(&s.next)
 	if nx&k65HomeBit != 0 && seq&1 == 0 {
@@ -479,7 +480,7 @@ func (m *K65) Lookup(k K65Key) (K65Value, bool) {
 			}
 		}
 	}
-	return m.lookupChain(h&m.mask, &w, h)
+	return m.lookupChain(bi, &w, h)
 }
 
 // lookupChain is Lookup past the fast path: the whole sequence-checked read of

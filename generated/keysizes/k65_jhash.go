@@ -484,7 +484,8 @@ func (m *K65Jhash) find(bi uint32, w *k65JhashKeyWords, h uint32) (prev, i uint3
 func (m *K65Jhash) Lookup(k K65JhashKey) (K65JhashValue, bool) {
 	w := k.words()
 	h := m.hash(&k, &w)
-	s := &m.slots[h&m.mask]
+	bi := h & m.mask
+	s := &m.slots[bi]
 	seq := s.seq.Load()
 	nx := atomic.LoadUint32(&s.next)
 	if nx&k65JhashHomeBit != 0 && seq&1 == 0 {
@@ -509,7 +510,7 @@ func (m *K65Jhash) Lookup(k K65JhashKey) (K65JhashValue, bool) {
 			}
 		}
 	}
-	return m.lookupChain(h&m.mask, &w, h)
+	return m.lookupChain(bi, &w, h)
 }
 
 // lookupChain is Lookup past the fast path: the whole sequence-checked read of

@@ -473,7 +473,8 @@ func (m *K6Jhash) find(bi uint32, w *k6JhashKeyWords, h uint32) (prev, i uint32)
 func (m *K6Jhash) Lookup(k K6JhashKey) (K6JhashValue, bool) {
 	w := k.words()
 	h := m.hash(&k, &w)
-	s := &m.slots[h&m.mask]
+	bi := h & m.mask
+	s := &m.slots[bi]
 	seq := s.seq.Load()
 	nx := atomic.LoadUint32(&s.next)
 	if nx&k6JhashHomeBit != 0 && seq&1 == 0 {
@@ -498,7 +499,7 @@ func (m *K6Jhash) Lookup(k K6JhashKey) (K6JhashValue, bool) {
 			}
 		}
 	}
-	return m.lookupChain(h&m.mask, &w, h)
+	return m.lookupChain(bi, &w, h)
 }
 
 // lookupChain is Lookup past the fast path: the whole sequence-checked read of

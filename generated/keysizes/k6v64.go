@@ -457,7 +457,8 @@ func (m *K6V64) Lookup(k K6V64Key) (K6V64Value, bool) {
 		c -= bits.RotateLeft32(b, 24)
 		h = c
 	}
-	s := &m.slots[h&m.mask]
+	bi := h & m.mask
+	s := &m.slots[bi]
 	seq := s.seq.Load()
 	nx := atomic.LoadUint32(&s.next)
 	if nx&k6V64HomeBit != 0 && seq&1 == 0 {
@@ -477,7 +478,7 @@ func (m *K6V64) Lookup(k K6V64Key) (K6V64Value, bool) {
 			}
 		}
 	}
-	return m.lookupChain(h&m.mask, &w, h)
+	return m.lookupChain(bi, &w, h)
 }
 
 // lookupChain is Lookup past the fast path: the whole sequence-checked read of

@@ -441,7 +441,8 @@ func (m *K7) Lookup(k K7Key) (K7Value, bool) {
 		c -= bits.RotateLeft32(b, 24)
 		h = c
 	}
-	s := &m.slots[h&m.mask]
+	bi := h & m.mask
+	s := &m.slots[bi]
 	seq := s.seq.Load()
 	nx := atomic.LoadUint32(&s.next)
 	if nx&k7HomeBit != 0 && seq&1 == 0 {
@@ -466,7 +467,7 @@ func (m *K7) Lookup(k K7Key) (K7Value, bool) {
 			}
 		}
 	}
-	return m.lookupChain(h&m.mask, &w, h)
+	return m.lookupChain(bi, &w, h)
 }
 
 // lookupChain is Lookup past the fast path: the whole sequence-checked read of

@@ -453,7 +453,8 @@ func (m *K73) find(bi uint32, w *k73KeyWords, h uint32) (prev, i uint32) {
 func (m *K73) Lookup(k K73Key) (K73Value, bool) {
 	w := k.words()
 	h := m.hash(&k, &w)
-	s := &m.slots[h&m.mask]
+	bi := h & m.mask
+	s := &m.slots[bi]
 	seq := s.seq.Load()
 	nx := atomic.LoadUint32(&s.next)
 	if nx&k73HomeBit != 0 && seq&1 == 0 {
@@ -478,7 +479,7 @@ func (m *K73) Lookup(k K73Key) (K73Value, bool) {
 			}
 		}
 	}
-	return m.lookupChain(h&m.mask, &w, h)
+	return m.lookupChain(bi, &w, h)
 }
 
 // lookupChain is Lookup past the fast path: the whole sequence-checked read of

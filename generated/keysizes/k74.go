@@ -454,7 +454,8 @@ func (m *K74) find(bi uint32, w *k74KeyWords, h uint32) (prev, i uint32) {
 func (m *K74) Lookup(k K74Key) (K74Value, bool) {
 	w := k.words()
 	h := m.hash(&k, &w)
-	s := &m.slots[h&m.mask]
+	bi := h & m.mask
+	s := &m.slots[bi]
 	seq := s.seq.Load()
 	nx := atomic.LoadUint32(&s.next)
 	if nx&k74HomeBit != 0 && seq&1 == 0 {
@@ -479,7 +480,7 @@ func (m *K74) Lookup(k K74Key) (K74Value, bool) {
 			}
 		}
 	}
-	return m.lookupChain(h&m.mask, &w, h)
+	return m.lookupChain(bi, &w, h)
 }
 
 // lookupChain is Lookup past the fast path: the whole sequence-checked read of

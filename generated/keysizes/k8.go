@@ -440,7 +440,8 @@ func (m *K8) Lookup(k K8Key) (K8Value, bool) {
 	if !htab.NativeLittleEndian {
 		kw = bits.RotateLeft64(kw, 32)
 	}
-	s := &m.slots[h&m.mask]
+	bi := h & m.mask
+	s := &m.slots[bi]
 	seq := s.seq.Load()
 	nx := atomic.LoadUint32(&s.next)
 	if nx&k8HomeBit != 0 && seq&1 == 0 {
@@ -466,7 +467,7 @@ func (m *K8) Lookup(k K8Key) (K8Value, bool) {
 		}
 	}
 	w := k.words()
-	return m.lookupChain(h&m.mask, &w, h)
+	return m.lookupChain(bi, &w, h)
 }
 
 // lookupChain is Lookup past the fast path: the whole sequence-checked read of

@@ -455,7 +455,8 @@ func (m *K81) find(bi uint32, w *k81KeyWords, h uint32) (prev, i uint32) {
 func (m *K81) Lookup(k K81Key) (K81Value, bool) {
 	w := k.words()
 	h := m.hash(&k, &w)
-	s := &m.slots[h&m.mask]
+	bi := h & m.mask
+	s := &m.slots[bi]
 	seq := s.seq.Load()
 	nx := atomic.LoadUint32(&s.next)
 	if nx&k81HomeBit != 0 && seq&1 == 0 {
@@ -480,7 +481,7 @@ func (m *K81) Lookup(k K81Key) (K81Value, bool) {
 			}
 		}
 	}
-	return m.lookupChain(h&m.mask, &w, h)
+	return m.lookupChain(bi, &w, h)
 }
 
 // lookupChain is Lookup past the fast path: the whole sequence-checked read of

@@ -456,7 +456,8 @@ func (m *K82) find(bi uint32, w *k82KeyWords, h uint32) (prev, i uint32) {
 func (m *K82) Lookup(k K82Key) (K82Value, bool) {
 	w := k.words()
 	h := m.hash(&k, &w)
-	s := &m.slots[h&m.mask]
+	bi := h & m.mask
+	s := &m.slots[bi]
 	seq := s.seq.Load()
 	nx := atomic.LoadUint32(&s.next)
 	if nx&k82HomeBit != 0 && seq&1 == 0 {
@@ -481,7 +482,7 @@ func (m *K82) Lookup(k K82Key) (K82Value, bool) {
 			}
 		}
 	}
-	return m.lookupChain(h&m.mask, &w, h)
+	return m.lookupChain(bi, &w, h)
 }
 
 // lookupChain is Lookup past the fast path: the whole sequence-checked read of

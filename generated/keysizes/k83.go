@@ -457,7 +457,8 @@ func (m *K83) find(bi uint32, w *k83KeyWords, h uint32) (prev, i uint32) {
 func (m *K83) Lookup(k K83Key) (K83Value, bool) {
 	w := k.words()
 	h := m.hash(&k, &w)
-	s := &m.slots[h&m.mask]
+	bi := h & m.mask
+	s := &m.slots[bi]
 	seq := s.seq.Load()
 	nx := atomic.LoadUint32(&s.next)
 	if nx&k83HomeBit != 0 && seq&1 == 0 {
@@ -482,7 +483,7 @@ func (m *K83) Lookup(k K83Key) (K83Value, bool) {
 			}
 		}
 	}
-	return m.lookupChain(h&m.mask, &w, h)
+	return m.lookupChain(bi, &w, h)
 }
 
 // lookupChain is Lookup past the fast path: the whole sequence-checked read of

@@ -452,7 +452,8 @@ func (m *K84) find(bi uint32, w *k84KeyWords, h uint32) (prev, i uint32) {
 func (m *K84) Lookup(k K84Key) (K84Value, bool) {
 	w := k.words()
 	h := m.hash(&k, &w)
-	s := &m.slots[h&m.mask]
+	bi := h & m.mask
+	s := &m.slots[bi]
 	seq := s.seq.Load()
 	nx := atomic.LoadUint32(&s.next)
 	if nx&k84HomeBit != 0 && seq&1 == 0 {
@@ -477,7 +478,7 @@ func (m *K84) Lookup(k K84Key) (K84Value, bool) {
 			}
 		}
 	}
-	return m.lookupChain(h&m.mask, &w, h)
+	return m.lookupChain(bi, &w, h)
 }
 
 // lookupChain is Lookup past the fast path: the whole sequence-checked read of

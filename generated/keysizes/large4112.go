@@ -446,7 +446,8 @@ func (m *Large4112) find(bi uint32, w *large4112KeyWords, h uint32) (prev, i uin
 func (m *Large4112) Lookup(k Large4112Key) (Large4112Value, bool) {
 	w := k.words()
 	h := m.hash(&k, &w)
-	s := &m.slots[h&m.mask]
+	bi := h & m.mask
+	s := &m.slots[bi]
 	seq := s.seq.Load()
 	nx := atomic.LoadUint32(&s.next)
 	if nx&large4112HomeBit != 0 && seq&1 == 0 {
@@ -466,7 +467,7 @@ func (m *Large4112) Lookup(k Large4112Key) (Large4112Value, bool) {
 			}
 		}
 	}
-	return m.lookupChain(h&m.mask, &w, h)
+	return m.lookupChain(bi, &w, h)
 }
 
 // lookupChain is Lookup past the fast path: the whole sequence-checked read of
