@@ -47,6 +47,9 @@ func (o Options) Check(t MapType) (Options, error) {
 	if o.NoPrealloc && t.IsLRU() {
 		return bad("NoPrealloc is not supported by LRU maps (the kernel answers ENOTSUPP)")
 	}
+	if o.NoPrealloc && t == BloomFilter {
+		return bad("NoPrealloc does not apply to bloom filters (the kernel answers EINVAL)")
+	}
 	if o.NoCommonLRU && !t.IsLRU() {
 		return bad("NoCommonLRU applies only to LRU maps")
 	}

@@ -62,7 +62,7 @@ func TestOptionsCheckCPUs(t *testing.T) {
 func TestOptionsCheckNoPrealloc(t *testing.T) {
 	for _, typ := range optTestAllTypes {
 		o := Options{MaxEntries: 8, NoPrealloc: true}
-		if typ.IsLRU() {
+		if typ.IsLRU() || typ == BloomFilter {
 			optTestInvalid(t, o, typ, "NoPrealloc")
 			continue
 		}

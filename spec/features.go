@@ -54,7 +54,7 @@ var Features = []Feature{
 	},
 	{
 		Name: "bloom", Usage: fmt.Sprintf("K > 0: a bloom filter with K hash functions (1..%d) in front of lookups", MaxBloomHashes), Default: "0",
-		Types: []MapType{Hash, PerCPU, LRU},
+		Types: hashFamily,
 		IsSet: func(s Spec) bool { return s.Bloom != 0 }, Value: func(s Spec) any { return s.Bloom },
 	},
 	{

@@ -39,11 +39,12 @@ type Names struct {
 	HomeBit    string // home layout: the next word's bit "this slot is its bucket's head"
 	IndexMask  string // home layout: the next word's bits of index+1
 	MaxSlots   string // home layout: the most slots index+1 can address
+	ValueWords string // bloom filter map: a value as words, for jhash2
 }
 
 // Suffixes are the suffixes of the map file's unexported identifiers, in
 // the order of Names' fields. No suffix ends with another.
-var Suffixes = []string{"Elem", "KeyWords", "HashInit", "ElemChunk", "ChunkShift", "Slot", "SlotChunk", "SlotLocks", "HomeBit", "IndexMask", "MaxSlots"}
+var Suffixes = []string{"Elem", "KeyWords", "HashInit", "ElemChunk", "ChunkShift", "Slot", "SlotChunk", "SlotLocks", "HomeBit", "IndexMask", "MaxSlots", "ValueWords"}
 
 // NamesFor is the names of a map named name (an exported Go identifier).
 func NamesFor(name string) Names {
@@ -62,6 +63,7 @@ func NamesFor(name string) Names {
 		HomeBit:    p + "HomeBit",
 		IndexMask:  p + "IndexMask",
 		MaxSlots:   p + "MaxSlots",
+		ValueWords: p + "ValueWords",
 	}
 }
 

@@ -1,6 +1,10 @@
 package spec
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/htabgen/htabgen/htab"
+)
 
 // UnrollWords is the largest key or value, in 32-bit words, whose hashing,
 // comparing and copying are emitted as straight-line code. Larger ones get
@@ -48,6 +52,13 @@ type Layout struct {
 	LRU    *LRULayout    // LRU types: elements come from the kernel's LRU
 
 	Batch BatchLayout
+
+	// Filter: -bloom K, a bloom filter in front of the map's lookups.
+	Filter *FilterLayout
+	// BloomMap: -type bloom, the kernel's bloom filter map. Such a layout
+	// has no key, element, buckets or storage: only Names, the value's
+	// words and Hash, which hashes the value.
+	BloomMap *BloomMapLayout
 
 	// CounterPad is the padding, in bytes, between the map's fields that
 	// every lookup reads and the counters that inserts and deletes write: a
@@ -125,6 +136,27 @@ type LRULayout struct {
 	NodeSize int // bytes of htab.LRUNode
 }
 
+// FilterLayout is the bloom filter in front of a map's lookups (htab.Filter):
+// a lookup, a delete, a lookup-and-delete, and an update that needs the key
+// present, ask it first and answer "absent" from it when they can. Inserts
+// set a key's bits under its bucket lock, before the key is linked.
+type FilterLayout struct {
+	Hashes int // bits a key sets, K
+	// UpdateExist: an update with htab.UpdateExist of a key the filter says
+	// is absent fails without locking. Not for lru, whose update takes an
+	// element from the LRU (which may evict) before it looks the key up, as
+	// the kernel's does: an answer from the filter would skip that eviction.
+	UpdateExist bool
+}
+
+// BloomMapLayout is -type bloom: BPF_MAP_TYPE_BLOOM_FILTER, bit for bit
+// (kernel/bpf/bloom_filter.c). Hash i of a value is the kernel's jhash of the
+// value with the seed plus i, in the form Hash names (jhash2 where the value
+// size is a multiple of 4 is the same value), masked to the bit array.
+type BloomMapLayout struct {
+	DefaultHashes int // the hashes of Options.BloomHashes 0: -hashes
+}
+
 // BatchLayout is how the batch operations walk the buckets.
 type BatchLayout struct {
 	// Lock is how a batch walk finds non-empty buckets: always locks every
@@ -165,6 +197,11 @@ func Plan(s Spec) (*Layout, error) {
 	}
 	l.KeyUnrolled = l.KeyWords <= UnrollWords
 	l.ValUnrolled = l.ValueWords <= UnrollWords
+	if s.Type == Bloom {
+		l.Hash = HashLayout{Kind: s.Hash, Unrolled: s.Hash == HashStatic && l.ValUnrolled}
+		l.BloomMap = &BloomMapLayout{DefaultHashes: s.Hashes}
+		return l, nil
+	}
 	l.Hash = HashLayout{Kind: s.Hash, Unrolled: s.Hash == HashStatic && l.KeyUnrolled}
 	l.Hash.Inline = l.Hash.Unrolled && s.Key <= InlineHashMaxKey
 	l.CachedHash = !s.Lean || s.Key > NoCacheHashMaxKey
@@ -177,6 +214,9 @@ func Plan(s Spec) (*Layout, error) {
 		l.Classic = &ClassicLayout{BucketSize: 8}
 	}
 	l.Batch = BatchLayout{Lock: s.BatchLock, Occupancy: s.BatchLock == BatchLockSparse}
+	if s.Bloom > 0 {
+		l.Filter = &FilterLayout{Hashes: s.Bloom, UpdateExist: s.Type != LRU}
+	}
 	if s.Type.IsPerCPU() {
 		slot := 4 * l.ValueWords
 		l.PerCPU = &PerCPULayout{
@@ -273,7 +313,7 @@ func planElem(s Spec, l *Layout) []Field {
 
 // NotImplemented lists, as the command line writes them, what
 // checkImplemented refuses; -help says so.
-var NotImplemented = []string{"-type bloom", "-bloom", "-ebpf-compat"}
+var NotImplemented = []string{"-ebpf-compat"}
 
 // checkImplemented rejects options whose features this version does not have
 // yet, so that no one gets a map silently lacking what they asked for.
@@ -281,12 +321,7 @@ func checkImplemented(s Spec) error {
 	todo := func(opt string, v any) error {
 		return &Error{opt, v, "not implemented in this version of htabgen"}
 	}
-	switch {
-	case s.Type == Bloom:
-		return todo("type", s.Type)
-	case s.Bloom != 0:
-		return todo("bloom", s.Bloom)
-	case s.EbpfCompat:
+	if s.EbpfCompat {
 		return todo("ebpf-compat", s.EbpfCompat)
 	}
 	return nil
@@ -303,9 +338,13 @@ func (l *Layout) ValuesInline() bool { return l.PerCPU == nil }
 func (l *Layout) EntryBytes(maxEntries, cpus int) float64 {
 	nb := float64(roundUpPow2(maxEntries))
 	bitmap := float64(bitmapWords(roundUpPow2(maxEntries)) * 8) // one bit per bucket, in uint64 words
+	filter := 0.0
+	if l.Filter != nil {
+		filter = float64(htab.FilterBits(maxEntries, l.Filter.Hashes)) / 8 / float64(maxEntries)
+	}
 	if l.Home != nil {
 		// The slots are the buckets; plus the free bitmap, one bit per slot.
-		return (nb*float64(l.ElemSize) + bitmap*float64(1+b2i(l.Batch.Occupancy))) / float64(maxEntries)
+		return (nb*float64(l.ElemSize)+bitmap*float64(1+b2i(l.Batch.Occupancy)))/float64(maxEntries) + filter
 	}
 	per := float64(l.ElemSize)
 	if !l.ValuesInline() {
@@ -315,7 +354,7 @@ func (l *Layout) EntryBytes(maxEntries, cpus int) float64 {
 	if l.Batch.Occupancy {
 		buckets += bitmap // the occupancy bitmap
 	}
-	return per + buckets/float64(maxEntries)
+	return per + buckets/float64(maxEntries) + filter
 }
 
 // bitmapWords is the number of uint64 words of a bitmap of n bits.
@@ -323,20 +362,33 @@ func bitmapWords(n int) int { return (n + 63) / 64 }
 
 // HashDescription says in words which hash the map uses.
 func (l *Layout) HashDescription() string {
+	n, what := l.HashedBytes(), "key"
+	if l.BloomMap != nil {
+		what = "value"
+	}
 	switch l.Hash.Kind {
 	case HashJhash2:
-		return fmt.Sprintf("jhash2: the kernel's word loop over %s", Plural(l.KeyWords, "word"))
+		return fmt.Sprintf("jhash2: the kernel's word loop over %s", Plural(words(n), "word"))
 	case HashJhash:
-		return fmt.Sprintf("jhash: the kernel's byte loop over %s", Plural(l.Spec.Key, "byte"))
+		return fmt.Sprintf("jhash: the kernel's byte loop over %s", Plural(n, "byte"))
 	}
 	tail := ""
-	if l.Spec.Key%4 != 0 {
-		tail = fmt.Sprintf(", then a %d-byte tail", l.Spec.Key%4)
+	if n%4 != 0 {
+		tail = fmt.Sprintf(", then a %d-byte tail", n%4)
 	}
 	if l.Hash.Unrolled {
-		return fmt.Sprintf("static: jhash unrolled for %s (%s%s)", Plural(l.Spec.Key, "byte"), Plural(l.Spec.Key/4, "word load"), tail)
+		return fmt.Sprintf("static: jhash unrolled for %s (%s%s)", Plural(n, "byte"), Plural(n/4, "word load"), tail)
 	}
-	return fmt.Sprintf("static: jhash over %d words in 12-byte blocks (key longer than %d bytes is not unrolled)", l.KeyWords, 4*UnrollWords)
+	return fmt.Sprintf("static: jhash over %d words in 12-byte blocks (%s longer than %d bytes is not unrolled)", words(n), what, 4*UnrollWords)
+}
+
+// HashedBytes is how many bytes the hash reads: the key's, or a bloom
+// filter map's value's.
+func (l *Layout) HashedBytes() int {
+	if l.BloomMap != nil {
+		return l.Spec.Val
+	}
+	return l.Spec.Key
 }
 
 func b2i(b bool) int {

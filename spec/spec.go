@@ -223,6 +223,9 @@ func (s Spec) validate(given map[string]bool) error {
 		if s.Type != Bloom && s.Key%4 != 0 {
 			return bad("hash", s.Hash, fmt.Sprintf("jhash2 needs a key size that is a multiple of 4 (got -key %d); use static or jhash", s.Key))
 		}
+		if s.Type == Bloom && s.Val%4 != 0 {
+			return bad("hash", s.Hash, fmt.Sprintf("jhash2 needs a value size that is a multiple of 4 (got -val %d); use static or jhash", s.Val))
+		}
 	default:
 		return bad("hash", s.Hash, allowed["hash"])
 	}

@@ -51,6 +51,7 @@ func TestValidateOK(t *testing.T) {
 		{"batch-lock sparse", with(func(s *Spec) { s.BatchLock = BatchLockSparse })},
 		{"bloom 1 on hash", with(func(s *Spec) { s.Bloom = 1 })},
 		{"bloom 15 on lru", with(func(s *Spec) { s.Type = LRU; s.Bloom = 15 })},
+		{"bloom 3 on lru_pcpu", with(func(s *Spec) { s.Type = LRUPerCPU; s.Bloom = 3 })},
 		{"pcpu val max", with(func(s *Spec) { s.Type = PerCPU; s.Val = MaxPerCPUValSize })},
 		{"lru_pcpu", with(func(s *Spec) { s.Type = LRUPerCPU })},
 		{"bloom type", with(func(s *Spec) { s.Type = Bloom; s.Key = 0 })},
@@ -98,8 +99,7 @@ func TestValidateErrors(t *testing.T) {
 		{"hashes on hash", with(func(s *Spec) { s.Hashes = 3 }), "hashes", []string{"applies only to -type bloom"}},
 		{"hashes 0 on bloom", with(func(s *Spec) { s.Type = Bloom; s.Key = 0; s.Hashes = 0 }), "hashes", []string{"1..15"}},
 		{"hashes 16 on bloom", with(func(s *Spec) { s.Type = Bloom; s.Key = 0; s.Hashes = 16 }), "hashes", []string{"1..15"}},
-		{"bloom on lru_pcpu", with(func(s *Spec) { s.Type = LRUPerCPU; s.Bloom = 3 }), "bloom", []string{"applies only to -type hash, pcpu, lru"}},
-		{"bloom on bloom", with(func(s *Spec) { s.Type = Bloom; s.Key = 0; s.Bloom = 3 }), "bloom", []string{"applies only to"}},
+		{"bloom on bloom", with(func(s *Spec) { s.Type = Bloom; s.Key = 0; s.Bloom = 3 }), "bloom", []string{"applies only to -type hash, pcpu, lru, lru_pcpu"}},
 		{"bloom 16", with(func(s *Spec) { s.Bloom = 16 }), "bloom", []string{"1..15"}},
 		{"bloom negative", with(func(s *Spec) { s.Bloom = -1 }), "bloom", []string{"1..15"}},
 		{"lean false on bloom", with(func(s *Spec) { s.Type = Bloom; s.Key = 0; s.Lean = false }), "lean", []string{"applies only to -type hash, pcpu, lru, lru_pcpu"}},
@@ -162,7 +162,7 @@ func TestValidateGiven(t *testing.T) {
 		{"hashes on bloom", with(bloom), []string{"val", "hashes"}, ""},
 		{"lean true on bloom", with(bloom), []string{"val", "lean"}, "-lean true: applies only to -type hash, pcpu, lru, lru_pcpu"},
 		{"batch-lock nonempty on bloom", with(bloom), []string{"val", "batch-lock"}, "-batch-lock nonempty: applies only to -type hash, pcpu, lru, lru_pcpu"},
-		{"bloom 0 on lru_pcpu", with(func(s *Spec) { s.Type = LRUPerCPU }), []string{"key", "val", "bloom"}, "-bloom 0: applies only to -type hash, pcpu, lru"},
+		{"hashes on lru_pcpu", with(func(s *Spec) { s.Type = LRUPerCPU }), []string{"key", "val", "hashes"}, "-hashes 5: applies only to -type bloom"},
 		// classic is every type's layout: given, the value decides.
 		{"layout classic on lru", with(func(s *Spec) { s.Type, s.Layout = LRU, LayoutClassic }), []string{"key", "val", "layout"}, ""},
 		{"layout home on lru", with(func(s *Spec) { s.Type, s.Layout = LRU, LayoutHome }), []string{"key", "val", "layout"}, "-layout home: applies only to -type hash"},
@@ -209,8 +209,6 @@ func TestPlanNotImplemented(t *testing.T) {
 		option string
 		listed string // in NotImplemented
 	}{
-		{"bloom type", with(func(s *Spec) { s.Type = Bloom; s.Key = 0 }), "type", "-type bloom"},
-		{"bloom option", with(func(s *Spec) { s.Bloom = 3 }), "bloom", "-bloom"},
 		{"ebpf-compat", with(func(s *Spec) { s.EbpfCompat = true }), "ebpf-compat", "-ebpf-compat"},
 	}
 	for _, tt := range tests {
@@ -224,6 +222,43 @@ func TestPlanNotImplemented(t *testing.T) {
 			assert.Contains(t, err.Error(), "not implemented")
 			assert.Contains(t, NotImplemented, tt.listed, "-help lists it")
 		})
+	}
+}
+
+func TestPlanBloom(t *testing.T) {
+	s := Default()
+	s.Type, s.Val, s.Hashes = Bloom, 13, 7
+	l, err := Plan(s)
+	require.NoError(t, err)
+	require.NotNil(t, l.BloomMap)
+	assert.Equal(t, 7, l.BloomMap.DefaultHashes)
+	assert.Equal(t, 4, l.ValueWords)
+	assert.True(t, l.Hash.Unrolled, "the static hash of a 13-byte value is unrolled")
+	assert.Nil(t, l.Classic)
+	assert.Nil(t, l.Home)
+	assert.Nil(t, l.Filter)
+	assert.Equal(t, "static: jhash unrolled for 13 bytes (3 word loads, then a 1-byte tail)", l.HashDescription())
+	assert.Equal(t, "BloomV13", l.Names.Map)
+
+	s.Hash = HashJhash2
+	assert.ErrorContains(t, s.Validate(), "jhash2 needs a value size that is a multiple of 4 (got -val 13)")
+	s.Val = 12
+	assert.NoError(t, s.Validate())
+
+	for _, typ := range []MapType{Hash, PerCPU, LRU, LRUPerCPU} {
+		s := hashSpec(8, 8)
+		s.Type, s.Bloom = typ, 3
+		l, err := Plan(s)
+		require.NoError(t, err, "%v", typ)
+		require.NotNil(t, l.Filter, "%v", typ)
+		assert.Equal(t, 3, l.Filter.Hashes)
+		assert.Equal(t, typ != LRU, l.Filter.UpdateExist, "%v: lru takes an element before it looks the key up", typ)
+		plain := s
+		plain.Bloom = 0
+		lp, err := Plan(plain)
+		require.NoError(t, err)
+		assert.Nil(t, lp.Filter)
+		assert.Greater(t, l.EntryBytes(65536, 2), lp.EntryBytes(65536, 2), "%v: the filter costs memory", typ)
 	}
 }
 

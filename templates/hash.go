@@ -28,6 +28,15 @@ func (g *generator) hashFunc(f *jen.File) {
 		g.hashInitVar(f)
 		body = g.hashStatic()
 	}
+	if l.BloomMap != nil {
+		f.Commentf("hash is the kernel's bloom filter hash before the mask: jhash of the %s", spec.Plural(l.Spec.Val, "value byte"))
+		f.Comment("with the initval seed (the map's seed plus the hash function's index).")
+		f.Commentf("It is computed as %s.", l.HashDescription())
+		f.Func().Params(jen.Id("m").Op("*").Id(g.n.Map)).Id("hash").Params(
+			jen.Id("v").Op("*").Id(g.n.Value), jen.Id("seed").Uint32(),
+		).Uint32().Block(body...)
+		return
+	}
 	f.Commentf("hash is the kernel's htab_map_hash(): jhash of the %s with the map's seed.", spec.Plural(l.Spec.Key, "key byte"))
 	f.Commentf("It is computed as %s.", l.HashDescription())
 	f.Func().Params(jen.Id("m").Op("*").Id(g.n.Map)).Id("hash").Params(
@@ -35,15 +44,30 @@ func (g *generator) hashFunc(f *jen.File) {
 	).Uint32().Block(body...)
 }
 
-// hashInit is a := 0xdeadbeef + <length> + m.seed; b, c := a, a
-func hashInit(length jen.Code) []jen.Code {
-	return hashInitFrom(jen.Uint32().Call(jen.Op("0xdeadbeef")).Op("+").Add(length))
+// hashInput is what the hash reads: a map's key k (its words w at hand) with
+// the map's seed, or a bloom filter map's value v with the initval seed.
+type hashInput struct {
+	n     int      // bytes
+	bytes string   // the *[n]byte the hash reads
+	seed  jen.Code // the initval
 }
 
-// hashInitFrom is a := <init> + m.seed; b, c := a, a
-func hashInitFrom(init jen.Code) []jen.Code {
+func (g *generator) hashInput() hashInput {
+	if g.l.BloomMap != nil {
+		return hashInput{g.l.Spec.Val, "v", jen.Id("seed")}
+	}
+	return hashInput{g.l.Spec.Key, "k", jen.Id("m").Dot("seed")}
+}
+
+// hashInit is a := 0xdeadbeef + <length> + <seed>; b, c := a, a
+func (g *generator) hashInit(length jen.Code) []jen.Code {
+	return g.hashInitFrom(jen.Uint32().Call(jen.Op("0xdeadbeef")).Op("+").Add(length))
+}
+
+// hashInitFrom is a := <init> + <seed>; b, c := a, a
+func (g *generator) hashInitFrom(init jen.Code) []jen.Code {
 	return []jen.Code{
-		jen.Id("a").Op(":=").Add(init).Op("+").Id("m").Dot("seed"),
+		jen.Id("a").Op(":=").Add(init).Op("+").Add(g.hashInput().seed),
 		jen.List(jen.Id("b"), jen.Id("c")).Op(":=").List(jen.Id("a"), jen.Id("a")),
 	}
 }
@@ -57,9 +81,10 @@ func hashInitFrom(init jen.Code) []jen.Code {
 // hashInitVar.
 func (g *generator) hashStatic() []jen.Code {
 	l := g.l
-	key := l.Spec.Key
+	in := g.hashInput()
+	key := in.n
 	blocks := (key - 1) / 12 // jhash mixes while more than 12 bytes remain
-	body := hashInitFrom(jen.Id(g.n.HashInit))
+	body := g.hashInitFrom(jen.Id(g.n.HashInit))
 	le := func(s string, off int) jen.Code {
 		return jen.Qual("encoding/binary", "LittleEndian").Dot("Uint32").Call(jen.Id(s).Index(jen.Lit(off).Op(":")))
 	}
@@ -72,12 +97,12 @@ func (g *generator) hashStatic() []jen.Code {
 	}
 	if l.Hash.Unrolled {
 		for blk := 0; blk < blocks; blk++ {
-			body = append(body, addBlock("k", 12*blk)...)
+			body = append(body, addBlock(in.bytes, 12*blk)...)
 		}
 	} else {
 		// The kernel's loop: it runs exactly blocks times for this key size.
 		body = append(body,
-			jen.Id("s").Op(":=").Id("k").Index(jen.Op(":")),
+			jen.Id("s").Op(":=").Id(in.bytes).Index(jen.Op(":")),
 			jen.For(jen.Len(jen.Id("s")).Op(">").Lit(12)).Block(
 				append(addBlock("s", 0), jen.Id("s").Op("=").Id("s").Index(jen.Lit(12).Op(":")))...,
 			),
@@ -89,14 +114,14 @@ func (g *generator) hashStatic() []jen.Code {
 		var word jen.Code
 		switch n := key - off; {
 		case n >= 4:
-			word = le("k", off)
+			word = le(in.bytes, off)
 		case key >= 4:
 			// The last n bytes: the top of the word that ends the key.
-			word = jen.Add(le("k", key-4)).Op(">>").Lit(8 * (4 - n))
+			word = jen.Add(le(in.bytes, key-4)).Op(">>").Lit(8 * (4 - n))
 		default:
 			var e *jen.Statement
 			for i := 0; i < n; i++ {
-				b := jen.Uint32().Call(jen.Id("k").Index(jen.Lit(off + i)))
+				b := jen.Uint32().Call(jen.Id(in.bytes).Index(jen.Lit(off + i)))
 				if i > 0 {
 					b = b.Op("<<").Lit(8 * i)
 				}
@@ -123,16 +148,19 @@ func (g *generator) hashStatic() []jen.Code {
 // mixes and adds it back before each rotation, a dozen extra instructions
 // on the hash's critical path.
 func (g *generator) hashInitVar(f *jen.File) {
-	f.Commentf("%s is jhash's initial state before the seed, 0xdeadbeef + %d. It is a", g.n.HashInit, g.l.Spec.Key)
+	f.Commentf("%s is jhash's initial state before the seed, 0xdeadbeef + %d. It is a", g.n.HashInit, g.hashInput().n)
 	f.Comment("variable so that the compiler cannot carry the constant through the unrolled")
 	f.Comment("mixes (it would add it back before every rotation); never change it.")
-	f.Var().Id(g.n.HashInit).Uint32().Op("=").Op("0xdeadbeef").Op("+").Lit(g.l.Spec.Key)
+	f.Var().Id(g.n.HashInit).Uint32().Op("=").Op("0xdeadbeef").Op("+").Lit(g.hashInput().n)
 }
 
 // hashJhash2Loop is the kernel's jhash2() over the key words, as a loop.
 func (g *generator) hashJhash2Loop() []jen.Code {
 	body := []jen.Code{jen.Id("s").Op(":=").Id("w").Index(jen.Op(":"))}
-	body = append(body, hashInit(jen.Uint32().Call(jen.Len(jen.Id("s"))).Op("<<").Lit(2))...)
+	if g.l.BloomMap != nil {
+		body = append([]jen.Code{jen.Id("w").Op(":=").Id("v").Dot("words").Call()}, body...)
+	}
+	body = append(body, g.hashInit(jen.Uint32().Call(jen.Len(jen.Id("s"))).Op("<<").Lit(2))...)
 	body = append(body,
 		jen.For(jen.Len(jen.Id("s")).Op(">").Lit(3)).Block(append([]jen.Code{
 			jen.Id("a").Op("+=").Id("s").Index(jen.Lit(0)),
@@ -152,8 +180,8 @@ func (g *generator) hashJhash2Loop() []jen.Code {
 // hashJhashLoop is the kernel's jhash() over the key bytes: a loop over
 // 12-byte blocks, then the tail byte by byte.
 func (g *generator) hashJhashLoop() []jen.Code {
-	body := []jen.Code{jen.Id("s").Op(":=").Id("k").Index(jen.Op(":"))}
-	body = append(body, hashInit(jen.Uint32().Call(jen.Len(jen.Id("s"))))...)
+	body := []jen.Code{jen.Id("s").Op(":=").Id(g.hashInput().bytes).Index(jen.Op(":"))}
+	body = append(body, g.hashInit(jen.Uint32().Call(jen.Len(jen.Id("s"))))...)
 	le := func(off int) jen.Code {
 		return jen.Qual("encoding/binary", "LittleEndian").Dot("Uint32").Call(jen.Id("s").Index(jen.Lit(off).Op(":")))
 	}
@@ -242,7 +270,7 @@ func (g *generator) lookupHash(key jen.Code, kw bool) jen.Code {
 	}
 	body := g.hashStatic()
 	if kw { // jhash of 8 bytes: no block, a and b take the two words, then final
-		body = append(hashInitFrom(jen.Id(g.n.HashInit)),
+		body = append(g.hashInitFrom(jen.Id(g.n.HashInit)),
 			jen.Id("a").Op("+=").Uint32().Call(jen.Id("kw")),
 			jen.Id("b").Op("+=").Uint32().Call(jen.Id("kw").Op(">>").Lit(32)))
 		body = append(append(body, final()...), jen.Return(jen.Id("c")))

@@ -123,10 +123,9 @@ func (m *$Map) Len() int {
 //	func (m *<Map>) moveOut(bi, c, prev uint32)
 func (h *homeStorage) primitives(f *jen.File) {
 	l := h.l
-	copyHash, bucketOf := "", "\tk := e.loadKey()\n\tw := k.words()\n\treturn m.hash(&k, &w) & m.mask\n"
+	copyHash := ""
 	if l.CachedHash {
 		copyHash = "\thtab.StoreRelease(&e.hash, atomic.LoadUint32(&src.hash))\n"
-		bucketOf = "\treturn atomic.LoadUint32(&e.hash) & m.mask\n"
 	}
 	f.Add(h.code(`
 // lock is bucket bi's sequence lock, in its home slot.
@@ -161,8 +160,7 @@ func (e *$Elem) copyFrom(src *$Elem, next uint32) {
 
 // slotBucket is the bucket of the key slot e holds (only meaningful while the
 // caller's lock keeps it still, or as a guess to be checked).
-func (m *$Map) slotBucket(e *$Elem) uint32 {
-`+bucketOf+`}
+func (m *$Map) slotBucket(e *$Elem) uint32 { return m.elemHash(e) & m.mask }
 
 // reserve takes room for one more key in count, false if the map is full.
 // It never counts past MaxEntries, not even for a moment: an insert that

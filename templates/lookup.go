@@ -53,10 +53,10 @@ func (m *$Map) Lookup(k $Key) ($Value, bool) {
 func (m *$Map) lookup(k *$Key) ($Value, bool) {
 	w := k.words()
 	$(hash)
-	bi := h & m.mask
+$(filter)	bi := h & m.mask
 	$(read)
 }
-`, fill("hash", g.lookupHash(jen.Id("k"), false)), fill("read", g.readChain("&w", "found := false", found))))
+`, fill("hash", g.lookupHash(jen.Id("k"), false)), fill("filter", g.filterAbsent("$Value{}, false")), fill("read", g.readChain("&w", "found := false", found))))
 		return
 	}
 	// func (m *<Map>) Lookup(k <Key>) (<Value>, bool)
@@ -72,7 +72,7 @@ func (m *$Map) lookup(k *$Key) ($Value, bool) {
 // element, is inline; the rest is lookupChain.
 `+fast.doc+`func (m *$Map) Lookup(k $Key) ($Value, bool) {
 	`+words+`$(hash)
-$(afterHash)	bi := h & m.mask
+$(afterHash)$(filter)	bi := h & m.mask
 $(fast)	`+chainWords+`return m.lookupChain(bi, &w, h)
 }
 
@@ -81,7 +81,7 @@ $(fast)	`+chainWords+`return m.lookupChain(bi, &w, h)
 func (m *$Map) lookupChain(bi uint32, w *$KeyWords, h uint32) ($Value, bool) {
 	$(read)
 }
-`, fill("hash", g.lookupHash(jen.Op("&").Id("k"), fast.keyWord)), fill("afterHash", orNull(fast.afterHash)), fill("fast", fast.body),
+`, fill("hash", g.lookupHash(jen.Op("&").Id("k"), fast.keyWord)), fill("afterHash", orNull(fast.afterHash)), fill("fast", fast.body), fill("filter", g.filterAbsent("$Value{}, false")),
 		fill("read", g.readChain("w", "found := false", found))))
 }
 
@@ -153,10 +153,10 @@ func (g *generator) lookupOn(f *jen.File) {
 func (m *$Map) lookupOn(`+params+`) ($Value, uint32) {
 	w := k.words()
 	$(hash)
-	bi := h & m.mask
+$(filter)	bi := h & m.mask
 	$(read)
 }
-`, fill("hash", g.lookupHash(jen.Id("k"), false)), fill("read", g.readChain("&w", "var found uint32", g.code("v, found = "+value+", i\n")))))
+`, fill("hash", g.lookupHash(jen.Id("k"), false)), fill("filter", g.filterAbsent("$Value{}, 0")), fill("read", g.readChain("&w", "var found uint32", g.code("v, found = "+value+", i\n")))))
 }
 
 // lookupPerCPU emits the per-CPU types' userspace Lookup, which copies every
@@ -180,7 +180,7 @@ func (m *$Map) Lookup(k $Key, vals []$Value) bool {
 	$(buf)
 	w := k.words()
 	h := m.hash(&k, &w)
-	bi := h & m.mask
+$(filter)	bi := h & m.mask
 	b := m.lock(bi)
 	for {
 		s := b.ReadBegin()
@@ -197,7 +197,7 @@ func (m *$Map) Lookup(k $Key, vals []$Value) bool {
 		return i != 0
 	}
 }
-`, fill("buf", g.lookupBuffer())))
+`, fill("buf", g.lookupBuffer()), fill("filter", g.filterAbsent("false"))))
 }
 
 // lookupBuffer is the per-CPU Lookup's buffer: on the stack for up to

@@ -11,14 +11,12 @@ func (g *generator) lruEvict(f *jen.File) {
 	if g.l.LRU == nil {
 		return
 	}
-	bucket := "\th := atomic.LoadUint32(&e.hash)\n"
+	bucket := "\th := m.elemHash(e)\n"
 	if !g.l.CachedHash {
-		bucket = `	// No cached hash: hash the key again. A key being written by an update in
-	// progress gives some bucket where the element is not linked yet, so the
-	// answer is false, as the kernel's would be.
-	k := e.loadKey()
-	w := k.words()
-	h := m.hash(&k, &w)
+		bucket = `	// No cached hash: the key is hashed again. A key being written by an
+	// update in progress gives some bucket where the element is not linked
+	// yet, so the answer is false, as the kernel's would be.
+	h := m.elemHash(e)
 `
 	}
 	f.Add(g.code(`

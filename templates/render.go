@@ -53,9 +53,10 @@ type generator struct {
 
 func newGenerator(l *spec.Layout) *generator {
 	g := &generator{l: l, n: l.Names}
-	if l.Home != nil {
+	switch {
+	case l.Home != nil:
 		g.st = &homeStorage{g}
-	} else {
+	case l.Classic != nil:
 		g.st = &classicStorage{g}
 	}
 	return g
@@ -65,12 +66,17 @@ func newGenerator(l *spec.Layout) *generator {
 func Render(l *spec.Layout, h Header) ([]byte, error) {
 	g := newGenerator(l)
 	f := newFile(l, h)
+	if l.BloomMap != nil {
+		g.bloomMap(f)
+		return render(f)
+	}
 	g.designComment(f)
 	g.types(f)
 	g.constructor(f)
 	g.hashFunc(f)
 	g.words(f)
 	g.st.primitives(f)
+	g.filterKeys(f)
 	g.perCPUValues(f)
 	g.lruEvict(f)
 	g.lookup(f)
@@ -87,7 +93,6 @@ func RenderTests(l *spec.Layout, h Header) ([]byte, error) {
 	g := newGenerator(l)
 	f := newFile(l, h)
 	g.tests(f)
-	g.fullnessBench(f)
 	return render(f)
 }
 

@@ -1,6 +1,8 @@
 package templates
 
 import (
+	"fmt"
+
 	"github.com/dave/jennifer/jen"
 
 	"github.com/htabgen/htabgen/spec"
@@ -21,13 +23,109 @@ const htabtestPkg = htabPkg + "/htabtest"
 //	func Benchmark<Map>Lookup(b *testing.B) { ... }
 func (g *generator) tests(f *jen.File) {
 	f.ImportName(htabtestPkg, "htabtest")
+	if g.l.BloomMap != nil {
+		g.bloomMapTests(f)
+		return
+	}
 	g.testAdapter(f)
 	f.Add(g.code(testFuncs))
 	if g.l.CachedHash && g.l.Spec.Key >= 3 {
 		// Only where elements cache the hash: elsewhere htabtest's check skips.
 		f.Add(g.code(collisionTestFunc))
 	}
+	if g.l.Filter != nil {
+		f.Add(g.code(filterTestFuncs))
+	}
 	g.lookupBench(f)
+	g.fullnessBench(f)
+}
+
+// filterTestFuncs: for maps with a bloom filter in front of their lookups.
+const filterTestFuncs = `
+// Filter is the bloom filter in front of the map's lookups.
+func (a $pTestMap) Filter() *htab.Filter { return a.filter }
+
+// Test$MapFilterChurn checks that the bloom filter in front of the map's
+// lookups never hides a key and keeps its false-positive rate down through
+// churn (htabtest.FilterChurn); run it with -race.
+func Test$MapFilterChurn(t *testing.T) { htabtest.FilterChurn(t, $pTestMap{}) }
+`
+
+// bloomMapTests emits the -tests file of a -type bloom map: its adapter,
+// <prefix>TestBloom (htabtest.BloomMap), a test per bloom check, and the
+// Push and Peek benchmarks.
+//
+//	type <prefix>TestBloom struct{ *<Map> } // implements htabtest.BloomMap[<Value>]
+//	func Test<Map>Model(t *testing.T) { htabtest.BloomModel(t, <prefix>TestBloom{}) }
+func (g *generator) bloomMapTests(f *jen.File) {
+	f.Add(g.code(fmt.Sprintf(`
+// $pTestBloom is $Map as the bloom checks of htab/htabtest reach it
+// (htabtest.BloomMap). The zero $pTestBloom stands for the kind.
+type $pTestBloom struct{ *$Map }
+
+// New makes a filter with opts, as $New does.
+func (a $pTestBloom) New(opts htab.Options) (htabtest.BloomMap[$Value], error) {
+	m, err := $New(opts)
+	if err != nil {
+		return nil, err
+	}
+	return $pTestBloom{m}, nil
+}
+
+// DefaultHashes is the -hashes the filter was generated with.
+func (a $pTestBloom) DefaultHashes() int { return %d }
+
+// Seed is the initval of the filter's hash 0.
+func (a $pTestBloom) Seed() uint32 { return a.seed }
+
+// Hash is the filter's hash of v with initval seed, before the mask.
+func (a $pTestBloom) Hash(v $Value, seed uint32) uint32 { return a.hash(&v, seed) }
+
+// Test$MapModel checks the filter against the kernel's rules
+// (htabtest.BloomModel): its size, its hash, and every Peek.
+func Test$MapModel(t *testing.T) { htabtest.BloomModel(t, $pTestBloom{}) }
+
+// Test$MapOptions checks the options the filter refuses (htabtest.BloomOptions).
+func Test$MapOptions(t *testing.T) { htabtest.BloomOptions(t, $pTestBloom{}) }
+
+// Test$MapConcurrent checks that a pushed value peeks true from every
+// goroutine (htabtest.BloomConcurrent); run it with -race.
+func Test$MapConcurrent(t *testing.T) { htabtest.BloomConcurrent(t, $pTestBloom{}) }
+
+// Test$MapFalsePositives checks the false-positive rate against the theory
+// (htabtest.BloomFalsePositives).
+func Test$MapFalsePositives(t *testing.T) { htabtest.BloomFalsePositives(t, $pTestBloom{}) }
+
+// Benchmark$MapPush and Benchmark$MapPeek push into, and peek at, a filter
+// of 1,000,000 entries and 3 hashes, half full; Peek probes pushed values and
+// random ones alternately.
+func Benchmark$MapPush(b *testing.B) {
+	m, err := $New(htab.Options{MaxEntries: 1000000, BloomHashes: 3})
+	if err != nil {
+		b.Fatal(err)
+	}
+	i := 0
+	for b.Loop() {
+		m.Push(htabtest.Value[$Value](i))
+		i++
+	}
+}
+
+func Benchmark$MapPeek(b *testing.B) {
+	m, err := $New(htab.Options{MaxEntries: 1000000, BloomHashes: 3})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for i := range 500000 {
+		m.Push(htabtest.Value[$Value](i))
+	}
+	i := 0
+	for b.Loop() {
+		m.Peek(htabtest.Value[$Value](i * 7919))
+		i++
+	}
+}
+`, g.l.BloomMap.DefaultHashes)))
 }
 
 // testAdapter emits <prefix>TestMap, the map as htabtest.Map sees it: the

@@ -68,7 +68,7 @@ type $Map struct {
 	maxEntries uint32
 	cpus       int     // number of CPU slots (Options.CPUs)
 	handles    []$CPU  // one program-side handle per CPU
-%s$(occ)$(perCPU)
+$(filter)%s$(occ)$(perCPU)
 	// Written by inserts and deletes; the padding keeps them off the cache
 	// line of the fields above, which every lookup reads.
 	_     [%d]byte
@@ -77,6 +77,7 @@ type $Map struct {
 `, l.Spec.Type.KernelName(), first, owned, l.CounterPad, countDoc, counters),
 		fill("occ", when(l.Batch.Occupancy, g.code("\n\tocc htab.Occupancy // -batch-lock sparse: one bit per bucket, set while it is non-empty\n"))),
 		fill("perCPU", g.perCPUFields()),
+		fill("filter", g.filterField()),
 	))
 	f.Add(g.code(elemAssertions(l, what)))
 }
@@ -132,7 +133,7 @@ $(checks)	m := &$Map{
 		maxEntries: uint32(opts.MaxEntries),
 		cpus:       opts.CPUs,
 	}
-$(alloc)$(perCPU)$(lru)$(occ)	m.handles = make([]$CPU, opts.CPUs)
+$(alloc)$(perCPU)$(lru)$(occ)$(filter)	m.handles = make([]$CPU, opts.CPUs)
 	for i := range m.handles {
 		m.handles[i] = $CPU{m, i}
 	}
@@ -145,6 +146,7 @@ $(alloc)$(perCPU)$(lru)$(occ)	m.handles = make([]$CPU, opts.CPUs)
 		fill("perCPU", g.perCPUAlloc()),
 		fill("lru", g.lruCreate()),
 		fill("occ", when(l.Batch.Occupancy, g.code("\tm.occ = htab.NewOccupancy(n)\n"))),
+		fill("filter", g.filterNew()),
 	))
 	g.st.length(f)
 	f.Add(g.code(`

@@ -45,7 +45,7 @@ const updatePrologue = `	if err := flags.Check(); err != nil {
 	}
 	w := k.words()
 	h := m.hash(k, &w)
-	bi := h & m.mask
+$(filterExist)	bi := h & m.mask
 	b := m.lock(bi)
 `
 
@@ -92,7 +92,7 @@ func (g *generator) updateHash(f *jen.File) {
 		b.Unlock()
 		return nil
 	}
-	$(insert)`
+$(filterAdd)	$(insert)`
 	if g.st.insertRetries() {
 		body = "\tfor {\n" + body + "\t}\n"
 	}
@@ -101,7 +101,7 @@ func (g *generator) updateHash(f *jen.File) {
 // hash map.
 func (m *$Map) update(k *$Key, v *$Value, flags htab.UpdateFlags) error {
 `+updatePrologue+body+`}
-`, fill("replace", g.st.hashReplace()), fill("insert", g.st.hashInsert())))
+`, append(g.filterHoles(), fill("replace", g.st.hashReplace()), fill("insert", g.st.hashInsert()))...))
 }
 
 // updatePerCPU emits a pcpu map's update: every CPU's value from vals (the
@@ -121,13 +121,13 @@ func (m *$Map) update(k *$Key, vals []$Value, v *$Value, cpu int, flags htab.Upd
 		b.Unlock()
 		return nil
 	}
-	n, ok := m.alloc()
+$(filterAdd)	n, ok := m.alloc()
 	if !ok {
 		b.Unlock()
 		return htab.ErrFull
 	}
 `+linkNew("m.storeValues(n, vals, v, cpu, true)")+`}
-`, fill("fastPath", g.slotFastPath())))
+`, append(g.filterHoles(), fill("fastPath", g.slotFastPath()))...))
 }
 
 // updateLRU emits an LRU map's update, which takes its element from the LRU
@@ -150,7 +150,7 @@ func (m *$Map) update(k *$Key, v *$Value, cpu int, flags htab.UpdateFlags) error
 	e.setValue(v)
 	b.Lock()
 	prev, i := m.find(bi, &w, h)
-` + flagErrors("m.lru.Push(n)\n") + `	m.linkHead(bi, n+1)
+` + flagErrors("m.lru.Push(n)\n") + `$(filterAdd)	m.linkHead(bi, n+1)
 	if i == 0 {
 		m.count.Add(1)
 		b.Unlock()
@@ -168,7 +168,7 @@ func (m *$Map) update(k *$Key, v *$Value, cpu int, flags htab.UpdateFlags) error
 	b.Unlock()
 	return nil
 }
-`))
+`, g.filterHoles()...))
 }
 
 // updateLRUPerCPU emits an lru_pcpu map's update, which takes an element
@@ -203,8 +203,8 @@ func (m *$Map) update(k *$Key, vals []$Value, v *$Value, cpu int, flags htab.Upd
 		b.Unlock()
 		return nil
 	}
-` + linkNew("m.storeValues(n, vals, v, cpu, true)") + `}
-`))
+$(filterAdd)` + linkNew("m.storeValues(n, vals, v, cpu, true)") + `}
+`, g.filterHoles()...))
 }
 
 // updateAPI emits Update, the userspace side:
@@ -265,7 +265,7 @@ func (m *$Map) Update(k $Key, v $Value, flags htab.UpdateFlags) error {
 func (g *generator) deletes(f *jen.File) {
 	const find = `	w := k.words()
 	h := m.hash(&k, &w)
-	bi := h & m.mask
+$(filter)	bi := h & m.mask
 	b := m.lock(bi)
 	b.Lock()
 	prev, i := m.find(bi, &w, h)
@@ -281,7 +281,7 @@ func (m *$Map) Delete(k $Key) error {
 	b.Unlock()
 	return nil
 }
-`))
+`, fill("filter", g.filterAbsent("htab.ErrKeyNotExist"))))
 	if g.l.PerCPU != nil {
 		f.Add(g.code(`
 // LookupAndDelete removes k and returns its value, as
@@ -298,7 +298,7 @@ func (m *$Map) LookupAndDelete(k $Key, vals []$Value) error {
 	b.Unlock()
 	return nil
 }
-`))
+`, fill("filter", g.filterAbsent("htab.ErrKeyNotExist"))))
 		return
 	}
 	f.Add(g.code(`
@@ -312,5 +312,5 @@ func (m *$Map) LookupAndDelete(k $Key) ($Value, error) {
 	b.Unlock()
 	return v, nil
 }
-`))
+`, fill("filter", g.filterAbsent("$Value{}, htab.ErrKeyNotExist"))))
 }

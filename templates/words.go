@@ -73,6 +73,7 @@ func (g *generator) words(f *jen.File) {
 		append(wordsToBytes("k", "e.key", l.Spec.Key, l.KeyUnrolled), jen.Return())...,
 	)
 
+	g.elemHash(f)
 	if !l.ValuesInline() {
 		return
 	}
@@ -190,4 +191,28 @@ func wordsToBytes(dst, src string, n int, unrolled bool) []jen.Code {
 		}
 	}
 	return out
+}
+
+// elemHash emits the hash of the key an element holds: its cached hash, or
+// the key hashed again. The LRU's eviction, the home layout's bucket of an
+// overflow slot and the filter's rebuild need it. Read without the lock, the
+// answer is only as good as the caller's later check.
+//
+//	func (m *<Map>) elemHash(e *<Elem>) uint32
+func (g *generator) elemHash(f *jen.File) {
+	if g.l.LRU == nil && g.l.Home == nil && g.l.Filter == nil {
+		return // nothing asks
+	}
+	body := "\treturn atomic.LoadUint32(&e.hash)\n"
+	doc := "its cached hash"
+	if !g.l.CachedHash {
+		body = "\tk := e.loadKey()\n\tw := k.words()\n\treturn m.hash(&k, &w)\n"
+		doc = "its key hashed again (the element caches no hash)"
+	}
+	f.Add(g.code(`
+// elemHash is the hash of the key e holds: ` + doc + `. Read without the
+// bucket's lock, it is only as good as the caller's later check.
+func (m *$Map) elemHash(e *$Elem) uint32 {
+` + body + `}
+`))
 }

@@ -216,6 +216,12 @@ func (e *lRUFatElem) loadKey() (k LRUFatKey) {
 	return
 }
 
+// elemHash is the hash of the key e holds: its cached hash. Read without the
+// bucket's lock, it is only as good as the caller's later check.
+func (m *LRUFat) elemHash(e *lRUFatElem) uint32 {
+	return atomic.LoadUint32(&e.hash)
+}
+
 // loadValue loads e's value.
 func (e *lRUFatElem) loadValue() (v LRUFatValue) {
 	binary.LittleEndian.PutUint64(v[0:], uint64(atomic.LoadUint32(&e.val[0]))|uint64(atomic.LoadUint32(&e.val[1]))<<32)
@@ -292,7 +298,7 @@ func (m *LRUFat) free(i uint32) {
 // and Push, which they call inside it, never waits).
 func (m *LRUFat) evict(n uint32) bool {
 	e := m.elem(n)
-	h := atomic.LoadUint32(&e.hash)
+	h := m.elemHash(e)
 	bi := h & m.mask
 	b := m.lock(bi)
 	b.Lock()

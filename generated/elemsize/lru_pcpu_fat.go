@@ -235,6 +235,12 @@ func (e *lRUPerCPUFatElem) loadKey() (k LRUPerCPUFatKey) {
 	return
 }
 
+// elemHash is the hash of the key e holds: its cached hash. Read without the
+// bucket's lock, it is only as good as the caller's later check.
+func (m *LRUPerCPUFat) elemHash(e *lRUPerCPUFatElem) uint32 {
+	return atomic.LoadUint32(&e.hash)
+}
+
 // lock is bucket bi's sequence lock.
 func (m *LRUPerCPUFat) lock(bi uint32) *htab.SeqLock { return &m.buckets[bi].SeqLock }
 
@@ -356,7 +362,7 @@ func (m *LRUPerCPUFat) storeValues(i uint32, vals []LRUPerCPUFatValue, v *LRUPer
 // and Push, which they call inside it, never waits).
 func (m *LRUPerCPUFat) evict(n uint32) bool {
 	e := m.elem(n)
-	h := atomic.LoadUint32(&e.hash)
+	h := m.elemHash(e)
 	bi := h & m.mask
 	b := m.lock(bi)
 	b.Lock()

@@ -7,3 +7,7 @@
 package hash
 
 //go:generate go run ../../cmd/htabgen -type hash -layout classic -key 8 -val 8 -name HashK8V8 -out hash_k8v8.go -tests
+
+// With a bloom filter in front of lookups (-bloom 3): the same tests, the
+// filter's own (FilterChurn), and the kernel differentials of the package.
+//go:generate go run ../../cmd/htabgen -type hash -layout classic -key 8 -val 8 -bloom 3 -name HashK8V8Bloom -out hash_k8v8_bloom.go -tests

@@ -13,3 +13,4 @@ package hash
 //go:generate go run ../../cmd/htabgen -type hash -key 4 -val 4 -layout home -name HomeK4V4 -out home_k4v4.go
 //go:generate go run ../../cmd/htabgen -type hash -key 4 -val 4 -layout home -batch-lock always -name HomeK4V4Always -out home_k4v4_always.go
 //go:generate go run ../../cmd/htabgen -type hash -key 4 -val 4 -layout home -batch-lock sparse -name HomeK4V4Sparse -out home_k4v4_sparse.go -tests
+//go:generate go run ../../cmd/htabgen -type hash -key 8 -val 8 -layout home -bloom 3 -name HomeK8V8Bloom -out home_k8v8_bloom.go -tests

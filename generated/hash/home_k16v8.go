@@ -242,6 +242,12 @@ func (e *homeK16V8Elem) loadKey() (k HomeK16V8Key) {
 	return
 }
 
+// elemHash is the hash of the key e holds: its cached hash. Read without the
+// bucket's lock, it is only as good as the caller's later check.
+func (m *HomeK16V8) elemHash(e *homeK16V8Elem) uint32 {
+	return atomic.LoadUint32(&e.hash)
+}
+
 // loadValue loads e's value.
 func (e *homeK16V8Elem) loadValue() (v HomeK16V8Value) {
 	binary.LittleEndian.PutUint64(v[0:], uint64(atomic.LoadUint32(&e.val[0]))|uint64(atomic.LoadUint32(&e.val[1]))<<32)
@@ -287,9 +293,7 @@ func (e *homeK16V8Elem) copyFrom(src *homeK16V8Elem, next uint32) {
 
 // slotBucket is the bucket of the key slot e holds (only meaningful while the
 // caller's lock keeps it still, or as a guess to be checked).
-func (m *HomeK16V8) slotBucket(e *homeK16V8Elem) uint32 {
-	return atomic.LoadUint32(&e.hash) & m.mask
-}
+func (m *HomeK16V8) slotBucket(e *homeK16V8Elem) uint32 { return m.elemHash(e) & m.mask }
 
 // reserve takes room for one more key in count, false if the map is full.
 // It never counts past MaxEntries, not even for a moment: an insert that

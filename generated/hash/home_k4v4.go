@@ -209,6 +209,14 @@ func (e *homeK4V4Elem) loadKey() (k HomeK4V4Key) {
 	return
 }
 
+// elemHash is the hash of the key e holds: its key hashed again (the element caches no hash). Read without the
+// bucket's lock, it is only as good as the caller's later check.
+func (m *HomeK4V4) elemHash(e *homeK4V4Elem) uint32 {
+	k := e.loadKey()
+	w := k.words()
+	return m.hash(&k, &w)
+}
+
 // loadValue loads e's value.
 func (e *homeK4V4Elem) loadValue() (v HomeK4V4Value) {
 	binary.LittleEndian.PutUint32(v[0:], atomic.LoadUint32(&e.val[0]))
@@ -252,11 +260,7 @@ func (e *homeK4V4Elem) copyFrom(src *homeK4V4Elem, next uint32) {
 
 // slotBucket is the bucket of the key slot e holds (only meaningful while the
 // caller's lock keeps it still, or as a guess to be checked).
-func (m *HomeK4V4) slotBucket(e *homeK4V4Elem) uint32 {
-	k := e.loadKey()
-	w := k.words()
-	return m.hash(&k, &w) & m.mask
-}
+func (m *HomeK4V4) slotBucket(e *homeK4V4Elem) uint32 { return m.elemHash(e) & m.mask }
 
 // reserve takes room for one more key in count, false if the map is full.
 // It never counts past MaxEntries, not even for a moment: an insert that

@@ -209,6 +209,14 @@ func (e *homeK4V4AlwaysElem) loadKey() (k HomeK4V4AlwaysKey) {
 	return
 }
 
+// elemHash is the hash of the key e holds: its key hashed again (the element caches no hash). Read without the
+// bucket's lock, it is only as good as the caller's later check.
+func (m *HomeK4V4Always) elemHash(e *homeK4V4AlwaysElem) uint32 {
+	k := e.loadKey()
+	w := k.words()
+	return m.hash(&k, &w)
+}
+
 // loadValue loads e's value.
 func (e *homeK4V4AlwaysElem) loadValue() (v HomeK4V4AlwaysValue) {
 	binary.LittleEndian.PutUint32(v[0:], atomic.LoadUint32(&e.val[0]))
@@ -254,11 +262,7 @@ func (e *homeK4V4AlwaysElem) copyFrom(src *homeK4V4AlwaysElem, next uint32) {
 
 // slotBucket is the bucket of the key slot e holds (only meaningful while the
 // caller's lock keeps it still, or as a guess to be checked).
-func (m *HomeK4V4Always) slotBucket(e *homeK4V4AlwaysElem) uint32 {
-	k := e.loadKey()
-	w := k.words()
-	return m.hash(&k, &w) & m.mask
-}
+func (m *HomeK4V4Always) slotBucket(e *homeK4V4AlwaysElem) uint32 { return m.elemHash(e) & m.mask }
 
 // reserve takes room for one more key in count, false if the map is full.
 // It never counts past MaxEntries, not even for a moment: an insert that

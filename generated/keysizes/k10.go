@@ -222,6 +222,12 @@ func (e *k10Elem) loadKey() (k K10Key) {
 	return
 }
 
+// elemHash is the hash of the key e holds: its cached hash. Read without the
+// bucket's lock, it is only as good as the caller's later check.
+func (m *K10) elemHash(e *k10Elem) uint32 {
+	return atomic.LoadUint32(&e.hash)
+}
+
 // loadValue loads e's value.
 func (e *k10Elem) loadValue() (v K10Value) {
 	binary.LittleEndian.PutUint64(v[0:], uint64(atomic.LoadUint32(&e.val[0]))|uint64(atomic.LoadUint32(&e.val[1]))<<32)
@@ -267,9 +273,7 @@ func (e *k10Elem) copyFrom(src *k10Elem, next uint32) {
 
 // slotBucket is the bucket of the key slot e holds (only meaningful while the
 // caller's lock keeps it still, or as a guess to be checked).
-func (m *K10) slotBucket(e *k10Elem) uint32 {
-	return atomic.LoadUint32(&e.hash) & m.mask
-}
+func (m *K10) slotBucket(e *k10Elem) uint32 { return m.elemHash(e) & m.mask }
 
 // reserve takes room for one more key in count, false if the map is full.
 // It never counts past MaxEntries, not even for a moment: an insert that

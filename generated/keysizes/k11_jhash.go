@@ -277,6 +277,12 @@ func (e *k11JhashElem) loadKey() (k K11JhashKey) {
 	return
 }
 
+// elemHash is the hash of the key e holds: its cached hash. Read without the
+// bucket's lock, it is only as good as the caller's later check.
+func (m *K11Jhash) elemHash(e *k11JhashElem) uint32 {
+	return atomic.LoadUint32(&e.hash)
+}
+
 // loadValue loads e's value.
 func (e *k11JhashElem) loadValue() (v K11JhashValue) {
 	binary.LittleEndian.PutUint64(v[0:], uint64(atomic.LoadUint32(&e.val[0]))|uint64(atomic.LoadUint32(&e.val[1]))<<32)
@@ -322,9 +328,7 @@ func (e *k11JhashElem) copyFrom(src *k11JhashElem, next uint32) {
 
 // slotBucket is the bucket of the key slot e holds (only meaningful while the
 // caller's lock keeps it still, or as a guess to be checked).
-func (m *K11Jhash) slotBucket(e *k11JhashElem) uint32 {
-	return atomic.LoadUint32(&e.hash) & m.mask
-}
+func (m *K11Jhash) slotBucket(e *k11JhashElem) uint32 { return m.elemHash(e) & m.mask }
 
 // reserve takes room for one more key in count, false if the map is full.
 // It never counts past MaxEntries, not even for a moment: an insert that

@@ -244,6 +244,12 @@ func (e *k13V1Elem) loadKey() (k K13V1Key) {
 	return
 }
 
+// elemHash is the hash of the key e holds: its cached hash. Read without the
+// bucket's lock, it is only as good as the caller's later check.
+func (m *K13V1) elemHash(e *k13V1Elem) uint32 {
+	return atomic.LoadUint32(&e.hash)
+}
+
 // loadValue loads e's value.
 func (e *k13V1Elem) loadValue() (v K13V1Value) {
 	t := atomic.LoadUint32(&e.val[0])
@@ -289,9 +295,7 @@ func (e *k13V1Elem) copyFrom(src *k13V1Elem, next uint32) {
 
 // slotBucket is the bucket of the key slot e holds (only meaningful while the
 // caller's lock keeps it still, or as a guess to be checked).
-func (m *K13V1) slotBucket(e *k13V1Elem) uint32 {
-	return atomic.LoadUint32(&e.hash) & m.mask
-}
+func (m *K13V1) slotBucket(e *k13V1Elem) uint32 { return m.elemHash(e) & m.mask }
 
 // reserve takes room for one more key in count, false if the map is full.
 // It never counts past MaxEntries, not even for a moment: an insert that

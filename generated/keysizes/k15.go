@@ -246,6 +246,12 @@ func (e *k15Elem) loadKey() (k K15Key) {
 	return
 }
 
+// elemHash is the hash of the key e holds: its cached hash. Read without the
+// bucket's lock, it is only as good as the caller's later check.
+func (m *K15) elemHash(e *k15Elem) uint32 {
+	return atomic.LoadUint32(&e.hash)
+}
+
 // loadValue loads e's value.
 func (e *k15Elem) loadValue() (v K15Value) {
 	binary.LittleEndian.PutUint64(v[0:], uint64(atomic.LoadUint32(&e.val[0]))|uint64(atomic.LoadUint32(&e.val[1]))<<32)
@@ -291,9 +297,7 @@ func (e *k15Elem) copyFrom(src *k15Elem, next uint32) {
 
 // slotBucket is the bucket of the key slot e holds (only meaningful while the
 // caller's lock keeps it still, or as a guess to be checked).
-func (m *K15) slotBucket(e *k15Elem) uint32 {
-	return atomic.LoadUint32(&e.hash) & m.mask
-}
+func (m *K15) slotBucket(e *k15Elem) uint32 { return m.elemHash(e) & m.mask }
 
 // reserve takes room for one more key in count, false if the map is full.
 // It never counts past MaxEntries, not even for a moment: an insert that

@@ -253,6 +253,12 @@ func (e *k21Elem) loadKey() (k K21Key) {
 	return
 }
 
+// elemHash is the hash of the key e holds: its cached hash. Read without the
+// bucket's lock, it is only as good as the caller's later check.
+func (m *K21) elemHash(e *k21Elem) uint32 {
+	return atomic.LoadUint32(&e.hash)
+}
+
 // loadValue loads e's value.
 func (e *k21Elem) loadValue() (v K21Value) {
 	binary.LittleEndian.PutUint64(v[0:], uint64(atomic.LoadUint32(&e.val[0]))|uint64(atomic.LoadUint32(&e.val[1]))<<32)
@@ -298,9 +304,7 @@ func (e *k21Elem) copyFrom(src *k21Elem, next uint32) {
 
 // slotBucket is the bucket of the key slot e holds (only meaningful while the
 // caller's lock keeps it still, or as a guess to be checked).
-func (m *K21) slotBucket(e *k21Elem) uint32 {
-	return atomic.LoadUint32(&e.hash) & m.mask
-}
+func (m *K21) slotBucket(e *k21Elem) uint32 { return m.elemHash(e) & m.mask }
 
 // reserve takes room for one more key in count, false if the map is full.
 // It never counts past MaxEntries, not even for a moment: an insert that

@@ -307,6 +307,12 @@ func (e *k37Elem) loadKey() (k K37Key) {
 	return
 }
 
+// elemHash is the hash of the key e holds: its cached hash. Read without the
+// bucket's lock, it is only as good as the caller's later check.
+func (m *K37) elemHash(e *k37Elem) uint32 {
+	return atomic.LoadUint32(&e.hash)
+}
+
 // loadValue loads e's value.
 func (e *k37Elem) loadValue() (v K37Value) {
 	binary.LittleEndian.PutUint64(v[0:], uint64(atomic.LoadUint32(&e.val[0]))|uint64(atomic.LoadUint32(&e.val[1]))<<32)
@@ -352,9 +358,7 @@ func (e *k37Elem) copyFrom(src *k37Elem, next uint32) {
 
 // slotBucket is the bucket of the key slot e holds (only meaningful while the
 // caller's lock keeps it still, or as a guess to be checked).
-func (m *K37) slotBucket(e *k37Elem) uint32 {
-	return atomic.LoadUint32(&e.hash) & m.mask
-}
+func (m *K37) slotBucket(e *k37Elem) uint32 { return m.elemHash(e) & m.mask }
 
 // reserve takes room for one more key in count, false if the map is full.
 // It never counts past MaxEntries, not even for a moment: an insert that

@@ -238,6 +238,14 @@ func (e *k4Jhash2Elem) loadKey() (k K4Jhash2Key) {
 	return
 }
 
+// elemHash is the hash of the key e holds: its key hashed again (the element caches no hash). Read without the
+// bucket's lock, it is only as good as the caller's later check.
+func (m *K4Jhash2) elemHash(e *k4Jhash2Elem) uint32 {
+	k := e.loadKey()
+	w := k.words()
+	return m.hash(&k, &w)
+}
+
 // loadValue loads e's value.
 func (e *k4Jhash2Elem) loadValue() (v K4Jhash2Value) {
 	binary.LittleEndian.PutUint64(v[0:], uint64(atomic.LoadUint32(&e.val[0]))|uint64(atomic.LoadUint32(&e.val[1]))<<32)
@@ -282,11 +290,7 @@ func (e *k4Jhash2Elem) copyFrom(src *k4Jhash2Elem, next uint32) {
 
 // slotBucket is the bucket of the key slot e holds (only meaningful while the
 // caller's lock keeps it still, or as a guess to be checked).
-func (m *K4Jhash2) slotBucket(e *k4Jhash2Elem) uint32 {
-	k := e.loadKey()
-	w := k.words()
-	return m.hash(&k, &w) & m.mask
-}
+func (m *K4Jhash2) slotBucket(e *k4Jhash2Elem) uint32 { return m.elemHash(e) & m.mask }
 
 // reserve takes room for one more key in count, false if the map is full.
 // It never counts past MaxEntries, not even for a moment: an insert that

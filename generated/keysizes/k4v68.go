@@ -209,6 +209,14 @@ func (e *k4V68Elem) loadKey() (k K4V68Key) {
 	return
 }
 
+// elemHash is the hash of the key e holds: its key hashed again (the element caches no hash). Read without the
+// bucket's lock, it is only as good as the caller's later check.
+func (m *K4V68) elemHash(e *k4V68Elem) uint32 {
+	k := e.loadKey()
+	w := k.words()
+	return m.hash(&k, &w)
+}
+
 // loadValue loads e's value.
 func (e *k4V68Elem) loadValue() (v K4V68Value) {
 	for i := range 17 {
@@ -256,11 +264,7 @@ func (e *k4V68Elem) copyFrom(src *k4V68Elem, next uint32) {
 
 // slotBucket is the bucket of the key slot e holds (only meaningful while the
 // caller's lock keeps it still, or as a guess to be checked).
-func (m *K4V68) slotBucket(e *k4V68Elem) uint32 {
-	k := e.loadKey()
-	w := k.words()
-	return m.hash(&k, &w) & m.mask
-}
+func (m *K4V68) slotBucket(e *k4V68Elem) uint32 { return m.elemHash(e) & m.mask }
 
 // reserve takes room for one more key in count, false if the map is full.
 // It never counts past MaxEntries, not even for a moment: an insert that

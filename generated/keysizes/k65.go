@@ -253,6 +253,12 @@ func (e *k65Elem) loadKey() (k K65Key) {
 	return
 }
 
+// elemHash is the hash of the key e holds: its cached hash. Read without the
+// bucket's lock, it is only as good as the caller's later check.
+func (m *K65) elemHash(e *k65Elem) uint32 {
+	return atomic.LoadUint32(&e.hash)
+}
+
 // loadValue loads e's value.
 func (e *k65Elem) loadValue() (v K65Value) {
 	binary.LittleEndian.PutUint64(v[0:], uint64(atomic.LoadUint32(&e.val[0]))|uint64(atomic.LoadUint32(&e.val[1]))<<32)
@@ -298,9 +304,7 @@ func (e *k65Elem) copyFrom(src *k65Elem, next uint32) {
 
 // slotBucket is the bucket of the key slot e holds (only meaningful while the
 // caller's lock keeps it still, or as a guess to be checked).
-func (m *K65) slotBucket(e *k65Elem) uint32 {
-	return atomic.LoadUint32(&e.hash) & m.mask
-}
+func (m *K65) slotBucket(e *k65Elem) uint32 { return m.elemHash(e) & m.mask }
 
 // reserve takes room for one more key in count, false if the map is full.
 // It never counts past MaxEntries, not even for a moment: an insert that

@@ -216,6 +216,14 @@ func (e *k6V64Elem) loadKey() (k K6V64Key) {
 	return
 }
 
+// elemHash is the hash of the key e holds: its key hashed again (the element caches no hash). Read without the
+// bucket's lock, it is only as good as the caller's later check.
+func (m *K6V64) elemHash(e *k6V64Elem) uint32 {
+	k := e.loadKey()
+	w := k.words()
+	return m.hash(&k, &w)
+}
+
 // loadValue loads e's value.
 func (e *k6V64Elem) loadValue() (v K6V64Value) {
 	binary.LittleEndian.PutUint64(v[0:], uint64(atomic.LoadUint32(&e.val[0]))|uint64(atomic.LoadUint32(&e.val[1]))<<32)
@@ -281,11 +289,7 @@ func (e *k6V64Elem) copyFrom(src *k6V64Elem, next uint32) {
 
 // slotBucket is the bucket of the key slot e holds (only meaningful while the
 // caller's lock keeps it still, or as a guess to be checked).
-func (m *K6V64) slotBucket(e *k6V64Elem) uint32 {
-	k := e.loadKey()
-	w := k.words()
-	return m.hash(&k, &w) & m.mask
-}
+func (m *K6V64) slotBucket(e *k6V64Elem) uint32 { return m.elemHash(e) & m.mask }
 
 // reserve takes room for one more key in count, false if the map is full.
 // It never counts past MaxEntries, not even for a moment: an insert that

@@ -250,6 +250,12 @@ func (e *large4112Elem) loadKey() (k Large4112Key) {
 	return
 }
 
+// elemHash is the hash of the key e holds: its cached hash. Read without the
+// bucket's lock, it is only as good as the caller's later check.
+func (m *Large4112) elemHash(e *large4112Elem) uint32 {
+	return atomic.LoadUint32(&e.hash)
+}
+
 // loadValue loads e's value.
 func (e *large4112Elem) loadValue() (v Large4112Value) {
 	binary.LittleEndian.PutUint32(v[0:], atomic.LoadUint32(&e.val[0]))
@@ -294,9 +300,7 @@ func (e *large4112Elem) copyFrom(src *large4112Elem, next uint32) {
 
 // slotBucket is the bucket of the key slot e holds (only meaningful while the
 // caller's lock keeps it still, or as a guess to be checked).
-func (m *Large4112) slotBucket(e *large4112Elem) uint32 {
-	return atomic.LoadUint32(&e.hash) & m.mask
-}
+func (m *Large4112) slotBucket(e *large4112Elem) uint32 { return m.elemHash(e) & m.mask }
 
 // reserve takes room for one more key in count, false if the map is full.
 // It never counts past MaxEntries, not even for a moment: an insert that

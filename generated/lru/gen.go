@@ -7,3 +7,5 @@ package lru
 
 //go:generate go run ../../cmd/htabgen -type lru -key 8 -val 8 -out lru_k8v8.go -tests
 //go:generate go run ../../cmd/htabgen -type lru_pcpu -key 8 -val 8 -out lru_pcpu_k8v8.go -tests
+//go:generate go run ../../cmd/htabgen -type lru -key 8 -val 8 -bloom 3 -name LRUK8V8Bloom -out lru_k8v8_bloom.go -tests
+//go:generate go run ../../cmd/htabgen -type lru_pcpu -key 8 -val 8 -bloom 3 -name LRUPerCPUK8V8Bloom -out lru_pcpu_k8v8_bloom.go -tests

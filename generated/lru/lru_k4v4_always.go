@@ -206,6 +206,14 @@ func (e *lRUK4V4AlwaysElem) loadKey() (k LRUK4V4AlwaysKey) {
 	return
 }
 
+// elemHash is the hash of the key e holds: its key hashed again (the element caches no hash). Read without the
+// bucket's lock, it is only as good as the caller's later check.
+func (m *LRUK4V4Always) elemHash(e *lRUK4V4AlwaysElem) uint32 {
+	k := e.loadKey()
+	w := k.words()
+	return m.hash(&k, &w)
+}
+
 // loadValue loads e's value.
 func (e *lRUK4V4AlwaysElem) loadValue() (v LRUK4V4AlwaysValue) {
 	binary.LittleEndian.PutUint32(v[0:], atomic.LoadUint32(&e.val[0]))
@@ -281,12 +289,10 @@ func (m *LRUK4V4Always) free(i uint32) {
 // and Push, which they call inside it, never waits).
 func (m *LRUK4V4Always) evict(n uint32) bool {
 	e := m.elem(n)
-	// No cached hash: hash the key again. A key being written by an update in
-	// progress gives some bucket where the element is not linked yet, so the
-	// answer is false, as the kernel's would be.
-	k := e.loadKey()
-	w := k.words()
-	h := m.hash(&k, &w)
+	// No cached hash: the key is hashed again. A key being written by an
+	// update in progress gives some bucket where the element is not linked
+	// yet, so the answer is false, as the kernel's would be.
+	h := m.elemHash(e)
 	bi := h & m.mask
 	b := m.lock(bi)
 	b.Lock()

@@ -210,6 +210,14 @@ func (e *lRUK8V8Elem) loadKey() (k LRUK8V8Key) {
 	return
 }
 
+// elemHash is the hash of the key e holds: its key hashed again (the element caches no hash). Read without the
+// bucket's lock, it is only as good as the caller's later check.
+func (m *LRUK8V8) elemHash(e *lRUK8V8Elem) uint32 {
+	k := e.loadKey()
+	w := k.words()
+	return m.hash(&k, &w)
+}
+
 // loadValue loads e's value.
 func (e *lRUK8V8Elem) loadValue() (v LRUK8V8Value) {
 	binary.LittleEndian.PutUint64(v[0:], uint64(atomic.LoadUint32(&e.val[0]))|uint64(atomic.LoadUint32(&e.val[1]))<<32)
@@ -286,12 +294,10 @@ func (m *LRUK8V8) free(i uint32) {
 // and Push, which they call inside it, never waits).
 func (m *LRUK8V8) evict(n uint32) bool {
 	e := m.elem(n)
-	// No cached hash: hash the key again. A key being written by an update in
-	// progress gives some bucket where the element is not linked yet, so the
-	// answer is false, as the kernel's would be.
-	k := e.loadKey()
-	w := k.words()
-	h := m.hash(&k, &w)
+	// No cached hash: the key is hashed again. A key being written by an
+	// update in progress gives some bucket where the element is not linked
+	// yet, so the answer is false, as the kernel's would be.
+	h := m.elemHash(e)
 	bi := h & m.mask
 	b := m.lock(bi)
 	b.Lock()

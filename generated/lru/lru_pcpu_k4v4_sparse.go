@@ -235,6 +235,14 @@ func (e *lRUPerCPUK4V4SparseElem) loadKey() (k LRUPerCPUK4V4SparseKey) {
 	return
 }
 
+// elemHash is the hash of the key e holds: its key hashed again (the element caches no hash). Read without the
+// bucket's lock, it is only as good as the caller's later check.
+func (m *LRUPerCPUK4V4Sparse) elemHash(e *lRUPerCPUK4V4SparseElem) uint32 {
+	k := e.loadKey()
+	w := k.words()
+	return m.hash(&k, &w)
+}
+
 // lock is bucket bi's sequence lock.
 func (m *LRUPerCPUK4V4Sparse) lock(bi uint32) *htab.SeqLock { return &m.buckets[bi].SeqLock }
 
@@ -364,12 +372,10 @@ func (m *LRUPerCPUK4V4Sparse) storeValues(i uint32, vals []LRUPerCPUK4V4SparseVa
 // and Push, which they call inside it, never waits).
 func (m *LRUPerCPUK4V4Sparse) evict(n uint32) bool {
 	e := m.elem(n)
-	// No cached hash: hash the key again. A key being written by an update in
-	// progress gives some bucket where the element is not linked yet, so the
-	// answer is false, as the kernel's would be.
-	k := e.loadKey()
-	w := k.words()
-	h := m.hash(&k, &w)
+	// No cached hash: the key is hashed again. A key being written by an
+	// update in progress gives some bucket where the element is not linked
+	// yet, so the answer is false, as the kernel's would be.
+	h := m.elemHash(e)
 	bi := h & m.mask
 	b := m.lock(bi)
 	b.Lock()

@@ -5,3 +5,4 @@
 package pcpu
 
 //go:generate go run ../../cmd/htabgen -type pcpu -key 8 -val 8 -out pcpu_k8v8.go -tests
+//go:generate go run ../../cmd/htabgen -type pcpu -key 8 -val 8 -bloom 3 -name PerCPUK8V8Bloom -out pcpu_k8v8_bloom.go -tests
