@@ -139,7 +139,7 @@ func (g *generator) updateLRU(f *jen.File) {
 // update is Update as on CPU cpu: the CPU whose LRU lists provide the new
 // element.
 func (m *$Map) update(k *$Key, v *$Value, cpu int, flags htab.UpdateFlags) error {
-` + updatePrologue + `	// As the kernel does, take an element first: the LRU may evict for it,
+`+updatePrologue+`	// As the kernel does, take an element first: the LRU may evict for it,
 	// even the very key being updated.
 	n, ok := m.lru.Pop(cpu)
 	if !ok {
@@ -150,7 +150,7 @@ func (m *$Map) update(k *$Key, v *$Value, cpu int, flags htab.UpdateFlags) error
 	e.setValue(v)
 	b.Lock()
 	prev, i := m.find(bi, &w, h)
-` + flagErrors("m.lru.Push(n)\n") + `$(filterAdd)	m.linkHead(bi, n+1)
+`+flagErrors("m.lru.Push(n)\n")+`$(filterAdd)	m.linkHead(bi, n+1)
 	if i == 0 {
 		m.count.Add(1)
 		b.Unlock()
@@ -181,7 +181,7 @@ func (g *generator) updateLRUPerCPU(f *jen.File) {
 // element: it sets every CPU's value from vals, or, with vals nil, CPU
 // cpu's from v.
 func (m *$Map) update(k *$Key, vals []$Value, v *$Value, cpu int, flags htab.UpdateFlags) error {
-` + updatePrologue + `	// An element is taken only when the flags allow a new key; the LRU may
+`+updatePrologue+`	// An element is taken only when the flags allow a new key; the LRU may
 	// evict for it.
 	var n uint32
 	popped := false
@@ -194,7 +194,7 @@ func (m *$Map) update(k *$Key, vals []$Value, v *$Value, cpu int, flags htab.Upd
 	}
 	b.Lock()
 	_, i := m.find(bi, &w, h)
-` + flagErrors("if popped {\n\t\t\tm.lru.Push(n)\n\t\t}\n") + `	if i != 0 {
+`+flagErrors("if popped {\n\t\t\tm.lru.Push(n)\n\t\t}\n")+`	if i != 0 {
 		m.elem(i - 1).node.Ref()
 		m.storeValues(i-1, vals, v, cpu, false)
 		if popped {
@@ -203,7 +203,7 @@ func (m *$Map) update(k *$Key, vals []$Value, v *$Value, cpu int, flags htab.Upd
 		b.Unlock()
 		return nil
 	}
-$(filterAdd)` + linkNew("m.storeValues(n, vals, v, cpu, true)") + `}
+$(filterAdd)`+linkNew("m.storeValues(n, vals, v, cpu, true)")+`}
 `, g.filterHoles()...))
 }
 
@@ -275,7 +275,7 @@ $(filter)	bi := h & m.mask
 	f.Add(g.code(`
 // Delete removes k, as BPF_MAP_DELETE_ELEM does: htab.ErrKeyNotExist if absent.
 func (m *$Map) Delete(k $Key) error {
-` + find + `htab.ErrKeyNotExist
+`+find+`htab.ErrKeyNotExist
 	}
 	m.free(m.unlink(bi, prev, i))
 	b.Unlock()
@@ -291,7 +291,7 @@ func (m *$Map) LookupAndDelete(k $Key, vals []$Value) error {
 	if len(vals) < m.cpus {
 		return fmt.Errorf("%w: len(vals) = %d, want CPUs() = %d", htab.ErrInvalid, len(vals), m.cpus)
 	}
-` + find + `htab.ErrKeyNotExist
+`+find+`htab.ErrKeyNotExist
 	}
 	m.loadValues(i-1, vals)
 	m.free(m.unlink(bi, prev, i))
@@ -305,7 +305,7 @@ func (m *$Map) LookupAndDelete(k $Key, vals []$Value) error {
 // LookupAndDelete removes k and returns its value, as
 // BPF_MAP_LOOKUP_AND_DELETE_ELEM does: htab.ErrKeyNotExist if absent.
 func (m *$Map) LookupAndDelete(k $Key) ($Value, error) {
-` + find + `$Value{}, htab.ErrKeyNotExist
+`+find+`$Value{}, htab.ErrKeyNotExist
 	}
 	v := m.elem(i - 1).loadValue()
 	m.free(m.unlink(bi, prev, i))
