@@ -84,7 +84,7 @@ func goldenCases() []goldenCase {
 		for _, kv := range [][2]int{{8, 8}, {16, 13}} {
 			for _, lean := range []bool{true, false} {
 				s, args := hash(kv[0], kv[1], func(s *spec.Spec) { s.Type, s.Lean = typ, lean }, "-lean="+strconv.FormatBool(lean))
-				args[1] = string(typ)
+				args[1] = typ.String()
 				name := fmt.Sprintf("%s_k%dv%d", words[typ], kv[0], kv[1])
 				if !lean {
 					name += "_notlean"
