@@ -93,6 +93,21 @@ func goldenCases() []goldenCase {
 			}
 		}
 	}
+	// A bloom filter in front of lookups, in both layouts and an LRU type
+	// (whose UpdateExist it does not answer); and the bloom filter map,
+	// word-aligned or not.
+	s, args = hash(8, 8, func(s *spec.Spec) { s.Bloom = 3 }, "-bloom", "3")
+	add("hash_k8v8_bloom3", s, args)
+	s, args = hash(16, 8, func(s *spec.Spec) { classic(s); s.Bloom = 1 }, "-layout", "classic", "-bloom", "1")
+	add("hash_k16v8_classic_bloom1", s, args)
+	s, args = hash(8, 8, func(s *spec.Spec) { s.Type, s.Bloom = spec.LRU, 3 }, "-bloom", "3")
+	args[1] = "lru"
+	add("lru_k8v8_bloom3", s, args)
+	for _, val := range []int{8, 13} {
+		s := spec.Default()
+		s.Type, s.Val, s.Pkg = spec.Bloom, val, "golden"
+		add(fmt.Sprintf("bloom_v%d", val), s, []string{"-type", "bloom", "-val", strconv.Itoa(val), "-pkg", "golden"})
+	}
 	return cases
 }
 

@@ -71,8 +71,8 @@ func TestCheckTogether(t *testing.T) {
 // with another: else maps Foo and FooSlot could both declare fooSlotChunk
 // (Foo's "SlotChunk", FooSlot's "Chunk"). The exported test functions are
 // held to the same rule within each kind (Test, Benchmark, Fuzz). The matrix
-// varies every implemented option; -bloom and -ebpf-compat are to join it
-// when they are implemented.
+// varies every implemented option; -ebpf-compat is to join it when it is
+// implemented.
 func TestNamesCompose(t *testing.T) {
 	const name, prefix = "Zq", "zq"
 	suffixes := map[string]map[string]string{} // kind → suffix → one spec with it
@@ -96,6 +96,7 @@ func TestNamesCompose(t *testing.T) {
 				func(s *spec.Spec) { s.BatchLock = "always" },
 				func(s *spec.Spec) { s.BatchLock = "sparse" },
 				func(s *spec.Spec) { s.Hash = "jhash" },
+				func(s *spec.Spec) { s.Bloom = 3 },
 			}
 			if key%4 == 0 {
 				variants = append(variants, func(s *spec.Spec) { s.Hash = "jhash2" })
@@ -105,6 +106,16 @@ func TestNamesCompose(t *testing.T) {
 				v(&s)
 				specs = append(specs, s)
 			}
+		}
+	}
+	for _, val := range []int{1, 8, 13, 300} {
+		for _, h := range []spec.HashKind{spec.HashStatic, spec.HashJhash, spec.HashJhash2} {
+			if h == spec.HashJhash2 && val%4 != 0 {
+				continue
+			}
+			s := spec.Default()
+			s.Type, s.Val, s.Hash, s.Name, s.Out, s.Pkg, s.Tests = spec.Bloom, val, h, name, "zq.go", "p", true
+			specs = append(specs, s)
 		}
 	}
 	for _, s := range specs {
@@ -163,8 +174,15 @@ func TestMatrix(t *testing.T) {
 	hashes := []spec.HashKind{spec.HashStatic, spec.HashJhash2, spec.HashJhash}
 	start := time.Now()
 	maps, pkgs := 0, 0
+	var genWith func(typ spec.MapType, layout spec.StorageLayout, h spec.HashKind, lean bool, keys, vals []int, bloom int)
 	gen := func(typ spec.MapType, layout spec.StorageLayout, h spec.HashKind, lean bool, keys, vals []int) {
+		genWith(typ, layout, h, lean, keys, vals, 0)
+	}
+	genWith = func(typ spec.MapType, layout spec.StorageLayout, h spec.HashKind, lean bool, keys, vals []int, bloom int) {
 		pkg := fmt.Sprintf("%s_%s_%s_lean%v", typ, layout, h, lean)
+		if bloom > 0 {
+			pkg += fmt.Sprintf("_bloom%d", bloom)
+		}
 		dir := filepath.Join(mod, pkg)
 		require.NoError(t, os.MkdirAll(dir, 0o755))
 		pkgs++
@@ -174,18 +192,37 @@ func TestMatrix(t *testing.T) {
 			}
 			for _, val := range vals {
 				s := spec.Default()
-				s.Type, s.Key, s.Val, s.Hash, s.Lean, s.Layout = typ, key, val, h, lean, layout
+				s.Type, s.Key, s.Val, s.Hash, s.Lean, s.Layout, s.Bloom = typ, key, val, h, lean, layout, bloom
 				s.Name = fmt.Sprintf("K%dV%d", key, val)
 				s.Pkg = pkg
 				s.Out = filepath.Join(dir, fmt.Sprintf("k%dv%d_htab.go", key, val))
 				s.Tests = true
-				cmd := fmt.Sprintf("htabgen -type %s -layout %s -key %d -val %d -hash %s -lean=%v -name %s -out k%dv%d_htab.go -tests",
-					typ, layout, key, val, h, lean, s.Name, key, val)
+				cmd := fmt.Sprintf("htabgen -type %s -layout %s -key %d -val %d -hash %s -lean=%v -bloom %d -name %s -out k%dv%d_htab.go -tests",
+					typ, layout, key, val, h, lean, bloom, s.Name, key, val)
 				files, err := Generate(s, cmd)
 				require.NoError(t, err, cmd)
 				require.NoError(t, WriteFiles(files), cmd)
 				maps++
 			}
+		}
+	}
+	genBloom := func(h spec.HashKind, vals []int) {
+		pkg := fmt.Sprintf("bloom_%s", h)
+		dir := filepath.Join(mod, pkg)
+		require.NoError(t, os.MkdirAll(dir, 0o755))
+		pkgs++
+		for _, val := range vals {
+			if h == spec.HashJhash2 && val%4 != 0 {
+				continue
+			}
+			s := spec.Default()
+			s.Type, s.Val, s.Hash, s.Name, s.Pkg, s.Tests = spec.Bloom, val, h, fmt.Sprintf("V%d", val), pkg, true
+			s.Out = filepath.Join(dir, fmt.Sprintf("v%d_htab.go", val))
+			cmd := fmt.Sprintf("htabgen -type bloom -val %d -hash %s -name %s -out v%d_htab.go -tests", val, h, s.Name, val)
+			files, err := Generate(s, cmd)
+			require.NoError(t, err, cmd)
+			require.NoError(t, WriteFiles(files), cmd)
+			maps++
 		}
 	}
 	for _, layout := range []spec.StorageLayout{spec.LayoutClassic, spec.LayoutHome} {
@@ -201,6 +238,18 @@ func TestMatrix(t *testing.T) {
 		for _, lean := range []bool{true, false} {
 			gen(typ, spec.LayoutClassic, spec.HashStatic, lean, []int{1, 4, 8, 9, 16}, []int{1, 8, 13})
 		}
+	}
+	// A bloom filter in front of lookups, in every type and layout (a cached
+	// hash or not: the rebuild's walk hashes keys again), and the bloom
+	// filter map's value sizes and hashes.
+	for _, tl := range []struct {
+		typ    spec.MapType
+		layout spec.StorageLayout
+	}{{spec.Hash, spec.LayoutHome}, {spec.Hash, spec.LayoutClassic}, {spec.PerCPU, spec.LayoutClassic}, {spec.LRU, spec.LayoutClassic}, {spec.LRUPerCPU, spec.LayoutClassic}} {
+		genWith(tl.typ, tl.layout, spec.HashStatic, true, []int{1, 8, 9, 16}, []int{8}, 3)
+	}
+	for _, h := range hashes {
+		genBloom(h, []int{1, 2, 5, 8, 12, 13, 40, 64, 100, 256})
 	}
 	goCmd := tempModule(t, mod, "matrix")
 	t.Logf("generated %d maps in %d packages in %v", maps, pkgs, time.Since(start).Round(time.Millisecond))

@@ -36,7 +36,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("htabgen", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	s := spec.Default()
-	typ := fs.String("type", "", "map type: "+typesList()+"; required (bloom is not implemented in this version)")
+	typ := fs.String("type", "", "map type: "+typesList()+"; required")
 	fs.Var((*decimal)(&s.Key), "key", decimalUsage(featureUsage("key")))
 	fs.Var((*decimal)(&s.Val), "val", decimalUsage(fmt.Sprintf("value size in bytes (1..%d; per-CPU types 1..%d)", spec.MaxValueSize, spec.MaxPerCPUValSize)))
 	fs.StringVar(&s.Name, "name", "", "Go name of the map type, an exported Go identifier (default derived, e.g. HashK8V8)")
