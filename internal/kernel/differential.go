@@ -160,3 +160,14 @@ func RequireSameContents[K, V comparable](t *testing.T, km *Map, m HashMap[K, V]
 // Bytes is the bytes of x, a [N]byte key or value of a generated map, in
 // place: the view the kernel harness takes of them.
 func Bytes[T any](x *T) []byte { return unsafe.Slice((*byte)(unsafe.Pointer(x)), unsafe.Sizeof(*x)) }
+
+// Concat is the bytes of xs, [N]byte values, one after the other: a key's
+// values (every CPU's, for a per-CPU map) as the kernel harness takes and
+// gives them.
+func Concat[T any](xs []T) []byte {
+	var b []byte
+	for i := range xs {
+		b = append(b, Bytes(&xs[i])...)
+	}
+	return b
+}
