@@ -18,7 +18,7 @@
 //   - what every map has: types.go (key, value, element, map, constructor),
 //     hash.go (jhash, as the layout chose it), words.go (keys and values as
 //     the element stores them), design.go (the design comment);
-//   - the -tests file: tests.go and the files it names.
+//   - the -tests file: tests.go.
 //
 // Each optional part is a hook that emits nothing when it is off. Code is
 // written one way (emit.go): Go text for fixed bodies, with holes that
@@ -29,11 +29,14 @@ package templates
 import (
 	"bytes"
 	"fmt"
+	"go/ast"
+	"go/format"
+	"go/parser"
+	"go/token"
 	"regexp"
 	"strings"
 
 	"github.com/dave/jennifer/jen"
-	"golang.org/x/tools/imports"
 
 	"github.com/htabgen/htabgen/spec"
 )
@@ -106,8 +109,8 @@ func newFile(l *spec.Layout, h Header) *jen.File {
 	return f
 }
 
-// render formats f: jennifer writes and gofmts it, and goimports groups its
-// imports (the standard library, then htab).
+// render formats f: jennifer writes and gofmts it, and groupImports puts the
+// standard library's imports first, then the others (htab), as goimports does.
 func render(f *jen.File) ([]byte, error) {
 	var buf bytes.Buffer
 	if err := f.Render(&buf); err != nil {
@@ -115,11 +118,53 @@ func render(f *jen.File) ([]byte, error) {
 		// numbers so that the template at fault can be found.
 		return nil, fmt.Errorf("generated code does not parse: %w\n%s", err, numbered(fmt.Sprintf("%#v", f)))
 	}
-	out, err := imports.Process("", blockEdges.ReplaceAll(buf.Bytes(), []byte("$1\n$2")), &imports.Options{Comments: true, TabIndent: true, TabWidth: 8, FormatOnly: true})
+	out, err := groupImports(blockEdges.ReplaceAll(buf.Bytes(), []byte("$1\n$2")))
 	if err != nil {
 		return nil, fmt.Errorf("grouping the imports: %w\n%s", err, numbered(buf.String()))
 	}
 	return out, nil
+}
+
+// groupImports rewrites src's import block (jennifer writes one, sorted by
+// path) as two groups, the standard library's packages and then the others,
+// with a blank line between, and formats the result.
+func groupImports(src []byte) ([]byte, error) {
+	fset := token.NewFileSet()
+	file, err := parser.ParseFile(fset, "", src, parser.ImportsOnly|parser.ParseComments)
+	if err != nil {
+		return nil, err
+	}
+	for _, d := range file.Decls {
+		gd, ok := d.(*ast.GenDecl)
+		if !ok || gd.Tok != token.IMPORT || !gd.Lparen.IsValid() {
+			continue
+		}
+		var std, other []string
+		for _, sp := range gd.Specs {
+			is := sp.(*ast.ImportSpec)
+			line := is.Path.Value
+			if is.Name != nil {
+				line = is.Name.Name + " " + line
+			}
+			if path := strings.Trim(is.Path.Value, `"`); strings.Contains(strings.Split(path, "/")[0], ".") {
+				other = append(other, line)
+			} else {
+				std = append(std, line)
+			}
+		}
+		block := "import (\n\t" + strings.Join(std, "\n\t")
+		if len(std) > 0 && len(other) > 0 {
+			block += "\n"
+		}
+		if len(other) > 0 {
+			block += "\n\t" + strings.Join(other, "\n\t")
+		}
+		block += "\n)"
+		start, end := fset.Position(gd.Pos()).Offset, fset.Position(gd.End()).Offset
+		src = append(append(append([]byte{}, src[:start]...), block...), src[end:]...)
+		break
+	}
+	return format.Source(src)
 }
 
 // blockEdges matches a blank line at the start or the end of a block, which

@@ -42,7 +42,13 @@ func kpVal[V ~[8]byte](i int64) (v V) {
 
 // kpMap is what the ports need of a k8v8 map (HashK8V8, HomeK8V8).
 type kpMap[K ~[8]byte, V ~[8]byte] interface {
-	k8v8Map[K, V]
+	Update(K, V, htab.UpdateFlags) error
+	Delete(K) error
+	LookupAndDelete(K) (V, error)
+	Lookup(K) (V, bool)
+	NextKey(*K) (K, error)
+	All() iter.Seq2[K, V]
+	Len() int
 	MaxEntries() int
 }
 

@@ -4,17 +4,19 @@
 // equals htab.Jhash and that every map round-trips its keys. It also holds
 // Large4112 for the port of the kernel's test_map_large, and maps with odd
 // value sizes (and the classic layout) for the kernel differential test of
-// odd sizes (kernel_diff_test.go).
+// odd sizes (kernel_diff_test.go). The maps that test compares are generated
+// with -tests: it reaches them through their adapters (htabtest.Map), and
+// the test kit's checks run on those sizes too.
 // Regenerate with `go generate ./generated/keysizes/`.
 package keysizes
 
-//go:generate go run ../../cmd/htabgen -type hash -key 1 -val 8 -name K1 -out k1.go
-//go:generate go run ../../cmd/htabgen -type hash -key 2 -val 8 -name K2 -out k2.go
+//go:generate go run ../../cmd/htabgen -type hash -key 1 -val 8 -name K1 -out k1.go -tests
+//go:generate go run ../../cmd/htabgen -type hash -key 2 -val 8 -name K2 -out k2.go -tests
 //go:generate go run ../../cmd/htabgen -type hash -key 3 -val 8 -name K3 -out k3.go
 //go:generate go run ../../cmd/htabgen -type hash -key 4 -val 8 -name K4 -out k4.go
-//go:generate go run ../../cmd/htabgen -type hash -key 5 -val 8 -name K5 -out k5.go
+//go:generate go run ../../cmd/htabgen -type hash -key 5 -val 8 -name K5 -out k5.go -tests
 //go:generate go run ../../cmd/htabgen -type hash -key 6 -val 8 -name K6 -out k6.go
-//go:generate go run ../../cmd/htabgen -type hash -key 7 -val 8 -name K7 -out k7.go
+//go:generate go run ../../cmd/htabgen -type hash -key 7 -val 8 -name K7 -out k7.go -tests
 //go:generate go run ../../cmd/htabgen -type hash -key 8 -val 8 -name K8 -out k8.go
 //go:generate go run ../../cmd/htabgen -type hash -key 9 -val 8 -name K9 -out k9.go
 //go:generate go run ../../cmd/htabgen -type hash -key 10 -val 8 -name K10 -out k10.go
@@ -38,7 +40,7 @@ package keysizes
 //go:generate go run ../../cmd/htabgen -type hash -key 28 -val 8 -name K28 -out k28.go
 //go:generate go run ../../cmd/htabgen -type hash -key 29 -val 8 -name K29 -out k29.go
 //go:generate go run ../../cmd/htabgen -type hash -key 30 -val 8 -name K30 -out k30.go
-//go:generate go run ../../cmd/htabgen -type hash -key 31 -val 8 -name K31 -out k31.go
+//go:generate go run ../../cmd/htabgen -type hash -key 31 -val 8 -name K31 -out k31.go -tests
 //go:generate go run ../../cmd/htabgen -type hash -key 32 -val 8 -name K32 -out k32.go
 //go:generate go run ../../cmd/htabgen -type hash -key 33 -val 8 -name K33 -out k33.go
 //go:generate go run ../../cmd/htabgen -type hash -key 34 -val 8 -name K34 -out k34.go
@@ -72,13 +74,13 @@ package keysizes
 //go:generate go run ../../cmd/htabgen -type hash -key 62 -val 8 -name K62 -out k62.go
 //go:generate go run ../../cmd/htabgen -type hash -key 63 -val 8 -name K63 -out k63.go
 //go:generate go run ../../cmd/htabgen -type hash -key 64 -val 8 -name K64 -out k64.go
-//go:generate go run ../../cmd/htabgen -type hash -key 128 -val 8 -name K128 -out k128.go
+//go:generate go run ../../cmd/htabgen -type hash -key 128 -val 8 -name K128 -out k128.go -tests
 //go:generate go run ../../cmd/htabgen -type hash -key 512 -val 8 -name K512 -out k512.go
 //go:generate go run ../../cmd/htabgen -type hash -key 4112 -val 8 -name K4112 -out k4112.go
 
 // Sizes above 64 are not unrolled: 128, 512 and 4112 all end in an 8-byte
 // tail, so these cover the loop path's other tails (73..84: 1..12 bytes).
-//go:generate go run ../../cmd/htabgen -type hash -key 65 -val 8 -name K65 -out k65.go
+//go:generate go run ../../cmd/htabgen -type hash -key 65 -val 8 -name K65 -out k65.go -tests
 //go:generate go run ../../cmd/htabgen -type hash -key 73 -val 8 -name K73 -out k73.go
 //go:generate go run ../../cmd/htabgen -type hash -key 74 -val 8 -name K74 -out k74.go
 //go:generate go run ../../cmd/htabgen -type hash -key 75 -val 8 -name K75 -out k75.go
@@ -93,7 +95,7 @@ package keysizes
 //go:generate go run ../../cmd/htabgen -type hash -key 84 -val 8 -name K84 -out k84.go
 //go:generate go run ../../cmd/htabgen -type hash -key 100 -val 8 -name K100 -out k100.go
 //go:generate go run ../../cmd/htabgen -type hash -key 127 -val 8 -name K127 -out k127.go
-//go:generate go run ../../cmd/htabgen -type hash -key 257 -val 8 -name K257 -out k257.go
+//go:generate go run ../../cmd/htabgen -type hash -key 257 -val 8 -name K257 -out k257.go -tests
 
 // The kernel's word loop (jhash2) and byte loop (jhash), for a few sizes.
 //go:generate go run ../../cmd/htabgen -type hash -key 4 -val 8 -hash jhash2 -name K4Jhash2 -out k4_jhash2.go
@@ -104,7 +106,7 @@ package keysizes
 //go:generate go run ../../cmd/htabgen -type hash -key 12 -val 8 -hash jhash -name K12Jhash -out k12_jhash.go
 //go:generate go run ../../cmd/htabgen -type hash -key 13 -val 8 -hash jhash -name K13Jhash -out k13_jhash.go
 //go:generate go run ../../cmd/htabgen -type hash -key 64 -val 8 -hash jhash -name K64Jhash -out k64_jhash.go
-//go:generate go run ../../cmd/htabgen -type hash -key 65 -val 8 -hash jhash -name K65Jhash -out k65_jhash.go
+//go:generate go run ../../cmd/htabgen -type hash -key 65 -val 8 -hash jhash -name K65Jhash -out k65_jhash.go -tests
 
 // The byte loop's tails of 6, 10 and 11 bytes, which no other generated map
 // has (K65Jhash above has 5, the spec matrix of gen_matrix_test.go the
@@ -117,9 +119,9 @@ package keysizes
 //go:generate go run ../../cmd/htabgen -type hash -key 4112 -val 4 -name Large4112 -out large4112.go
 
 // Odd value sizes, and odd keys in the classic layout, for kernel_diff_test.go.
-//go:generate go run ../../cmd/htabgen -type hash -key 3 -val 13 -name K3V13 -out k3v13.go
-//go:generate go run ../../cmd/htabgen -type hash -key 13 -val 1 -name K13V1 -out k13v1.go
-//go:generate go run ../../cmd/htabgen -type hash -key 6 -val 64 -name K6V64 -out k6v64.go
-//go:generate go run ../../cmd/htabgen -type hash -key 4 -val 68 -name K4V68 -out k4v68.go
-//go:generate go run ../../cmd/htabgen -type hash -layout classic -key 13 -val 13 -name K13V13Classic -out k13v13_classic.go
-//go:generate go run ../../cmd/htabgen -type hash -layout classic -key 1 -val 3 -name K1V3Classic -out k1v3_classic.go
+//go:generate go run ../../cmd/htabgen -type hash -key 3 -val 13 -name K3V13 -out k3v13.go -tests
+//go:generate go run ../../cmd/htabgen -type hash -key 13 -val 1 -name K13V1 -out k13v1.go -tests
+//go:generate go run ../../cmd/htabgen -type hash -key 6 -val 64 -name K6V64 -out k6v64.go -tests
+//go:generate go run ../../cmd/htabgen -type hash -key 4 -val 68 -name K4V68 -out k4v68.go -tests
+//go:generate go run ../../cmd/htabgen -type hash -layout classic -key 13 -val 13 -name K13V13Classic -out k13v13_classic.go -tests
+//go:generate go run ../../cmd/htabgen -type hash -layout classic -key 1 -val 3 -name K1V3Classic -out k1v3_classic.go -tests

@@ -3,12 +3,12 @@ package keysizes
 import (
 	"fmt"
 	"math/rand/v2"
-	"reflect"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/htabgen/htabgen/htab"
+	"github.com/htabgen/htabgen/htab/htabtest"
 	"github.com/htabgen/htabgen/internal/batchdiff"
 	"github.com/htabgen/htabgen/internal/kernel"
 )
@@ -19,21 +19,21 @@ import (
 // the element), keys over 64 bytes (the hash's loop, word-aligned or not),
 // and odd or large value sizes, in both layouts.
 var ksDiffCases = []ksDiffCase{
-	ksDiff[K1Key, K1Value]("K1", NewK1),
-	ksDiff[K2Key, K2Value]("K2", NewK2),
-	ksDiff[K5Key, K5Value]("K5", NewK5),
-	ksDiff[K7Key, K7Value]("K7", NewK7),
-	ksDiff[K31Key, K31Value]("K31", NewK31),
-	ksDiff[K65Key, K65Value]("K65", NewK65),
-	ksDiff[K65JhashKey, K65JhashValue]("K65Jhash", NewK65Jhash),
-	ksDiff[K128Key, K128Value]("K128", NewK128),
-	ksDiff[K257Key, K257Value]("K257", NewK257),
-	ksDiff[K3V13Key, K3V13Value]("K3V13", NewK3V13),
-	ksDiff[K13V1Key, K13V1Value]("K13V1", NewK13V1),
-	ksDiff[K6V64Key, K6V64Value]("K6V64", NewK6V64),
-	ksDiff[K4V68Key, K4V68Value]("K4V68", NewK4V68),
-	ksDiff[K13V13ClassicKey, K13V13ClassicValue]("K13V13Classic", NewK13V13Classic),
-	ksDiff[K1V3ClassicKey, K1V3ClassicValue]("K1V3Classic", NewK1V3Classic),
+	ksDiff("K1", k1TestMap{}),
+	ksDiff("K2", k2TestMap{}),
+	ksDiff("K5", k5TestMap{}),
+	ksDiff("K7", k7TestMap{}),
+	ksDiff("K31", k31TestMap{}),
+	ksDiff("K65", k65TestMap{}),
+	ksDiff("K65Jhash", k65JhashTestMap{}),
+	ksDiff("K128", k128TestMap{}),
+	ksDiff("K257", k257TestMap{}),
+	ksDiff("K3V13", k3V13TestMap{}),
+	ksDiff("K13V1", k13V1TestMap{}),
+	ksDiff("K6V64", k6V64TestMap{}),
+	ksDiff("K4V68", k4V68TestMap{}),
+	ksDiff("K13V13Classic", k13V13ClassicTestMap{}),
+	ksDiff("K1V3Classic", k1V3ClassicTestMap{}),
 }
 
 // ksDiffCase is one map of ksDiffCases: run creates it with o and compares
@@ -43,29 +43,24 @@ type ksDiffCase struct {
 	run, batch func(t *testing.T, o htab.Options, seed uint64)
 }
 
-// ksBatchMap is a keysizes map with its batch operations.
-type ksBatchMap[K, V comparable] interface {
-	ksMap[K, V]
-	batchdiff.PlainMap[K, V]
-}
-
-func ksDiff[K, V comparable, M ksBatchMap[K, V]](name string, newMap func(htab.Options) (M, error)) ksDiffCase {
+// ksDiff is the case of the maps kind stands for, named name.
+func ksDiff[K, V comparable](name string, kind htabtest.Map[K, V]) ksDiffCase {
 	return ksDiffCase{
 		name: name,
 		run: func(t *testing.T, o htab.Options, seed uint64) {
-			m, err := newMap(o)
+			m, err := kind.New(o)
 			require.NoError(t, err)
-			ksKernelDiff[K, V](t, m, o, seed)
+			ksKernelDiff(t, m, o, seed)
 		},
 		batch: func(t *testing.T, o htab.Options, seed uint64) {
-			m, err := newMap(o)
+			m, err := kind.New(o)
 			require.NoError(t, err)
 			var k K
 			var v V
 			km, err := kernel.New(htab.Hash, len(kernel.Bytes(&k)), len(kernel.Bytes(&v)), o)
 			require.NoError(t, err)
 			defer km.Close()
-			batchdiff.Differential(t, batchdiff.Kernel(km, 1), batchdiff.Plain[K, V](m), o.MaxEntries, seed)
+			batchdiff.Differential(t, batchdiff.Kernel(km, 1), batchdiff.Generated(m), o.MaxEntries, seed)
 		},
 	}
 }
@@ -109,7 +104,7 @@ func TestBatchKernelDifferentialSizes(t *testing.T) {
 	}
 }
 
-func ksKernelDiff[K, V comparable](t *testing.T, m ksMap[K, V], o htab.Options, seed uint64) {
+func ksKernelDiff[K, V comparable](t *testing.T, m htabtest.Map[K, V], o htab.Options, seed uint64) {
 	var k0 K
 	var v0 V
 	keySize, valSize := len(kernel.Bytes(&k0)), len(kernel.Bytes(&v0))
@@ -136,16 +131,8 @@ func ksKernelDiff[K, V comparable](t *testing.T, m ksMap[K, V], o htab.Options, 
 			}
 			return v
 		},
-		Prog: ksProgSide[K, V](m, keySize, valSize),
+		// The program side, where a BPF program's stack can hold the key
+		// and the value.
+		Prog: keySize <= kernel.MaxProgKeySize && valSize <= kernel.MaxProgValueSize,
 	})
-}
-
-// ksProgSide is m's CPU(0) handle, or nil for sizes a BPF program's stack
-// cannot hold. Each map's handle is of its own type, hence reflection.
-func ksProgSide[K, V comparable](m ksMap[K, V], keySize, valSize int) kernel.ProgSide[K, V] {
-	if keySize > kernel.MaxProgKeySize || valSize > kernel.MaxProgValueSize {
-		return nil
-	}
-	cpu := reflect.ValueOf(m).MethodByName("CPU").Call([]reflect.Value{reflect.ValueOf(0)})[0]
-	return cpu.Interface().(kernel.ProgSide[K, V])
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/htabgen/htabgen/htab"
+	"github.com/htabgen/htabgen/htab/htabtest"
 	"github.com/htabgen/htabgen/internal/batchdiff"
 	"github.com/htabgen/htabgen/internal/kernel"
 )
@@ -25,49 +26,12 @@ import (
 // layout), implemented by the generated maps and by the kernel's maps, so
 // that the same sequence can run on both and be compared call by call.
 
-// lboGenCPU is the program side of a generated k4v4 LRU map, as on one CPU.
-type lboGenCPU[K ~[4]byte, V ~[4]byte] interface {
-	Update(K, V, htab.UpdateFlags) error
-}
-
 // lboMap is a generated map driven through batchdiff, plus what the race
 // test needs beyond it: an insert (UpdateNoExist) through CPU(cpu), whose
 // v is that CPU's value (a per-CPU map zeroes the others).
 type lboMap struct {
 	batchdiff.Map
 	cpuInsert func(cpu int, k, v []byte) error
-}
-
-// lboPlain and lboPerCPU make a constructor of lboMaps of the generated
-// LRU_HASH and LRU_PERCPU_HASH maps.
-func lboPlain[K ~[4]byte, V ~[4]byte, C lboGenCPU[K, V], M interface {
-	batchdiff.PlainMap[K, V]
-	CPU(int) C
-}](newMap func(htab.Options) (M, error)) func(htab.Options) (lboMap, error) {
-	return func(o htab.Options) (lboMap, error) {
-		m, err := newMap(o)
-		if err != nil {
-			return lboMap{}, err
-		}
-		return lboMap{batchdiff.Plain(m), func(cpu int, k, v []byte) error {
-			return m.CPU(cpu).Update(K(k), V(v), htab.UpdateNoExist)
-		}}, nil
-	}
-}
-
-func lboPerCPU[K ~[4]byte, V ~[4]byte, C lboGenCPU[K, V], M interface {
-	batchdiff.PerCPUMap[K, V]
-	CPU(int) C
-}](newMap func(htab.Options) (M, error)) func(htab.Options) (lboMap, error) {
-	return func(o htab.Options) (lboMap, error) {
-		m, err := newMap(o)
-		if err != nil {
-			return lboMap{}, err
-		}
-		return lboMap{batchdiff.PerCPU(m), func(cpu int, k, v []byte) error {
-			return m.CPU(cpu).Update(K(k), V(v), htab.UpdateNoExist)
-		}}, nil
-	}
 }
 
 // lboMapKind is one generated map type and -batch-lock mode.
@@ -77,13 +41,36 @@ type lboMapKind struct {
 	newMap func(htab.Options) (lboMap, error)
 }
 
-var lboKinds = []lboMapKind{
-	{"lru/lock=nonempty", htab.LRUHash, lboPlain[LRUK4V4Key, LRUK4V4Value, *LRUK4V4CPU](NewLRUK4V4)},
-	{"lru/lock=always", htab.LRUHash, lboPlain[LRUK4V4AlwaysKey, LRUK4V4AlwaysValue, *LRUK4V4AlwaysCPU](NewLRUK4V4Always)},
-	{"lru/lock=sparse", htab.LRUHash, lboPlain[LRUK4V4SparseKey, LRUK4V4SparseValue, *LRUK4V4SparseCPU](NewLRUK4V4Sparse)},
-	{"lru_pcpu/lock=nonempty", htab.LRUPerCPUHash, lboPerCPU[LRUPerCPUK4V4Key, LRUPerCPUK4V4Value, *LRUPerCPUK4V4CPU](NewLRUPerCPUK4V4)},
-	{"lru_pcpu/lock=always", htab.LRUPerCPUHash, lboPerCPU[LRUPerCPUK4V4AlwaysKey, LRUPerCPUK4V4AlwaysValue, *LRUPerCPUK4V4AlwaysCPU](NewLRUPerCPUK4V4Always)},
-	{"lru_pcpu/lock=sparse", htab.LRUPerCPUHash, lboPerCPU[LRUPerCPUK4V4SparseKey, LRUPerCPUK4V4SparseValue, *LRUPerCPUK4V4SparseCPU](NewLRUPerCPUK4V4Sparse)},
+// lboKind is the lboMapKind of the maps kind stands for.
+func lboKind[K, V comparable](name string, kind htabtest.Map[K, V]) lboMapKind {
+	return lboMapKind{name, kind.Info().Type, func(o htab.Options) (lboMap, error) {
+		m, err := kind.New(o)
+		if err != nil {
+			return lboMap{}, err
+		}
+		return lboMap{batchdiff.Generated(m), func(cpu int, k, v []byte) error {
+			var key K
+			var val V
+			copy(kernel.Bytes(&key), k)
+			copy(kernel.Bytes(&val), v)
+			return m.CPU(cpu).Update(key, val, htab.UpdateNoExist)
+		}}, nil
+	}}
+}
+
+// lboKinds are the k4v4 maps of gen_batch.go. (A function, not a variable:
+// inferring K and V from an adapter's methods fails in the initializer of a
+// package-level variable declared in a file that sorts before the
+// adapter's.)
+func lboKinds() []lboMapKind {
+	return []lboMapKind{
+		lboKind("lru/lock=nonempty", lRUK4V4TestMap{}),
+		lboKind("lru/lock=always", lRUK4V4AlwaysTestMap{}),
+		lboKind("lru/lock=sparse", lRUK4V4SparseTestMap{}),
+		lboKind("lru_pcpu/lock=nonempty", lRUPerCPUK4V4TestMap{}),
+		lboKind("lru_pcpu/lock=always", lRUPerCPUK4V4AlwaysTestMap{}),
+		lboKind("lru_pcpu/lock=sparse", lRUPerCPUK4V4SparseTestMap{}),
+	}
 }
 
 // lboPortCPUs is the number of CPUs of the generated maps in
@@ -112,7 +99,7 @@ const lboPortCPUs = 2
 //     so that step 1 is skipped and step 2 populates a map holding them:
 //     then 7..10 remain, as TestLRUBatchRepopulateKernel checks.)
 func TestLRUBatchOpsPort(t *testing.T) {
-	for _, kind := range lboKinds {
+	for _, kind := range lboKinds() {
 		for _, noCommon := range []bool{false, true} {
 			for _, zero := range []bool{false, true} {
 				t.Run(fmt.Sprintf("%s/nocommon=%v/zeroseed=%v", kind.name, noCommon, zero), func(t *testing.T) {
@@ -201,7 +188,7 @@ func lboPortContents(ns int, keys ...uint32) string {
 func TestLRUBatchOpsPortKernel(t *testing.T) {
 	kernel.Require(t)
 	ncpu := kernel.PossibleCPUs()
-	for _, kind := range lboKinds {
+	for _, kind := range lboKinds() {
 		for _, noCommon := range []bool{false, true} {
 			t.Run(fmt.Sprintf("%s/nocommon=%v", kind.name, noCommon), func(t *testing.T) {
 				unpin, err := kernel.PinCPU(0)
@@ -237,7 +224,7 @@ func TestLRUBatchOpsPortKernel(t *testing.T) {
 func TestLRUBatchKernelDifferential(t *testing.T) {
 	kernel.Require(t)
 	ncpu := kernel.PossibleCPUs()
-	for _, kind := range lboKinds {
+	for _, kind := range lboKinds() {
 		for _, noCommon := range []bool{false, true} {
 			for _, max := range []int{2, 7, 10, 33, 256} {
 				t.Run(fmt.Sprintf("%s/nocommon=%v/max=%d", kind.name, noCommon, max), func(t *testing.T) {
@@ -267,7 +254,7 @@ func TestLRUBatchKernelDifferential(t *testing.T) {
 // end up either returned by exactly one batch, with its value, or still in
 // the map. Run it with -race.
 func TestLRUBatchLookupAndDeleteRace(t *testing.T) {
-	for _, kind := range lboKinds {
+	for _, kind := range lboKinds() {
 		for _, noCommon := range []bool{false, true} {
 			t.Run(fmt.Sprintf("%s/nocommon=%v", kind.name, noCommon), func(t *testing.T) {
 				const writers, perWriter, ncpu = 4, 1500, 4
@@ -392,7 +379,7 @@ func TestLRUBatchLookupAndDeleteRace(t *testing.T) {
 func TestLRUBatchRepopulateKernel(t *testing.T) {
 	kernel.Require(t)
 	ncpu := kernel.PossibleCPUs()
-	for _, kind := range lboKinds {
+	for _, kind := range lboKinds() {
 		for _, noCommon := range []bool{false, true} {
 			t.Run(fmt.Sprintf("%s/nocommon=%v", kind.name, noCommon), func(t *testing.T) {
 				unpin, err := kernel.PinCPU(0)

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/htabgen/htabgen/htab"
+	"github.com/htabgen/htabgen/htab/htabtest"
 	"github.com/htabgen/htabgen/internal/kernel"
 	"github.com/htabgen/htabgen/internal/lrusanity"
 )
@@ -36,132 +37,64 @@ type lruDiffMap interface {
 	all() (keys, vals [][]byte)
 }
 
-type lruDiffHash struct{ m *LRUK8V8 }
+// lruDiffGen is a generated LRU map of either type, reached through its
+// htabtest.Map adapter, as an lruDiffMap.
+type lruDiffGen[K ~[8]byte, V ~[8]byte] struct{ m htabtest.Map[K, V] }
 
-func (d lruDiffHash) maxEntries() int { return d.m.MaxEntries() }
-func (d lruDiffHash) length() int     { return d.m.Len() }
+func (d lruDiffGen[K, V]) maxEntries() int { return d.m.MaxEntries() }
+func (d lruDiffGen[K, V]) length() int     { return d.m.Len() }
 
-func (d lruDiffHash) update(key, val []byte, flags uint64) error {
-	return d.m.Update(LRUK8V8Key(key), LRUK8V8Value(val), htab.UpdateFlags(flags))
-}
-
-func (d lruDiffHash) progLookupOn(cpu int, key []byte) ([]byte, error) {
-	v, ok := d.m.CPU(cpu).Lookup(LRUK8V8Key(key))
-	if !ok {
-		return nil, htab.ErrKeyNotExist
-	}
-	return v[:], nil
-}
-
-func (d lruDiffHash) progUpdateOn(cpu int, key, val []byte, flags uint64) error {
-	return d.m.CPU(cpu).Update(LRUK8V8Key(key), LRUK8V8Value(val), htab.UpdateFlags(flags))
-}
-
-func (d lruDiffHash) progDeleteOn(cpu int, key []byte) error {
-	return d.m.CPU(cpu).Delete(LRUK8V8Key(key))
-}
-
-func (d lruDiffHash) lookup(key []byte) ([]byte, error) {
-	v, ok := d.m.Lookup(LRUK8V8Key(key))
-	if !ok {
-		return nil, htab.ErrKeyNotExist
-	}
-	return v[:], nil
-}
-
-func (d lruDiffHash) delete(key []byte) error { return d.m.Delete(LRUK8V8Key(key)) }
-
-func (d lruDiffHash) lookupAndDelete(key []byte) ([]byte, error) {
-	v, err := d.m.LookupAndDelete(LRUK8V8Key(key))
-	if err != nil {
-		return nil, err
-	}
-	return v[:], nil
-}
-
-func (d lruDiffHash) nextKey(key []byte) ([]byte, error) {
-	var kp *LRUK8V8Key
-	if key != nil {
-		k := LRUK8V8Key(key)
-		kp = &k
-	}
-	n, err := d.m.NextKey(kp)
-	if err != nil {
-		return nil, err
-	}
-	return n[:], nil
-}
-
-func (d lruDiffHash) all() (keys, vals [][]byte) {
-	for k, v := range d.m.All() {
-		keys, vals = append(keys, bytes.Clone(k[:])), append(vals, bytes.Clone(v[:]))
-	}
-	return keys, vals
-}
-
-type lruDiffPcpu struct{ m *LRUPerCPUK8V8 }
-
-func (d lruDiffPcpu) maxEntries() int { return d.m.MaxEntries() }
-func (d lruDiffPcpu) length() int     { return d.m.Len() }
-
-func (d lruDiffPcpu) split(val []byte) []LRUPerCPUK8V8Value {
-	out := make([]LRUPerCPUK8V8Value, d.m.CPUs())
+// split is val, every CPU's 8 bytes, as the map's values.
+func (d lruDiffGen[K, V]) split(val []byte) []V {
+	out := make([]V, htabtest.Slots(d.m))
 	for i := range out {
-		out[i] = LRUPerCPUK8V8Value(val[8*i:])
+		out[i] = V(val[8*i:])
 	}
 	return out
 }
 
-func lruDiffJoin(vals []LRUPerCPUK8V8Value) []byte {
-	var out []byte
-	for _, v := range vals {
-		out = append(out, v[:]...)
-	}
-	return out
+func (d lruDiffGen[K, V]) update(key, val []byte, flags uint64) error {
+	return d.m.Update(K(key), d.split(val), htab.UpdateFlags(flags))
 }
 
-func (d lruDiffPcpu) update(key, val []byte, flags uint64) error {
-	return d.m.Update(LRUPerCPUK8V8Key(key), d.split(val), htab.UpdateFlags(flags))
-}
-
-func (d lruDiffPcpu) lookup(key []byte) ([]byte, error) {
-	vals := make([]LRUPerCPUK8V8Value, d.m.CPUs())
-	if !d.m.Lookup(LRUPerCPUK8V8Key(key), vals) {
+func (d lruDiffGen[K, V]) lookup(key []byte) ([]byte, error) {
+	vals := make([]V, htabtest.Slots(d.m))
+	if !d.m.Lookup(K(key), vals) {
 		return nil, htab.ErrKeyNotExist
 	}
-	return lruDiffJoin(vals), nil
+	return kernel.Concat(vals), nil
 }
 
-func (d lruDiffPcpu) progLookupOn(cpu int, key []byte) ([]byte, error) {
-	v, ok := d.m.CPU(cpu).Lookup(LRUPerCPUK8V8Key(key))
+func (d lruDiffGen[K, V]) progLookupOn(cpu int, key []byte) ([]byte, error) {
+	v, ok := d.m.CPU(cpu).Lookup(K(key))
 	if !ok {
 		return nil, htab.ErrKeyNotExist
 	}
 	return v[:], nil
 }
 
-func (d lruDiffPcpu) progUpdateOn(cpu int, key, val []byte, flags uint64) error {
-	return d.m.CPU(cpu).Update(LRUPerCPUK8V8Key(key), LRUPerCPUK8V8Value(val), htab.UpdateFlags(flags))
+func (d lruDiffGen[K, V]) progUpdateOn(cpu int, key, val []byte, flags uint64) error {
+	return d.m.CPU(cpu).Update(K(key), V(val), htab.UpdateFlags(flags))
 }
 
-func (d lruDiffPcpu) progDeleteOn(cpu int, key []byte) error {
-	return d.m.CPU(cpu).Delete(LRUPerCPUK8V8Key(key))
+func (d lruDiffGen[K, V]) progDeleteOn(cpu int, key []byte) error {
+	return d.m.CPU(cpu).Delete(K(key))
 }
 
-func (d lruDiffPcpu) delete(key []byte) error { return d.m.Delete(LRUPerCPUK8V8Key(key)) }
+func (d lruDiffGen[K, V]) delete(key []byte) error { return d.m.Delete(K(key)) }
 
-func (d lruDiffPcpu) lookupAndDelete(key []byte) ([]byte, error) {
-	vals := make([]LRUPerCPUK8V8Value, d.m.CPUs())
-	if err := d.m.LookupAndDelete(LRUPerCPUK8V8Key(key), vals); err != nil {
+func (d lruDiffGen[K, V]) lookupAndDelete(key []byte) ([]byte, error) {
+	vals := make([]V, htabtest.Slots(d.m))
+	if err := d.m.LookupAndDelete(K(key), vals); err != nil {
 		return nil, err
 	}
-	return lruDiffJoin(vals), nil
+	return kernel.Concat(vals), nil
 }
 
-func (d lruDiffPcpu) nextKey(key []byte) ([]byte, error) {
-	var kp *LRUPerCPUK8V8Key
+func (d lruDiffGen[K, V]) nextKey(key []byte) ([]byte, error) {
+	var kp *K
 	if key != nil {
-		k := LRUPerCPUK8V8Key(key)
+		k := K(key)
 		kp = &k
 	}
 	n, err := d.m.NextKey(kp)
@@ -171,9 +104,9 @@ func (d lruDiffPcpu) nextKey(key []byte) ([]byte, error) {
 	return n[:], nil
 }
 
-func (d lruDiffPcpu) all() (keys, vals [][]byte) {
+func (d lruDiffGen[K, V]) all() (keys, vals [][]byte) {
 	for k, vs := range d.m.All() {
-		keys, vals = append(keys, bytes.Clone(k[:])), append(vals, lruDiffJoin(vs))
+		keys, vals = append(keys, bytes.Clone(k[:])), append(vals, kernel.Concat(vs))
 	}
 	return keys, vals
 }
@@ -518,13 +451,13 @@ func forEachLRUDiff(t *testing.T, sizes []int, body func(t *testing.T, r *lruDif
 					defer km.Close()
 					r := &lruDiffRun{t: t, km: km, ncpu: 1, pin: pin}
 					if percpu {
-						m, err := NewLRUPerCPUK8V8(opts)
+						m, err := lRUPerCPUK8V8TestMap{}.New(opts)
 						require.NoError(t, err)
-						r.g, r.ncpu = lruDiffPcpu{m}, ncpu
+						r.g, r.ncpu = lruDiffGen[LRUPerCPUK8V8Key, LRUPerCPUK8V8Value]{m}, ncpu
 					} else {
-						m, err := NewLRUK8V8(opts)
+						m, err := lRUK8V8TestMap{}.New(opts)
 						require.NoError(t, err)
-						r.g = lruDiffHash{m}
+						r.g = lruDiffGen[LRUK8V8Key, LRUK8V8Value]{m}
 					}
 					require.Equal(t, km.MaxEntries(), r.g.maxEntries(), "max_entries after NO_COMMON_LRU rounding")
 					body(t, r, size, mt, noCommon)

@@ -12,11 +12,13 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/htabgen/htabgen/htab"
+	"github.com/htabgen/htabgen/htab/htabtest"
 	"github.com/htabgen/htabgen/internal/lrusanity"
 )
 
@@ -44,116 +46,45 @@ type lruTwin interface {
 }
 
 func lruKey(k uint64) (b [8]byte) { binary.LittleEndian.PutUint64(b[:], k); return }
-func lruU64(b [8]byte) uint64     { return binary.LittleEndian.Uint64(b[:]) }
 
-// ---- LRU_HASH ----
+// lruU64 is the number an 8-byte key or value holds.
+func lruU64[T ~[8]byte](b T) uint64 { return binary.LittleEndian.Uint64(b[:]) }
 
-type lruHashTwin struct{ m *LRUK8V8 }
+// lruGenTwin is a generated LRU map of either type, reached through its
+// htabtest.Map adapter, as an lruTwin.
+type lruGenTwin[K ~[8]byte, V ~[8]byte] struct{ m htabtest.Map[K, V] }
 
-func (w lruHashTwin) cpus() int       { return w.m.CPUs() }
-func (w lruHashTwin) maxEntries() int { return w.m.MaxEntries() }
-func (w lruHashTwin) length() int     { return w.m.Len() }
+func (w lruGenTwin[K, V]) cpus() int       { return w.m.CPUs() }
+func (w lruGenTwin[K, V]) maxEntries() int { return w.m.MaxEntries() }
+func (w lruGenTwin[K, V]) length() int     { return w.m.Len() }
 
-func (w lruHashTwin) update(cpu int, key, val uint64, flags htab.UpdateFlags) error {
+func (w lruGenTwin[K, V]) update(cpu int, key, val uint64, flags htab.UpdateFlags) error {
 	if cpu == 0 {
-		return w.m.Update(lruKey(key), lruKey(val), flags)
+		return w.m.Update(K(lruKey(key)), slices.Repeat([]V{V(lruKey(val))}, htabtest.Slots(w.m)), flags)
 	}
-	return w.m.CPU(cpu).Update(lruKey(key), lruKey(val), flags)
+	return w.m.CPU(cpu).Update(K(lruKey(key)), V(lruKey(val)), flags)
 }
 
-func (w lruHashTwin) lookup(key uint64) (uint64, bool) {
-	v, ok := w.m.Lookup(lruKey(key))
-	return lruU64(v), ok
-}
-
-func (w lruHashTwin) lookupRefOn(cpu int, key uint64) (uint64, bool) {
-	v, ok := w.m.CPU(cpu).Lookup(lruKey(key))
-	return lruU64(v), ok
-}
-
-func (w lruHashTwin) lookupAndDelete(key uint64) (uint64, error) {
-	v, err := w.m.LookupAndDelete(lruKey(key))
-	return lruU64(v), err
-}
-
-func (w lruHashTwin) delete(key uint64) error { return w.m.Delete(lruKey(key)) }
-
-func (w lruHashTwin) contents() map[uint64]uint64 {
-	out := map[uint64]uint64{}
-	for k, v := range w.m.All() {
-		out[lruU64(k)] = lruU64(v)
-	}
-	return out
-}
-
-func (w lruHashTwin) allKeys() []uint64 {
-	var out []uint64
-	for k := range w.m.All() {
-		out = append(out, lruU64(k))
-	}
-	return out
-}
-
-func (w lruHashTwin) nextKeys() ([]uint64, error) {
-	var out []uint64
-	var prev *LRUK8V8Key
-	for range w.m.MaxEntries() + 1 {
-		k, err := w.m.NextKey(prev)
-		if err != nil {
-			if err == htab.ErrKeyNotExist {
-				return out, nil
-			}
-			return out, err
-		}
-		out = append(out, lruU64(k))
-		prev = &k
-	}
-	return out, fmt.Errorf("NextKey walk longer than MaxEntries (%d)", w.m.MaxEntries())
-}
-
-// ---- LRU_PERCPU_HASH ----
-
-type lruPcpuTwin struct{ m *LRUPerCPUK8V8 }
-
-func (w lruPcpuTwin) cpus() int       { return w.m.CPUs() }
-func (w lruPcpuTwin) maxEntries() int { return w.m.MaxEntries() }
-func (w lruPcpuTwin) length() int     { return w.m.Len() }
-
-func (w lruPcpuTwin) vals(v uint64) []LRUPerCPUK8V8Value {
-	out := make([]LRUPerCPUK8V8Value, w.m.CPUs())
-	for i := range out {
-		out[i] = lruKey(v)
-	}
-	return out
-}
-
-func (w lruPcpuTwin) update(cpu int, key, val uint64, flags htab.UpdateFlags) error {
-	if cpu == 0 {
-		return w.m.Update(lruKey(key), w.vals(val), flags)
-	}
-	return w.m.CPU(cpu).Update(lruKey(key), lruKey(val), flags)
-}
-
-func (w lruPcpuTwin) lookup(key uint64) (uint64, bool) {
-	vals := make([]LRUPerCPUK8V8Value, w.m.CPUs())
-	ok := w.m.Lookup(lruKey(key), vals)
+func (w lruGenTwin[K, V]) lookup(key uint64) (uint64, bool) {
+	vals := make([]V, htabtest.Slots(w.m))
+	ok := w.m.Lookup(K(lruKey(key)), vals)
 	return lruU64(vals[0]), ok
 }
 
-func (w lruPcpuTwin) lookupRefOn(cpu int, key uint64) (uint64, bool) {
-	v, ok := w.m.CPU(cpu).Lookup(lruKey(key))
+func (w lruGenTwin[K, V]) lookupRefOn(cpu int, key uint64) (uint64, bool) {
+	v, ok := w.m.CPU(cpu).Lookup(K(lruKey(key)))
 	return lruU64(v), ok
 }
 
-func (w lruPcpuTwin) lookupAndDelete(key uint64) (uint64, error) {
-	vals := make([]LRUPerCPUK8V8Value, w.m.CPUs())
-	err := w.m.LookupAndDelete(lruKey(key), vals)
+func (w lruGenTwin[K, V]) lookupAndDelete(key uint64) (uint64, error) {
+	vals := make([]V, htabtest.Slots(w.m))
+	err := w.m.LookupAndDelete(K(lruKey(key)), vals)
 	return lruU64(vals[0]), err
 }
 
-func (w lruPcpuTwin) delete(key uint64) error { return w.m.Delete(lruKey(key)) }
+func (w lruGenTwin[K, V]) delete(key uint64) error { return w.m.Delete(K(lruKey(key))) }
 
-func (w lruPcpuTwin) contents() map[uint64]uint64 {
+func (w lruGenTwin[K, V]) contents() map[uint64]uint64 {
 	out := map[uint64]uint64{}
 	for k, vs := range w.m.All() {
 		out[lruU64(k)] = lruU64(vs[0])
@@ -161,7 +92,7 @@ func (w lruPcpuTwin) contents() map[uint64]uint64 {
 	return out
 }
 
-func (w lruPcpuTwin) allKeys() []uint64 {
+func (w lruGenTwin[K, V]) allKeys() []uint64 {
 	var out []uint64
 	for k := range w.m.All() {
 		out = append(out, lruU64(k))
@@ -169,9 +100,9 @@ func (w lruPcpuTwin) allKeys() []uint64 {
 	return out
 }
 
-func (w lruPcpuTwin) nextKeys() ([]uint64, error) {
+func (w lruGenTwin[K, V]) nextKeys() ([]uint64, error) {
 	var out []uint64
-	var prev *LRUPerCPUK8V8Key
+	var prev *K
 	for range w.m.MaxEntries() + 1 {
 		k, err := w.m.NextKey(prev)
 		if err != nil {
@@ -189,13 +120,13 @@ func (w lruPcpuTwin) nextKeys() ([]uint64, error) {
 func newLRUTwin(t testing.TB, percpu bool, opts htab.Options) lruTwin {
 	t.Helper()
 	if percpu {
-		m, err := NewLRUPerCPUK8V8(opts)
+		m, err := lRUPerCPUK8V8TestMap{}.New(opts)
 		require.NoError(t, err)
-		return lruPcpuTwin{m}
+		return lruGenTwin[LRUPerCPUK8V8Key, LRUPerCPUK8V8Value]{m}
 	}
-	m, err := NewLRUK8V8(opts)
+	m, err := lRUK8V8TestMap{}.New(opts)
 	require.NoError(t, err)
-	return lruHashTwin{m}
+	return lruGenTwin[LRUK8V8Key, LRUK8V8Value]{m}
 }
 
 // ---- test_lru_map.c (internal/lrusanity) ----

@@ -179,7 +179,7 @@ func TestLRUK8V8StressRace(t *testing.T) {
 			if t.Failed() {
 				return
 			}
-			lruStressCheck(t, lruHashTwin{m}, false, cfg.noCommon)
+			lruStressCheck(t, lruGenTwin[LRUK8V8Key, LRUK8V8Value]{lRUK8V8TestMap{m}}, false, cfg.noCommon)
 		})
 	}
 }
@@ -272,7 +272,7 @@ func TestLRUPerCPUK8V8StressRace(t *testing.T) {
 			if t.Failed() {
 				return
 			}
-			lruStressCheck(t, lruPcpuTwin{m}, true, cfg.noCommon)
+			lruStressCheck(t, lruGenTwin[LRUPerCPUK8V8Key, LRUPerCPUK8V8Value]{lRUPerCPUK8V8TestMap{m}}, true, cfg.noCommon)
 			// Every CPU's slot of every key left is 0 or a value written for it.
 			vals := make([]LRUPerCPUK8V8Value, cfg.cpus)
 			for k, vs := range m.All() {

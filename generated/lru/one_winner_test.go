@@ -1,7 +1,6 @@
 package lru
 
 import (
-	"encoding/binary"
 	"fmt"
 	"testing"
 
@@ -21,25 +20,17 @@ func TestOneWinner(t *testing.T) {
 	}
 	for _, noCommon := range []bool{false, true} {
 		opts := htab.Options{MaxEntries: 4 * rounds, ZeroSeed: true, CPUs: 2, NoCommonLRU: noCommon}
-		m, err := NewLRUK8V8(opts)
+		m, err := lRUK8V8TestMap{}.New(opts)
 		if err != nil {
 			t.Fatal(err)
 		}
-		key := func(x uint64) (k LRUK8V8Key) { binary.LittleEndian.PutUint64(k[:], x); return k }
-		linearize.OneWinner(t, fmt.Sprintf("lru NoCommonLRU=%v", noCommon), rounds, 4, linearize.Map{
-			Insert: func(k uint64) error { return m.CPU(1).Update(key(k), LRUK8V8Value{1}, htab.UpdateNoExist) },
-			Has:    func(k uint64) bool { _, ok := m.Lookup(key(k)); return ok },
-			Delete: func(k uint64) error { _, err := m.LookupAndDelete(key(k)); return err },
-		})
-		p, err := NewLRUPerCPUK8V8(opts)
+		linearize.OneWinner(t, fmt.Sprintf("lru NoCommonLRU=%v", noCommon), rounds, 4,
+			linearize.Of(m, LRUK8V8Value{1}, linearize.Doors{Insert: linearize.Prog(1), Delete: linearize.LookupAndDelete}))
+		p, err := lRUPerCPUK8V8TestMap{}.New(opts)
 		if err != nil {
 			t.Fatal(err)
 		}
-		pkey := func(x uint64) (k LRUPerCPUK8V8Key) { binary.LittleEndian.PutUint64(k[:], x); return k }
-		linearize.OneWinner(t, fmt.Sprintf("lru_pcpu NoCommonLRU=%v", noCommon), rounds, 4, linearize.Map{
-			Insert: func(k uint64) error { return p.CPU(0).Update(pkey(k), LRUPerCPUK8V8Value{1}, htab.UpdateNoExist) },
-			Has:    func(k uint64) bool { _, ok := p.CPU(1).Lookup(pkey(k)); return ok },
-			Delete: func(k uint64) error { return p.Delete(pkey(k)) },
-		})
+		linearize.OneWinner(t, fmt.Sprintf("lru_pcpu NoCommonLRU=%v", noCommon), rounds, 4,
+			linearize.Of(p, LRUPerCPUK8V8Value{1}, linearize.Doors{Insert: linearize.Prog(0), Has: linearize.Prog(1)}))
 	}
 }

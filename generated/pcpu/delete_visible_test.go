@@ -1,7 +1,6 @@
 package pcpu
 
 import (
-	"encoding/binary"
 	"fmt"
 	"testing"
 
@@ -61,14 +60,9 @@ func TestOneWinner(t *testing.T) {
 // its program side as BPF programs would: CPU(1) inserts, CPU(0) looks up;
 // deletes are userspace's.
 func programSide(t *testing.T, opts htab.Options) linearize.Map {
-	m, err := NewPerCPUK8V8(opts)
+	m, err := perCPUK8V8TestMap{}.New(opts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	key := func(x uint64) (k PerCPUK8V8Key) { binary.LittleEndian.PutUint64(k[:], x); return k }
-	return linearize.Map{
-		Insert: func(k uint64) error { return m.CPU(1).Update(key(k), PerCPUK8V8Value{1}, htab.UpdateNoExist) },
-		Has:    func(k uint64) bool { _, ok := m.CPU(0).Lookup(key(k)); return ok },
-		Delete: func(k uint64) error { return m.Delete(key(k)) },
-	}
+	return linearize.Of(m, PerCPUK8V8Value{1}, linearize.Doors{Insert: linearize.Prog(1), Has: linearize.Prog(0)})
 }

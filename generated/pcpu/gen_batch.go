@@ -1,7 +1,9 @@
 package pcpu
 
 // The maps of the batch tests (batch_test.go): 4-byte keys and values, as in the
-// kernel's htab_map_batch_ops.c (its percpu variant), once per -batch-lock mode.
-//go:generate go run ../../cmd/htabgen -type pcpu -key 4 -val 4 -name PerCPUK4V4 -out pcpu_k4v4.go
-//go:generate go run ../../cmd/htabgen -type pcpu -key 4 -val 4 -batch-lock always -name PerCPUK4V4Always -out pcpu_k4v4_always.go
-//go:generate go run ../../cmd/htabgen -type pcpu -key 4 -val 4 -batch-lock sparse -name PerCPUK4V4Sparse -out pcpu_k4v4_sparse.go
+// kernel's htab_map_batch_ops.c (its percpu variant), once per -batch-lock
+// mode, each with its generated tests, whose adapter (htabtest.Map) the batch
+// tests drive.
+//go:generate go run ../../cmd/htabgen -type pcpu -key 4 -val 4 -name PerCPUK4V4 -out pcpu_k4v4.go -tests
+//go:generate go run ../../cmd/htabgen -type pcpu -key 4 -val 4 -batch-lock always -name PerCPUK4V4Always -out pcpu_k4v4_always.go -tests
+//go:generate go run ../../cmd/htabgen -type pcpu -key 4 -val 4 -batch-lock sparse -name PerCPUK4V4Sparse -out pcpu_k4v4_sparse.go -tests

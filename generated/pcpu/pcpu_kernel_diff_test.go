@@ -130,6 +130,38 @@ func TestKernelDifferentialPerCPU(t *testing.T) {
 	}
 }
 
+// TestKernelRandomOpsPerCPU runs the hash maps' differential, kernel.RandomOps,
+// on PerCPUK8V8 and the kernel's BPF_MAP_TYPE_PERCPU_HASH (both with a zero
+// seed, the generated map with CPUs = the kernel's possible CPUs): every
+// update writes every CPU's value, every lookup compares them all, and the
+// program side runs on CPU 0. TestKernelDifferentialPerCPU spreads the
+// program side over every CPU; this one holds the per-CPU map to the same
+// sequences as the hash maps.
+func TestKernelRandomOpsPerCPU(t *testing.T) {
+	kernel.Require(t)
+	ncpu := kernel.PossibleCPUs()
+	for _, max := range []int{2, 16, 1000} {
+		for _, prealloc := range []bool{true, false} {
+			t.Run(fmt.Sprintf("max=%d/prealloc=%v", max, prealloc), func(t *testing.T) {
+				opts := htab.Options{MaxEntries: max, ZeroSeed: true, NoPrealloc: !prealloc, CPUs: ncpu}
+				km, err := kernel.New(htab.PerCPUHash, 8, 8, opts)
+				require.NoError(t, err)
+				defer km.Close()
+				m, err := perCPUK8V8TestMap{}.New(opts)
+				require.NoError(t, err)
+				rng := rand.New(rand.NewPCG(uint64(max), kernel.Seed(t, 13)))
+				kernel.RandomOps(t, km, m, rng, kernel.Ops[PerCPUK8V8Key, PerCPUK8V8Value]{
+					Steps:    min(20000, 40*max+200),
+					KeySpace: 2*max + 2,
+					Key:      func(n int) PerCPUK8V8Key { return kpKey(int64(n)) },
+					Value:    func(step int) PerCPUK8V8Value { return kpVal(int64(step)) },
+					Prog:     true,
+				})
+			})
+		}
+	}
+}
+
 // TestKernelDifferentialPerCPUReplaceInPlace pins down the difference from a
 // hash map: a replace of a key that is not its bucket's head leaves it where
 // it is, in the kernel and here (a hash map would move it to the head). Three

@@ -4,19 +4,20 @@
 //
 // Both sides are driven through Map, a byte-level view: keys, and values per
 // slot (one slot, or one per CPU of a per-CPU map, concatenated as the
-// kernel harness lays them out). Kernel wraps a kernel
-// map; Plain and PerCPU wrap a generated map. Differential then runs the same
-// random fills and batch walks on both and requires the same result of every
-// call, so each map type's test only says which maps to compare.
+// kernel harness lays them out). Kernel wraps a kernel map; Generated wraps
+// a generated map of any type through its htabtest.Map adapter. Differential
+// then runs the same random fills and batch walks on both and requires the
+// same result of every call, so each map type's test only says which maps to
+// compare.
 package batchdiff
 
 import (
 	"errors"
-	"iter"
 	"slices"
 	"unsafe"
 
 	"github.com/htabgen/htabgen/htab"
+	"github.com/htabgen/htabgen/htab/htabtest"
 	"github.com/htabgen/htabgen/internal/kernel"
 )
 
@@ -96,62 +97,20 @@ func (d kernelMap) Contents() [][]byte {
 
 // ---- the generated maps' side ----
 
-// generated is what every generated map has, whatever its values. K and V
-// are its [N]byte key and value types.
-type generated[K, V comparable] interface {
-	Len() int
-	Delete(K) error
-	NextKey(*K) (K, error)
-	LookupBatch(*htab.Cursor, []K, []V) (int, error)
-	LookupAndDeleteBatch(*htab.Cursor, []K, []V) (int, error)
-	UpdateBatch([]K, []V, htab.UpdateFlags) (int, error)
-	DeleteBatch([]K) (int, error)
+// genMap drives a generated map through its adapter. It is safe for
+// concurrent use if the map is: each batch call starts from an htab.Cursor
+// at the bucket the caller passes, which is all a cursor holds until its
+// walk is done.
+type genMap[K, V comparable] struct {
+	m     htabtest.Map[K, V]
+	slots int
 }
 
-// PlainMap is a generated map with one value per key (hash, LRU).
-type PlainMap[K, V comparable] interface {
-	generated[K, V]
-	Update(K, V, htab.UpdateFlags) error
-	All() iter.Seq2[K, V]
-}
-
-// PerCPUMap is a generated per-CPU map (per-CPU hash, LRU per-CPU).
-type PerCPUMap[K, V comparable] interface {
-	generated[K, V]
-	CPUs() int
-	Update(K, []V, htab.UpdateFlags) error
-	All() iter.Seq2[K, []V]
-}
-
-// genMap drives a generated map. It is safe for concurrent use if the map
-// is: each batch call starts from an htab.Cursor at the bucket the caller
-// passes, which is all a cursor holds until its walk is done.
-type genMap[K, V comparable, M generated[K, V]] struct {
-	m      M
-	slots  int
-	update func(k K, v []V, flags htab.UpdateFlags) error
-	all    func(yield func(K, []V) bool)
-}
-
-// Plain drives m.
-func Plain[K, V comparable, M PlainMap[K, V]](m M) Map {
-	return &genMap[K, V, M]{
-		m:      m,
-		slots:  1,
-		update: func(k K, v []V, f htab.UpdateFlags) error { return m.Update(k, v[0], f) },
-		all: func(yield func(K, []V) bool) {
-			for k, v := range m.All() {
-				if !yield(k, []V{v}) {
-					return
-				}
-			}
-		},
-	}
-}
-
-// PerCPU drives m.
-func PerCPU[K, V comparable, M PerCPUMap[K, V]](m M) Map {
-	return &genMap[K, V, M]{m: m, slots: m.CPUs(), update: m.Update, all: m.All()}
+// Generated drives m, the adapter of a generated map of any type: its own
+// methods, with htabtest.Slots(m) slots per key; the key size is K's, a
+// slot's value size V's.
+func Generated[K, V comparable](m htabtest.Map[K, V]) Map {
+	return &genMap[K, V]{m: m, slots: htabtest.Slots(m)}
 }
 
 // fromBytes is the [N]byte value of type T that b holds.
@@ -170,29 +129,20 @@ func values[V any](b []byte) []V {
 	return r
 }
 
-// join is vs, concatenated.
-func join[V any](vs []V) []byte {
-	var r []byte
-	for i := range vs {
-		r = append(r, kernel.Bytes(&vs[i])...)
-	}
-	return r
+func (d *genMap[K, V]) KeySize() int   { return int(unsafe.Sizeof(*new(K))) }
+func (d *genMap[K, V]) ValueSize() int { return int(unsafe.Sizeof(*new(V))) }
+func (d *genMap[K, V]) Slots() int     { return d.slots }
+func (d *genMap[K, V]) Len() int       { return d.m.Len() }
+func (d *genMap[K, V]) Update(k, v []byte, flags uint64) error {
+	return d.m.Update(fromBytes[K](k), values[V](v), htab.UpdateFlags(flags))
 }
-
-func (d *genMap[K, V, M]) KeySize() int   { return int(unsafe.Sizeof(*new(K))) }
-func (d *genMap[K, V, M]) ValueSize() int { return int(unsafe.Sizeof(*new(V))) }
-func (d *genMap[K, V, M]) Slots() int     { return d.slots }
-func (d *genMap[K, V, M]) Len() int       { return d.m.Len() }
-func (d *genMap[K, V, M]) Update(k, v []byte, flags uint64) error {
-	return d.update(fromBytes[K](k), values[V](v), htab.UpdateFlags(flags))
-}
-func (d *genMap[K, V, M]) Delete(k []byte) error { return d.m.Delete(fromBytes[K](k)) }
+func (d *genMap[K, V]) Delete(k []byte) error { return d.m.Delete(fromBytes[K](k)) }
 
 // errCursorNotDone: a walk ended (ErrKeyNotExist) but the cursor does not
 // say Done, which no kernel result maps to.
 var errCursorNotDone = errors.New("batchdiff: the walk ended but the cursor is not done")
 
-func (d *genMap[K, V, M]) LookupBatch(cursor *uint32, count int, del bool) ([][]byte, [][]byte, uint32, error) {
+func (d *genMap[K, V]) LookupBatch(cursor *uint32, count int, del bool) ([][]byte, [][]byte, uint32, error) {
 	c := new(htab.Cursor)
 	if cursor != nil {
 		c.Advance(*cursor, false)
@@ -210,12 +160,12 @@ func (d *genMap[K, V, M]) LookupBatch(cursor *uint32, count int, del bool) ([][]
 	}
 	keys, vals := make([][]byte, n), make([][]byte, n)
 	for i := range n {
-		keys[i], vals[i] = slices.Clone(kernel.Bytes(&ks[i])), join(vs[i*d.slots:(i+1)*d.slots])
+		keys[i], vals[i] = slices.Clone(kernel.Bytes(&ks[i])), kernel.Concat(vs[i*d.slots:(i+1)*d.slots])
 	}
 	return nilIfEmpty(keys), nilIfEmpty(vals), c.Bucket(), err
 }
 
-func (d *genMap[K, V, M]) UpdateBatch(keys, vals [][]byte, flags uint64) (int, error) {
+func (d *genMap[K, V]) UpdateBatch(keys, vals [][]byte, flags uint64) (int, error) {
 	ks := make([]K, len(keys))
 	var vs []V
 	for i := range keys {
@@ -225,7 +175,7 @@ func (d *genMap[K, V, M]) UpdateBatch(keys, vals [][]byte, flags uint64) (int, e
 	return d.m.UpdateBatch(ks, vs, htab.UpdateFlags(flags))
 }
 
-func (d *genMap[K, V, M]) DeleteBatch(keys [][]byte) (int, error) {
+func (d *genMap[K, V]) DeleteBatch(keys [][]byte) (int, error) {
 	ks := make([]K, len(keys))
 	for i := range keys {
 		ks[i] = fromBytes[K](keys[i])
@@ -233,15 +183,15 @@ func (d *genMap[K, V, M]) DeleteBatch(keys [][]byte) (int, error) {
 	return d.m.DeleteBatch(ks)
 }
 
-func (d *genMap[K, V, M]) FirstKey() error {
+func (d *genMap[K, V]) FirstKey() error {
 	_, err := d.m.NextKey(nil)
 	return err
 }
 
-func (d *genMap[K, V, M]) Contents() [][]byte {
+func (d *genMap[K, V]) Contents() [][]byte {
 	var r [][]byte
-	for k, vs := range d.all {
-		r = append(r, append(slices.Clone(kernel.Bytes(&k)), join(vs)...))
+	for k, vs := range d.m.All() {
+		r = append(r, append(slices.Clone(kernel.Bytes(&k)), kernel.Concat(vs)...))
 	}
 	return r
 }

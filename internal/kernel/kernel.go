@@ -24,8 +24,9 @@
 // Tests call Require first: it skips them, with the reason, where BPF maps
 // cannot be created, or fails them if HTAB_REQUIRE_KERNEL is set. Their random
 // sequences come from Seed, which HTAB_DIFF_SEED moves, to soak them.
-// RandomOps is the random single-key differential of a generated hash map
-// against a Map, whatever its key and value sizes.
+// RandomOps is the random single-key differential of a generated map, reached
+// through its htabtest.Map adapter, against a Map, whatever its key and value
+// sizes.
 //
 // The package needs Linux on a 64-bit architecture.
 package kernel

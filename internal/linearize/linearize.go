@@ -1,24 +1,119 @@
 // Package linearize holds concurrency checks that generated maps of several
-// packages share: each drives a map through a small set of closures and fails
-// the test when a single-key operation is seen out of order.
+// packages share: each drives a map, through the doors of its htabtest.Map
+// adapter that Of picks, and fails the test when a single-key operation is
+// seen out of order.
 package linearize
 
 import (
 	"errors"
+	"fmt"
 	"runtime"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
+	"unsafe"
 
 	"github.com/htabgen/htabgen/htab"
+	"github.com/htabgen/htabgen/htab/htabtest"
 )
 
-// Map is what the checks need of a map, with keys and values reduced to
-// integers: Insert is Update(k, v, htab.UpdateNoExist).
+// Map is a map as the checks drive it, with keys reduced to integers: an
+// insert of key k, a lookup of it and a delete, each through the door Of
+// picked.
 type Map struct {
-	Insert func(k uint64) error
-	Has    func(k uint64) bool
-	Delete func(k uint64) error // any way of deleting k: Delete, LookupAndDelete, a batch
+	insert func(k uint64) error // an update with htab.UpdateNoExist
+	has    func(k uint64) bool
+	delete func(k uint64) error // may run on several goroutines at once
+}
+
+// Door is a way into a map for inserts and lookups: Syscall, the map's own
+// Update and Lookup (the bpf(2) side), or Prog(cpu), the handle CPU(cpu), as
+// a BPF program on that CPU makes them.
+type Door int
+
+// Syscall is the door of the map's own Update and Lookup; it is the zero
+// Door.
+const Syscall Door = 0
+
+// Prog is the door of the map's CPU(cpu).
+func Prog(cpu int) Door { return Door(cpu + 1) }
+
+// DeletePath is a way of deleting a key.
+type DeletePath int
+
+const (
+	// Delete is the map's Delete.
+	Delete DeletePath = iota
+	// LookupAndDelete is its LookupAndDelete.
+	LookupAndDelete
+	// LookupAndDeleteBatch is one LookupAndDeleteBatch call from the start,
+	// which must return the key alone: for maps of one entry only.
+	LookupAndDeleteBatch
+)
+
+func (p DeletePath) String() string {
+	switch p {
+	case Delete:
+		return "Delete"
+	case LookupAndDelete:
+		return "LookupAndDelete"
+	case LookupAndDeleteBatch:
+		return "LookupAndDeleteBatch"
+	}
+	return fmt.Sprintf("DeletePath(%d)", int(p))
+}
+
+// Doors picks the doors of a map the checks go through; the zero Doors
+// inserts with Update, looks up with Lookup and deletes with Delete.
+type Doors struct {
+	Insert, Has Door
+	Delete      DeletePath
+}
+
+// Of is m as the checks drive it through doors d: key k is htabtest.Key(k)
+// (K needs 8 bytes, for the checks' keys up to 2^40), and an insert gives it
+// the value v (through Syscall, v for every CPU of a per-CPU map). Has is
+// called from one goroutine at a time.
+func Of[K, V comparable](m htabtest.Map[K, V], v V, d Doors) Map {
+	if n := unsafe.Sizeof(*new(K)); n < 8 {
+		panic(fmt.Sprintf("linearize: keys of %d bytes; the checks' keys need 8", n))
+	}
+	key := func(k uint64) K { return htabtest.Key[K](int(k)) }
+	slots := htabtest.Slots(m)
+	var lm Map
+	if d.Insert == Syscall {
+		vals := slices.Repeat([]V{v}, slots)
+		lm.insert = func(k uint64) error { return m.Update(key(k), vals, htab.UpdateNoExist) }
+	} else {
+		c := m.CPU(int(d.Insert) - 1)
+		lm.insert = func(k uint64) error { return c.Update(key(k), v, htab.UpdateNoExist) }
+	}
+	if d.Has == Syscall {
+		vals := make([]V, slots)
+		lm.has = func(k uint64) bool { return m.Lookup(key(k), vals) }
+	} else {
+		c := m.CPU(int(d.Has) - 1)
+		lm.has = func(k uint64) bool { _, ok := c.Lookup(key(k)); return ok }
+	}
+	switch d.Delete {
+	case Delete:
+		lm.delete = func(k uint64) error { return m.Delete(key(k)) }
+	case LookupAndDelete:
+		lm.delete = func(k uint64) error { return m.LookupAndDelete(key(k), make([]V, slots)) }
+	case LookupAndDeleteBatch:
+		lm.delete = func(k uint64) error {
+			ks, vs := make([]K, 1), make([]V, slots)
+			n, err := m.LookupAndDeleteBatch(nil, ks, vs)
+			if want := key(k); n != 1 || ks[0] != want {
+				return fmt.Errorf("LookupAndDeleteBatch: %d keys (%x), %v; want %x", n, any(ks[:n]), err, any(want))
+			}
+			return nil
+		}
+	default:
+		panic(fmt.Sprintf("linearize: %v", d.Delete))
+	}
+	return lm
 }
 
 // InsertAfterObservedDelete fills a map to its MaxEntries, entries, then for
@@ -36,7 +131,7 @@ func InsertAfterObservedDelete(t *testing.T, name string, entries, rounds int, m
 	live := make([]uint64, entries)
 	next := uint64(0)
 	for i := range live {
-		if err := m.Insert(next); err != nil {
+		if err := m.insert(next); err != nil {
 			t.Fatalf("%s: filling: %v", name, err)
 		}
 		live[i] = next
@@ -47,22 +142,22 @@ func InsertAfterObservedDelete(t *testing.T, name string, entries, rounds int, m
 		x := r % entries
 		var wg sync.WaitGroup
 		wg.Go(func() {
-			if err := m.Delete(live[x]); err != nil {
+			if err := m.delete(live[x]); err != nil {
 				t.Errorf("%s: Delete: %v", name, err)
 			}
 		})
 		var err error
 		wg.Go(func() {
-			for m.Has(live[x]) {
+			for m.has(live[x]) {
 			}
-			err = m.Insert(next)
+			err = m.insert(next)
 		})
 		wg.Wait()
 		var noRoom error
 		if errors.Is(err, htab.ErrFull) || errors.Is(err, htab.ErrNoMem) {
 			full++
 			noRoom = err
-			err = m.Insert(next) // the delete has returned now
+			err = m.insert(next) // the delete has returned now
 		}
 		if err != nil {
 			t.Fatalf("%s: round %d: insert: %v (after %v)", name, r, err, noRoom)
@@ -120,12 +215,12 @@ func OneWinner(t *testing.T, name string, rounds, goroutines int, m Map) {
 	}
 	for r := range rounds {
 		k := uint64(r)
-		check("insert", r, race(m.Insert, k), htab.ErrKeyExist)
-		if !m.Has(k) {
+		check("insert", r, race(m.insert, k), htab.ErrKeyExist)
+		if !m.has(k) {
 			t.Fatalf("%s: round %d: the inserted key is not found", name, r)
 		}
-		check("delete", r, race(m.Delete, k), htab.ErrKeyNotExist)
-		if m.Has(k) {
+		check("delete", r, race(m.delete, k), htab.ErrKeyNotExist)
+		if m.has(k) {
 			t.Fatalf("%s: round %d: the deleted key is still found", name, r)
 		}
 	}
@@ -142,7 +237,7 @@ func OneWinner(t *testing.T, name string, rounds, goroutines int, m Map) {
 func FullOnlyWhenFull(t *testing.T, name string, entries, rounds int, m Map) {
 	t.Helper()
 	for k := range uint64(entries) {
-		if err := m.Insert(k); err != nil {
+		if err := m.insert(k); err != nil {
 			t.Fatalf("%s: filling: %v", name, err)
 		}
 	}
@@ -155,7 +250,7 @@ func FullOnlyWhenFull(t *testing.T, name string, entries, rounds int, m Map) {
 		for !stop.Load() {
 			if otherIn.Load() {
 				runtime.Gosched()
-			} else if m.Insert(other) == nil {
+			} else if m.insert(other) == nil {
 				otherWins.Add(1)
 				otherIn.Store(true)
 			}
@@ -165,10 +260,10 @@ func FullOnlyWhenFull(t *testing.T, name string, entries, rounds int, m Map) {
 	for r := range rounds {
 		k := uint64(r % entries)
 		wins := otherWins.Load()
-		if err := m.Delete(k); err != nil {
+		if err := m.delete(k); err != nil {
 			t.Fatalf("%s: round %d: Delete: %v", name, r, err)
 		}
-		err := m.Insert(k)
+		err := m.insert(k)
 		if !errors.Is(err, htab.ErrFull) {
 			if err != nil {
 				t.Fatalf("%s: round %d: insert: %v", name, r, err)
@@ -176,12 +271,12 @@ func FullOnlyWhenFull(t *testing.T, name string, entries, rounds int, m Map) {
 			continue
 		}
 		fulls++
-		if !m.Has(other) && otherWins.Load() == wins {
+		if !m.has(other) && otherWins.Load() == wins {
 			violations++
 		}
-		for m.Insert(k) != nil { // make room: take the other key out
+		for m.insert(k) != nil { // make room: take the other key out
 			if otherIn.Load() {
-				if err := m.Delete(other); err != nil {
+				if err := m.delete(other); err != nil {
 					t.Fatalf("%s: round %d: Delete(other): %v", name, r, err)
 				}
 				otherIn.Store(false)
