@@ -347,3 +347,52 @@ func BenchmarkBloomVsBitsAndBlooms(b *testing.B) {
 	})
 	b.Logf("bytes: htab %d, bits-and-blooms %d (%d bits, %d hashes)", f.Bytes(), bb.Cap()/8, f.Bits(), bb.K())
 }
+
+// BenchmarkFilterFalsePositives measures the false-positive rate of the
+// filter in front of a map of 1M entries (-bloom 3) over 1M keys never
+// inserted: full and fresh, then after churn that inserts 5M more keys and
+// deletes as many (stale bits, rebuilds). It reports both rates, the
+// theory's for the blocked filter (htab.FilterFalsePositive) and for a
+// standard bloom filter of the same size (htab.BloomFalsePositive) at
+// MaxEntries keys, and the rebuilds.
+func BenchmarkFilterFalsePositives(b *testing.B) {
+	const n = 1 << 20
+	for b.Loop() {
+		m, err := NewFront3(htab.Options{MaxEntries: n})
+		if err != nil {
+			b.Fatal(err)
+		}
+		key := func(i int) (k Front3Key) {
+			binary.LittleEndian.PutUint64(k[:], uint64(i)*0x9e3779b97f4a7c15)
+			return k
+		}
+		for i := range n {
+			m.Update(key(i), Front3Value{}, htab.UpdateNoExist)
+		}
+		rate := func() float64 {
+			m.filter.Wait()
+			fp := 0
+			for i := range n {
+				k := key(1<<40 + i)
+				w := k.words()
+				if m.filter.MayContain(m.hash(&k, &w)) {
+					fp++
+				}
+			}
+			return float64(fp) / n
+		}
+		fresh := rate()
+		for i := n; i < 6*n; i++ {
+			m.Delete(key(i - n))
+			m.Update(key(i), Front3Value{}, htab.UpdateNoExist)
+		}
+		churned := rate()
+		bits := m.filter.Bits()
+		b.ReportMetric(100*fresh, "fresh-fp%")
+		b.ReportMetric(100*churned, "churned-fp%")
+		b.ReportMetric(100*htab.FilterFalsePositive(bits, 3, n), "theory-blocked-fp%")
+		b.ReportMetric(100*htab.BloomFalsePositive(bits, 3, n), "theory-standard-fp%")
+		b.ReportMetric(float64(m.filter.Rebuilds()), "rebuilds")
+		b.ReportMetric(float64(bits)/8/n, "filter-B/entry")
+	}
+}

@@ -14,7 +14,8 @@ import (
 )
 
 // TestKernelDifferential runs the same random operations on HashK8V8 (and on
-// HomeK8V8, the home layout) and on the kernel's BPF_MAP_TYPE_HASH (both with
+// HomeK8V8, the home layout, and on both with a bloom filter in front of
+// their lookups) and on the kernel's BPF_MAP_TYPE_HASH (both with
 // a zero seed) and compares every result; every so often it compares the
 // whole NextKey order, which must be identical (kernel.RandomOps). CPU(0)'s
 // Update, Delete and Lookup are compared with a BPF program's calls.
@@ -22,6 +23,8 @@ func TestKernelDifferential(t *testing.T) {
 	kernel.Require(t)
 	t.Run("layout=classic", func(t *testing.T) { kernelDifferential(t, hashK8V8TestMap{}) })
 	t.Run("layout=home", func(t *testing.T) { kernelDifferential(t, homeK8V8TestMap{}) })
+	t.Run("layout=classic/bloom=3", func(t *testing.T) { kernelDifferential(t, hashK8V8BloomTestMap{}) })
+	t.Run("layout=home/bloom=3", func(t *testing.T) { kernelDifferential(t, homeK8V8BloomTestMap{}) })
 }
 
 // kernelDifferential runs kernel.RandomOps on maps of kind's type.

@@ -359,7 +359,7 @@ func (r *lruDiffRun) run(rng *rand.Rand, size, steps, checkEvery int) {
 // and so must the map's contents and their NextKey order, compared every few
 // steps: the LRU evicts exactly the keys the kernel's evicts.
 func TestKernelDifferentialLRU(t *testing.T) {
-	forEachLRUDiff(t, []int{4, 7, 33, 100, 127, 256, 300, 1000}, func(t *testing.T, r *lruDiffRun, size int, mt htab.MapType, noCommon bool) {
+	forEachLRUDiff(t, []int{4, 7, 33, 100, 127, 256, 300, 1000}, true, func(t *testing.T, r *lruDiffRun, size int, mt htab.MapType, noCommon bool) {
 		rng := rand.New(rand.NewPCG(uint64(size), kernel.Seed(t, uint64(mt)<<1|map[bool]uint64{false: 0, true: 1}[noCommon])))
 		steps := lruDiffSteps(size)
 		checkEvery := max(1, min(200, size/5)) // every step for the smallest maps
@@ -378,7 +378,7 @@ func TestKernelDifferentialLRU(t *testing.T) {
 // with every other key referenced by a program lookup, then deletes a range
 // and fills again, comparing the contents after each phase.
 func TestKernelDifferentialLRUFill(t *testing.T) {
-	forEachLRUDiff(t, []int{4, 7, 33, 127, 300, 1000}, func(t *testing.T, r *lruDiffRun, size int, _ htab.MapType, _ bool) {
+	forEachLRUDiff(t, []int{4, 7, 33, 127, 300, 1000}, false, func(t *testing.T, r *lruDiffRun, size int, _ htab.MapType, _ bool) {
 		val := make([]byte, 8*r.ncpu)
 		ins := func(k uint64) {
 			key := binary.LittleEndian.AppendUint64(nil, k)
@@ -426,9 +426,25 @@ func TestKernelDifferentialLRUFill(t *testing.T) {
 // size, on a goroutine pinned to CPU 0 (r.pin moves it), with r holding a
 // kernel map and a generated map of that type and size (zero seed, CPUs =
 // the kernel's possible CPUs, so that target_free is the same).
-func forEachLRUDiff(t *testing.T, sizes []int, body func(t *testing.T, r *lruDiffRun, size int, mt htab.MapType, noCommon bool)) {
+func forEachLRUDiff(t *testing.T, sizes []int, alsoFiltered bool, body func(t *testing.T, r *lruDiffRun, size int, mt htab.MapType, noCommon bool)) {
 	kernel.Require(t)
+	filters := []bool{false}
+	if alsoFiltered {
+		filters = append(filters, true) // the -bloom 3 twins too
+	}
+	for _, filtered := range filters {
+		forEachLRUDiffOf(t, sizes, filtered, body)
+	}
+}
+
+// forEachLRUDiffOf is forEachLRUDiff on the maps without a filter in front
+// of their lookups, or (filtered) on their -bloom 3 twins.
+func forEachLRUDiffOf(t *testing.T, sizes []int, filtered bool, body func(t *testing.T, r *lruDiffRun, size int, mt htab.MapType, noCommon bool)) {
 	ncpu := kernel.PossibleCPUs()
+	bloom := ""
+	if filtered {
+		bloom = "/bloom=3"
+	}
 	for _, percpu := range []bool{false, true} {
 		typ, mt := "lru_hash", htab.LRUHash
 		if percpu {
@@ -440,7 +456,7 @@ func forEachLRUDiff(t *testing.T, sizes []int, body func(t *testing.T, r *lruDif
 				lists = "no_common_lru"
 			}
 			for _, size := range sizes {
-				t.Run(fmt.Sprintf("%s/%s/size=%d", typ, lists, size), func(t *testing.T) {
+				t.Run(fmt.Sprintf("%s/%s/size=%d%s", typ, lists, size, bloom), func(t *testing.T) {
 					// Subtests run on their own goroutines: pin this one.
 					pin, unpin := cpuPinner(t)
 					defer unpin()
@@ -450,11 +466,20 @@ func forEachLRUDiff(t *testing.T, sizes []int, body func(t *testing.T, r *lruDif
 					require.NoError(t, err)
 					defer km.Close()
 					r := &lruDiffRun{t: t, km: km, ncpu: 1, pin: pin}
-					if percpu {
+					switch {
+					case percpu && filtered:
+						m, err := lRUPerCPUK8V8BloomTestMap{}.New(opts)
+						require.NoError(t, err)
+						r.g, r.ncpu = lruDiffGen[LRUPerCPUK8V8BloomKey, LRUPerCPUK8V8BloomValue]{m}, ncpu
+					case percpu:
 						m, err := lRUPerCPUK8V8TestMap{}.New(opts)
 						require.NoError(t, err)
 						r.g, r.ncpu = lruDiffGen[LRUPerCPUK8V8Key, LRUPerCPUK8V8Value]{m}, ncpu
-					} else {
+					case filtered:
+						m, err := lRUK8V8BloomTestMap{}.New(opts)
+						require.NoError(t, err)
+						r.g = lruDiffGen[LRUK8V8BloomKey, LRUK8V8BloomValue]{m}
+					default:
 						m, err := lRUK8V8TestMap{}.New(opts)
 						require.NoError(t, err)
 						r.g = lruDiffGen[LRUK8V8Key, LRUK8V8Value]{m}
@@ -483,7 +508,7 @@ func TestKernelDifferentialLRUMultiCPU(t *testing.T) {
 		t.Skipf("%d possible CPU: nothing to spread over", ncpu)
 	}
 	requirePinnable(t, ncpu)
-	forEachLRUDiff(t, []int{4, 7, 33, 100, 127, 300, 1000}, func(t *testing.T, r *lruDiffRun, size int, mt htab.MapType, noCommon bool) {
+	forEachLRUDiff(t, []int{4, 7, 33, 100, 127, 300, 1000}, true, func(t *testing.T, r *lruDiffRun, size int, mt htab.MapType, noCommon bool) {
 		r.multi = ncpu
 		rng := rand.New(rand.NewPCG(uint64(size), kernel.Seed(t, 77+uint64(mt)<<1+map[bool]uint64{false: 0, true: 1}[noCommon])))
 		steps := lruDiffSteps(size)

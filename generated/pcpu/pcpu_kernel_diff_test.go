@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/htabgen/htabgen/htab"
+	"github.com/htabgen/htabgen/htab/htabtest"
 	"github.com/htabgen/htabgen/internal/kernel"
 )
 
@@ -139,6 +140,12 @@ func TestKernelDifferentialPerCPU(t *testing.T) {
 // sequences as the hash maps.
 func TestKernelRandomOpsPerCPU(t *testing.T) {
 	kernel.Require(t)
+	t.Run("bloom=0", func(t *testing.T) { kernelRandomOpsPerCPU(t, perCPUK8V8TestMap{}) })
+	t.Run("bloom=3", func(t *testing.T) { kernelRandomOpsPerCPU(t, perCPUK8V8BloomTestMap{}) })
+}
+
+// kernelRandomOpsPerCPU is TestKernelRandomOpsPerCPU on maps of kind's type.
+func kernelRandomOpsPerCPU[K ~[8]byte, V ~[8]byte](t *testing.T, kind htabtest.Map[K, V]) {
 	ncpu := kernel.PossibleCPUs()
 	for _, max := range []int{2, 16, 1000} {
 		for _, prealloc := range []bool{true, false} {
@@ -147,14 +154,14 @@ func TestKernelRandomOpsPerCPU(t *testing.T) {
 				km, err := kernel.New(htab.PerCPUHash, 8, 8, opts)
 				require.NoError(t, err)
 				defer km.Close()
-				m, err := perCPUK8V8TestMap{}.New(opts)
+				m, err := kind.New(opts)
 				require.NoError(t, err)
 				rng := rand.New(rand.NewPCG(uint64(max), kernel.Seed(t, 13)))
-				kernel.RandomOps(t, km, m, rng, kernel.Ops[PerCPUK8V8Key, PerCPUK8V8Value]{
+				kernel.RandomOps(t, km, m, rng, kernel.Ops[K, V]{
 					Steps:    min(20000, 40*max+200),
 					KeySpace: 2*max + 2,
-					Key:      func(n int) PerCPUK8V8Key { return kpKey(int64(n)) },
-					Value:    func(step int) PerCPUK8V8Value { return kpVal(int64(step)) },
+					Key:      func(n int) K { return K(kpKey(int64(n))) },
+					Value:    func(step int) V { return V(kpVal(int64(step))) },
 					Prog:     true,
 				})
 			})
