@@ -46,7 +46,7 @@ type Filter struct {
 type filterBits struct {
 	words []uint64 // 8 words a block
 	set   atomic.Uint64
-	limit uint64 // the Filter's limit, or higher if the rebuild left more set
+	limit atomic.Uint64 // the Filter's limit, or higher if a rebuild left more set
 }
 
 // RebuildRatio is how much higher than a fresh filter's, holding MaxEntries
@@ -85,7 +85,9 @@ func NewFilter(maxEntries, hashes int, keys func(add func(h uint32))) *Filter {
 }
 
 func (f *Filter) newBits() *filterBits {
-	return &filterBits{words: make([]uint64, 8*f.blocks), limit: f.limit}
+	fb := &filterBits{words: make([]uint64, 8*f.blocks)}
+	fb.limit.Store(f.limit)
+	return fb
 }
 
 // Bits is the size of the filter in bits.
@@ -142,7 +144,7 @@ func (f *Filter) Add(h uint32) {
 	}
 	c := f.cur.Load()
 	f.add(c, h)
-	if c.set.Load() > c.limit && f.rebuilding.CompareAndSwap(false, true) {
+	if c.set.Load() > c.limit.Load() && f.rebuilding.CompareAndSwap(false, true) {
 		go f.rebuild()
 	}
 }
@@ -182,22 +184,32 @@ func (f *Filter) Wait() {
 	}
 }
 
-// rebuild is Rebuild once the caller has set rebuilding.
+// rebuild is Rebuild once the caller has set rebuilding. Keys added while
+// the walk runs go into the new filter too, so a new filter can come out
+// over its limit already, full of keys deleted meanwhile (on a busy machine
+// a walk can take a long time): it then rebuilds again, a few times at most.
+// A filter still over its limit after that (live keys that set more bits
+// than the theory says, or an endless stream of inserts) waits for a
+// sixty-fourth of its bits to be set before it asks for another, so that
+// inserts do not each start a rebuild.
 func (f *Filter) rebuild() {
-	fresh := f.newBits()
-	f.next.Store(fresh)
-	f.keys(func(h uint32) { f.add(fresh, h) })
-	// Bits that a full map sets unluckily high must not ask for a rebuild
-	// at every insert: the next one waits for an eighth of the rest.
-	if set := fresh.set.Load(); set > fresh.limit {
-		fresh.limit = set + (f.Bits()-set)/8
+	var fresh *filterBits
+	for range 3 {
+		fresh = f.newBits()
+		f.next.Store(fresh)
+		f.keys(func(h uint32) { f.add(fresh, h) })
+		f.cur.Store(fresh)
+		f.next.Store(nil)
+		f.rebuilds.Add(1)
+		if fresh.set.Load() <= fresh.limit.Load() {
+			break
+		}
 	}
-	f.cur.Store(fresh)
-	f.next.Store(nil)
-	f.rebuilds.Add(1)
+	if set := fresh.set.Load(); set > fresh.limit.Load() {
+		fresh.limit.Store(set + (f.Bits()-set)/64)
+	}
 	f.rebuilding.Store(false)
 }
-
 // FilterFalsePositive is the expected false-positive rate of the filter of
 // bits bits (a Filter's: 512-bit blocks) and hashes hash functions holding n
 // keys: a block holds a Poisson number of keys, of mean 512n/bits, and a
