@@ -210,6 +210,7 @@ func (f *Filter) rebuild() {
 	}
 	f.rebuilding.Store(false)
 }
+
 // FilterFalsePositive is the expected false-positive rate of the filter of
 // bits bits (a Filter's: 512-bit blocks) and hashes hash functions holding n
 // keys: a block holds a Poisson number of keys, of mean 512n/bits, and a
