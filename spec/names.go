@@ -16,8 +16,8 @@ import (
 //     back, so distinct names give distinct prefixes), followed by a suffix,
 //     and no suffix ends with another. Prefixes p and p+x then never give one
 //     name: p+x+s = p+s' would need s' = x+s, a suffix ending with another.
-//     The map file's suffixes are Suffixes; the -tests file's helpers keep
-//     the same rule, which TestNamesCompose checks on generated files.
+//     The suffixes are Suffixes; TestNamesCompose checks the rule on
+//     generated files too.
 type Names struct {
 	Map   string // the map type, e.g. HashK8V8
 	Key   string // N+"Key": [K]byte
@@ -27,7 +27,7 @@ type Names struct {
 
 	Prefix string // N with its first letter lowered
 
-	// The map file's unexported identifiers, Prefix+suffix each.
+	// The unexported identifiers, Prefix+suffix each: the map file's.
 	Elem       string // the element (the slot, in the home layout)
 	KeyWords   string // a key as the element stores it: [KeyWords]uint32
 	HashInit   string // the static hash's initial state
@@ -40,11 +40,15 @@ type Names struct {
 	IndexMask  string // home layout: the next word's bits of index+1
 	MaxSlots   string // home layout: the most slots index+1 can address
 	ValueWords string // bloom filter map: a value as words, for jhash2
+
+	// The -tests file's adapters (htabtest.Map, htabtest.BloomMap).
+	TestMap   string
+	TestBloom string
 }
 
-// Suffixes are the suffixes of the map file's unexported identifiers, in
-// the order of Names' fields. No suffix ends with another.
-var Suffixes = []string{"Elem", "KeyWords", "HashInit", "ElemChunk", "ChunkShift", "Slot", "SlotChunk", "SlotLocks", "HomeBit", "IndexMask", "MaxSlots", "ValueWords"}
+// Suffixes are the suffixes of the unexported identifiers, in the order of
+// Names' fields. No suffix ends with another.
+var Suffixes = []string{"Elem", "KeyWords", "HashInit", "ElemChunk", "ChunkShift", "Slot", "SlotChunk", "SlotLocks", "HomeBit", "IndexMask", "MaxSlots", "ValueWords", "TestMap", "TestBloom"}
 
 // NamesFor is the names of a map named name (an exported Go identifier).
 func NamesFor(name string) Names {
@@ -64,12 +68,10 @@ func NamesFor(name string) Names {
 		IndexMask:  p + "IndexMask",
 		MaxSlots:   p + "MaxSlots",
 		ValueWords: p + "ValueWords",
+		TestMap:    p + "TestMap",
+		TestBloom:  p + "TestBloom",
 	}
 }
-
-// Helper is the -tests file's unexported helper called suffix: Prefix+suffix.
-// Its suffix must keep the rule above (TestNamesCompose checks it).
-func (n Names) Helper(suffix string) string { return n.Prefix + suffix }
 
 // lowerFirst is s with its first letter lowered: HashK8V8 → hashK8V8, LRUConns →
 // lRUConns. Only the first letter, so that two map names give two prefixes

@@ -22,7 +22,8 @@ func TestNamesForUsesEverySuffix(t *testing.T) {
 	n := NamesFor("Conns")
 	assert.Equal(t, Names{Map: "Conns", Key: "ConnsKey", Value: "ConnsValue", CPU: "ConnsCPU", New: "NewConns", Prefix: "conns",
 		Elem: "connsElem", KeyWords: "connsKeyWords", HashInit: "connsHashInit", ElemChunk: "connsElemChunk", ChunkShift: "connsChunkShift",
-		Slot: "connsSlot", SlotChunk: "connsSlotChunk", SlotLocks: "connsSlotLocks", HomeBit: "connsHomeBit", IndexMask: "connsIndexMask", MaxSlots: "connsMaxSlots", ValueWords: "connsValueWords"}, n)
+		Slot: "connsSlot", SlotChunk: "connsSlotChunk", SlotLocks: "connsSlotLocks", HomeBit: "connsHomeBit", IndexMask: "connsIndexMask", MaxSlots: "connsMaxSlots", ValueWords: "connsValueWords",
+		TestMap: "connsTestMap", TestBloom: "connsTestBloom"}, n)
 	// Every unexported field is the prefix and its suffix, in Suffixes' order.
 	v := reflect.ValueOf(n)
 	var got []string

@@ -6,6 +6,7 @@ import (
 
 	"github.com/dave/jennifer/jen"
 
+	"github.com/htabgen/htabgen/htab"
 	"github.com/htabgen/htabgen/spec"
 )
 
@@ -83,6 +84,30 @@ func (g *generator) designComment(f *jen.File) {
 			"  unlinked, both under the bucket lock, so a batch walk that skips the",
 			"  buckets whose bit is clear never misses a key that was there for the",
 			"  whole walk; it visits only the non-empty buckets.",
+		)
+	}
+	if fl := l.Filter; fl != nil {
+		bits := htab.FilterBits(65536, fl.Hashes)
+		lines = append(lines,
+			"",
+			fmt.Sprintf("Bloom filter in front of lookups (-bloom %d, htab.Filter)", fl.Hashes),
+			fmt.Sprintf("  MaxEntries*%d/ln 2 bits, rounded up to a power of two of 512-bit blocks; a key's", fl.Hashes),
+			fmt.Sprintf("  %s lie in one block (one cache miss), placed by the key's hash. For", spec.Plural(fl.Hashes, "bit")),
+			fmt.Sprintf("  MaxEntries 65536: %d bits, %.2f B per entry, %.2f %% false positives when full.", bits, float64(bits)/8/65536, 100*htab.FilterFalsePositive(bits, fl.Hashes, 65536)),
+			"  Lookup, CPU(i).Lookup, Delete and LookupAndDelete ask it right after the",
+			"  hash and answer \"absent\" from it when they can"+map[bool]string{true: "; so does an update with", false: "."}[fl.UpdateExist],
+		)
+		if fl.UpdateExist {
+			lines = append(lines, "  UpdateExist.")
+		} else {
+			lines = append(lines, "  (Not UpdateExist: an LRU update takes its element, which may evict,",
+				"  before it looks the key up, as the kernel's does.)")
+		}
+		lines = append(lines,
+			"  An insert sets the key's bits under its bucket lock, before the key is",
+			"  linked, and bits are never cleared: no false negative. Deleted keys' stale",
+			"  bits are shed by rebuilding the filter from the map's keys (filterKeys),",
+			fmt.Sprintf("  online, when its false-positive rate would pass %.1f times a fresh filter's.", htab.RebuildRatio),
 		)
 	}
 	lines = append(lines, "", "Order: buckets ascending, each newest first, as the kernel's.")

@@ -73,7 +73,7 @@ var (
 //
 //   - $Map, $Key, $Value, $CPU, $New, $Elem, $KeyWords, ... are the map's
 //     identifiers (the fields of spec.Names); $p is the map's prefix, so
-//     that $pTestKey is <prefix>TestKey;
+//     that $pFoo is <prefix>Foo;
 //   - $(name) is the hole of that name, filled with the code of holes (a
 //     hole filled with jen.Null() leaves nothing);
 //   - pkg.Name, where pkg is one of packages and is not itself selected

@@ -43,12 +43,12 @@ func (g *generator) tests(f *jen.File) {
 // filterTestFuncs: for maps with a bloom filter in front of their lookups.
 const filterTestFuncs = `
 // Filter is the bloom filter in front of the map's lookups.
-func (a $pTestMap) Filter() *htab.Filter { return a.filter }
+func (a $TestMap) Filter() *htab.Filter { return a.filter }
 
 // Test$MapFilterChurn checks that the bloom filter in front of the map's
 // lookups never hides a key and keeps its false-positive rate down through
 // churn (htabtest.FilterChurn); run it with -race.
-func Test$MapFilterChurn(t *testing.T) { htabtest.FilterChurn(t, $pTestMap{}) }
+func Test$MapFilterChurn(t *testing.T) { htabtest.FilterChurn(t, $TestMap{}) }
 `
 
 // bloomMapTests emits the -tests file of a -type bloom map: its adapter,
@@ -59,42 +59,42 @@ func Test$MapFilterChurn(t *testing.T) { htabtest.FilterChurn(t, $pTestMap{}) }
 //	func Test<Map>Model(t *testing.T) { htabtest.BloomModel(t, <prefix>TestBloom{}) }
 func (g *generator) bloomMapTests(f *jen.File) {
 	f.Add(g.code(fmt.Sprintf(`
-// $pTestBloom is $Map as the bloom checks of htab/htabtest reach it
-// (htabtest.BloomMap). The zero $pTestBloom stands for the kind.
-type $pTestBloom struct{ *$Map }
+// $TestBloom is $Map as the bloom checks of htab/htabtest reach it
+// (htabtest.BloomMap). The zero $TestBloom stands for the kind.
+type $TestBloom struct{ *$Map }
 
 // New makes a filter with opts, as $New does.
-func (a $pTestBloom) New(opts htab.Options) (htabtest.BloomMap[$Value], error) {
+func (a $TestBloom) New(opts htab.Options) (htabtest.BloomMap[$Value], error) {
 	m, err := $New(opts)
 	if err != nil {
 		return nil, err
 	}
-	return $pTestBloom{m}, nil
+	return $TestBloom{m}, nil
 }
 
 // DefaultHashes is the -hashes the filter was generated with.
-func (a $pTestBloom) DefaultHashes() int { return %d }
+func (a $TestBloom) DefaultHashes() int { return %d }
 
 // Seed is the initval of the filter's hash 0.
-func (a $pTestBloom) Seed() uint32 { return a.seed }
+func (a $TestBloom) Seed() uint32 { return a.seed }
 
 // Hash is the filter's hash of v with initval seed, before the mask.
-func (a $pTestBloom) Hash(v $Value, seed uint32) uint32 { return a.hash(&v, seed) }
+func (a $TestBloom) Hash(v $Value, seed uint32) uint32 { return a.hash(&v, seed) }
 
 // Test$MapModel checks the filter against the kernel's rules
 // (htabtest.BloomModel): its size, its hash, and every Peek.
-func Test$MapModel(t *testing.T) { htabtest.BloomModel(t, $pTestBloom{}) }
+func Test$MapModel(t *testing.T) { htabtest.BloomModel(t, $TestBloom{}) }
 
 // Test$MapOptions checks the options the filter refuses (htabtest.BloomOptions).
-func Test$MapOptions(t *testing.T) { htabtest.BloomOptions(t, $pTestBloom{}) }
+func Test$MapOptions(t *testing.T) { htabtest.BloomOptions(t, $TestBloom{}) }
 
 // Test$MapConcurrent checks that a pushed value peeks true from every
 // goroutine (htabtest.BloomConcurrent); run it with -race.
-func Test$MapConcurrent(t *testing.T) { htabtest.BloomConcurrent(t, $pTestBloom{}) }
+func Test$MapConcurrent(t *testing.T) { htabtest.BloomConcurrent(t, $TestBloom{}) }
 
 // Test$MapFalsePositives checks the false-positive rate against the theory
 // (htabtest.BloomFalsePositives).
-func Test$MapFalsePositives(t *testing.T) { htabtest.BloomFalsePositives(t, $pTestBloom{}) }
+func Test$MapFalsePositives(t *testing.T) { htabtest.BloomFalsePositives(t, $TestBloom{}) }
 
 // Benchmark$MapPush and Benchmark$MapPeek push into, and peek at, a filter
 // of 1,000,000 entries and 3 hashes, half full; Peek probes pushed values and
@@ -155,37 +155,37 @@ func (g *generator) testAdapter(f *jen.File) {
 // adapterCommon: the adapter's type and the methods every map's adapter
 // has alike.
 const adapterCommon = `
-// $pTestMap is $Map as the checks of htab/htabtest reach it
+// $TestMap is $Map as the checks of htab/htabtest reach it
 // (htabtest.Map): the map's own methods, with a key's values as a slice,
-// its CPU handles, and the internals the checks need. The zero $pTestMap
+// its CPU handles, and the internals the checks need. The zero $TestMap
 // stands for the kind: the checks make their maps with New.
-type $pTestMap struct{ *$Map }
+type $TestMap struct{ *$Map }
 
 // New makes a map with opts, as New$Map does.
-func (a $pTestMap) New(opts htab.Options) (htabtest.Map[$Key, $Value], error) {
+func (a $TestMap) New(opts htab.Options) (htabtest.Map[$Key, $Value], error) {
 	m, err := New$Map(opts)
 	if err != nil {
 		return nil, err
 	}
-	return $pTestMap{m}, nil
+	return $TestMap{m}, nil
 }
 
 // CPU is the map's CPU(i).
-func (a $pTestMap) CPU(i int) htabtest.CPU[$Key, $Value] { return a.$Map.CPU(i) }
+func (a $TestMap) CPU(i int) htabtest.CPU[$Key, $Value] { return a.$Map.CPU(i) }
 
 // Seed and SetSeed are the map's hash seed, the jhash initval.
-func (a $pTestMap) Seed() uint32 { return a.seed }
+func (a $TestMap) Seed() uint32 { return a.seed }
 
-func (a $pTestMap) SetSeed(seed uint32) { a.seed = seed }
+func (a $TestMap) SetSeed(seed uint32) { a.seed = seed }
 
 // Buckets is how many buckets a hash picks from; Degenerate makes it one,
 // so that every key falls in bucket 0.
-func (a $pTestMap) Buckets() int { return int(a.mask) + 1 }
+func (a $TestMap) Buckets() int { return int(a.mask) + 1 }
 
-func (a $pTestMap) Degenerate() { a.mask = 0 }
+func (a $TestMap) Degenerate() { a.mask = 0 }
 
 // Hash is the map's own hash of k.
-func (a $pTestMap) Hash(k $Key) uint32 {
+func (a $TestMap) Hash(k $Key) uint32 {
 	w := k.words()
 	return a.hash(&k, &w)
 }
@@ -196,21 +196,21 @@ func (a $pTestMap) Hash(k $Key) uint32 {
 const adapterSingleValue = `
 // Lookup, LookupAndDelete, Update and All are the map's, with a key's value
 // as vals[0].
-func (a $pTestMap) Lookup(k $Key, vals []$Value) (ok bool) {
+func (a $TestMap) Lookup(k $Key, vals []$Value) (ok bool) {
 	vals[0], ok = a.$Map.Lookup(k)
 	return ok
 }
 
-func (a $pTestMap) LookupAndDelete(k $Key, vals []$Value) (err error) {
+func (a $TestMap) LookupAndDelete(k $Key, vals []$Value) (err error) {
 	vals[0], err = a.$Map.LookupAndDelete(k)
 	return err
 }
 
-func (a $pTestMap) Update(k $Key, vals []$Value, flags htab.UpdateFlags) error {
+func (a $TestMap) Update(k $Key, vals []$Value, flags htab.UpdateFlags) error {
 	return a.$Map.Update(k, vals[0], flags)
 }
 
-func (a $pTestMap) All() iter.Seq2[$Key, []$Value] {
+func (a $TestMap) All() iter.Seq2[$Key, []$Value] {
 	return func(yield func($Key, []$Value) bool) {
 		for k, v := range a.$Map.All() {
 			if !yield(k, []$Value{v}) {
@@ -225,42 +225,42 @@ func (a $pTestMap) All() iter.Seq2[$Key, []$Value] {
 const testFuncs = `
 // Test$MapRandomOps checks random operations on maps of several options
 // against a model of the kernel's map (htabtest.RandomOps).
-func Test$MapRandomOps(t *testing.T) { htabtest.RandomOps(t, $pTestMap{}) }
+func Test$MapRandomOps(t *testing.T) { htabtest.RandomOps(t, $TestMap{}) }
 
 // Fuzz$MapOps checks the operations its input encodes against the model
 // (htabtest.RunOps).
-func Fuzz$MapOps(f *testing.F) { htabtest.FuzzOps(f, $pTestMap{}) }
+func Fuzz$MapOps(f *testing.F) { htabtest.FuzzOps(f, $TestMap{}) }
 
 // Test$MapConcurrentValues checks that concurrent readers see only values
 // written for their keys, whole (htabtest.ConcurrentValues); run it with
 // -race.
-func Test$MapConcurrentValues(t *testing.T) { htabtest.ConcurrentValues(t, $pTestMap{}) }
+func Test$MapConcurrentValues(t *testing.T) { htabtest.ConcurrentValues(t, $TestMap{}) }
 
 // Test$MapConcurrent checks that writers on disjoint keys lose no write
 // (htabtest.Concurrent); run it with -race.
-func Test$MapConcurrent(t *testing.T) { htabtest.Concurrent(t, $pTestMap{}) }
+func Test$MapConcurrent(t *testing.T) { htabtest.Concurrent(t, $TestMap{}) }
 
 // Test$MapBatch checks the batch operations against All (htabtest.Batch).
-func Test$MapBatch(t *testing.T) { htabtest.Batch(t, $pTestMap{}) }
+func Test$MapBatch(t *testing.T) { htabtest.Batch(t, $TestMap{}) }
 
 // Test$MapSeeds checks that ZeroSeed maps hash alike and others do not
 // (htabtest.Seeds).
-func Test$MapSeeds(t *testing.T) { htabtest.Seeds(t, $pTestMap{}) }
+func Test$MapSeeds(t *testing.T) { htabtest.Seeds(t, $TestMap{}) }
 
 // Test$MapHashIsJhash checks the map's hash against htab.Jhash
 // (htabtest.HashIsJhash).
-func Test$MapHashIsJhash(t *testing.T) { htabtest.HashIsJhash(t, $pTestMap{}) }
+func Test$MapHashIsJhash(t *testing.T) { htabtest.HashIsJhash(t, $TestMap{}) }
 
 // Test$MapStorageHasNoPointers checks that the garbage collector has
 // nothing to scan in the map's storage (htabtest.StorageHasNoPointers).
-func Test$MapStorageHasNoPointers(t *testing.T) { htabtest.StorageHasNoPointers(t, $pTestMap{}) }
+func Test$MapStorageHasNoPointers(t *testing.T) { htabtest.StorageHasNoPointers(t, $TestMap{}) }
 `
 
 // collisionTestFunc: for maps whose elements cache the hash.
 const collisionTestFunc = `
 // Test$MapHashCollisions checks that keys with equal hashes are kept apart
 // (htabtest.HashCollisions).
-func Test$MapHashCollisions(t *testing.T) { htabtest.HashCollisions(t, $pTestMap{}) }
+func Test$MapHashCollisions(t *testing.T) { htabtest.HashCollisions(t, $TestMap{}) }
 `
 
 // lookupBench emits Benchmark<Map>Lookup: hits on a 75% full map of 65536

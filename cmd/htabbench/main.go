@@ -13,8 +13,8 @@
 //
 //	go test -run '^$' -bench LookupByFullness -count 5 ./generated/hashbench/ > lookup.txt
 //	go run ./cmd/htabbench lookup.txt
-//	go test -run '^$' -bench DumpHashMap -count 6 ./generated/batchbench/ > batch-dump.txt
-//	go run ./cmd/htabbench batch-dump.txt
+//	go test -run '^$' -bench DumpHashMap -count 6 ./generated/batchbench/ > batch-dump-2026-11-30.txt
+//	go run ./cmd/htabbench batch-dump-2026-11-30.txt
 //
 // Each cell is the median of the runs; gains are ratios measured in one run.
 package main

@@ -59,6 +59,18 @@ import (
 //   whoever sees the key gone through a single-key operation can insert
 //   another (the kernel frees after unlocking).
 //
+// Bloom filter in front of lookups (-bloom 5, htab.Filter)
+//   MaxEntries*5/ln 2 bits, rounded up to a power of two of 512-bit blocks; a key's
+//   5 bits lie in one block (one cache miss), placed by the key's hash. For
+//   MaxEntries 65536: 524288 bits, 1.00 B per entry, 2.31 % false positives when full.
+//   Lookup, CPU(i).Lookup, Delete and LookupAndDelete ask it right after the
+//   hash and answer "absent" from it when they can; so does an update with
+//   UpdateExist.
+//   An insert sets the key's bits under its bucket lock, before the key is
+//   linked, and bits are never cleared: no false negative. Deleted keys' stale
+//   bits are shed by rebuilding the filter from the map's keys (filterKeys),
+//   online, when its false-positive rate would pass 1.6 times a fresh filter's.
+//
 // Order: buckets ascending, each newest first, as the kernel's.
 
 // Front5Key is a key of Front5: 8 bytes, hashed and compared as they are.

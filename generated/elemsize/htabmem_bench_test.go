@@ -6,8 +6,8 @@ package elemsize
 // max_entries = max(8192, 64*nr_cpus), producers that each run batches of 64
 // ops on keys from, from+step, ... through their own CPU(i) handle.
 //
-//	go test -run '^$' -bench HtabMem -count 8 ./generated/elemsize/ > htabmem.txt
-//	benchstat -col /impl htabmem.txt
+//	go test -run '^$' -bench HtabMem -count 8 ./generated/elemsize/ > htabmem-2026-11-30-b.txt
+//	benchstat -col /impl htabmem-2026-11-30-b.txt
 //
 // Metrics: "ops/s" is the kernel's per-producer op rate (op_cnt/producers
 // per second, op_cnt counted per batch as the kernel does: +1 per overwrite

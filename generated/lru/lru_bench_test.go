@@ -4,8 +4,8 @@ package lru
 // exact LRU, github.com/hashicorp/golang-lru/v2.
 //
 //	go test -run '^$' -bench LRUHitRatio -benchtime 1x ./generated/lru/
-//	go test -run '^$' -bench LRUSpeed -count 6 ./generated/lru/ > lru-speed.txt
-//	benchstat -col /impl lru-speed.txt
+//	go test -run '^$' -bench LRUSpeed -count 6 ./generated/lru/ > lru-speed-2026-11-30-e.txt
+//	benchstat -col /impl lru-speed-2026-11-30-e.txt
 //
 // Traces: 1M requests over 100k keys, Zipf-distributed ranks (rank r drawn
 // with probability ∝ 1/(r+1)^s) from a fixed seed. s = 1.2 uses

@@ -29,7 +29,7 @@ import (
 // ops/s ratio is g * cpu-ns/op(1) / cpu-ns/op(g), and that estimate holds up
 // better than ops/s on a machine busy with other work. Compare with
 //
-//	benchstat -col /goroutines -filter '.unit:ops/s' bench/results/pcpu-counters.txt
+//	benchstat -col /goroutines -filter '.unit:ops/s' bench/results/pcpu-counters-2026-11-30-b.txt
 func BenchmarkPerCPUCounters(b *testing.B) {
 	for _, impl := range []string{"htab", "xsync"} {
 		for _, keys := range []int{1024, 65536} {
