@@ -19,7 +19,7 @@ import (
 )
 
 // batchKinds are the k4v4 maps (gen_batch.go, gen_home.go), by layout and
-// -batch-lock mode. (A function, not a variable: inferring K and V from an
+// -batch-lock mode, and with a bloom filter in front of lookups. (A function, not a variable: inferring K and V from an
 // adapter's methods fails in the initializer of a package-level variable
 // declared in a file that sorts before the adapter's.)
 func batchKinds() []batchKind {
@@ -30,6 +30,8 @@ func batchKinds() []batchKind {
 		batchKindOf("home", "nonempty", homeK4V4TestMap{}),
 		batchKindOf("home", "always", homeK4V4AlwaysTestMap{}),
 		batchKindOf("home", "sparse", homeK4V4SparseTestMap{}),
+		batchKindOf("classic", "nonempty/bloom=3", hashK4V4BloomTestMap{}),
+		batchKindOf("home", "nonempty/bloom=3", homeK4V4BloomTestMap{}),
 	}
 }
 
