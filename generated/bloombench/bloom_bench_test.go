@@ -74,7 +74,9 @@ func kernelPattern(entries, hashes int) lookups {
 	}
 }
 
-// front is the map's own filter, -bloom hashes.
+// front is the map's own filter, -bloom hashes. Each case is written out so
+// that its closures call the map's methods directly, as plain's do (a
+// generic helper would call them through a dictionary, in one arm only).
 func front(entries, hashes int) lookups {
 	o := htab.Options{MaxEntries: entries}
 	mk := func(lookup func(k [8]byte) bool, insert func(k [8]byte), err error) lookups {
