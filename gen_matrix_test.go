@@ -174,18 +174,26 @@ func TestMatrix(t *testing.T) {
 	hashes := []spec.HashKind{spec.HashStatic, spec.HashJhash2, spec.HashJhash}
 	start := time.Now()
 	maps, pkgs := 0, 0
-	var genWith func(typ spec.MapType, layout spec.StorageLayout, h spec.HashKind, lean bool, keys, vals []int, bloom int)
-	gen := func(typ spec.MapType, layout spec.StorageLayout, h spec.HashKind, lean bool, keys, vals []int) {
-		genWith(typ, layout, h, lean, keys, vals, 0)
+	// newPkg makes the directory of one package of the module.
+	newPkg := func(pkg string) string {
+		dir := filepath.Join(mod, pkg)
+		require.NoError(t, os.MkdirAll(dir, 0o755))
+		pkgs++
+		return dir
 	}
-	genWith = func(typ spec.MapType, layout spec.StorageLayout, h spec.HashKind, lean bool, keys, vals []int, bloom int) {
+	// write generates s, as cmd would, into its package.
+	write := func(s spec.Spec, cmd string) {
+		files, err := Generate(s, cmd)
+		require.NoError(t, err, cmd)
+		require.NoError(t, WriteFiles(files), cmd)
+		maps++
+	}
+	gen := func(typ spec.MapType, layout spec.StorageLayout, h spec.HashKind, lean bool, keys, vals []int, bloom int) {
 		pkg := fmt.Sprintf("%s_%s_%s_lean%v", typ, layout, h, lean)
 		if bloom > 0 {
 			pkg += fmt.Sprintf("_bloom%d", bloom)
 		}
-		dir := filepath.Join(mod, pkg)
-		require.NoError(t, os.MkdirAll(dir, 0o755))
-		pkgs++
+		dir := newPkg(pkg)
 		for _, key := range keys {
 			if h == spec.HashJhash2 && key%4 != 0 {
 				continue
@@ -197,20 +205,14 @@ func TestMatrix(t *testing.T) {
 				s.Pkg = pkg
 				s.Out = filepath.Join(dir, fmt.Sprintf("k%dv%d_htab.go", key, val))
 				s.Tests = true
-				cmd := fmt.Sprintf("htabgen -type %s -layout %s -key %d -val %d -hash %s -lean=%v -bloom %d -name %s -out k%dv%d_htab.go -tests",
-					typ, layout, key, val, h, lean, bloom, s.Name, key, val)
-				files, err := Generate(s, cmd)
-				require.NoError(t, err, cmd)
-				require.NoError(t, WriteFiles(files), cmd)
-				maps++
+				write(s, fmt.Sprintf("htabgen -type %s -layout %s -key %d -val %d -hash %s -lean=%v -bloom %d -name %s -out k%dv%d_htab.go -tests",
+					typ, layout, key, val, h, lean, bloom, s.Name, key, val))
 			}
 		}
 	}
 	genBloom := func(h spec.HashKind, vals []int) {
 		pkg := fmt.Sprintf("bloom_%s", h)
-		dir := filepath.Join(mod, pkg)
-		require.NoError(t, os.MkdirAll(dir, 0o755))
-		pkgs++
+		dir := newPkg(pkg)
 		for _, val := range vals {
 			if h == spec.HashJhash2 && val%4 != 0 {
 				continue
@@ -218,17 +220,13 @@ func TestMatrix(t *testing.T) {
 			s := spec.Default()
 			s.Type, s.Val, s.Hash, s.Name, s.Pkg, s.Tests = spec.Bloom, val, h, fmt.Sprintf("V%d", val), pkg, true
 			s.Out = filepath.Join(dir, fmt.Sprintf("v%d_htab.go", val))
-			cmd := fmt.Sprintf("htabgen -type bloom -val %d -hash %s -name %s -out v%d_htab.go -tests", val, h, s.Name, val)
-			files, err := Generate(s, cmd)
-			require.NoError(t, err, cmd)
-			require.NoError(t, WriteFiles(files), cmd)
-			maps++
+			write(s, fmt.Sprintf("htabgen -type bloom -val %d -hash %s -name %s -out v%d_htab.go -tests", val, h, s.Name, val))
 		}
 	}
 	for _, layout := range []spec.StorageLayout{spec.LayoutClassic, spec.LayoutHome} {
 		for _, h := range hashes {
 			for _, lean := range []bool{true, false} {
-				gen(spec.Hash, layout, h, lean, keys, vals)
+				gen(spec.Hash, layout, h, lean, keys, vals, 0)
 			}
 		}
 	}
@@ -236,7 +234,7 @@ func TestMatrix(t *testing.T) {
 	// add: cached hash or not (LRU's evict), value tails (per-CPU slots).
 	for _, typ := range []spec.MapType{spec.PerCPU, spec.LRU, spec.LRUPerCPU} {
 		for _, lean := range []bool{true, false} {
-			gen(typ, spec.LayoutClassic, spec.HashStatic, lean, []int{1, 4, 8, 9, 16}, []int{1, 8, 13})
+			gen(typ, spec.LayoutClassic, spec.HashStatic, lean, []int{1, 4, 8, 9, 16}, []int{1, 8, 13}, 0)
 		}
 	}
 	// A bloom filter in front of lookups, in every type and layout (a cached
@@ -246,7 +244,7 @@ func TestMatrix(t *testing.T) {
 		typ    spec.MapType
 		layout spec.StorageLayout
 	}{{spec.Hash, spec.LayoutHome}, {spec.Hash, spec.LayoutClassic}, {spec.PerCPU, spec.LayoutClassic}, {spec.LRU, spec.LayoutClassic}, {spec.LRUPerCPU, spec.LayoutClassic}} {
-		genWith(tl.typ, tl.layout, spec.HashStatic, true, []int{1, 8, 9, 16}, []int{8}, 3)
+		gen(tl.typ, tl.layout, spec.HashStatic, true, []int{1, 8, 9, 16}, []int{8}, 3)
 	}
 	for _, h := range hashes {
 		genBloom(h, []int{1, 2, 5, 8, 12, 13, 40, 64, 100, 256})
