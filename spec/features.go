@@ -67,4 +67,14 @@ var Features = []Feature{
 		Types: MapTypes,
 		IsSet: func(s Spec) bool { return s.EbpfCompat }, Value: func(s Spec) any { return s.EbpfCompat },
 	},
+	{
+		Name: "no-prealloc", Usage: "with -max-entries: NOptions() allocates elements on demand (BPF_F_NO_PREALLOC)", Default: "false",
+		Types: []MapType{Hash, PerCPU},
+		IsSet: func(s Spec) bool { return s.NoPrealloc }, Value: func(s Spec) any { return s.NoPrealloc },
+	},
+	{
+		Name: "no-common-lru", Usage: "with -max-entries: NOptions() gives each CPU its own LRU lists (BPF_F_NO_COMMON_LRU)", Default: "false",
+		Types: []MapType{LRU, LRUPerCPU},
+		IsSet: func(s Spec) bool { return s.NoCommonLRU }, Value: func(s Spec) any { return s.NoCommonLRU },
+	},
 }

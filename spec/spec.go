@@ -84,11 +84,16 @@ const (
 )
 
 // StorageLayout returns the layout s generates: s.Layout, or when that is
-// empty the type's default (home for hash, classic for the others).
+// empty the type's default (home for hash, classic for the others and for a
+// hash map whose default options are NoPrealloc).
 func (s Spec) StorageLayout() StorageLayout {
 	switch {
 	case s.Layout != "":
 		return s.Layout
+	case s.Type == Hash && s.NoPrealloc:
+		// Declared on demand (a BPF object's BPF_F_NO_PREALLOC), memory
+		// follows the entries in use, which only classic does.
+		return LayoutClassic
 	case s.Type == Hash:
 		return LayoutHome
 	default:
@@ -122,6 +127,12 @@ type Spec struct {
 	BatchLock  BatchLock `json:"batch-lock"`
 	EbpfCompat bool      `json:"ebpf-compat"`
 	Tests      bool      `json:"tests"`
+	// The map's default options, the attributes a BPF object declares for
+	// it (-elf): MaxEntries > 0 gives the map NOptions() and NewNDefault().
+	MaxEntries  int  `json:"max-entries"`
+	NoPrealloc  bool `json:"no-prealloc"`
+	NoCommonLRU bool `json:"no-common-lru"`
+	ZeroSeed    bool `json:"zero-seed"`
 	// Layout is the storage layout; "" means the type's default (see
 	// Spec.StorageLayout).
 	Layout StorageLayout `json:"layout"`
@@ -149,20 +160,24 @@ func (e *Error) Error() string {
 // allowed says what each option takes, in the words of its errors: those of
 // Validate, and those of ParseJSON for a value of the wrong JSON type.
 var allowed = map[string]string{
-	"type":        "one of " + joinTypes(),
-	"key":         fmt.Sprintf("key size in bytes, 1..%d", MaxKeySize),
-	"val":         fmt.Sprintf("value size in bytes, 1..%d (per-CPU types 1..%d)", MaxValueSize, MaxPerCPUValSize),
-	"name":        "an exported Go identifier, such as Conns",
-	"pkg":         "a Go package name, such as flows",
-	"out":         "the output file, such as conns_htab.go",
-	"hash":        "one of static, jhash2, jhash",
-	"lean":        "true or false",
-	"bloom":       fmt.Sprintf("number of hash functions of the bloom filter in front of lookups, 0 (off) or 1..%d", MaxBloomHashes),
-	"hashes":      fmt.Sprintf("number of hash functions, 1..%d", MaxBloomHashes),
-	"batch-lock":  "one of nonempty, always, sparse",
-	"ebpf-compat": "true or false",
-	"tests":       "true or false",
-	"layout":      "one of classic, home",
+	"type":          "one of " + joinTypes(),
+	"key":           fmt.Sprintf("key size in bytes, 1..%d", MaxKeySize),
+	"val":           fmt.Sprintf("value size in bytes, 1..%d (per-CPU types 1..%d)", MaxValueSize, MaxPerCPUValSize),
+	"name":          "an exported Go identifier, such as Conns",
+	"pkg":           "a Go package name, such as flows",
+	"out":           "the output file, such as conns_htab.go",
+	"hash":          "one of static, jhash2, jhash",
+	"lean":          "true or false",
+	"bloom":         fmt.Sprintf("number of hash functions of the bloom filter in front of lookups, 0 (off) or 1..%d", MaxBloomHashes),
+	"hashes":        fmt.Sprintf("number of hash functions, 1..%d", MaxBloomHashes),
+	"batch-lock":    "one of nonempty, always, sparse",
+	"ebpf-compat":   "true or false",
+	"tests":         "true or false",
+	"max-entries":   fmt.Sprintf("the default MaxEntries of NOptions() and NewNDefault(), 1..%d, or 0 for none", htab.MaxMaxEntries),
+	"no-prealloc":   "true or false",
+	"no-common-lru": "true or false",
+	"zero-seed":     "true or false",
+	"layout":        "one of classic, home",
 }
 
 // Validate checks s against the kernel's limits and the options that apply to
@@ -244,6 +259,18 @@ func (s Spec) validate(given map[string]bool) error {
 	}
 	if s.Bloom < 0 || s.Bloom > MaxBloomHashes {
 		return bad("bloom", s.Bloom, allowed["bloom"])
+	}
+	if s.MaxEntries < 0 || int64(s.MaxEntries) > htab.MaxMaxEntries {
+		return bad("max-entries", s.MaxEntries, allowed["max-entries"])
+	}
+	// The flags are defaults too: without a MaxEntries there are none.
+	for _, flag := range []struct {
+		name string
+		set  bool
+	}{{"no-prealloc", s.NoPrealloc}, {"no-common-lru", s.NoCommonLRU}, {"zero-seed", s.ZeroSeed}} {
+		if flag.set && s.MaxEntries == 0 {
+			return bad(flag.name, true, "needs -max-entries: it is one of the default options that NOptions() returns")
+		}
 	}
 	// Given empty, a string option would silently mean its default.
 	for _, empty := range []struct{ opt, value, dflt string }{
