@@ -71,8 +71,7 @@ func TestCheckTogether(t *testing.T) {
 // with another: else maps Foo and FooSlot could both declare fooSlotChunk
 // (Foo's "SlotChunk", FooSlot's "Chunk"). The exported test functions are
 // held to the same rule within each kind (Test, Benchmark, Fuzz). The matrix
-// varies every implemented option; -ebpf-compat is to join it when it is
-// implemented.
+// varies every option, -ebpf-compat and the default options among them.
 func TestNamesCompose(t *testing.T) {
 	const name, prefix = "Zq", "zq"
 	suffixes := map[string]map[string]string{} // kind → suffix → one spec with it
@@ -97,6 +96,7 @@ func TestNamesCompose(t *testing.T) {
 				func(s *spec.Spec) { s.BatchLock = "sparse" },
 				func(s *spec.Spec) { s.Hash = "jhash" },
 				func(s *spec.Spec) { s.Bloom = 3 },
+				func(s *spec.Spec) { s.EbpfCompat, s.MaxEntries, s.ZeroSeed = true, 100, true },
 			}
 			if key%4 == 0 {
 				variants = append(variants, func(s *spec.Spec) { s.Hash = "jhash2" })
@@ -115,6 +115,7 @@ func TestNamesCompose(t *testing.T) {
 			}
 			s := spec.Default()
 			s.Type, s.Val, s.Hash, s.Name, s.Out, s.Pkg, s.Tests = spec.Bloom, val, h, name, "zq.go", "p", true
+			s.EbpfCompat, s.MaxEntries = val == 8, 100
 			specs = append(specs, s)
 		}
 	}
@@ -139,7 +140,8 @@ func TestNamesCompose(t *testing.T) {
 					}
 				}
 				if kind == "exported" {
-					require.Contains(t, []string{name, name + "Key", name + "Value", name + "CPU", "New" + name}, id, "%s declares an exported name outside the contract's", from)
+					require.Contains(t, []string{name, name + "Key", name + "Value", name + "CPU", "New" + name,
+						name + "Options", "New" + name + "Default", name + "EBPF", "New" + name + "EBPF"}, id, "%s declares an exported name outside the contract's", from)
 					continue
 				}
 				add(kind, rest, from)
@@ -205,8 +207,11 @@ func TestMatrix(t *testing.T) {
 				s.Pkg = pkg
 				s.Out = filepath.Join(dir, fmt.Sprintf("k%dv%d_htab.go", key, val))
 				s.Tests = true
-				write(s, fmt.Sprintf("htabgen -type %s -layout %s -key %d -val %d -hash %s -lean=%v -bloom %d -name %s -out k%dv%d_htab.go -tests",
-					typ, layout, key, val, h, lean, bloom, s.Name, key, val))
+				// The packages with a filter in front have every type: they
+				// carry the -ebpf-compat adapters too.
+				s.EbpfCompat = bloom > 0
+				write(s, fmt.Sprintf("htabgen -type %s -layout %s -key %d -val %d -hash %s -lean=%v -bloom %d -name %s -out k%dv%d_htab.go -tests -ebpf-compat=%v",
+					typ, layout, key, val, h, lean, bloom, s.Name, key, val, s.EbpfCompat))
 			}
 		}
 	}
@@ -219,8 +224,9 @@ func TestMatrix(t *testing.T) {
 			}
 			s := spec.Default()
 			s.Type, s.Val, s.Hash, s.Name, s.Pkg, s.Tests = spec.Bloom, val, h, fmt.Sprintf("V%d", val), pkg, true
+			s.EbpfCompat, s.MaxEntries, s.ZeroSeed = h == spec.HashStatic, 1000, true
 			s.Out = filepath.Join(dir, fmt.Sprintf("v%d_htab.go", val))
-			write(s, fmt.Sprintf("htabgen -type bloom -val %d -hash %s -name %s -out v%d_htab.go -tests", val, h, s.Name, val))
+			write(s, fmt.Sprintf("htabgen -type bloom -val %d -hash %s -name %s -out v%d_htab.go -tests -ebpf-compat=%v -max-entries 1000 -zero-seed", val, h, s.Name, val, s.EbpfCompat))
 		}
 	}
 	for _, layout := range []spec.StorageLayout{spec.LayoutClassic, spec.LayoutHome} {

@@ -60,7 +60,7 @@ func Generate(s spec.Spec, command string) ([]File, error) {
 
 // Output is one file that Generate writes for a spec.
 type Output struct {
-	Kind string // "map" (the map, at the spec's out) or "tests" (<out>_test.go)
+	Kind string // "map" (the map, at the spec's out), "tests" (<out>_test.go) or "ebpf" (<out>_ebpf.go)
 	Path string
 }
 
@@ -106,6 +106,22 @@ var outputKinds = []struct {
 		// The test file beside out: x_htab.go → x_htab_test.go.
 		path:   func(out string) string { return strings.TrimSuffix(out, ".go") + "_test.go" },
 		render: templates.RenderTests,
+	},
+	{
+		name:   "ebpf",
+		wanted: func(s spec.Spec) bool { return s.EbpfCompat },
+		check: func(s spec.Spec) error {
+			if s.Out == "" {
+				return &spec.Error{Option: "ebpf-compat", Value: true, Allowed: "needs -out: the adapter goes to <out>_ebpf.go"}
+			}
+			if !strings.HasSuffix(s.Out, ".go") {
+				return &spec.Error{Option: "ebpf-compat", Value: true, Allowed: fmt.Sprintf("needs an -out ending in .go (got %s): the adapter compiles with the map, and Go compiles only .go files", s.Out)}
+			}
+			return nil
+		},
+		// The adapter beside out: x_htab.go → x_htab_ebpf.go.
+		path:   func(out string) string { return strings.TrimSuffix(out, ".go") + "_ebpf.go" },
+		render: templates.RenderEBPF,
 	},
 }
 

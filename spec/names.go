@@ -9,7 +9,8 @@ import (
 // here. Several maps compile together in one package because of two rules:
 //
 //   - The exported names are the map's name N, N+"Key", N+"Value", N+"CPU"
-//     and "New"+N. Two maps whose exported names collide (Conns and ConnsKey)
+//     and "New"+N; with default options N+"Options" and "New"+N+"Default";
+//     with -ebpf-compat N+"EBPF" and "New"+N+"EBPF". Two maps whose exported names collide (Conns and ConnsKey)
 //     are refused before anything is written (htabgen.CheckTogether).
 //   - Every unexported name is the map's Prefix, N with its first letter
 //     lowered (Validate takes only names whose first letter lowers and raises
@@ -24,6 +25,11 @@ type Names struct {
 	Value string // N+"Value": [V]byte
 	CPU   string // N+"CPU": the program-side handle
 	New   string // "New"+N: the constructor
+
+	Options    string // N+"Options": the spec's default options (-max-entries)
+	NewDefault string // "New"+N+"Default": the constructor with them
+	EBPF       string // N+"EBPF": the -ebpf-compat adapter
+	NewEBPF    string // "New"+N+"EBPF": its constructor
 
 	Prefix string // N with its first letter lowered
 
@@ -55,6 +61,8 @@ func NamesFor(name string) Names {
 	p := lowerFirst(name)
 	return Names{
 		Map: name, Key: name + "Key", Value: name + "Value", CPU: name + "CPU", New: "New" + name,
+		Options: name + "Options", NewDefault: "New" + name + "Default",
+		EBPF: name + "EBPF", NewEBPF: "New" + name + "EBPF",
 		Prefix:     p,
 		Elem:       p + "Elem",
 		KeyWords:   p + "KeyWords",

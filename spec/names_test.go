@@ -20,7 +20,8 @@ func TestSuffixesEndWithNoOther(t *testing.T) {
 
 func TestNamesForUsesEverySuffix(t *testing.T) {
 	n := NamesFor("Conns")
-	assert.Equal(t, Names{Map: "Conns", Key: "ConnsKey", Value: "ConnsValue", CPU: "ConnsCPU", New: "NewConns", Prefix: "conns",
+	assert.Equal(t, Names{Map: "Conns", Key: "ConnsKey", Value: "ConnsValue", CPU: "ConnsCPU", New: "NewConns",
+		Options: "ConnsOptions", NewDefault: "NewConnsDefault", EBPF: "ConnsEBPF", NewEBPF: "NewConnsEBPF", Prefix: "conns",
 		Elem: "connsElem", KeyWords: "connsKeyWords", HashInit: "connsHashInit", ElemChunk: "connsElemChunk", ChunkShift: "connsChunkShift",
 		Slot: "connsSlot", SlotChunk: "connsSlotChunk", SlotLocks: "connsSlotLocks", HomeBit: "connsHomeBit", IndexMask: "connsIndexMask", MaxSlots: "connsMaxSlots", ValueWords: "connsValueWords",
 		TestMap: "connsTestMap", TestBloom: "connsTestBloom"}, n)

@@ -185,9 +185,6 @@ func Plan(s Spec) (*Layout, error) {
 	if err := s.Validate(); err != nil {
 		return nil, err
 	}
-	if err := checkImplemented(s); err != nil {
-		return nil, err
-	}
 	l := &Layout{
 		Spec:       s,
 		Names:      NamesFor(s.TypeName()),
@@ -311,21 +308,9 @@ func planElem(s Spec, l *Layout) []Field {
 	return fs
 }
 
-// NotImplemented lists, as the command line writes them, what
-// checkImplemented refuses; -help says so.
-var NotImplemented = []string{"-ebpf-compat"}
-
-// checkImplemented rejects options whose features this version does not have
-// yet, so that no one gets a map silently lacking what they asked for.
-func checkImplemented(s Spec) error {
-	todo := func(opt string, v any) error {
-		return &Error{opt, v, "not implemented in this version of htabgen"}
-	}
-	if s.EbpfCompat {
-		return todo("ebpf-compat", s.EbpfCompat)
-	}
-	return nil
-}
+// NotImplemented lists, as the command line writes them, the options this
+// version does not have yet; -help says so. There are none.
+var NotImplemented []string
 
 // ValuesInline reports whether the value lives in the element: every type
 // but the per-CPU ones.

@@ -195,36 +195,6 @@ func TestErrorMessage(t *testing.T) {
 	assert.Equal(t, "-key 0: key size in bytes, 1..65535", err.Error())
 }
 
-// Plan must reject what this version cannot generate rather than generate a
-// map without the feature asked for.
-func TestPlanNotImplemented(t *testing.T) {
-	with := func(f func(*Spec)) Spec {
-		s := hashSpec(8, 8)
-		f(&s)
-		return s
-	}
-	tests := []struct {
-		name   string
-		s      Spec
-		option string
-		listed string // in NotImplemented
-	}{
-		{"ebpf-compat", with(func(s *Spec) { s.EbpfCompat = true }), "ebpf-compat", "-ebpf-compat"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			l, err := Plan(tt.s)
-			require.Error(t, err)
-			assert.Nil(t, l)
-			var se *Error
-			require.True(t, errors.As(err, &se))
-			assert.Equal(t, tt.option, se.Option)
-			assert.Contains(t, err.Error(), "not implemented")
-			assert.Contains(t, NotImplemented, tt.listed, "-help lists it")
-		})
-	}
-}
-
 func TestPlanBloom(t *testing.T) {
 	s := Default()
 	s.Type, s.Val, s.Hashes = Bloom, 13, 7

@@ -56,7 +56,7 @@ type $Map struct {
 	seed       uint32   // the jhash initval of hash 0: 0 with ZeroSeed, else random
 	hashes     uint32   // hash functions, 1..15
 	maxEntries uint32
-}
+$(compat)}
 
 // $New creates an empty bloom filter, as BPF_MAP_CREATE does: MaxEntries
 // (1..2^31) sizes its bit array, BloomHashes (1..15) is its number of hash
@@ -80,9 +80,9 @@ func $New(opts htab.Options) (*$Map, error) {
 		seed:       opts.Seed(),
 		hashes:     uint32(hashes),
 		maxEntries: uint32(opts.MaxEntries),
-	}, nil
+$(compatInit)	}, nil
 }
-
+$(defaults)
 // Push adds v, as bpf_map_push_elem does (and BPF_MAP_UPDATE_ELEM with no key
 // and BPF_ANY): it sets the bit of each of v's hashes. A bloom filter is never
 // full and Push never fails; the error is the kernel's call's, always nil.
@@ -118,7 +118,11 @@ func (m *$Map) Bits() uint64 { return uint64(m.mask) + 1 }
 
 // Bytes is the size of the bit array in bytes.
 func (m *$Map) Bytes() int { return 8 * len(m.bits) }
-`, spec.Plural(l.Spec.Val, "byte"), l.Spec.Val, l.BloomMap.DefaultHashes, l.BloomMap.DefaultHashes)))
+`, spec.Plural(l.Spec.Val, "byte"), l.Spec.Val, l.BloomMap.DefaultHashes, l.BloomMap.DefaultHashes),
+		fill("compat", g.ebpfOptionsField()),
+		fill("compatInit", g.ebpfOptionsInit()),
+		fill("defaults", g.defaultsCode()),
+	))
 	g.hashFunc(f)
 	if l.Hash.Kind == spec.HashJhash2 {
 		f.Add(g.code(fmt.Sprintf(`

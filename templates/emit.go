@@ -23,21 +23,23 @@ import (
 // calls them; code turns every pkg.Name of these into a qualified name, so
 // that jennifer writes the imports.
 var packages = map[string]string{
-	"atomic":   "sync/atomic",
-	"binary":   "encoding/binary",
-	"bits":     "math/bits",
-	"errors":   "errors",
-	"fmt":      "fmt",
-	"htab":     htabPkg,
-	"htabtest": htabPkg + "/htabtest",
-	"iter":     "iter",
-	"rand":     "math/rand/v2",
-	"reflect":  "reflect",
-	"runtime":  "runtime",
-	"slices":   "slices",
-	"sync":     "sync",
-	"testing":  "testing",
-	"unsafe":   "unsafe",
+	"atomic":     "sync/atomic",
+	"binary":     "encoding/binary",
+	"bits":       "math/bits",
+	"ebpf":       "github.com/cilium/ebpf",
+	"ebpfcompat": htabPkg + "/ebpfcompat",
+	"errors":     "errors",
+	"fmt":        "fmt",
+	"htab":       htabPkg,
+	"htabtest":   htabPkg + "/htabtest",
+	"iter":       "iter",
+	"rand":       "math/rand/v2",
+	"reflect":    "reflect",
+	"runtime":    "runtime",
+	"slices":     "slices",
+	"sync":       "sync",
+	"testing":    "testing",
+	"unsafe":     "unsafe",
 }
 
 const htabPkg = "github.com/htabgen/htabgen/htab"

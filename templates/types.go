@@ -73,8 +73,9 @@ $(filter)%s$(occ)$(perCPU)
 	// line of the fields above, which every lookup reads.
 	_     [%d]byte
 	count atomic.Int64 // %s
-%s}
+%s$(compat)}
 `, l.Spec.Type.KernelName(), first, owned, l.CounterPad, countDoc, counters),
+		fill("compat", g.ebpfOptionsField()),
 		fill("occ", when(l.Batch.Occupancy, g.code("\n\tocc htab.Occupancy // -batch-lock sparse: one bit per bucket, set while it is non-empty\n"))),
 		fill("perCPU", g.perCPUFields()),
 		fill("filter", g.filterField()),
@@ -132,7 +133,7 @@ $(checks)	m := &$Map{
 		seed:       opts.Seed(),
 		maxEntries: uint32(opts.MaxEntries),
 		cpus:       opts.CPUs,
-	}
+$(compat)	}
 $(alloc)$(perCPU)$(lru)$(occ)$(filter)	m.handles = make([]$CPU, opts.CPUs)
 	for i := range m.handles {
 		m.handles[i] = $CPU{m, i}
@@ -147,7 +148,9 @@ $(alloc)$(perCPU)$(lru)$(occ)$(filter)	m.handles = make([]$CPU, opts.CPUs)
 		fill("lru", g.lruCreate()),
 		fill("occ", when(l.Batch.Occupancy, g.code("\tm.occ = htab.NewOccupancy(n)\n"))),
 		fill("filter", g.filterNew()),
+		fill("compat", g.ebpfOptionsInit()),
 	))
+	g.defaults(f)
 	g.st.length(f)
 	f.Add(g.code(`
 // MaxEntries is the capacity the map was created with.
