@@ -59,6 +59,9 @@ func marshal(data any, size int) ([]byte, error) {
 		if mem := backingMemory(data); len(mem) == size {
 			return mem, nil
 		}
+		if isNilPointer(data) { // encoding/binary would panic
+			return nil, fmt.Errorf("can't marshal a nil %T", data)
+		}
 		buf, err = binary.Append(nil, binary.NativeEndian, value)
 	}
 	if err != nil {
@@ -87,6 +90,9 @@ func unmarshal(data any, buf []byte) error {
 	if mem := backingMemory(data); len(mem) == len(buf) {
 		copy(mem, buf)
 		return nil
+	}
+	if isNilPointer(data) {
+		return fmt.Errorf("can't unmarshal into a nil %T", data)
 	}
 	n, err := binary.Decode(buf, binary.NativeEndian, data)
 	if err != nil {
@@ -159,6 +165,13 @@ func backingMemory(data any) []byte {
 		return []byte{}
 	}
 	return unsafe.Slice((*byte)(value.UnsafePointer()), size)
+}
+
+// isNilPointer reports whether data is a nil pointer, which cilium/ebpf
+// hands to encoding/binary, which panics; here it is an error.
+func isNilPointer(data any) bool {
+	v := reflect.ValueOf(data)
+	return v.Kind() == reflect.Pointer && v.IsNil()
 }
 
 var unexportedFields sync.Map // reflect.Type → bool
