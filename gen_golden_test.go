@@ -108,7 +108,33 @@ func goldenCases() []goldenCase {
 		s.Type, s.Val, s.Pkg = spec.Bloom, val, "golden"
 		add(fmt.Sprintf("bloom_v%d", val), s, []string{"-type", "bloom", "-val", strconv.Itoa(val), "-pkg", "golden"})
 	}
+	// The -ebpf-compat adapter of each kind of map (the map's file gains
+	// the options it was created with), and default options.
+	compat := func(s *spec.Spec) { s.EbpfCompat, s.Out = true, "m.go" }
+	s, args = hash(8, 8, compat, "-ebpf-compat", "-out", "m.go")
+	add("hash_k8v8_compat", s, args)
+	s, args = hash(8, 12, func(s *spec.Spec) { compat(s); s.Type = spec.PerCPU }, "-ebpf-compat", "-out", "m.go")
+	args[1] = "pcpu"
+	add("percpu_k8v12_compat", s, args)
+	bloom := spec.Default()
+	bloom.Type, bloom.Val, bloom.Pkg = spec.Bloom, 8, "golden"
+	compat(&bloom)
+	add("bloom_v8_compat", bloom, []string{"-type", "bloom", "-val", "8", "-pkg", "golden", "-ebpf-compat", "-out", "m.go"})
+	s, args = hash(8, 8, func(s *spec.Spec) { s.Type, s.MaxEntries, s.NoCommonLRU, s.ZeroSeed = spec.LRU, 4096, true, true },
+		"-max-entries", "4096", "-no-common-lru", "-zero-seed")
+	args[1] = "lru"
+	add("lru_k8v8_defaults", s, args)
 	return cases
+}
+
+// goldenFiles are the golden file names of c's files, in Generate's order:
+// the map's, then the adapter's (-ebpf-compat), <name>_ebpf.
+func goldenFiles(c goldenCase) []string {
+	names := []string{c.name + ".golden"}
+	if c.s.EbpfCompat {
+		names = append(names, c.name+"_ebpf.golden")
+	}
+	return names
 }
 
 // TestGolden compares the generator's output for edge specs with
@@ -122,21 +148,23 @@ func TestGolden(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			files, err := Generate(c.s, "htabgen "+strings.Join(c.args, " "))
 			require.NoError(t, err)
-			require.Len(t, files, 1)
-			got := files[0].Content
-			assertWellFormed(t, got)
-
-			path := filepath.Join("testdata", "golden", c.name+".golden")
-			if *update {
-				require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
-				require.NoError(t, os.WriteFile(path, got, 0o644))
-				return
-			}
-			want, err := os.ReadFile(path)
-			require.NoError(t, err, "run `go test -run TestGolden -update .` to create it")
-			if !bytes.Equal(got, want) {
-				t.Errorf("output differs from %s (run `go test -run TestGolden -update .` and review the diff if the change is deliberate):\n%s",
-					path, firstDiff(want, got))
+			names := goldenFiles(c)
+			require.Len(t, files, len(names))
+			for i, f := range files {
+				got := f.Content
+				assertWellFormed(t, got)
+				path := filepath.Join("testdata", "golden", names[i])
+				if *update {
+					require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
+					require.NoError(t, os.WriteFile(path, got, 0o644))
+					continue
+				}
+				want, err := os.ReadFile(path)
+				require.NoError(t, err, "run `go test -run TestGolden -update .` to create it")
+				if !bytes.Equal(got, want) {
+					t.Errorf("output differs from %s (run `go test -run TestGolden -update .` and review the diff if the change is deliberate):\n%s",
+						path, firstDiff(want, got))
+				}
 			}
 		})
 	}
@@ -149,7 +177,9 @@ func TestGoldenNoOrphans(t *testing.T) {
 	}
 	names := map[string]bool{}
 	for _, c := range goldenCases() {
-		names[c.name+".golden"] = true
+		for _, name := range goldenFiles(c) {
+			names[name] = true
+		}
 	}
 	entries, err := os.ReadDir(filepath.Join("testdata", "golden"))
 	require.NoError(t, err)
@@ -181,7 +211,7 @@ func TestDeterministic(t *testing.T) {
 		cmd := "htabgen " + strings.Join(c.args, " ")
 		first, err := Generate(s, cmd)
 		require.NoError(t, err, c.name)
-		require.Len(t, first, 2, c.name)
+		require.Len(t, first, len(Outputs(s)), c.name)
 		assert.Equal(t, filepath.Join("x", "m_htab.go"), first[0].Path)
 		assert.Equal(t, filepath.Join("x", "m_htab_test.go"), first[1].Path)
 		for range 3 {

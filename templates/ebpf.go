@@ -76,29 +76,30 @@ func (g *generator) ebpfAdapter(f *jen.File) {
 	}
 	cpuDoc := ""
 	if l.PerCPU != nil {
-		cpuDoc = "\n// A per-CPU value is a slice of CPUs() values, as cilium/ebpf's is of\n// ebpf.PossibleCPU() values: NewEBPF makes them agree."
+		cpuDoc = " A per-CPU value is a slice of CPUs() values, as cilium/ebpf's is of ebpf.PossibleCPU() values: $NewEBPF makes them agree."
 	}
+	typeDoc := g.comment(fmt.Sprintf(`$EBPF is a $Map with the methods of cilium/ebpf's *ebpf.Map (v0.22),
+so that it stands in for a kernel BPF_MAP_TYPE_%s map of %s: code written
+against an interface over the *ebpf.Map methods it calls accepts both.
+Keys and values marshal as cilium/ebpf marshals them, and errors satisfy
+the same errors.Is checks (ebpf.ErrKeyNotExist, unix.E2BIG, ...), with the
+same messages; see package ebpfcompat.%s Every method is safe for
+concurrent use.`, l.Spec.Type.KernelName(), what, cpuDoc))
+	newDoc := g.comment(`$NewEBPF creates an empty map, as $New does, and returns its
+adapter. CPUs 0 means ebpf.PossibleCPU(), as many CPUs as cilium/ebpf gives
+a kernel map.`)
 	var forwarders strings.Builder
 	for _, m := range ebpfMethods {
-		fmt.Fprintf(&forwarders, "\n// %s is (*ebpf.Map).%s: see ebpfcompat.Map.%s.\nfunc (f *$EBPF) %s(%s) %s {\n\treturn f.c.%s(%s)\n}\n",
-			m.name, m.name, m.name, m.name, m.params, m.results, m.name, m.args)
+		fmt.Fprintf(&forwarders, "\n%sfunc (f *$EBPF) %s(%s) %s {\n\treturn f.c.%s(%s)\n}\n",
+			g.comment(fmt.Sprintf("%s is (*ebpf.Map).%s: see ebpfcompat.Map.%s.", m.name, m.name, m.name)), m.name, m.params, m.results, m.name, m.args)
 	}
 	f.Add(g.code(fmt.Sprintf(`
-// $EBPF is a $Map with the methods of cilium/ebpf's *ebpf.Map
-// (v0.22), so that it stands in for a kernel BPF_MAP_TYPE_%s map of
-// %s: code written against an interface over the *ebpf.Map
-// methods it calls accepts both. Keys and values marshal as cilium/ebpf marshals them, and
-// errors satisfy the same errors.Is checks (ebpf.ErrKeyNotExist, unix.E2BIG,
-// ...); see package ebpfcompat.%s Every method is safe for concurrent use.
-type $EBPF struct {
+%stype $EBPF struct {
 	m *$Map
 	c *ebpfcompat.Map
 }
 
-// $NewEBPF creates an empty map, as $New does, and returns its adapter.
-// CPUs 0 means ebpf.PossibleCPU(), as many CPUs as cilium/ebpf gives a
-// kernel map.
-func $NewEBPF(opts htab.Options) (*$EBPF, error) {
+%sfunc $NewEBPF(opts htab.Options) (*$EBPF, error) {
 	opts, err := ebpfcompat.PossibleCPUs(opts)
 	if err != nil {
 		return nil, err
@@ -128,7 +129,7 @@ func (m *$Map) EBPF() *$EBPF {
 func (f *$EBPF) Map() *$Map {
 	return f.m
 }
-`, l.Spec.Type.KernelName(), what, cpuDoc, kind.adapter, kind.mapType, keySize, l.Spec.Val, cpus) + forwarders.String()))
+`, typeDoc, newDoc, kind.adapter, kind.mapType, keySize, l.Spec.Val, cpus) + forwarders.String()))
 }
 
 // ebpfOptionsField is the map struct's field of the options it was created
@@ -156,18 +157,17 @@ func (g *generator) defaultsCode() jen.Code {
 		return jen.Null()
 	}
 	fields := []string{fmt.Sprintf("MaxEntries: %d", s.MaxEntries)}
+	kernel := []string{fmt.Sprintf("max_entries %d", s.MaxEntries)}
 	for _, o := range []struct {
-		set  bool
-		name string
-	}{{s.NoPrealloc, "NoPrealloc"}, {s.NoCommonLRU, "NoCommonLRU"}, {s.ZeroSeed, "ZeroSeed"}} {
+		set          bool
+		name, kernel string
+	}{{s.NoPrealloc, "NoPrealloc", "BPF_F_NO_PREALLOC"}, {s.NoCommonLRU, "NoCommonLRU", "BPF_F_NO_COMMON_LRU"}, {s.ZeroSeed, "ZeroSeed", "BPF_F_ZERO_SEED"}} {
 		if o.set {
 			fields = append(fields, o.name+": true")
+			kernel = append(kernel, o.kernel)
 		}
 	}
-	return g.code(fmt.Sprintf(`
-// $Options are the options the spec gives $Map, as a BPF object declares
-// its map's max_entries and map_flags: %s.
-func $Options() htab.Options {
+	return g.code(g.comment(fmt.Sprintf("$Options are the options the spec gives $Map, as a BPF object declares a map's max_entries and map_flags: %s.", strings.Join(kernel, ", "))) + fmt.Sprintf(`func $Options() htab.Options {
 	return htab.Options{%s}
 }
 
@@ -175,5 +175,5 @@ func $Options() htab.Options {
 func $NewDefault() (*$Map, error) {
 	return $New($Options())
 }
-`, strings.Join(fields, ", "), strings.Join(fields, ", ")))
+`, strings.Join(fields, ", ")))
 }

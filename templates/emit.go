@@ -191,3 +191,26 @@ func when(cond bool, code jen.Code) jen.Code {
 	}
 	return jen.Null()
 }
+
+// comment is text as a // comment, each paragraph (paragraphs are split at
+// blank lines) wrapped at 80 columns: for prose with the map's names in it,
+// whose lengths vary. text may hold $Name placeholders; they are replaced
+// first, so that the lines are wrapped at their final widths.
+func (g *generator) comment(text string) string {
+	var b strings.Builder
+	for i, para := range strings.Split(strings.TrimSpace(g.names(text)), "\n\n") {
+		if i > 0 {
+			b.WriteString("//\n")
+		}
+		line := "//"
+		for _, word := range strings.Fields(para) {
+			if len(line)+1+len(word) > 80 && line != "//" {
+				b.WriteString(line + "\n")
+				line = "//"
+			}
+			line += " " + word
+		}
+		b.WriteString(line + "\n")
+	}
+	return b.String()
+}

@@ -209,10 +209,7 @@ func (g *generator) elemHash(f *jen.File) {
 		body = "\tk := e.loadKey()\n\tw := k.words()\n\treturn m.hash(&k, &w)\n"
 		doc = "its key hashed again (the element caches no hash)"
 	}
-	f.Add(g.code(`
-// elemHash is the hash of the key e holds: ` + doc + `. Read without the
-// bucket's lock, it is only as good as the caller's later check.
-func (m *$Map) elemHash(e *$Elem) uint32 {
+	f.Add(g.code("\n" + g.comment("elemHash is the hash of the key e holds: "+doc+". Read without the bucket's lock, it is only as good as the caller's later check.") + `func (m *$Map) elemHash(e *$Elem) uint32 {
 ` + body + `}
 `))
 }

@@ -228,8 +228,9 @@ func (e *front5Elem) loadKey() (k Front5Key) {
 	return
 }
 
-// elemHash is the hash of the key e holds: its key hashed again (the element caches no hash). Read without the
-// bucket's lock, it is only as good as the caller's later check.
+// elemHash is the hash of the key e holds: its key hashed again (the element
+// caches no hash). Read without the bucket's lock, it is only as good as the
+// caller's later check.
 func (m *Front5) elemHash(e *front5Elem) uint32 {
 	k := e.loadKey()
 	w := k.words()

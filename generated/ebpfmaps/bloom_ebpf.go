@@ -9,20 +9,21 @@ import (
 	"github.com/htabgen/htabgen/htab/ebpfcompat"
 )
 
-// BloomEBPF is a Bloom with the methods of cilium/ebpf's *ebpf.Map
-// (v0.22), so that it stands in for a kernel BPF_MAP_TYPE_BLOOM_FILTER map of
-// 8-byte values: code written against an interface over the *ebpf.Map
-// methods it calls accepts both. Keys and values marshal as cilium/ebpf marshals them, and
+// BloomEBPF is a Bloom with the methods of cilium/ebpf's *ebpf.Map (v0.22), so
+// that it stands in for a kernel BPF_MAP_TYPE_BLOOM_FILTER map of 8-byte
+// values: code written against an interface over the *ebpf.Map methods it calls
+// accepts both. Keys and values marshal as cilium/ebpf marshals them, and
 // errors satisfy the same errors.Is checks (ebpf.ErrKeyNotExist, unix.E2BIG,
-// ...); see package ebpfcompat. Every method is safe for concurrent use.
+// ...), with the same messages; see package ebpfcompat. Every method is safe
+// for concurrent use.
 type BloomEBPF struct {
 	m *Bloom
 	c *ebpfcompat.Map
 }
 
 // NewBloomEBPF creates an empty map, as NewBloom does, and returns its adapter.
-// CPUs 0 means ebpf.PossibleCPU(), as many CPUs as cilium/ebpf gives a
-// kernel map.
+// CPUs 0 means ebpf.PossibleCPU(), as many CPUs as cilium/ebpf gives a kernel
+// map.
 func NewBloomEBPF(opts htab.Options) (*BloomEBPF, error) {
 	opts, err := ebpfcompat.PossibleCPUs(opts)
 	if err != nil {
@@ -59,17 +60,20 @@ func (f *BloomEBPF) Lookup(key, valueOut any) error {
 	return f.c.Lookup(key, valueOut)
 }
 
-// LookupWithFlags is (*ebpf.Map).LookupWithFlags: see ebpfcompat.Map.LookupWithFlags.
+// LookupWithFlags is (*ebpf.Map).LookupWithFlags: see
+// ebpfcompat.Map.LookupWithFlags.
 func (f *BloomEBPF) LookupWithFlags(key, valueOut any, flags ebpf.MapLookupFlags) error {
 	return f.c.LookupWithFlags(key, valueOut, flags)
 }
 
-// LookupAndDelete is (*ebpf.Map).LookupAndDelete: see ebpfcompat.Map.LookupAndDelete.
+// LookupAndDelete is (*ebpf.Map).LookupAndDelete: see
+// ebpfcompat.Map.LookupAndDelete.
 func (f *BloomEBPF) LookupAndDelete(key, valueOut any) error {
 	return f.c.LookupAndDelete(key, valueOut)
 }
 
-// LookupAndDeleteWithFlags is (*ebpf.Map).LookupAndDeleteWithFlags: see ebpfcompat.Map.LookupAndDeleteWithFlags.
+// LookupAndDeleteWithFlags is (*ebpf.Map).LookupAndDeleteWithFlags: see
+// ebpfcompat.Map.LookupAndDeleteWithFlags.
 func (f *BloomEBPF) LookupAndDeleteWithFlags(key, valueOut any, flags ebpf.MapLookupFlags) error {
 	return f.c.LookupAndDeleteWithFlags(key, valueOut, flags)
 }
@@ -109,7 +113,8 @@ func (f *BloomEBPF) BatchLookup(cursor *ebpf.MapBatchCursor, keysOut, valuesOut 
 	return f.c.BatchLookup(cursor, keysOut, valuesOut, opts)
 }
 
-// BatchLookupAndDelete is (*ebpf.Map).BatchLookupAndDelete: see ebpfcompat.Map.BatchLookupAndDelete.
+// BatchLookupAndDelete is (*ebpf.Map).BatchLookupAndDelete: see
+// ebpfcompat.Map.BatchLookupAndDelete.
 func (f *BloomEBPF) BatchLookupAndDelete(cursor *ebpf.MapBatchCursor, keysOut, valuesOut any, opts *ebpf.BatchOptions) (int, error) {
 	return f.c.BatchLookupAndDelete(cursor, keysOut, valuesOut, opts)
 }

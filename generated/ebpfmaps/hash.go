@@ -216,8 +216,9 @@ func (e *hashElem) loadKey() (k HashKey) {
 	return
 }
 
-// elemHash is the hash of the key e holds: its key hashed again (the element caches no hash). Read without the
-// bucket's lock, it is only as good as the caller's later check.
+// elemHash is the hash of the key e holds: its key hashed again (the element
+// caches no hash). Read without the bucket's lock, it is only as good as the
+// caller's later check.
 func (m *Hash) elemHash(e *hashElem) uint32 {
 	k := e.loadKey()
 	w := k.words()

@@ -10,19 +10,20 @@ import (
 )
 
 // HashClassicEBPF is a HashClassic with the methods of cilium/ebpf's *ebpf.Map
-// (v0.22), so that it stands in for a kernel BPF_MAP_TYPE_HASH map of
-// 8-byte keys and 8-byte values: code written against an interface over the *ebpf.Map
-// methods it calls accepts both. Keys and values marshal as cilium/ebpf marshals them, and
-// errors satisfy the same errors.Is checks (ebpf.ErrKeyNotExist, unix.E2BIG,
-// ...); see package ebpfcompat. Every method is safe for concurrent use.
+// (v0.22), so that it stands in for a kernel BPF_MAP_TYPE_HASH map of 8-byte
+// keys and 8-byte values: code written against an interface over the *ebpf.Map
+// methods it calls accepts both. Keys and values marshal as cilium/ebpf
+// marshals them, and errors satisfy the same errors.Is checks
+// (ebpf.ErrKeyNotExist, unix.E2BIG, ...), with the same messages; see package
+// ebpfcompat. Every method is safe for concurrent use.
 type HashClassicEBPF struct {
 	m *HashClassic
 	c *ebpfcompat.Map
 }
 
-// NewHashClassicEBPF creates an empty map, as NewHashClassic does, and returns its adapter.
-// CPUs 0 means ebpf.PossibleCPU(), as many CPUs as cilium/ebpf gives a
-// kernel map.
+// NewHashClassicEBPF creates an empty map, as NewHashClassic does, and returns
+// its adapter. CPUs 0 means ebpf.PossibleCPU(), as many CPUs as cilium/ebpf
+// gives a kernel map.
 func NewHashClassicEBPF(opts htab.Options) (*HashClassicEBPF, error) {
 	opts, err := ebpfcompat.PossibleCPUs(opts)
 	if err != nil {
@@ -59,17 +60,20 @@ func (f *HashClassicEBPF) Lookup(key, valueOut any) error {
 	return f.c.Lookup(key, valueOut)
 }
 
-// LookupWithFlags is (*ebpf.Map).LookupWithFlags: see ebpfcompat.Map.LookupWithFlags.
+// LookupWithFlags is (*ebpf.Map).LookupWithFlags: see
+// ebpfcompat.Map.LookupWithFlags.
 func (f *HashClassicEBPF) LookupWithFlags(key, valueOut any, flags ebpf.MapLookupFlags) error {
 	return f.c.LookupWithFlags(key, valueOut, flags)
 }
 
-// LookupAndDelete is (*ebpf.Map).LookupAndDelete: see ebpfcompat.Map.LookupAndDelete.
+// LookupAndDelete is (*ebpf.Map).LookupAndDelete: see
+// ebpfcompat.Map.LookupAndDelete.
 func (f *HashClassicEBPF) LookupAndDelete(key, valueOut any) error {
 	return f.c.LookupAndDelete(key, valueOut)
 }
 
-// LookupAndDeleteWithFlags is (*ebpf.Map).LookupAndDeleteWithFlags: see ebpfcompat.Map.LookupAndDeleteWithFlags.
+// LookupAndDeleteWithFlags is (*ebpf.Map).LookupAndDeleteWithFlags: see
+// ebpfcompat.Map.LookupAndDeleteWithFlags.
 func (f *HashClassicEBPF) LookupAndDeleteWithFlags(key, valueOut any, flags ebpf.MapLookupFlags) error {
 	return f.c.LookupAndDeleteWithFlags(key, valueOut, flags)
 }
@@ -109,7 +113,8 @@ func (f *HashClassicEBPF) BatchLookup(cursor *ebpf.MapBatchCursor, keysOut, valu
 	return f.c.BatchLookup(cursor, keysOut, valuesOut, opts)
 }
 
-// BatchLookupAndDelete is (*ebpf.Map).BatchLookupAndDelete: see ebpfcompat.Map.BatchLookupAndDelete.
+// BatchLookupAndDelete is (*ebpf.Map).BatchLookupAndDelete: see
+// ebpfcompat.Map.BatchLookupAndDelete.
 func (f *HashClassicEBPF) BatchLookupAndDelete(cursor *ebpf.MapBatchCursor, keysOut, valuesOut any, opts *ebpf.BatchOptions) (int, error) {
 	return f.c.BatchLookupAndDelete(cursor, keysOut, valuesOut, opts)
 }

@@ -213,8 +213,9 @@ func (e *lRUElem) loadKey() (k LRUKey) {
 	return
 }
 
-// elemHash is the hash of the key e holds: its key hashed again (the element caches no hash). Read without the
-// bucket's lock, it is only as good as the caller's later check.
+// elemHash is the hash of the key e holds: its key hashed again (the element
+// caches no hash). Read without the bucket's lock, it is only as good as the
+// caller's later check.
 func (m *LRU) elemHash(e *lRUElem) uint32 {
 	k := e.loadKey()
 	w := k.words()

@@ -232,8 +232,9 @@ func (e *lRUPerCPUElem) loadKey() (k LRUPerCPUKey) {
 	return
 }
 
-// elemHash is the hash of the key e holds: its key hashed again (the element caches no hash). Read without the
-// bucket's lock, it is only as good as the caller's later check.
+// elemHash is the hash of the key e holds: its key hashed again (the element
+// caches no hash). Read without the bucket's lock, it is only as good as the
+// caller's later check.
 func (m *LRUPerCPU) elemHash(e *lRUPerCPUElem) uint32 {
 	k := e.loadKey()
 	w := k.words()

@@ -9,21 +9,22 @@ import (
 	"github.com/htabgen/htabgen/htab/ebpfcompat"
 )
 
-// PerCPUEBPF is a PerCPU with the methods of cilium/ebpf's *ebpf.Map
-// (v0.22), so that it stands in for a kernel BPF_MAP_TYPE_PERCPU_HASH map of
-// 8-byte keys and 12-byte values: code written against an interface over the *ebpf.Map
-// methods it calls accepts both. Keys and values marshal as cilium/ebpf marshals them, and
-// errors satisfy the same errors.Is checks (ebpf.ErrKeyNotExist, unix.E2BIG,
-// ...); see package ebpfcompat.
-// A per-CPU value is a slice of CPUs() values, as cilium/ebpf's is of
-// ebpf.PossibleCPU() values: NewEBPF makes them agree. Every method is safe for concurrent use.
+// PerCPUEBPF is a PerCPU with the methods of cilium/ebpf's *ebpf.Map (v0.22),
+// so that it stands in for a kernel BPF_MAP_TYPE_PERCPU_HASH map of 8-byte keys
+// and 12-byte values: code written against an interface over the *ebpf.Map
+// methods it calls accepts both. Keys and values marshal as cilium/ebpf
+// marshals them, and errors satisfy the same errors.Is checks
+// (ebpf.ErrKeyNotExist, unix.E2BIG, ...), with the same messages; see package
+// ebpfcompat. A per-CPU value is a slice of CPUs() values, as cilium/ebpf's is
+// of ebpf.PossibleCPU() values: NewPerCPUEBPF makes them agree. Every method is
+// safe for concurrent use.
 type PerCPUEBPF struct {
 	m *PerCPU
 	c *ebpfcompat.Map
 }
 
-// NewPerCPUEBPF creates an empty map, as NewPerCPU does, and returns its adapter.
-// CPUs 0 means ebpf.PossibleCPU(), as many CPUs as cilium/ebpf gives a
+// NewPerCPUEBPF creates an empty map, as NewPerCPU does, and returns its
+// adapter. CPUs 0 means ebpf.PossibleCPU(), as many CPUs as cilium/ebpf gives a
 // kernel map.
 func NewPerCPUEBPF(opts htab.Options) (*PerCPUEBPF, error) {
 	opts, err := ebpfcompat.PossibleCPUs(opts)
@@ -61,17 +62,20 @@ func (f *PerCPUEBPF) Lookup(key, valueOut any) error {
 	return f.c.Lookup(key, valueOut)
 }
 
-// LookupWithFlags is (*ebpf.Map).LookupWithFlags: see ebpfcompat.Map.LookupWithFlags.
+// LookupWithFlags is (*ebpf.Map).LookupWithFlags: see
+// ebpfcompat.Map.LookupWithFlags.
 func (f *PerCPUEBPF) LookupWithFlags(key, valueOut any, flags ebpf.MapLookupFlags) error {
 	return f.c.LookupWithFlags(key, valueOut, flags)
 }
 
-// LookupAndDelete is (*ebpf.Map).LookupAndDelete: see ebpfcompat.Map.LookupAndDelete.
+// LookupAndDelete is (*ebpf.Map).LookupAndDelete: see
+// ebpfcompat.Map.LookupAndDelete.
 func (f *PerCPUEBPF) LookupAndDelete(key, valueOut any) error {
 	return f.c.LookupAndDelete(key, valueOut)
 }
 
-// LookupAndDeleteWithFlags is (*ebpf.Map).LookupAndDeleteWithFlags: see ebpfcompat.Map.LookupAndDeleteWithFlags.
+// LookupAndDeleteWithFlags is (*ebpf.Map).LookupAndDeleteWithFlags: see
+// ebpfcompat.Map.LookupAndDeleteWithFlags.
 func (f *PerCPUEBPF) LookupAndDeleteWithFlags(key, valueOut any, flags ebpf.MapLookupFlags) error {
 	return f.c.LookupAndDeleteWithFlags(key, valueOut, flags)
 }
@@ -111,7 +115,8 @@ func (f *PerCPUEBPF) BatchLookup(cursor *ebpf.MapBatchCursor, keysOut, valuesOut
 	return f.c.BatchLookup(cursor, keysOut, valuesOut, opts)
 }
 
-// BatchLookupAndDelete is (*ebpf.Map).BatchLookupAndDelete: see ebpfcompat.Map.BatchLookupAndDelete.
+// BatchLookupAndDelete is (*ebpf.Map).BatchLookupAndDelete: see
+// ebpfcompat.Map.BatchLookupAndDelete.
 func (f *PerCPUEBPF) BatchLookupAndDelete(cursor *ebpf.MapBatchCursor, keysOut, valuesOut any, opts *ebpf.BatchOptions) (int, error) {
 	return f.c.BatchLookupAndDelete(cursor, keysOut, valuesOut, opts)
 }

@@ -229,8 +229,9 @@ func (e *lRUPerCPULeanElem) loadKey() (k LRUPerCPULeanKey) {
 	return
 }
 
-// elemHash is the hash of the key e holds: its key hashed again (the element caches no hash). Read without the
-// bucket's lock, it is only as good as the caller's later check.
+// elemHash is the hash of the key e holds: its key hashed again (the element
+// caches no hash). Read without the bucket's lock, it is only as good as the
+// caller's later check.
 func (m *LRUPerCPULean) elemHash(e *lRUPerCPULeanElem) uint32 {
 	k := e.loadKey()
 	w := k.words()

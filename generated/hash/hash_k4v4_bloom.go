@@ -221,8 +221,9 @@ func (e *hashK4V4BloomElem) loadKey() (k HashK4V4BloomKey) {
 	return
 }
 
-// elemHash is the hash of the key e holds: its key hashed again (the element caches no hash). Read without the
-// bucket's lock, it is only as good as the caller's later check.
+// elemHash is the hash of the key e holds: its key hashed again (the element
+// caches no hash). Read without the bucket's lock, it is only as good as the
+// caller's later check.
 func (m *HashK4V4Bloom) elemHash(e *hashK4V4BloomElem) uint32 {
 	k := e.loadKey()
 	w := k.words()

@@ -209,8 +209,9 @@ func (e *homeK4V4Elem) loadKey() (k HomeK4V4Key) {
 	return
 }
 
-// elemHash is the hash of the key e holds: its key hashed again (the element caches no hash). Read without the
-// bucket's lock, it is only as good as the caller's later check.
+// elemHash is the hash of the key e holds: its key hashed again (the element
+// caches no hash). Read without the bucket's lock, it is only as good as the
+// caller's later check.
 func (m *HomeK4V4) elemHash(e *homeK4V4Elem) uint32 {
 	k := e.loadKey()
 	w := k.words()

@@ -224,8 +224,9 @@ func (e *homeK4V4BloomElem) loadKey() (k HomeK4V4BloomKey) {
 	return
 }
 
-// elemHash is the hash of the key e holds: its key hashed again (the element caches no hash). Read without the
-// bucket's lock, it is only as good as the caller's later check.
+// elemHash is the hash of the key e holds: its key hashed again (the element
+// caches no hash). Read without the bucket's lock, it is only as good as the
+// caller's later check.
 func (m *HomeK4V4Bloom) elemHash(e *homeK4V4BloomElem) uint32 {
 	k := e.loadKey()
 	w := k.words()

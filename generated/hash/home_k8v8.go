@@ -213,8 +213,9 @@ func (e *homeK8V8Elem) loadKey() (k HomeK8V8Key) {
 	return
 }
 
-// elemHash is the hash of the key e holds: its key hashed again (the element caches no hash). Read without the
-// bucket's lock, it is only as good as the caller's later check.
+// elemHash is the hash of the key e holds: its key hashed again (the element
+// caches no hash). Read without the bucket's lock, it is only as good as the
+// caller's later check.
 func (m *HomeK8V8) elemHash(e *homeK8V8Elem) uint32 {
 	k := e.loadKey()
 	w := k.words()

@@ -228,8 +228,9 @@ func (e *homeK8V8BloomElem) loadKey() (k HomeK8V8BloomKey) {
 	return
 }
 
-// elemHash is the hash of the key e holds: its key hashed again (the element caches no hash). Read without the
-// bucket's lock, it is only as good as the caller's later check.
+// elemHash is the hash of the key e holds: its key hashed again (the element
+// caches no hash). Read without the bucket's lock, it is only as good as the
+// caller's later check.
 func (m *HomeK8V8Bloom) elemHash(e *homeK8V8BloomElem) uint32 {
 	k := e.loadKey()
 	w := k.words()

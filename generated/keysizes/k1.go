@@ -210,8 +210,9 @@ func (e *k1Elem) loadKey() (k K1Key) {
 	return
 }
 
-// elemHash is the hash of the key e holds: its key hashed again (the element caches no hash). Read without the
-// bucket's lock, it is only as good as the caller's later check.
+// elemHash is the hash of the key e holds: its key hashed again (the element
+// caches no hash). Read without the bucket's lock, it is only as good as the
+// caller's later check.
 func (m *K1) elemHash(e *k1Elem) uint32 {
 	k := e.loadKey()
 	w := k.words()

@@ -211,8 +211,9 @@ func (e *k2Elem) loadKey() (k K2Key) {
 	return
 }
 
-// elemHash is the hash of the key e holds: its key hashed again (the element caches no hash). Read without the
-// bucket's lock, it is only as good as the caller's later check.
+// elemHash is the hash of the key e holds: its key hashed again (the element
+// caches no hash). Read without the bucket's lock, it is only as good as the
+// caller's later check.
 func (m *K2) elemHash(e *k2Elem) uint32 {
 	k := e.loadKey()
 	w := k.words()

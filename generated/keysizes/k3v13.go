@@ -212,8 +212,9 @@ func (e *k3V13Elem) loadKey() (k K3V13Key) {
 	return
 }
 
-// elemHash is the hash of the key e holds: its key hashed again (the element caches no hash). Read without the
-// bucket's lock, it is only as good as the caller's later check.
+// elemHash is the hash of the key e holds: its key hashed again (the element
+// caches no hash). Read without the bucket's lock, it is only as good as the
+// caller's later check.
 func (m *K3V13) elemHash(e *k3V13Elem) uint32 {
 	k := e.loadKey()
 	w := k.words()

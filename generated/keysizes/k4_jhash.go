@@ -265,8 +265,9 @@ func (e *k4JhashElem) loadKey() (k K4JhashKey) {
 	return
 }
 
-// elemHash is the hash of the key e holds: its key hashed again (the element caches no hash). Read without the
-// bucket's lock, it is only as good as the caller's later check.
+// elemHash is the hash of the key e holds: its key hashed again (the element
+// caches no hash). Read without the bucket's lock, it is only as good as the
+// caller's later check.
 func (m *K4Jhash) elemHash(e *k4JhashElem) uint32 {
 	k := e.loadKey()
 	w := k.words()

@@ -209,8 +209,9 @@ func (e *k4V68Elem) loadKey() (k K4V68Key) {
 	return
 }
 
-// elemHash is the hash of the key e holds: its key hashed again (the element caches no hash). Read without the
-// bucket's lock, it is only as good as the caller's later check.
+// elemHash is the hash of the key e holds: its key hashed again (the element
+// caches no hash). Read without the bucket's lock, it is only as good as the
+// caller's later check.
 func (m *K4V68) elemHash(e *k4V68Elem) uint32 {
 	k := e.loadKey()
 	w := k.words()

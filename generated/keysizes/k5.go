@@ -215,8 +215,9 @@ func (e *k5Elem) loadKey() (k K5Key) {
 	return
 }
 
-// elemHash is the hash of the key e holds: its key hashed again (the element caches no hash). Read without the
-// bucket's lock, it is only as good as the caller's later check.
+// elemHash is the hash of the key e holds: its key hashed again (the element
+// caches no hash). Read without the bucket's lock, it is only as good as the
+// caller's later check.
 func (m *K5) elemHash(e *k5Elem) uint32 {
 	k := e.loadKey()
 	w := k.words()

@@ -216,8 +216,9 @@ func (e *k6Elem) loadKey() (k K6Key) {
 	return
 }
 
-// elemHash is the hash of the key e holds: its key hashed again (the element caches no hash). Read without the
-// bucket's lock, it is only as good as the caller's later check.
+// elemHash is the hash of the key e holds: its key hashed again (the element
+// caches no hash). Read without the bucket's lock, it is only as good as the
+// caller's later check.
 func (m *K6) elemHash(e *k6Elem) uint32 {
 	k := e.loadKey()
 	w := k.words()

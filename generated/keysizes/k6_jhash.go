@@ -271,8 +271,9 @@ func (e *k6JhashElem) loadKey() (k K6JhashKey) {
 	return
 }
 
-// elemHash is the hash of the key e holds: its key hashed again (the element caches no hash). Read without the
-// bucket's lock, it is only as good as the caller's later check.
+// elemHash is the hash of the key e holds: its key hashed again (the element
+// caches no hash). Read without the bucket's lock, it is only as good as the
+// caller's later check.
 func (m *K6Jhash) elemHash(e *k6JhashElem) uint32 {
 	k := e.loadKey()
 	w := k.words()

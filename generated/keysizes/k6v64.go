@@ -216,8 +216,9 @@ func (e *k6V64Elem) loadKey() (k K6V64Key) {
 	return
 }
 
-// elemHash is the hash of the key e holds: its key hashed again (the element caches no hash). Read without the
-// bucket's lock, it is only as good as the caller's later check.
+// elemHash is the hash of the key e holds: its key hashed again (the element
+// caches no hash). Read without the bucket's lock, it is only as good as the
+// caller's later check.
 func (m *K6V64) elemHash(e *k6V64Elem) uint32 {
 	k := e.loadKey()
 	w := k.words()

@@ -217,8 +217,9 @@ func (e *k7Elem) loadKey() (k K7Key) {
 	return
 }
 
-// elemHash is the hash of the key e holds: its key hashed again (the element caches no hash). Read without the
-// bucket's lock, it is only as good as the caller's later check.
+// elemHash is the hash of the key e holds: its key hashed again (the element
+// caches no hash). Read without the bucket's lock, it is only as good as the
+// caller's later check.
 func (m *K7) elemHash(e *k7Elem) uint32 {
 	k := e.loadKey()
 	w := k.words()

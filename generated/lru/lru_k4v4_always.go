@@ -206,8 +206,9 @@ func (e *lRUK4V4AlwaysElem) loadKey() (k LRUK4V4AlwaysKey) {
 	return
 }
 
-// elemHash is the hash of the key e holds: its key hashed again (the element caches no hash). Read without the
-// bucket's lock, it is only as good as the caller's later check.
+// elemHash is the hash of the key e holds: its key hashed again (the element
+// caches no hash). Read without the bucket's lock, it is only as good as the
+// caller's later check.
 func (m *LRUK4V4Always) elemHash(e *lRUK4V4AlwaysElem) uint32 {
 	k := e.loadKey()
 	w := k.words()

@@ -226,8 +226,9 @@ func (e *lRUK8V8BloomElem) loadKey() (k LRUK8V8BloomKey) {
 	return
 }
 
-// elemHash is the hash of the key e holds: its key hashed again (the element caches no hash). Read without the
-// bucket's lock, it is only as good as the caller's later check.
+// elemHash is the hash of the key e holds: its key hashed again (the element
+// caches no hash). Read without the bucket's lock, it is only as good as the
+// caller's later check.
 func (m *LRUK8V8Bloom) elemHash(e *lRUK8V8BloomElem) uint32 {
 	k := e.loadKey()
 	w := k.words()

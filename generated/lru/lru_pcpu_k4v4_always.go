@@ -225,8 +225,9 @@ func (e *lRUPerCPUK4V4AlwaysElem) loadKey() (k LRUPerCPUK4V4AlwaysKey) {
 	return
 }
 
-// elemHash is the hash of the key e holds: its key hashed again (the element caches no hash). Read without the
-// bucket's lock, it is only as good as the caller's later check.
+// elemHash is the hash of the key e holds: its key hashed again (the element
+// caches no hash). Read without the bucket's lock, it is only as good as the
+// caller's later check.
 func (m *LRUPerCPUK4V4Always) elemHash(e *lRUPerCPUK4V4AlwaysElem) uint32 {
 	k := e.loadKey()
 	w := k.words()

@@ -235,8 +235,9 @@ func (e *lRUPerCPUK4V4SparseElem) loadKey() (k LRUPerCPUK4V4SparseKey) {
 	return
 }
 
-// elemHash is the hash of the key e holds: its key hashed again (the element caches no hash). Read without the
-// bucket's lock, it is only as good as the caller's later check.
+// elemHash is the hash of the key e holds: its key hashed again (the element
+// caches no hash). Read without the bucket's lock, it is only as good as the
+// caller's later check.
 func (m *LRUPerCPUK4V4Sparse) elemHash(e *lRUPerCPUK4V4SparseElem) uint32 {
 	k := e.loadKey()
 	w := k.words()

@@ -229,8 +229,9 @@ func (e *lRUPerCPUK8V8Elem) loadKey() (k LRUPerCPUK8V8Key) {
 	return
 }
 
-// elemHash is the hash of the key e holds: its key hashed again (the element caches no hash). Read without the
-// bucket's lock, it is only as good as the caller's later check.
+// elemHash is the hash of the key e holds: its key hashed again (the element
+// caches no hash). Read without the bucket's lock, it is only as good as the
+// caller's later check.
 func (m *LRUPerCPUK8V8) elemHash(e *lRUPerCPUK8V8Elem) uint32 {
 	k := e.loadKey()
 	w := k.words()

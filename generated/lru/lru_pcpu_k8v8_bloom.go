@@ -244,8 +244,9 @@ func (e *lRUPerCPUK8V8BloomElem) loadKey() (k LRUPerCPUK8V8BloomKey) {
 	return
 }
 
-// elemHash is the hash of the key e holds: its key hashed again (the element caches no hash). Read without the
-// bucket's lock, it is only as good as the caller's later check.
+// elemHash is the hash of the key e holds: its key hashed again (the element
+// caches no hash). Read without the bucket's lock, it is only as good as the
+// caller's later check.
 func (m *LRUPerCPUK8V8Bloom) elemHash(e *lRUPerCPUK8V8BloomElem) uint32 {
 	k := e.loadKey()
 	w := k.words()

@@ -265,8 +265,9 @@ func (e *perCPUK8V8BloomElem) loadKey() (k PerCPUK8V8BloomKey) {
 	return
 }
 
-// elemHash is the hash of the key e holds: its key hashed again (the element caches no hash). Read without the
-// bucket's lock, it is only as good as the caller's later check.
+// elemHash is the hash of the key e holds: its key hashed again (the element
+// caches no hash). Read without the bucket's lock, it is only as good as the
+// caller's later check.
 func (m *PerCPUK8V8Bloom) elemHash(e *perCPUK8V8BloomElem) uint32 {
 	k := e.loadKey()
 	w := k.words()
