@@ -114,6 +114,12 @@ func TestValidateErrors(t *testing.T) {
 		{"pkg invalid", with(func(s *Spec) { s.Pkg = "my-pkg" }), "pkg", []string{"Go package name"}},
 		{"pkg keyword", with(func(s *Spec) { s.Pkg = "func" }), "pkg", []string{"Go package name"}},
 		{"pkg blank", with(func(s *Spec) { s.Pkg = "_" }), "pkg", []string{"Go package name"}},
+		{"max-entries negative", with(func(s *Spec) { s.MaxEntries = -1 }), "max-entries", []string{"1..2147483648", "0 for none"}},
+		{"max-entries 2^31+1", with(func(s *Spec) { s.MaxEntries = 1<<31 + 1 }), "max-entries", []string{"1..2147483648"}},
+		{"zero-seed without max-entries", with(func(s *Spec) { s.ZeroSeed = true }), "zero-seed", []string{"needs -max-entries"}},
+		{"no-prealloc without max-entries", with(func(s *Spec) { s.NoPrealloc = true }), "no-prealloc", []string{"needs -max-entries"}},
+		{"no-prealloc on lru", with(func(s *Spec) { s.Type, s.MaxEntries, s.NoPrealloc = LRU, 8, true }), "no-prealloc", []string{"applies only to -type hash, pcpu"}},
+		{"no-common-lru on hash", with(func(s *Spec) { s.MaxEntries, s.NoCommonLRU = 8, true }), "no-common-lru", []string{"applies only to -type lru, lru_pcpu"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -548,7 +554,8 @@ func TestParseJSON(t *testing.T) {
 	t.Run("every field", func(t *testing.T) {
 		specs, err := ParseJSON([]byte(`[
 			{"type":"lru","key":16,"val":8,"name":"Conns","pkg":"flows","out":"conns_htab.go",
-			 "hash":"jhash2","lean":false,"bloom":3,"batch-lock":"always","ebpf-compat":true,"tests":true},
+			 "hash":"jhash2","lean":false,"bloom":3,"batch-lock":"always","ebpf-compat":true,"tests":true,
+			 "max-entries":4096,"no-common-lru":true,"zero-seed":true},
 			{"type":"bloom","val":4,"hashes":7}
 		]`))
 		require.NoError(t, err)
@@ -556,7 +563,7 @@ func TestParseJSON(t *testing.T) {
 		assert.Equal(t, Spec{
 			Type: LRU, Key: 16, Val: 8, Name: "Conns", Pkg: "flows", Out: "conns_htab.go",
 			Hash: HashJhash2, Lean: false, Bloom: 3, Hashes: 5, BatchLock: BatchLockAlways,
-			EbpfCompat: true, Tests: true,
+			EbpfCompat: true, Tests: true, MaxEntries: 4096, NoCommonLRU: true, ZeroSeed: true,
 		}, specs[0])
 		want := Default()
 		want.Type, want.Val, want.Hashes = Bloom, 4, 7
@@ -842,6 +849,15 @@ func TestLayoutHome(t *testing.T) {
 	assert.Nil(t, l.Home)
 	assert.Equal(t, "next", l.Elem[0].Name)
 	assert.NotContains(t, l.Explain(), "worst case")
+
+	// Default options on demand (a BPF object's BPF_F_NO_PREALLOC) make
+	// classic the default, the layout whose memory follows the entries;
+	// -layout home still wins.
+	s.Layout, s.MaxEntries, s.NoPrealloc = "", 1024, true
+	assert.Equal(t, LayoutClassic, s.StorageLayout())
+	s.Layout = LayoutHome
+	assert.Equal(t, LayoutHome, s.StorageLayout())
+	s.MaxEntries, s.NoPrealloc = 0, false
 
 	for _, typ := range []MapType{PerCPU, LRU, LRUPerCPU} {
 		for _, classic := range []StorageLayout{"", LayoutClassic} {
