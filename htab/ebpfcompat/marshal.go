@@ -134,37 +134,76 @@ func decodeOutput(dst any, buf []byte, decode bool) error {
 // encoding/binary form (a non-nil pointer to, or a slice of, a type with no
 // padding, no pointers and no unexported fields); else nil.
 func backingMemory(data any) []byte {
-	if data == nil {
+	switch p := data.(type) { // the common keys and values, without reflection
+	case nil:
 		return nil
+	case *uint64:
+		return words(p)
+	case *int64:
+		return words(p)
+	case *uint32:
+		return words(p)
+	case *int32:
+		return words(p)
+	case *uint16:
+		return words(p)
+	case *int16:
+		return words(p)
+	case *uint8:
+		return words(p)
+	case []byte:
+		return p
 	}
 	value := reflect.ValueOf(data)
-	var size int
+	var elem reflect.Type
 	switch value.Kind() {
 	case reflect.Pointer:
 		if value.IsNil() {
 			return nil
 		}
-		if elem := value.Type().Elem(); elem.Kind() != reflect.Slice {
-			size = int(elem.Size())
-			break
+		if elem = value.Type().Elem(); elem.Kind() == reflect.Slice {
+			value = value.Elem()
+			elem = elem.Elem()
 		}
-		value = value.Elem()
-		fallthrough
 	case reflect.Slice:
-		size = int(value.Type().Elem().Size()) * value.Len()
+		elem = value.Type().Elem()
 	default:
 		return nil
 	}
-	if n := binary.Size(data); n == -1 || n != size {
-		return nil // padding, or a type encoding/binary cannot encode
-	}
-	if hasUnexportedFields(reflect.TypeOf(data)) {
+	if !isItsEncoding(elem) {
 		return nil
+	}
+	size := int(elem.Size())
+	if value.Kind() == reflect.Slice {
+		size *= value.Len()
 	}
 	if size == 0 {
 		return []byte{}
 	}
 	return unsafe.Slice((*byte)(value.UnsafePointer()), size)
+}
+
+// words is the memory of *p, or nil for a nil p.
+func words[T uint64 | int64 | uint32 | int32 | uint16 | int16 | uint8](p *T) []byte {
+	if p == nil {
+		return nil
+	}
+	return unsafe.Slice((*byte)(unsafe.Pointer(p)), unsafe.Sizeof(*p))
+}
+
+var itsEncoding sync.Map // reflect.Type → bool
+
+// isItsEncoding reports whether a value of type t is in memory what
+// encoding/binary encodes it as: a fixed size with no padding (binary.Size
+// of it equals its size) and no unexported fields (encoding/binary writes
+// those as zeroes). Cached: cilium/ebpf asks it of every key and value.
+func isItsEncoding(t reflect.Type) bool {
+	if v, ok := itsEncoding.Load(t); ok {
+		return v.(bool)
+	}
+	ok := binary.Size(reflect.New(t).Interface()) == int(t.Size()) && !hasUnexportedFields(t)
+	itsEncoding.Store(t, ok)
+	return ok
 }
 
 // isNilPointer reports whether data is a nil pointer, which cilium/ebpf
