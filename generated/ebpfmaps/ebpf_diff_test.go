@@ -555,6 +555,11 @@ func transcript(p pair, m bpfMap, iterate func() iterator, seed uint64) []string
 				}
 				calls = append(calls, fmt.Sprintf("%+v %d %s %s %s", opts, got, errString(err), showKeys(min(got, n)), showVals(min(got, n))))
 				if err != nil && !errors.Is(err, unix.ENOSPC) {
+					if errors.Is(err, unix.ENOENT) && rng.IntN(2) == 0 {
+						// A walk that has ended, called again.
+						got, err := m.BatchLookup(&cursor, keys, vals, nil)
+						calls = append(calls, fmt.Sprintf("after the end: %d %s", got, errString(err)))
+					}
 					break
 				}
 				if errors.Is(err, unix.ENOSPC) {
