@@ -136,6 +136,29 @@ type Spec struct {
 	// Layout is the storage layout; "" means the type's default (see
 	// Spec.StorageLayout).
 	Layout StorageLayout `json:"layout"`
+	// ELF, in a spec file's object, names a compiled BPF object: the spec
+	// file's object then stands for the BPF object's maps (those Maps
+	// names, or all), its options applied to each (ForMap), and the command
+	// expands it (htabgen.ELFSpecs). A Spec with ELF or Maps is no map:
+	// Validate refuses it.
+	ELF  string   `json:"elf"`
+	Maps []string `json:"maps"`
+}
+
+// ELFFields are the fields of a spec file's object with "elf": the object
+// and its maps, and the options that apply to each map. The rest (type,
+// sizes, name, file, max_entries, flags) are the object's.
+var ELFFields = []string{"elf", "maps", "pkg", "hash", "lean", "batch-lock", "bloom", "ebpf-compat", "tests"}
+
+// ForMap is m, one map of the BPF object that s names, with the options of
+// s: pkg, hash, ebpf-compat and tests for every map, and lean, batch-lock
+// and bloom for the hash-family ones, the only ones that have them.
+func (s Spec) ForMap(m Spec) Spec {
+	m.Pkg, m.Hash, m.EbpfCompat, m.Tests = s.Pkg, s.Hash, s.EbpfCompat, s.Tests
+	if m.Type.IsHashFamily() {
+		m.Lean, m.BatchLock, m.Bloom = s.Lean, s.BatchLock, s.Bloom
+	}
+	return m
 }
 
 // Default returns a Spec with every option at its default and no type or sizes.
@@ -173,11 +196,13 @@ var allowed = map[string]string{
 	"batch-lock":    "one of nonempty, always, sparse",
 	"ebpf-compat":   "true or false",
 	"tests":         "true or false",
-	"max-entries":   fmt.Sprintf("the default MaxEntries of NOptions() and NewNDefault(), 1..%d, or 0 for none", htab.MaxMaxEntries),
+	"max-entries":   fmt.Sprintf("the default MaxEntries of NOptions() and NewNDefault(), 1..%d, or 0 for none", int64(htab.MaxMaxEntries)),
 	"no-prealloc":   "true or false",
 	"no-common-lru": "true or false",
 	"zero-seed":     "true or false",
 	"layout":        "one of classic, home",
+	"elf":           "a compiled BPF object whose maps to generate, relative to the spec file's directory, such as bpf_bpfel.o",
+	"maps":          `the names of the maps of the "elf" object to generate, such as ["conns"]; without it, every map`,
 }
 
 // Validate checks s against the kernel's limits and the options that apply to
@@ -202,6 +227,12 @@ func (s Spec) ValidateGiven(given map[string]bool) error {
 func (s Spec) validate(given map[string]bool) error {
 	bad := func(opt string, v any, allowed string) error { return &Error{opt, v, allowed} }
 	missing := func(opt string) bool { return given != nil && !given[opt] }
+	if s.ELF != "" {
+		return bad("elf", s.ELF, "a spec file's object that names a BPF object stands for the object's maps: expand it into them first (htabgen.ELFSpecs)")
+	}
+	if s.Maps != nil {
+		return bad("maps", s.Maps, `goes with "elf": it picks maps of the BPF object that "elf" names`)
+	}
 	if !s.Type.Valid() {
 		if s.Type == 0 {
 			return bad("type", nil, "required ("+allowed["type"]+")")
@@ -343,7 +374,9 @@ const specExample = `{"type":"lru","key":16,"val":8}`
 
 // ParseJSON reads a -spec file: a JSON array of objects with the fields of
 // Spec. Absent fields take their defaults; unknown fields are an error, and
-// so is null, for a map or a field.
+// so is null, for a map or a field. An object with "elf" has only
+// ELFFields and stands for maps of a BPF object, which the caller expands
+// (ForMap).
 func ParseJSON(data []byte) ([]Spec, error) {
 	var raw []json.RawMessage
 	if err := json.Unmarshal(data, &raw); err != nil {
@@ -415,10 +448,44 @@ func parseMap(r json.RawMessage) (Spec, error) {
 	for name := range fields {
 		given[name] = true
 	}
-	if err := s.ValidateGiven(given); err != nil {
+	validate := s.ValidateGiven
+	if given["elf"] {
+		validate = s.ValidateELF
+	}
+	if err := validate(given); err != nil {
 		return Spec{}, err
 	}
 	return s, nil
+}
+
+// ValidateELF checks s as a spec file's object that names a BPF object,
+// given holding the fields written (as ValidateGiven's): only ELFFields, and
+// values that some map takes. What each map takes is checked when the object
+// is expanded into its maps (ForMap, then Validate).
+func (s Spec) ValidateELF(given map[string]bool) error {
+	for _, name := range specFieldNames {
+		if given[name] && !contains(ELFFields, name) {
+			return fmt.Errorf(`%q: not with "elf": the BPF object declares each map's type, key and value sizes, max_entries and flags, and the map's name and file come from its name; with "elf" the fields are %s`, name, strings.Join(ELFFields, ", "))
+		}
+	}
+	bad := func(opt string, v any) error { return &Error{opt, v, allowed[opt]} }
+	switch {
+	case s.ELF == "":
+		return bad("elf", `""`)
+	case given["maps"] && len(s.Maps) == 0:
+		return &Error{"maps", "[]", `name the maps to generate, or leave "maps" out for every map`}
+	case given["pkg"] && s.Pkg == "":
+		return &Error{"pkg", `""`, allowed["pkg"] + ", or no -pkg for $GOPACKAGE, else main"}
+	case s.Pkg != "" && (!token.IsIdentifier(s.Pkg) || s.Pkg == "_"):
+		return bad("pkg", s.Pkg)
+	case s.Hash != HashStatic && s.Hash != HashJhash2 && s.Hash != HashJhash:
+		return bad("hash", s.Hash)
+	case s.BatchLock != BatchLockNonEmpty && s.BatchLock != BatchLockAlways && s.BatchLock != BatchLockSparse:
+		return bad("batch-lock", s.BatchLock)
+	case s.Bloom < 0 || s.Bloom > MaxBloomHashes:
+		return bad("bloom", s.Bloom)
+	}
+	return nil
 }
 
 // specFields are the JSON names of Spec's fields (the flags' names), and the
@@ -490,6 +557,8 @@ func wrongType(name string, value json.RawMessage) error {
 		return fmt.Errorf("%q: %s: %s", name, v, allowed[name])
 	case kind == reflect.Int:
 		return fmt.Errorf("%q: %s: want a number: %s", name, v, allowed[name])
+	case kind == reflect.Slice:
+		return fmt.Errorf("%q: %s: want an array of strings: %s", name, v, allowed[name])
 	default:
 		return fmt.Errorf("%q: %s: want a string: %s", name, v, allowed[name])
 	}
