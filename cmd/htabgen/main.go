@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"go/token"
 	"io"
+	"io/fs"
 	"maps"
 	"os"
 	"path/filepath"
@@ -50,13 +51,15 @@ func run(args []string, stdout, stderr io.Writer) int {
 	layout := fs.String("layout", "", featureUsage("layout"))
 	fs.BoolVar(&s.EbpfCompat, "ebpf-compat", false, featureUsage("ebpf-compat"))
 	fs.BoolVar(&s.Tests, "tests", false, "also write <out>_test.go: behaviour tests and benchmarks of this map; needs an -out ending in .go")
-	explain := fs.Bool("explain", false, "print the planned layout instead of code, writing no file (so not with -out, -tests or -out-dir); with -spec, of every map")
+	explain := fs.Bool("explain", false, "print the planned layout instead of code, writing no file (so not with -out, -tests or -out-dir); with -spec or -elf, of every map")
 	version := fs.Bool("version", false, "print the version")
-	specFile := fs.String("spec", "", "JSON file: an array of maps to generate, with the flags' names as fields; with it, only -out-dir or -explain may be given")
-	outDir := fs.String("out-dir", "", "with -spec: directory the maps' out paths are relative to")
+	specFile := fs.String("spec", "", `JSON file: an array of maps to generate, with the flags' names as fields, and of objects {"elf": "prog.o", "maps": ["conns"], ...} that stand for maps of a BPF object as -elf does (the object's path relative to the spec file's directory; with elf, pkg, hash, lean, batch-lock, bloom, ebpf-compat and tests apply to each map that has them); with it, only -out-dir or -explain may be given`)
+	outDir := fs.String("out-dir", "", "with -spec or -elf: directory the maps' files go to (a spec file's out paths are relative to it)")
+	elfFile := fs.String("elf", "", "compiled BPF object (clang -target bpf): generate each of its hash-family and bloom filter maps into <map name>_htab.go, with the object's key and value sizes, max_entries and flags as its defaults (NOptions); other maps are listed and skipped; with it, only "+elfFlagList+" may be given")
+	mapsFlag := fs.String("maps", "", "with -elf: the maps to generate, by their names in the object, separated by commas (default every one)")
 	fs.Usage = func() {
 		out := fs.Output()
-		fmt.Fprintf(out, "usage:\n  htabgen -type %s -key N -val N [options]\n  htabgen -spec maps.json [-out-dir DIR | -explain]\n\noptions:\n", strings.Join(typeNames(), "|"))
+		fmt.Fprintf(out, "usage:\n  htabgen -type %s -key N -val N [options]\n  htabgen -spec maps.json [-out-dir DIR | -explain]\n  htabgen -elf prog.o [-maps a,b] [-out-dir DIR] [-pkg P] [-ebpf-compat] [-tests] [-explain]\n\noptions:\n", strings.Join(typeNames(), "|"))
 		fs.PrintDefaults()
 		fmt.Fprintf(out, "\nNot implemented in this version (exit 2): %s.\n", strings.Join(spec.NotImplemented, ", "))
 		fmt.Fprintf(out, "Exit status: 0 on success, 1 for an I/O error, 2 for a usage or spec error; on any error no file is created or changed.\n")
@@ -99,7 +102,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 			}
 		}
 	}
-	for _, name := range []string{"spec", "out-dir"} {
+	for _, name := range []string{"spec", "out-dir", "elf", "maps"} {
 		if given[name] && fs.Lookup(name).Value.String() == "" {
 			return usageError(stderr, fmt.Errorf("-%s \"\": %s", name, strings.TrimSuffix(fs.Lookup(name).Usage, decimalNote)))
 		}
@@ -109,8 +112,16 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return usageError(stderr, err)
 	}
 
+	if given["maps"] && !given["elf"] {
+		return usageError(stderr, fmt.Errorf("-maps goes with -elf: it picks maps of the BPF object"))
+	}
+
 	var specs []spec.Spec
-	if *specFile != "" {
+	// Where the maps come from, as errors name them: a spec file or a BPF
+	// object; nil for the flags' one map.
+	var in *input
+	switch {
+	case *specFile != "":
 		for _, name := range slices.Sorted(maps.Keys(given)) {
 			if name != "spec" && name != "out-dir" && name != "explain" {
 				return usageError(stderr, fmt.Errorf("-%s: with -spec, every setting comes from the spec file (only -out-dir or -explain may be given)", name))
@@ -124,18 +135,48 @@ func run(args []string, stdout, stderr io.Writer) int {
 		if specs, err = spec.ParseJSON(data); err != nil {
 			return usageError(stderr, err)
 		}
+		in = &input{path: *specFile, prefix: "spec file", noun: "the spec file"}
+		if specs, in.labels, err = expandELF(*specFile, specs, stderr); err != nil {
+			return elfError(stderr, err)
+		}
 		for i := range specs {
 			if specs[i].Out == "" {
 				specs[i].Out = strings.ToLower(specs[i].TypeName()) + "_htab.go"
 			}
 			specs[i].Out = underDir(*outDir, specs[i].Out)
 		}
-		if err := checkDistinct(*specFile, specs); err != nil {
+		if err := checkDistinct(in, specs); err != nil {
 			return usageError(stderr, err)
 		}
-	} else {
+	case *elfFile != "":
+		for _, name := range slices.Sorted(maps.Keys(given)) {
+			if !slices.Contains(elfFlags, name) {
+				return usageError(stderr, fmt.Errorf("-%s: with -elf, each map's type, sizes and options come from the BPF object (only %s may be given)", name, elfFlagList))
+			}
+		}
+		s.ELF = *elfFile
+		if given["maps"] {
+			s.Maps = strings.Split(*mapsFlag, ",")
+			for i := range s.Maps {
+				s.Maps[i] = strings.TrimSpace(s.Maps[i])
+			}
+		}
+		if err := s.ValidateELF(given); err != nil {
+			return usageError(stderr, err)
+		}
+		in = &input{path: *elfFile, prefix: *elfFile, noun: "the BPF object"}
+		if specs, in.labels, err = objectMaps(*elfFile, s, stderr); err != nil {
+			return elfError(stderr, err)
+		}
+		for i := range specs {
+			specs[i].Out = underDir(*outDir, specs[i].Out)
+		}
+		if err := checkDistinct(in, specs); err != nil {
+			return usageError(stderr, err)
+		}
+	default:
 		if *outDir != "" {
-			return usageError(stderr, fmt.Errorf("-out-dir goes with -spec; use -out for one map"))
+			return usageError(stderr, fmt.Errorf("-out-dir goes with -spec or -elf; use -out for one map"))
 		}
 		if *typ != "" { // -type '' is as good as none: "required"
 			if s.Type, err = spec.ParseType(*typ); err != nil {
@@ -161,20 +202,14 @@ func run(args []string, stdout, stderr io.Writer) int {
 		if *explain {
 			l, err := spec.Plan(s)
 			if err != nil {
-				if *specFile != "" {
-					err = fmt.Errorf("spec file: map %d: %w", i, err)
-				}
-				return usageError(stderr, err)
+				return usageError(stderr, in.mapError(i, err))
 			}
 			explained = append(explained, l.Explain())
 			continue
 		}
 		generated, err := htabgen.Generate(s, command)
 		if err != nil {
-			if *specFile != "" {
-				err = fmt.Errorf("spec file: map %d: %w", i, err)
-			}
-			return usageError(stderr, err)
+			return usageError(stderr, in.mapError(i, err))
 		}
 		files = append(files, generated...)
 	}
@@ -182,9 +217,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 		_, err := fmt.Fprintln(stdout, strings.Join(explained, "\n"))
 		return printed(stderr, err)
 	}
-	if *specFile != "" {
+	if in != nil {
 		if err := htabgen.CheckTogether(files); err != nil {
-			return usageError(stderr, fmt.Errorf("spec file: %w", err))
+			return usageError(stderr, fmt.Errorf("%s: %w", in.prefix, err))
 		}
 	}
 	if len(files) == 1 && files[0].Path == "" {
@@ -345,29 +380,47 @@ func featureUsage(name string) string {
 	panic("htabgen: no feature " + name)
 }
 
-// checkDistinct rejects a spec file whose maps would overwrite each other's
-// files (a map's out or its test file), or the spec file itself, or clash by
-// name in one package. Two names that differ only in case are one file on a
+// input is the file that a command's maps come from (a spec file or a BPF
+// object), as errors name it and them.
+type input struct {
+	path   string
+	prefix string   // what its errors start with: "spec file", or the object's path
+	noun   string   // the file in a sentence: "the spec file"
+	labels []string // each map, after "map": its index in the spec file, its name
+}
+
+// mapError is err, an error of map i, naming the map; for nil in (the
+// flags' one map), err.
+func (in *input) mapError(i int, err error) error {
+	if in == nil {
+		return err
+	}
+	return fmt.Errorf("%s: map %s: %w", in.prefix, in.labels[i], err)
+}
+
+// checkDistinct rejects maps from in that would overwrite each other's
+// files (a map's out or its test file), or in itself, or clash by name in
+// one package. Two names that differ only in case are one file on a
 // case-insensitive file system, and cmd/go refuses them in one package.
-func checkDistinct(specFile string, specs []spec.Spec) error {
-	input := htabgen.PathKey(specFile)
+func checkDistinct(in *input, specs []spec.Spec) error {
+	self := htabgen.PathKey(in.path)
 	var paths, keys, kinds []string
 	var owner []int // the map of each output
 	for i, s := range specs {
 		for _, f := range htabgen.Outputs(s) {
 			key := htabgen.PathKey(f.Path)
-			if key == input {
-				return fmt.Errorf("spec file: map %d writes %s, the spec file itself", i, f.Path)
+			if key == self {
+				return fmt.Errorf("%s: map %s writes %s, %s itself", in.prefix, in.labels[i], f.Path, in.noun)
 			}
 			paths, keys, owner, kinds = append(paths, f.Path), append(keys, key), append(owner, i), append(kinds, f.Kind)
 		}
 	}
 	if c := htabgen.FindCollision(keys); c != nil {
-		a, b := owner[c.First], owner[c.Second]
+		a, b := in.labels[owner[c.First]], in.labels[owner[c.Second]]
 		if c.CaseOnly {
-			return fmt.Errorf("spec file: maps %d and %d write %s and %s, whose names differ only in case: %s", a, b, paths[c.First], paths[c.Second], htabgen.CaseOnlyReason)
+			return fmt.Errorf("%s: maps %s and %s write %s and %s, whose names differ only in case: %s", in.prefix, a, b, paths[c.First], paths[c.Second], htabgen.CaseOnlyReason)
 		}
-		return fmt.Errorf("spec file: maps %d and %d both write %s", a, b, paths[c.Second])
+		return fmt.Errorf("%s: maps %s and %s both write %s", in.prefix, a, b, paths[c.Second])
 	}
 	names := map[string]int{} // directory/type name → map
 	for i, key := range keys {
@@ -377,11 +430,79 @@ func checkDistinct(specFile string, specs []spec.Spec) error {
 		s := specs[owner[i]]
 		name := filepath.Dir(key) + string(filepath.Separator) + s.TypeName()
 		if other, dup := names[name]; dup {
-			return fmt.Errorf("spec file: maps %d and %d are both named %s in %s", other, owner[i], s.TypeName(), filepath.Dir(s.Out))
+			return fmt.Errorf("%s: maps %s and %s are both named %s in %s", in.prefix, in.labels[other], in.labels[owner[i]], s.TypeName(), filepath.Dir(s.Out))
 		}
 		names[name] = owner[i]
 	}
 	return nil
+}
+
+// elfFlags are the flags that may go with -elf; elfFlagList says them.
+var elfFlags = []string{"elf", "maps", "out-dir", "pkg", "ebpf-compat", "tests", "explain"}
+
+const elfFlagList = "-maps, -out-dir, -pkg, -ebpf-compat, -tests or -explain"
+
+// objectMaps are the maps of the BPF object at path (s.ELF, found) that
+// s.Maps names, or all of them, with the options of s (spec.Spec.ForMap),
+// each labelled by its Go name for errors. The maps it skips are listed on
+// stderr, one line each; none to generate is an error.
+func objectMaps(path string, s spec.Spec, stderr io.Writer) ([]spec.Spec, []string, error) {
+	specs, skipped, err := htabgen.ELFSpecs(path, s.Maps)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, m := range skipped {
+		fmt.Fprintf(stderr, "htabgen: %s: %s\n", path, m)
+	}
+	if len(specs) == 0 {
+		return nil, nil, fmt.Errorf("%s: no map to generate: htabgen generates hash, percpu_hash, lru_hash, lru_percpu_hash and bloom_filter maps", path)
+	}
+	labels := make([]string, len(specs))
+	for i := range specs {
+		specs[i] = s.ForMap(specs[i])
+		labels[i] = specs[i].Name
+	}
+	return specs, labels, nil
+}
+
+// expandELF replaces each object of a spec file that names a BPF object
+// with the object's maps (objectMaps), the object's path relative to the
+// spec file's directory. The labels name each map in errors: its index in
+// the file, and an object's maps the object and their Go names too.
+func expandELF(specFile string, specs []spec.Spec, stderr io.Writer) ([]spec.Spec, []string, error) {
+	var out []spec.Spec
+	var labels []string
+	for i, s := range specs {
+		if s.ELF == "" {
+			out, labels = append(out, s), append(labels, strconv.Itoa(i))
+			continue
+		}
+		path := s.ELF
+		if dir := filepath.Dir(specFile); dir != "." {
+			path = underDir(dir, path)
+		}
+		maps, names, err := objectMaps(path, s, stderr)
+		if err != nil {
+			return nil, nil, fmt.Errorf("spec file: map %d: %w", i, err)
+		}
+		out = append(out, maps...)
+		for _, name := range names {
+			labels = append(labels, fmt.Sprintf("%d (%s: %s)", i, path, name))
+		}
+	}
+	return out, labels, nil
+}
+
+// elfError reports an error of reading a BPF object: an I/O error (the
+// file is missing or unreadable) exits 1, any other (not a BPF object, a map
+// it does not declare) is a usage error.
+func elfError(stderr io.Writer, err error) int {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		fmt.Fprintln(stderr, "htabgen:", err)
+		return exitIO
+	}
+	return usageError(stderr, err)
 }
 
 // underDir is a spec file's out relative to -out-dir dir, joined as written:

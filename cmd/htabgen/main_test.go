@@ -12,6 +12,10 @@ import (
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/htabgen/htabgen/spec"
 )
 
 // TestMain lets the scripts run the command as "htabgen": testscript re-runs
@@ -155,4 +159,90 @@ func TestCommandLine(t *testing.T) {
 	if got != want {
 		t.Errorf("commandLine = %s\nwant          %s", got, want)
 	}
+}
+
+// testObject is the repository's BPF object of testdata/bpf/maps.c.
+const testObject = "../../testdata/bpf/maps.o"
+
+// TestObjectMapsOptions: -elf's options (-pkg, -ebpf-compat, -tests) reach
+// every map of the object, whatever its type, and the skipped maps are
+// listed on standard error, one line each.
+func TestObjectMapsOptions(t *testing.T) {
+	s := spec.Default()
+	s.ELF, s.Maps = testObject, []string{"conns", "seen", "events"}
+	s.Pkg, s.EbpfCompat, s.Tests = "flows", true, true
+	var stderr strings.Builder
+	specs, labels, err := objectMaps(testObject, s, &stderr)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"Conns", "Seen"}, labels)
+	require.Len(t, specs, 2)
+	for _, m := range specs {
+		assert.Equal(t, "flows", m.Pkg, m.Name)
+		assert.True(t, m.EbpfCompat, m.Name)
+		assert.True(t, m.Tests, m.Name)
+		assert.Empty(t, m.ELF, m.Name)
+		assert.Nil(t, m.Maps, m.Name)
+		assert.NoError(t, m.Validate(), m.Name)
+	}
+	assert.Equal(t, 4096, specs[0].MaxEntries, "the object's options stay")
+	assert.Equal(t, 3, specs[1].Hashes, "the object's options stay")
+	assert.Equal(t, "htabgen: "+testObject+": skipping map events (ringbuf): htabgen generates hash, percpu_hash, lru_hash, lru_percpu_hash and bloom_filter maps\n", stderr.String())
+}
+
+// TestExpandELF: a spec file's object with "elf" becomes the object's maps,
+// the object found relative to the spec file's directory, with its options
+// applied to each map that has them ("ebpf-compat" to all, "bloom" and
+// "lean" not to the bloom filter map); the file's other maps stay, and the
+// labels name each map for errors.
+func TestExpandELF(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "specs")
+	require.NoError(t, os.Mkdir(dir, 0o755))
+	obj, err := os.ReadFile(testObject)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "prog.o"), obj, 0o644))
+	specs, err := spec.ParseJSON([]byte(`[
+		{"type": "hash", "key": 8, "val": 8, "name": "First"},
+		{"elf": "prog.o", "maps": ["seen", "conns"], "ebpf-compat": true, "tests": true, "pkg": "flows",
+		 "hash": "jhash", "lean": false, "batch-lock": "sparse", "bloom": 3}
+	]`))
+	require.NoError(t, err)
+	specFile := filepath.Join(dir, "maps.json")
+	var stderr strings.Builder
+	specs, labels, err := expandELF(specFile, specs, &stderr)
+	require.NoError(t, err)
+	assert.Empty(t, stderr.String())
+	obj1 := filepath.Join(dir, "prog.o")
+	assert.Equal(t, []string{"0", "1 (" + obj1 + ": Conns)", "1 (" + obj1 + ": Seen)"}, labels)
+	require.Len(t, specs, 3)
+	assert.Equal(t, "First", specs[0].Name)
+	assert.False(t, specs[0].EbpfCompat)
+
+	conns, seen := specs[1], specs[2]
+	assert.Equal(t, spec.LRU, conns.Type)
+	assert.True(t, conns.EbpfCompat)
+	assert.True(t, conns.Tests)
+	assert.Equal(t, "flows", conns.Pkg)
+	assert.Equal(t, spec.HashJhash, conns.Hash)
+	assert.False(t, conns.Lean)
+	assert.Equal(t, spec.BatchLockSparse, conns.BatchLock)
+	assert.Equal(t, 3, conns.Bloom)
+	assert.Equal(t, 4096, conns.MaxEntries)
+
+	assert.Equal(t, spec.Bloom, seen.Type)
+	assert.True(t, seen.EbpfCompat)
+	assert.True(t, seen.Tests)
+	assert.Equal(t, spec.HashJhash, seen.Hash)
+	assert.True(t, seen.Lean, "a bloom filter map has no -lean")
+	assert.Equal(t, spec.BatchLockNonEmpty, seen.BatchLock, "a bloom filter map has no -batch-lock")
+	assert.Zero(t, seen.Bloom, "a bloom filter map has no -bloom")
+	for _, m := range specs {
+		assert.NoError(t, m.Validate(), m.Name)
+	}
+
+	// A missing object stays an I/O error, whose message names the map.
+	specs, err = spec.ParseJSON([]byte(`[{"elf": "gone.o"}]`))
+	require.NoError(t, err)
+	_, _, err = expandELF(specFile, specs, &stderr)
+	assert.ErrorIs(t, err, os.ErrNotExist)
+	assert.EqualError(t, err, "spec file: map 0: open "+filepath.Join(dir, "gone.o")+": no such file or directory")
 }
