@@ -1,0 +1,19 @@
+module example.com/htabgen/examples
+
+go 1.26.0
+
+tool github.com/htabgen/htabgen/cmd/htabgen
+
+require github.com/htabgen/htabgen v0.0.0
+
+require (
+	github.com/cilium/ebpf v0.22.0
+	golang.org/x/sys v0.50.0
+)
+
+require (
+	github.com/dave/jennifer v1.7.1 // indirect
+	golang.org/x/sync v0.24.0 // indirect
+)
+
+replace github.com/htabgen/htabgen => ../
