@@ -207,6 +207,10 @@ func Plan(s Spec) (*Layout, error) {
 	}
 	if s.StorageLayout() == LayoutHome {
 		l.Home = &HomeLayout{MaxSlots: 1 << 30}
+		// Default options the map could not be created with.
+		if s.MaxEntries > 0 && roundUpPow2(s.MaxEntries) > l.Home.MaxSlots {
+			return nil, &Error{"max-entries", s.MaxEntries, fmt.Sprintf("1..%d in the home layout, whose slots are its buckets (-layout classic: up to %d)", l.Home.MaxSlots, int64(htab.MaxMaxEntries))}
+		}
 	} else {
 		l.Classic = &ClassicLayout{BucketSize: 8}
 	}
@@ -307,10 +311,6 @@ func planElem(s Spec, l *Layout) []Field {
 	}
 	return fs
 }
-
-// NotImplemented lists, as the command line writes them, the options this
-// version does not have yet; -help says so. There are none.
-var NotImplemented []string
 
 // ValuesInline reports whether the value lives in the element: every type
 // but the per-CPU ones.

@@ -20,6 +20,7 @@ import (
 	"unicode"
 
 	"github.com/htabgen/htabgen"
+	"github.com/htabgen/htabgen/htab"
 	"github.com/htabgen/htabgen/spec"
 )
 
@@ -49,7 +50,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.Var((*decimal)(&s.Hashes), "hashes", decimalUsage(featureUsage("hashes")))
 	batch := fs.String("batch-lock", string(s.BatchLock), featureUsage("batch-lock"))
 	layout := fs.String("layout", "", featureUsage("layout"))
-	fs.BoolVar(&s.EbpfCompat, "ebpf-compat", false, featureUsage("ebpf-compat"))
+	fs.BoolVar(&s.EbpfCompat, "ebpf-compat", false, featureUsage("ebpf-compat")+"; needs an -out ending in .go")
+	fs.Var((*decimal)(&s.MaxEntries), "max-entries", decimalUsage(fmt.Sprintf("default options: the map gets <Name>Options() and New<Name>Default() with MaxEntries N (1..%d), as a BPF object declares max_entries (default 0: none)", int64(htab.MaxMaxEntries))))
+	fs.BoolVar(&s.NoPrealloc, "no-prealloc", false, featureUsage("no-prealloc"))
+	fs.BoolVar(&s.NoCommonLRU, "no-common-lru", false, featureUsage("no-common-lru"))
+	fs.BoolVar(&s.ZeroSeed, "zero-seed", false, "with -max-entries: the default options hash with seed 0 (BPF_F_ZERO_SEED)")
 	fs.BoolVar(&s.Tests, "tests", false, "also write <out>_test.go: behaviour tests and benchmarks of this map; needs an -out ending in .go")
 	explain := fs.Bool("explain", false, "print the planned layout instead of code, writing no file (so not with -out, -tests or -out-dir); with -spec or -elf, of every map")
 	version := fs.Bool("version", false, "print the version")
@@ -61,7 +66,6 @@ func run(args []string, stdout, stderr io.Writer) int {
 		out := fs.Output()
 		fmt.Fprintf(out, "usage:\n  htabgen -type %s -key N -val N [options]\n  htabgen -spec maps.json [-out-dir DIR | -explain]\n  htabgen -elf prog.o [-maps a,b] [-out-dir DIR] [-pkg P] [-ebpf-compat] [-tests] [-explain]\n\noptions:\n", strings.Join(typeNames(), "|"))
 		fs.PrintDefaults()
-		fmt.Fprintf(out, "\nNot implemented in this version (exit 2): %s.\n", strings.Join(spec.NotImplemented, ", "))
 		fmt.Fprintf(out, "Exit status: 0 on success, 1 for an I/O error, 2 for a usage or spec error; on any error no file is created or changed.\n")
 	}
 	// Parse reports its errors itself, with the whole usage; run reports
@@ -357,8 +361,7 @@ func typesList() string { return strings.Join(typeNames(), ", ") }
 
 // featureUsage is the -help line of the option name, from the feature table
 // (spec.Features), with the types it applies to unless it is every type's
-// or its value decides (the line then says which types take which value),
-// and whether this version implements it.
+// or its value decides (the line then says which types take which value).
 func featureUsage(name string) string {
 	for _, f := range spec.Features {
 		if f.Name != name {
@@ -371,9 +374,6 @@ func featureUsage(name string) string {
 				types = append(types, t.String())
 			}
 			usage += " (" + strings.Join(types, ", ") + ")"
-		}
-		if slices.Contains(spec.NotImplemented, "-"+name) {
-			usage += "; not implemented in this version"
 		}
 		return usage
 	}
