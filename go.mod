@@ -12,6 +12,12 @@ require (
 	golang.org/x/sys v0.50.0
 )
 
+// Not imported: cilium/ebpf's tests import golang.org/x/sync, and go mod tidy
+// in a module that has htabgen as a tool loads them. Without this line the
+// version that module selects is cilium/ebpf's, v0.20.0, which a module
+// cache filled by building htabgen does not hold (offline, tidy fails).
+require golang.org/x/sync v0.24.0 // indirect
+
 require (
 	github.com/bits-and-blooms/bitset v1.24.2 // indirect
 	github.com/bits-and-blooms/bloom/v3 v3.7.1 // indirect

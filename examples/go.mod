@@ -11,9 +11,6 @@ require (
 	golang.org/x/sys v0.50.0
 )
 
-require (
-	github.com/dave/jennifer v1.7.1 // indirect
-	golang.org/x/sync v0.24.0 // indirect
-)
+require github.com/dave/jennifer v1.7.1 // indirect
 
 replace github.com/htabgen/htabgen => ../
