@@ -3,7 +3,9 @@ module github.com/htabgen/htabgen
 go 1.26.0
 
 require (
+	github.com/bits-and-blooms/bloom/v3 v3.7.1
 	github.com/cilium/ebpf v0.22.0
+	github.com/cockroachdb/swiss v0.0.0-20260820225851-333444432258
 	github.com/dave/jennifer v1.7.1
 	github.com/hashicorp/golang-lru/v2 v2.0.7
 	github.com/puzpuzpuz/xsync/v4 v4.5.0
@@ -16,11 +18,11 @@ require (
 // in a module that has htabgen as a tool loads them. Without this line the
 // version that module selects is cilium/ebpf's, v0.20.0, which a module
 // cache filled by building htabgen does not hold (offline, tidy fails).
+// go mod tidy here drops it: TestGoTool fails until it is back.
 require golang.org/x/sync v0.24.0 // indirect
 
 require (
 	github.com/bits-and-blooms/bitset v1.24.2 // indirect
-	github.com/bits-and-blooms/bloom/v3 v3.7.1 // indirect
 	go.yaml.in/yaml/v3 v3.0.5 // indirect
 	golang.org/x/tools v0.52.0 // indirect
 )

@@ -46,6 +46,7 @@ type Names struct {
 	IndexMask  string // home layout: the next word's bits of index+1
 	MaxSlots   string // home layout: the most slots index+1 can address
 	ValueWords string // bloom filter map: a value as words, for jhash2
+	BulkGroup  string // LookupBulk: how many keys it hashes and touches at once
 
 	// The -tests file's adapters (htabtest.Map, htabtest.BloomMap).
 	TestMap   string
@@ -54,7 +55,7 @@ type Names struct {
 
 // Suffixes are the suffixes of the unexported identifiers, in the order of
 // Names' fields. No suffix ends with another.
-var Suffixes = []string{"Elem", "KeyWords", "HashInit", "ElemChunk", "ChunkShift", "Slot", "SlotChunk", "SlotLocks", "HomeBit", "IndexMask", "MaxSlots", "ValueWords", "TestMap", "TestBloom"}
+var Suffixes = []string{"Elem", "KeyWords", "HashInit", "ElemChunk", "ChunkShift", "Slot", "SlotChunk", "SlotLocks", "HomeBit", "IndexMask", "MaxSlots", "ValueWords", "BulkGroup", "TestMap", "TestBloom"}
 
 // NamesFor is the names of a map named name (an exported Go identifier).
 func NamesFor(name string) Names {
@@ -76,6 +77,7 @@ func NamesFor(name string) Names {
 		IndexMask:  p + "IndexMask",
 		MaxSlots:   p + "MaxSlots",
 		ValueWords: p + "ValueWords",
+		BulkGroup:  p + "BulkGroup",
 		TestMap:    p + "TestMap",
 		TestBloom:  p + "TestBloom",
 	}

@@ -87,6 +87,7 @@ func Render(l *spec.Layout, h Header) ([]byte, error) {
 	g.iteration(f)
 	g.batch(f)
 	g.cpuHandles(f)
+	g.bulk(f)
 	return render(f)
 }
 

@@ -240,6 +240,10 @@ func Test$MapConcurrentValues(t *testing.T) { htabtest.ConcurrentValues(t, $Test
 // (htabtest.Concurrent); run it with -race.
 func Test$MapConcurrent(t *testing.T) { htabtest.Concurrent(t, $TestMap{}) }
 
+// Test$MapLookupBulk checks LookupBulk, on the map and its CPU handles,
+// against Lookup, also amid writers (htabtest.LookupBulk); run it with -race.
+func Test$MapLookupBulk(t *testing.T) { htabtest.LookupBulk(t, $TestMap{}) }
+
 // Test$MapBatch checks the batch operations against All (htabtest.Batch).
 func Test$MapBatch(t *testing.T) { htabtest.Batch(t, $TestMap{}) }
 

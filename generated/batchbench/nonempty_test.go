@@ -105,6 +105,10 @@ func TestNonEmptyConcurrentValues(t *testing.T) { htabtest.ConcurrentValues(t, n
 // (htabtest.Concurrent); run it with -race.
 func TestNonEmptyConcurrent(t *testing.T) { htabtest.Concurrent(t, nonEmptyTestMap{}) }
 
+// TestNonEmptyLookupBulk checks LookupBulk, on the map and its CPU handles,
+// against Lookup, also amid writers (htabtest.LookupBulk); run it with -race.
+func TestNonEmptyLookupBulk(t *testing.T) { htabtest.LookupBulk(t, nonEmptyTestMap{}) }
+
 // TestNonEmptyBatch checks the batch operations against All (htabtest.Batch).
 func TestNonEmptyBatch(t *testing.T) { htabtest.Batch(t, nonEmptyTestMap{}) }
 

@@ -103,6 +103,10 @@ func TestSparseConcurrentValues(t *testing.T) { htabtest.ConcurrentValues(t, spa
 // (htabtest.Concurrent); run it with -race.
 func TestSparseConcurrent(t *testing.T) { htabtest.Concurrent(t, sparseTestMap{}) }
 
+// TestSparseLookupBulk checks LookupBulk, on the map and its CPU handles,
+// against Lookup, also amid writers (htabtest.LookupBulk); run it with -race.
+func TestSparseLookupBulk(t *testing.T) { htabtest.LookupBulk(t, sparseTestMap{}) }
+
 // TestSparseBatch checks the batch operations against All (htabtest.Batch).
 func TestSparseBatch(t *testing.T) { htabtest.Batch(t, sparseTestMap{}) }
 

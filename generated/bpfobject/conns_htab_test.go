@@ -101,6 +101,10 @@ func TestConnsConcurrentValues(t *testing.T) { htabtest.ConcurrentValues(t, conn
 // (htabtest.Concurrent); run it with -race.
 func TestConnsConcurrent(t *testing.T) { htabtest.Concurrent(t, connsTestMap{}) }
 
+// TestConnsLookupBulk checks LookupBulk, on the map and its CPU handles,
+// against Lookup, also amid writers (htabtest.LookupBulk); run it with -race.
+func TestConnsLookupBulk(t *testing.T) { htabtest.LookupBulk(t, connsTestMap{}) }
+
 // TestConnsBatch checks the batch operations against All (htabtest.Batch).
 func TestConnsBatch(t *testing.T) { htabtest.Batch(t, connsTestMap{}) }
 

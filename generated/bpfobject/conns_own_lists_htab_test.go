@@ -105,6 +105,10 @@ func TestConnsOwnListsConcurrentValues(t *testing.T) {
 // (htabtest.Concurrent); run it with -race.
 func TestConnsOwnListsConcurrent(t *testing.T) { htabtest.Concurrent(t, connsOwnListsTestMap{}) }
 
+// TestConnsOwnListsLookupBulk checks LookupBulk, on the map and its CPU handles,
+// against Lookup, also amid writers (htabtest.LookupBulk); run it with -race.
+func TestConnsOwnListsLookupBulk(t *testing.T) { htabtest.LookupBulk(t, connsOwnListsTestMap{}) }
+
 // TestConnsOwnListsBatch checks the batch operations against All (htabtest.Batch).
 func TestConnsOwnListsBatch(t *testing.T) { htabtest.Batch(t, connsOwnListsTestMap{}) }
 

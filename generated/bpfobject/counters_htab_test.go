@@ -76,6 +76,10 @@ func TestCountersConcurrentValues(t *testing.T) { htabtest.ConcurrentValues(t, c
 // (htabtest.Concurrent); run it with -race.
 func TestCountersConcurrent(t *testing.T) { htabtest.Concurrent(t, countersTestMap{}) }
 
+// TestCountersLookupBulk checks LookupBulk, on the map and its CPU handles,
+// against Lookup, also amid writers (htabtest.LookupBulk); run it with -race.
+func TestCountersLookupBulk(t *testing.T) { htabtest.LookupBulk(t, countersTestMap{}) }
+
 // TestCountersBatch checks the batch operations against All (htabtest.Batch).
 func TestCountersBatch(t *testing.T) { htabtest.Batch(t, countersTestMap{}) }
 

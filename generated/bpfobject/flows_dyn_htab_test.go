@@ -105,6 +105,10 @@ func TestFlowsDynConcurrentValues(t *testing.T) { htabtest.ConcurrentValues(t, f
 // (htabtest.Concurrent); run it with -race.
 func TestFlowsDynConcurrent(t *testing.T) { htabtest.Concurrent(t, flowsDynTestMap{}) }
 
+// TestFlowsDynLookupBulk checks LookupBulk, on the map and its CPU handles,
+// against Lookup, also amid writers (htabtest.LookupBulk); run it with -race.
+func TestFlowsDynLookupBulk(t *testing.T) { htabtest.LookupBulk(t, flowsDynTestMap{}) }
+
 // TestFlowsDynBatch checks the batch operations against All (htabtest.Batch).
 func TestFlowsDynBatch(t *testing.T) { htabtest.Batch(t, flowsDynTestMap{}) }
 

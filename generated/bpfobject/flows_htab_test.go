@@ -103,6 +103,10 @@ func TestFlowsConcurrentValues(t *testing.T) { htabtest.ConcurrentValues(t, flow
 // (htabtest.Concurrent); run it with -race.
 func TestFlowsConcurrent(t *testing.T) { htabtest.Concurrent(t, flowsTestMap{}) }
 
+// TestFlowsLookupBulk checks LookupBulk, on the map and its CPU handles,
+// against Lookup, also amid writers (htabtest.LookupBulk); run it with -race.
+func TestFlowsLookupBulk(t *testing.T) { htabtest.LookupBulk(t, flowsTestMap{}) }
+
 // TestFlowsBatch checks the batch operations against All (htabtest.Batch).
 func TestFlowsBatch(t *testing.T) { htabtest.Batch(t, flowsTestMap{}) }
 

@@ -74,6 +74,10 @@ func TestStatsConcurrentValues(t *testing.T) { htabtest.ConcurrentValues(t, stat
 // (htabtest.Concurrent); run it with -race.
 func TestStatsConcurrent(t *testing.T) { htabtest.Concurrent(t, statsTestMap{}) }
 
+// TestStatsLookupBulk checks LookupBulk, on the map and its CPU handles,
+// against Lookup, also amid writers (htabtest.LookupBulk); run it with -race.
+func TestStatsLookupBulk(t *testing.T) { htabtest.LookupBulk(t, statsTestMap{}) }
+
 // TestStatsBatch checks the batch operations against All (htabtest.Batch).
 func TestStatsBatch(t *testing.T) { htabtest.Batch(t, statsTestMap{}) }
 

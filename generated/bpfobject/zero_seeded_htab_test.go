@@ -105,6 +105,10 @@ func TestZeroSeededConcurrentValues(t *testing.T) { htabtest.ConcurrentValues(t,
 // (htabtest.Concurrent); run it with -race.
 func TestZeroSeededConcurrent(t *testing.T) { htabtest.Concurrent(t, zeroSeededTestMap{}) }
 
+// TestZeroSeededLookupBulk checks LookupBulk, on the map and its CPU handles,
+// against Lookup, also amid writers (htabtest.LookupBulk); run it with -race.
+func TestZeroSeededLookupBulk(t *testing.T) { htabtest.LookupBulk(t, zeroSeededTestMap{}) }
+
 // TestZeroSeededBatch checks the batch operations against All (htabtest.Batch).
 func TestZeroSeededBatch(t *testing.T) { htabtest.Batch(t, zeroSeededTestMap{}) }
 

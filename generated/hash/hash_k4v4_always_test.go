@@ -107,6 +107,10 @@ func TestHashK4V4AlwaysConcurrentValues(t *testing.T) {
 // (htabtest.Concurrent); run it with -race.
 func TestHashK4V4AlwaysConcurrent(t *testing.T) { htabtest.Concurrent(t, hashK4V4AlwaysTestMap{}) }
 
+// TestHashK4V4AlwaysLookupBulk checks LookupBulk, on the map and its CPU handles,
+// against Lookup, also amid writers (htabtest.LookupBulk); run it with -race.
+func TestHashK4V4AlwaysLookupBulk(t *testing.T) { htabtest.LookupBulk(t, hashK4V4AlwaysTestMap{}) }
+
 // TestHashK4V4AlwaysBatch checks the batch operations against All (htabtest.Batch).
 func TestHashK4V4AlwaysBatch(t *testing.T) { htabtest.Batch(t, hashK4V4AlwaysTestMap{}) }
 

@@ -107,6 +107,10 @@ func TestHashK4V4BloomConcurrentValues(t *testing.T) {
 // (htabtest.Concurrent); run it with -race.
 func TestHashK4V4BloomConcurrent(t *testing.T) { htabtest.Concurrent(t, hashK4V4BloomTestMap{}) }
 
+// TestHashK4V4BloomLookupBulk checks LookupBulk, on the map and its CPU handles,
+// against Lookup, also amid writers (htabtest.LookupBulk); run it with -race.
+func TestHashK4V4BloomLookupBulk(t *testing.T) { htabtest.LookupBulk(t, hashK4V4BloomTestMap{}) }
+
 // TestHashK4V4BloomBatch checks the batch operations against All (htabtest.Batch).
 func TestHashK4V4BloomBatch(t *testing.T) { htabtest.Batch(t, hashK4V4BloomTestMap{}) }
 

@@ -107,6 +107,10 @@ func TestHashK4V4SparseConcurrentValues(t *testing.T) {
 // (htabtest.Concurrent); run it with -race.
 func TestHashK4V4SparseConcurrent(t *testing.T) { htabtest.Concurrent(t, hashK4V4SparseTestMap{}) }
 
+// TestHashK4V4SparseLookupBulk checks LookupBulk, on the map and its CPU handles,
+// against Lookup, also amid writers (htabtest.LookupBulk); run it with -race.
+func TestHashK4V4SparseLookupBulk(t *testing.T) { htabtest.LookupBulk(t, hashK4V4SparseTestMap{}) }
+
 // TestHashK4V4SparseBatch checks the batch operations against All (htabtest.Batch).
 func TestHashK4V4SparseBatch(t *testing.T) { htabtest.Batch(t, hashK4V4SparseTestMap{}) }
 

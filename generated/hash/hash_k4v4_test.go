@@ -105,6 +105,10 @@ func TestHashK4V4ConcurrentValues(t *testing.T) { htabtest.ConcurrentValues(t, h
 // (htabtest.Concurrent); run it with -race.
 func TestHashK4V4Concurrent(t *testing.T) { htabtest.Concurrent(t, hashK4V4TestMap{}) }
 
+// TestHashK4V4LookupBulk checks LookupBulk, on the map and its CPU handles,
+// against Lookup, also amid writers (htabtest.LookupBulk); run it with -race.
+func TestHashK4V4LookupBulk(t *testing.T) { htabtest.LookupBulk(t, hashK4V4TestMap{}) }
+
 // TestHashK4V4Batch checks the batch operations against All (htabtest.Batch).
 func TestHashK4V4Batch(t *testing.T) { htabtest.Batch(t, hashK4V4TestMap{}) }
 

@@ -107,6 +107,10 @@ func TestHashK8V8BloomConcurrentValues(t *testing.T) {
 // (htabtest.Concurrent); run it with -race.
 func TestHashK8V8BloomConcurrent(t *testing.T) { htabtest.Concurrent(t, hashK8V8BloomTestMap{}) }
 
+// TestHashK8V8BloomLookupBulk checks LookupBulk, on the map and its CPU handles,
+// against Lookup, also amid writers (htabtest.LookupBulk); run it with -race.
+func TestHashK8V8BloomLookupBulk(t *testing.T) { htabtest.LookupBulk(t, hashK8V8BloomTestMap{}) }
+
 // TestHashK8V8BloomBatch checks the batch operations against All (htabtest.Batch).
 func TestHashK8V8BloomBatch(t *testing.T) { htabtest.Batch(t, hashK8V8BloomTestMap{}) }
 

@@ -105,6 +105,10 @@ func TestHashK8V8ConcurrentValues(t *testing.T) { htabtest.ConcurrentValues(t, h
 // (htabtest.Concurrent); run it with -race.
 func TestHashK8V8Concurrent(t *testing.T) { htabtest.Concurrent(t, hashK8V8TestMap{}) }
 
+// TestHashK8V8LookupBulk checks LookupBulk, on the map and its CPU handles,
+// against Lookup, also amid writers (htabtest.LookupBulk); run it with -race.
+func TestHashK8V8LookupBulk(t *testing.T) { htabtest.LookupBulk(t, hashK8V8TestMap{}) }
+
 // TestHashK8V8Batch checks the batch operations against All (htabtest.Batch).
 func TestHashK8V8Batch(t *testing.T) { htabtest.Batch(t, hashK8V8TestMap{}) }
 

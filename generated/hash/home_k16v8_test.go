@@ -105,6 +105,10 @@ func TestHomeK16V8ConcurrentValues(t *testing.T) { htabtest.ConcurrentValues(t, 
 // (htabtest.Concurrent); run it with -race.
 func TestHomeK16V8Concurrent(t *testing.T) { htabtest.Concurrent(t, homeK16V8TestMap{}) }
 
+// TestHomeK16V8LookupBulk checks LookupBulk, on the map and its CPU handles,
+// against Lookup, also amid writers (htabtest.LookupBulk); run it with -race.
+func TestHomeK16V8LookupBulk(t *testing.T) { htabtest.LookupBulk(t, homeK16V8TestMap{}) }
+
 // TestHomeK16V8Batch checks the batch operations against All (htabtest.Batch).
 func TestHomeK16V8Batch(t *testing.T) { htabtest.Batch(t, homeK16V8TestMap{}) }
 

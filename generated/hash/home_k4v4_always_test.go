@@ -107,6 +107,10 @@ func TestHomeK4V4AlwaysConcurrentValues(t *testing.T) {
 // (htabtest.Concurrent); run it with -race.
 func TestHomeK4V4AlwaysConcurrent(t *testing.T) { htabtest.Concurrent(t, homeK4V4AlwaysTestMap{}) }
 
+// TestHomeK4V4AlwaysLookupBulk checks LookupBulk, on the map and its CPU handles,
+// against Lookup, also amid writers (htabtest.LookupBulk); run it with -race.
+func TestHomeK4V4AlwaysLookupBulk(t *testing.T) { htabtest.LookupBulk(t, homeK4V4AlwaysTestMap{}) }
+
 // TestHomeK4V4AlwaysBatch checks the batch operations against All (htabtest.Batch).
 func TestHomeK4V4AlwaysBatch(t *testing.T) { htabtest.Batch(t, homeK4V4AlwaysTestMap{}) }
 

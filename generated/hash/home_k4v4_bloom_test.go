@@ -107,6 +107,10 @@ func TestHomeK4V4BloomConcurrentValues(t *testing.T) {
 // (htabtest.Concurrent); run it with -race.
 func TestHomeK4V4BloomConcurrent(t *testing.T) { htabtest.Concurrent(t, homeK4V4BloomTestMap{}) }
 
+// TestHomeK4V4BloomLookupBulk checks LookupBulk, on the map and its CPU handles,
+// against Lookup, also amid writers (htabtest.LookupBulk); run it with -race.
+func TestHomeK4V4BloomLookupBulk(t *testing.T) { htabtest.LookupBulk(t, homeK4V4BloomTestMap{}) }
+
 // TestHomeK4V4BloomBatch checks the batch operations against All (htabtest.Batch).
 func TestHomeK4V4BloomBatch(t *testing.T) { htabtest.Batch(t, homeK4V4BloomTestMap{}) }
 

@@ -105,6 +105,10 @@ func TestHomeK4V4ConcurrentValues(t *testing.T) { htabtest.ConcurrentValues(t, h
 // (htabtest.Concurrent); run it with -race.
 func TestHomeK4V4Concurrent(t *testing.T) { htabtest.Concurrent(t, homeK4V4TestMap{}) }
 
+// TestHomeK4V4LookupBulk checks LookupBulk, on the map and its CPU handles,
+// against Lookup, also amid writers (htabtest.LookupBulk); run it with -race.
+func TestHomeK4V4LookupBulk(t *testing.T) { htabtest.LookupBulk(t, homeK4V4TestMap{}) }
+
 // TestHomeK4V4Batch checks the batch operations against All (htabtest.Batch).
 func TestHomeK4V4Batch(t *testing.T) { htabtest.Batch(t, homeK4V4TestMap{}) }
 

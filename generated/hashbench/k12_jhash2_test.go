@@ -105,6 +105,10 @@ func TestK12Jhash2ConcurrentValues(t *testing.T) { htabtest.ConcurrentValues(t, 
 // (htabtest.Concurrent); run it with -race.
 func TestK12Jhash2Concurrent(t *testing.T) { htabtest.Concurrent(t, k12Jhash2TestMap{}) }
 
+// TestK12Jhash2LookupBulk checks LookupBulk, on the map and its CPU handles,
+// against Lookup, also amid writers (htabtest.LookupBulk); run it with -race.
+func TestK12Jhash2LookupBulk(t *testing.T) { htabtest.LookupBulk(t, k12Jhash2TestMap{}) }
+
 // TestK12Jhash2Batch checks the batch operations against All (htabtest.Batch).
 func TestK12Jhash2Batch(t *testing.T) { htabtest.Batch(t, k12Jhash2TestMap{}) }
 

@@ -105,6 +105,10 @@ func TestK12JhashConcurrentValues(t *testing.T) { htabtest.ConcurrentValues(t, k
 // (htabtest.Concurrent); run it with -race.
 func TestK12JhashConcurrent(t *testing.T) { htabtest.Concurrent(t, k12JhashTestMap{}) }
 
+// TestK12JhashLookupBulk checks LookupBulk, on the map and its CPU handles,
+// against Lookup, also amid writers (htabtest.LookupBulk); run it with -race.
+func TestK12JhashLookupBulk(t *testing.T) { htabtest.LookupBulk(t, k12JhashTestMap{}) }
+
 // TestK12JhashBatch checks the batch operations against All (htabtest.Batch).
 func TestK12JhashBatch(t *testing.T) { htabtest.Batch(t, k12JhashTestMap{}) }
 

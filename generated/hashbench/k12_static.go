@@ -748,3 +748,90 @@ func (c *K12StaticCPU) Update(k K12StaticKey, v K12StaticValue, flags htab.Updat
 func (c *K12StaticCPU) Delete(k K12StaticKey) error {
 	return c.m.Delete(k)
 }
+
+// k12StaticBulkGroup is how many keys LookupBulk hashes and touches before it
+// looks any of them up: enough misses in flight to keep a core's miss buffers
+// busy, few enough that the group's buckets are still in the cache when they
+// are read.
+const k12StaticBulkGroup = 16
+
+// touchBulk hashes keys (at most k12StaticBulkGroup) into ws and hs and loads
+// the first word that the lookup of each will read, discarding it: a prefetch,
+// so that the misses of the group overlap instead of following each other.
+func (m *K12Static) touchBulk(keys []K12StaticKey, ws *[k12StaticBulkGroup]k12StaticKeyWords, hs *[k12StaticBulkGroup]uint32) {
+	for i := range keys {
+		ws[i] = keys[i].words()
+		hs[i] = m.hash(&keys[i], &ws[i])
+		m.lock(hs[i] & m.mask).Load()
+	}
+	for i := range keys {
+		if e := m.head(hs[i] & m.mask); e != 0 {
+			m.elem(e - 1).nextIndex()
+		}
+	}
+}
+
+// lookupHashed is Lookup of the key w of hash h.
+func (m *K12Static) lookupHashed(w *k12StaticKeyWords, h uint32) (K12StaticValue, bool) {
+	bi := h & m.mask
+	b := m.lock(bi)
+	for {
+		s := b.ReadBegin()
+		var v K12StaticValue
+		found := false
+		// find, written out: the walk makes no call.
+		for i, n := m.head(bi), uint32(0); i != 0 && n < m.maxEntries; n++ {
+			e := m.elem(i - 1)
+			if e.matches(w, h) {
+				v, found = e.loadValue(), true
+
+				break
+			}
+			i = e.nextIndex()
+		}
+		if b.ReadValid(s) {
+			return v, found
+		}
+	}
+}
+
+// LookupBulk looks up every key of keys, as Lookup does each: found[i] is
+// whether keys[i] is present and vals[i] is keys[i]'s value (the zero value
+// when absent). It returns how many keys it found. It goes k12StaticBulkGroup
+// keys at a time, hashing each group and touching what their lookups read first
+// before it reads any, so that their cache misses overlap: on a map much larger
+// than the cache it looks up several times as many keys a second as a loop of
+// Lookup. Each key's lookup is linearizable, as Lookup's; a group's are not one
+// atomic read. It panics if vals is shorter than len(keys) or found than
+// len(keys).
+func (m *K12Static) LookupBulk(keys []K12StaticKey, vals []K12StaticValue, found []bool) int {
+	if len(vals) < len(keys) || len(found) < len(keys) {
+		panic(fmt.Sprintf("K12Static.LookupBulk: len(vals) = %d, len(found) = %d, want at least len(keys) = %d and len(keys) = %d", len(vals), len(found), len(keys), len(keys)))
+	}
+	var ws [k12StaticBulkGroup]k12StaticKeyWords
+	var hs [k12StaticBulkGroup]uint32
+
+	n := 0
+	for start := 0; start < len(keys); start += k12StaticBulkGroup {
+		group := keys[start:min(start+k12StaticBulkGroup, len(keys))]
+		m.touchBulk(group, &ws, &hs)
+		for i := range group {
+			v, ok := m.lookupHashed(&ws[i], hs[i])
+			vals[start+i] = v
+			found[start+i] = ok
+			if ok {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// LookupBulk is bpf_map_lookup_elem of every key of keys from a program on this
+// CPU, as the map's LookupBulk (a plain hash map's program side is its
+// userspace side): found[i] is whether keys[i] is present and vals[i] its
+// value. It returns how many it found, and panics if vals or found is shorter
+// than keys.
+func (c *K12StaticCPU) LookupBulk(keys []K12StaticKey, vals []K12StaticValue, found []bool) int {
+	return c.m.LookupBulk(keys, vals, found)
+}

@@ -105,6 +105,10 @@ func TestK12StaticConcurrentValues(t *testing.T) { htabtest.ConcurrentValues(t, 
 // (htabtest.Concurrent); run it with -race.
 func TestK12StaticConcurrent(t *testing.T) { htabtest.Concurrent(t, k12StaticTestMap{}) }
 
+// TestK12StaticLookupBulk checks LookupBulk, on the map and its CPU handles,
+// against Lookup, also amid writers (htabtest.LookupBulk); run it with -race.
+func TestK12StaticLookupBulk(t *testing.T) { htabtest.LookupBulk(t, k12StaticTestMap{}) }
+
 // TestK12StaticBatch checks the batch operations against All (htabtest.Batch).
 func TestK12StaticBatch(t *testing.T) { htabtest.Batch(t, k12StaticTestMap{}) }
 

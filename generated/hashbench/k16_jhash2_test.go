@@ -105,6 +105,10 @@ func TestK16Jhash2ConcurrentValues(t *testing.T) { htabtest.ConcurrentValues(t, 
 // (htabtest.Concurrent); run it with -race.
 func TestK16Jhash2Concurrent(t *testing.T) { htabtest.Concurrent(t, k16Jhash2TestMap{}) }
 
+// TestK16Jhash2LookupBulk checks LookupBulk, on the map and its CPU handles,
+// against Lookup, also amid writers (htabtest.LookupBulk); run it with -race.
+func TestK16Jhash2LookupBulk(t *testing.T) { htabtest.LookupBulk(t, k16Jhash2TestMap{}) }
+
 // TestK16Jhash2Batch checks the batch operations against All (htabtest.Batch).
 func TestK16Jhash2Batch(t *testing.T) { htabtest.Batch(t, k16Jhash2TestMap{}) }
 

@@ -105,6 +105,10 @@ func TestK16JhashConcurrentValues(t *testing.T) { htabtest.ConcurrentValues(t, k
 // (htabtest.Concurrent); run it with -race.
 func TestK16JhashConcurrent(t *testing.T) { htabtest.Concurrent(t, k16JhashTestMap{}) }
 
+// TestK16JhashLookupBulk checks LookupBulk, on the map and its CPU handles,
+// against Lookup, also amid writers (htabtest.LookupBulk); run it with -race.
+func TestK16JhashLookupBulk(t *testing.T) { htabtest.LookupBulk(t, k16JhashTestMap{}) }
+
 // TestK16JhashBatch checks the batch operations against All (htabtest.Batch).
 func TestK16JhashBatch(t *testing.T) { htabtest.Batch(t, k16JhashTestMap{}) }
 

@@ -105,6 +105,10 @@ func TestK16StaticConcurrentValues(t *testing.T) { htabtest.ConcurrentValues(t, 
 // (htabtest.Concurrent); run it with -race.
 func TestK16StaticConcurrent(t *testing.T) { htabtest.Concurrent(t, k16StaticTestMap{}) }
 
+// TestK16StaticLookupBulk checks LookupBulk, on the map and its CPU handles,
+// against Lookup, also amid writers (htabtest.LookupBulk); run it with -race.
+func TestK16StaticLookupBulk(t *testing.T) { htabtest.LookupBulk(t, k16StaticTestMap{}) }
+
 // TestK16StaticBatch checks the batch operations against All (htabtest.Batch).
 func TestK16StaticBatch(t *testing.T) { htabtest.Batch(t, k16StaticTestMap{}) }
 

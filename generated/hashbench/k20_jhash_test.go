@@ -105,6 +105,10 @@ func TestK20JhashConcurrentValues(t *testing.T) { htabtest.ConcurrentValues(t, k
 // (htabtest.Concurrent); run it with -race.
 func TestK20JhashConcurrent(t *testing.T) { htabtest.Concurrent(t, k20JhashTestMap{}) }
 
+// TestK20JhashLookupBulk checks LookupBulk, on the map and its CPU handles,
+// against Lookup, also amid writers (htabtest.LookupBulk); run it with -race.
+func TestK20JhashLookupBulk(t *testing.T) { htabtest.LookupBulk(t, k20JhashTestMap{}) }
+
 // TestK20JhashBatch checks the batch operations against All (htabtest.Batch).
 func TestK20JhashBatch(t *testing.T) { htabtest.Batch(t, k20JhashTestMap{}) }
 

@@ -105,6 +105,10 @@ func TestK20StaticConcurrentValues(t *testing.T) { htabtest.ConcurrentValues(t, 
 // (htabtest.Concurrent); run it with -race.
 func TestK20StaticConcurrent(t *testing.T) { htabtest.Concurrent(t, k20StaticTestMap{}) }
 
+// TestK20StaticLookupBulk checks LookupBulk, on the map and its CPU handles,
+// against Lookup, also amid writers (htabtest.LookupBulk); run it with -race.
+func TestK20StaticLookupBulk(t *testing.T) { htabtest.LookupBulk(t, k20StaticTestMap{}) }
+
 // TestK20StaticBatch checks the batch operations against All (htabtest.Batch).
 func TestK20StaticBatch(t *testing.T) { htabtest.Batch(t, k20StaticTestMap{}) }
 

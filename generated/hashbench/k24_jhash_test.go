@@ -105,6 +105,10 @@ func TestK24JhashConcurrentValues(t *testing.T) { htabtest.ConcurrentValues(t, k
 // (htabtest.Concurrent); run it with -race.
 func TestK24JhashConcurrent(t *testing.T) { htabtest.Concurrent(t, k24JhashTestMap{}) }
 
+// TestK24JhashLookupBulk checks LookupBulk, on the map and its CPU handles,
+// against Lookup, also amid writers (htabtest.LookupBulk); run it with -race.
+func TestK24JhashLookupBulk(t *testing.T) { htabtest.LookupBulk(t, k24JhashTestMap{}) }
+
 // TestK24JhashBatch checks the batch operations against All (htabtest.Batch).
 func TestK24JhashBatch(t *testing.T) { htabtest.Batch(t, k24JhashTestMap{}) }
 

@@ -105,6 +105,10 @@ func TestK24StaticConcurrentValues(t *testing.T) { htabtest.ConcurrentValues(t, 
 // (htabtest.Concurrent); run it with -race.
 func TestK24StaticConcurrent(t *testing.T) { htabtest.Concurrent(t, k24StaticTestMap{}) }
 
+// TestK24StaticLookupBulk checks LookupBulk, on the map and its CPU handles,
+// against Lookup, also amid writers (htabtest.LookupBulk); run it with -race.
+func TestK24StaticLookupBulk(t *testing.T) { htabtest.LookupBulk(t, k24StaticTestMap{}) }
+
 // TestK24StaticBatch checks the batch operations against All (htabtest.Batch).
 func TestK24StaticBatch(t *testing.T) { htabtest.Batch(t, k24StaticTestMap{}) }
 

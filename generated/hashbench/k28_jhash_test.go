@@ -105,6 +105,10 @@ func TestK28JhashConcurrentValues(t *testing.T) { htabtest.ConcurrentValues(t, k
 // (htabtest.Concurrent); run it with -race.
 func TestK28JhashConcurrent(t *testing.T) { htabtest.Concurrent(t, k28JhashTestMap{}) }
 
+// TestK28JhashLookupBulk checks LookupBulk, on the map and its CPU handles,
+// against Lookup, also amid writers (htabtest.LookupBulk); run it with -race.
+func TestK28JhashLookupBulk(t *testing.T) { htabtest.LookupBulk(t, k28JhashTestMap{}) }
+
 // TestK28JhashBatch checks the batch operations against All (htabtest.Batch).
 func TestK28JhashBatch(t *testing.T) { htabtest.Batch(t, k28JhashTestMap{}) }
 

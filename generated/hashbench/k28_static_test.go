@@ -105,6 +105,10 @@ func TestK28StaticConcurrentValues(t *testing.T) { htabtest.ConcurrentValues(t, 
 // (htabtest.Concurrent); run it with -race.
 func TestK28StaticConcurrent(t *testing.T) { htabtest.Concurrent(t, k28StaticTestMap{}) }
 
+// TestK28StaticLookupBulk checks LookupBulk, on the map and its CPU handles,
+// against Lookup, also amid writers (htabtest.LookupBulk); run it with -race.
+func TestK28StaticLookupBulk(t *testing.T) { htabtest.LookupBulk(t, k28StaticTestMap{}) }
+
 // TestK28StaticBatch checks the batch operations against All (htabtest.Batch).
 func TestK28StaticBatch(t *testing.T) { htabtest.Batch(t, k28StaticTestMap{}) }
 

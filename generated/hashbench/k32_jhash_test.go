@@ -105,6 +105,10 @@ func TestK32JhashConcurrentValues(t *testing.T) { htabtest.ConcurrentValues(t, k
 // (htabtest.Concurrent); run it with -race.
 func TestK32JhashConcurrent(t *testing.T) { htabtest.Concurrent(t, k32JhashTestMap{}) }
 
+// TestK32JhashLookupBulk checks LookupBulk, on the map and its CPU handles,
+// against Lookup, also amid writers (htabtest.LookupBulk); run it with -race.
+func TestK32JhashLookupBulk(t *testing.T) { htabtest.LookupBulk(t, k32JhashTestMap{}) }
+
 // TestK32JhashBatch checks the batch operations against All (htabtest.Batch).
 func TestK32JhashBatch(t *testing.T) { htabtest.Batch(t, k32JhashTestMap{}) }
 

@@ -105,6 +105,10 @@ func TestK32StaticConcurrentValues(t *testing.T) { htabtest.ConcurrentValues(t, 
 // (htabtest.Concurrent); run it with -race.
 func TestK32StaticConcurrent(t *testing.T) { htabtest.Concurrent(t, k32StaticTestMap{}) }
 
+// TestK32StaticLookupBulk checks LookupBulk, on the map and its CPU handles,
+// against Lookup, also amid writers (htabtest.LookupBulk); run it with -race.
+func TestK32StaticLookupBulk(t *testing.T) { htabtest.LookupBulk(t, k32StaticTestMap{}) }
+
 // TestK32StaticBatch checks the batch operations against All (htabtest.Batch).
 func TestK32StaticBatch(t *testing.T) { htabtest.Batch(t, k32StaticTestMap{}) }
 

@@ -105,6 +105,10 @@ func TestK4Jhash2ConcurrentValues(t *testing.T) { htabtest.ConcurrentValues(t, k
 // (htabtest.Concurrent); run it with -race.
 func TestK4Jhash2Concurrent(t *testing.T) { htabtest.Concurrent(t, k4Jhash2TestMap{}) }
 
+// TestK4Jhash2LookupBulk checks LookupBulk, on the map and its CPU handles,
+// against Lookup, also amid writers (htabtest.LookupBulk); run it with -race.
+func TestK4Jhash2LookupBulk(t *testing.T) { htabtest.LookupBulk(t, k4Jhash2TestMap{}) }
+
 // TestK4Jhash2Batch checks the batch operations against All (htabtest.Batch).
 func TestK4Jhash2Batch(t *testing.T) { htabtest.Batch(t, k4Jhash2TestMap{}) }
 

@@ -103,6 +103,10 @@ func TestK4JhashConcurrentValues(t *testing.T) { htabtest.ConcurrentValues(t, k4
 // (htabtest.Concurrent); run it with -race.
 func TestK4JhashConcurrent(t *testing.T) { htabtest.Concurrent(t, k4JhashTestMap{}) }
 
+// TestK4JhashLookupBulk checks LookupBulk, on the map and its CPU handles,
+// against Lookup, also amid writers (htabtest.LookupBulk); run it with -race.
+func TestK4JhashLookupBulk(t *testing.T) { htabtest.LookupBulk(t, k4JhashTestMap{}) }
+
 // TestK4JhashBatch checks the batch operations against All (htabtest.Batch).
 func TestK4JhashBatch(t *testing.T) { htabtest.Batch(t, k4JhashTestMap{}) }
 

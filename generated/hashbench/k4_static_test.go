@@ -105,6 +105,10 @@ func TestK4StaticConcurrentValues(t *testing.T) { htabtest.ConcurrentValues(t, k
 // (htabtest.Concurrent); run it with -race.
 func TestK4StaticConcurrent(t *testing.T) { htabtest.Concurrent(t, k4StaticTestMap{}) }
 
+// TestK4StaticLookupBulk checks LookupBulk, on the map and its CPU handles,
+// against Lookup, also amid writers (htabtest.LookupBulk); run it with -race.
+func TestK4StaticLookupBulk(t *testing.T) { htabtest.LookupBulk(t, k4StaticTestMap{}) }
+
 // TestK4StaticBatch checks the batch operations against All (htabtest.Batch).
 func TestK4StaticBatch(t *testing.T) { htabtest.Batch(t, k4StaticTestMap{}) }
 

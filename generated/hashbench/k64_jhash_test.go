@@ -105,6 +105,10 @@ func TestK64JhashConcurrentValues(t *testing.T) { htabtest.ConcurrentValues(t, k
 // (htabtest.Concurrent); run it with -race.
 func TestK64JhashConcurrent(t *testing.T) { htabtest.Concurrent(t, k64JhashTestMap{}) }
 
+// TestK64JhashLookupBulk checks LookupBulk, on the map and its CPU handles,
+// against Lookup, also amid writers (htabtest.LookupBulk); run it with -race.
+func TestK64JhashLookupBulk(t *testing.T) { htabtest.LookupBulk(t, k64JhashTestMap{}) }
+
 // TestK64JhashBatch checks the batch operations against All (htabtest.Batch).
 func TestK64JhashBatch(t *testing.T) { htabtest.Batch(t, k64JhashTestMap{}) }
 

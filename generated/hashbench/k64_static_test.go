@@ -105,6 +105,10 @@ func TestK64StaticConcurrentValues(t *testing.T) { htabtest.ConcurrentValues(t, 
 // (htabtest.Concurrent); run it with -race.
 func TestK64StaticConcurrent(t *testing.T) { htabtest.Concurrent(t, k64StaticTestMap{}) }
 
+// TestK64StaticLookupBulk checks LookupBulk, on the map and its CPU handles,
+// against Lookup, also amid writers (htabtest.LookupBulk); run it with -race.
+func TestK64StaticLookupBulk(t *testing.T) { htabtest.LookupBulk(t, k64StaticTestMap{}) }
+
 // TestK64StaticBatch checks the batch operations against All (htabtest.Batch).
 func TestK64StaticBatch(t *testing.T) { htabtest.Batch(t, k64StaticTestMap{}) }
 

@@ -105,6 +105,10 @@ func TestK8Jhash2ConcurrentValues(t *testing.T) { htabtest.ConcurrentValues(t, k
 // (htabtest.Concurrent); run it with -race.
 func TestK8Jhash2Concurrent(t *testing.T) { htabtest.Concurrent(t, k8Jhash2TestMap{}) }
 
+// TestK8Jhash2LookupBulk checks LookupBulk, on the map and its CPU handles,
+// against Lookup, also amid writers (htabtest.LookupBulk); run it with -race.
+func TestK8Jhash2LookupBulk(t *testing.T) { htabtest.LookupBulk(t, k8Jhash2TestMap{}) }
+
 // TestK8Jhash2Batch checks the batch operations against All (htabtest.Batch).
 func TestK8Jhash2Batch(t *testing.T) { htabtest.Batch(t, k8Jhash2TestMap{}) }
 

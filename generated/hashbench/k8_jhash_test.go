@@ -103,6 +103,10 @@ func TestK8JhashConcurrentValues(t *testing.T) { htabtest.ConcurrentValues(t, k8
 // (htabtest.Concurrent); run it with -race.
 func TestK8JhashConcurrent(t *testing.T) { htabtest.Concurrent(t, k8JhashTestMap{}) }
 
+// TestK8JhashLookupBulk checks LookupBulk, on the map and its CPU handles,
+// against Lookup, also amid writers (htabtest.LookupBulk); run it with -race.
+func TestK8JhashLookupBulk(t *testing.T) { htabtest.LookupBulk(t, k8JhashTestMap{}) }
+
 // TestK8JhashBatch checks the batch operations against All (htabtest.Batch).
 func TestK8JhashBatch(t *testing.T) { htabtest.Batch(t, k8JhashTestMap{}) }
 

@@ -105,6 +105,10 @@ func TestK8StaticConcurrentValues(t *testing.T) { htabtest.ConcurrentValues(t, k
 // (htabtest.Concurrent); run it with -race.
 func TestK8StaticConcurrent(t *testing.T) { htabtest.Concurrent(t, k8StaticTestMap{}) }
 
+// TestK8StaticLookupBulk checks LookupBulk, on the map and its CPU handles,
+// against Lookup, also amid writers (htabtest.LookupBulk); run it with -race.
+func TestK8StaticLookupBulk(t *testing.T) { htabtest.LookupBulk(t, k8StaticTestMap{}) }
+
 // TestK8StaticBatch checks the batch operations against All (htabtest.Batch).
 func TestK8StaticBatch(t *testing.T) { htabtest.Batch(t, k8StaticTestMap{}) }
 

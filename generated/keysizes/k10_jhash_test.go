@@ -105,6 +105,10 @@ func TestK10JhashConcurrentValues(t *testing.T) { htabtest.ConcurrentValues(t, k
 // (htabtest.Concurrent); run it with -race.
 func TestK10JhashConcurrent(t *testing.T) { htabtest.Concurrent(t, k10JhashTestMap{}) }
 
+// TestK10JhashLookupBulk checks LookupBulk, on the map and its CPU handles,
+// against Lookup, also amid writers (htabtest.LookupBulk); run it with -race.
+func TestK10JhashLookupBulk(t *testing.T) { htabtest.LookupBulk(t, k10JhashTestMap{}) }
+
 // TestK10JhashBatch checks the batch operations against All (htabtest.Batch).
 func TestK10JhashBatch(t *testing.T) { htabtest.Batch(t, k10JhashTestMap{}) }
 

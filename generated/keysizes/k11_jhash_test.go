@@ -105,6 +105,10 @@ func TestK11JhashConcurrentValues(t *testing.T) { htabtest.ConcurrentValues(t, k
 // (htabtest.Concurrent); run it with -race.
 func TestK11JhashConcurrent(t *testing.T) { htabtest.Concurrent(t, k11JhashTestMap{}) }
 
+// TestK11JhashLookupBulk checks LookupBulk, on the map and its CPU handles,
+// against Lookup, also amid writers (htabtest.LookupBulk); run it with -race.
+func TestK11JhashLookupBulk(t *testing.T) { htabtest.LookupBulk(t, k11JhashTestMap{}) }
+
 // TestK11JhashBatch checks the batch operations against All (htabtest.Batch).
 func TestK11JhashBatch(t *testing.T) { htabtest.Batch(t, k11JhashTestMap{}) }
 

@@ -103,6 +103,10 @@ func TestK128ConcurrentValues(t *testing.T) { htabtest.ConcurrentValues(t, k128T
 // (htabtest.Concurrent); run it with -race.
 func TestK128Concurrent(t *testing.T) { htabtest.Concurrent(t, k128TestMap{}) }
 
+// TestK128LookupBulk checks LookupBulk, on the map and its CPU handles,
+// against Lookup, also amid writers (htabtest.LookupBulk); run it with -race.
+func TestK128LookupBulk(t *testing.T) { htabtest.LookupBulk(t, k128TestMap{}) }
+
 // TestK128Batch checks the batch operations against All (htabtest.Batch).
 func TestK128Batch(t *testing.T) { htabtest.Batch(t, k128TestMap{}) }
 

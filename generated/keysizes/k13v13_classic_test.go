@@ -107,6 +107,10 @@ func TestK13V13ClassicConcurrentValues(t *testing.T) {
 // (htabtest.Concurrent); run it with -race.
 func TestK13V13ClassicConcurrent(t *testing.T) { htabtest.Concurrent(t, k13V13ClassicTestMap{}) }
 
+// TestK13V13ClassicLookupBulk checks LookupBulk, on the map and its CPU handles,
+// against Lookup, also amid writers (htabtest.LookupBulk); run it with -race.
+func TestK13V13ClassicLookupBulk(t *testing.T) { htabtest.LookupBulk(t, k13V13ClassicTestMap{}) }
+
 // TestK13V13ClassicBatch checks the batch operations against All (htabtest.Batch).
 func TestK13V13ClassicBatch(t *testing.T) { htabtest.Batch(t, k13V13ClassicTestMap{}) }
 

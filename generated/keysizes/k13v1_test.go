@@ -103,6 +103,10 @@ func TestK13V1ConcurrentValues(t *testing.T) { htabtest.ConcurrentValues(t, k13V
 // (htabtest.Concurrent); run it with -race.
 func TestK13V1Concurrent(t *testing.T) { htabtest.Concurrent(t, k13V1TestMap{}) }
 
+// TestK13V1LookupBulk checks LookupBulk, on the map and its CPU handles,
+// against Lookup, also amid writers (htabtest.LookupBulk); run it with -race.
+func TestK13V1LookupBulk(t *testing.T) { htabtest.LookupBulk(t, k13V1TestMap{}) }
+
 // TestK13V1Batch checks the batch operations against All (htabtest.Batch).
 func TestK13V1Batch(t *testing.T) { htabtest.Batch(t, k13V1TestMap{}) }
 

@@ -103,6 +103,10 @@ func TestK1ConcurrentValues(t *testing.T) { htabtest.ConcurrentValues(t, k1TestM
 // (htabtest.Concurrent); run it with -race.
 func TestK1Concurrent(t *testing.T) { htabtest.Concurrent(t, k1TestMap{}) }
 
+// TestK1LookupBulk checks LookupBulk, on the map and its CPU handles,
+// against Lookup, also amid writers (htabtest.LookupBulk); run it with -race.
+func TestK1LookupBulk(t *testing.T) { htabtest.LookupBulk(t, k1TestMap{}) }
+
 // TestK1Batch checks the batch operations against All (htabtest.Batch).
 func TestK1Batch(t *testing.T) { htabtest.Batch(t, k1TestMap{}) }
 

@@ -107,6 +107,10 @@ func TestK1V3ClassicConcurrentValues(t *testing.T) {
 // (htabtest.Concurrent); run it with -race.
 func TestK1V3ClassicConcurrent(t *testing.T) { htabtest.Concurrent(t, k1V3ClassicTestMap{}) }
 
+// TestK1V3ClassicLookupBulk checks LookupBulk, on the map and its CPU handles,
+// against Lookup, also amid writers (htabtest.LookupBulk); run it with -race.
+func TestK1V3ClassicLookupBulk(t *testing.T) { htabtest.LookupBulk(t, k1V3ClassicTestMap{}) }
+
 // TestK1V3ClassicBatch checks the batch operations against All (htabtest.Batch).
 func TestK1V3ClassicBatch(t *testing.T) { htabtest.Batch(t, k1V3ClassicTestMap{}) }
 

@@ -103,6 +103,10 @@ func TestK257ConcurrentValues(t *testing.T) { htabtest.ConcurrentValues(t, k257T
 // (htabtest.Concurrent); run it with -race.
 func TestK257Concurrent(t *testing.T) { htabtest.Concurrent(t, k257TestMap{}) }
 
+// TestK257LookupBulk checks LookupBulk, on the map and its CPU handles,
+// against Lookup, also amid writers (htabtest.LookupBulk); run it with -race.
+func TestK257LookupBulk(t *testing.T) { htabtest.LookupBulk(t, k257TestMap{}) }
+
 // TestK257Batch checks the batch operations against All (htabtest.Batch).
 func TestK257Batch(t *testing.T) { htabtest.Batch(t, k257TestMap{}) }
 

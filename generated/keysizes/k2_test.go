@@ -103,6 +103,10 @@ func TestK2ConcurrentValues(t *testing.T) { htabtest.ConcurrentValues(t, k2TestM
 // (htabtest.Concurrent); run it with -race.
 func TestK2Concurrent(t *testing.T) { htabtest.Concurrent(t, k2TestMap{}) }
 
+// TestK2LookupBulk checks LookupBulk, on the map and its CPU handles,
+// against Lookup, also amid writers (htabtest.LookupBulk); run it with -race.
+func TestK2LookupBulk(t *testing.T) { htabtest.LookupBulk(t, k2TestMap{}) }
+
 // TestK2Batch checks the batch operations against All (htabtest.Batch).
 func TestK2Batch(t *testing.T) { htabtest.Batch(t, k2TestMap{}) }
 

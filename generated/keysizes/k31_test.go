@@ -103,6 +103,10 @@ func TestK31ConcurrentValues(t *testing.T) { htabtest.ConcurrentValues(t, k31Tes
 // (htabtest.Concurrent); run it with -race.
 func TestK31Concurrent(t *testing.T) { htabtest.Concurrent(t, k31TestMap{}) }
 
+// TestK31LookupBulk checks LookupBulk, on the map and its CPU handles,
+// against Lookup, also amid writers (htabtest.LookupBulk); run it with -race.
+func TestK31LookupBulk(t *testing.T) { htabtest.LookupBulk(t, k31TestMap{}) }
+
 // TestK31Batch checks the batch operations against All (htabtest.Batch).
 func TestK31Batch(t *testing.T) { htabtest.Batch(t, k31TestMap{}) }
 

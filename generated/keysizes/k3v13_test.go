@@ -103,6 +103,10 @@ func TestK3V13ConcurrentValues(t *testing.T) { htabtest.ConcurrentValues(t, k3V1
 // (htabtest.Concurrent); run it with -race.
 func TestK3V13Concurrent(t *testing.T) { htabtest.Concurrent(t, k3V13TestMap{}) }
 
+// TestK3V13LookupBulk checks LookupBulk, on the map and its CPU handles,
+// against Lookup, also amid writers (htabtest.LookupBulk); run it with -race.
+func TestK3V13LookupBulk(t *testing.T) { htabtest.LookupBulk(t, k3V13TestMap{}) }
+
 // TestK3V13Batch checks the batch operations against All (htabtest.Batch).
 func TestK3V13Batch(t *testing.T) { htabtest.Batch(t, k3V13TestMap{}) }
 

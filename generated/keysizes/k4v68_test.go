@@ -103,6 +103,10 @@ func TestK4V68ConcurrentValues(t *testing.T) { htabtest.ConcurrentValues(t, k4V6
 // (htabtest.Concurrent); run it with -race.
 func TestK4V68Concurrent(t *testing.T) { htabtest.Concurrent(t, k4V68TestMap{}) }
 
+// TestK4V68LookupBulk checks LookupBulk, on the map and its CPU handles,
+// against Lookup, also amid writers (htabtest.LookupBulk); run it with -race.
+func TestK4V68LookupBulk(t *testing.T) { htabtest.LookupBulk(t, k4V68TestMap{}) }
+
 // TestK4V68Batch checks the batch operations against All (htabtest.Batch).
 func TestK4V68Batch(t *testing.T) { htabtest.Batch(t, k4V68TestMap{}) }
 

@@ -103,6 +103,10 @@ func TestK5ConcurrentValues(t *testing.T) { htabtest.ConcurrentValues(t, k5TestM
 // (htabtest.Concurrent); run it with -race.
 func TestK5Concurrent(t *testing.T) { htabtest.Concurrent(t, k5TestMap{}) }
 
+// TestK5LookupBulk checks LookupBulk, on the map and its CPU handles,
+// against Lookup, also amid writers (htabtest.LookupBulk); run it with -race.
+func TestK5LookupBulk(t *testing.T) { htabtest.LookupBulk(t, k5TestMap{}) }
+
 // TestK5Batch checks the batch operations against All (htabtest.Batch).
 func TestK5Batch(t *testing.T) { htabtest.Batch(t, k5TestMap{}) }
 

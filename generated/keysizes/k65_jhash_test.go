@@ -105,6 +105,10 @@ func TestK65JhashConcurrentValues(t *testing.T) { htabtest.ConcurrentValues(t, k
 // (htabtest.Concurrent); run it with -race.
 func TestK65JhashConcurrent(t *testing.T) { htabtest.Concurrent(t, k65JhashTestMap{}) }
 
+// TestK65JhashLookupBulk checks LookupBulk, on the map and its CPU handles,
+// against Lookup, also amid writers (htabtest.LookupBulk); run it with -race.
+func TestK65JhashLookupBulk(t *testing.T) { htabtest.LookupBulk(t, k65JhashTestMap{}) }
+
 // TestK65JhashBatch checks the batch operations against All (htabtest.Batch).
 func TestK65JhashBatch(t *testing.T) { htabtest.Batch(t, k65JhashTestMap{}) }
 

@@ -103,6 +103,10 @@ func TestK65ConcurrentValues(t *testing.T) { htabtest.ConcurrentValues(t, k65Tes
 // (htabtest.Concurrent); run it with -race.
 func TestK65Concurrent(t *testing.T) { htabtest.Concurrent(t, k65TestMap{}) }
 
+// TestK65LookupBulk checks LookupBulk, on the map and its CPU handles,
+// against Lookup, also amid writers (htabtest.LookupBulk); run it with -race.
+func TestK65LookupBulk(t *testing.T) { htabtest.LookupBulk(t, k65TestMap{}) }
+
 // TestK65Batch checks the batch operations against All (htabtest.Batch).
 func TestK65Batch(t *testing.T) { htabtest.Batch(t, k65TestMap{}) }
 

@@ -103,6 +103,10 @@ func TestK6JhashConcurrentValues(t *testing.T) { htabtest.ConcurrentValues(t, k6
 // (htabtest.Concurrent); run it with -race.
 func TestK6JhashConcurrent(t *testing.T) { htabtest.Concurrent(t, k6JhashTestMap{}) }
 
+// TestK6JhashLookupBulk checks LookupBulk, on the map and its CPU handles,
+// against Lookup, also amid writers (htabtest.LookupBulk); run it with -race.
+func TestK6JhashLookupBulk(t *testing.T) { htabtest.LookupBulk(t, k6JhashTestMap{}) }
+
 // TestK6JhashBatch checks the batch operations against All (htabtest.Batch).
 func TestK6JhashBatch(t *testing.T) { htabtest.Batch(t, k6JhashTestMap{}) }
 

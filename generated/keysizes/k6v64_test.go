@@ -103,6 +103,10 @@ func TestK6V64ConcurrentValues(t *testing.T) { htabtest.ConcurrentValues(t, k6V6
 // (htabtest.Concurrent); run it with -race.
 func TestK6V64Concurrent(t *testing.T) { htabtest.Concurrent(t, k6V64TestMap{}) }
 
+// TestK6V64LookupBulk checks LookupBulk, on the map and its CPU handles,
+// against Lookup, also amid writers (htabtest.LookupBulk); run it with -race.
+func TestK6V64LookupBulk(t *testing.T) { htabtest.LookupBulk(t, k6V64TestMap{}) }
+
 // TestK6V64Batch checks the batch operations against All (htabtest.Batch).
 func TestK6V64Batch(t *testing.T) { htabtest.Batch(t, k6V64TestMap{}) }
 

@@ -103,6 +103,10 @@ func TestK7ConcurrentValues(t *testing.T) { htabtest.ConcurrentValues(t, k7TestM
 // (htabtest.Concurrent); run it with -race.
 func TestK7Concurrent(t *testing.T) { htabtest.Concurrent(t, k7TestMap{}) }
 
+// TestK7LookupBulk checks LookupBulk, on the map and its CPU handles,
+// against Lookup, also amid writers (htabtest.LookupBulk); run it with -race.
+func TestK7LookupBulk(t *testing.T) { htabtest.LookupBulk(t, k7TestMap{}) }
+
 // TestK7Batch checks the batch operations against All (htabtest.Batch).
 func TestK7Batch(t *testing.T) { htabtest.Batch(t, k7TestMap{}) }
 

@@ -105,6 +105,10 @@ func TestLRUK4V4AlwaysConcurrentValues(t *testing.T) {
 // (htabtest.Concurrent); run it with -race.
 func TestLRUK4V4AlwaysConcurrent(t *testing.T) { htabtest.Concurrent(t, lRUK4V4AlwaysTestMap{}) }
 
+// TestLRUK4V4AlwaysLookupBulk checks LookupBulk, on the map and its CPU handles,
+// against Lookup, also amid writers (htabtest.LookupBulk); run it with -race.
+func TestLRUK4V4AlwaysLookupBulk(t *testing.T) { htabtest.LookupBulk(t, lRUK4V4AlwaysTestMap{}) }
+
 // TestLRUK4V4AlwaysBatch checks the batch operations against All (htabtest.Batch).
 func TestLRUK4V4AlwaysBatch(t *testing.T) { htabtest.Batch(t, lRUK4V4AlwaysTestMap{}) }
 

@@ -105,6 +105,10 @@ func TestLRUK4V4SparseConcurrentValues(t *testing.T) {
 // (htabtest.Concurrent); run it with -race.
 func TestLRUK4V4SparseConcurrent(t *testing.T) { htabtest.Concurrent(t, lRUK4V4SparseTestMap{}) }
 
+// TestLRUK4V4SparseLookupBulk checks LookupBulk, on the map and its CPU handles,
+// against Lookup, also amid writers (htabtest.LookupBulk); run it with -race.
+func TestLRUK4V4SparseLookupBulk(t *testing.T) { htabtest.LookupBulk(t, lRUK4V4SparseTestMap{}) }
+
 // TestLRUK4V4SparseBatch checks the batch operations against All (htabtest.Batch).
 func TestLRUK4V4SparseBatch(t *testing.T) { htabtest.Batch(t, lRUK4V4SparseTestMap{}) }
 

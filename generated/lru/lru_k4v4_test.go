@@ -101,6 +101,10 @@ func TestLRUK4V4ConcurrentValues(t *testing.T) { htabtest.ConcurrentValues(t, lR
 // (htabtest.Concurrent); run it with -race.
 func TestLRUK4V4Concurrent(t *testing.T) { htabtest.Concurrent(t, lRUK4V4TestMap{}) }
 
+// TestLRUK4V4LookupBulk checks LookupBulk, on the map and its CPU handles,
+// against Lookup, also amid writers (htabtest.LookupBulk); run it with -race.
+func TestLRUK4V4LookupBulk(t *testing.T) { htabtest.LookupBulk(t, lRUK4V4TestMap{}) }
+
 // TestLRUK4V4Batch checks the batch operations against All (htabtest.Batch).
 func TestLRUK4V4Batch(t *testing.T) { htabtest.Batch(t, lRUK4V4TestMap{}) }
 

@@ -837,3 +837,141 @@ func (c *LRUK8V8BloomCPU) Update(k LRUK8V8BloomKey, v LRUK8V8BloomValue, flags h
 func (c *LRUK8V8BloomCPU) Delete(k LRUK8V8BloomKey) error {
 	return c.m.Delete(k)
 }
+
+// lRUK8V8BloomBulkGroup is how many keys LookupBulk hashes and touches before
+// it looks any of them up: enough misses in flight to keep a core's miss
+// buffers busy, few enough that the group's buckets are still in the cache when
+// they are read.
+const lRUK8V8BloomBulkGroup = 16
+
+// touchBulk hashes keys (at most lRUK8V8BloomBulkGroup) into ws and hs and
+// loads the first word that the lookup of each will read, discarding it: a
+// prefetch, so that the misses of the group overlap instead of following each
+// other.
+func (m *LRUK8V8Bloom) touchBulk(keys []LRUK8V8BloomKey, ws *[lRUK8V8BloomBulkGroup]lRUK8V8BloomKeyWords, hs *[lRUK8V8BloomBulkGroup]uint32) {
+	for i := range keys {
+		ws[i] = keys[i].words()
+		hs[i] = m.hash(&keys[i], &ws[i])
+		m.lock(hs[i] & m.mask).Load()
+	}
+	for i := range keys {
+		if e := m.head(hs[i] & m.mask); e != 0 {
+			m.elem(e - 1).nextIndex()
+		}
+	}
+}
+
+// lookupHashed is Lookup of the key w of hash h.
+func (m *LRUK8V8Bloom) lookupHashed(w *lRUK8V8BloomKeyWords, h uint32) (LRUK8V8BloomValue, bool) {
+	if !m.filter.MayContain(h) {
+		return LRUK8V8BloomValue{}, false // the filter: certainly absent
+	}
+	bi := h & m.mask
+	b := m.lock(bi)
+	for {
+		s := b.ReadBegin()
+		var v LRUK8V8BloomValue
+		found := false
+		// find, written out: the walk makes no call.
+		for i, n := m.head(bi), uint32(0); i != 0 && n < m.maxEntries; n++ {
+			e := m.elem(i - 1)
+			if e.matches(w, h) {
+				v, found = e.loadValue(), true
+
+				break
+			}
+			i = e.nextIndex()
+		}
+		if b.ReadValid(s) {
+			return v, found
+		}
+	}
+}
+
+// lookupOnHashed is lookupOn of the key w of hash h.
+func (m *LRUK8V8Bloom) lookupOnHashed(w *lRUK8V8BloomKeyWords, h uint32) (LRUK8V8BloomValue, uint32) {
+	if !m.filter.MayContain(h) {
+		return LRUK8V8BloomValue{}, 0 // the filter: certainly absent
+	}
+	bi := h & m.mask
+	b := m.lock(bi)
+	for {
+		s := b.ReadBegin()
+		var v LRUK8V8BloomValue
+		var found uint32
+		// find, written out: the walk makes no call.
+		for i, n := m.head(bi), uint32(0); i != 0 && n < m.maxEntries; n++ {
+			e := m.elem(i - 1)
+			if e.matches(w, h) {
+				v, found = e.loadValue(), i
+
+				break
+			}
+			i = e.nextIndex()
+		}
+		if b.ReadValid(s) {
+			return v, found
+		}
+	}
+}
+
+// LookupBulk looks up every key of keys, as Lookup does each: found[i] is
+// whether keys[i] is present and vals[i] is keys[i]'s value (the zero value
+// when absent). It returns how many keys it found. It goes
+// lRUK8V8BloomBulkGroup keys at a time, hashing each group and touching what
+// their lookups read first before it reads any, so that their cache misses
+// overlap: on a map much larger than the cache it looks up several times as
+// many keys a second as a loop of Lookup. Each key's lookup is linearizable, as
+// Lookup's; a group's are not one atomic read. It panics if vals is shorter
+// than len(keys) or found than len(keys).
+func (m *LRUK8V8Bloom) LookupBulk(keys []LRUK8V8BloomKey, vals []LRUK8V8BloomValue, found []bool) int {
+	if len(vals) < len(keys) || len(found) < len(keys) {
+		panic(fmt.Sprintf("LRUK8V8Bloom.LookupBulk: len(vals) = %d, len(found) = %d, want at least len(keys) = %d and len(keys) = %d", len(vals), len(found), len(keys), len(keys)))
+	}
+	var ws [lRUK8V8BloomBulkGroup]lRUK8V8BloomKeyWords
+	var hs [lRUK8V8BloomBulkGroup]uint32
+
+	n := 0
+	for start := 0; start < len(keys); start += lRUK8V8BloomBulkGroup {
+		group := keys[start:min(start+lRUK8V8BloomBulkGroup, len(keys))]
+		m.touchBulk(group, &ws, &hs)
+		for i := range group {
+			v, ok := m.lookupHashed(&ws[i], hs[i])
+			vals[start+i] = v
+			found[start+i] = ok
+			if ok {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// LookupBulk is bpf_map_lookup_elem of every key of keys from a program on this
+// CPU, as this handle's Lookup does each key, setting the ref bit of each key
+// found: found[i] is whether keys[i] is present and vals[i] its value. It
+// returns how many it found, and panics if vals or found is shorter than keys.
+func (c *LRUK8V8BloomCPU) LookupBulk(keys []LRUK8V8BloomKey, vals []LRUK8V8BloomValue, found []bool) int {
+	if len(vals) < len(keys) || len(found) < len(keys) {
+		panic(fmt.Sprintf("LRUK8V8BloomCPU.LookupBulk: len(vals) = %d, len(found) = %d, want at least len(keys) = %d", len(vals), len(found), len(keys)))
+	}
+	m := c.m
+	var ws [lRUK8V8BloomBulkGroup]lRUK8V8BloomKeyWords
+	var hs [lRUK8V8BloomBulkGroup]uint32
+	n := 0
+	for start := 0; start < len(keys); start += lRUK8V8BloomBulkGroup {
+		group := keys[start:min(start+lRUK8V8BloomBulkGroup, len(keys))]
+		m.touchBulk(group, &ws, &hs)
+		for i := range group {
+			v, e := m.lookupOnHashed(&ws[i], hs[i])
+			if e != 0 {
+				m.elem(e - 1).node.Ref()
+			}
+			vals[start+i], found[start+i] = v, e != 0
+			if e != 0 {
+				n++
+			}
+		}
+	}
+	return n
+}

@@ -105,6 +105,10 @@ func TestLRUK8V8BloomConcurrentValues(t *testing.T) {
 // (htabtest.Concurrent); run it with -race.
 func TestLRUK8V8BloomConcurrent(t *testing.T) { htabtest.Concurrent(t, lRUK8V8BloomTestMap{}) }
 
+// TestLRUK8V8BloomLookupBulk checks LookupBulk, on the map and its CPU handles,
+// against Lookup, also amid writers (htabtest.LookupBulk); run it with -race.
+func TestLRUK8V8BloomLookupBulk(t *testing.T) { htabtest.LookupBulk(t, lRUK8V8BloomTestMap{}) }
+
 // TestLRUK8V8BloomBatch checks the batch operations against All (htabtest.Batch).
 func TestLRUK8V8BloomBatch(t *testing.T) { htabtest.Batch(t, lRUK8V8BloomTestMap{}) }
 

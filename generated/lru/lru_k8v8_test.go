@@ -101,6 +101,10 @@ func TestLRUK8V8ConcurrentValues(t *testing.T) { htabtest.ConcurrentValues(t, lR
 // (htabtest.Concurrent); run it with -race.
 func TestLRUK8V8Concurrent(t *testing.T) { htabtest.Concurrent(t, lRUK8V8TestMap{}) }
 
+// TestLRUK8V8LookupBulk checks LookupBulk, on the map and its CPU handles,
+// against Lookup, also amid writers (htabtest.LookupBulk); run it with -race.
+func TestLRUK8V8LookupBulk(t *testing.T) { htabtest.LookupBulk(t, lRUK8V8TestMap{}) }
+
 // TestLRUK8V8Batch checks the batch operations against All (htabtest.Batch).
 func TestLRUK8V8Batch(t *testing.T) { htabtest.Batch(t, lRUK8V8TestMap{}) }
 

@@ -82,6 +82,12 @@ func TestLRUPerCPUK4V4AlwaysConcurrent(t *testing.T) {
 	htabtest.Concurrent(t, lRUPerCPUK4V4AlwaysTestMap{})
 }
 
+// TestLRUPerCPUK4V4AlwaysLookupBulk checks LookupBulk, on the map and its CPU handles,
+// against Lookup, also amid writers (htabtest.LookupBulk); run it with -race.
+func TestLRUPerCPUK4V4AlwaysLookupBulk(t *testing.T) {
+	htabtest.LookupBulk(t, lRUPerCPUK4V4AlwaysTestMap{})
+}
+
 // TestLRUPerCPUK4V4AlwaysBatch checks the batch operations against All (htabtest.Batch).
 func TestLRUPerCPUK4V4AlwaysBatch(t *testing.T) { htabtest.Batch(t, lRUPerCPUK4V4AlwaysTestMap{}) }
 

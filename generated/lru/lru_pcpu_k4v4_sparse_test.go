@@ -82,6 +82,12 @@ func TestLRUPerCPUK4V4SparseConcurrent(t *testing.T) {
 	htabtest.Concurrent(t, lRUPerCPUK4V4SparseTestMap{})
 }
 
+// TestLRUPerCPUK4V4SparseLookupBulk checks LookupBulk, on the map and its CPU handles,
+// against Lookup, also amid writers (htabtest.LookupBulk); run it with -race.
+func TestLRUPerCPUK4V4SparseLookupBulk(t *testing.T) {
+	htabtest.LookupBulk(t, lRUPerCPUK4V4SparseTestMap{})
+}
+
 // TestLRUPerCPUK4V4SparseBatch checks the batch operations against All (htabtest.Batch).
 func TestLRUPerCPUK4V4SparseBatch(t *testing.T) { htabtest.Batch(t, lRUPerCPUK4V4SparseTestMap{}) }
 

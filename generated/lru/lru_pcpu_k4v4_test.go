@@ -78,6 +78,10 @@ func TestLRUPerCPUK4V4ConcurrentValues(t *testing.T) {
 // (htabtest.Concurrent); run it with -race.
 func TestLRUPerCPUK4V4Concurrent(t *testing.T) { htabtest.Concurrent(t, lRUPerCPUK4V4TestMap{}) }
 
+// TestLRUPerCPUK4V4LookupBulk checks LookupBulk, on the map and its CPU handles,
+// against Lookup, also amid writers (htabtest.LookupBulk); run it with -race.
+func TestLRUPerCPUK4V4LookupBulk(t *testing.T) { htabtest.LookupBulk(t, lRUPerCPUK4V4TestMap{}) }
+
 // TestLRUPerCPUK4V4Batch checks the batch operations against All (htabtest.Batch).
 func TestLRUPerCPUK4V4Batch(t *testing.T) { htabtest.Batch(t, lRUPerCPUK4V4TestMap{}) }
 

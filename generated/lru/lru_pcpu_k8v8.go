@@ -839,3 +839,137 @@ func (c *LRUPerCPUK8V8CPU) Update(k LRUPerCPUK8V8Key, v LRUPerCPUK8V8Value, flag
 func (c *LRUPerCPUK8V8CPU) Delete(k LRUPerCPUK8V8Key) error {
 	return c.m.Delete(k)
 }
+
+// lRUPerCPUK8V8BulkGroup is how many keys LookupBulk hashes and touches before
+// it looks any of them up: enough misses in flight to keep a core's miss
+// buffers busy, few enough that the group's buckets are still in the cache when
+// they are read.
+const lRUPerCPUK8V8BulkGroup = 16
+
+// touchBulk hashes keys (at most lRUPerCPUK8V8BulkGroup) into ws and hs and
+// loads the first word that the lookup of each will read, discarding it: a
+// prefetch, so that the misses of the group overlap instead of following each
+// other.
+func (m *LRUPerCPUK8V8) touchBulk(keys []LRUPerCPUK8V8Key, ws *[lRUPerCPUK8V8BulkGroup]lRUPerCPUK8V8KeyWords, hs *[lRUPerCPUK8V8BulkGroup]uint32) {
+	for i := range keys {
+		ws[i] = keys[i].words()
+		hs[i] = m.hash(&keys[i], &ws[i])
+		m.lock(hs[i] & m.mask).Load()
+	}
+	for i := range keys {
+		if e := m.head(hs[i] & m.mask); e != 0 {
+			m.elem(e - 1).nextIndex()
+		}
+	}
+}
+
+// lookupAllHashed is Lookup of the key w of hash h: every CPU's value into
+// vals, through buf (both CPUs() long), if w is present.
+func (m *LRUPerCPUK8V8) lookupAllHashed(w *lRUPerCPUK8V8KeyWords, h uint32, vals, buf []LRUPerCPUK8V8Value) bool {
+	bi := h & m.mask
+	b := m.lock(bi)
+	for {
+		s := b.ReadBegin()
+		_, i := m.find(bi, w, h)
+		if i != 0 {
+			m.loadValues(i-1, buf[:m.cpus])
+		}
+		if !b.ReadValid(s) {
+			continue
+		}
+		if i != 0 {
+			copy(vals, buf[:m.cpus])
+		}
+		return i != 0
+	}
+}
+
+// lookupOnHashed is lookupOn of the key w of hash h.
+func (m *LRUPerCPUK8V8) lookupOnHashed(w *lRUPerCPUK8V8KeyWords, h uint32, cpu int) (LRUPerCPUK8V8Value, uint32) {
+	bi := h & m.mask
+	b := m.lock(bi)
+	for {
+		s := b.ReadBegin()
+		var v LRUPerCPUK8V8Value
+		var found uint32
+		// find, written out: the walk makes no call.
+		for i, n := m.head(bi), uint32(0); i != 0 && n < m.maxEntries; n++ {
+			e := m.elem(i - 1)
+			if e.matches(w, h) {
+				v, found = m.slot(cpu, i-1).load(), i
+
+				break
+			}
+			i = e.nextIndex()
+		}
+		if b.ReadValid(s) {
+			return v, found
+		}
+	}
+}
+
+// LookupBulk looks up every key of keys, as Lookup does each: found[i] is
+// whether keys[i] is present and vals[i*CPUs():(i+1)*CPUs()] are every CPU's
+// value of keys[i] (left alone when absent). It returns how many keys it found.
+// It goes lRUPerCPUK8V8BulkGroup keys at a time, hashing each group and
+// touching what their lookups read first before it reads any, so that their
+// cache misses overlap: on a map much larger than the cache it looks up several
+// times as many keys a second as a loop of Lookup. Each key's lookup is
+// linearizable, as Lookup's; a group's are not one atomic read. It panics if
+// vals is shorter than len(keys)*CPUs() or found than len(keys).
+func (m *LRUPerCPUK8V8) LookupBulk(keys []LRUPerCPUK8V8Key, vals []LRUPerCPUK8V8Value, found []bool) int {
+	if len(vals) < len(keys)*m.cpus || len(found) < len(keys) {
+		panic(fmt.Sprintf("LRUPerCPUK8V8.LookupBulk: len(vals) = %d, len(found) = %d, want at least len(keys)*m.cpus = %d and len(keys) = %d", len(vals), len(found), len(keys)*m.cpus, len(keys)))
+	}
+	var ws [lRUPerCPUK8V8BulkGroup]lRUPerCPUK8V8KeyWords
+	var hs [lRUPerCPUK8V8BulkGroup]uint32
+	var small [16]LRUPerCPUK8V8Value
+	buf := small[:]
+	if m.cpus > len(small) {
+		buf = make([]LRUPerCPUK8V8Value, m.cpus)
+	}
+
+	n := 0
+	for start := 0; start < len(keys); start += lRUPerCPUK8V8BulkGroup {
+		group := keys[start:min(start+lRUPerCPUK8V8BulkGroup, len(keys))]
+		m.touchBulk(group, &ws, &hs)
+		for i := range group {
+			ok := m.lookupAllHashed(&ws[i], hs[i], vals[(start+i)*m.cpus:(start+i+1)*m.cpus], buf)
+			found[start+i] = ok
+			if ok {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// LookupBulk is bpf_map_lookup_elem of every key of keys from a program on this
+// CPU, as this handle's Lookup does each key (this CPU's value), setting the
+// ref bit of each key found: found[i] is whether keys[i] is present and vals[i]
+// its value. It returns how many it found, and panics if vals or found is
+// shorter than keys.
+func (c *LRUPerCPUK8V8CPU) LookupBulk(keys []LRUPerCPUK8V8Key, vals []LRUPerCPUK8V8Value, found []bool) int {
+	if len(vals) < len(keys) || len(found) < len(keys) {
+		panic(fmt.Sprintf("LRUPerCPUK8V8CPU.LookupBulk: len(vals) = %d, len(found) = %d, want at least len(keys) = %d", len(vals), len(found), len(keys)))
+	}
+	m := c.m
+	var ws [lRUPerCPUK8V8BulkGroup]lRUPerCPUK8V8KeyWords
+	var hs [lRUPerCPUK8V8BulkGroup]uint32
+	n := 0
+	for start := 0; start < len(keys); start += lRUPerCPUK8V8BulkGroup {
+		group := keys[start:min(start+lRUPerCPUK8V8BulkGroup, len(keys))]
+		m.touchBulk(group, &ws, &hs)
+		for i := range group {
+			v, e := m.lookupOnHashed(&ws[i], hs[i], c.cpu)
+			if e != 0 {
+				m.elem(e - 1).node.Ref()
+			}
+			vals[start+i], found[start+i] = v, e != 0
+			if e != 0 {
+				n++
+			}
+		}
+	}
+	return n
+}

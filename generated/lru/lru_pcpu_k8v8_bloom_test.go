@@ -82,6 +82,12 @@ func TestLRUPerCPUK8V8BloomConcurrent(t *testing.T) {
 	htabtest.Concurrent(t, lRUPerCPUK8V8BloomTestMap{})
 }
 
+// TestLRUPerCPUK8V8BloomLookupBulk checks LookupBulk, on the map and its CPU handles,
+// against Lookup, also amid writers (htabtest.LookupBulk); run it with -race.
+func TestLRUPerCPUK8V8BloomLookupBulk(t *testing.T) {
+	htabtest.LookupBulk(t, lRUPerCPUK8V8BloomTestMap{})
+}
+
 // TestLRUPerCPUK8V8BloomBatch checks the batch operations against All (htabtest.Batch).
 func TestLRUPerCPUK8V8BloomBatch(t *testing.T) { htabtest.Batch(t, lRUPerCPUK8V8BloomTestMap{}) }
 

@@ -78,6 +78,10 @@ func TestLRUPerCPUK8V8ConcurrentValues(t *testing.T) {
 // (htabtest.Concurrent); run it with -race.
 func TestLRUPerCPUK8V8Concurrent(t *testing.T) { htabtest.Concurrent(t, lRUPerCPUK8V8TestMap{}) }
 
+// TestLRUPerCPUK8V8LookupBulk checks LookupBulk, on the map and its CPU handles,
+// against Lookup, also amid writers (htabtest.LookupBulk); run it with -race.
+func TestLRUPerCPUK8V8LookupBulk(t *testing.T) { htabtest.LookupBulk(t, lRUPerCPUK8V8TestMap{}) }
+
 // TestLRUPerCPUK8V8Batch checks the batch operations against All (htabtest.Batch).
 func TestLRUPerCPUK8V8Batch(t *testing.T) { htabtest.Batch(t, lRUPerCPUK8V8TestMap{}) }
 

@@ -937,3 +937,132 @@ func (c *PerCPUK4V4CPU) Update(k PerCPUK4V4Key, v PerCPUK4V4Value, flags htab.Up
 func (c *PerCPUK4V4CPU) Delete(k PerCPUK4V4Key) error {
 	return c.m.Delete(k)
 }
+
+// perCPUK4V4BulkGroup is how many keys LookupBulk hashes and touches before it
+// looks any of them up: enough misses in flight to keep a core's miss buffers
+// busy, few enough that the group's buckets are still in the cache when they
+// are read.
+const perCPUK4V4BulkGroup = 16
+
+// touchBulk hashes keys (at most perCPUK4V4BulkGroup) into ws and hs and loads
+// the first word that the lookup of each will read, discarding it: a prefetch,
+// so that the misses of the group overlap instead of following each other.
+func (m *PerCPUK4V4) touchBulk(keys []PerCPUK4V4Key, ws *[perCPUK4V4BulkGroup]perCPUK4V4KeyWords, hs *[perCPUK4V4BulkGroup]uint32) {
+	for i := range keys {
+		ws[i] = keys[i].words()
+		hs[i] = m.hash(&keys[i], &ws[i])
+		m.lock(hs[i] & m.mask).Load()
+	}
+	for i := range keys {
+		if e := m.head(hs[i] & m.mask); e != 0 {
+			m.elem(e - 1).nextIndex()
+		}
+	}
+}
+
+// lookupAllHashed is Lookup of the key w of hash h: every CPU's value into
+// vals, through buf (both CPUs() long), if w is present.
+func (m *PerCPUK4V4) lookupAllHashed(w *perCPUK4V4KeyWords, h uint32, vals, buf []PerCPUK4V4Value) bool {
+	bi := h & m.mask
+	b := m.lock(bi)
+	for {
+		s := b.ReadBegin()
+		_, i := m.find(bi, w, h)
+		if i != 0 {
+			m.loadValues(i-1, buf[:m.cpus])
+		}
+		if !b.ReadValid(s) {
+			continue
+		}
+		if i != 0 {
+			copy(vals, buf[:m.cpus])
+		}
+		return i != 0
+	}
+}
+
+// lookupOnHashed is lookupOn of the key w of hash h.
+func (m *PerCPUK4V4) lookupOnHashed(w *perCPUK4V4KeyWords, h uint32, cpu int) (PerCPUK4V4Value, uint32) {
+	bi := h & m.mask
+	b := m.lock(bi)
+	for {
+		s := b.ReadBegin()
+		var v PerCPUK4V4Value
+		var found uint32
+		// find, written out: the walk makes no call.
+		for i, n := m.head(bi), uint32(0); i != 0 && n < m.maxEntries; n++ {
+			e := m.elem(i - 1)
+			if e.matches(w, h) {
+				v, found = m.readSlot(cpu, i-1), i
+
+				break
+			}
+			i = e.nextIndex()
+		}
+		if b.ReadValid(s) {
+			return v, found
+		}
+	}
+}
+
+// LookupBulk looks up every key of keys, as Lookup does each: found[i] is
+// whether keys[i] is present and vals[i*CPUs():(i+1)*CPUs()] are every CPU's
+// value of keys[i] (left alone when absent). It returns how many keys it found.
+// It goes perCPUK4V4BulkGroup keys at a time, hashing each group and touching
+// what their lookups read first before it reads any, so that their cache misses
+// overlap: on a map much larger than the cache it looks up several times as
+// many keys a second as a loop of Lookup. Each key's lookup is linearizable, as
+// Lookup's; a group's are not one atomic read. It panics if vals is shorter
+// than len(keys)*CPUs() or found than len(keys).
+func (m *PerCPUK4V4) LookupBulk(keys []PerCPUK4V4Key, vals []PerCPUK4V4Value, found []bool) int {
+	if len(vals) < len(keys)*m.cpus || len(found) < len(keys) {
+		panic(fmt.Sprintf("PerCPUK4V4.LookupBulk: len(vals) = %d, len(found) = %d, want at least len(keys)*m.cpus = %d and len(keys) = %d", len(vals), len(found), len(keys)*m.cpus, len(keys)))
+	}
+	var ws [perCPUK4V4BulkGroup]perCPUK4V4KeyWords
+	var hs [perCPUK4V4BulkGroup]uint32
+	var small [16]PerCPUK4V4Value
+	buf := small[:]
+	if m.cpus > len(small) {
+		buf = make([]PerCPUK4V4Value, m.cpus)
+	}
+
+	n := 0
+	for start := 0; start < len(keys); start += perCPUK4V4BulkGroup {
+		group := keys[start:min(start+perCPUK4V4BulkGroup, len(keys))]
+		m.touchBulk(group, &ws, &hs)
+		for i := range group {
+			ok := m.lookupAllHashed(&ws[i], hs[i], vals[(start+i)*m.cpus:(start+i+1)*m.cpus], buf)
+			found[start+i] = ok
+			if ok {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// LookupBulk is bpf_map_lookup_elem of every key of keys from a program on this
+// CPU, as this handle's Lookup does each key (this CPU's value): found[i] is
+// whether keys[i] is present and vals[i] its value. It returns how many it
+// found, and panics if vals or found is shorter than keys.
+func (c *PerCPUK4V4CPU) LookupBulk(keys []PerCPUK4V4Key, vals []PerCPUK4V4Value, found []bool) int {
+	if len(vals) < len(keys) || len(found) < len(keys) {
+		panic(fmt.Sprintf("PerCPUK4V4CPU.LookupBulk: len(vals) = %d, len(found) = %d, want at least len(keys) = %d", len(vals), len(found), len(keys)))
+	}
+	m := c.m
+	var ws [perCPUK4V4BulkGroup]perCPUK4V4KeyWords
+	var hs [perCPUK4V4BulkGroup]uint32
+	n := 0
+	for start := 0; start < len(keys); start += perCPUK4V4BulkGroup {
+		group := keys[start:min(start+perCPUK4V4BulkGroup, len(keys))]
+		m.touchBulk(group, &ws, &hs)
+		for i := range group {
+			v, e := m.lookupOnHashed(&ws[i], hs[i], c.cpu)
+			vals[start+i], found[start+i] = v, e != 0
+			if e != 0 {
+				n++
+			}
+		}
+	}
+	return n
+}

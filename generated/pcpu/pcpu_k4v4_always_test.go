@@ -78,6 +78,10 @@ func TestPerCPUK4V4AlwaysConcurrentValues(t *testing.T) {
 // (htabtest.Concurrent); run it with -race.
 func TestPerCPUK4V4AlwaysConcurrent(t *testing.T) { htabtest.Concurrent(t, perCPUK4V4AlwaysTestMap{}) }
 
+// TestPerCPUK4V4AlwaysLookupBulk checks LookupBulk, on the map and its CPU handles,
+// against Lookup, also amid writers (htabtest.LookupBulk); run it with -race.
+func TestPerCPUK4V4AlwaysLookupBulk(t *testing.T) { htabtest.LookupBulk(t, perCPUK4V4AlwaysTestMap{}) }
+
 // TestPerCPUK4V4AlwaysBatch checks the batch operations against All (htabtest.Batch).
 func TestPerCPUK4V4AlwaysBatch(t *testing.T) { htabtest.Batch(t, perCPUK4V4AlwaysTestMap{}) }
 

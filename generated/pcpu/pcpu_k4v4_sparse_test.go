@@ -78,6 +78,10 @@ func TestPerCPUK4V4SparseConcurrentValues(t *testing.T) {
 // (htabtest.Concurrent); run it with -race.
 func TestPerCPUK4V4SparseConcurrent(t *testing.T) { htabtest.Concurrent(t, perCPUK4V4SparseTestMap{}) }
 
+// TestPerCPUK4V4SparseLookupBulk checks LookupBulk, on the map and its CPU handles,
+// against Lookup, also amid writers (htabtest.LookupBulk); run it with -race.
+func TestPerCPUK4V4SparseLookupBulk(t *testing.T) { htabtest.LookupBulk(t, perCPUK4V4SparseTestMap{}) }
+
 // TestPerCPUK4V4SparseBatch checks the batch operations against All (htabtest.Batch).
 func TestPerCPUK4V4SparseBatch(t *testing.T) { htabtest.Batch(t, perCPUK4V4SparseTestMap{}) }
 

@@ -76,6 +76,10 @@ func TestPerCPUK4V4ConcurrentValues(t *testing.T) { htabtest.ConcurrentValues(t,
 // (htabtest.Concurrent); run it with -race.
 func TestPerCPUK4V4Concurrent(t *testing.T) { htabtest.Concurrent(t, perCPUK4V4TestMap{}) }
 
+// TestPerCPUK4V4LookupBulk checks LookupBulk, on the map and its CPU handles,
+// against Lookup, also amid writers (htabtest.LookupBulk); run it with -race.
+func TestPerCPUK4V4LookupBulk(t *testing.T) { htabtest.LookupBulk(t, perCPUK4V4TestMap{}) }
+
 // TestPerCPUK4V4Batch checks the batch operations against All (htabtest.Batch).
 func TestPerCPUK4V4Batch(t *testing.T) { htabtest.Batch(t, perCPUK4V4TestMap{}) }
 

@@ -78,6 +78,10 @@ func TestPerCPUK8V8BloomConcurrentValues(t *testing.T) {
 // (htabtest.Concurrent); run it with -race.
 func TestPerCPUK8V8BloomConcurrent(t *testing.T) { htabtest.Concurrent(t, perCPUK8V8BloomTestMap{}) }
 
+// TestPerCPUK8V8BloomLookupBulk checks LookupBulk, on the map and its CPU handles,
+// against Lookup, also amid writers (htabtest.LookupBulk); run it with -race.
+func TestPerCPUK8V8BloomLookupBulk(t *testing.T) { htabtest.LookupBulk(t, perCPUK8V8BloomTestMap{}) }
+
 // TestPerCPUK8V8BloomBatch checks the batch operations against All (htabtest.Batch).
 func TestPerCPUK8V8BloomBatch(t *testing.T) { htabtest.Batch(t, perCPUK8V8BloomTestMap{}) }
 

@@ -76,6 +76,10 @@ func TestPerCPUK8V8ConcurrentValues(t *testing.T) { htabtest.ConcurrentValues(t,
 // (htabtest.Concurrent); run it with -race.
 func TestPerCPUK8V8Concurrent(t *testing.T) { htabtest.Concurrent(t, perCPUK8V8TestMap{}) }
 
+// TestPerCPUK8V8LookupBulk checks LookupBulk, on the map and its CPU handles,
+// against Lookup, also amid writers (htabtest.LookupBulk); run it with -race.
+func TestPerCPUK8V8LookupBulk(t *testing.T) { htabtest.LookupBulk(t, perCPUK8V8TestMap{}) }
+
 // TestPerCPUK8V8Batch checks the batch operations against All (htabtest.Batch).
 func TestPerCPUK8V8Batch(t *testing.T) { htabtest.Batch(t, perCPUK8V8TestMap{}) }
 

@@ -75,6 +75,11 @@ type Map[K, V comparable] interface {
 	UpdateBatch(keys []K, vals []V, flags htab.UpdateFlags) (int, error)
 	DeleteBatch(keys []K) (int, error)
 
+	// LookupBulk looks up every key of keys, as Lookup does each: found[i]
+	// is whether keys[i] is present, and its values are vals[i*Slots(m):].
+	// It returns how many it found, and panics if a slice is too short.
+	LookupBulk(keys []K, vals []V, found []bool) int
+
 	// CPU is the program side on CPU i, 0 <= i < CPUs(): the map's CPU(i).
 	CPU(i int) CPU[K, V]
 
@@ -100,9 +105,10 @@ type Map[K, V comparable] interface {
 // CPU is a map's program side on one CPU, its CPU(i) handle: the door BPF
 // programs use, with that CPU's value only.
 type CPU[K, V comparable] interface {
-	Lookup(k K) (V, bool)                          // bpf_map_lookup_elem
-	Update(k K, v V, flags htab.UpdateFlags) error // bpf_map_update_elem
-	Delete(k K) error                              // bpf_map_delete_elem
+	Lookup(k K) (V, bool)                            // bpf_map_lookup_elem
+	LookupBulk(keys []K, vals []V, found []bool) int // Lookup of each key; vals[i] is keys[i]'s
+	Update(k K, v V, flags htab.UpdateFlags) error   // bpf_map_update_elem
+	Delete(k K) error                                // bpf_map_delete_elem
 }
 
 // Info is what the checks need to know of a map that its methods do not

@@ -262,6 +262,28 @@ func (m *refMap) DeleteBatch(keys [][4]byte) (int, error) {
 
 func (m *refMap) CPU(i int) CPU[[4]byte, [4]byte] { return refCPU{m} }
 
+func (m *refMap) LookupBulk(keys, vals [][4]byte, found []bool) int {
+	return bulkByOne(keys, vals, found, func(k [4]byte) ([4]byte, bool) {
+		v := make([][4]byte, 1)
+		return v[0], m.Lookup(k, v)
+	})
+}
+
+// bulkByOne is LookupBulk as a loop of lookup.
+func bulkByOne(keys, vals [][4]byte, found []bool, lookup func([4]byte) ([4]byte, bool)) int {
+	if len(vals) < len(keys) || len(found) < len(keys) {
+		panic("LookupBulk: slices too short")
+	}
+	n := 0
+	for i, k := range keys {
+		vals[i], found[i] = lookup(k)
+		if found[i] {
+			n++
+		}
+	}
+	return n
+}
+
 // refCPU is the program side: the same map, one value.
 type refCPU struct{ m *refMap }
 
@@ -272,6 +294,9 @@ func (c refCPU) Lookup(k [4]byte) ([4]byte, bool) {
 
 func (c refCPU) Update(k, v [4]byte, flags htab.UpdateFlags) error { return c.m.update(k, v, flags) }
 func (c refCPU) Delete(k [4]byte) error                            { return c.m.Delete(k) }
+func (c refCPU) LookupBulk(keys, vals [][4]byte, found []bool) int {
+	return bulkByOne(keys, vals, found, c.Lookup)
+}
 
 // recorder is a testing.TB that records a failure instead of failing the
 // test; run the check in a goroutine of its own (runFails), since Fatalf
@@ -319,6 +344,7 @@ func TestChecksPassOnReference(t *testing.T) {
 	t.Run("HashIsJhash", func(t *testing.T) { HashIsJhash(t, kind) })
 	t.Run("Concurrent", func(t *testing.T) { Concurrent(t, kind) })
 	t.Run("ConcurrentValues", func(t *testing.T) { ConcurrentValues(t, kind) })
+	t.Run("LookupBulk", func(t *testing.T) { LookupBulk(t, kind) })
 	t.Run("HashCollisionsSkips", func(t *testing.T) {
 		HashCollisions(t, kind)
 		t.Error("HashCollisions ran on a map whose elements do not cache the hash")

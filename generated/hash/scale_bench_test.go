@@ -1,0 +1,209 @@
+package hash
+
+import (
+	"encoding/binary"
+	"flag"
+	"fmt"
+	"math/rand/v2"
+	"runtime"
+	"testing"
+	"time"
+	"unsafe"
+
+	"github.com/cockroachdb/swiss"
+	"github.com/puzpuzpuz/xsync/v4"
+
+	"github.com/htabgen/htabgen/htab"
+	"github.com/htabgen/htabgen/internal/stats"
+)
+
+var (
+	scaleMin = flag.Int("scale.min", 16, "BenchmarkScale: the smallest map, log2 of its MaxEntries")
+	scaleMax = flag.Int("scale.max", 20, "BenchmarkScale: the largest map, log2 of its MaxEntries (up to 26; 28 needs about 40 GiB)")
+)
+
+// scaleImpl is one map under BenchmarkScale: how to make one for n entries,
+// and its single-key lookup; bulk, if it has one, looks up a slice of keys.
+type scaleImpl struct {
+	name string
+	make func(n int) (lookup func([8]byte) ([8]byte, bool), store func(k, v [8]byte), bulk func(keys, vals [][8]byte, found []bool) int)
+}
+
+var scaleImpls = []scaleImpl{
+	{"home", func(n int) (func([8]byte) ([8]byte, bool), func(k, v [8]byte), func([][8]byte, [][8]byte, []bool) int) {
+		m, err := NewHomeK8V8(htab.Options{MaxEntries: n})
+		if err != nil {
+			panic(err)
+		}
+		return func(k [8]byte) ([8]byte, bool) { v, ok := m.Lookup(HomeK8V8Key(k)); return v, ok },
+			func(k, v [8]byte) { _ = m.Update(k, v, htab.UpdateAny) },
+			func(keys, vals [][8]byte, found []bool) int {
+				return m.LookupBulk(as[HomeK8V8Key](keys), as[HomeK8V8Value](vals), found)
+			}
+	}},
+	{"classic", func(n int) (func([8]byte) ([8]byte, bool), func(k, v [8]byte), func([][8]byte, [][8]byte, []bool) int) {
+		m, err := NewHashK8V8(htab.Options{MaxEntries: n})
+		if err != nil {
+			panic(err)
+		}
+		return func(k [8]byte) ([8]byte, bool) { v, ok := m.Lookup(HashK8V8Key(k)); return v, ok },
+			func(k, v [8]byte) { _ = m.Update(k, v, htab.UpdateAny) },
+			func(keys, vals [][8]byte, found []bool) int {
+				return m.LookupBulk(as[HashK8V8Key](keys), as[HashK8V8Value](vals), found)
+			}
+	}},
+	{"builtin", func(n int) (func([8]byte) ([8]byte, bool), func(k, v [8]byte), func([][8]byte, [][8]byte, []bool) int) {
+		m := make(map[[8]byte][8]byte, n)
+		return func(k [8]byte) ([8]byte, bool) { v, ok := m[k]; return v, ok }, func(k, v [8]byte) { m[k] = v }, nil
+	}},
+	{"xsync", func(n int) (func([8]byte) ([8]byte, bool), func(k, v [8]byte), func([][8]byte, [][8]byte, []bool) int) {
+		m := xsync.NewMap[[8]byte, [8]byte](xsync.WithPresize(n))
+		return m.Load, m.Store, nil
+	}},
+	{"swiss", func(n int) (func([8]byte) ([8]byte, bool), func(k, v [8]byte), func([][8]byte, [][8]byte, []bool) int) {
+		m := swiss.New[[8]byte, [8]byte](n)
+		return m.Get, m.Put, nil
+	}},
+}
+
+// as is the memory of keys and values as the generated maps' own [8]byte
+// types, which it is.
+func as[T ~[8]byte](b [][8]byte) []T {
+	return unsafe.Slice((*T)(unsafe.Pointer(unsafe.SliceData(b))), len(b))
+}
+
+// BenchmarkScale measures lookups from 2^16 to 2^-scale.max entries (default
+// 2^20; -scale.max 26 for the full sweep), 50 and 100 % full, of hits (keys
+// present, in random order) and misses (keys absent), for the home and
+// classic layouts (Lookup and LookupBulk), the builtin map, xsync.Map and
+// cockroachdb/swiss, in paired rounds: each round (one b.N) every map looks
+// up the same 65536 probes, in rotating order, and the figures are medians
+// over rounds, the ratios medians of each round's ratio. Run it with
+// -benchtime Nx (N rounds, e.g. 10x) and -timeout 0 for big maps.
+//
+// Per map it also reports the fill (ns per insert, into a map sized for the
+// entries), the bytes per entry it added to the heap, and the time of one
+// runtime.GC() with it live (and nothing else big): what a map with pointers
+// costs every collection.
+func BenchmarkScale(b *testing.B) {
+	for logN := *scaleMin; logN <= *scaleMax; logN += 2 {
+		for _, full := range []int{50, 100} {
+			b.Run(fmt.Sprintf("entries=2^%d/full=%d", logN, full), func(b *testing.B) { scaleRun(b, 1<<logN, full) })
+		}
+	}
+}
+
+func scaleRun(b *testing.B, n, full int) {
+	keys := scaleKeys(n*full/100, 1)
+	absent := scaleKeys(1<<16, 2) // a distinct stream: no key of it is in keys
+	hits := make([][8]byte, 1<<16)
+	rng := rand.New(rand.NewPCG(3, 4))
+	for i := range hits {
+		hits[i] = keys[rng.IntN(len(keys))]
+	}
+	// Fill, memory and GC, one map at a time.
+	for _, impl := range scaleImpls {
+		runtime.GC()
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		_, store, _ := impl.make(n)
+		start := time.Now()
+		for i, k := range keys {
+			store(k, value(i))
+		}
+		fill := time.Since(start)
+		runtime.GC()
+		runtime.ReadMemStats(&after)
+		start = time.Now()
+		runtime.GC()
+		gc := time.Since(start)
+		runtime.KeepAlive(store)
+		b.ReportMetric(float64(fill.Nanoseconds())/float64(len(keys)), impl.name+"-fill-ns/insert")
+		b.ReportMetric(float64(after.HeapAlloc-before.HeapAlloc)/float64(len(keys)), impl.name+"-B/entry")
+		b.ReportMetric(float64(gc.Microseconds()), impl.name+"-gc-µs")
+	}
+	type live struct {
+		lookup func([8]byte) ([8]byte, bool)
+		bulk   func(keys, vals [][8]byte, found []bool) int
+	}
+	maps := make([]live, len(scaleImpls))
+	for i, impl := range scaleImpls {
+		lookup, store, bulk := impl.make(n)
+		for j, k := range keys {
+			store(k, value(j))
+		}
+		maps[i] = live{lookup, bulk}
+	}
+	type cell struct{ impl, kind string }
+	ns := map[cell][]float64{}
+	vals, found := make([][8]byte, len(hits)), make([]bool, len(hits))
+	round := 0
+	for b.Loop() {
+		for j := range scaleImpls {
+			i := (j + round) % len(scaleImpls)
+			m := maps[i]
+			for _, kind := range []string{"hit", "miss"} {
+				probes, want := hits, true
+				if kind == "miss" {
+					probes, want = absent, false
+				}
+				start := time.Now()
+				for _, k := range probes {
+					if _, ok := m.lookup(k); ok != want {
+						b.Fatalf("%s: %v found %v", scaleImpls[i].name, k, ok)
+					}
+				}
+				ns[cell{scaleImpls[i].name, kind}] = append(ns[cell{scaleImpls[i].name, kind}], float64(time.Since(start).Nanoseconds())/float64(len(probes)))
+				if m.bulk == nil {
+					continue
+				}
+				start = time.Now()
+				if got := m.bulk(probes, vals, found); (got == len(probes)) != want {
+					b.Fatalf("%s: LookupBulk found %d of %d", scaleImpls[i].name, got, len(probes))
+				}
+				ns[cell{scaleImpls[i].name + "-bulk", kind}] = append(ns[cell{scaleImpls[i].name + "-bulk", kind}], float64(time.Since(start).Nanoseconds())/float64(len(probes)))
+			}
+		}
+		round++
+	}
+	ratio := func(a, base []float64) float64 {
+		r := make([]float64, len(a))
+		for i := range r {
+			r[i] = base[i] / a[i] // throughput of a over base's
+		}
+		return stats.Median(r)
+	}
+	for c, v := range ns {
+		b.ReportMetric(stats.Median(v), c.impl+"-"+c.kind+"-ns")
+		if c.impl != "builtin" {
+			b.ReportMetric(ratio(v, ns[cell{"builtin", c.kind}]), c.impl+"/builtin-"+c.kind)
+		}
+		if c.impl != "swiss" {
+			b.ReportMetric(ratio(v, ns[cell{"swiss", c.kind}]), c.impl+"/swiss-"+c.kind)
+		}
+	}
+	for _, impl := range []string{"home", "classic"} {
+		for _, kind := range []string{"hit", "miss"} {
+			b.ReportMetric(ratio(ns[cell{impl + "-bulk", kind}], ns[cell{impl, kind}]), impl+"-bulk/single-"+kind)
+		}
+	}
+	b.ReportMetric(0, "ns/op") // the round's time is not a figure of any map
+	runtime.KeepAlive(maps)
+}
+
+// scaleKeys are n distinct keys of stream s: the same for the same (n, s),
+// and no key of one stream is in another (the stream is in the top byte).
+func scaleKeys(n int, s byte) [][8]byte {
+	keys := make([][8]byte, n)
+	for i := range keys {
+		binary.LittleEndian.PutUint64(keys[i][:], uint64(i)|uint64(s)<<56)
+	}
+	rng := rand.New(rand.NewPCG(uint64(s), 99))
+	rng.Shuffle(n, func(i, j int) { keys[i], keys[j] = keys[j], keys[i] })
+	return keys
+}
+
+func value(i int) (v [8]byte) {
+	binary.LittleEndian.PutUint64(v[:], uint64(i))
+	return v
+}
