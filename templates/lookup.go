@@ -33,7 +33,7 @@ func (m *$Map) find(bi uint32, w *$KeyWords, h uint32) (prev, i uint32) {
 		g.lookupPerCPU(f)
 		return
 	}
-	found := g.code("v, found = e.loadValue(), true\n")
+	found := g.code("v, found = e.loadValue(), true")
 	fast := g.st.lookupFast()
 	if fast == nil {
 		// func (m *<Map>) Lookup(k <Key>) (<Value>, bool)
@@ -156,7 +156,7 @@ func (m *$Map) lookupOn(`+params+`) ($Value, uint32) {
 $(filter)	bi := h & m.mask
 	$(read)
 }
-`, fill("hash", g.lookupHash(jen.Id("k"), false)), fill("filter", g.filterAbsent("$Value{}, 0")), fill("read", g.readChain("&w", "var found uint32", g.code("v, found = "+value+", i\n")))))
+`, fill("hash", g.lookupHash(jen.Id("k"), false)), fill("filter", g.filterAbsent("$Value{}, 0")), fill("read", g.readChain("&w", "var found uint32", g.code("v, found = "+value+", i")))))
 }
 
 // lookupPerCPU emits the per-CPU types' userspace Lookup, which copies every

@@ -428,7 +428,6 @@ func (m *ConnsOwnLists) lookupOn(k *ConnsOwnListsKey) (ConnsOwnListsValue, uint3
 			e := m.elem(i - 1)
 			if e.matches(&w, h) {
 				v, found = e.loadValue(), i
-
 				break
 			}
 			i = e.nextIndex()
@@ -506,7 +505,6 @@ func (m *ConnsOwnLists) lookup(k *ConnsOwnListsKey) (ConnsOwnListsValue, bool) {
 			e := m.elem(i - 1)
 			if e.matches(&w, h) {
 				v, found = e.loadValue(), true
-
 				break
 			}
 			i = e.nextIndex()
@@ -868,18 +866,18 @@ func (c *ConnsOwnListsCPU) Delete(k ConnsOwnListsKey) error {
 const connsOwnListsBulkGroup = 16
 
 // touchBulk hashes keys (at most connsOwnListsBulkGroup) into ws and hs and
-// loads the first word that the lookup of each will read, discarding it: a
-// prefetch, so that the misses of the group overlap instead of following each
-// other.
+// prefetches (htab.Prefetch) what the lookup of each will read: its bucket,
+// then the element after the bucket's, so that the misses of the group overlap
+// instead of following each other.
 func (m *ConnsOwnLists) touchBulk(keys []ConnsOwnListsKey, ws *[connsOwnListsBulkGroup]connsOwnListsKeyWords, hs *[connsOwnListsBulkGroup]uint32) {
 	for i := range keys {
 		ws[i] = keys[i].words()
 		hs[i] = m.hash(&keys[i], &ws[i])
-		m.lock(hs[i] & m.mask).Load()
+		htab.Prefetch(unsafe.Pointer(m.lock(hs[i] & m.mask)))
 	}
 	for i := range keys {
 		if e := m.head(hs[i] & m.mask); e != 0 {
-			m.elem(e - 1).nextIndex()
+			htab.Prefetch(unsafe.Pointer(m.elem(e - 1)))
 		}
 	}
 }
@@ -897,7 +895,6 @@ func (m *ConnsOwnLists) lookupHashed(w *connsOwnListsKeyWords, h uint32) (ConnsO
 			e := m.elem(i - 1)
 			if e.matches(w, h) {
 				v, found = e.loadValue(), true
-
 				break
 			}
 			i = e.nextIndex()
@@ -921,7 +918,6 @@ func (m *ConnsOwnLists) lookupOnHashed(w *connsOwnListsKeyWords, h uint32) (Conn
 			e := m.elem(i - 1)
 			if e.matches(w, h) {
 				v, found = e.loadValue(), i
-
 				break
 			}
 			i = e.nextIndex()
@@ -939,15 +935,14 @@ func (m *ConnsOwnLists) lookupOnHashed(w *connsOwnListsKeyWords, h uint32) (Conn
 // their lookups read first before it reads any, so that their cache misses
 // overlap: on a map much larger than the cache it looks up several times as
 // many keys a second as a loop of Lookup. Each key's lookup is linearizable, as
-// Lookup's; a group's are not one atomic read. It panics if vals is shorter
-// than len(keys) or found than len(keys).
+// Lookup's; a group's are not one atomic read. It panics if vals or found is
+// shorter than keys.
 func (m *ConnsOwnLists) LookupBulk(keys []ConnsOwnListsKey, vals []ConnsOwnListsValue, found []bool) int {
 	if len(vals) < len(keys) || len(found) < len(keys) {
-		panic(fmt.Sprintf("ConnsOwnLists.LookupBulk: len(vals) = %d, len(found) = %d, want at least len(keys) = %d and len(keys) = %d", len(vals), len(found), len(keys), len(keys)))
+		panic(fmt.Sprintf("ConnsOwnLists.LookupBulk: len(vals) = %d, len(found) = %d, want at least len(keys) = %d", len(vals), len(found), len(keys)))
 	}
 	var ws [connsOwnListsBulkGroup]connsOwnListsKeyWords
 	var hs [connsOwnListsBulkGroup]uint32
-
 	n := 0
 	for start := 0; start < len(keys); start += connsOwnListsBulkGroup {
 		group := keys[start:min(start+connsOwnListsBulkGroup, len(keys))]

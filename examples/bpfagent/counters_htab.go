@@ -540,7 +540,6 @@ func (m *Counters) lookupOn(k *CountersKey, cpu int) (CountersValue, uint32) {
 			e := m.elem(i - 1)
 			if e.matches(&w, h) {
 				v, found = m.readSlot(cpu, i-1), i
-
 				break
 			}
 			i = e.nextIndex()
@@ -959,18 +958,19 @@ func (c *CountersCPU) Delete(k CountersKey) error {
 // are read.
 const countersBulkGroup = 16
 
-// touchBulk hashes keys (at most countersBulkGroup) into ws and hs and loads
-// the first word that the lookup of each will read, discarding it: a prefetch,
-// so that the misses of the group overlap instead of following each other.
+// touchBulk hashes keys (at most countersBulkGroup) into ws and hs and
+// prefetches (htab.Prefetch) what the lookup of each will read: its bucket,
+// then the element after the bucket's, so that the misses of the group overlap
+// instead of following each other.
 func (m *Counters) touchBulk(keys []CountersKey, ws *[countersBulkGroup]countersKeyWords, hs *[countersBulkGroup]uint32) {
 	for i := range keys {
 		ws[i] = keys[i].words()
 		hs[i] = m.hash(&keys[i], &ws[i])
-		m.lock(hs[i] & m.mask).Load()
+		htab.Prefetch(unsafe.Pointer(m.lock(hs[i] & m.mask)))
 	}
 	for i := range keys {
 		if e := m.head(hs[i] & m.mask); e != 0 {
-			m.elem(e - 1).nextIndex()
+			htab.Prefetch(unsafe.Pointer(m.elem(e - 1)))
 		}
 	}
 }
@@ -1009,7 +1009,6 @@ func (m *Counters) lookupOnHashed(w *countersKeyWords, h uint32, cpu int) (Count
 			e := m.elem(i - 1)
 			if e.matches(w, h) {
 				v, found = m.readSlot(cpu, i-1), i
-
 				break
 			}
 			i = e.nextIndex()
@@ -1028,10 +1027,10 @@ func (m *Counters) lookupOnHashed(w *countersKeyWords, h uint32, cpu int) (Count
 // overlap: on a map much larger than the cache it looks up several times as
 // many keys a second as a loop of Lookup. Each key's lookup is linearizable, as
 // Lookup's; a group's are not one atomic read. It panics if vals is shorter
-// than len(keys)*CPUs() or found than len(keys).
+// than len(keys)*CPUs() or found than keys.
 func (m *Counters) LookupBulk(keys []CountersKey, vals []CountersValue, found []bool) int {
 	if len(vals) < len(keys)*m.cpus || len(found) < len(keys) {
-		panic(fmt.Sprintf("Counters.LookupBulk: len(vals) = %d, len(found) = %d, want at least len(keys)*m.cpus = %d and len(keys) = %d", len(vals), len(found), len(keys)*m.cpus, len(keys)))
+		panic(fmt.Sprintf("Counters.LookupBulk: len(vals) = %d, len(found) = %d, want at least len(keys)*CPUs() = %d and len(keys) = %d", len(vals), len(found), len(keys)*m.cpus, len(keys)))
 	}
 	var ws [countersBulkGroup]countersKeyWords
 	var hs [countersBulkGroup]uint32
@@ -1040,7 +1039,6 @@ func (m *Counters) LookupBulk(keys []CountersKey, vals []CountersValue, found []
 	if m.cpus > len(small) {
 		buf = make([]CountersValue, m.cpus)
 	}
-
 	n := 0
 	for start := 0; start < len(keys); start += countersBulkGroup {
 		group := keys[start:min(start+countersBulkGroup, len(keys))]

@@ -461,7 +461,6 @@ func (m *ConnTable) lookupOn(k *ConnTableKey) (ConnTableValue, uint32) {
 			e := m.elem(i - 1)
 			if e.matches(&w, h) {
 				v, found = e.loadValue(), i
-
 				break
 			}
 			i = e.nextIndex()
@@ -542,7 +541,6 @@ func (m *ConnTable) lookup(k *ConnTableKey) (ConnTableValue, bool) {
 			e := m.elem(i - 1)
 			if e.matches(&w, h) {
 				v, found = e.loadValue(), true
-
 				break
 			}
 			i = e.nextIndex()
@@ -910,18 +908,19 @@ func (c *ConnTableCPU) Delete(k ConnTableKey) error {
 // are read.
 const connTableBulkGroup = 16
 
-// touchBulk hashes keys (at most connTableBulkGroup) into ws and hs and loads
-// the first word that the lookup of each will read, discarding it: a prefetch,
-// so that the misses of the group overlap instead of following each other.
+// touchBulk hashes keys (at most connTableBulkGroup) into ws and hs and
+// prefetches (htab.Prefetch) what the lookup of each will read: its bucket,
+// then the element after the bucket's, so that the misses of the group overlap
+// instead of following each other.
 func (m *ConnTable) touchBulk(keys []ConnTableKey, ws *[connTableBulkGroup]connTableKeyWords, hs *[connTableBulkGroup]uint32) {
 	for i := range keys {
 		ws[i] = keys[i].words()
 		hs[i] = m.hash(&keys[i], &ws[i])
-		m.lock(hs[i] & m.mask).Load()
+		htab.Prefetch(unsafe.Pointer(m.lock(hs[i] & m.mask)))
 	}
 	for i := range keys {
 		if e := m.head(hs[i] & m.mask); e != 0 {
-			m.elem(e - 1).nextIndex()
+			htab.Prefetch(unsafe.Pointer(m.elem(e - 1)))
 		}
 	}
 }
@@ -942,7 +941,6 @@ func (m *ConnTable) lookupHashed(w *connTableKeyWords, h uint32) (ConnTableValue
 			e := m.elem(i - 1)
 			if e.matches(w, h) {
 				v, found = e.loadValue(), true
-
 				break
 			}
 			i = e.nextIndex()
@@ -969,7 +967,6 @@ func (m *ConnTable) lookupOnHashed(w *connTableKeyWords, h uint32) (ConnTableVal
 			e := m.elem(i - 1)
 			if e.matches(w, h) {
 				v, found = e.loadValue(), i
-
 				break
 			}
 			i = e.nextIndex()
@@ -987,15 +984,13 @@ func (m *ConnTable) lookupOnHashed(w *connTableKeyWords, h uint32) (ConnTableVal
 // before it reads any, so that their cache misses overlap: on a map much larger
 // than the cache it looks up several times as many keys a second as a loop of
 // Lookup. Each key's lookup is linearizable, as Lookup's; a group's are not one
-// atomic read. It panics if vals is shorter than len(keys) or found than
-// len(keys).
+// atomic read. It panics if vals or found is shorter than keys.
 func (m *ConnTable) LookupBulk(keys []ConnTableKey, vals []ConnTableValue, found []bool) int {
 	if len(vals) < len(keys) || len(found) < len(keys) {
-		panic(fmt.Sprintf("ConnTable.LookupBulk: len(vals) = %d, len(found) = %d, want at least len(keys) = %d and len(keys) = %d", len(vals), len(found), len(keys), len(keys)))
+		panic(fmt.Sprintf("ConnTable.LookupBulk: len(vals) = %d, len(found) = %d, want at least len(keys) = %d", len(vals), len(found), len(keys)))
 	}
 	var ws [connTableBulkGroup]connTableKeyWords
 	var hs [connTableBulkGroup]uint32
-
 	n := 0
 	for start := 0; start < len(keys); start += connTableBulkGroup {
 		group := keys[start:min(start+connTableBulkGroup, len(keys))]

@@ -525,7 +525,6 @@ func (m *FlowTable) lookupChain(bi uint32, w *flowTableKeyWords, h uint32) (Flow
 			e := m.elem(i - 1)
 			if e.matches(w, h) {
 				v, found = e.loadValue(), true
-
 				break
 			}
 			i = e.nextIndex()
@@ -910,14 +909,22 @@ func (c *FlowTableCPU) Delete(k FlowTableKey) error {
 // are read.
 const flowTableBulkGroup = 16
 
-// touchBulk hashes keys (at most flowTableBulkGroup) into ws and hs and loads
-// the first word that the lookup of each will read, discarding it: a prefetch,
-// so that the misses of the group overlap instead of following each other.
+// touchBulk hashes keys (at most flowTableBulkGroup) into ws and hs and
+// prefetches (htab.Prefetch) what the lookup of each will read: its bucket,
+// then the element after the bucket's, so that the misses of the group overlap
+// instead of following each other.
 func (m *FlowTable) touchBulk(keys []FlowTableKey, ws *[flowTableBulkGroup]flowTableKeyWords, hs *[flowTableBulkGroup]uint32) {
 	for i := range keys {
 		ws[i] = keys[i].words()
 		hs[i] = m.hash(&keys[i], &ws[i])
-		m.lock(hs[i] & m.mask).Load()
+		htab.Prefetch(unsafe.Pointer(m.lock(hs[i] & m.mask)))
+	}
+	for i := range keys {
+		if e := m.head(hs[i] & m.mask); e != 0 {
+			if n := m.elem(e - 1).nextIndex(); n != 0 {
+				htab.Prefetch(unsafe.Pointer(m.elem(n - 1)))
+			}
+		}
 	}
 }
 
@@ -934,7 +941,6 @@ func (m *FlowTable) lookupHashed(w *flowTableKeyWords, h uint32) (FlowTableValue
 			e := m.elem(i - 1)
 			if e.matches(w, h) {
 				v, found = e.loadValue(), true
-
 				break
 			}
 			i = e.nextIndex()
@@ -952,15 +958,13 @@ func (m *FlowTable) lookupHashed(w *flowTableKeyWords, h uint32) (FlowTableValue
 // before it reads any, so that their cache misses overlap: on a map much larger
 // than the cache it looks up several times as many keys a second as a loop of
 // Lookup. Each key's lookup is linearizable, as Lookup's; a group's are not one
-// atomic read. It panics if vals is shorter than len(keys) or found than
-// len(keys).
+// atomic read. It panics if vals or found is shorter than keys.
 func (m *FlowTable) LookupBulk(keys []FlowTableKey, vals []FlowTableValue, found []bool) int {
 	if len(vals) < len(keys) || len(found) < len(keys) {
-		panic(fmt.Sprintf("FlowTable.LookupBulk: len(vals) = %d, len(found) = %d, want at least len(keys) = %d and len(keys) = %d", len(vals), len(found), len(keys), len(keys)))
+		panic(fmt.Sprintf("FlowTable.LookupBulk: len(vals) = %d, len(found) = %d, want at least len(keys) = %d", len(vals), len(found), len(keys)))
 	}
 	var ws [flowTableBulkGroup]flowTableKeyWords
 	var hs [flowTableBulkGroup]uint32
-
 	n := 0
 	for start := 0; start < len(keys); start += flowTableBulkGroup {
 		group := keys[start:min(start+flowTableBulkGroup, len(keys))]

@@ -395,7 +395,6 @@ func (m *Always) lookup(k *AlwaysKey) (AlwaysValue, bool) {
 			e := m.elem(i - 1)
 			if e.matches(&w, h) {
 				v, found = e.loadValue(), true
-
 				break
 			}
 			i = e.nextIndex()
@@ -742,18 +741,19 @@ func (c *AlwaysCPU) Delete(k AlwaysKey) error {
 // are read.
 const alwaysBulkGroup = 16
 
-// touchBulk hashes keys (at most alwaysBulkGroup) into ws and hs and loads the
-// first word that the lookup of each will read, discarding it: a prefetch, so
-// that the misses of the group overlap instead of following each other.
+// touchBulk hashes keys (at most alwaysBulkGroup) into ws and hs and prefetches
+// (htab.Prefetch) what the lookup of each will read: its bucket, then the
+// element after the bucket's, so that the misses of the group overlap instead
+// of following each other.
 func (m *Always) touchBulk(keys []AlwaysKey, ws *[alwaysBulkGroup]alwaysKeyWords, hs *[alwaysBulkGroup]uint32) {
 	for i := range keys {
 		ws[i] = keys[i].words()
 		hs[i] = m.hash(&keys[i], &ws[i])
-		m.lock(hs[i] & m.mask).Load()
+		htab.Prefetch(unsafe.Pointer(m.lock(hs[i] & m.mask)))
 	}
 	for i := range keys {
 		if e := m.head(hs[i] & m.mask); e != 0 {
-			m.elem(e - 1).nextIndex()
+			htab.Prefetch(unsafe.Pointer(m.elem(e - 1)))
 		}
 	}
 }
@@ -771,7 +771,6 @@ func (m *Always) lookupHashed(w *alwaysKeyWords, h uint32) (AlwaysValue, bool) {
 			e := m.elem(i - 1)
 			if e.matches(w, h) {
 				v, found = e.loadValue(), true
-
 				break
 			}
 			i = e.nextIndex()
@@ -789,15 +788,13 @@ func (m *Always) lookupHashed(w *alwaysKeyWords, h uint32) (AlwaysValue, bool) {
 // before it reads any, so that their cache misses overlap: on a map much larger
 // than the cache it looks up several times as many keys a second as a loop of
 // Lookup. Each key's lookup is linearizable, as Lookup's; a group's are not one
-// atomic read. It panics if vals is shorter than len(keys) or found than
-// len(keys).
+// atomic read. It panics if vals or found is shorter than keys.
 func (m *Always) LookupBulk(keys []AlwaysKey, vals []AlwaysValue, found []bool) int {
 	if len(vals) < len(keys) || len(found) < len(keys) {
-		panic(fmt.Sprintf("Always.LookupBulk: len(vals) = %d, len(found) = %d, want at least len(keys) = %d and len(keys) = %d", len(vals), len(found), len(keys), len(keys)))
+		panic(fmt.Sprintf("Always.LookupBulk: len(vals) = %d, len(found) = %d, want at least len(keys) = %d", len(vals), len(found), len(keys)))
 	}
 	var ws [alwaysBulkGroup]alwaysKeyWords
 	var hs [alwaysBulkGroup]uint32
-
 	n := 0
 	for start := 0; start < len(keys); start += alwaysBulkGroup {
 		group := keys[start:min(start+alwaysBulkGroup, len(keys))]

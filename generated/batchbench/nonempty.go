@@ -395,7 +395,6 @@ func (m *NonEmpty) lookup(k *NonEmptyKey) (NonEmptyValue, bool) {
 			e := m.elem(i - 1)
 			if e.matches(&w, h) {
 				v, found = e.loadValue(), true
-
 				break
 			}
 			i = e.nextIndex()
@@ -746,18 +745,19 @@ func (c *NonEmptyCPU) Delete(k NonEmptyKey) error {
 // are read.
 const nonEmptyBulkGroup = 16
 
-// touchBulk hashes keys (at most nonEmptyBulkGroup) into ws and hs and loads
-// the first word that the lookup of each will read, discarding it: a prefetch,
-// so that the misses of the group overlap instead of following each other.
+// touchBulk hashes keys (at most nonEmptyBulkGroup) into ws and hs and
+// prefetches (htab.Prefetch) what the lookup of each will read: its bucket,
+// then the element after the bucket's, so that the misses of the group overlap
+// instead of following each other.
 func (m *NonEmpty) touchBulk(keys []NonEmptyKey, ws *[nonEmptyBulkGroup]nonEmptyKeyWords, hs *[nonEmptyBulkGroup]uint32) {
 	for i := range keys {
 		ws[i] = keys[i].words()
 		hs[i] = m.hash(&keys[i], &ws[i])
-		m.lock(hs[i] & m.mask).Load()
+		htab.Prefetch(unsafe.Pointer(m.lock(hs[i] & m.mask)))
 	}
 	for i := range keys {
 		if e := m.head(hs[i] & m.mask); e != 0 {
-			m.elem(e - 1).nextIndex()
+			htab.Prefetch(unsafe.Pointer(m.elem(e - 1)))
 		}
 	}
 }
@@ -775,7 +775,6 @@ func (m *NonEmpty) lookupHashed(w *nonEmptyKeyWords, h uint32) (NonEmptyValue, b
 			e := m.elem(i - 1)
 			if e.matches(w, h) {
 				v, found = e.loadValue(), true
-
 				break
 			}
 			i = e.nextIndex()
@@ -793,15 +792,13 @@ func (m *NonEmpty) lookupHashed(w *nonEmptyKeyWords, h uint32) (NonEmptyValue, b
 // before it reads any, so that their cache misses overlap: on a map much larger
 // than the cache it looks up several times as many keys a second as a loop of
 // Lookup. Each key's lookup is linearizable, as Lookup's; a group's are not one
-// atomic read. It panics if vals is shorter than len(keys) or found than
-// len(keys).
+// atomic read. It panics if vals or found is shorter than keys.
 func (m *NonEmpty) LookupBulk(keys []NonEmptyKey, vals []NonEmptyValue, found []bool) int {
 	if len(vals) < len(keys) || len(found) < len(keys) {
-		panic(fmt.Sprintf("NonEmpty.LookupBulk: len(vals) = %d, len(found) = %d, want at least len(keys) = %d and len(keys) = %d", len(vals), len(found), len(keys), len(keys)))
+		panic(fmt.Sprintf("NonEmpty.LookupBulk: len(vals) = %d, len(found) = %d, want at least len(keys) = %d", len(vals), len(found), len(keys)))
 	}
 	var ws [nonEmptyBulkGroup]nonEmptyKeyWords
 	var hs [nonEmptyBulkGroup]uint32
-
 	n := 0
 	for start := 0; start < len(keys); start += nonEmptyBulkGroup {
 		group := keys[start:min(start+nonEmptyBulkGroup, len(keys))]

@@ -414,7 +414,6 @@ func (m *Sparse) lookup(k *SparseKey) (SparseValue, bool) {
 			e := m.elem(i - 1)
 			if e.matches(&w, h) {
 				v, found = e.loadValue(), true
-
 				break
 			}
 			i = e.nextIndex()
@@ -764,18 +763,19 @@ func (c *SparseCPU) Delete(k SparseKey) error {
 // are read.
 const sparseBulkGroup = 16
 
-// touchBulk hashes keys (at most sparseBulkGroup) into ws and hs and loads the
-// first word that the lookup of each will read, discarding it: a prefetch, so
-// that the misses of the group overlap instead of following each other.
+// touchBulk hashes keys (at most sparseBulkGroup) into ws and hs and prefetches
+// (htab.Prefetch) what the lookup of each will read: its bucket, then the
+// element after the bucket's, so that the misses of the group overlap instead
+// of following each other.
 func (m *Sparse) touchBulk(keys []SparseKey, ws *[sparseBulkGroup]sparseKeyWords, hs *[sparseBulkGroup]uint32) {
 	for i := range keys {
 		ws[i] = keys[i].words()
 		hs[i] = m.hash(&keys[i], &ws[i])
-		m.lock(hs[i] & m.mask).Load()
+		htab.Prefetch(unsafe.Pointer(m.lock(hs[i] & m.mask)))
 	}
 	for i := range keys {
 		if e := m.head(hs[i] & m.mask); e != 0 {
-			m.elem(e - 1).nextIndex()
+			htab.Prefetch(unsafe.Pointer(m.elem(e - 1)))
 		}
 	}
 }
@@ -793,7 +793,6 @@ func (m *Sparse) lookupHashed(w *sparseKeyWords, h uint32) (SparseValue, bool) {
 			e := m.elem(i - 1)
 			if e.matches(w, h) {
 				v, found = e.loadValue(), true
-
 				break
 			}
 			i = e.nextIndex()
@@ -811,15 +810,13 @@ func (m *Sparse) lookupHashed(w *sparseKeyWords, h uint32) (SparseValue, bool) {
 // before it reads any, so that their cache misses overlap: on a map much larger
 // than the cache it looks up several times as many keys a second as a loop of
 // Lookup. Each key's lookup is linearizable, as Lookup's; a group's are not one
-// atomic read. It panics if vals is shorter than len(keys) or found than
-// len(keys).
+// atomic read. It panics if vals or found is shorter than keys.
 func (m *Sparse) LookupBulk(keys []SparseKey, vals []SparseValue, found []bool) int {
 	if len(vals) < len(keys) || len(found) < len(keys) {
-		panic(fmt.Sprintf("Sparse.LookupBulk: len(vals) = %d, len(found) = %d, want at least len(keys) = %d and len(keys) = %d", len(vals), len(found), len(keys), len(keys)))
+		panic(fmt.Sprintf("Sparse.LookupBulk: len(vals) = %d, len(found) = %d, want at least len(keys) = %d", len(vals), len(found), len(keys)))
 	}
 	var ws [sparseBulkGroup]sparseKeyWords
 	var hs [sparseBulkGroup]uint32
-
 	n := 0
 	for start := 0; start < len(keys); start += sparseBulkGroup {
 		group := keys[start:min(start+sparseBulkGroup, len(keys))]

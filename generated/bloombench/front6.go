@@ -532,7 +532,6 @@ func (m *Front6) lookupChain(bi uint32, w *front6KeyWords, h uint32) (Front6Valu
 			e := m.elem(i - 1)
 			if e.matches(w, h) {
 				v, found = e.loadValue(), true
-
 				break
 			}
 			i = e.nextIndex()
@@ -927,14 +926,22 @@ func (c *Front6CPU) Delete(k Front6Key) error {
 // are read.
 const front6BulkGroup = 16
 
-// touchBulk hashes keys (at most front6BulkGroup) into ws and hs and loads the
-// first word that the lookup of each will read, discarding it: a prefetch, so
-// that the misses of the group overlap instead of following each other.
+// touchBulk hashes keys (at most front6BulkGroup) into ws and hs and prefetches
+// (htab.Prefetch) what the lookup of each will read: its bucket, then the
+// element after the bucket's, so that the misses of the group overlap instead
+// of following each other.
 func (m *Front6) touchBulk(keys []Front6Key, ws *[front6BulkGroup]front6KeyWords, hs *[front6BulkGroup]uint32) {
 	for i := range keys {
 		ws[i] = keys[i].words()
 		hs[i] = m.hash(&keys[i], &ws[i])
-		m.lock(hs[i] & m.mask).Load()
+		htab.Prefetch(unsafe.Pointer(m.lock(hs[i] & m.mask)))
+	}
+	for i := range keys {
+		if e := m.head(hs[i] & m.mask); e != 0 {
+			if n := m.elem(e - 1).nextIndex(); n != 0 {
+				htab.Prefetch(unsafe.Pointer(m.elem(n - 1)))
+			}
+		}
 	}
 }
 
@@ -954,7 +961,6 @@ func (m *Front6) lookupHashed(w *front6KeyWords, h uint32) (Front6Value, bool) {
 			e := m.elem(i - 1)
 			if e.matches(w, h) {
 				v, found = e.loadValue(), true
-
 				break
 			}
 			i = e.nextIndex()
@@ -972,15 +978,13 @@ func (m *Front6) lookupHashed(w *front6KeyWords, h uint32) (Front6Value, bool) {
 // before it reads any, so that their cache misses overlap: on a map much larger
 // than the cache it looks up several times as many keys a second as a loop of
 // Lookup. Each key's lookup is linearizable, as Lookup's; a group's are not one
-// atomic read. It panics if vals is shorter than len(keys) or found than
-// len(keys).
+// atomic read. It panics if vals or found is shorter than keys.
 func (m *Front6) LookupBulk(keys []Front6Key, vals []Front6Value, found []bool) int {
 	if len(vals) < len(keys) || len(found) < len(keys) {
-		panic(fmt.Sprintf("Front6.LookupBulk: len(vals) = %d, len(found) = %d, want at least len(keys) = %d and len(keys) = %d", len(vals), len(found), len(keys), len(keys)))
+		panic(fmt.Sprintf("Front6.LookupBulk: len(vals) = %d, len(found) = %d, want at least len(keys) = %d", len(vals), len(found), len(keys)))
 	}
 	var ws [front6BulkGroup]front6KeyWords
 	var hs [front6BulkGroup]uint32
-
 	n := 0
 	for start := 0; start < len(keys); start += front6BulkGroup {
 		group := keys[start:min(start+front6BulkGroup, len(keys))]

@@ -424,7 +424,6 @@ func (m *Conns) lookupOn(k *ConnsKey) (ConnsValue, uint32) {
 			e := m.elem(i - 1)
 			if e.matches(&w, h) {
 				v, found = e.loadValue(), i
-
 				break
 			}
 			i = e.nextIndex()
@@ -502,7 +501,6 @@ func (m *Conns) lookup(k *ConnsKey) (ConnsValue, bool) {
 			e := m.elem(i - 1)
 			if e.matches(&w, h) {
 				v, found = e.loadValue(), true
-
 				break
 			}
 			i = e.nextIndex()
@@ -863,18 +861,19 @@ func (c *ConnsCPU) Delete(k ConnsKey) error {
 // read.
 const connsBulkGroup = 16
 
-// touchBulk hashes keys (at most connsBulkGroup) into ws and hs and loads the
-// first word that the lookup of each will read, discarding it: a prefetch, so
-// that the misses of the group overlap instead of following each other.
+// touchBulk hashes keys (at most connsBulkGroup) into ws and hs and prefetches
+// (htab.Prefetch) what the lookup of each will read: its bucket, then the
+// element after the bucket's, so that the misses of the group overlap instead
+// of following each other.
 func (m *Conns) touchBulk(keys []ConnsKey, ws *[connsBulkGroup]connsKeyWords, hs *[connsBulkGroup]uint32) {
 	for i := range keys {
 		ws[i] = keys[i].words()
 		hs[i] = m.hash(&keys[i], &ws[i])
-		m.lock(hs[i] & m.mask).Load()
+		htab.Prefetch(unsafe.Pointer(m.lock(hs[i] & m.mask)))
 	}
 	for i := range keys {
 		if e := m.head(hs[i] & m.mask); e != 0 {
-			m.elem(e - 1).nextIndex()
+			htab.Prefetch(unsafe.Pointer(m.elem(e - 1)))
 		}
 	}
 }
@@ -892,7 +891,6 @@ func (m *Conns) lookupHashed(w *connsKeyWords, h uint32) (ConnsValue, bool) {
 			e := m.elem(i - 1)
 			if e.matches(w, h) {
 				v, found = e.loadValue(), true
-
 				break
 			}
 			i = e.nextIndex()
@@ -916,7 +914,6 @@ func (m *Conns) lookupOnHashed(w *connsKeyWords, h uint32) (ConnsValue, uint32) 
 			e := m.elem(i - 1)
 			if e.matches(w, h) {
 				v, found = e.loadValue(), i
-
 				break
 			}
 			i = e.nextIndex()
@@ -934,15 +931,13 @@ func (m *Conns) lookupOnHashed(w *connsKeyWords, h uint32) (ConnsValue, uint32) 
 // before it reads any, so that their cache misses overlap: on a map much larger
 // than the cache it looks up several times as many keys a second as a loop of
 // Lookup. Each key's lookup is linearizable, as Lookup's; a group's are not one
-// atomic read. It panics if vals is shorter than len(keys) or found than
-// len(keys).
+// atomic read. It panics if vals or found is shorter than keys.
 func (m *Conns) LookupBulk(keys []ConnsKey, vals []ConnsValue, found []bool) int {
 	if len(vals) < len(keys) || len(found) < len(keys) {
-		panic(fmt.Sprintf("Conns.LookupBulk: len(vals) = %d, len(found) = %d, want at least len(keys) = %d and len(keys) = %d", len(vals), len(found), len(keys), len(keys)))
+		panic(fmt.Sprintf("Conns.LookupBulk: len(vals) = %d, len(found) = %d, want at least len(keys) = %d", len(vals), len(found), len(keys)))
 	}
 	var ws [connsBulkGroup]connsKeyWords
 	var hs [connsBulkGroup]uint32
-
 	n := 0
 	for start := 0; start < len(keys); start += connsBulkGroup {
 		group := keys[start:min(start+connsBulkGroup, len(keys))]

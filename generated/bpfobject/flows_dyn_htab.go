@@ -407,7 +407,6 @@ func (m *FlowsDyn) lookup(k *FlowsDynKey) (FlowsDynValue, bool) {
 			e := m.elem(i - 1)
 			if e.matches(&w, h) {
 				v, found = e.loadValue(), true
-
 				break
 			}
 			i = e.nextIndex()
@@ -758,18 +757,19 @@ func (c *FlowsDynCPU) Delete(k FlowsDynKey) error {
 // are read.
 const flowsDynBulkGroup = 16
 
-// touchBulk hashes keys (at most flowsDynBulkGroup) into ws and hs and loads
-// the first word that the lookup of each will read, discarding it: a prefetch,
-// so that the misses of the group overlap instead of following each other.
+// touchBulk hashes keys (at most flowsDynBulkGroup) into ws and hs and
+// prefetches (htab.Prefetch) what the lookup of each will read: its bucket,
+// then the element after the bucket's, so that the misses of the group overlap
+// instead of following each other.
 func (m *FlowsDyn) touchBulk(keys []FlowsDynKey, ws *[flowsDynBulkGroup]flowsDynKeyWords, hs *[flowsDynBulkGroup]uint32) {
 	for i := range keys {
 		ws[i] = keys[i].words()
 		hs[i] = m.hash(&keys[i], &ws[i])
-		m.lock(hs[i] & m.mask).Load()
+		htab.Prefetch(unsafe.Pointer(m.lock(hs[i] & m.mask)))
 	}
 	for i := range keys {
 		if e := m.head(hs[i] & m.mask); e != 0 {
-			m.elem(e - 1).nextIndex()
+			htab.Prefetch(unsafe.Pointer(m.elem(e - 1)))
 		}
 	}
 }
@@ -787,7 +787,6 @@ func (m *FlowsDyn) lookupHashed(w *flowsDynKeyWords, h uint32) (FlowsDynValue, b
 			e := m.elem(i - 1)
 			if e.matches(w, h) {
 				v, found = e.loadValue(), true
-
 				break
 			}
 			i = e.nextIndex()
@@ -805,15 +804,13 @@ func (m *FlowsDyn) lookupHashed(w *flowsDynKeyWords, h uint32) (FlowsDynValue, b
 // before it reads any, so that their cache misses overlap: on a map much larger
 // than the cache it looks up several times as many keys a second as a loop of
 // Lookup. Each key's lookup is linearizable, as Lookup's; a group's are not one
-// atomic read. It panics if vals is shorter than len(keys) or found than
-// len(keys).
+// atomic read. It panics if vals or found is shorter than keys.
 func (m *FlowsDyn) LookupBulk(keys []FlowsDynKey, vals []FlowsDynValue, found []bool) int {
 	if len(vals) < len(keys) || len(found) < len(keys) {
-		panic(fmt.Sprintf("FlowsDyn.LookupBulk: len(vals) = %d, len(found) = %d, want at least len(keys) = %d and len(keys) = %d", len(vals), len(found), len(keys), len(keys)))
+		panic(fmt.Sprintf("FlowsDyn.LookupBulk: len(vals) = %d, len(found) = %d, want at least len(keys) = %d", len(vals), len(found), len(keys)))
 	}
 	var ws [flowsDynBulkGroup]flowsDynKeyWords
 	var hs [flowsDynBulkGroup]uint32
-
 	n := 0
 	for start := 0; start < len(keys); start += flowsDynBulkGroup {
 		group := keys[start:min(start+flowsDynBulkGroup, len(keys))]

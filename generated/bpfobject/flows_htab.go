@@ -536,7 +536,6 @@ func (m *Flows) lookupChain(bi uint32, w *flowsKeyWords, h uint32) (FlowsValue, 
 			e := m.elem(i - 1)
 			if e.matches(w, h) {
 				v, found = e.loadValue(), true
-
 				break
 			}
 			i = e.nextIndex()
@@ -921,14 +920,22 @@ func (c *FlowsCPU) Delete(k FlowsKey) error {
 // read.
 const flowsBulkGroup = 16
 
-// touchBulk hashes keys (at most flowsBulkGroup) into ws and hs and loads the
-// first word that the lookup of each will read, discarding it: a prefetch, so
-// that the misses of the group overlap instead of following each other.
+// touchBulk hashes keys (at most flowsBulkGroup) into ws and hs and prefetches
+// (htab.Prefetch) what the lookup of each will read: its bucket, then the
+// element after the bucket's, so that the misses of the group overlap instead
+// of following each other.
 func (m *Flows) touchBulk(keys []FlowsKey, ws *[flowsBulkGroup]flowsKeyWords, hs *[flowsBulkGroup]uint32) {
 	for i := range keys {
 		ws[i] = keys[i].words()
 		hs[i] = m.hash(&keys[i], &ws[i])
-		m.lock(hs[i] & m.mask).Load()
+		htab.Prefetch(unsafe.Pointer(m.lock(hs[i] & m.mask)))
+	}
+	for i := range keys {
+		if e := m.head(hs[i] & m.mask); e != 0 {
+			if n := m.elem(e - 1).nextIndex(); n != 0 {
+				htab.Prefetch(unsafe.Pointer(m.elem(n - 1)))
+			}
+		}
 	}
 }
 
@@ -945,7 +952,6 @@ func (m *Flows) lookupHashed(w *flowsKeyWords, h uint32) (FlowsValue, bool) {
 			e := m.elem(i - 1)
 			if e.matches(w, h) {
 				v, found = e.loadValue(), true
-
 				break
 			}
 			i = e.nextIndex()
@@ -963,15 +969,13 @@ func (m *Flows) lookupHashed(w *flowsKeyWords, h uint32) (FlowsValue, bool) {
 // before it reads any, so that their cache misses overlap: on a map much larger
 // than the cache it looks up several times as many keys a second as a loop of
 // Lookup. Each key's lookup is linearizable, as Lookup's; a group's are not one
-// atomic read. It panics if vals is shorter than len(keys) or found than
-// len(keys).
+// atomic read. It panics if vals or found is shorter than keys.
 func (m *Flows) LookupBulk(keys []FlowsKey, vals []FlowsValue, found []bool) int {
 	if len(vals) < len(keys) || len(found) < len(keys) {
-		panic(fmt.Sprintf("Flows.LookupBulk: len(vals) = %d, len(found) = %d, want at least len(keys) = %d and len(keys) = %d", len(vals), len(found), len(keys), len(keys)))
+		panic(fmt.Sprintf("Flows.LookupBulk: len(vals) = %d, len(found) = %d, want at least len(keys) = %d", len(vals), len(found), len(keys)))
 	}
 	var ws [flowsBulkGroup]flowsKeyWords
 	var hs [flowsBulkGroup]uint32
-
 	n := 0
 	for start := 0; start < len(keys); start += flowsBulkGroup {
 		group := keys[start:min(start+flowsBulkGroup, len(keys))]

@@ -442,7 +442,6 @@ func (m *Stats) lookupOn(k *StatsKey, cpu int) (StatsValue, uint32) {
 			e := m.elem(i - 1)
 			if e.matches(&w, h) {
 				v, found = m.slot(cpu, i-1).load(), i
-
 				break
 			}
 			i = e.nextIndex()
@@ -854,18 +853,19 @@ func (c *StatsCPU) Delete(k StatsKey) error {
 // read.
 const statsBulkGroup = 16
 
-// touchBulk hashes keys (at most statsBulkGroup) into ws and hs and loads the
-// first word that the lookup of each will read, discarding it: a prefetch, so
-// that the misses of the group overlap instead of following each other.
+// touchBulk hashes keys (at most statsBulkGroup) into ws and hs and prefetches
+// (htab.Prefetch) what the lookup of each will read: its bucket, then the
+// element after the bucket's, so that the misses of the group overlap instead
+// of following each other.
 func (m *Stats) touchBulk(keys []StatsKey, ws *[statsBulkGroup]statsKeyWords, hs *[statsBulkGroup]uint32) {
 	for i := range keys {
 		ws[i] = keys[i].words()
 		hs[i] = m.hash(&keys[i], &ws[i])
-		m.lock(hs[i] & m.mask).Load()
+		htab.Prefetch(unsafe.Pointer(m.lock(hs[i] & m.mask)))
 	}
 	for i := range keys {
 		if e := m.head(hs[i] & m.mask); e != 0 {
-			m.elem(e - 1).nextIndex()
+			htab.Prefetch(unsafe.Pointer(m.elem(e - 1)))
 		}
 	}
 }
@@ -904,7 +904,6 @@ func (m *Stats) lookupOnHashed(w *statsKeyWords, h uint32, cpu int) (StatsValue,
 			e := m.elem(i - 1)
 			if e.matches(w, h) {
 				v, found = m.slot(cpu, i-1).load(), i
-
 				break
 			}
 			i = e.nextIndex()
@@ -923,10 +922,10 @@ func (m *Stats) lookupOnHashed(w *statsKeyWords, h uint32, cpu int) (StatsValue,
 // overlap: on a map much larger than the cache it looks up several times as
 // many keys a second as a loop of Lookup. Each key's lookup is linearizable, as
 // Lookup's; a group's are not one atomic read. It panics if vals is shorter
-// than len(keys)*CPUs() or found than len(keys).
+// than len(keys)*CPUs() or found than keys.
 func (m *Stats) LookupBulk(keys []StatsKey, vals []StatsValue, found []bool) int {
 	if len(vals) < len(keys)*m.cpus || len(found) < len(keys) {
-		panic(fmt.Sprintf("Stats.LookupBulk: len(vals) = %d, len(found) = %d, want at least len(keys)*m.cpus = %d and len(keys) = %d", len(vals), len(found), len(keys)*m.cpus, len(keys)))
+		panic(fmt.Sprintf("Stats.LookupBulk: len(vals) = %d, len(found) = %d, want at least len(keys)*CPUs() = %d and len(keys) = %d", len(vals), len(found), len(keys)*m.cpus, len(keys)))
 	}
 	var ws [statsBulkGroup]statsKeyWords
 	var hs [statsBulkGroup]uint32
@@ -935,7 +934,6 @@ func (m *Stats) LookupBulk(keys []StatsKey, vals []StatsValue, found []bool) int
 	if m.cpus > len(small) {
 		buf = make([]StatsValue, m.cpus)
 	}
-
 	n := 0
 	for start := 0; start < len(keys); start += statsBulkGroup {
 		group := keys[start:min(start+statsBulkGroup, len(keys))]

@@ -491,7 +491,6 @@ func (m *Hash) lookupChain(bi uint32, w *hashKeyWords, h uint32) (HashValue, boo
 			e := m.elem(i - 1)
 			if e.matches(w, h) {
 				v, found = e.loadValue(), true
-
 				break
 			}
 			i = e.nextIndex()
@@ -876,14 +875,22 @@ func (c *HashCPU) Delete(k HashKey) error {
 // read.
 const hashBulkGroup = 16
 
-// touchBulk hashes keys (at most hashBulkGroup) into ws and hs and loads the
-// first word that the lookup of each will read, discarding it: a prefetch, so
-// that the misses of the group overlap instead of following each other.
+// touchBulk hashes keys (at most hashBulkGroup) into ws and hs and prefetches
+// (htab.Prefetch) what the lookup of each will read: its bucket, then the
+// element after the bucket's, so that the misses of the group overlap instead
+// of following each other.
 func (m *Hash) touchBulk(keys []HashKey, ws *[hashBulkGroup]hashKeyWords, hs *[hashBulkGroup]uint32) {
 	for i := range keys {
 		ws[i] = keys[i].words()
 		hs[i] = m.hash(&keys[i], &ws[i])
-		m.lock(hs[i] & m.mask).Load()
+		htab.Prefetch(unsafe.Pointer(m.lock(hs[i] & m.mask)))
+	}
+	for i := range keys {
+		if e := m.head(hs[i] & m.mask); e != 0 {
+			if n := m.elem(e - 1).nextIndex(); n != 0 {
+				htab.Prefetch(unsafe.Pointer(m.elem(n - 1)))
+			}
+		}
 	}
 }
 
@@ -900,7 +907,6 @@ func (m *Hash) lookupHashed(w *hashKeyWords, h uint32) (HashValue, bool) {
 			e := m.elem(i - 1)
 			if e.matches(w, h) {
 				v, found = e.loadValue(), true
-
 				break
 			}
 			i = e.nextIndex()
@@ -918,15 +924,13 @@ func (m *Hash) lookupHashed(w *hashKeyWords, h uint32) (HashValue, bool) {
 // before it reads any, so that their cache misses overlap: on a map much larger
 // than the cache it looks up several times as many keys a second as a loop of
 // Lookup. Each key's lookup is linearizable, as Lookup's; a group's are not one
-// atomic read. It panics if vals is shorter than len(keys) or found than
-// len(keys).
+// atomic read. It panics if vals or found is shorter than keys.
 func (m *Hash) LookupBulk(keys []HashKey, vals []HashValue, found []bool) int {
 	if len(vals) < len(keys) || len(found) < len(keys) {
-		panic(fmt.Sprintf("Hash.LookupBulk: len(vals) = %d, len(found) = %d, want at least len(keys) = %d and len(keys) = %d", len(vals), len(found), len(keys), len(keys)))
+		panic(fmt.Sprintf("Hash.LookupBulk: len(vals) = %d, len(found) = %d, want at least len(keys) = %d", len(vals), len(found), len(keys)))
 	}
 	var ws [hashBulkGroup]hashKeyWords
 	var hs [hashBulkGroup]uint32
-
 	n := 0
 	for start := 0; start < len(keys); start += hashBulkGroup {
 		group := keys[start:min(start+hashBulkGroup, len(keys))]

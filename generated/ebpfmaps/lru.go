@@ -373,7 +373,6 @@ func (m *LRU) lookupOn(k *LRUKey) (LRUValue, uint32) {
 			e := m.elem(i - 1)
 			if e.matches(&w, h) {
 				v, found = e.loadValue(), i
-
 				break
 			}
 			i = e.nextIndex()
@@ -431,7 +430,6 @@ func (m *LRU) lookup(k *LRUKey) (LRUValue, bool) {
 			e := m.elem(i - 1)
 			if e.matches(&w, h) {
 				v, found = e.loadValue(), true
-
 				break
 			}
 			i = e.nextIndex()
@@ -792,18 +790,19 @@ func (c *LRUCPU) Delete(k LRUKey) error {
 // read.
 const lRUBulkGroup = 16
 
-// touchBulk hashes keys (at most lRUBulkGroup) into ws and hs and loads the
-// first word that the lookup of each will read, discarding it: a prefetch, so
-// that the misses of the group overlap instead of following each other.
+// touchBulk hashes keys (at most lRUBulkGroup) into ws and hs and prefetches
+// (htab.Prefetch) what the lookup of each will read: its bucket, then the
+// element after the bucket's, so that the misses of the group overlap instead
+// of following each other.
 func (m *LRU) touchBulk(keys []LRUKey, ws *[lRUBulkGroup]lRUKeyWords, hs *[lRUBulkGroup]uint32) {
 	for i := range keys {
 		ws[i] = keys[i].words()
 		hs[i] = m.hash(&keys[i], &ws[i])
-		m.lock(hs[i] & m.mask).Load()
+		htab.Prefetch(unsafe.Pointer(m.lock(hs[i] & m.mask)))
 	}
 	for i := range keys {
 		if e := m.head(hs[i] & m.mask); e != 0 {
-			m.elem(e - 1).nextIndex()
+			htab.Prefetch(unsafe.Pointer(m.elem(e - 1)))
 		}
 	}
 }
@@ -821,7 +820,6 @@ func (m *LRU) lookupHashed(w *lRUKeyWords, h uint32) (LRUValue, bool) {
 			e := m.elem(i - 1)
 			if e.matches(w, h) {
 				v, found = e.loadValue(), true
-
 				break
 			}
 			i = e.nextIndex()
@@ -845,7 +843,6 @@ func (m *LRU) lookupOnHashed(w *lRUKeyWords, h uint32) (LRUValue, uint32) {
 			e := m.elem(i - 1)
 			if e.matches(w, h) {
 				v, found = e.loadValue(), i
-
 				break
 			}
 			i = e.nextIndex()
@@ -863,15 +860,13 @@ func (m *LRU) lookupOnHashed(w *lRUKeyWords, h uint32) (LRUValue, uint32) {
 // it reads any, so that their cache misses overlap: on a map much larger than
 // the cache it looks up several times as many keys a second as a loop of
 // Lookup. Each key's lookup is linearizable, as Lookup's; a group's are not one
-// atomic read. It panics if vals is shorter than len(keys) or found than
-// len(keys).
+// atomic read. It panics if vals or found is shorter than keys.
 func (m *LRU) LookupBulk(keys []LRUKey, vals []LRUValue, found []bool) int {
 	if len(vals) < len(keys) || len(found) < len(keys) {
-		panic(fmt.Sprintf("LRU.LookupBulk: len(vals) = %d, len(found) = %d, want at least len(keys) = %d and len(keys) = %d", len(vals), len(found), len(keys), len(keys)))
+		panic(fmt.Sprintf("LRU.LookupBulk: len(vals) = %d, len(found) = %d, want at least len(keys) = %d", len(vals), len(found), len(keys)))
 	}
 	var ws [lRUBulkGroup]lRUKeyWords
 	var hs [lRUBulkGroup]uint32
-
 	n := 0
 	for start := 0; start < len(keys); start += lRUBulkGroup {
 		group := keys[start:min(start+lRUBulkGroup, len(keys))]

@@ -439,7 +439,6 @@ func (m *LRUPerCPU) lookupOn(k *LRUPerCPUKey, cpu int) (LRUPerCPUValue, uint32) 
 			e := m.elem(i - 1)
 			if e.matches(&w, h) {
 				v, found = m.slot(cpu, i-1).load(), i
-
 				break
 			}
 			i = e.nextIndex()
@@ -851,18 +850,19 @@ func (c *LRUPerCPUCPU) Delete(k LRUPerCPUKey) error {
 // are read.
 const lRUPerCPUBulkGroup = 16
 
-// touchBulk hashes keys (at most lRUPerCPUBulkGroup) into ws and hs and loads
-// the first word that the lookup of each will read, discarding it: a prefetch,
-// so that the misses of the group overlap instead of following each other.
+// touchBulk hashes keys (at most lRUPerCPUBulkGroup) into ws and hs and
+// prefetches (htab.Prefetch) what the lookup of each will read: its bucket,
+// then the element after the bucket's, so that the misses of the group overlap
+// instead of following each other.
 func (m *LRUPerCPU) touchBulk(keys []LRUPerCPUKey, ws *[lRUPerCPUBulkGroup]lRUPerCPUKeyWords, hs *[lRUPerCPUBulkGroup]uint32) {
 	for i := range keys {
 		ws[i] = keys[i].words()
 		hs[i] = m.hash(&keys[i], &ws[i])
-		m.lock(hs[i] & m.mask).Load()
+		htab.Prefetch(unsafe.Pointer(m.lock(hs[i] & m.mask)))
 	}
 	for i := range keys {
 		if e := m.head(hs[i] & m.mask); e != 0 {
-			m.elem(e - 1).nextIndex()
+			htab.Prefetch(unsafe.Pointer(m.elem(e - 1)))
 		}
 	}
 }
@@ -901,7 +901,6 @@ func (m *LRUPerCPU) lookupOnHashed(w *lRUPerCPUKeyWords, h uint32, cpu int) (LRU
 			e := m.elem(i - 1)
 			if e.matches(w, h) {
 				v, found = m.slot(cpu, i-1).load(), i
-
 				break
 			}
 			i = e.nextIndex()
@@ -920,10 +919,10 @@ func (m *LRUPerCPU) lookupOnHashed(w *lRUPerCPUKeyWords, h uint32, cpu int) (LRU
 // overlap: on a map much larger than the cache it looks up several times as
 // many keys a second as a loop of Lookup. Each key's lookup is linearizable, as
 // Lookup's; a group's are not one atomic read. It panics if vals is shorter
-// than len(keys)*CPUs() or found than len(keys).
+// than len(keys)*CPUs() or found than keys.
 func (m *LRUPerCPU) LookupBulk(keys []LRUPerCPUKey, vals []LRUPerCPUValue, found []bool) int {
 	if len(vals) < len(keys)*m.cpus || len(found) < len(keys) {
-		panic(fmt.Sprintf("LRUPerCPU.LookupBulk: len(vals) = %d, len(found) = %d, want at least len(keys)*m.cpus = %d and len(keys) = %d", len(vals), len(found), len(keys)*m.cpus, len(keys)))
+		panic(fmt.Sprintf("LRUPerCPU.LookupBulk: len(vals) = %d, len(found) = %d, want at least len(keys)*CPUs() = %d and len(keys) = %d", len(vals), len(found), len(keys)*m.cpus, len(keys)))
 	}
 	var ws [lRUPerCPUBulkGroup]lRUPerCPUKeyWords
 	var hs [lRUPerCPUBulkGroup]uint32
@@ -932,7 +931,6 @@ func (m *LRUPerCPU) LookupBulk(keys []LRUPerCPUKey, vals []LRUPerCPUValue, found
 	if m.cpus > len(small) {
 		buf = make([]LRUPerCPUValue, m.cpus)
 	}
-
 	n := 0
 	for start := 0; start < len(keys); start += lRUPerCPUBulkGroup {
 		group := keys[start:min(start+lRUPerCPUBulkGroup, len(keys))]

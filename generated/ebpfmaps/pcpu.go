@@ -536,7 +536,6 @@ func (m *PerCPU) lookupOn(k *PerCPUKey, cpu int) (PerCPUValue, uint32) {
 			e := m.elem(i - 1)
 			if e.matches(&w, h) {
 				v, found = m.readSlot(cpu, i-1), i
-
 				break
 			}
 			i = e.nextIndex()
@@ -955,18 +954,19 @@ func (c *PerCPUCPU) Delete(k PerCPUKey) error {
 // are read.
 const perCPUBulkGroup = 16
 
-// touchBulk hashes keys (at most perCPUBulkGroup) into ws and hs and loads the
-// first word that the lookup of each will read, discarding it: a prefetch, so
-// that the misses of the group overlap instead of following each other.
+// touchBulk hashes keys (at most perCPUBulkGroup) into ws and hs and prefetches
+// (htab.Prefetch) what the lookup of each will read: its bucket, then the
+// element after the bucket's, so that the misses of the group overlap instead
+// of following each other.
 func (m *PerCPU) touchBulk(keys []PerCPUKey, ws *[perCPUBulkGroup]perCPUKeyWords, hs *[perCPUBulkGroup]uint32) {
 	for i := range keys {
 		ws[i] = keys[i].words()
 		hs[i] = m.hash(&keys[i], &ws[i])
-		m.lock(hs[i] & m.mask).Load()
+		htab.Prefetch(unsafe.Pointer(m.lock(hs[i] & m.mask)))
 	}
 	for i := range keys {
 		if e := m.head(hs[i] & m.mask); e != 0 {
-			m.elem(e - 1).nextIndex()
+			htab.Prefetch(unsafe.Pointer(m.elem(e - 1)))
 		}
 	}
 }
@@ -1005,7 +1005,6 @@ func (m *PerCPU) lookupOnHashed(w *perCPUKeyWords, h uint32, cpu int) (PerCPUVal
 			e := m.elem(i - 1)
 			if e.matches(w, h) {
 				v, found = m.readSlot(cpu, i-1), i
-
 				break
 			}
 			i = e.nextIndex()
@@ -1024,10 +1023,10 @@ func (m *PerCPU) lookupOnHashed(w *perCPUKeyWords, h uint32, cpu int) (PerCPUVal
 // overlap: on a map much larger than the cache it looks up several times as
 // many keys a second as a loop of Lookup. Each key's lookup is linearizable, as
 // Lookup's; a group's are not one atomic read. It panics if vals is shorter
-// than len(keys)*CPUs() or found than len(keys).
+// than len(keys)*CPUs() or found than keys.
 func (m *PerCPU) LookupBulk(keys []PerCPUKey, vals []PerCPUValue, found []bool) int {
 	if len(vals) < len(keys)*m.cpus || len(found) < len(keys) {
-		panic(fmt.Sprintf("PerCPU.LookupBulk: len(vals) = %d, len(found) = %d, want at least len(keys)*m.cpus = %d and len(keys) = %d", len(vals), len(found), len(keys)*m.cpus, len(keys)))
+		panic(fmt.Sprintf("PerCPU.LookupBulk: len(vals) = %d, len(found) = %d, want at least len(keys)*CPUs() = %d and len(keys) = %d", len(vals), len(found), len(keys)*m.cpus, len(keys)))
 	}
 	var ws [perCPUBulkGroup]perCPUKeyWords
 	var hs [perCPUBulkGroup]uint32
@@ -1036,7 +1035,6 @@ func (m *PerCPU) LookupBulk(keys []PerCPUKey, vals []PerCPUValue, found []bool) 
 	if m.cpus > len(small) {
 		buf = make([]PerCPUValue, m.cpus)
 	}
-
 	n := 0
 	for start := 0; start < len(keys); start += perCPUBulkGroup {
 		group := keys[start:min(start+perCPUBulkGroup, len(keys))]

@@ -402,7 +402,6 @@ func (m *HashFat) lookup(k *HashFatKey) (HashFatValue, bool) {
 			e := m.elem(i - 1)
 			if e.matches(&w, h) {
 				v, found = e.loadValue(), true
-
 				break
 			}
 			i = e.nextIndex()
@@ -753,18 +752,19 @@ func (c *HashFatCPU) Delete(k HashFatKey) error {
 // are read.
 const hashFatBulkGroup = 16
 
-// touchBulk hashes keys (at most hashFatBulkGroup) into ws and hs and loads the
-// first word that the lookup of each will read, discarding it: a prefetch, so
-// that the misses of the group overlap instead of following each other.
+// touchBulk hashes keys (at most hashFatBulkGroup) into ws and hs and
+// prefetches (htab.Prefetch) what the lookup of each will read: its bucket,
+// then the element after the bucket's, so that the misses of the group overlap
+// instead of following each other.
 func (m *HashFat) touchBulk(keys []HashFatKey, ws *[hashFatBulkGroup]hashFatKeyWords, hs *[hashFatBulkGroup]uint32) {
 	for i := range keys {
 		ws[i] = keys[i].words()
 		hs[i] = m.hash(&keys[i], &ws[i])
-		m.lock(hs[i] & m.mask).Load()
+		htab.Prefetch(unsafe.Pointer(m.lock(hs[i] & m.mask)))
 	}
 	for i := range keys {
 		if e := m.head(hs[i] & m.mask); e != 0 {
-			m.elem(e - 1).nextIndex()
+			htab.Prefetch(unsafe.Pointer(m.elem(e - 1)))
 		}
 	}
 }
@@ -782,7 +782,6 @@ func (m *HashFat) lookupHashed(w *hashFatKeyWords, h uint32) (HashFatValue, bool
 			e := m.elem(i - 1)
 			if e.matches(w, h) {
 				v, found = e.loadValue(), true
-
 				break
 			}
 			i = e.nextIndex()
@@ -800,15 +799,13 @@ func (m *HashFat) lookupHashed(w *hashFatKeyWords, h uint32) (HashFatValue, bool
 // before it reads any, so that their cache misses overlap: on a map much larger
 // than the cache it looks up several times as many keys a second as a loop of
 // Lookup. Each key's lookup is linearizable, as Lookup's; a group's are not one
-// atomic read. It panics if vals is shorter than len(keys) or found than
-// len(keys).
+// atomic read. It panics if vals or found is shorter than keys.
 func (m *HashFat) LookupBulk(keys []HashFatKey, vals []HashFatValue, found []bool) int {
 	if len(vals) < len(keys) || len(found) < len(keys) {
-		panic(fmt.Sprintf("HashFat.LookupBulk: len(vals) = %d, len(found) = %d, want at least len(keys) = %d and len(keys) = %d", len(vals), len(found), len(keys), len(keys)))
+		panic(fmt.Sprintf("HashFat.LookupBulk: len(vals) = %d, len(found) = %d, want at least len(keys) = %d", len(vals), len(found), len(keys)))
 	}
 	var ws [hashFatBulkGroup]hashFatKeyWords
 	var hs [hashFatBulkGroup]uint32
-
 	n := 0
 	for start := 0; start < len(keys); start += hashFatBulkGroup {
 		group := keys[start:min(start+hashFatBulkGroup, len(keys))]

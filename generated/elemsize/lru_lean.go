@@ -370,7 +370,6 @@ func (m *LRULean) lookupOn(k *LRULeanKey) (LRULeanValue, uint32) {
 			e := m.elem(i - 1)
 			if e.matches(&w, h) {
 				v, found = e.loadValue(), i
-
 				break
 			}
 			i = e.nextIndex()
@@ -428,7 +427,6 @@ func (m *LRULean) lookup(k *LRULeanKey) (LRULeanValue, bool) {
 			e := m.elem(i - 1)
 			if e.matches(&w, h) {
 				v, found = e.loadValue(), true
-
 				break
 			}
 			i = e.nextIndex()
@@ -789,18 +787,19 @@ func (c *LRULeanCPU) Delete(k LRULeanKey) error {
 // are read.
 const lRULeanBulkGroup = 16
 
-// touchBulk hashes keys (at most lRULeanBulkGroup) into ws and hs and loads the
-// first word that the lookup of each will read, discarding it: a prefetch, so
-// that the misses of the group overlap instead of following each other.
+// touchBulk hashes keys (at most lRULeanBulkGroup) into ws and hs and
+// prefetches (htab.Prefetch) what the lookup of each will read: its bucket,
+// then the element after the bucket's, so that the misses of the group overlap
+// instead of following each other.
 func (m *LRULean) touchBulk(keys []LRULeanKey, ws *[lRULeanBulkGroup]lRULeanKeyWords, hs *[lRULeanBulkGroup]uint32) {
 	for i := range keys {
 		ws[i] = keys[i].words()
 		hs[i] = m.hash(&keys[i], &ws[i])
-		m.lock(hs[i] & m.mask).Load()
+		htab.Prefetch(unsafe.Pointer(m.lock(hs[i] & m.mask)))
 	}
 	for i := range keys {
 		if e := m.head(hs[i] & m.mask); e != 0 {
-			m.elem(e - 1).nextIndex()
+			htab.Prefetch(unsafe.Pointer(m.elem(e - 1)))
 		}
 	}
 }
@@ -818,7 +817,6 @@ func (m *LRULean) lookupHashed(w *lRULeanKeyWords, h uint32) (LRULeanValue, bool
 			e := m.elem(i - 1)
 			if e.matches(w, h) {
 				v, found = e.loadValue(), true
-
 				break
 			}
 			i = e.nextIndex()
@@ -842,7 +840,6 @@ func (m *LRULean) lookupOnHashed(w *lRULeanKeyWords, h uint32) (LRULeanValue, ui
 			e := m.elem(i - 1)
 			if e.matches(w, h) {
 				v, found = e.loadValue(), i
-
 				break
 			}
 			i = e.nextIndex()
@@ -860,15 +857,13 @@ func (m *LRULean) lookupOnHashed(w *lRULeanKeyWords, h uint32) (LRULeanValue, ui
 // before it reads any, so that their cache misses overlap: on a map much larger
 // than the cache it looks up several times as many keys a second as a loop of
 // Lookup. Each key's lookup is linearizable, as Lookup's; a group's are not one
-// atomic read. It panics if vals is shorter than len(keys) or found than
-// len(keys).
+// atomic read. It panics if vals or found is shorter than keys.
 func (m *LRULean) LookupBulk(keys []LRULeanKey, vals []LRULeanValue, found []bool) int {
 	if len(vals) < len(keys) || len(found) < len(keys) {
-		panic(fmt.Sprintf("LRULean.LookupBulk: len(vals) = %d, len(found) = %d, want at least len(keys) = %d and len(keys) = %d", len(vals), len(found), len(keys), len(keys)))
+		panic(fmt.Sprintf("LRULean.LookupBulk: len(vals) = %d, len(found) = %d, want at least len(keys) = %d", len(vals), len(found), len(keys)))
 	}
 	var ws [lRULeanBulkGroup]lRULeanKeyWords
 	var hs [lRULeanBulkGroup]uint32
-
 	n := 0
 	for start := 0; start < len(keys); start += lRULeanBulkGroup {
 		group := keys[start:min(start+lRULeanBulkGroup, len(keys))]

@@ -434,7 +434,6 @@ func (m *LRUPerCPUFat) lookupOn(k *LRUPerCPUFatKey, cpu int) (LRUPerCPUFatValue,
 			e := m.elem(i - 1)
 			if e.matches(&w, h) {
 				v, found = m.slot(cpu, i-1).load(), i
-
 				break
 			}
 			i = e.nextIndex()
@@ -847,18 +846,18 @@ func (c *LRUPerCPUFatCPU) Delete(k LRUPerCPUFatKey) error {
 const lRUPerCPUFatBulkGroup = 16
 
 // touchBulk hashes keys (at most lRUPerCPUFatBulkGroup) into ws and hs and
-// loads the first word that the lookup of each will read, discarding it: a
-// prefetch, so that the misses of the group overlap instead of following each
-// other.
+// prefetches (htab.Prefetch) what the lookup of each will read: its bucket,
+// then the element after the bucket's, so that the misses of the group overlap
+// instead of following each other.
 func (m *LRUPerCPUFat) touchBulk(keys []LRUPerCPUFatKey, ws *[lRUPerCPUFatBulkGroup]lRUPerCPUFatKeyWords, hs *[lRUPerCPUFatBulkGroup]uint32) {
 	for i := range keys {
 		ws[i] = keys[i].words()
 		hs[i] = m.hash(&keys[i], &ws[i])
-		m.lock(hs[i] & m.mask).Load()
+		htab.Prefetch(unsafe.Pointer(m.lock(hs[i] & m.mask)))
 	}
 	for i := range keys {
 		if e := m.head(hs[i] & m.mask); e != 0 {
-			m.elem(e - 1).nextIndex()
+			htab.Prefetch(unsafe.Pointer(m.elem(e - 1)))
 		}
 	}
 }
@@ -897,7 +896,6 @@ func (m *LRUPerCPUFat) lookupOnHashed(w *lRUPerCPUFatKeyWords, h uint32, cpu int
 			e := m.elem(i - 1)
 			if e.matches(w, h) {
 				v, found = m.slot(cpu, i-1).load(), i
-
 				break
 			}
 			i = e.nextIndex()
@@ -916,10 +914,10 @@ func (m *LRUPerCPUFat) lookupOnHashed(w *lRUPerCPUFatKeyWords, h uint32, cpu int
 // overlap: on a map much larger than the cache it looks up several times as
 // many keys a second as a loop of Lookup. Each key's lookup is linearizable, as
 // Lookup's; a group's are not one atomic read. It panics if vals is shorter
-// than len(keys)*CPUs() or found than len(keys).
+// than len(keys)*CPUs() or found than keys.
 func (m *LRUPerCPUFat) LookupBulk(keys []LRUPerCPUFatKey, vals []LRUPerCPUFatValue, found []bool) int {
 	if len(vals) < len(keys)*m.cpus || len(found) < len(keys) {
-		panic(fmt.Sprintf("LRUPerCPUFat.LookupBulk: len(vals) = %d, len(found) = %d, want at least len(keys)*m.cpus = %d and len(keys) = %d", len(vals), len(found), len(keys)*m.cpus, len(keys)))
+		panic(fmt.Sprintf("LRUPerCPUFat.LookupBulk: len(vals) = %d, len(found) = %d, want at least len(keys)*CPUs() = %d and len(keys) = %d", len(vals), len(found), len(keys)*m.cpus, len(keys)))
 	}
 	var ws [lRUPerCPUFatBulkGroup]lRUPerCPUFatKeyWords
 	var hs [lRUPerCPUFatBulkGroup]uint32
@@ -928,7 +926,6 @@ func (m *LRUPerCPUFat) LookupBulk(keys []LRUPerCPUFatKey, vals []LRUPerCPUFatVal
 	if m.cpus > len(small) {
 		buf = make([]LRUPerCPUFatValue, m.cpus)
 	}
-
 	n := 0
 	for start := 0; start < len(keys); start += lRUPerCPUFatBulkGroup {
 		group := keys[start:min(start+lRUPerCPUFatBulkGroup, len(keys))]

@@ -434,7 +434,6 @@ func (m *LRUPerCPULean) lookupOn(k *LRUPerCPULeanKey, cpu int) (LRUPerCPULeanVal
 			e := m.elem(i - 1)
 			if e.matches(&w, h) {
 				v, found = m.slot(cpu, i-1).load(), i
-
 				break
 			}
 			i = e.nextIndex()
@@ -847,18 +846,18 @@ func (c *LRUPerCPULeanCPU) Delete(k LRUPerCPULeanKey) error {
 const lRUPerCPULeanBulkGroup = 16
 
 // touchBulk hashes keys (at most lRUPerCPULeanBulkGroup) into ws and hs and
-// loads the first word that the lookup of each will read, discarding it: a
-// prefetch, so that the misses of the group overlap instead of following each
-// other.
+// prefetches (htab.Prefetch) what the lookup of each will read: its bucket,
+// then the element after the bucket's, so that the misses of the group overlap
+// instead of following each other.
 func (m *LRUPerCPULean) touchBulk(keys []LRUPerCPULeanKey, ws *[lRUPerCPULeanBulkGroup]lRUPerCPULeanKeyWords, hs *[lRUPerCPULeanBulkGroup]uint32) {
 	for i := range keys {
 		ws[i] = keys[i].words()
 		hs[i] = m.hash(&keys[i], &ws[i])
-		m.lock(hs[i] & m.mask).Load()
+		htab.Prefetch(unsafe.Pointer(m.lock(hs[i] & m.mask)))
 	}
 	for i := range keys {
 		if e := m.head(hs[i] & m.mask); e != 0 {
-			m.elem(e - 1).nextIndex()
+			htab.Prefetch(unsafe.Pointer(m.elem(e - 1)))
 		}
 	}
 }
@@ -897,7 +896,6 @@ func (m *LRUPerCPULean) lookupOnHashed(w *lRUPerCPULeanKeyWords, h uint32, cpu i
 			e := m.elem(i - 1)
 			if e.matches(w, h) {
 				v, found = m.slot(cpu, i-1).load(), i
-
 				break
 			}
 			i = e.nextIndex()
@@ -916,10 +914,10 @@ func (m *LRUPerCPULean) lookupOnHashed(w *lRUPerCPULeanKeyWords, h uint32, cpu i
 // cache misses overlap: on a map much larger than the cache it looks up several
 // times as many keys a second as a loop of Lookup. Each key's lookup is
 // linearizable, as Lookup's; a group's are not one atomic read. It panics if
-// vals is shorter than len(keys)*CPUs() or found than len(keys).
+// vals is shorter than len(keys)*CPUs() or found than keys.
 func (m *LRUPerCPULean) LookupBulk(keys []LRUPerCPULeanKey, vals []LRUPerCPULeanValue, found []bool) int {
 	if len(vals) < len(keys)*m.cpus || len(found) < len(keys) {
-		panic(fmt.Sprintf("LRUPerCPULean.LookupBulk: len(vals) = %d, len(found) = %d, want at least len(keys)*m.cpus = %d and len(keys) = %d", len(vals), len(found), len(keys)*m.cpus, len(keys)))
+		panic(fmt.Sprintf("LRUPerCPULean.LookupBulk: len(vals) = %d, len(found) = %d, want at least len(keys)*CPUs() = %d and len(keys) = %d", len(vals), len(found), len(keys)*m.cpus, len(keys)))
 	}
 	var ws [lRUPerCPULeanBulkGroup]lRUPerCPULeanKeyWords
 	var hs [lRUPerCPULeanBulkGroup]uint32
@@ -928,7 +926,6 @@ func (m *LRUPerCPULean) LookupBulk(keys []LRUPerCPULeanKey, vals []LRUPerCPULean
 	if m.cpus > len(small) {
 		buf = make([]LRUPerCPULeanValue, m.cpus)
 	}
-
 	n := 0
 	for start := 0; start < len(keys); start += lRUPerCPULeanBulkGroup {
 		group := keys[start:min(start+lRUPerCPULeanBulkGroup, len(keys))]

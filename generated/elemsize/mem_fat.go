@@ -397,7 +397,6 @@ func (m *MemFat) lookup(k *MemFatKey) (MemFatValue, bool) {
 			e := m.elem(i - 1)
 			if e.matches(&w, h) {
 				v, found = e.loadValue(), true
-
 				break
 			}
 			i = e.nextIndex()
@@ -748,18 +747,19 @@ func (c *MemFatCPU) Delete(k MemFatKey) error {
 // are read.
 const memFatBulkGroup = 16
 
-// touchBulk hashes keys (at most memFatBulkGroup) into ws and hs and loads the
-// first word that the lookup of each will read, discarding it: a prefetch, so
-// that the misses of the group overlap instead of following each other.
+// touchBulk hashes keys (at most memFatBulkGroup) into ws and hs and prefetches
+// (htab.Prefetch) what the lookup of each will read: its bucket, then the
+// element after the bucket's, so that the misses of the group overlap instead
+// of following each other.
 func (m *MemFat) touchBulk(keys []MemFatKey, ws *[memFatBulkGroup]memFatKeyWords, hs *[memFatBulkGroup]uint32) {
 	for i := range keys {
 		ws[i] = keys[i].words()
 		hs[i] = m.hash(&keys[i], &ws[i])
-		m.lock(hs[i] & m.mask).Load()
+		htab.Prefetch(unsafe.Pointer(m.lock(hs[i] & m.mask)))
 	}
 	for i := range keys {
 		if e := m.head(hs[i] & m.mask); e != 0 {
-			m.elem(e - 1).nextIndex()
+			htab.Prefetch(unsafe.Pointer(m.elem(e - 1)))
 		}
 	}
 }
@@ -777,7 +777,6 @@ func (m *MemFat) lookupHashed(w *memFatKeyWords, h uint32) (MemFatValue, bool) {
 			e := m.elem(i - 1)
 			if e.matches(w, h) {
 				v, found = e.loadValue(), true
-
 				break
 			}
 			i = e.nextIndex()
@@ -795,15 +794,13 @@ func (m *MemFat) lookupHashed(w *memFatKeyWords, h uint32) (MemFatValue, bool) {
 // before it reads any, so that their cache misses overlap: on a map much larger
 // than the cache it looks up several times as many keys a second as a loop of
 // Lookup. Each key's lookup is linearizable, as Lookup's; a group's are not one
-// atomic read. It panics if vals is shorter than len(keys) or found than
-// len(keys).
+// atomic read. It panics if vals or found is shorter than keys.
 func (m *MemFat) LookupBulk(keys []MemFatKey, vals []MemFatValue, found []bool) int {
 	if len(vals) < len(keys) || len(found) < len(keys) {
-		panic(fmt.Sprintf("MemFat.LookupBulk: len(vals) = %d, len(found) = %d, want at least len(keys) = %d and len(keys) = %d", len(vals), len(found), len(keys), len(keys)))
+		panic(fmt.Sprintf("MemFat.LookupBulk: len(vals) = %d, len(found) = %d, want at least len(keys) = %d", len(vals), len(found), len(keys)))
 	}
 	var ws [memFatBulkGroup]memFatKeyWords
 	var hs [memFatBulkGroup]uint32
-
 	n := 0
 	for start := 0; start < len(keys); start += memFatBulkGroup {
 		group := keys[start:min(start+memFatBulkGroup, len(keys))]

@@ -538,7 +538,6 @@ func (m *PerCPUFat) lookupOn(k *PerCPUFatKey, cpu int) (PerCPUFatValue, uint32) 
 			e := m.elem(i - 1)
 			if e.matches(&w, h) {
 				v, found = m.readSlot(cpu, i-1), i
-
 				break
 			}
 			i = e.nextIndex()
@@ -957,18 +956,19 @@ func (c *PerCPUFatCPU) Delete(k PerCPUFatKey) error {
 // are read.
 const perCPUFatBulkGroup = 16
 
-// touchBulk hashes keys (at most perCPUFatBulkGroup) into ws and hs and loads
-// the first word that the lookup of each will read, discarding it: a prefetch,
-// so that the misses of the group overlap instead of following each other.
+// touchBulk hashes keys (at most perCPUFatBulkGroup) into ws and hs and
+// prefetches (htab.Prefetch) what the lookup of each will read: its bucket,
+// then the element after the bucket's, so that the misses of the group overlap
+// instead of following each other.
 func (m *PerCPUFat) touchBulk(keys []PerCPUFatKey, ws *[perCPUFatBulkGroup]perCPUFatKeyWords, hs *[perCPUFatBulkGroup]uint32) {
 	for i := range keys {
 		ws[i] = keys[i].words()
 		hs[i] = m.hash(&keys[i], &ws[i])
-		m.lock(hs[i] & m.mask).Load()
+		htab.Prefetch(unsafe.Pointer(m.lock(hs[i] & m.mask)))
 	}
 	for i := range keys {
 		if e := m.head(hs[i] & m.mask); e != 0 {
-			m.elem(e - 1).nextIndex()
+			htab.Prefetch(unsafe.Pointer(m.elem(e - 1)))
 		}
 	}
 }
@@ -1007,7 +1007,6 @@ func (m *PerCPUFat) lookupOnHashed(w *perCPUFatKeyWords, h uint32, cpu int) (Per
 			e := m.elem(i - 1)
 			if e.matches(w, h) {
 				v, found = m.readSlot(cpu, i-1), i
-
 				break
 			}
 			i = e.nextIndex()
@@ -1026,10 +1025,10 @@ func (m *PerCPUFat) lookupOnHashed(w *perCPUFatKeyWords, h uint32, cpu int) (Per
 // overlap: on a map much larger than the cache it looks up several times as
 // many keys a second as a loop of Lookup. Each key's lookup is linearizable, as
 // Lookup's; a group's are not one atomic read. It panics if vals is shorter
-// than len(keys)*CPUs() or found than len(keys).
+// than len(keys)*CPUs() or found than keys.
 func (m *PerCPUFat) LookupBulk(keys []PerCPUFatKey, vals []PerCPUFatValue, found []bool) int {
 	if len(vals) < len(keys)*m.cpus || len(found) < len(keys) {
-		panic(fmt.Sprintf("PerCPUFat.LookupBulk: len(vals) = %d, len(found) = %d, want at least len(keys)*m.cpus = %d and len(keys) = %d", len(vals), len(found), len(keys)*m.cpus, len(keys)))
+		panic(fmt.Sprintf("PerCPUFat.LookupBulk: len(vals) = %d, len(found) = %d, want at least len(keys)*CPUs() = %d and len(keys) = %d", len(vals), len(found), len(keys)*m.cpus, len(keys)))
 	}
 	var ws [perCPUFatBulkGroup]perCPUFatKeyWords
 	var hs [perCPUFatBulkGroup]uint32
@@ -1038,7 +1037,6 @@ func (m *PerCPUFat) LookupBulk(keys []PerCPUFatKey, vals []PerCPUFatValue, found
 	if m.cpus > len(small) {
 		buf = make([]PerCPUFatValue, m.cpus)
 	}
-
 	n := 0
 	for start := 0; start < len(keys); start += perCPUFatBulkGroup {
 		group := keys[start:min(start+perCPUFatBulkGroup, len(keys))]

@@ -531,7 +531,6 @@ func (m *PerCPULean) lookupOn(k *PerCPULeanKey, cpu int) (PerCPULeanValue, uint3
 			e := m.elem(i - 1)
 			if e.matches(&w, h) {
 				v, found = m.readSlot(cpu, i-1), i
-
 				break
 			}
 			i = e.nextIndex()
@@ -950,18 +949,19 @@ func (c *PerCPULeanCPU) Delete(k PerCPULeanKey) error {
 // are read.
 const perCPULeanBulkGroup = 16
 
-// touchBulk hashes keys (at most perCPULeanBulkGroup) into ws and hs and loads
-// the first word that the lookup of each will read, discarding it: a prefetch,
-// so that the misses of the group overlap instead of following each other.
+// touchBulk hashes keys (at most perCPULeanBulkGroup) into ws and hs and
+// prefetches (htab.Prefetch) what the lookup of each will read: its bucket,
+// then the element after the bucket's, so that the misses of the group overlap
+// instead of following each other.
 func (m *PerCPULean) touchBulk(keys []PerCPULeanKey, ws *[perCPULeanBulkGroup]perCPULeanKeyWords, hs *[perCPULeanBulkGroup]uint32) {
 	for i := range keys {
 		ws[i] = keys[i].words()
 		hs[i] = m.hash(&keys[i], &ws[i])
-		m.lock(hs[i] & m.mask).Load()
+		htab.Prefetch(unsafe.Pointer(m.lock(hs[i] & m.mask)))
 	}
 	for i := range keys {
 		if e := m.head(hs[i] & m.mask); e != 0 {
-			m.elem(e - 1).nextIndex()
+			htab.Prefetch(unsafe.Pointer(m.elem(e - 1)))
 		}
 	}
 }
@@ -1000,7 +1000,6 @@ func (m *PerCPULean) lookupOnHashed(w *perCPULeanKeyWords, h uint32, cpu int) (P
 			e := m.elem(i - 1)
 			if e.matches(w, h) {
 				v, found = m.readSlot(cpu, i-1), i
-
 				break
 			}
 			i = e.nextIndex()
@@ -1019,10 +1018,10 @@ func (m *PerCPULean) lookupOnHashed(w *perCPULeanKeyWords, h uint32, cpu int) (P
 // overlap: on a map much larger than the cache it looks up several times as
 // many keys a second as a loop of Lookup. Each key's lookup is linearizable, as
 // Lookup's; a group's are not one atomic read. It panics if vals is shorter
-// than len(keys)*CPUs() or found than len(keys).
+// than len(keys)*CPUs() or found than keys.
 func (m *PerCPULean) LookupBulk(keys []PerCPULeanKey, vals []PerCPULeanValue, found []bool) int {
 	if len(vals) < len(keys)*m.cpus || len(found) < len(keys) {
-		panic(fmt.Sprintf("PerCPULean.LookupBulk: len(vals) = %d, len(found) = %d, want at least len(keys)*m.cpus = %d and len(keys) = %d", len(vals), len(found), len(keys)*m.cpus, len(keys)))
+		panic(fmt.Sprintf("PerCPULean.LookupBulk: len(vals) = %d, len(found) = %d, want at least len(keys)*CPUs() = %d and len(keys) = %d", len(vals), len(found), len(keys)*m.cpus, len(keys)))
 	}
 	var ws [perCPULeanBulkGroup]perCPULeanKeyWords
 	var hs [perCPULeanBulkGroup]uint32
@@ -1031,7 +1030,6 @@ func (m *PerCPULean) LookupBulk(keys []PerCPULeanKey, vals []PerCPULeanValue, fo
 	if m.cpus > len(small) {
 		buf = make([]PerCPULeanValue, m.cpus)
 	}
-
 	n := 0
 	for start := 0; start < len(keys); start += perCPULeanBulkGroup {
 		group := keys[start:min(start+perCPULeanBulkGroup, len(keys))]

@@ -442,7 +442,6 @@ func (m *HashK4V4Bloom) lookup(k *HashK4V4BloomKey) (HashK4V4BloomValue, bool) {
 			e := m.elem(i - 1)
 			if e.matches(&w, h) {
 				v, found = e.loadValue(), true
-
 				break
 			}
 			i = e.nextIndex()
@@ -804,18 +803,18 @@ func (c *HashK4V4BloomCPU) Delete(k HashK4V4BloomKey) error {
 const hashK4V4BloomBulkGroup = 16
 
 // touchBulk hashes keys (at most hashK4V4BloomBulkGroup) into ws and hs and
-// loads the first word that the lookup of each will read, discarding it: a
-// prefetch, so that the misses of the group overlap instead of following each
-// other.
+// prefetches (htab.Prefetch) what the lookup of each will read: its bucket,
+// then the element after the bucket's, so that the misses of the group overlap
+// instead of following each other.
 func (m *HashK4V4Bloom) touchBulk(keys []HashK4V4BloomKey, ws *[hashK4V4BloomBulkGroup]hashK4V4BloomKeyWords, hs *[hashK4V4BloomBulkGroup]uint32) {
 	for i := range keys {
 		ws[i] = keys[i].words()
 		hs[i] = m.hash(&keys[i], &ws[i])
-		m.lock(hs[i] & m.mask).Load()
+		htab.Prefetch(unsafe.Pointer(m.lock(hs[i] & m.mask)))
 	}
 	for i := range keys {
 		if e := m.head(hs[i] & m.mask); e != 0 {
-			m.elem(e - 1).nextIndex()
+			htab.Prefetch(unsafe.Pointer(m.elem(e - 1)))
 		}
 	}
 }
@@ -836,7 +835,6 @@ func (m *HashK4V4Bloom) lookupHashed(w *hashK4V4BloomKeyWords, h uint32) (HashK4
 			e := m.elem(i - 1)
 			if e.matches(w, h) {
 				v, found = e.loadValue(), true
-
 				break
 			}
 			i = e.nextIndex()
@@ -854,15 +852,14 @@ func (m *HashK4V4Bloom) lookupHashed(w *hashK4V4BloomKeyWords, h uint32) (HashK4
 // their lookups read first before it reads any, so that their cache misses
 // overlap: on a map much larger than the cache it looks up several times as
 // many keys a second as a loop of Lookup. Each key's lookup is linearizable, as
-// Lookup's; a group's are not one atomic read. It panics if vals is shorter
-// than len(keys) or found than len(keys).
+// Lookup's; a group's are not one atomic read. It panics if vals or found is
+// shorter than keys.
 func (m *HashK4V4Bloom) LookupBulk(keys []HashK4V4BloomKey, vals []HashK4V4BloomValue, found []bool) int {
 	if len(vals) < len(keys) || len(found) < len(keys) {
-		panic(fmt.Sprintf("HashK4V4Bloom.LookupBulk: len(vals) = %d, len(found) = %d, want at least len(keys) = %d and len(keys) = %d", len(vals), len(found), len(keys), len(keys)))
+		panic(fmt.Sprintf("HashK4V4Bloom.LookupBulk: len(vals) = %d, len(found) = %d, want at least len(keys) = %d", len(vals), len(found), len(keys)))
 	}
 	var ws [hashK4V4BloomBulkGroup]hashK4V4BloomKeyWords
 	var hs [hashK4V4BloomBulkGroup]uint32
-
 	n := 0
 	for start := 0; start < len(keys); start += hashK4V4BloomBulkGroup {
 		group := keys[start:min(start+hashK4V4BloomBulkGroup, len(keys))]

@@ -401,7 +401,6 @@ func (m *HashK8V24) lookup(k *HashK8V24Key) (HashK8V24Value, bool) {
 			e := m.elem(i - 1)
 			if e.matches(&w, h) {
 				v, found = e.loadValue(), true
-
 				break
 			}
 			i = e.nextIndex()
@@ -752,18 +751,19 @@ func (c *HashK8V24CPU) Delete(k HashK8V24Key) error {
 // are read.
 const hashK8V24BulkGroup = 16
 
-// touchBulk hashes keys (at most hashK8V24BulkGroup) into ws and hs and loads
-// the first word that the lookup of each will read, discarding it: a prefetch,
-// so that the misses of the group overlap instead of following each other.
+// touchBulk hashes keys (at most hashK8V24BulkGroup) into ws and hs and
+// prefetches (htab.Prefetch) what the lookup of each will read: its bucket,
+// then the element after the bucket's, so that the misses of the group overlap
+// instead of following each other.
 func (m *HashK8V24) touchBulk(keys []HashK8V24Key, ws *[hashK8V24BulkGroup]hashK8V24KeyWords, hs *[hashK8V24BulkGroup]uint32) {
 	for i := range keys {
 		ws[i] = keys[i].words()
 		hs[i] = m.hash(&keys[i], &ws[i])
-		m.lock(hs[i] & m.mask).Load()
+		htab.Prefetch(unsafe.Pointer(m.lock(hs[i] & m.mask)))
 	}
 	for i := range keys {
 		if e := m.head(hs[i] & m.mask); e != 0 {
-			m.elem(e - 1).nextIndex()
+			htab.Prefetch(unsafe.Pointer(m.elem(e - 1)))
 		}
 	}
 }
@@ -781,7 +781,6 @@ func (m *HashK8V24) lookupHashed(w *hashK8V24KeyWords, h uint32) (HashK8V24Value
 			e := m.elem(i - 1)
 			if e.matches(w, h) {
 				v, found = e.loadValue(), true
-
 				break
 			}
 			i = e.nextIndex()
@@ -799,15 +798,13 @@ func (m *HashK8V24) lookupHashed(w *hashK8V24KeyWords, h uint32) (HashK8V24Value
 // before it reads any, so that their cache misses overlap: on a map much larger
 // than the cache it looks up several times as many keys a second as a loop of
 // Lookup. Each key's lookup is linearizable, as Lookup's; a group's are not one
-// atomic read. It panics if vals is shorter than len(keys) or found than
-// len(keys).
+// atomic read. It panics if vals or found is shorter than keys.
 func (m *HashK8V24) LookupBulk(keys []HashK8V24Key, vals []HashK8V24Value, found []bool) int {
 	if len(vals) < len(keys) || len(found) < len(keys) {
-		panic(fmt.Sprintf("HashK8V24.LookupBulk: len(vals) = %d, len(found) = %d, want at least len(keys) = %d and len(keys) = %d", len(vals), len(found), len(keys), len(keys)))
+		panic(fmt.Sprintf("HashK8V24.LookupBulk: len(vals) = %d, len(found) = %d, want at least len(keys) = %d", len(vals), len(found), len(keys)))
 	}
 	var ws [hashK8V24BulkGroup]hashK8V24KeyWords
 	var hs [hashK8V24BulkGroup]uint32
-
 	n := 0
 	for start := 0; start < len(keys); start += hashK8V24BulkGroup {
 		group := keys[start:min(start+hashK8V24BulkGroup, len(keys))]

@@ -395,7 +395,6 @@ func (m *HashK8V8) lookup(k *HashK8V8Key) (HashK8V8Value, bool) {
 			e := m.elem(i - 1)
 			if e.matches(&w, h) {
 				v, found = e.loadValue(), true
-
 				break
 			}
 			i = e.nextIndex()
@@ -746,18 +745,19 @@ func (c *HashK8V8CPU) Delete(k HashK8V8Key) error {
 // are read.
 const hashK8V8BulkGroup = 16
 
-// touchBulk hashes keys (at most hashK8V8BulkGroup) into ws and hs and loads
-// the first word that the lookup of each will read, discarding it: a prefetch,
-// so that the misses of the group overlap instead of following each other.
+// touchBulk hashes keys (at most hashK8V8BulkGroup) into ws and hs and
+// prefetches (htab.Prefetch) what the lookup of each will read: its bucket,
+// then the element after the bucket's, so that the misses of the group overlap
+// instead of following each other.
 func (m *HashK8V8) touchBulk(keys []HashK8V8Key, ws *[hashK8V8BulkGroup]hashK8V8KeyWords, hs *[hashK8V8BulkGroup]uint32) {
 	for i := range keys {
 		ws[i] = keys[i].words()
 		hs[i] = m.hash(&keys[i], &ws[i])
-		m.lock(hs[i] & m.mask).Load()
+		htab.Prefetch(unsafe.Pointer(m.lock(hs[i] & m.mask)))
 	}
 	for i := range keys {
 		if e := m.head(hs[i] & m.mask); e != 0 {
-			m.elem(e - 1).nextIndex()
+			htab.Prefetch(unsafe.Pointer(m.elem(e - 1)))
 		}
 	}
 }
@@ -775,7 +775,6 @@ func (m *HashK8V8) lookupHashed(w *hashK8V8KeyWords, h uint32) (HashK8V8Value, b
 			e := m.elem(i - 1)
 			if e.matches(w, h) {
 				v, found = e.loadValue(), true
-
 				break
 			}
 			i = e.nextIndex()
@@ -793,15 +792,13 @@ func (m *HashK8V8) lookupHashed(w *hashK8V8KeyWords, h uint32) (HashK8V8Value, b
 // before it reads any, so that their cache misses overlap: on a map much larger
 // than the cache it looks up several times as many keys a second as a loop of
 // Lookup. Each key's lookup is linearizable, as Lookup's; a group's are not one
-// atomic read. It panics if vals is shorter than len(keys) or found than
-// len(keys).
+// atomic read. It panics if vals or found is shorter than keys.
 func (m *HashK8V8) LookupBulk(keys []HashK8V8Key, vals []HashK8V8Value, found []bool) int {
 	if len(vals) < len(keys) || len(found) < len(keys) {
-		panic(fmt.Sprintf("HashK8V8.LookupBulk: len(vals) = %d, len(found) = %d, want at least len(keys) = %d and len(keys) = %d", len(vals), len(found), len(keys), len(keys)))
+		panic(fmt.Sprintf("HashK8V8.LookupBulk: len(vals) = %d, len(found) = %d, want at least len(keys) = %d", len(vals), len(found), len(keys)))
 	}
 	var ws [hashK8V8BulkGroup]hashK8V8KeyWords
 	var hs [hashK8V8BulkGroup]uint32
-
 	n := 0
 	for start := 0; start < len(keys); start += hashK8V8BulkGroup {
 		group := keys[start:min(start+hashK8V8BulkGroup, len(keys))]

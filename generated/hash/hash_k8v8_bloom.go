@@ -448,7 +448,6 @@ func (m *HashK8V8Bloom) lookup(k *HashK8V8BloomKey) (HashK8V8BloomValue, bool) {
 			e := m.elem(i - 1)
 			if e.matches(&w, h) {
 				v, found = e.loadValue(), true
-
 				break
 			}
 			i = e.nextIndex()
@@ -810,18 +809,18 @@ func (c *HashK8V8BloomCPU) Delete(k HashK8V8BloomKey) error {
 const hashK8V8BloomBulkGroup = 16
 
 // touchBulk hashes keys (at most hashK8V8BloomBulkGroup) into ws and hs and
-// loads the first word that the lookup of each will read, discarding it: a
-// prefetch, so that the misses of the group overlap instead of following each
-// other.
+// prefetches (htab.Prefetch) what the lookup of each will read: its bucket,
+// then the element after the bucket's, so that the misses of the group overlap
+// instead of following each other.
 func (m *HashK8V8Bloom) touchBulk(keys []HashK8V8BloomKey, ws *[hashK8V8BloomBulkGroup]hashK8V8BloomKeyWords, hs *[hashK8V8BloomBulkGroup]uint32) {
 	for i := range keys {
 		ws[i] = keys[i].words()
 		hs[i] = m.hash(&keys[i], &ws[i])
-		m.lock(hs[i] & m.mask).Load()
+		htab.Prefetch(unsafe.Pointer(m.lock(hs[i] & m.mask)))
 	}
 	for i := range keys {
 		if e := m.head(hs[i] & m.mask); e != 0 {
-			m.elem(e - 1).nextIndex()
+			htab.Prefetch(unsafe.Pointer(m.elem(e - 1)))
 		}
 	}
 }
@@ -842,7 +841,6 @@ func (m *HashK8V8Bloom) lookupHashed(w *hashK8V8BloomKeyWords, h uint32) (HashK8
 			e := m.elem(i - 1)
 			if e.matches(w, h) {
 				v, found = e.loadValue(), true
-
 				break
 			}
 			i = e.nextIndex()
@@ -860,15 +858,14 @@ func (m *HashK8V8Bloom) lookupHashed(w *hashK8V8BloomKeyWords, h uint32) (HashK8
 // their lookups read first before it reads any, so that their cache misses
 // overlap: on a map much larger than the cache it looks up several times as
 // many keys a second as a loop of Lookup. Each key's lookup is linearizable, as
-// Lookup's; a group's are not one atomic read. It panics if vals is shorter
-// than len(keys) or found than len(keys).
+// Lookup's; a group's are not one atomic read. It panics if vals or found is
+// shorter than keys.
 func (m *HashK8V8Bloom) LookupBulk(keys []HashK8V8BloomKey, vals []HashK8V8BloomValue, found []bool) int {
 	if len(vals) < len(keys) || len(found) < len(keys) {
-		panic(fmt.Sprintf("HashK8V8Bloom.LookupBulk: len(vals) = %d, len(found) = %d, want at least len(keys) = %d and len(keys) = %d", len(vals), len(found), len(keys), len(keys)))
+		panic(fmt.Sprintf("HashK8V8Bloom.LookupBulk: len(vals) = %d, len(found) = %d, want at least len(keys) = %d", len(vals), len(found), len(keys)))
 	}
 	var ws [hashK8V8BloomBulkGroup]hashK8V8BloomKeyWords
 	var hs [hashK8V8BloomBulkGroup]uint32
-
 	n := 0
 	for start := 0; start < len(keys); start += hashK8V8BloomBulkGroup {
 		group := keys[start:min(start+hashK8V8BloomBulkGroup, len(keys))]

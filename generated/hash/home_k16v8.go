@@ -522,7 +522,6 @@ func (m *HomeK16V8) lookupChain(bi uint32, w *homeK16V8KeyWords, h uint32) (Home
 			e := m.elem(i - 1)
 			if e.matches(w, h) {
 				v, found = e.loadValue(), true
-
 				break
 			}
 			i = e.nextIndex()
@@ -907,14 +906,22 @@ func (c *HomeK16V8CPU) Delete(k HomeK16V8Key) error {
 // are read.
 const homeK16V8BulkGroup = 16
 
-// touchBulk hashes keys (at most homeK16V8BulkGroup) into ws and hs and loads
-// the first word that the lookup of each will read, discarding it: a prefetch,
-// so that the misses of the group overlap instead of following each other.
+// touchBulk hashes keys (at most homeK16V8BulkGroup) into ws and hs and
+// prefetches (htab.Prefetch) what the lookup of each will read: its bucket,
+// then the element after the bucket's, so that the misses of the group overlap
+// instead of following each other.
 func (m *HomeK16V8) touchBulk(keys []HomeK16V8Key, ws *[homeK16V8BulkGroup]homeK16V8KeyWords, hs *[homeK16V8BulkGroup]uint32) {
 	for i := range keys {
 		ws[i] = keys[i].words()
 		hs[i] = m.hash(&keys[i], &ws[i])
-		m.lock(hs[i] & m.mask).Load()
+		htab.Prefetch(unsafe.Pointer(m.lock(hs[i] & m.mask)))
+	}
+	for i := range keys {
+		if e := m.head(hs[i] & m.mask); e != 0 {
+			if n := m.elem(e - 1).nextIndex(); n != 0 {
+				htab.Prefetch(unsafe.Pointer(m.elem(n - 1)))
+			}
+		}
 	}
 }
 
@@ -931,7 +938,6 @@ func (m *HomeK16V8) lookupHashed(w *homeK16V8KeyWords, h uint32) (HomeK16V8Value
 			e := m.elem(i - 1)
 			if e.matches(w, h) {
 				v, found = e.loadValue(), true
-
 				break
 			}
 			i = e.nextIndex()
@@ -949,15 +955,13 @@ func (m *HomeK16V8) lookupHashed(w *homeK16V8KeyWords, h uint32) (HomeK16V8Value
 // before it reads any, so that their cache misses overlap: on a map much larger
 // than the cache it looks up several times as many keys a second as a loop of
 // Lookup. Each key's lookup is linearizable, as Lookup's; a group's are not one
-// atomic read. It panics if vals is shorter than len(keys) or found than
-// len(keys).
+// atomic read. It panics if vals or found is shorter than keys.
 func (m *HomeK16V8) LookupBulk(keys []HomeK16V8Key, vals []HomeK16V8Value, found []bool) int {
 	if len(vals) < len(keys) || len(found) < len(keys) {
-		panic(fmt.Sprintf("HomeK16V8.LookupBulk: len(vals) = %d, len(found) = %d, want at least len(keys) = %d and len(keys) = %d", len(vals), len(found), len(keys), len(keys)))
+		panic(fmt.Sprintf("HomeK16V8.LookupBulk: len(vals) = %d, len(found) = %d, want at least len(keys) = %d", len(vals), len(found), len(keys)))
 	}
 	var ws [homeK16V8BulkGroup]homeK16V8KeyWords
 	var hs [homeK16V8BulkGroup]uint32
-
 	n := 0
 	for start := 0; start < len(keys); start += homeK16V8BulkGroup {
 		group := keys[start:min(start+homeK16V8BulkGroup, len(keys))]

@@ -469,7 +469,6 @@ func (m *HomeK4V4) lookupChain(bi uint32, w *homeK4V4KeyWords, h uint32) (HomeK4
 			e := m.elem(i - 1)
 			if e.matches(w, h) {
 				v, found = e.loadValue(), true
-
 				break
 			}
 			i = e.nextIndex()
@@ -854,14 +853,22 @@ func (c *HomeK4V4CPU) Delete(k HomeK4V4Key) error {
 // are read.
 const homeK4V4BulkGroup = 16
 
-// touchBulk hashes keys (at most homeK4V4BulkGroup) into ws and hs and loads
-// the first word that the lookup of each will read, discarding it: a prefetch,
-// so that the misses of the group overlap instead of following each other.
+// touchBulk hashes keys (at most homeK4V4BulkGroup) into ws and hs and
+// prefetches (htab.Prefetch) what the lookup of each will read: its bucket,
+// then the element after the bucket's, so that the misses of the group overlap
+// instead of following each other.
 func (m *HomeK4V4) touchBulk(keys []HomeK4V4Key, ws *[homeK4V4BulkGroup]homeK4V4KeyWords, hs *[homeK4V4BulkGroup]uint32) {
 	for i := range keys {
 		ws[i] = keys[i].words()
 		hs[i] = m.hash(&keys[i], &ws[i])
-		m.lock(hs[i] & m.mask).Load()
+		htab.Prefetch(unsafe.Pointer(m.lock(hs[i] & m.mask)))
+	}
+	for i := range keys {
+		if e := m.head(hs[i] & m.mask); e != 0 {
+			if n := m.elem(e - 1).nextIndex(); n != 0 {
+				htab.Prefetch(unsafe.Pointer(m.elem(n - 1)))
+			}
+		}
 	}
 }
 
@@ -878,7 +885,6 @@ func (m *HomeK4V4) lookupHashed(w *homeK4V4KeyWords, h uint32) (HomeK4V4Value, b
 			e := m.elem(i - 1)
 			if e.matches(w, h) {
 				v, found = e.loadValue(), true
-
 				break
 			}
 			i = e.nextIndex()
@@ -896,15 +902,13 @@ func (m *HomeK4V4) lookupHashed(w *homeK4V4KeyWords, h uint32) (HomeK4V4Value, b
 // before it reads any, so that their cache misses overlap: on a map much larger
 // than the cache it looks up several times as many keys a second as a loop of
 // Lookup. Each key's lookup is linearizable, as Lookup's; a group's are not one
-// atomic read. It panics if vals is shorter than len(keys) or found than
-// len(keys).
+// atomic read. It panics if vals or found is shorter than keys.
 func (m *HomeK4V4) LookupBulk(keys []HomeK4V4Key, vals []HomeK4V4Value, found []bool) int {
 	if len(vals) < len(keys) || len(found) < len(keys) {
-		panic(fmt.Sprintf("HomeK4V4.LookupBulk: len(vals) = %d, len(found) = %d, want at least len(keys) = %d and len(keys) = %d", len(vals), len(found), len(keys), len(keys)))
+		panic(fmt.Sprintf("HomeK4V4.LookupBulk: len(vals) = %d, len(found) = %d, want at least len(keys) = %d", len(vals), len(found), len(keys)))
 	}
 	var ws [homeK4V4BulkGroup]homeK4V4KeyWords
 	var hs [homeK4V4BulkGroup]uint32
-
 	n := 0
 	for start := 0; start < len(keys); start += homeK4V4BulkGroup {
 		group := keys[start:min(start+homeK4V4BulkGroup, len(keys))]

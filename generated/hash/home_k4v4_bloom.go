@@ -515,7 +515,6 @@ func (m *HomeK4V4Bloom) lookupChain(bi uint32, w *homeK4V4BloomKeyWords, h uint3
 			e := m.elem(i - 1)
 			if e.matches(w, h) {
 				v, found = e.loadValue(), true
-
 				break
 			}
 			i = e.nextIndex()
@@ -911,14 +910,21 @@ func (c *HomeK4V4BloomCPU) Delete(k HomeK4V4BloomKey) error {
 const homeK4V4BloomBulkGroup = 16
 
 // touchBulk hashes keys (at most homeK4V4BloomBulkGroup) into ws and hs and
-// loads the first word that the lookup of each will read, discarding it: a
-// prefetch, so that the misses of the group overlap instead of following each
-// other.
+// prefetches (htab.Prefetch) what the lookup of each will read: its bucket,
+// then the element after the bucket's, so that the misses of the group overlap
+// instead of following each other.
 func (m *HomeK4V4Bloom) touchBulk(keys []HomeK4V4BloomKey, ws *[homeK4V4BloomBulkGroup]homeK4V4BloomKeyWords, hs *[homeK4V4BloomBulkGroup]uint32) {
 	for i := range keys {
 		ws[i] = keys[i].words()
 		hs[i] = m.hash(&keys[i], &ws[i])
-		m.lock(hs[i] & m.mask).Load()
+		htab.Prefetch(unsafe.Pointer(m.lock(hs[i] & m.mask)))
+	}
+	for i := range keys {
+		if e := m.head(hs[i] & m.mask); e != 0 {
+			if n := m.elem(e - 1).nextIndex(); n != 0 {
+				htab.Prefetch(unsafe.Pointer(m.elem(n - 1)))
+			}
+		}
 	}
 }
 
@@ -938,7 +944,6 @@ func (m *HomeK4V4Bloom) lookupHashed(w *homeK4V4BloomKeyWords, h uint32) (HomeK4
 			e := m.elem(i - 1)
 			if e.matches(w, h) {
 				v, found = e.loadValue(), true
-
 				break
 			}
 			i = e.nextIndex()
@@ -956,15 +961,14 @@ func (m *HomeK4V4Bloom) lookupHashed(w *homeK4V4BloomKeyWords, h uint32) (HomeK4
 // their lookups read first before it reads any, so that their cache misses
 // overlap: on a map much larger than the cache it looks up several times as
 // many keys a second as a loop of Lookup. Each key's lookup is linearizable, as
-// Lookup's; a group's are not one atomic read. It panics if vals is shorter
-// than len(keys) or found than len(keys).
+// Lookup's; a group's are not one atomic read. It panics if vals or found is
+// shorter than keys.
 func (m *HomeK4V4Bloom) LookupBulk(keys []HomeK4V4BloomKey, vals []HomeK4V4BloomValue, found []bool) int {
 	if len(vals) < len(keys) || len(found) < len(keys) {
-		panic(fmt.Sprintf("HomeK4V4Bloom.LookupBulk: len(vals) = %d, len(found) = %d, want at least len(keys) = %d and len(keys) = %d", len(vals), len(found), len(keys), len(keys)))
+		panic(fmt.Sprintf("HomeK4V4Bloom.LookupBulk: len(vals) = %d, len(found) = %d, want at least len(keys) = %d", len(vals), len(found), len(keys)))
 	}
 	var ws [homeK4V4BloomBulkGroup]homeK4V4BloomKeyWords
 	var hs [homeK4V4BloomBulkGroup]uint32
-
 	n := 0
 	for start := 0; start < len(keys); start += homeK4V4BloomBulkGroup {
 		group := keys[start:min(start+homeK4V4BloomBulkGroup, len(keys))]

@@ -483,7 +483,6 @@ func (m *HomeK4V4Sparse) lookupChain(bi uint32, w *homeK4V4SparseKeyWords, h uin
 			e := m.elem(i - 1)
 			if e.matches(w, h) {
 				v, found = e.loadValue(), true
-
 				break
 			}
 			i = e.nextIndex()
@@ -869,14 +868,21 @@ func (c *HomeK4V4SparseCPU) Delete(k HomeK4V4SparseKey) error {
 const homeK4V4SparseBulkGroup = 16
 
 // touchBulk hashes keys (at most homeK4V4SparseBulkGroup) into ws and hs and
-// loads the first word that the lookup of each will read, discarding it: a
-// prefetch, so that the misses of the group overlap instead of following each
-// other.
+// prefetches (htab.Prefetch) what the lookup of each will read: its bucket,
+// then the element after the bucket's, so that the misses of the group overlap
+// instead of following each other.
 func (m *HomeK4V4Sparse) touchBulk(keys []HomeK4V4SparseKey, ws *[homeK4V4SparseBulkGroup]homeK4V4SparseKeyWords, hs *[homeK4V4SparseBulkGroup]uint32) {
 	for i := range keys {
 		ws[i] = keys[i].words()
 		hs[i] = m.hash(&keys[i], &ws[i])
-		m.lock(hs[i] & m.mask).Load()
+		htab.Prefetch(unsafe.Pointer(m.lock(hs[i] & m.mask)))
+	}
+	for i := range keys {
+		if e := m.head(hs[i] & m.mask); e != 0 {
+			if n := m.elem(e - 1).nextIndex(); n != 0 {
+				htab.Prefetch(unsafe.Pointer(m.elem(n - 1)))
+			}
+		}
 	}
 }
 
@@ -893,7 +899,6 @@ func (m *HomeK4V4Sparse) lookupHashed(w *homeK4V4SparseKeyWords, h uint32) (Home
 			e := m.elem(i - 1)
 			if e.matches(w, h) {
 				v, found = e.loadValue(), true
-
 				break
 			}
 			i = e.nextIndex()
@@ -911,15 +916,14 @@ func (m *HomeK4V4Sparse) lookupHashed(w *homeK4V4SparseKeyWords, h uint32) (Home
 // their lookups read first before it reads any, so that their cache misses
 // overlap: on a map much larger than the cache it looks up several times as
 // many keys a second as a loop of Lookup. Each key's lookup is linearizable, as
-// Lookup's; a group's are not one atomic read. It panics if vals is shorter
-// than len(keys) or found than len(keys).
+// Lookup's; a group's are not one atomic read. It panics if vals or found is
+// shorter than keys.
 func (m *HomeK4V4Sparse) LookupBulk(keys []HomeK4V4SparseKey, vals []HomeK4V4SparseValue, found []bool) int {
 	if len(vals) < len(keys) || len(found) < len(keys) {
-		panic(fmt.Sprintf("HomeK4V4Sparse.LookupBulk: len(vals) = %d, len(found) = %d, want at least len(keys) = %d and len(keys) = %d", len(vals), len(found), len(keys), len(keys)))
+		panic(fmt.Sprintf("HomeK4V4Sparse.LookupBulk: len(vals) = %d, len(found) = %d, want at least len(keys) = %d", len(vals), len(found), len(keys)))
 	}
 	var ws [homeK4V4SparseBulkGroup]homeK4V4SparseKeyWords
 	var hs [homeK4V4SparseBulkGroup]uint32
-
 	n := 0
 	for start := 0; start < len(keys); start += homeK4V4SparseBulkGroup {
 		group := keys[start:min(start+homeK4V4SparseBulkGroup, len(keys))]

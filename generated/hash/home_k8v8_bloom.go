@@ -534,7 +534,6 @@ func (m *HomeK8V8Bloom) lookupChain(bi uint32, w *homeK8V8BloomKeyWords, h uint3
 			e := m.elem(i - 1)
 			if e.matches(w, h) {
 				v, found = e.loadValue(), true
-
 				break
 			}
 			i = e.nextIndex()
@@ -930,14 +929,21 @@ func (c *HomeK8V8BloomCPU) Delete(k HomeK8V8BloomKey) error {
 const homeK8V8BloomBulkGroup = 16
 
 // touchBulk hashes keys (at most homeK8V8BloomBulkGroup) into ws and hs and
-// loads the first word that the lookup of each will read, discarding it: a
-// prefetch, so that the misses of the group overlap instead of following each
-// other.
+// prefetches (htab.Prefetch) what the lookup of each will read: its bucket,
+// then the element after the bucket's, so that the misses of the group overlap
+// instead of following each other.
 func (m *HomeK8V8Bloom) touchBulk(keys []HomeK8V8BloomKey, ws *[homeK8V8BloomBulkGroup]homeK8V8BloomKeyWords, hs *[homeK8V8BloomBulkGroup]uint32) {
 	for i := range keys {
 		ws[i] = keys[i].words()
 		hs[i] = m.hash(&keys[i], &ws[i])
-		m.lock(hs[i] & m.mask).Load()
+		htab.Prefetch(unsafe.Pointer(m.lock(hs[i] & m.mask)))
+	}
+	for i := range keys {
+		if e := m.head(hs[i] & m.mask); e != 0 {
+			if n := m.elem(e - 1).nextIndex(); n != 0 {
+				htab.Prefetch(unsafe.Pointer(m.elem(n - 1)))
+			}
+		}
 	}
 }
 
@@ -957,7 +963,6 @@ func (m *HomeK8V8Bloom) lookupHashed(w *homeK8V8BloomKeyWords, h uint32) (HomeK8
 			e := m.elem(i - 1)
 			if e.matches(w, h) {
 				v, found = e.loadValue(), true
-
 				break
 			}
 			i = e.nextIndex()
@@ -975,15 +980,14 @@ func (m *HomeK8V8Bloom) lookupHashed(w *homeK8V8BloomKeyWords, h uint32) (HomeK8
 // their lookups read first before it reads any, so that their cache misses
 // overlap: on a map much larger than the cache it looks up several times as
 // many keys a second as a loop of Lookup. Each key's lookup is linearizable, as
-// Lookup's; a group's are not one atomic read. It panics if vals is shorter
-// than len(keys) or found than len(keys).
+// Lookup's; a group's are not one atomic read. It panics if vals or found is
+// shorter than keys.
 func (m *HomeK8V8Bloom) LookupBulk(keys []HomeK8V8BloomKey, vals []HomeK8V8BloomValue, found []bool) int {
 	if len(vals) < len(keys) || len(found) < len(keys) {
-		panic(fmt.Sprintf("HomeK8V8Bloom.LookupBulk: len(vals) = %d, len(found) = %d, want at least len(keys) = %d and len(keys) = %d", len(vals), len(found), len(keys), len(keys)))
+		panic(fmt.Sprintf("HomeK8V8Bloom.LookupBulk: len(vals) = %d, len(found) = %d, want at least len(keys) = %d", len(vals), len(found), len(keys)))
 	}
 	var ws [homeK8V8BloomBulkGroup]homeK8V8BloomKeyWords
 	var hs [homeK8V8BloomBulkGroup]uint32
-
 	n := 0
 	for start := 0; start < len(keys); start += homeK8V8BloomBulkGroup {
 		group := keys[start:min(start+homeK8V8BloomBulkGroup, len(keys))]

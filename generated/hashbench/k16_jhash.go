@@ -438,7 +438,6 @@ func (m *K16Jhash) lookup(k *K16JhashKey) (K16JhashValue, bool) {
 			e := m.elem(i - 1)
 			if e.matches(&w, h) {
 				v, found = e.loadValue(), true
-
 				break
 			}
 			i = e.nextIndex()
@@ -789,18 +788,19 @@ func (c *K16JhashCPU) Delete(k K16JhashKey) error {
 // are read.
 const k16JhashBulkGroup = 16
 
-// touchBulk hashes keys (at most k16JhashBulkGroup) into ws and hs and loads
-// the first word that the lookup of each will read, discarding it: a prefetch,
-// so that the misses of the group overlap instead of following each other.
+// touchBulk hashes keys (at most k16JhashBulkGroup) into ws and hs and
+// prefetches (htab.Prefetch) what the lookup of each will read: its bucket,
+// then the element after the bucket's, so that the misses of the group overlap
+// instead of following each other.
 func (m *K16Jhash) touchBulk(keys []K16JhashKey, ws *[k16JhashBulkGroup]k16JhashKeyWords, hs *[k16JhashBulkGroup]uint32) {
 	for i := range keys {
 		ws[i] = keys[i].words()
 		hs[i] = m.hash(&keys[i], &ws[i])
-		m.lock(hs[i] & m.mask).Load()
+		htab.Prefetch(unsafe.Pointer(m.lock(hs[i] & m.mask)))
 	}
 	for i := range keys {
 		if e := m.head(hs[i] & m.mask); e != 0 {
-			m.elem(e - 1).nextIndex()
+			htab.Prefetch(unsafe.Pointer(m.elem(e - 1)))
 		}
 	}
 }
@@ -818,7 +818,6 @@ func (m *K16Jhash) lookupHashed(w *k16JhashKeyWords, h uint32) (K16JhashValue, b
 			e := m.elem(i - 1)
 			if e.matches(w, h) {
 				v, found = e.loadValue(), true
-
 				break
 			}
 			i = e.nextIndex()
@@ -836,15 +835,13 @@ func (m *K16Jhash) lookupHashed(w *k16JhashKeyWords, h uint32) (K16JhashValue, b
 // before it reads any, so that their cache misses overlap: on a map much larger
 // than the cache it looks up several times as many keys a second as a loop of
 // Lookup. Each key's lookup is linearizable, as Lookup's; a group's are not one
-// atomic read. It panics if vals is shorter than len(keys) or found than
-// len(keys).
+// atomic read. It panics if vals or found is shorter than keys.
 func (m *K16Jhash) LookupBulk(keys []K16JhashKey, vals []K16JhashValue, found []bool) int {
 	if len(vals) < len(keys) || len(found) < len(keys) {
-		panic(fmt.Sprintf("K16Jhash.LookupBulk: len(vals) = %d, len(found) = %d, want at least len(keys) = %d and len(keys) = %d", len(vals), len(found), len(keys), len(keys)))
+		panic(fmt.Sprintf("K16Jhash.LookupBulk: len(vals) = %d, len(found) = %d, want at least len(keys) = %d", len(vals), len(found), len(keys)))
 	}
 	var ws [k16JhashBulkGroup]k16JhashKeyWords
 	var hs [k16JhashBulkGroup]uint32
-
 	n := 0
 	for start := 0; start < len(keys); start += k16JhashBulkGroup {
 		group := keys[start:min(start+k16JhashBulkGroup, len(keys))]

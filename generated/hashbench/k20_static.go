@@ -408,7 +408,6 @@ func (m *K20Static) lookup(k *K20StaticKey) (K20StaticValue, bool) {
 			e := m.elem(i - 1)
 			if e.matches(&w, h) {
 				v, found = e.loadValue(), true
-
 				break
 			}
 			i = e.nextIndex()
@@ -759,18 +758,19 @@ func (c *K20StaticCPU) Delete(k K20StaticKey) error {
 // are read.
 const k20StaticBulkGroup = 16
 
-// touchBulk hashes keys (at most k20StaticBulkGroup) into ws and hs and loads
-// the first word that the lookup of each will read, discarding it: a prefetch,
-// so that the misses of the group overlap instead of following each other.
+// touchBulk hashes keys (at most k20StaticBulkGroup) into ws and hs and
+// prefetches (htab.Prefetch) what the lookup of each will read: its bucket,
+// then the element after the bucket's, so that the misses of the group overlap
+// instead of following each other.
 func (m *K20Static) touchBulk(keys []K20StaticKey, ws *[k20StaticBulkGroup]k20StaticKeyWords, hs *[k20StaticBulkGroup]uint32) {
 	for i := range keys {
 		ws[i] = keys[i].words()
 		hs[i] = m.hash(&keys[i], &ws[i])
-		m.lock(hs[i] & m.mask).Load()
+		htab.Prefetch(unsafe.Pointer(m.lock(hs[i] & m.mask)))
 	}
 	for i := range keys {
 		if e := m.head(hs[i] & m.mask); e != 0 {
-			m.elem(e - 1).nextIndex()
+			htab.Prefetch(unsafe.Pointer(m.elem(e - 1)))
 		}
 	}
 }
@@ -788,7 +788,6 @@ func (m *K20Static) lookupHashed(w *k20StaticKeyWords, h uint32) (K20StaticValue
 			e := m.elem(i - 1)
 			if e.matches(w, h) {
 				v, found = e.loadValue(), true
-
 				break
 			}
 			i = e.nextIndex()
@@ -806,15 +805,13 @@ func (m *K20Static) lookupHashed(w *k20StaticKeyWords, h uint32) (K20StaticValue
 // before it reads any, so that their cache misses overlap: on a map much larger
 // than the cache it looks up several times as many keys a second as a loop of
 // Lookup. Each key's lookup is linearizable, as Lookup's; a group's are not one
-// atomic read. It panics if vals is shorter than len(keys) or found than
-// len(keys).
+// atomic read. It panics if vals or found is shorter than keys.
 func (m *K20Static) LookupBulk(keys []K20StaticKey, vals []K20StaticValue, found []bool) int {
 	if len(vals) < len(keys) || len(found) < len(keys) {
-		panic(fmt.Sprintf("K20Static.LookupBulk: len(vals) = %d, len(found) = %d, want at least len(keys) = %d and len(keys) = %d", len(vals), len(found), len(keys), len(keys)))
+		panic(fmt.Sprintf("K20Static.LookupBulk: len(vals) = %d, len(found) = %d, want at least len(keys) = %d", len(vals), len(found), len(keys)))
 	}
 	var ws [k20StaticBulkGroup]k20StaticKeyWords
 	var hs [k20StaticBulkGroup]uint32
-
 	n := 0
 	for start := 0; start < len(keys); start += k20StaticBulkGroup {
 		group := keys[start:min(start+k20StaticBulkGroup, len(keys))]

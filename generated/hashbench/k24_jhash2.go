@@ -418,7 +418,6 @@ func (m *K24Jhash2) lookup(k *K24Jhash2Key) (K24Jhash2Value, bool) {
 			e := m.elem(i - 1)
 			if e.matches(&w, h) {
 				v, found = e.loadValue(), true
-
 				break
 			}
 			i = e.nextIndex()
@@ -769,18 +768,19 @@ func (c *K24Jhash2CPU) Delete(k K24Jhash2Key) error {
 // are read.
 const k24Jhash2BulkGroup = 16
 
-// touchBulk hashes keys (at most k24Jhash2BulkGroup) into ws and hs and loads
-// the first word that the lookup of each will read, discarding it: a prefetch,
-// so that the misses of the group overlap instead of following each other.
+// touchBulk hashes keys (at most k24Jhash2BulkGroup) into ws and hs and
+// prefetches (htab.Prefetch) what the lookup of each will read: its bucket,
+// then the element after the bucket's, so that the misses of the group overlap
+// instead of following each other.
 func (m *K24Jhash2) touchBulk(keys []K24Jhash2Key, ws *[k24Jhash2BulkGroup]k24Jhash2KeyWords, hs *[k24Jhash2BulkGroup]uint32) {
 	for i := range keys {
 		ws[i] = keys[i].words()
 		hs[i] = m.hash(&keys[i], &ws[i])
-		m.lock(hs[i] & m.mask).Load()
+		htab.Prefetch(unsafe.Pointer(m.lock(hs[i] & m.mask)))
 	}
 	for i := range keys {
 		if e := m.head(hs[i] & m.mask); e != 0 {
-			m.elem(e - 1).nextIndex()
+			htab.Prefetch(unsafe.Pointer(m.elem(e - 1)))
 		}
 	}
 }
@@ -798,7 +798,6 @@ func (m *K24Jhash2) lookupHashed(w *k24Jhash2KeyWords, h uint32) (K24Jhash2Value
 			e := m.elem(i - 1)
 			if e.matches(w, h) {
 				v, found = e.loadValue(), true
-
 				break
 			}
 			i = e.nextIndex()
@@ -816,15 +815,13 @@ func (m *K24Jhash2) lookupHashed(w *k24Jhash2KeyWords, h uint32) (K24Jhash2Value
 // before it reads any, so that their cache misses overlap: on a map much larger
 // than the cache it looks up several times as many keys a second as a loop of
 // Lookup. Each key's lookup is linearizable, as Lookup's; a group's are not one
-// atomic read. It panics if vals is shorter than len(keys) or found than
-// len(keys).
+// atomic read. It panics if vals or found is shorter than keys.
 func (m *K24Jhash2) LookupBulk(keys []K24Jhash2Key, vals []K24Jhash2Value, found []bool) int {
 	if len(vals) < len(keys) || len(found) < len(keys) {
-		panic(fmt.Sprintf("K24Jhash2.LookupBulk: len(vals) = %d, len(found) = %d, want at least len(keys) = %d and len(keys) = %d", len(vals), len(found), len(keys), len(keys)))
+		panic(fmt.Sprintf("K24Jhash2.LookupBulk: len(vals) = %d, len(found) = %d, want at least len(keys) = %d", len(vals), len(found), len(keys)))
 	}
 	var ws [k24Jhash2BulkGroup]k24Jhash2KeyWords
 	var hs [k24Jhash2BulkGroup]uint32
-
 	n := 0
 	for start := 0; start < len(keys); start += k24Jhash2BulkGroup {
 		group := keys[start:min(start+k24Jhash2BulkGroup, len(keys))]

@@ -412,7 +412,6 @@ func (m *K24Static) lookup(k *K24StaticKey) (K24StaticValue, bool) {
 			e := m.elem(i - 1)
 			if e.matches(&w, h) {
 				v, found = e.loadValue(), true
-
 				break
 			}
 			i = e.nextIndex()
@@ -763,18 +762,19 @@ func (c *K24StaticCPU) Delete(k K24StaticKey) error {
 // are read.
 const k24StaticBulkGroup = 16
 
-// touchBulk hashes keys (at most k24StaticBulkGroup) into ws and hs and loads
-// the first word that the lookup of each will read, discarding it: a prefetch,
-// so that the misses of the group overlap instead of following each other.
+// touchBulk hashes keys (at most k24StaticBulkGroup) into ws and hs and
+// prefetches (htab.Prefetch) what the lookup of each will read: its bucket,
+// then the element after the bucket's, so that the misses of the group overlap
+// instead of following each other.
 func (m *K24Static) touchBulk(keys []K24StaticKey, ws *[k24StaticBulkGroup]k24StaticKeyWords, hs *[k24StaticBulkGroup]uint32) {
 	for i := range keys {
 		ws[i] = keys[i].words()
 		hs[i] = m.hash(&keys[i], &ws[i])
-		m.lock(hs[i] & m.mask).Load()
+		htab.Prefetch(unsafe.Pointer(m.lock(hs[i] & m.mask)))
 	}
 	for i := range keys {
 		if e := m.head(hs[i] & m.mask); e != 0 {
-			m.elem(e - 1).nextIndex()
+			htab.Prefetch(unsafe.Pointer(m.elem(e - 1)))
 		}
 	}
 }
@@ -792,7 +792,6 @@ func (m *K24Static) lookupHashed(w *k24StaticKeyWords, h uint32) (K24StaticValue
 			e := m.elem(i - 1)
 			if e.matches(w, h) {
 				v, found = e.loadValue(), true
-
 				break
 			}
 			i = e.nextIndex()
@@ -810,15 +809,13 @@ func (m *K24Static) lookupHashed(w *k24StaticKeyWords, h uint32) (K24StaticValue
 // before it reads any, so that their cache misses overlap: on a map much larger
 // than the cache it looks up several times as many keys a second as a loop of
 // Lookup. Each key's lookup is linearizable, as Lookup's; a group's are not one
-// atomic read. It panics if vals is shorter than len(keys) or found than
-// len(keys).
+// atomic read. It panics if vals or found is shorter than keys.
 func (m *K24Static) LookupBulk(keys []K24StaticKey, vals []K24StaticValue, found []bool) int {
 	if len(vals) < len(keys) || len(found) < len(keys) {
-		panic(fmt.Sprintf("K24Static.LookupBulk: len(vals) = %d, len(found) = %d, want at least len(keys) = %d and len(keys) = %d", len(vals), len(found), len(keys), len(keys)))
+		panic(fmt.Sprintf("K24Static.LookupBulk: len(vals) = %d, len(found) = %d, want at least len(keys) = %d", len(vals), len(found), len(keys)))
 	}
 	var ws [k24StaticBulkGroup]k24StaticKeyWords
 	var hs [k24StaticBulkGroup]uint32
-
 	n := 0
 	for start := 0; start < len(keys); start += k24StaticBulkGroup {
 		group := keys[start:min(start+k24StaticBulkGroup, len(keys))]

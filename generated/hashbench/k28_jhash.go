@@ -449,7 +449,6 @@ func (m *K28Jhash) lookup(k *K28JhashKey) (K28JhashValue, bool) {
 			e := m.elem(i - 1)
 			if e.matches(&w, h) {
 				v, found = e.loadValue(), true
-
 				break
 			}
 			i = e.nextIndex()
@@ -800,18 +799,19 @@ func (c *K28JhashCPU) Delete(k K28JhashKey) error {
 // are read.
 const k28JhashBulkGroup = 16
 
-// touchBulk hashes keys (at most k28JhashBulkGroup) into ws and hs and loads
-// the first word that the lookup of each will read, discarding it: a prefetch,
-// so that the misses of the group overlap instead of following each other.
+// touchBulk hashes keys (at most k28JhashBulkGroup) into ws and hs and
+// prefetches (htab.Prefetch) what the lookup of each will read: its bucket,
+// then the element after the bucket's, so that the misses of the group overlap
+// instead of following each other.
 func (m *K28Jhash) touchBulk(keys []K28JhashKey, ws *[k28JhashBulkGroup]k28JhashKeyWords, hs *[k28JhashBulkGroup]uint32) {
 	for i := range keys {
 		ws[i] = keys[i].words()
 		hs[i] = m.hash(&keys[i], &ws[i])
-		m.lock(hs[i] & m.mask).Load()
+		htab.Prefetch(unsafe.Pointer(m.lock(hs[i] & m.mask)))
 	}
 	for i := range keys {
 		if e := m.head(hs[i] & m.mask); e != 0 {
-			m.elem(e - 1).nextIndex()
+			htab.Prefetch(unsafe.Pointer(m.elem(e - 1)))
 		}
 	}
 }
@@ -829,7 +829,6 @@ func (m *K28Jhash) lookupHashed(w *k28JhashKeyWords, h uint32) (K28JhashValue, b
 			e := m.elem(i - 1)
 			if e.matches(w, h) {
 				v, found = e.loadValue(), true
-
 				break
 			}
 			i = e.nextIndex()
@@ -847,15 +846,13 @@ func (m *K28Jhash) lookupHashed(w *k28JhashKeyWords, h uint32) (K28JhashValue, b
 // before it reads any, so that their cache misses overlap: on a map much larger
 // than the cache it looks up several times as many keys a second as a loop of
 // Lookup. Each key's lookup is linearizable, as Lookup's; a group's are not one
-// atomic read. It panics if vals is shorter than len(keys) or found than
-// len(keys).
+// atomic read. It panics if vals or found is shorter than keys.
 func (m *K28Jhash) LookupBulk(keys []K28JhashKey, vals []K28JhashValue, found []bool) int {
 	if len(vals) < len(keys) || len(found) < len(keys) {
-		panic(fmt.Sprintf("K28Jhash.LookupBulk: len(vals) = %d, len(found) = %d, want at least len(keys) = %d and len(keys) = %d", len(vals), len(found), len(keys), len(keys)))
+		panic(fmt.Sprintf("K28Jhash.LookupBulk: len(vals) = %d, len(found) = %d, want at least len(keys) = %d", len(vals), len(found), len(keys)))
 	}
 	var ws [k28JhashBulkGroup]k28JhashKeyWords
 	var hs [k28JhashBulkGroup]uint32
-
 	n := 0
 	for start := 0; start < len(keys); start += k28JhashBulkGroup {
 		group := keys[start:min(start+k28JhashBulkGroup, len(keys))]

@@ -435,7 +435,6 @@ func (m *K28Static) lookup(k *K28StaticKey) (K28StaticValue, bool) {
 			e := m.elem(i - 1)
 			if e.matches(&w, h) {
 				v, found = e.loadValue(), true
-
 				break
 			}
 			i = e.nextIndex()
@@ -786,18 +785,19 @@ func (c *K28StaticCPU) Delete(k K28StaticKey) error {
 // are read.
 const k28StaticBulkGroup = 16
 
-// touchBulk hashes keys (at most k28StaticBulkGroup) into ws and hs and loads
-// the first word that the lookup of each will read, discarding it: a prefetch,
-// so that the misses of the group overlap instead of following each other.
+// touchBulk hashes keys (at most k28StaticBulkGroup) into ws and hs and
+// prefetches (htab.Prefetch) what the lookup of each will read: its bucket,
+// then the element after the bucket's, so that the misses of the group overlap
+// instead of following each other.
 func (m *K28Static) touchBulk(keys []K28StaticKey, ws *[k28StaticBulkGroup]k28StaticKeyWords, hs *[k28StaticBulkGroup]uint32) {
 	for i := range keys {
 		ws[i] = keys[i].words()
 		hs[i] = m.hash(&keys[i], &ws[i])
-		m.lock(hs[i] & m.mask).Load()
+		htab.Prefetch(unsafe.Pointer(m.lock(hs[i] & m.mask)))
 	}
 	for i := range keys {
 		if e := m.head(hs[i] & m.mask); e != 0 {
-			m.elem(e - 1).nextIndex()
+			htab.Prefetch(unsafe.Pointer(m.elem(e - 1)))
 		}
 	}
 }
@@ -815,7 +815,6 @@ func (m *K28Static) lookupHashed(w *k28StaticKeyWords, h uint32) (K28StaticValue
 			e := m.elem(i - 1)
 			if e.matches(w, h) {
 				v, found = e.loadValue(), true
-
 				break
 			}
 			i = e.nextIndex()
@@ -833,15 +832,13 @@ func (m *K28Static) lookupHashed(w *k28StaticKeyWords, h uint32) (K28StaticValue
 // before it reads any, so that their cache misses overlap: on a map much larger
 // than the cache it looks up several times as many keys a second as a loop of
 // Lookup. Each key's lookup is linearizable, as Lookup's; a group's are not one
-// atomic read. It panics if vals is shorter than len(keys) or found than
-// len(keys).
+// atomic read. It panics if vals or found is shorter than keys.
 func (m *K28Static) LookupBulk(keys []K28StaticKey, vals []K28StaticValue, found []bool) int {
 	if len(vals) < len(keys) || len(found) < len(keys) {
-		panic(fmt.Sprintf("K28Static.LookupBulk: len(vals) = %d, len(found) = %d, want at least len(keys) = %d and len(keys) = %d", len(vals), len(found), len(keys), len(keys)))
+		panic(fmt.Sprintf("K28Static.LookupBulk: len(vals) = %d, len(found) = %d, want at least len(keys) = %d", len(vals), len(found), len(keys)))
 	}
 	var ws [k28StaticBulkGroup]k28StaticKeyWords
 	var hs [k28StaticBulkGroup]uint32
-
 	n := 0
 	for start := 0; start < len(keys); start += k28StaticBulkGroup {
 		group := keys[start:min(start+k28StaticBulkGroup, len(keys))]

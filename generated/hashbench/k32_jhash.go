@@ -452,7 +452,6 @@ func (m *K32Jhash) lookup(k *K32JhashKey) (K32JhashValue, bool) {
 			e := m.elem(i - 1)
 			if e.matches(&w, h) {
 				v, found = e.loadValue(), true
-
 				break
 			}
 			i = e.nextIndex()
@@ -803,18 +802,19 @@ func (c *K32JhashCPU) Delete(k K32JhashKey) error {
 // are read.
 const k32JhashBulkGroup = 16
 
-// touchBulk hashes keys (at most k32JhashBulkGroup) into ws and hs and loads
-// the first word that the lookup of each will read, discarding it: a prefetch,
-// so that the misses of the group overlap instead of following each other.
+// touchBulk hashes keys (at most k32JhashBulkGroup) into ws and hs and
+// prefetches (htab.Prefetch) what the lookup of each will read: its bucket,
+// then the element after the bucket's, so that the misses of the group overlap
+// instead of following each other.
 func (m *K32Jhash) touchBulk(keys []K32JhashKey, ws *[k32JhashBulkGroup]k32JhashKeyWords, hs *[k32JhashBulkGroup]uint32) {
 	for i := range keys {
 		ws[i] = keys[i].words()
 		hs[i] = m.hash(&keys[i], &ws[i])
-		m.lock(hs[i] & m.mask).Load()
+		htab.Prefetch(unsafe.Pointer(m.lock(hs[i] & m.mask)))
 	}
 	for i := range keys {
 		if e := m.head(hs[i] & m.mask); e != 0 {
-			m.elem(e - 1).nextIndex()
+			htab.Prefetch(unsafe.Pointer(m.elem(e - 1)))
 		}
 	}
 }
@@ -832,7 +832,6 @@ func (m *K32Jhash) lookupHashed(w *k32JhashKeyWords, h uint32) (K32JhashValue, b
 			e := m.elem(i - 1)
 			if e.matches(w, h) {
 				v, found = e.loadValue(), true
-
 				break
 			}
 			i = e.nextIndex()
@@ -850,15 +849,13 @@ func (m *K32Jhash) lookupHashed(w *k32JhashKeyWords, h uint32) (K32JhashValue, b
 // before it reads any, so that their cache misses overlap: on a map much larger
 // than the cache it looks up several times as many keys a second as a loop of
 // Lookup. Each key's lookup is linearizable, as Lookup's; a group's are not one
-// atomic read. It panics if vals is shorter than len(keys) or found than
-// len(keys).
+// atomic read. It panics if vals or found is shorter than keys.
 func (m *K32Jhash) LookupBulk(keys []K32JhashKey, vals []K32JhashValue, found []bool) int {
 	if len(vals) < len(keys) || len(found) < len(keys) {
-		panic(fmt.Sprintf("K32Jhash.LookupBulk: len(vals) = %d, len(found) = %d, want at least len(keys) = %d and len(keys) = %d", len(vals), len(found), len(keys), len(keys)))
+		panic(fmt.Sprintf("K32Jhash.LookupBulk: len(vals) = %d, len(found) = %d, want at least len(keys) = %d", len(vals), len(found), len(keys)))
 	}
 	var ws [k32JhashBulkGroup]k32JhashKeyWords
 	var hs [k32JhashBulkGroup]uint32
-
 	n := 0
 	for start := 0; start < len(keys); start += k32JhashBulkGroup {
 		group := keys[start:min(start+k32JhashBulkGroup, len(keys))]

@@ -439,7 +439,6 @@ func (m *K32Static) lookup(k *K32StaticKey) (K32StaticValue, bool) {
 			e := m.elem(i - 1)
 			if e.matches(&w, h) {
 				v, found = e.loadValue(), true
-
 				break
 			}
 			i = e.nextIndex()
@@ -790,18 +789,19 @@ func (c *K32StaticCPU) Delete(k K32StaticKey) error {
 // are read.
 const k32StaticBulkGroup = 16
 
-// touchBulk hashes keys (at most k32StaticBulkGroup) into ws and hs and loads
-// the first word that the lookup of each will read, discarding it: a prefetch,
-// so that the misses of the group overlap instead of following each other.
+// touchBulk hashes keys (at most k32StaticBulkGroup) into ws and hs and
+// prefetches (htab.Prefetch) what the lookup of each will read: its bucket,
+// then the element after the bucket's, so that the misses of the group overlap
+// instead of following each other.
 func (m *K32Static) touchBulk(keys []K32StaticKey, ws *[k32StaticBulkGroup]k32StaticKeyWords, hs *[k32StaticBulkGroup]uint32) {
 	for i := range keys {
 		ws[i] = keys[i].words()
 		hs[i] = m.hash(&keys[i], &ws[i])
-		m.lock(hs[i] & m.mask).Load()
+		htab.Prefetch(unsafe.Pointer(m.lock(hs[i] & m.mask)))
 	}
 	for i := range keys {
 		if e := m.head(hs[i] & m.mask); e != 0 {
-			m.elem(e - 1).nextIndex()
+			htab.Prefetch(unsafe.Pointer(m.elem(e - 1)))
 		}
 	}
 }
@@ -819,7 +819,6 @@ func (m *K32Static) lookupHashed(w *k32StaticKeyWords, h uint32) (K32StaticValue
 			e := m.elem(i - 1)
 			if e.matches(w, h) {
 				v, found = e.loadValue(), true
-
 				break
 			}
 			i = e.nextIndex()
@@ -837,15 +836,13 @@ func (m *K32Static) lookupHashed(w *k32StaticKeyWords, h uint32) (K32StaticValue
 // before it reads any, so that their cache misses overlap: on a map much larger
 // than the cache it looks up several times as many keys a second as a loop of
 // Lookup. Each key's lookup is linearizable, as Lookup's; a group's are not one
-// atomic read. It panics if vals is shorter than len(keys) or found than
-// len(keys).
+// atomic read. It panics if vals or found is shorter than keys.
 func (m *K32Static) LookupBulk(keys []K32StaticKey, vals []K32StaticValue, found []bool) int {
 	if len(vals) < len(keys) || len(found) < len(keys) {
-		panic(fmt.Sprintf("K32Static.LookupBulk: len(vals) = %d, len(found) = %d, want at least len(keys) = %d and len(keys) = %d", len(vals), len(found), len(keys), len(keys)))
+		panic(fmt.Sprintf("K32Static.LookupBulk: len(vals) = %d, len(found) = %d, want at least len(keys) = %d", len(vals), len(found), len(keys)))
 	}
 	var ws [k32StaticBulkGroup]k32StaticKeyWords
 	var hs [k32StaticBulkGroup]uint32
-
 	n := 0
 	for start := 0; start < len(keys); start += k32StaticBulkGroup {
 		group := keys[start:min(start+k32StaticBulkGroup, len(keys))]

@@ -390,7 +390,6 @@ func (m *K4Static) lookup(k *K4StaticKey) (K4StaticValue, bool) {
 			e := m.elem(i - 1)
 			if e.matches(&w, h) {
 				v, found = e.loadValue(), true
-
 				break
 			}
 			i = e.nextIndex()
@@ -741,18 +740,19 @@ func (c *K4StaticCPU) Delete(k K4StaticKey) error {
 // are read.
 const k4StaticBulkGroup = 16
 
-// touchBulk hashes keys (at most k4StaticBulkGroup) into ws and hs and loads
-// the first word that the lookup of each will read, discarding it: a prefetch,
-// so that the misses of the group overlap instead of following each other.
+// touchBulk hashes keys (at most k4StaticBulkGroup) into ws and hs and
+// prefetches (htab.Prefetch) what the lookup of each will read: its bucket,
+// then the element after the bucket's, so that the misses of the group overlap
+// instead of following each other.
 func (m *K4Static) touchBulk(keys []K4StaticKey, ws *[k4StaticBulkGroup]k4StaticKeyWords, hs *[k4StaticBulkGroup]uint32) {
 	for i := range keys {
 		ws[i] = keys[i].words()
 		hs[i] = m.hash(&keys[i], &ws[i])
-		m.lock(hs[i] & m.mask).Load()
+		htab.Prefetch(unsafe.Pointer(m.lock(hs[i] & m.mask)))
 	}
 	for i := range keys {
 		if e := m.head(hs[i] & m.mask); e != 0 {
-			m.elem(e - 1).nextIndex()
+			htab.Prefetch(unsafe.Pointer(m.elem(e - 1)))
 		}
 	}
 }
@@ -770,7 +770,6 @@ func (m *K4Static) lookupHashed(w *k4StaticKeyWords, h uint32) (K4StaticValue, b
 			e := m.elem(i - 1)
 			if e.matches(w, h) {
 				v, found = e.loadValue(), true
-
 				break
 			}
 			i = e.nextIndex()
@@ -788,15 +787,13 @@ func (m *K4Static) lookupHashed(w *k4StaticKeyWords, h uint32) (K4StaticValue, b
 // before it reads any, so that their cache misses overlap: on a map much larger
 // than the cache it looks up several times as many keys a second as a loop of
 // Lookup. Each key's lookup is linearizable, as Lookup's; a group's are not one
-// atomic read. It panics if vals is shorter than len(keys) or found than
-// len(keys).
+// atomic read. It panics if vals or found is shorter than keys.
 func (m *K4Static) LookupBulk(keys []K4StaticKey, vals []K4StaticValue, found []bool) int {
 	if len(vals) < len(keys) || len(found) < len(keys) {
-		panic(fmt.Sprintf("K4Static.LookupBulk: len(vals) = %d, len(found) = %d, want at least len(keys) = %d and len(keys) = %d", len(vals), len(found), len(keys), len(keys)))
+		panic(fmt.Sprintf("K4Static.LookupBulk: len(vals) = %d, len(found) = %d, want at least len(keys) = %d", len(vals), len(found), len(keys)))
 	}
 	var ws [k4StaticBulkGroup]k4StaticKeyWords
 	var hs [k4StaticBulkGroup]uint32
-
 	n := 0
 	for start := 0; start < len(keys); start += k4StaticBulkGroup {
 		group := keys[start:min(start+k4StaticBulkGroup, len(keys))]

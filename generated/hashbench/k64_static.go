@@ -529,7 +529,6 @@ func (m *K64Static) lookup(k *K64StaticKey) (K64StaticValue, bool) {
 			e := m.elem(i - 1)
 			if e.matches(&w, h) {
 				v, found = e.loadValue(), true
-
 				break
 			}
 			i = e.nextIndex()
@@ -880,18 +879,19 @@ func (c *K64StaticCPU) Delete(k K64StaticKey) error {
 // are read.
 const k64StaticBulkGroup = 16
 
-// touchBulk hashes keys (at most k64StaticBulkGroup) into ws and hs and loads
-// the first word that the lookup of each will read, discarding it: a prefetch,
-// so that the misses of the group overlap instead of following each other.
+// touchBulk hashes keys (at most k64StaticBulkGroup) into ws and hs and
+// prefetches (htab.Prefetch) what the lookup of each will read: its bucket,
+// then the element after the bucket's, so that the misses of the group overlap
+// instead of following each other.
 func (m *K64Static) touchBulk(keys []K64StaticKey, ws *[k64StaticBulkGroup]k64StaticKeyWords, hs *[k64StaticBulkGroup]uint32) {
 	for i := range keys {
 		ws[i] = keys[i].words()
 		hs[i] = m.hash(&keys[i], &ws[i])
-		m.lock(hs[i] & m.mask).Load()
+		htab.Prefetch(unsafe.Pointer(m.lock(hs[i] & m.mask)))
 	}
 	for i := range keys {
 		if e := m.head(hs[i] & m.mask); e != 0 {
-			m.elem(e - 1).nextIndex()
+			htab.Prefetch(unsafe.Pointer(m.elem(e - 1)))
 		}
 	}
 }
@@ -909,7 +909,6 @@ func (m *K64Static) lookupHashed(w *k64StaticKeyWords, h uint32) (K64StaticValue
 			e := m.elem(i - 1)
 			if e.matches(w, h) {
 				v, found = e.loadValue(), true
-
 				break
 			}
 			i = e.nextIndex()
@@ -927,15 +926,13 @@ func (m *K64Static) lookupHashed(w *k64StaticKeyWords, h uint32) (K64StaticValue
 // before it reads any, so that their cache misses overlap: on a map much larger
 // than the cache it looks up several times as many keys a second as a loop of
 // Lookup. Each key's lookup is linearizable, as Lookup's; a group's are not one
-// atomic read. It panics if vals is shorter than len(keys) or found than
-// len(keys).
+// atomic read. It panics if vals or found is shorter than keys.
 func (m *K64Static) LookupBulk(keys []K64StaticKey, vals []K64StaticValue, found []bool) int {
 	if len(vals) < len(keys) || len(found) < len(keys) {
-		panic(fmt.Sprintf("K64Static.LookupBulk: len(vals) = %d, len(found) = %d, want at least len(keys) = %d and len(keys) = %d", len(vals), len(found), len(keys), len(keys)))
+		panic(fmt.Sprintf("K64Static.LookupBulk: len(vals) = %d, len(found) = %d, want at least len(keys) = %d", len(vals), len(found), len(keys)))
 	}
 	var ws [k64StaticBulkGroup]k64StaticKeyWords
 	var hs [k64StaticBulkGroup]uint32
-
 	n := 0
 	for start := 0; start < len(keys); start += k64StaticBulkGroup {
 		group := keys[start:min(start+k64StaticBulkGroup, len(keys))]

@@ -428,7 +428,6 @@ func (m *K8Jhash) lookup(k *K8JhashKey) (K8JhashValue, bool) {
 			e := m.elem(i - 1)
 			if e.matches(&w, h) {
 				v, found = e.loadValue(), true
-
 				break
 			}
 			i = e.nextIndex()
@@ -779,18 +778,19 @@ func (c *K8JhashCPU) Delete(k K8JhashKey) error {
 // are read.
 const k8JhashBulkGroup = 16
 
-// touchBulk hashes keys (at most k8JhashBulkGroup) into ws and hs and loads the
-// first word that the lookup of each will read, discarding it: a prefetch, so
-// that the misses of the group overlap instead of following each other.
+// touchBulk hashes keys (at most k8JhashBulkGroup) into ws and hs and
+// prefetches (htab.Prefetch) what the lookup of each will read: its bucket,
+// then the element after the bucket's, so that the misses of the group overlap
+// instead of following each other.
 func (m *K8Jhash) touchBulk(keys []K8JhashKey, ws *[k8JhashBulkGroup]k8JhashKeyWords, hs *[k8JhashBulkGroup]uint32) {
 	for i := range keys {
 		ws[i] = keys[i].words()
 		hs[i] = m.hash(&keys[i], &ws[i])
-		m.lock(hs[i] & m.mask).Load()
+		htab.Prefetch(unsafe.Pointer(m.lock(hs[i] & m.mask)))
 	}
 	for i := range keys {
 		if e := m.head(hs[i] & m.mask); e != 0 {
-			m.elem(e - 1).nextIndex()
+			htab.Prefetch(unsafe.Pointer(m.elem(e - 1)))
 		}
 	}
 }
@@ -808,7 +808,6 @@ func (m *K8Jhash) lookupHashed(w *k8JhashKeyWords, h uint32) (K8JhashValue, bool
 			e := m.elem(i - 1)
 			if e.matches(w, h) {
 				v, found = e.loadValue(), true
-
 				break
 			}
 			i = e.nextIndex()
@@ -826,15 +825,13 @@ func (m *K8Jhash) lookupHashed(w *k8JhashKeyWords, h uint32) (K8JhashValue, bool
 // before it reads any, so that their cache misses overlap: on a map much larger
 // than the cache it looks up several times as many keys a second as a loop of
 // Lookup. Each key's lookup is linearizable, as Lookup's; a group's are not one
-// atomic read. It panics if vals is shorter than len(keys) or found than
-// len(keys).
+// atomic read. It panics if vals or found is shorter than keys.
 func (m *K8Jhash) LookupBulk(keys []K8JhashKey, vals []K8JhashValue, found []bool) int {
 	if len(vals) < len(keys) || len(found) < len(keys) {
-		panic(fmt.Sprintf("K8Jhash.LookupBulk: len(vals) = %d, len(found) = %d, want at least len(keys) = %d and len(keys) = %d", len(vals), len(found), len(keys), len(keys)))
+		panic(fmt.Sprintf("K8Jhash.LookupBulk: len(vals) = %d, len(found) = %d, want at least len(keys) = %d", len(vals), len(found), len(keys)))
 	}
 	var ws [k8JhashBulkGroup]k8JhashKeyWords
 	var hs [k8JhashBulkGroup]uint32
-
 	n := 0
 	for start := 0; start < len(keys); start += k8JhashBulkGroup {
 		group := keys[start:min(start+k8JhashBulkGroup, len(keys))]

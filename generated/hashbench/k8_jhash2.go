@@ -401,7 +401,6 @@ func (m *K8Jhash2) lookup(k *K8Jhash2Key) (K8Jhash2Value, bool) {
 			e := m.elem(i - 1)
 			if e.matches(&w, h) {
 				v, found = e.loadValue(), true
-
 				break
 			}
 			i = e.nextIndex()
@@ -752,18 +751,19 @@ func (c *K8Jhash2CPU) Delete(k K8Jhash2Key) error {
 // are read.
 const k8Jhash2BulkGroup = 16
 
-// touchBulk hashes keys (at most k8Jhash2BulkGroup) into ws and hs and loads
-// the first word that the lookup of each will read, discarding it: a prefetch,
-// so that the misses of the group overlap instead of following each other.
+// touchBulk hashes keys (at most k8Jhash2BulkGroup) into ws and hs and
+// prefetches (htab.Prefetch) what the lookup of each will read: its bucket,
+// then the element after the bucket's, so that the misses of the group overlap
+// instead of following each other.
 func (m *K8Jhash2) touchBulk(keys []K8Jhash2Key, ws *[k8Jhash2BulkGroup]k8Jhash2KeyWords, hs *[k8Jhash2BulkGroup]uint32) {
 	for i := range keys {
 		ws[i] = keys[i].words()
 		hs[i] = m.hash(&keys[i], &ws[i])
-		m.lock(hs[i] & m.mask).Load()
+		htab.Prefetch(unsafe.Pointer(m.lock(hs[i] & m.mask)))
 	}
 	for i := range keys {
 		if e := m.head(hs[i] & m.mask); e != 0 {
-			m.elem(e - 1).nextIndex()
+			htab.Prefetch(unsafe.Pointer(m.elem(e - 1)))
 		}
 	}
 }
@@ -781,7 +781,6 @@ func (m *K8Jhash2) lookupHashed(w *k8Jhash2KeyWords, h uint32) (K8Jhash2Value, b
 			e := m.elem(i - 1)
 			if e.matches(w, h) {
 				v, found = e.loadValue(), true
-
 				break
 			}
 			i = e.nextIndex()
@@ -799,15 +798,13 @@ func (m *K8Jhash2) lookupHashed(w *k8Jhash2KeyWords, h uint32) (K8Jhash2Value, b
 // before it reads any, so that their cache misses overlap: on a map much larger
 // than the cache it looks up several times as many keys a second as a loop of
 // Lookup. Each key's lookup is linearizable, as Lookup's; a group's are not one
-// atomic read. It panics if vals is shorter than len(keys) or found than
-// len(keys).
+// atomic read. It panics if vals or found is shorter than keys.
 func (m *K8Jhash2) LookupBulk(keys []K8Jhash2Key, vals []K8Jhash2Value, found []bool) int {
 	if len(vals) < len(keys) || len(found) < len(keys) {
-		panic(fmt.Sprintf("K8Jhash2.LookupBulk: len(vals) = %d, len(found) = %d, want at least len(keys) = %d and len(keys) = %d", len(vals), len(found), len(keys), len(keys)))
+		panic(fmt.Sprintf("K8Jhash2.LookupBulk: len(vals) = %d, len(found) = %d, want at least len(keys) = %d", len(vals), len(found), len(keys)))
 	}
 	var ws [k8Jhash2BulkGroup]k8Jhash2KeyWords
 	var hs [k8Jhash2BulkGroup]uint32
-
 	n := 0
 	for start := 0; start < len(keys); start += k8Jhash2BulkGroup {
 		group := keys[start:min(start+k8Jhash2BulkGroup, len(keys))]

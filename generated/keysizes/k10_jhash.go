@@ -523,7 +523,6 @@ func (m *K10Jhash) lookupChain(bi uint32, w *k10JhashKeyWords, h uint32) (K10Jha
 			e := m.elem(i - 1)
 			if e.matches(w, h) {
 				v, found = e.loadValue(), true
-
 				break
 			}
 			i = e.nextIndex()
@@ -908,14 +907,22 @@ func (c *K10JhashCPU) Delete(k K10JhashKey) error {
 // are read.
 const k10JhashBulkGroup = 16
 
-// touchBulk hashes keys (at most k10JhashBulkGroup) into ws and hs and loads
-// the first word that the lookup of each will read, discarding it: a prefetch,
-// so that the misses of the group overlap instead of following each other.
+// touchBulk hashes keys (at most k10JhashBulkGroup) into ws and hs and
+// prefetches (htab.Prefetch) what the lookup of each will read: its bucket,
+// then the element after the bucket's, so that the misses of the group overlap
+// instead of following each other.
 func (m *K10Jhash) touchBulk(keys []K10JhashKey, ws *[k10JhashBulkGroup]k10JhashKeyWords, hs *[k10JhashBulkGroup]uint32) {
 	for i := range keys {
 		ws[i] = keys[i].words()
 		hs[i] = m.hash(&keys[i], &ws[i])
-		m.lock(hs[i] & m.mask).Load()
+		htab.Prefetch(unsafe.Pointer(m.lock(hs[i] & m.mask)))
+	}
+	for i := range keys {
+		if e := m.head(hs[i] & m.mask); e != 0 {
+			if n := m.elem(e - 1).nextIndex(); n != 0 {
+				htab.Prefetch(unsafe.Pointer(m.elem(n - 1)))
+			}
+		}
 	}
 }
 
@@ -932,7 +939,6 @@ func (m *K10Jhash) lookupHashed(w *k10JhashKeyWords, h uint32) (K10JhashValue, b
 			e := m.elem(i - 1)
 			if e.matches(w, h) {
 				v, found = e.loadValue(), true
-
 				break
 			}
 			i = e.nextIndex()
@@ -950,15 +956,13 @@ func (m *K10Jhash) lookupHashed(w *k10JhashKeyWords, h uint32) (K10JhashValue, b
 // before it reads any, so that their cache misses overlap: on a map much larger
 // than the cache it looks up several times as many keys a second as a loop of
 // Lookup. Each key's lookup is linearizable, as Lookup's; a group's are not one
-// atomic read. It panics if vals is shorter than len(keys) or found than
-// len(keys).
+// atomic read. It panics if vals or found is shorter than keys.
 func (m *K10Jhash) LookupBulk(keys []K10JhashKey, vals []K10JhashValue, found []bool) int {
 	if len(vals) < len(keys) || len(found) < len(keys) {
-		panic(fmt.Sprintf("K10Jhash.LookupBulk: len(vals) = %d, len(found) = %d, want at least len(keys) = %d and len(keys) = %d", len(vals), len(found), len(keys), len(keys)))
+		panic(fmt.Sprintf("K10Jhash.LookupBulk: len(vals) = %d, len(found) = %d, want at least len(keys) = %d", len(vals), len(found), len(keys)))
 	}
 	var ws [k10JhashBulkGroup]k10JhashKeyWords
 	var hs [k10JhashBulkGroup]uint32
-
 	n := 0
 	for start := 0; start < len(keys); start += k10JhashBulkGroup {
 		group := keys[start:min(start+k10JhashBulkGroup, len(keys))]

@@ -521,7 +521,6 @@ func (m *K12Jhash) lookupChain(bi uint32, w *k12JhashKeyWords, h uint32) (K12Jha
 			e := m.elem(i - 1)
 			if e.matches(w, h) {
 				v, found = e.loadValue(), true
-
 				break
 			}
 			i = e.nextIndex()
@@ -906,14 +905,22 @@ func (c *K12JhashCPU) Delete(k K12JhashKey) error {
 // are read.
 const k12JhashBulkGroup = 16
 
-// touchBulk hashes keys (at most k12JhashBulkGroup) into ws and hs and loads
-// the first word that the lookup of each will read, discarding it: a prefetch,
-// so that the misses of the group overlap instead of following each other.
+// touchBulk hashes keys (at most k12JhashBulkGroup) into ws and hs and
+// prefetches (htab.Prefetch) what the lookup of each will read: its bucket,
+// then the element after the bucket's, so that the misses of the group overlap
+// instead of following each other.
 func (m *K12Jhash) touchBulk(keys []K12JhashKey, ws *[k12JhashBulkGroup]k12JhashKeyWords, hs *[k12JhashBulkGroup]uint32) {
 	for i := range keys {
 		ws[i] = keys[i].words()
 		hs[i] = m.hash(&keys[i], &ws[i])
-		m.lock(hs[i] & m.mask).Load()
+		htab.Prefetch(unsafe.Pointer(m.lock(hs[i] & m.mask)))
+	}
+	for i := range keys {
+		if e := m.head(hs[i] & m.mask); e != 0 {
+			if n := m.elem(e - 1).nextIndex(); n != 0 {
+				htab.Prefetch(unsafe.Pointer(m.elem(n - 1)))
+			}
+		}
 	}
 }
 
@@ -930,7 +937,6 @@ func (m *K12Jhash) lookupHashed(w *k12JhashKeyWords, h uint32) (K12JhashValue, b
 			e := m.elem(i - 1)
 			if e.matches(w, h) {
 				v, found = e.loadValue(), true
-
 				break
 			}
 			i = e.nextIndex()
@@ -948,15 +954,13 @@ func (m *K12Jhash) lookupHashed(w *k12JhashKeyWords, h uint32) (K12JhashValue, b
 // before it reads any, so that their cache misses overlap: on a map much larger
 // than the cache it looks up several times as many keys a second as a loop of
 // Lookup. Each key's lookup is linearizable, as Lookup's; a group's are not one
-// atomic read. It panics if vals is shorter than len(keys) or found than
-// len(keys).
+// atomic read. It panics if vals or found is shorter than keys.
 func (m *K12Jhash) LookupBulk(keys []K12JhashKey, vals []K12JhashValue, found []bool) int {
 	if len(vals) < len(keys) || len(found) < len(keys) {
-		panic(fmt.Sprintf("K12Jhash.LookupBulk: len(vals) = %d, len(found) = %d, want at least len(keys) = %d and len(keys) = %d", len(vals), len(found), len(keys), len(keys)))
+		panic(fmt.Sprintf("K12Jhash.LookupBulk: len(vals) = %d, len(found) = %d, want at least len(keys) = %d", len(vals), len(found), len(keys)))
 	}
 	var ws [k12JhashBulkGroup]k12JhashKeyWords
 	var hs [k12JhashBulkGroup]uint32
-
 	n := 0
 	for start := 0; start < len(keys); start += k12JhashBulkGroup {
 		group := keys[start:min(start+k12JhashBulkGroup, len(keys))]

@@ -517,7 +517,6 @@ func (m *K13Jhash) lookupChain(bi uint32, w *k13JhashKeyWords, h uint32) (K13Jha
 			e := m.elem(i - 1)
 			if e.matches(w, h) {
 				v, found = e.loadValue(), true
-
 				break
 			}
 			i = e.nextIndex()
@@ -902,14 +901,22 @@ func (c *K13JhashCPU) Delete(k K13JhashKey) error {
 // are read.
 const k13JhashBulkGroup = 16
 
-// touchBulk hashes keys (at most k13JhashBulkGroup) into ws and hs and loads
-// the first word that the lookup of each will read, discarding it: a prefetch,
-// so that the misses of the group overlap instead of following each other.
+// touchBulk hashes keys (at most k13JhashBulkGroup) into ws and hs and
+// prefetches (htab.Prefetch) what the lookup of each will read: its bucket,
+// then the element after the bucket's, so that the misses of the group overlap
+// instead of following each other.
 func (m *K13Jhash) touchBulk(keys []K13JhashKey, ws *[k13JhashBulkGroup]k13JhashKeyWords, hs *[k13JhashBulkGroup]uint32) {
 	for i := range keys {
 		ws[i] = keys[i].words()
 		hs[i] = m.hash(&keys[i], &ws[i])
-		m.lock(hs[i] & m.mask).Load()
+		htab.Prefetch(unsafe.Pointer(m.lock(hs[i] & m.mask)))
+	}
+	for i := range keys {
+		if e := m.head(hs[i] & m.mask); e != 0 {
+			if n := m.elem(e - 1).nextIndex(); n != 0 {
+				htab.Prefetch(unsafe.Pointer(m.elem(n - 1)))
+			}
+		}
 	}
 }
 
@@ -926,7 +933,6 @@ func (m *K13Jhash) lookupHashed(w *k13JhashKeyWords, h uint32) (K13JhashValue, b
 			e := m.elem(i - 1)
 			if e.matches(w, h) {
 				v, found = e.loadValue(), true
-
 				break
 			}
 			i = e.nextIndex()
@@ -944,15 +950,13 @@ func (m *K13Jhash) lookupHashed(w *k13JhashKeyWords, h uint32) (K13JhashValue, b
 // before it reads any, so that their cache misses overlap: on a map much larger
 // than the cache it looks up several times as many keys a second as a loop of
 // Lookup. Each key's lookup is linearizable, as Lookup's; a group's are not one
-// atomic read. It panics if vals is shorter than len(keys) or found than
-// len(keys).
+// atomic read. It panics if vals or found is shorter than keys.
 func (m *K13Jhash) LookupBulk(keys []K13JhashKey, vals []K13JhashValue, found []bool) int {
 	if len(vals) < len(keys) || len(found) < len(keys) {
-		panic(fmt.Sprintf("K13Jhash.LookupBulk: len(vals) = %d, len(found) = %d, want at least len(keys) = %d and len(keys) = %d", len(vals), len(found), len(keys), len(keys)))
+		panic(fmt.Sprintf("K13Jhash.LookupBulk: len(vals) = %d, len(found) = %d, want at least len(keys) = %d", len(vals), len(found), len(keys)))
 	}
 	var ws [k13JhashBulkGroup]k13JhashKeyWords
 	var hs [k13JhashBulkGroup]uint32
-
 	n := 0
 	for start := 0; start < len(keys); start += k13JhashBulkGroup {
 		group := keys[start:min(start+k13JhashBulkGroup, len(keys))]

@@ -452,7 +452,6 @@ func (m *K13V13Classic) lookup(k *K13V13ClassicKey) (K13V13ClassicValue, bool) {
 			e := m.elem(i - 1)
 			if e.matches(&w, h) {
 				v, found = e.loadValue(), true
-
 				break
 			}
 			i = e.nextIndex()
@@ -804,18 +803,18 @@ func (c *K13V13ClassicCPU) Delete(k K13V13ClassicKey) error {
 const k13V13ClassicBulkGroup = 16
 
 // touchBulk hashes keys (at most k13V13ClassicBulkGroup) into ws and hs and
-// loads the first word that the lookup of each will read, discarding it: a
-// prefetch, so that the misses of the group overlap instead of following each
-// other.
+// prefetches (htab.Prefetch) what the lookup of each will read: its bucket,
+// then the element after the bucket's, so that the misses of the group overlap
+// instead of following each other.
 func (m *K13V13Classic) touchBulk(keys []K13V13ClassicKey, ws *[k13V13ClassicBulkGroup]k13V13ClassicKeyWords, hs *[k13V13ClassicBulkGroup]uint32) {
 	for i := range keys {
 		ws[i] = keys[i].words()
 		hs[i] = m.hash(&keys[i], &ws[i])
-		m.lock(hs[i] & m.mask).Load()
+		htab.Prefetch(unsafe.Pointer(m.lock(hs[i] & m.mask)))
 	}
 	for i := range keys {
 		if e := m.head(hs[i] & m.mask); e != 0 {
-			m.elem(e - 1).nextIndex()
+			htab.Prefetch(unsafe.Pointer(m.elem(e - 1)))
 		}
 	}
 }
@@ -833,7 +832,6 @@ func (m *K13V13Classic) lookupHashed(w *k13V13ClassicKeyWords, h uint32) (K13V13
 			e := m.elem(i - 1)
 			if e.matches(w, h) {
 				v, found = e.loadValue(), true
-
 				break
 			}
 			i = e.nextIndex()
@@ -851,15 +849,14 @@ func (m *K13V13Classic) lookupHashed(w *k13V13ClassicKeyWords, h uint32) (K13V13
 // their lookups read first before it reads any, so that their cache misses
 // overlap: on a map much larger than the cache it looks up several times as
 // many keys a second as a loop of Lookup. Each key's lookup is linearizable, as
-// Lookup's; a group's are not one atomic read. It panics if vals is shorter
-// than len(keys) or found than len(keys).
+// Lookup's; a group's are not one atomic read. It panics if vals or found is
+// shorter than keys.
 func (m *K13V13Classic) LookupBulk(keys []K13V13ClassicKey, vals []K13V13ClassicValue, found []bool) int {
 	if len(vals) < len(keys) || len(found) < len(keys) {
-		panic(fmt.Sprintf("K13V13Classic.LookupBulk: len(vals) = %d, len(found) = %d, want at least len(keys) = %d and len(keys) = %d", len(vals), len(found), len(keys), len(keys)))
+		panic(fmt.Sprintf("K13V13Classic.LookupBulk: len(vals) = %d, len(found) = %d, want at least len(keys) = %d", len(vals), len(found), len(keys)))
 	}
 	var ws [k13V13ClassicBulkGroup]k13V13ClassicKeyWords
 	var hs [k13V13ClassicBulkGroup]uint32
-
 	n := 0
 	for start := 0; start < len(keys); start += k13V13ClassicBulkGroup {
 		group := keys[start:min(start+k13V13ClassicBulkGroup, len(keys))]

@@ -392,7 +392,6 @@ func (m *K1V3Classic) lookup(k *K1V3ClassicKey) (K1V3ClassicValue, bool) {
 			e := m.elem(i - 1)
 			if e.matches(&w, h) {
 				v, found = e.loadValue(), true
-
 				break
 			}
 			i = e.nextIndex()
@@ -743,18 +742,19 @@ func (c *K1V3ClassicCPU) Delete(k K1V3ClassicKey) error {
 // are read.
 const k1V3ClassicBulkGroup = 16
 
-// touchBulk hashes keys (at most k1V3ClassicBulkGroup) into ws and hs and loads
-// the first word that the lookup of each will read, discarding it: a prefetch,
-// so that the misses of the group overlap instead of following each other.
+// touchBulk hashes keys (at most k1V3ClassicBulkGroup) into ws and hs and
+// prefetches (htab.Prefetch) what the lookup of each will read: its bucket,
+// then the element after the bucket's, so that the misses of the group overlap
+// instead of following each other.
 func (m *K1V3Classic) touchBulk(keys []K1V3ClassicKey, ws *[k1V3ClassicBulkGroup]k1V3ClassicKeyWords, hs *[k1V3ClassicBulkGroup]uint32) {
 	for i := range keys {
 		ws[i] = keys[i].words()
 		hs[i] = m.hash(&keys[i], &ws[i])
-		m.lock(hs[i] & m.mask).Load()
+		htab.Prefetch(unsafe.Pointer(m.lock(hs[i] & m.mask)))
 	}
 	for i := range keys {
 		if e := m.head(hs[i] & m.mask); e != 0 {
-			m.elem(e - 1).nextIndex()
+			htab.Prefetch(unsafe.Pointer(m.elem(e - 1)))
 		}
 	}
 }
@@ -772,7 +772,6 @@ func (m *K1V3Classic) lookupHashed(w *k1V3ClassicKeyWords, h uint32) (K1V3Classi
 			e := m.elem(i - 1)
 			if e.matches(w, h) {
 				v, found = e.loadValue(), true
-
 				break
 			}
 			i = e.nextIndex()
@@ -790,15 +789,13 @@ func (m *K1V3Classic) lookupHashed(w *k1V3ClassicKeyWords, h uint32) (K1V3Classi
 // before it reads any, so that their cache misses overlap: on a map much larger
 // than the cache it looks up several times as many keys a second as a loop of
 // Lookup. Each key's lookup is linearizable, as Lookup's; a group's are not one
-// atomic read. It panics if vals is shorter than len(keys) or found than
-// len(keys).
+// atomic read. It panics if vals or found is shorter than keys.
 func (m *K1V3Classic) LookupBulk(keys []K1V3ClassicKey, vals []K1V3ClassicValue, found []bool) int {
 	if len(vals) < len(keys) || len(found) < len(keys) {
-		panic(fmt.Sprintf("K1V3Classic.LookupBulk: len(vals) = %d, len(found) = %d, want at least len(keys) = %d and len(keys) = %d", len(vals), len(found), len(keys), len(keys)))
+		panic(fmt.Sprintf("K1V3Classic.LookupBulk: len(vals) = %d, len(found) = %d, want at least len(keys) = %d", len(vals), len(found), len(keys)))
 	}
 	var ws [k1V3ClassicBulkGroup]k1V3ClassicKeyWords
 	var hs [k1V3ClassicBulkGroup]uint32
-
 	n := 0
 	for start := 0; start < len(keys); start += k1V3ClassicBulkGroup {
 		group := keys[start:min(start+k1V3ClassicBulkGroup, len(keys))]

@@ -559,7 +559,6 @@ func (m *K42) lookupChain(bi uint32, w *k42KeyWords, h uint32) (K42Value, bool) 
 			e := m.elem(i - 1)
 			if e.matches(w, h) {
 				v, found = e.loadValue(), true
-
 				break
 			}
 			i = e.nextIndex()
@@ -944,14 +943,22 @@ func (c *K42CPU) Delete(k K42Key) error {
 // read.
 const k42BulkGroup = 16
 
-// touchBulk hashes keys (at most k42BulkGroup) into ws and hs and loads the
-// first word that the lookup of each will read, discarding it: a prefetch, so
-// that the misses of the group overlap instead of following each other.
+// touchBulk hashes keys (at most k42BulkGroup) into ws and hs and prefetches
+// (htab.Prefetch) what the lookup of each will read: its bucket, then the
+// element after the bucket's, so that the misses of the group overlap instead
+// of following each other.
 func (m *K42) touchBulk(keys []K42Key, ws *[k42BulkGroup]k42KeyWords, hs *[k42BulkGroup]uint32) {
 	for i := range keys {
 		ws[i] = keys[i].words()
 		hs[i] = m.hash(&keys[i], &ws[i])
-		m.lock(hs[i] & m.mask).Load()
+		htab.Prefetch(unsafe.Pointer(m.lock(hs[i] & m.mask)))
+	}
+	for i := range keys {
+		if e := m.head(hs[i] & m.mask); e != 0 {
+			if n := m.elem(e - 1).nextIndex(); n != 0 {
+				htab.Prefetch(unsafe.Pointer(m.elem(n - 1)))
+			}
+		}
 	}
 }
 
@@ -968,7 +975,6 @@ func (m *K42) lookupHashed(w *k42KeyWords, h uint32) (K42Value, bool) {
 			e := m.elem(i - 1)
 			if e.matches(w, h) {
 				v, found = e.loadValue(), true
-
 				break
 			}
 			i = e.nextIndex()
@@ -986,15 +992,13 @@ func (m *K42) lookupHashed(w *k42KeyWords, h uint32) (K42Value, bool) {
 // it reads any, so that their cache misses overlap: on a map much larger than
 // the cache it looks up several times as many keys a second as a loop of
 // Lookup. Each key's lookup is linearizable, as Lookup's; a group's are not one
-// atomic read. It panics if vals is shorter than len(keys) or found than
-// len(keys).
+// atomic read. It panics if vals or found is shorter than keys.
 func (m *K42) LookupBulk(keys []K42Key, vals []K42Value, found []bool) int {
 	if len(vals) < len(keys) || len(found) < len(keys) {
-		panic(fmt.Sprintf("K42.LookupBulk: len(vals) = %d, len(found) = %d, want at least len(keys) = %d and len(keys) = %d", len(vals), len(found), len(keys), len(keys)))
+		panic(fmt.Sprintf("K42.LookupBulk: len(vals) = %d, len(found) = %d, want at least len(keys) = %d", len(vals), len(found), len(keys)))
 	}
 	var ws [k42BulkGroup]k42KeyWords
 	var hs [k42BulkGroup]uint32
-
 	n := 0
 	for start := 0; start < len(keys); start += k42BulkGroup {
 		group := keys[start:min(start+k42BulkGroup, len(keys))]

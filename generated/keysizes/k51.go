@@ -587,7 +587,6 @@ func (m *K51) lookupChain(bi uint32, w *k51KeyWords, h uint32) (K51Value, bool) 
 			e := m.elem(i - 1)
 			if e.matches(w, h) {
 				v, found = e.loadValue(), true
-
 				break
 			}
 			i = e.nextIndex()
@@ -972,14 +971,22 @@ func (c *K51CPU) Delete(k K51Key) error {
 // read.
 const k51BulkGroup = 16
 
-// touchBulk hashes keys (at most k51BulkGroup) into ws and hs and loads the
-// first word that the lookup of each will read, discarding it: a prefetch, so
-// that the misses of the group overlap instead of following each other.
+// touchBulk hashes keys (at most k51BulkGroup) into ws and hs and prefetches
+// (htab.Prefetch) what the lookup of each will read: its bucket, then the
+// element after the bucket's, so that the misses of the group overlap instead
+// of following each other.
 func (m *K51) touchBulk(keys []K51Key, ws *[k51BulkGroup]k51KeyWords, hs *[k51BulkGroup]uint32) {
 	for i := range keys {
 		ws[i] = keys[i].words()
 		hs[i] = m.hash(&keys[i], &ws[i])
-		m.lock(hs[i] & m.mask).Load()
+		htab.Prefetch(unsafe.Pointer(m.lock(hs[i] & m.mask)))
+	}
+	for i := range keys {
+		if e := m.head(hs[i] & m.mask); e != 0 {
+			if n := m.elem(e - 1).nextIndex(); n != 0 {
+				htab.Prefetch(unsafe.Pointer(m.elem(n - 1)))
+			}
+		}
 	}
 }
 
@@ -996,7 +1003,6 @@ func (m *K51) lookupHashed(w *k51KeyWords, h uint32) (K51Value, bool) {
 			e := m.elem(i - 1)
 			if e.matches(w, h) {
 				v, found = e.loadValue(), true
-
 				break
 			}
 			i = e.nextIndex()
@@ -1014,15 +1020,13 @@ func (m *K51) lookupHashed(w *k51KeyWords, h uint32) (K51Value, bool) {
 // it reads any, so that their cache misses overlap: on a map much larger than
 // the cache it looks up several times as many keys a second as a loop of
 // Lookup. Each key's lookup is linearizable, as Lookup's; a group's are not one
-// atomic read. It panics if vals is shorter than len(keys) or found than
-// len(keys).
+// atomic read. It panics if vals or found is shorter than keys.
 func (m *K51) LookupBulk(keys []K51Key, vals []K51Value, found []bool) int {
 	if len(vals) < len(keys) || len(found) < len(keys) {
-		panic(fmt.Sprintf("K51.LookupBulk: len(vals) = %d, len(found) = %d, want at least len(keys) = %d and len(keys) = %d", len(vals), len(found), len(keys), len(keys)))
+		panic(fmt.Sprintf("K51.LookupBulk: len(vals) = %d, len(found) = %d, want at least len(keys) = %d", len(vals), len(found), len(keys)))
 	}
 	var ws [k51BulkGroup]k51KeyWords
 	var hs [k51BulkGroup]uint32
-
 	n := 0
 	for start := 0; start < len(keys); start += k51BulkGroup {
 		group := keys[start:min(start+k51BulkGroup, len(keys))]

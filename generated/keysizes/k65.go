@@ -500,7 +500,6 @@ func (m *K65) lookupChain(bi uint32, w *k65KeyWords, h uint32) (K65Value, bool) 
 			e := m.elem(i - 1)
 			if e.matches(w, h) {
 				v, found = e.loadValue(), true
-
 				break
 			}
 			i = e.nextIndex()
@@ -885,14 +884,22 @@ func (c *K65CPU) Delete(k K65Key) error {
 // read.
 const k65BulkGroup = 16
 
-// touchBulk hashes keys (at most k65BulkGroup) into ws and hs and loads the
-// first word that the lookup of each will read, discarding it: a prefetch, so
-// that the misses of the group overlap instead of following each other.
+// touchBulk hashes keys (at most k65BulkGroup) into ws and hs and prefetches
+// (htab.Prefetch) what the lookup of each will read: its bucket, then the
+// element after the bucket's, so that the misses of the group overlap instead
+// of following each other.
 func (m *K65) touchBulk(keys []K65Key, ws *[k65BulkGroup]k65KeyWords, hs *[k65BulkGroup]uint32) {
 	for i := range keys {
 		ws[i] = keys[i].words()
 		hs[i] = m.hash(&keys[i], &ws[i])
-		m.lock(hs[i] & m.mask).Load()
+		htab.Prefetch(unsafe.Pointer(m.lock(hs[i] & m.mask)))
+	}
+	for i := range keys {
+		if e := m.head(hs[i] & m.mask); e != 0 {
+			if n := m.elem(e - 1).nextIndex(); n != 0 {
+				htab.Prefetch(unsafe.Pointer(m.elem(n - 1)))
+			}
+		}
 	}
 }
 
@@ -909,7 +916,6 @@ func (m *K65) lookupHashed(w *k65KeyWords, h uint32) (K65Value, bool) {
 			e := m.elem(i - 1)
 			if e.matches(w, h) {
 				v, found = e.loadValue(), true
-
 				break
 			}
 			i = e.nextIndex()
@@ -927,15 +933,13 @@ func (m *K65) lookupHashed(w *k65KeyWords, h uint32) (K65Value, bool) {
 // it reads any, so that their cache misses overlap: on a map much larger than
 // the cache it looks up several times as many keys a second as a loop of
 // Lookup. Each key's lookup is linearizable, as Lookup's; a group's are not one
-// atomic read. It panics if vals is shorter than len(keys) or found than
-// len(keys).
+// atomic read. It panics if vals or found is shorter than keys.
 func (m *K65) LookupBulk(keys []K65Key, vals []K65Value, found []bool) int {
 	if len(vals) < len(keys) || len(found) < len(keys) {
-		panic(fmt.Sprintf("K65.LookupBulk: len(vals) = %d, len(found) = %d, want at least len(keys) = %d and len(keys) = %d", len(vals), len(found), len(keys), len(keys)))
+		panic(fmt.Sprintf("K65.LookupBulk: len(vals) = %d, len(found) = %d, want at least len(keys) = %d", len(vals), len(found), len(keys)))
 	}
 	var ws [k65BulkGroup]k65KeyWords
 	var hs [k65BulkGroup]uint32
-
 	n := 0
 	for start := 0; start < len(keys); start += k65BulkGroup {
 		group := keys[start:min(start+k65BulkGroup, len(keys))]

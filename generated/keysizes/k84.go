@@ -498,7 +498,6 @@ func (m *K84) lookupChain(bi uint32, w *k84KeyWords, h uint32) (K84Value, bool) 
 			e := m.elem(i - 1)
 			if e.matches(w, h) {
 				v, found = e.loadValue(), true
-
 				break
 			}
 			i = e.nextIndex()
@@ -883,14 +882,22 @@ func (c *K84CPU) Delete(k K84Key) error {
 // read.
 const k84BulkGroup = 16
 
-// touchBulk hashes keys (at most k84BulkGroup) into ws and hs and loads the
-// first word that the lookup of each will read, discarding it: a prefetch, so
-// that the misses of the group overlap instead of following each other.
+// touchBulk hashes keys (at most k84BulkGroup) into ws and hs and prefetches
+// (htab.Prefetch) what the lookup of each will read: its bucket, then the
+// element after the bucket's, so that the misses of the group overlap instead
+// of following each other.
 func (m *K84) touchBulk(keys []K84Key, ws *[k84BulkGroup]k84KeyWords, hs *[k84BulkGroup]uint32) {
 	for i := range keys {
 		ws[i] = keys[i].words()
 		hs[i] = m.hash(&keys[i], &ws[i])
-		m.lock(hs[i] & m.mask).Load()
+		htab.Prefetch(unsafe.Pointer(m.lock(hs[i] & m.mask)))
+	}
+	for i := range keys {
+		if e := m.head(hs[i] & m.mask); e != 0 {
+			if n := m.elem(e - 1).nextIndex(); n != 0 {
+				htab.Prefetch(unsafe.Pointer(m.elem(n - 1)))
+			}
+		}
 	}
 }
 
@@ -907,7 +914,6 @@ func (m *K84) lookupHashed(w *k84KeyWords, h uint32) (K84Value, bool) {
 			e := m.elem(i - 1)
 			if e.matches(w, h) {
 				v, found = e.loadValue(), true
-
 				break
 			}
 			i = e.nextIndex()
@@ -925,15 +931,13 @@ func (m *K84) lookupHashed(w *k84KeyWords, h uint32) (K84Value, bool) {
 // it reads any, so that their cache misses overlap: on a map much larger than
 // the cache it looks up several times as many keys a second as a loop of
 // Lookup. Each key's lookup is linearizable, as Lookup's; a group's are not one
-// atomic read. It panics if vals is shorter than len(keys) or found than
-// len(keys).
+// atomic read. It panics if vals or found is shorter than keys.
 func (m *K84) LookupBulk(keys []K84Key, vals []K84Value, found []bool) int {
 	if len(vals) < len(keys) || len(found) < len(keys) {
-		panic(fmt.Sprintf("K84.LookupBulk: len(vals) = %d, len(found) = %d, want at least len(keys) = %d and len(keys) = %d", len(vals), len(found), len(keys), len(keys)))
+		panic(fmt.Sprintf("K84.LookupBulk: len(vals) = %d, len(found) = %d, want at least len(keys) = %d", len(vals), len(found), len(keys)))
 	}
 	var ws [k84BulkGroup]k84KeyWords
 	var hs [k84BulkGroup]uint32
-
 	n := 0
 	for start := 0; start < len(keys); start += k84BulkGroup {
 		group := keys[start:min(start+k84BulkGroup, len(keys))]

@@ -487,7 +487,6 @@ func (m *Large4112) lookupChain(bi uint32, w *large4112KeyWords, h uint32) (Larg
 			e := m.elem(i - 1)
 			if e.matches(w, h) {
 				v, found = e.loadValue(), true
-
 				break
 			}
 			i = e.nextIndex()
@@ -872,14 +871,22 @@ func (c *Large4112CPU) Delete(k Large4112Key) error {
 // are read.
 const large4112BulkGroup = 16
 
-// touchBulk hashes keys (at most large4112BulkGroup) into ws and hs and loads
-// the first word that the lookup of each will read, discarding it: a prefetch,
-// so that the misses of the group overlap instead of following each other.
+// touchBulk hashes keys (at most large4112BulkGroup) into ws and hs and
+// prefetches (htab.Prefetch) what the lookup of each will read: its bucket,
+// then the element after the bucket's, so that the misses of the group overlap
+// instead of following each other.
 func (m *Large4112) touchBulk(keys []Large4112Key, ws *[large4112BulkGroup]large4112KeyWords, hs *[large4112BulkGroup]uint32) {
 	for i := range keys {
 		ws[i] = keys[i].words()
 		hs[i] = m.hash(&keys[i], &ws[i])
-		m.lock(hs[i] & m.mask).Load()
+		htab.Prefetch(unsafe.Pointer(m.lock(hs[i] & m.mask)))
+	}
+	for i := range keys {
+		if e := m.head(hs[i] & m.mask); e != 0 {
+			if n := m.elem(e - 1).nextIndex(); n != 0 {
+				htab.Prefetch(unsafe.Pointer(m.elem(n - 1)))
+			}
+		}
 	}
 }
 
@@ -896,7 +903,6 @@ func (m *Large4112) lookupHashed(w *large4112KeyWords, h uint32) (Large4112Value
 			e := m.elem(i - 1)
 			if e.matches(w, h) {
 				v, found = e.loadValue(), true
-
 				break
 			}
 			i = e.nextIndex()
@@ -914,15 +920,13 @@ func (m *Large4112) lookupHashed(w *large4112KeyWords, h uint32) (Large4112Value
 // before it reads any, so that their cache misses overlap: on a map much larger
 // than the cache it looks up several times as many keys a second as a loop of
 // Lookup. Each key's lookup is linearizable, as Lookup's; a group's are not one
-// atomic read. It panics if vals is shorter than len(keys) or found than
-// len(keys).
+// atomic read. It panics if vals or found is shorter than keys.
 func (m *Large4112) LookupBulk(keys []Large4112Key, vals []Large4112Value, found []bool) int {
 	if len(vals) < len(keys) || len(found) < len(keys) {
-		panic(fmt.Sprintf("Large4112.LookupBulk: len(vals) = %d, len(found) = %d, want at least len(keys) = %d and len(keys) = %d", len(vals), len(found), len(keys), len(keys)))
+		panic(fmt.Sprintf("Large4112.LookupBulk: len(vals) = %d, len(found) = %d, want at least len(keys) = %d", len(vals), len(found), len(keys)))
 	}
 	var ws [large4112BulkGroup]large4112KeyWords
 	var hs [large4112BulkGroup]uint32
-
 	n := 0
 	for start := 0; start < len(keys); start += large4112BulkGroup {
 		group := keys[start:min(start+large4112BulkGroup, len(keys))]

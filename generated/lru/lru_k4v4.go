@@ -364,7 +364,6 @@ func (m *LRUK4V4) lookupOn(k *LRUK4V4Key) (LRUK4V4Value, uint32) {
 			e := m.elem(i - 1)
 			if e.matches(&w, h) {
 				v, found = e.loadValue(), i
-
 				break
 			}
 			i = e.nextIndex()
@@ -421,7 +420,6 @@ func (m *LRUK4V4) lookup(k *LRUK4V4Key) (LRUK4V4Value, bool) {
 			e := m.elem(i - 1)
 			if e.matches(&w, h) {
 				v, found = e.loadValue(), true
-
 				break
 			}
 			i = e.nextIndex()
@@ -782,18 +780,19 @@ func (c *LRUK4V4CPU) Delete(k LRUK4V4Key) error {
 // are read.
 const lRUK4V4BulkGroup = 16
 
-// touchBulk hashes keys (at most lRUK4V4BulkGroup) into ws and hs and loads the
-// first word that the lookup of each will read, discarding it: a prefetch, so
-// that the misses of the group overlap instead of following each other.
+// touchBulk hashes keys (at most lRUK4V4BulkGroup) into ws and hs and
+// prefetches (htab.Prefetch) what the lookup of each will read: its bucket,
+// then the element after the bucket's, so that the misses of the group overlap
+// instead of following each other.
 func (m *LRUK4V4) touchBulk(keys []LRUK4V4Key, ws *[lRUK4V4BulkGroup]lRUK4V4KeyWords, hs *[lRUK4V4BulkGroup]uint32) {
 	for i := range keys {
 		ws[i] = keys[i].words()
 		hs[i] = m.hash(&keys[i], &ws[i])
-		m.lock(hs[i] & m.mask).Load()
+		htab.Prefetch(unsafe.Pointer(m.lock(hs[i] & m.mask)))
 	}
 	for i := range keys {
 		if e := m.head(hs[i] & m.mask); e != 0 {
-			m.elem(e - 1).nextIndex()
+			htab.Prefetch(unsafe.Pointer(m.elem(e - 1)))
 		}
 	}
 }
@@ -811,7 +810,6 @@ func (m *LRUK4V4) lookupHashed(w *lRUK4V4KeyWords, h uint32) (LRUK4V4Value, bool
 			e := m.elem(i - 1)
 			if e.matches(w, h) {
 				v, found = e.loadValue(), true
-
 				break
 			}
 			i = e.nextIndex()
@@ -835,7 +833,6 @@ func (m *LRUK4V4) lookupOnHashed(w *lRUK4V4KeyWords, h uint32) (LRUK4V4Value, ui
 			e := m.elem(i - 1)
 			if e.matches(w, h) {
 				v, found = e.loadValue(), i
-
 				break
 			}
 			i = e.nextIndex()
@@ -853,15 +850,13 @@ func (m *LRUK4V4) lookupOnHashed(w *lRUK4V4KeyWords, h uint32) (LRUK4V4Value, ui
 // before it reads any, so that their cache misses overlap: on a map much larger
 // than the cache it looks up several times as many keys a second as a loop of
 // Lookup. Each key's lookup is linearizable, as Lookup's; a group's are not one
-// atomic read. It panics if vals is shorter than len(keys) or found than
-// len(keys).
+// atomic read. It panics if vals or found is shorter than keys.
 func (m *LRUK4V4) LookupBulk(keys []LRUK4V4Key, vals []LRUK4V4Value, found []bool) int {
 	if len(vals) < len(keys) || len(found) < len(keys) {
-		panic(fmt.Sprintf("LRUK4V4.LookupBulk: len(vals) = %d, len(found) = %d, want at least len(keys) = %d and len(keys) = %d", len(vals), len(found), len(keys), len(keys)))
+		panic(fmt.Sprintf("LRUK4V4.LookupBulk: len(vals) = %d, len(found) = %d, want at least len(keys) = %d", len(vals), len(found), len(keys)))
 	}
 	var ws [lRUK4V4BulkGroup]lRUK4V4KeyWords
 	var hs [lRUK4V4BulkGroup]uint32
-
 	n := 0
 	for start := 0; start < len(keys); start += lRUK4V4BulkGroup {
 		group := keys[start:min(start+lRUK4V4BulkGroup, len(keys))]

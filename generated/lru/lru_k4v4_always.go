@@ -364,7 +364,6 @@ func (m *LRUK4V4Always) lookupOn(k *LRUK4V4AlwaysKey) (LRUK4V4AlwaysValue, uint3
 			e := m.elem(i - 1)
 			if e.matches(&w, h) {
 				v, found = e.loadValue(), i
-
 				break
 			}
 			i = e.nextIndex()
@@ -421,7 +420,6 @@ func (m *LRUK4V4Always) lookup(k *LRUK4V4AlwaysKey) (LRUK4V4AlwaysValue, bool) {
 			e := m.elem(i - 1)
 			if e.matches(&w, h) {
 				v, found = e.loadValue(), true
-
 				break
 			}
 			i = e.nextIndex()
@@ -779,18 +777,18 @@ func (c *LRUK4V4AlwaysCPU) Delete(k LRUK4V4AlwaysKey) error {
 const lRUK4V4AlwaysBulkGroup = 16
 
 // touchBulk hashes keys (at most lRUK4V4AlwaysBulkGroup) into ws and hs and
-// loads the first word that the lookup of each will read, discarding it: a
-// prefetch, so that the misses of the group overlap instead of following each
-// other.
+// prefetches (htab.Prefetch) what the lookup of each will read: its bucket,
+// then the element after the bucket's, so that the misses of the group overlap
+// instead of following each other.
 func (m *LRUK4V4Always) touchBulk(keys []LRUK4V4AlwaysKey, ws *[lRUK4V4AlwaysBulkGroup]lRUK4V4AlwaysKeyWords, hs *[lRUK4V4AlwaysBulkGroup]uint32) {
 	for i := range keys {
 		ws[i] = keys[i].words()
 		hs[i] = m.hash(&keys[i], &ws[i])
-		m.lock(hs[i] & m.mask).Load()
+		htab.Prefetch(unsafe.Pointer(m.lock(hs[i] & m.mask)))
 	}
 	for i := range keys {
 		if e := m.head(hs[i] & m.mask); e != 0 {
-			m.elem(e - 1).nextIndex()
+			htab.Prefetch(unsafe.Pointer(m.elem(e - 1)))
 		}
 	}
 }
@@ -808,7 +806,6 @@ func (m *LRUK4V4Always) lookupHashed(w *lRUK4V4AlwaysKeyWords, h uint32) (LRUK4V
 			e := m.elem(i - 1)
 			if e.matches(w, h) {
 				v, found = e.loadValue(), true
-
 				break
 			}
 			i = e.nextIndex()
@@ -832,7 +829,6 @@ func (m *LRUK4V4Always) lookupOnHashed(w *lRUK4V4AlwaysKeyWords, h uint32) (LRUK
 			e := m.elem(i - 1)
 			if e.matches(w, h) {
 				v, found = e.loadValue(), i
-
 				break
 			}
 			i = e.nextIndex()
@@ -850,15 +846,14 @@ func (m *LRUK4V4Always) lookupOnHashed(w *lRUK4V4AlwaysKeyWords, h uint32) (LRUK
 // their lookups read first before it reads any, so that their cache misses
 // overlap: on a map much larger than the cache it looks up several times as
 // many keys a second as a loop of Lookup. Each key's lookup is linearizable, as
-// Lookup's; a group's are not one atomic read. It panics if vals is shorter
-// than len(keys) or found than len(keys).
+// Lookup's; a group's are not one atomic read. It panics if vals or found is
+// shorter than keys.
 func (m *LRUK4V4Always) LookupBulk(keys []LRUK4V4AlwaysKey, vals []LRUK4V4AlwaysValue, found []bool) int {
 	if len(vals) < len(keys) || len(found) < len(keys) {
-		panic(fmt.Sprintf("LRUK4V4Always.LookupBulk: len(vals) = %d, len(found) = %d, want at least len(keys) = %d and len(keys) = %d", len(vals), len(found), len(keys), len(keys)))
+		panic(fmt.Sprintf("LRUK4V4Always.LookupBulk: len(vals) = %d, len(found) = %d, want at least len(keys) = %d", len(vals), len(found), len(keys)))
 	}
 	var ws [lRUK4V4AlwaysBulkGroup]lRUK4V4AlwaysKeyWords
 	var hs [lRUK4V4AlwaysBulkGroup]uint32
-
 	n := 0
 	for start := 0; start < len(keys); start += lRUK4V4AlwaysBulkGroup {
 		group := keys[start:min(start+lRUK4V4AlwaysBulkGroup, len(keys))]

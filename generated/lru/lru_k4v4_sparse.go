@@ -383,7 +383,6 @@ func (m *LRUK4V4Sparse) lookupOn(k *LRUK4V4SparseKey) (LRUK4V4SparseValue, uint3
 			e := m.elem(i - 1)
 			if e.matches(&w, h) {
 				v, found = e.loadValue(), i
-
 				break
 			}
 			i = e.nextIndex()
@@ -440,7 +439,6 @@ func (m *LRUK4V4Sparse) lookup(k *LRUK4V4SparseKey) (LRUK4V4SparseValue, bool) {
 			e := m.elem(i - 1)
 			if e.matches(&w, h) {
 				v, found = e.loadValue(), true
-
 				break
 			}
 			i = e.nextIndex()
@@ -801,18 +799,18 @@ func (c *LRUK4V4SparseCPU) Delete(k LRUK4V4SparseKey) error {
 const lRUK4V4SparseBulkGroup = 16
 
 // touchBulk hashes keys (at most lRUK4V4SparseBulkGroup) into ws and hs and
-// loads the first word that the lookup of each will read, discarding it: a
-// prefetch, so that the misses of the group overlap instead of following each
-// other.
+// prefetches (htab.Prefetch) what the lookup of each will read: its bucket,
+// then the element after the bucket's, so that the misses of the group overlap
+// instead of following each other.
 func (m *LRUK4V4Sparse) touchBulk(keys []LRUK4V4SparseKey, ws *[lRUK4V4SparseBulkGroup]lRUK4V4SparseKeyWords, hs *[lRUK4V4SparseBulkGroup]uint32) {
 	for i := range keys {
 		ws[i] = keys[i].words()
 		hs[i] = m.hash(&keys[i], &ws[i])
-		m.lock(hs[i] & m.mask).Load()
+		htab.Prefetch(unsafe.Pointer(m.lock(hs[i] & m.mask)))
 	}
 	for i := range keys {
 		if e := m.head(hs[i] & m.mask); e != 0 {
-			m.elem(e - 1).nextIndex()
+			htab.Prefetch(unsafe.Pointer(m.elem(e - 1)))
 		}
 	}
 }
@@ -830,7 +828,6 @@ func (m *LRUK4V4Sparse) lookupHashed(w *lRUK4V4SparseKeyWords, h uint32) (LRUK4V
 			e := m.elem(i - 1)
 			if e.matches(w, h) {
 				v, found = e.loadValue(), true
-
 				break
 			}
 			i = e.nextIndex()
@@ -854,7 +851,6 @@ func (m *LRUK4V4Sparse) lookupOnHashed(w *lRUK4V4SparseKeyWords, h uint32) (LRUK
 			e := m.elem(i - 1)
 			if e.matches(w, h) {
 				v, found = e.loadValue(), i
-
 				break
 			}
 			i = e.nextIndex()
@@ -872,15 +868,14 @@ func (m *LRUK4V4Sparse) lookupOnHashed(w *lRUK4V4SparseKeyWords, h uint32) (LRUK
 // their lookups read first before it reads any, so that their cache misses
 // overlap: on a map much larger than the cache it looks up several times as
 // many keys a second as a loop of Lookup. Each key's lookup is linearizable, as
-// Lookup's; a group's are not one atomic read. It panics if vals is shorter
-// than len(keys) or found than len(keys).
+// Lookup's; a group's are not one atomic read. It panics if vals or found is
+// shorter than keys.
 func (m *LRUK4V4Sparse) LookupBulk(keys []LRUK4V4SparseKey, vals []LRUK4V4SparseValue, found []bool) int {
 	if len(vals) < len(keys) || len(found) < len(keys) {
-		panic(fmt.Sprintf("LRUK4V4Sparse.LookupBulk: len(vals) = %d, len(found) = %d, want at least len(keys) = %d and len(keys) = %d", len(vals), len(found), len(keys), len(keys)))
+		panic(fmt.Sprintf("LRUK4V4Sparse.LookupBulk: len(vals) = %d, len(found) = %d, want at least len(keys) = %d", len(vals), len(found), len(keys)))
 	}
 	var ws [lRUK4V4SparseBulkGroup]lRUK4V4SparseKeyWords
 	var hs [lRUK4V4SparseBulkGroup]uint32
-
 	n := 0
 	for start := 0; start < len(keys); start += lRUK4V4SparseBulkGroup {
 		group := keys[start:min(start+lRUK4V4SparseBulkGroup, len(keys))]

@@ -370,7 +370,6 @@ func (m *LRUK8V8) lookupOn(k *LRUK8V8Key) (LRUK8V8Value, uint32) {
 			e := m.elem(i - 1)
 			if e.matches(&w, h) {
 				v, found = e.loadValue(), i
-
 				break
 			}
 			i = e.nextIndex()
@@ -428,7 +427,6 @@ func (m *LRUK8V8) lookup(k *LRUK8V8Key) (LRUK8V8Value, bool) {
 			e := m.elem(i - 1)
 			if e.matches(&w, h) {
 				v, found = e.loadValue(), true
-
 				break
 			}
 			i = e.nextIndex()
@@ -789,18 +787,19 @@ func (c *LRUK8V8CPU) Delete(k LRUK8V8Key) error {
 // are read.
 const lRUK8V8BulkGroup = 16
 
-// touchBulk hashes keys (at most lRUK8V8BulkGroup) into ws and hs and loads the
-// first word that the lookup of each will read, discarding it: a prefetch, so
-// that the misses of the group overlap instead of following each other.
+// touchBulk hashes keys (at most lRUK8V8BulkGroup) into ws and hs and
+// prefetches (htab.Prefetch) what the lookup of each will read: its bucket,
+// then the element after the bucket's, so that the misses of the group overlap
+// instead of following each other.
 func (m *LRUK8V8) touchBulk(keys []LRUK8V8Key, ws *[lRUK8V8BulkGroup]lRUK8V8KeyWords, hs *[lRUK8V8BulkGroup]uint32) {
 	for i := range keys {
 		ws[i] = keys[i].words()
 		hs[i] = m.hash(&keys[i], &ws[i])
-		m.lock(hs[i] & m.mask).Load()
+		htab.Prefetch(unsafe.Pointer(m.lock(hs[i] & m.mask)))
 	}
 	for i := range keys {
 		if e := m.head(hs[i] & m.mask); e != 0 {
-			m.elem(e - 1).nextIndex()
+			htab.Prefetch(unsafe.Pointer(m.elem(e - 1)))
 		}
 	}
 }
@@ -818,7 +817,6 @@ func (m *LRUK8V8) lookupHashed(w *lRUK8V8KeyWords, h uint32) (LRUK8V8Value, bool
 			e := m.elem(i - 1)
 			if e.matches(w, h) {
 				v, found = e.loadValue(), true
-
 				break
 			}
 			i = e.nextIndex()
@@ -842,7 +840,6 @@ func (m *LRUK8V8) lookupOnHashed(w *lRUK8V8KeyWords, h uint32) (LRUK8V8Value, ui
 			e := m.elem(i - 1)
 			if e.matches(w, h) {
 				v, found = e.loadValue(), i
-
 				break
 			}
 			i = e.nextIndex()
@@ -860,15 +857,13 @@ func (m *LRUK8V8) lookupOnHashed(w *lRUK8V8KeyWords, h uint32) (LRUK8V8Value, ui
 // before it reads any, so that their cache misses overlap: on a map much larger
 // than the cache it looks up several times as many keys a second as a loop of
 // Lookup. Each key's lookup is linearizable, as Lookup's; a group's are not one
-// atomic read. It panics if vals is shorter than len(keys) or found than
-// len(keys).
+// atomic read. It panics if vals or found is shorter than keys.
 func (m *LRUK8V8) LookupBulk(keys []LRUK8V8Key, vals []LRUK8V8Value, found []bool) int {
 	if len(vals) < len(keys) || len(found) < len(keys) {
-		panic(fmt.Sprintf("LRUK8V8.LookupBulk: len(vals) = %d, len(found) = %d, want at least len(keys) = %d and len(keys) = %d", len(vals), len(found), len(keys), len(keys)))
+		panic(fmt.Sprintf("LRUK8V8.LookupBulk: len(vals) = %d, len(found) = %d, want at least len(keys) = %d", len(vals), len(found), len(keys)))
 	}
 	var ws [lRUK8V8BulkGroup]lRUK8V8KeyWords
 	var hs [lRUK8V8BulkGroup]uint32
-
 	n := 0
 	for start := 0; start < len(keys); start += lRUK8V8BulkGroup {
 		group := keys[start:min(start+lRUK8V8BulkGroup, len(keys))]

@@ -415,7 +415,6 @@ func (m *LRUK8V8Bloom) lookupOn(k *LRUK8V8BloomKey) (LRUK8V8BloomValue, uint32) 
 			e := m.elem(i - 1)
 			if e.matches(&w, h) {
 				v, found = e.loadValue(), i
-
 				break
 			}
 			i = e.nextIndex()
@@ -476,7 +475,6 @@ func (m *LRUK8V8Bloom) lookup(k *LRUK8V8BloomKey) (LRUK8V8BloomValue, bool) {
 			e := m.elem(i - 1)
 			if e.matches(&w, h) {
 				v, found = e.loadValue(), true
-
 				break
 			}
 			i = e.nextIndex()
@@ -845,18 +843,18 @@ func (c *LRUK8V8BloomCPU) Delete(k LRUK8V8BloomKey) error {
 const lRUK8V8BloomBulkGroup = 16
 
 // touchBulk hashes keys (at most lRUK8V8BloomBulkGroup) into ws and hs and
-// loads the first word that the lookup of each will read, discarding it: a
-// prefetch, so that the misses of the group overlap instead of following each
-// other.
+// prefetches (htab.Prefetch) what the lookup of each will read: its bucket,
+// then the element after the bucket's, so that the misses of the group overlap
+// instead of following each other.
 func (m *LRUK8V8Bloom) touchBulk(keys []LRUK8V8BloomKey, ws *[lRUK8V8BloomBulkGroup]lRUK8V8BloomKeyWords, hs *[lRUK8V8BloomBulkGroup]uint32) {
 	for i := range keys {
 		ws[i] = keys[i].words()
 		hs[i] = m.hash(&keys[i], &ws[i])
-		m.lock(hs[i] & m.mask).Load()
+		htab.Prefetch(unsafe.Pointer(m.lock(hs[i] & m.mask)))
 	}
 	for i := range keys {
 		if e := m.head(hs[i] & m.mask); e != 0 {
-			m.elem(e - 1).nextIndex()
+			htab.Prefetch(unsafe.Pointer(m.elem(e - 1)))
 		}
 	}
 }
@@ -877,7 +875,6 @@ func (m *LRUK8V8Bloom) lookupHashed(w *lRUK8V8BloomKeyWords, h uint32) (LRUK8V8B
 			e := m.elem(i - 1)
 			if e.matches(w, h) {
 				v, found = e.loadValue(), true
-
 				break
 			}
 			i = e.nextIndex()
@@ -904,7 +901,6 @@ func (m *LRUK8V8Bloom) lookupOnHashed(w *lRUK8V8BloomKeyWords, h uint32) (LRUK8V
 			e := m.elem(i - 1)
 			if e.matches(w, h) {
 				v, found = e.loadValue(), i
-
 				break
 			}
 			i = e.nextIndex()
@@ -922,15 +918,14 @@ func (m *LRUK8V8Bloom) lookupOnHashed(w *lRUK8V8BloomKeyWords, h uint32) (LRUK8V
 // their lookups read first before it reads any, so that their cache misses
 // overlap: on a map much larger than the cache it looks up several times as
 // many keys a second as a loop of Lookup. Each key's lookup is linearizable, as
-// Lookup's; a group's are not one atomic read. It panics if vals is shorter
-// than len(keys) or found than len(keys).
+// Lookup's; a group's are not one atomic read. It panics if vals or found is
+// shorter than keys.
 func (m *LRUK8V8Bloom) LookupBulk(keys []LRUK8V8BloomKey, vals []LRUK8V8BloomValue, found []bool) int {
 	if len(vals) < len(keys) || len(found) < len(keys) {
-		panic(fmt.Sprintf("LRUK8V8Bloom.LookupBulk: len(vals) = %d, len(found) = %d, want at least len(keys) = %d and len(keys) = %d", len(vals), len(found), len(keys), len(keys)))
+		panic(fmt.Sprintf("LRUK8V8Bloom.LookupBulk: len(vals) = %d, len(found) = %d, want at least len(keys) = %d", len(vals), len(found), len(keys)))
 	}
 	var ws [lRUK8V8BloomBulkGroup]lRUK8V8BloomKeyWords
 	var hs [lRUK8V8BloomBulkGroup]uint32
-
 	n := 0
 	for start := 0; start < len(keys); start += lRUK8V8BloomBulkGroup {
 		group := keys[start:min(start+lRUK8V8BloomBulkGroup, len(keys))]

@@ -428,7 +428,6 @@ func (m *LRUPerCPUK4V4) lookupOn(k *LRUPerCPUK4V4Key, cpu int) (LRUPerCPUK4V4Val
 			e := m.elem(i - 1)
 			if e.matches(&w, h) {
 				v, found = m.slot(cpu, i-1).load(), i
-
 				break
 			}
 			i = e.nextIndex()
@@ -841,18 +840,18 @@ func (c *LRUPerCPUK4V4CPU) Delete(k LRUPerCPUK4V4Key) error {
 const lRUPerCPUK4V4BulkGroup = 16
 
 // touchBulk hashes keys (at most lRUPerCPUK4V4BulkGroup) into ws and hs and
-// loads the first word that the lookup of each will read, discarding it: a
-// prefetch, so that the misses of the group overlap instead of following each
-// other.
+// prefetches (htab.Prefetch) what the lookup of each will read: its bucket,
+// then the element after the bucket's, so that the misses of the group overlap
+// instead of following each other.
 func (m *LRUPerCPUK4V4) touchBulk(keys []LRUPerCPUK4V4Key, ws *[lRUPerCPUK4V4BulkGroup]lRUPerCPUK4V4KeyWords, hs *[lRUPerCPUK4V4BulkGroup]uint32) {
 	for i := range keys {
 		ws[i] = keys[i].words()
 		hs[i] = m.hash(&keys[i], &ws[i])
-		m.lock(hs[i] & m.mask).Load()
+		htab.Prefetch(unsafe.Pointer(m.lock(hs[i] & m.mask)))
 	}
 	for i := range keys {
 		if e := m.head(hs[i] & m.mask); e != 0 {
-			m.elem(e - 1).nextIndex()
+			htab.Prefetch(unsafe.Pointer(m.elem(e - 1)))
 		}
 	}
 }
@@ -891,7 +890,6 @@ func (m *LRUPerCPUK4V4) lookupOnHashed(w *lRUPerCPUK4V4KeyWords, h uint32, cpu i
 			e := m.elem(i - 1)
 			if e.matches(w, h) {
 				v, found = m.slot(cpu, i-1).load(), i
-
 				break
 			}
 			i = e.nextIndex()
@@ -910,10 +908,10 @@ func (m *LRUPerCPUK4V4) lookupOnHashed(w *lRUPerCPUK4V4KeyWords, h uint32, cpu i
 // cache misses overlap: on a map much larger than the cache it looks up several
 // times as many keys a second as a loop of Lookup. Each key's lookup is
 // linearizable, as Lookup's; a group's are not one atomic read. It panics if
-// vals is shorter than len(keys)*CPUs() or found than len(keys).
+// vals is shorter than len(keys)*CPUs() or found than keys.
 func (m *LRUPerCPUK4V4) LookupBulk(keys []LRUPerCPUK4V4Key, vals []LRUPerCPUK4V4Value, found []bool) int {
 	if len(vals) < len(keys)*m.cpus || len(found) < len(keys) {
-		panic(fmt.Sprintf("LRUPerCPUK4V4.LookupBulk: len(vals) = %d, len(found) = %d, want at least len(keys)*m.cpus = %d and len(keys) = %d", len(vals), len(found), len(keys)*m.cpus, len(keys)))
+		panic(fmt.Sprintf("LRUPerCPUK4V4.LookupBulk: len(vals) = %d, len(found) = %d, want at least len(keys)*CPUs() = %d and len(keys) = %d", len(vals), len(found), len(keys)*m.cpus, len(keys)))
 	}
 	var ws [lRUPerCPUK4V4BulkGroup]lRUPerCPUK4V4KeyWords
 	var hs [lRUPerCPUK4V4BulkGroup]uint32
@@ -922,7 +920,6 @@ func (m *LRUPerCPUK4V4) LookupBulk(keys []LRUPerCPUK4V4Key, vals []LRUPerCPUK4V4
 	if m.cpus > len(small) {
 		buf = make([]LRUPerCPUK4V4Value, m.cpus)
 	}
-
 	n := 0
 	for start := 0; start < len(keys); start += lRUPerCPUK4V4BulkGroup {
 		group := keys[start:min(start+lRUPerCPUK4V4BulkGroup, len(keys))]

@@ -434,7 +434,6 @@ func (m *LRUPerCPUK8V8) lookupOn(k *LRUPerCPUK8V8Key, cpu int) (LRUPerCPUK8V8Val
 			e := m.elem(i - 1)
 			if e.matches(&w, h) {
 				v, found = m.slot(cpu, i-1).load(), i
-
 				break
 			}
 			i = e.nextIndex()
@@ -847,18 +846,18 @@ func (c *LRUPerCPUK8V8CPU) Delete(k LRUPerCPUK8V8Key) error {
 const lRUPerCPUK8V8BulkGroup = 16
 
 // touchBulk hashes keys (at most lRUPerCPUK8V8BulkGroup) into ws and hs and
-// loads the first word that the lookup of each will read, discarding it: a
-// prefetch, so that the misses of the group overlap instead of following each
-// other.
+// prefetches (htab.Prefetch) what the lookup of each will read: its bucket,
+// then the element after the bucket's, so that the misses of the group overlap
+// instead of following each other.
 func (m *LRUPerCPUK8V8) touchBulk(keys []LRUPerCPUK8V8Key, ws *[lRUPerCPUK8V8BulkGroup]lRUPerCPUK8V8KeyWords, hs *[lRUPerCPUK8V8BulkGroup]uint32) {
 	for i := range keys {
 		ws[i] = keys[i].words()
 		hs[i] = m.hash(&keys[i], &ws[i])
-		m.lock(hs[i] & m.mask).Load()
+		htab.Prefetch(unsafe.Pointer(m.lock(hs[i] & m.mask)))
 	}
 	for i := range keys {
 		if e := m.head(hs[i] & m.mask); e != 0 {
-			m.elem(e - 1).nextIndex()
+			htab.Prefetch(unsafe.Pointer(m.elem(e - 1)))
 		}
 	}
 }
@@ -897,7 +896,6 @@ func (m *LRUPerCPUK8V8) lookupOnHashed(w *lRUPerCPUK8V8KeyWords, h uint32, cpu i
 			e := m.elem(i - 1)
 			if e.matches(w, h) {
 				v, found = m.slot(cpu, i-1).load(), i
-
 				break
 			}
 			i = e.nextIndex()
@@ -916,10 +914,10 @@ func (m *LRUPerCPUK8V8) lookupOnHashed(w *lRUPerCPUK8V8KeyWords, h uint32, cpu i
 // cache misses overlap: on a map much larger than the cache it looks up several
 // times as many keys a second as a loop of Lookup. Each key's lookup is
 // linearizable, as Lookup's; a group's are not one atomic read. It panics if
-// vals is shorter than len(keys)*CPUs() or found than len(keys).
+// vals is shorter than len(keys)*CPUs() or found than keys.
 func (m *LRUPerCPUK8V8) LookupBulk(keys []LRUPerCPUK8V8Key, vals []LRUPerCPUK8V8Value, found []bool) int {
 	if len(vals) < len(keys)*m.cpus || len(found) < len(keys) {
-		panic(fmt.Sprintf("LRUPerCPUK8V8.LookupBulk: len(vals) = %d, len(found) = %d, want at least len(keys)*m.cpus = %d and len(keys) = %d", len(vals), len(found), len(keys)*m.cpus, len(keys)))
+		panic(fmt.Sprintf("LRUPerCPUK8V8.LookupBulk: len(vals) = %d, len(found) = %d, want at least len(keys)*CPUs() = %d and len(keys) = %d", len(vals), len(found), len(keys)*m.cpus, len(keys)))
 	}
 	var ws [lRUPerCPUK8V8BulkGroup]lRUPerCPUK8V8KeyWords
 	var hs [lRUPerCPUK8V8BulkGroup]uint32
@@ -928,7 +926,6 @@ func (m *LRUPerCPUK8V8) LookupBulk(keys []LRUPerCPUK8V8Key, vals []LRUPerCPUK8V8
 	if m.cpus > len(small) {
 		buf = make([]LRUPerCPUK8V8Value, m.cpus)
 	}
-
 	n := 0
 	for start := 0; start < len(keys); start += lRUPerCPUK8V8BulkGroup {
 		group := keys[start:min(start+lRUPerCPUK8V8BulkGroup, len(keys))]

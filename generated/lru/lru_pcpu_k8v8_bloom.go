@@ -478,7 +478,6 @@ func (m *LRUPerCPUK8V8Bloom) lookupOn(k *LRUPerCPUK8V8BloomKey, cpu int) (LRUPer
 			e := m.elem(i - 1)
 			if e.matches(&w, h) {
 				v, found = m.slot(cpu, i-1).load(), i
-
 				break
 			}
 			i = e.nextIndex()
@@ -904,18 +903,18 @@ func (c *LRUPerCPUK8V8BloomCPU) Delete(k LRUPerCPUK8V8BloomKey) error {
 const lRUPerCPUK8V8BloomBulkGroup = 16
 
 // touchBulk hashes keys (at most lRUPerCPUK8V8BloomBulkGroup) into ws and hs
-// and loads the first word that the lookup of each will read, discarding it: a
-// prefetch, so that the misses of the group overlap instead of following each
-// other.
+// and prefetches (htab.Prefetch) what the lookup of each will read: its bucket,
+// then the element after the bucket's, so that the misses of the group overlap
+// instead of following each other.
 func (m *LRUPerCPUK8V8Bloom) touchBulk(keys []LRUPerCPUK8V8BloomKey, ws *[lRUPerCPUK8V8BloomBulkGroup]lRUPerCPUK8V8BloomKeyWords, hs *[lRUPerCPUK8V8BloomBulkGroup]uint32) {
 	for i := range keys {
 		ws[i] = keys[i].words()
 		hs[i] = m.hash(&keys[i], &ws[i])
-		m.lock(hs[i] & m.mask).Load()
+		htab.Prefetch(unsafe.Pointer(m.lock(hs[i] & m.mask)))
 	}
 	for i := range keys {
 		if e := m.head(hs[i] & m.mask); e != 0 {
-			m.elem(e - 1).nextIndex()
+			htab.Prefetch(unsafe.Pointer(m.elem(e - 1)))
 		}
 	}
 }
@@ -960,7 +959,6 @@ func (m *LRUPerCPUK8V8Bloom) lookupOnHashed(w *lRUPerCPUK8V8BloomKeyWords, h uin
 			e := m.elem(i - 1)
 			if e.matches(w, h) {
 				v, found = m.slot(cpu, i-1).load(), i
-
 				break
 			}
 			i = e.nextIndex()
@@ -979,10 +977,10 @@ func (m *LRUPerCPUK8V8Bloom) lookupOnHashed(w *lRUPerCPUK8V8BloomKeyWords, h uin
 // cache misses overlap: on a map much larger than the cache it looks up several
 // times as many keys a second as a loop of Lookup. Each key's lookup is
 // linearizable, as Lookup's; a group's are not one atomic read. It panics if
-// vals is shorter than len(keys)*CPUs() or found than len(keys).
+// vals is shorter than len(keys)*CPUs() or found than keys.
 func (m *LRUPerCPUK8V8Bloom) LookupBulk(keys []LRUPerCPUK8V8BloomKey, vals []LRUPerCPUK8V8BloomValue, found []bool) int {
 	if len(vals) < len(keys)*m.cpus || len(found) < len(keys) {
-		panic(fmt.Sprintf("LRUPerCPUK8V8Bloom.LookupBulk: len(vals) = %d, len(found) = %d, want at least len(keys)*m.cpus = %d and len(keys) = %d", len(vals), len(found), len(keys)*m.cpus, len(keys)))
+		panic(fmt.Sprintf("LRUPerCPUK8V8Bloom.LookupBulk: len(vals) = %d, len(found) = %d, want at least len(keys)*CPUs() = %d and len(keys) = %d", len(vals), len(found), len(keys)*m.cpus, len(keys)))
 	}
 	var ws [lRUPerCPUK8V8BloomBulkGroup]lRUPerCPUK8V8BloomKeyWords
 	var hs [lRUPerCPUK8V8BloomBulkGroup]uint32
@@ -991,7 +989,6 @@ func (m *LRUPerCPUK8V8Bloom) LookupBulk(keys []LRUPerCPUK8V8BloomKey, vals []LRU
 	if m.cpus > len(small) {
 		buf = make([]LRUPerCPUK8V8BloomValue, m.cpus)
 	}
-
 	n := 0
 	for start := 0; start < len(keys); start += lRUPerCPUK8V8BloomBulkGroup {
 		group := keys[start:min(start+lRUPerCPUK8V8BloomBulkGroup, len(keys))]

@@ -525,7 +525,6 @@ func (m *PerCPUK4V4) lookupOn(k *PerCPUK4V4Key, cpu int) (PerCPUK4V4Value, uint3
 			e := m.elem(i - 1)
 			if e.matches(&w, h) {
 				v, found = m.readSlot(cpu, i-1), i
-
 				break
 			}
 			i = e.nextIndex()
@@ -944,18 +943,19 @@ func (c *PerCPUK4V4CPU) Delete(k PerCPUK4V4Key) error {
 // are read.
 const perCPUK4V4BulkGroup = 16
 
-// touchBulk hashes keys (at most perCPUK4V4BulkGroup) into ws and hs and loads
-// the first word that the lookup of each will read, discarding it: a prefetch,
-// so that the misses of the group overlap instead of following each other.
+// touchBulk hashes keys (at most perCPUK4V4BulkGroup) into ws and hs and
+// prefetches (htab.Prefetch) what the lookup of each will read: its bucket,
+// then the element after the bucket's, so that the misses of the group overlap
+// instead of following each other.
 func (m *PerCPUK4V4) touchBulk(keys []PerCPUK4V4Key, ws *[perCPUK4V4BulkGroup]perCPUK4V4KeyWords, hs *[perCPUK4V4BulkGroup]uint32) {
 	for i := range keys {
 		ws[i] = keys[i].words()
 		hs[i] = m.hash(&keys[i], &ws[i])
-		m.lock(hs[i] & m.mask).Load()
+		htab.Prefetch(unsafe.Pointer(m.lock(hs[i] & m.mask)))
 	}
 	for i := range keys {
 		if e := m.head(hs[i] & m.mask); e != 0 {
-			m.elem(e - 1).nextIndex()
+			htab.Prefetch(unsafe.Pointer(m.elem(e - 1)))
 		}
 	}
 }
@@ -994,7 +994,6 @@ func (m *PerCPUK4V4) lookupOnHashed(w *perCPUK4V4KeyWords, h uint32, cpu int) (P
 			e := m.elem(i - 1)
 			if e.matches(w, h) {
 				v, found = m.readSlot(cpu, i-1), i
-
 				break
 			}
 			i = e.nextIndex()
@@ -1013,10 +1012,10 @@ func (m *PerCPUK4V4) lookupOnHashed(w *perCPUK4V4KeyWords, h uint32, cpu int) (P
 // overlap: on a map much larger than the cache it looks up several times as
 // many keys a second as a loop of Lookup. Each key's lookup is linearizable, as
 // Lookup's; a group's are not one atomic read. It panics if vals is shorter
-// than len(keys)*CPUs() or found than len(keys).
+// than len(keys)*CPUs() or found than keys.
 func (m *PerCPUK4V4) LookupBulk(keys []PerCPUK4V4Key, vals []PerCPUK4V4Value, found []bool) int {
 	if len(vals) < len(keys)*m.cpus || len(found) < len(keys) {
-		panic(fmt.Sprintf("PerCPUK4V4.LookupBulk: len(vals) = %d, len(found) = %d, want at least len(keys)*m.cpus = %d and len(keys) = %d", len(vals), len(found), len(keys)*m.cpus, len(keys)))
+		panic(fmt.Sprintf("PerCPUK4V4.LookupBulk: len(vals) = %d, len(found) = %d, want at least len(keys)*CPUs() = %d and len(keys) = %d", len(vals), len(found), len(keys)*m.cpus, len(keys)))
 	}
 	var ws [perCPUK4V4BulkGroup]perCPUK4V4KeyWords
 	var hs [perCPUK4V4BulkGroup]uint32
@@ -1025,7 +1024,6 @@ func (m *PerCPUK4V4) LookupBulk(keys []PerCPUK4V4Key, vals []PerCPUK4V4Value, fo
 	if m.cpus > len(small) {
 		buf = make([]PerCPUK4V4Value, m.cpus)
 	}
-
 	n := 0
 	for start := 0; start < len(keys); start += perCPUK4V4BulkGroup {
 		group := keys[start:min(start+perCPUK4V4BulkGroup, len(keys))]

@@ -525,7 +525,6 @@ func (m *PerCPUK4V4Always) lookupOn(k *PerCPUK4V4AlwaysKey, cpu int) (PerCPUK4V4
 			e := m.elem(i - 1)
 			if e.matches(&w, h) {
 				v, found = m.readSlot(cpu, i-1), i
-
 				break
 			}
 			i = e.nextIndex()
@@ -941,18 +940,18 @@ func (c *PerCPUK4V4AlwaysCPU) Delete(k PerCPUK4V4AlwaysKey) error {
 const perCPUK4V4AlwaysBulkGroup = 16
 
 // touchBulk hashes keys (at most perCPUK4V4AlwaysBulkGroup) into ws and hs and
-// loads the first word that the lookup of each will read, discarding it: a
-// prefetch, so that the misses of the group overlap instead of following each
-// other.
+// prefetches (htab.Prefetch) what the lookup of each will read: its bucket,
+// then the element after the bucket's, so that the misses of the group overlap
+// instead of following each other.
 func (m *PerCPUK4V4Always) touchBulk(keys []PerCPUK4V4AlwaysKey, ws *[perCPUK4V4AlwaysBulkGroup]perCPUK4V4AlwaysKeyWords, hs *[perCPUK4V4AlwaysBulkGroup]uint32) {
 	for i := range keys {
 		ws[i] = keys[i].words()
 		hs[i] = m.hash(&keys[i], &ws[i])
-		m.lock(hs[i] & m.mask).Load()
+		htab.Prefetch(unsafe.Pointer(m.lock(hs[i] & m.mask)))
 	}
 	for i := range keys {
 		if e := m.head(hs[i] & m.mask); e != 0 {
-			m.elem(e - 1).nextIndex()
+			htab.Prefetch(unsafe.Pointer(m.elem(e - 1)))
 		}
 	}
 }
@@ -991,7 +990,6 @@ func (m *PerCPUK4V4Always) lookupOnHashed(w *perCPUK4V4AlwaysKeyWords, h uint32,
 			e := m.elem(i - 1)
 			if e.matches(w, h) {
 				v, found = m.readSlot(cpu, i-1), i
-
 				break
 			}
 			i = e.nextIndex()
@@ -1010,10 +1008,10 @@ func (m *PerCPUK4V4Always) lookupOnHashed(w *perCPUK4V4AlwaysKeyWords, h uint32,
 // cache misses overlap: on a map much larger than the cache it looks up several
 // times as many keys a second as a loop of Lookup. Each key's lookup is
 // linearizable, as Lookup's; a group's are not one atomic read. It panics if
-// vals is shorter than len(keys)*CPUs() or found than len(keys).
+// vals is shorter than len(keys)*CPUs() or found than keys.
 func (m *PerCPUK4V4Always) LookupBulk(keys []PerCPUK4V4AlwaysKey, vals []PerCPUK4V4AlwaysValue, found []bool) int {
 	if len(vals) < len(keys)*m.cpus || len(found) < len(keys) {
-		panic(fmt.Sprintf("PerCPUK4V4Always.LookupBulk: len(vals) = %d, len(found) = %d, want at least len(keys)*m.cpus = %d and len(keys) = %d", len(vals), len(found), len(keys)*m.cpus, len(keys)))
+		panic(fmt.Sprintf("PerCPUK4V4Always.LookupBulk: len(vals) = %d, len(found) = %d, want at least len(keys)*CPUs() = %d and len(keys) = %d", len(vals), len(found), len(keys)*m.cpus, len(keys)))
 	}
 	var ws [perCPUK4V4AlwaysBulkGroup]perCPUK4V4AlwaysKeyWords
 	var hs [perCPUK4V4AlwaysBulkGroup]uint32
@@ -1022,7 +1020,6 @@ func (m *PerCPUK4V4Always) LookupBulk(keys []PerCPUK4V4AlwaysKey, vals []PerCPUK
 	if m.cpus > len(small) {
 		buf = make([]PerCPUK4V4AlwaysValue, m.cpus)
 	}
-
 	n := 0
 	for start := 0; start < len(keys); start += perCPUK4V4AlwaysBulkGroup {
 		group := keys[start:min(start+perCPUK4V4AlwaysBulkGroup, len(keys))]

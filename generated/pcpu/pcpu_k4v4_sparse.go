@@ -544,7 +544,6 @@ func (m *PerCPUK4V4Sparse) lookupOn(k *PerCPUK4V4SparseKey, cpu int) (PerCPUK4V4
 			e := m.elem(i - 1)
 			if e.matches(&w, h) {
 				v, found = m.readSlot(cpu, i-1), i
-
 				break
 			}
 			i = e.nextIndex()
@@ -963,18 +962,18 @@ func (c *PerCPUK4V4SparseCPU) Delete(k PerCPUK4V4SparseKey) error {
 const perCPUK4V4SparseBulkGroup = 16
 
 // touchBulk hashes keys (at most perCPUK4V4SparseBulkGroup) into ws and hs and
-// loads the first word that the lookup of each will read, discarding it: a
-// prefetch, so that the misses of the group overlap instead of following each
-// other.
+// prefetches (htab.Prefetch) what the lookup of each will read: its bucket,
+// then the element after the bucket's, so that the misses of the group overlap
+// instead of following each other.
 func (m *PerCPUK4V4Sparse) touchBulk(keys []PerCPUK4V4SparseKey, ws *[perCPUK4V4SparseBulkGroup]perCPUK4V4SparseKeyWords, hs *[perCPUK4V4SparseBulkGroup]uint32) {
 	for i := range keys {
 		ws[i] = keys[i].words()
 		hs[i] = m.hash(&keys[i], &ws[i])
-		m.lock(hs[i] & m.mask).Load()
+		htab.Prefetch(unsafe.Pointer(m.lock(hs[i] & m.mask)))
 	}
 	for i := range keys {
 		if e := m.head(hs[i] & m.mask); e != 0 {
-			m.elem(e - 1).nextIndex()
+			htab.Prefetch(unsafe.Pointer(m.elem(e - 1)))
 		}
 	}
 }
@@ -1013,7 +1012,6 @@ func (m *PerCPUK4V4Sparse) lookupOnHashed(w *perCPUK4V4SparseKeyWords, h uint32,
 			e := m.elem(i - 1)
 			if e.matches(w, h) {
 				v, found = m.readSlot(cpu, i-1), i
-
 				break
 			}
 			i = e.nextIndex()
@@ -1032,10 +1030,10 @@ func (m *PerCPUK4V4Sparse) lookupOnHashed(w *perCPUK4V4SparseKeyWords, h uint32,
 // cache misses overlap: on a map much larger than the cache it looks up several
 // times as many keys a second as a loop of Lookup. Each key's lookup is
 // linearizable, as Lookup's; a group's are not one atomic read. It panics if
-// vals is shorter than len(keys)*CPUs() or found than len(keys).
+// vals is shorter than len(keys)*CPUs() or found than keys.
 func (m *PerCPUK4V4Sparse) LookupBulk(keys []PerCPUK4V4SparseKey, vals []PerCPUK4V4SparseValue, found []bool) int {
 	if len(vals) < len(keys)*m.cpus || len(found) < len(keys) {
-		panic(fmt.Sprintf("PerCPUK4V4Sparse.LookupBulk: len(vals) = %d, len(found) = %d, want at least len(keys)*m.cpus = %d and len(keys) = %d", len(vals), len(found), len(keys)*m.cpus, len(keys)))
+		panic(fmt.Sprintf("PerCPUK4V4Sparse.LookupBulk: len(vals) = %d, len(found) = %d, want at least len(keys)*CPUs() = %d and len(keys) = %d", len(vals), len(found), len(keys)*m.cpus, len(keys)))
 	}
 	var ws [perCPUK4V4SparseBulkGroup]perCPUK4V4SparseKeyWords
 	var hs [perCPUK4V4SparseBulkGroup]uint32
@@ -1044,7 +1042,6 @@ func (m *PerCPUK4V4Sparse) LookupBulk(keys []PerCPUK4V4SparseKey, vals []PerCPUK
 	if m.cpus > len(small) {
 		buf = make([]PerCPUK4V4SparseValue, m.cpus)
 	}
-
 	n := 0
 	for start := 0; start < len(keys); start += perCPUK4V4SparseBulkGroup {
 		group := keys[start:min(start+perCPUK4V4SparseBulkGroup, len(keys))]

@@ -531,7 +531,6 @@ func (m *PerCPUK8V8) lookupOn(k *PerCPUK8V8Key, cpu int) (PerCPUK8V8Value, uint3
 			e := m.elem(i - 1)
 			if e.matches(&w, h) {
 				v, found = m.readSlot(cpu, i-1), i
-
 				break
 			}
 			i = e.nextIndex()
@@ -950,18 +949,19 @@ func (c *PerCPUK8V8CPU) Delete(k PerCPUK8V8Key) error {
 // are read.
 const perCPUK8V8BulkGroup = 16
 
-// touchBulk hashes keys (at most perCPUK8V8BulkGroup) into ws and hs and loads
-// the first word that the lookup of each will read, discarding it: a prefetch,
-// so that the misses of the group overlap instead of following each other.
+// touchBulk hashes keys (at most perCPUK8V8BulkGroup) into ws and hs and
+// prefetches (htab.Prefetch) what the lookup of each will read: its bucket,
+// then the element after the bucket's, so that the misses of the group overlap
+// instead of following each other.
 func (m *PerCPUK8V8) touchBulk(keys []PerCPUK8V8Key, ws *[perCPUK8V8BulkGroup]perCPUK8V8KeyWords, hs *[perCPUK8V8BulkGroup]uint32) {
 	for i := range keys {
 		ws[i] = keys[i].words()
 		hs[i] = m.hash(&keys[i], &ws[i])
-		m.lock(hs[i] & m.mask).Load()
+		htab.Prefetch(unsafe.Pointer(m.lock(hs[i] & m.mask)))
 	}
 	for i := range keys {
 		if e := m.head(hs[i] & m.mask); e != 0 {
-			m.elem(e - 1).nextIndex()
+			htab.Prefetch(unsafe.Pointer(m.elem(e - 1)))
 		}
 	}
 }
@@ -1000,7 +1000,6 @@ func (m *PerCPUK8V8) lookupOnHashed(w *perCPUK8V8KeyWords, h uint32, cpu int) (P
 			e := m.elem(i - 1)
 			if e.matches(w, h) {
 				v, found = m.readSlot(cpu, i-1), i
-
 				break
 			}
 			i = e.nextIndex()
@@ -1019,10 +1018,10 @@ func (m *PerCPUK8V8) lookupOnHashed(w *perCPUK8V8KeyWords, h uint32, cpu int) (P
 // overlap: on a map much larger than the cache it looks up several times as
 // many keys a second as a loop of Lookup. Each key's lookup is linearizable, as
 // Lookup's; a group's are not one atomic read. It panics if vals is shorter
-// than len(keys)*CPUs() or found than len(keys).
+// than len(keys)*CPUs() or found than keys.
 func (m *PerCPUK8V8) LookupBulk(keys []PerCPUK8V8Key, vals []PerCPUK8V8Value, found []bool) int {
 	if len(vals) < len(keys)*m.cpus || len(found) < len(keys) {
-		panic(fmt.Sprintf("PerCPUK8V8.LookupBulk: len(vals) = %d, len(found) = %d, want at least len(keys)*m.cpus = %d and len(keys) = %d", len(vals), len(found), len(keys)*m.cpus, len(keys)))
+		panic(fmt.Sprintf("PerCPUK8V8.LookupBulk: len(vals) = %d, len(found) = %d, want at least len(keys)*CPUs() = %d and len(keys) = %d", len(vals), len(found), len(keys)*m.cpus, len(keys)))
 	}
 	var ws [perCPUK8V8BulkGroup]perCPUK8V8KeyWords
 	var hs [perCPUK8V8BulkGroup]uint32
@@ -1031,7 +1030,6 @@ func (m *PerCPUK8V8) LookupBulk(keys []PerCPUK8V8Key, vals []PerCPUK8V8Value, fo
 	if m.cpus > len(small) {
 		buf = make([]PerCPUK8V8Value, m.cpus)
 	}
-
 	n := 0
 	for start := 0; start < len(keys); start += perCPUK8V8BulkGroup {
 		group := keys[start:min(start+perCPUK8V8BulkGroup, len(keys))]

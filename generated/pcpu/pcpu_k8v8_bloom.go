@@ -584,7 +584,6 @@ func (m *PerCPUK8V8Bloom) lookupOn(k *PerCPUK8V8BloomKey, cpu int) (PerCPUK8V8Bl
 			e := m.elem(i - 1)
 			if e.matches(&w, h) {
 				v, found = m.readSlot(cpu, i-1), i
-
 				break
 			}
 			i = e.nextIndex()
@@ -1017,18 +1016,18 @@ func (c *PerCPUK8V8BloomCPU) Delete(k PerCPUK8V8BloomKey) error {
 const perCPUK8V8BloomBulkGroup = 16
 
 // touchBulk hashes keys (at most perCPUK8V8BloomBulkGroup) into ws and hs and
-// loads the first word that the lookup of each will read, discarding it: a
-// prefetch, so that the misses of the group overlap instead of following each
-// other.
+// prefetches (htab.Prefetch) what the lookup of each will read: its bucket,
+// then the element after the bucket's, so that the misses of the group overlap
+// instead of following each other.
 func (m *PerCPUK8V8Bloom) touchBulk(keys []PerCPUK8V8BloomKey, ws *[perCPUK8V8BloomBulkGroup]perCPUK8V8BloomKeyWords, hs *[perCPUK8V8BloomBulkGroup]uint32) {
 	for i := range keys {
 		ws[i] = keys[i].words()
 		hs[i] = m.hash(&keys[i], &ws[i])
-		m.lock(hs[i] & m.mask).Load()
+		htab.Prefetch(unsafe.Pointer(m.lock(hs[i] & m.mask)))
 	}
 	for i := range keys {
 		if e := m.head(hs[i] & m.mask); e != 0 {
-			m.elem(e - 1).nextIndex()
+			htab.Prefetch(unsafe.Pointer(m.elem(e - 1)))
 		}
 	}
 }
@@ -1073,7 +1072,6 @@ func (m *PerCPUK8V8Bloom) lookupOnHashed(w *perCPUK8V8BloomKeyWords, h uint32, c
 			e := m.elem(i - 1)
 			if e.matches(w, h) {
 				v, found = m.readSlot(cpu, i-1), i
-
 				break
 			}
 			i = e.nextIndex()
@@ -1092,10 +1090,10 @@ func (m *PerCPUK8V8Bloom) lookupOnHashed(w *perCPUK8V8BloomKeyWords, h uint32, c
 // cache misses overlap: on a map much larger than the cache it looks up several
 // times as many keys a second as a loop of Lookup. Each key's lookup is
 // linearizable, as Lookup's; a group's are not one atomic read. It panics if
-// vals is shorter than len(keys)*CPUs() or found than len(keys).
+// vals is shorter than len(keys)*CPUs() or found than keys.
 func (m *PerCPUK8V8Bloom) LookupBulk(keys []PerCPUK8V8BloomKey, vals []PerCPUK8V8BloomValue, found []bool) int {
 	if len(vals) < len(keys)*m.cpus || len(found) < len(keys) {
-		panic(fmt.Sprintf("PerCPUK8V8Bloom.LookupBulk: len(vals) = %d, len(found) = %d, want at least len(keys)*m.cpus = %d and len(keys) = %d", len(vals), len(found), len(keys)*m.cpus, len(keys)))
+		panic(fmt.Sprintf("PerCPUK8V8Bloom.LookupBulk: len(vals) = %d, len(found) = %d, want at least len(keys)*CPUs() = %d and len(keys) = %d", len(vals), len(found), len(keys)*m.cpus, len(keys)))
 	}
 	var ws [perCPUK8V8BloomBulkGroup]perCPUK8V8BloomKeyWords
 	var hs [perCPUK8V8BloomBulkGroup]uint32
@@ -1104,7 +1102,6 @@ func (m *PerCPUK8V8Bloom) LookupBulk(keys []PerCPUK8V8BloomKey, vals []PerCPUK8V
 	if m.cpus > len(small) {
 		buf = make([]PerCPUK8V8BloomValue, m.cpus)
 	}
-
 	n := 0
 	for start := 0; start < len(keys); start += perCPUK8V8BloomBulkGroup {
 		group := keys[start:min(start+perCPUK8V8BloomBulkGroup, len(keys))]
