@@ -7,7 +7,7 @@
 //     syscalls), the update flags, the creation options and the batch cursor;
 //   - the concurrency primitives: SeqLock (a bucket's lock, which lock-free
 //     readers validate against), Bucket, and StoreRelease (the kernel's
-//     WRITE_ONCE, which sync/atomic lacks);
+//     WRITE_ONCE, which sync/atomic lacks); Prefetch, for LookupBulk;
 //   - the allocators: FreeSlots (the home layout's free bitmap), Occupancy
 //     (-batch-lock sparse) and LRU, the port of the kernel's bpf_lru that LRU
 //     maps take their elements from;
