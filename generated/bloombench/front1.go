@@ -493,25 +493,36 @@ func (m *Front1) Lookup(k Front1Key) (Front1Value, bool) {
 	s := &m.slots[bi]
 	seq := s.seq.Load()
 	nx := atomic.LoadUint32(&s.next)
-	if nx&front1HomeBit != 0 && seq&1 == 0 {
-		e := s
-		if atomic.LoadUint64((*uint64)(unsafe.Pointer(&e.key))) != kw {
-			e = nil
-			if i := nx & front1IndexMask; i != 0 {
-				if x := &m.slots[i-1]; atomic.LoadUint64((*uint64)(unsafe.Pointer(&x.key))) == kw {
+	if seq&1 == 0 {
+		if nx&front1HomeBit == 0 {
+			// An empty bucket: absent, if no writer came in between.
+			if s.seq.ReadValid(seq) {
+				return Front1Value{}, false
+			}
+		} else {
+			e, end := s, false // end: the chain ended before k
+			if atomic.LoadUint64((*uint64)(unsafe.Pointer(&e.key))) != kw {
+				e = nil
+				if i := nx & front1IndexMask; i == 0 {
+					end = true
+				} else if x := &m.slots[i-1]; atomic.LoadUint64((*uint64)(unsafe.Pointer(&x.key))) == kw {
 					e = x
+				} else {
+					end = atomic.LoadUint32(&x.next)&front1IndexMask == 0
 				}
 			}
-		}
-		if e != nil {
-			var v Front1Value
-			x := atomic.LoadUint64((*uint64)(unsafe.Pointer(&e.val)))
-			if !htab.NativeLittleEndian {
-				x = bits.RotateLeft64(x, 32)
-			}
-			binary.LittleEndian.PutUint64(v[:], x)
-			if s.seq.ReadValid(seq) {
-				return v, true
+			if e != nil {
+				var v Front1Value
+				x := atomic.LoadUint64((*uint64)(unsafe.Pointer(&e.val)))
+				if !htab.NativeLittleEndian {
+					x = bits.RotateLeft64(x, 32)
+				}
+				binary.LittleEndian.PutUint64(v[:], x)
+				if s.seq.ReadValid(seq) {
+					return v, true
+				}
+			} else if end && s.seq.ReadValid(seq) {
+				return Front1Value{}, false
 			}
 		}
 	}

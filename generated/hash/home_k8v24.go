@@ -455,20 +455,31 @@ func (m *HomeK8V24) Lookup(k HomeK8V24Key) (HomeK8V24Value, bool) {
 	s := &m.slots[bi]
 	seq := s.seq.Load()
 	nx := atomic.LoadUint32(&s.next)
-	if nx&homeK8V24HomeBit != 0 && seq&1 == 0 {
-		e := s
-		if atomic.LoadUint64((*uint64)(unsafe.Pointer(&e.key))) != kw {
-			e = nil
-			if i := nx & homeK8V24IndexMask; i != 0 {
-				if x := &m.slots[i-1]; atomic.LoadUint64((*uint64)(unsafe.Pointer(&x.key))) == kw {
+	if seq&1 == 0 {
+		if nx&homeK8V24HomeBit == 0 {
+			// An empty bucket: absent, if no writer came in between.
+			if s.seq.ReadValid(seq) {
+				return HomeK8V24Value{}, false
+			}
+		} else {
+			e, end := s, false // end: the chain ended before k
+			if atomic.LoadUint64((*uint64)(unsafe.Pointer(&e.key))) != kw {
+				e = nil
+				if i := nx & homeK8V24IndexMask; i == 0 {
+					end = true
+				} else if x := &m.slots[i-1]; atomic.LoadUint64((*uint64)(unsafe.Pointer(&x.key))) == kw {
 					e = x
+				} else {
+					end = atomic.LoadUint32(&x.next)&homeK8V24IndexMask == 0
 				}
 			}
-		}
-		if e != nil {
-			v := e.loadValue()
-			if s.seq.ReadValid(seq) {
-				return v, true
+			if e != nil {
+				v := e.loadValue()
+				if s.seq.ReadValid(seq) {
+					return v, true
+				}
+			} else if end && s.seq.ReadValid(seq) {
+				return HomeK8V24Value{}, false
 			}
 		}
 	}

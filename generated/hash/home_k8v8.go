@@ -449,25 +449,36 @@ func (m *HomeK8V8) Lookup(k HomeK8V8Key) (HomeK8V8Value, bool) {
 	s := &m.slots[bi]
 	seq := s.seq.Load()
 	nx := atomic.LoadUint32(&s.next)
-	if nx&homeK8V8HomeBit != 0 && seq&1 == 0 {
-		e := s
-		if atomic.LoadUint64((*uint64)(unsafe.Pointer(&e.key))) != kw {
-			e = nil
-			if i := nx & homeK8V8IndexMask; i != 0 {
-				if x := &m.slots[i-1]; atomic.LoadUint64((*uint64)(unsafe.Pointer(&x.key))) == kw {
+	if seq&1 == 0 {
+		if nx&homeK8V8HomeBit == 0 {
+			// An empty bucket: absent, if no writer came in between.
+			if s.seq.ReadValid(seq) {
+				return HomeK8V8Value{}, false
+			}
+		} else {
+			e, end := s, false // end: the chain ended before k
+			if atomic.LoadUint64((*uint64)(unsafe.Pointer(&e.key))) != kw {
+				e = nil
+				if i := nx & homeK8V8IndexMask; i == 0 {
+					end = true
+				} else if x := &m.slots[i-1]; atomic.LoadUint64((*uint64)(unsafe.Pointer(&x.key))) == kw {
 					e = x
+				} else {
+					end = atomic.LoadUint32(&x.next)&homeK8V8IndexMask == 0
 				}
 			}
-		}
-		if e != nil {
-			var v HomeK8V8Value
-			x := atomic.LoadUint64((*uint64)(unsafe.Pointer(&e.val)))
-			if !htab.NativeLittleEndian {
-				x = bits.RotateLeft64(x, 32)
-			}
-			binary.LittleEndian.PutUint64(v[:], x)
-			if s.seq.ReadValid(seq) {
-				return v, true
+			if e != nil {
+				var v HomeK8V8Value
+				x := atomic.LoadUint64((*uint64)(unsafe.Pointer(&e.val)))
+				if !htab.NativeLittleEndian {
+					x = bits.RotateLeft64(x, 32)
+				}
+				binary.LittleEndian.PutUint64(v[:], x)
+				if s.seq.ReadValid(seq) {
+					return v, true
+				}
+			} else if end && s.seq.ReadValid(seq) {
+				return HomeK8V8Value{}, false
 			}
 		}
 	}

@@ -458,20 +458,31 @@ func (m *K21) Lookup(k K21Key) (K21Value, bool) {
 	s := &m.slots[bi]
 	seq := s.seq.Load()
 	nx := atomic.LoadUint32(&s.next)
-	if nx&k21HomeBit != 0 && seq&1 == 0 {
-		e := s
-		if !e.matches(&w, h) {
-			e = nil
-			if i := nx & k21IndexMask; i != 0 {
-				if x := &m.slots[i-1]; x.matches(&w, h) {
+	if seq&1 == 0 {
+		if nx&k21HomeBit == 0 {
+			// An empty bucket: absent, if no writer came in between.
+			if s.seq.ReadValid(seq) {
+				return K21Value{}, false
+			}
+		} else {
+			e, end := s, false // end: the chain ended before k
+			if !e.matches(&w, h) {
+				e = nil
+				if i := nx & k21IndexMask; i == 0 {
+					end = true
+				} else if x := &m.slots[i-1]; x.matches(&w, h) {
 					e = x
+				} else {
+					end = atomic.LoadUint32(&x.next)&k21IndexMask == 0
 				}
 			}
-		}
-		if e != nil {
-			v := e.loadValue()
-			if s.seq.ReadValid(seq) {
-				return v, true
+			if e != nil {
+				v := e.loadValue()
+				if s.seq.ReadValid(seq) {
+					return v, true
+				}
+			} else if end && s.seq.ReadValid(seq) {
+				return K21Value{}, false
 			}
 		}
 	}

@@ -484,25 +484,36 @@ func (m *K25) Lookup(k K25Key) (K25Value, bool) {
 	s := &m.slots[bi]
 	seq := s.seq.Load()
 	nx := atomic.LoadUint32(&s.next)
-	if nx&k25HomeBit != 0 && seq&1 == 0 {
-		e := s
-		if !e.matches(&w, h) {
-			e = nil
-			if i := nx & k25IndexMask; i != 0 {
-				if x := &m.slots[i-1]; x.matches(&w, h) {
+	if seq&1 == 0 {
+		if nx&k25HomeBit == 0 {
+			// An empty bucket: absent, if no writer came in between.
+			if s.seq.ReadValid(seq) {
+				return K25Value{}, false
+			}
+		} else {
+			e, end := s, false // end: the chain ended before k
+			if !e.matches(&w, h) {
+				e = nil
+				if i := nx & k25IndexMask; i == 0 {
+					end = true
+				} else if x := &m.slots[i-1]; x.matches(&w, h) {
 					e = x
+				} else {
+					end = atomic.LoadUint32(&x.next)&k25IndexMask == 0
 				}
 			}
-		}
-		if e != nil {
-			var v K25Value
-			x := atomic.LoadUint64((*uint64)(unsafe.Pointer(&e.val)))
-			if !htab.NativeLittleEndian {
-				x = bits.RotateLeft64(x, 32)
-			}
-			binary.LittleEndian.PutUint64(v[:], x)
-			if s.seq.ReadValid(seq) {
-				return v, true
+			if e != nil {
+				var v K25Value
+				x := atomic.LoadUint64((*uint64)(unsafe.Pointer(&e.val)))
+				if !htab.NativeLittleEndian {
+					x = bits.RotateLeft64(x, 32)
+				}
+				binary.LittleEndian.PutUint64(v[:], x)
+				if s.seq.ReadValid(seq) {
+					return v, true
+				}
+			} else if end && s.seq.ReadValid(seq) {
+				return K25Value{}, false
 			}
 		}
 	}

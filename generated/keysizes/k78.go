@@ -459,20 +459,31 @@ func (m *K78) Lookup(k K78Key) (K78Value, bool) {
 	s := &m.slots[bi]
 	seq := s.seq.Load()
 	nx := atomic.LoadUint32(&s.next)
-	if nx&k78HomeBit != 0 && seq&1 == 0 {
-		e := s
-		if !e.matches(&w, h) {
-			e = nil
-			if i := nx & k78IndexMask; i != 0 {
-				if x := &m.slots[i-1]; x.matches(&w, h) {
+	if seq&1 == 0 {
+		if nx&k78HomeBit == 0 {
+			// An empty bucket: absent, if no writer came in between.
+			if s.seq.ReadValid(seq) {
+				return K78Value{}, false
+			}
+		} else {
+			e, end := s, false // end: the chain ended before k
+			if !e.matches(&w, h) {
+				e = nil
+				if i := nx & k78IndexMask; i == 0 {
+					end = true
+				} else if x := &m.slots[i-1]; x.matches(&w, h) {
 					e = x
+				} else {
+					end = atomic.LoadUint32(&x.next)&k78IndexMask == 0
 				}
 			}
-		}
-		if e != nil {
-			v := e.loadValue()
-			if s.seq.ReadValid(seq) {
-				return v, true
+			if e != nil {
+				v := e.loadValue()
+				if s.seq.ReadValid(seq) {
+					return v, true
+				}
+			} else if end && s.seq.ReadValid(seq) {
+				return K78Value{}, false
 			}
 		}
 	}
