@@ -108,7 +108,21 @@ $(buf)	n := 0
 //	func (m *<Map>) lookupOnHashed(w *<KeyWords>, h uint32[, cpu int]) (<Value>, uint32)
 func (g *generator) bulkHashed(f *jen.File) {
 	l := g.l
-	if l.PerCPU == nil {
+	if fast := g.st.lookupFast(); l.PerCPU == nil && fast != nil {
+		// The home layout's: Lookup's fast path, then its chain read.
+		key := "\tw := *wp\n"
+		if fast.keyWord { // the key's two words as the one uint64 the fast path compares
+			key = "\tkw := uint64(wp[0]) | uint64(wp[1])<<32\n"
+		}
+		f.Add(g.code(`
+// lookupHashed is Lookup of the key wp of hash h.
+func (m *$Map) lookupHashed(wp *$KeyWords, h uint32) ($Value, bool) {
+$(filter)	bi := h & m.mask
+`+key+`$(afterHash)	$(fast)
+	return m.lookupChain(bi, wp, h)
+}
+`, fill("filter", g.filterAbsent("$Value{}, false")), fill("afterHash", orNull(fast.afterHash)), fill("fast", fast.body)))
+	} else if l.PerCPU == nil {
 		f.Add(g.code(`
 // lookupHashed is Lookup of the key w of hash h.
 func (m *$Map) lookupHashed(w *$KeyWords, h uint32) ($Value, bool) {

@@ -956,30 +956,54 @@ func (m *Front7) touchBulk(keys []Front7Key, ws *[front7BulkGroup]front7KeyWords
 	}
 }
 
-// lookupHashed is Lookup of the key w of hash h.
-func (m *Front7) lookupHashed(w *front7KeyWords, h uint32) (Front7Value, bool) {
+// lookupHashed is Lookup of the key wp of hash h.
+func (m *Front7) lookupHashed(wp *front7KeyWords, h uint32) (Front7Value, bool) {
 	if !m.filter.MayContain(h) {
 		return Front7Value{}, false // the filter: certainly absent
 	}
 	bi := h & m.mask
-	b := m.lock(bi)
-	for {
-		s := b.ReadBegin()
-		var v Front7Value
-		found := false
-		// find, written out: the walk makes no call.
-		for i, n := m.head(bi), uint32(0); i != 0 && n < m.maxEntries; n++ {
-			e := m.elem(i - 1)
-			if e.matches(w, h) {
-				v, found = e.loadValue(), true
-				break
+	kw := uint64(wp[0]) | uint64(wp[1])<<32
+	if !htab.NativeLittleEndian {
+		kw = bits.RotateLeft64(kw, 32)
+	}
+	s := &m.slots[bi]
+	seq := s.seq.Load()
+	nx := atomic.LoadUint32(&s.next)
+	if seq&1 == 0 {
+		if nx&front7HomeBit == 0 {
+			// An empty bucket: absent, if no writer came in between.
+			if s.seq.ReadValid(seq) {
+				return Front7Value{}, false
 			}
-			i = e.nextIndex()
-		}
-		if b.ReadValid(s) {
-			return v, found
+		} else {
+			e, end := s, false // end: the chain ended before k
+			if atomic.LoadUint64((*uint64)(unsafe.Pointer(&e.key))) != kw {
+				e = nil
+				if i := nx & front7IndexMask; i == 0 {
+					end = true
+				} else if x := &m.slots[i-1]; atomic.LoadUint64((*uint64)(unsafe.Pointer(&x.key))) == kw {
+					e = x
+				} else {
+					end = atomic.LoadUint32(&x.next)&front7IndexMask == 0
+				}
+			}
+			if e != nil {
+				var v Front7Value
+				x := atomic.LoadUint64((*uint64)(unsafe.Pointer(&e.val)))
+				if !htab.NativeLittleEndian {
+					x = bits.RotateLeft64(x, 32)
+				}
+				binary.LittleEndian.PutUint64(v[:], x)
+				if s.seq.ReadValid(seq) {
+					return v, true
+				}
+			} else if end && s.seq.ReadValid(seq) {
+				return Front7Value{}, false
+			}
 		}
 	}
+
+	return m.lookupChain(bi, wp, h)
 }
 
 // LookupBulk looks up every key of keys, as Lookup does each: found[i] is

@@ -883,27 +883,43 @@ func (m *HomeK4V4) touchBulk(keys []HomeK4V4Key, ws *[homeK4V4BulkGroup]homeK4V4
 	}
 }
 
-// lookupHashed is Lookup of the key w of hash h.
-func (m *HomeK4V4) lookupHashed(w *homeK4V4KeyWords, h uint32) (HomeK4V4Value, bool) {
+// lookupHashed is Lookup of the key wp of hash h.
+func (m *HomeK4V4) lookupHashed(wp *homeK4V4KeyWords, h uint32) (HomeK4V4Value, bool) {
 	bi := h & m.mask
-	b := m.lock(bi)
-	for {
-		s := b.ReadBegin()
-		var v HomeK4V4Value
-		found := false
-		// find, written out: the walk makes no call.
-		for i, n := m.head(bi), uint32(0); i != 0 && n < m.maxEntries; n++ {
-			e := m.elem(i - 1)
-			if e.matches(w, h) {
-				v, found = e.loadValue(), true
-				break
+	w := *wp
+	s := &m.slots[bi]
+	seq := s.seq.Load()
+	nx := atomic.LoadUint32(&s.next)
+	if seq&1 == 0 {
+		if nx&homeK4V4HomeBit == 0 {
+			// An empty bucket: absent, if no writer came in between.
+			if s.seq.ReadValid(seq) {
+				return HomeK4V4Value{}, false
 			}
-			i = e.nextIndex()
-		}
-		if b.ReadValid(s) {
-			return v, found
+		} else {
+			e, end := s, false // end: the chain ended before k
+			if !e.matches(&w, h) {
+				e = nil
+				if i := nx & homeK4V4IndexMask; i == 0 {
+					end = true
+				} else if x := &m.slots[i-1]; x.matches(&w, h) {
+					e = x
+				} else {
+					end = atomic.LoadUint32(&x.next)&homeK4V4IndexMask == 0
+				}
+			}
+			if e != nil {
+				v := e.loadValue()
+				if s.seq.ReadValid(seq) {
+					return v, true
+				}
+			} else if end && s.seq.ReadValid(seq) {
+				return HomeK4V4Value{}, false
+			}
 		}
 	}
+
+	return m.lookupChain(bi, wp, h)
 }
 
 // LookupBulk looks up every key of keys, as Lookup does each: found[i] is

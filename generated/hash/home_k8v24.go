@@ -903,27 +903,46 @@ func (m *HomeK8V24) touchBulk(keys []HomeK8V24Key, ws *[homeK8V24BulkGroup]homeK
 	}
 }
 
-// lookupHashed is Lookup of the key w of hash h.
-func (m *HomeK8V24) lookupHashed(w *homeK8V24KeyWords, h uint32) (HomeK8V24Value, bool) {
+// lookupHashed is Lookup of the key wp of hash h.
+func (m *HomeK8V24) lookupHashed(wp *homeK8V24KeyWords, h uint32) (HomeK8V24Value, bool) {
 	bi := h & m.mask
-	b := m.lock(bi)
-	for {
-		s := b.ReadBegin()
-		var v HomeK8V24Value
-		found := false
-		// find, written out: the walk makes no call.
-		for i, n := m.head(bi), uint32(0); i != 0 && n < m.maxEntries; n++ {
-			e := m.elem(i - 1)
-			if e.matches(w, h) {
-				v, found = e.loadValue(), true
-				break
+	kw := uint64(wp[0]) | uint64(wp[1])<<32
+	if !htab.NativeLittleEndian {
+		kw = bits.RotateLeft64(kw, 32)
+	}
+	s := &m.slots[bi]
+	seq := s.seq.Load()
+	nx := atomic.LoadUint32(&s.next)
+	if seq&1 == 0 {
+		if nx&homeK8V24HomeBit == 0 {
+			// An empty bucket: absent, if no writer came in between.
+			if s.seq.ReadValid(seq) {
+				return HomeK8V24Value{}, false
 			}
-			i = e.nextIndex()
-		}
-		if b.ReadValid(s) {
-			return v, found
+		} else {
+			e, end := s, false // end: the chain ended before k
+			if atomic.LoadUint64((*uint64)(unsafe.Pointer(&e.key))) != kw {
+				e = nil
+				if i := nx & homeK8V24IndexMask; i == 0 {
+					end = true
+				} else if x := &m.slots[i-1]; atomic.LoadUint64((*uint64)(unsafe.Pointer(&x.key))) == kw {
+					e = x
+				} else {
+					end = atomic.LoadUint32(&x.next)&homeK8V24IndexMask == 0
+				}
+			}
+			if e != nil {
+				v := e.loadValue()
+				if s.seq.ReadValid(seq) {
+					return v, true
+				}
+			} else if end && s.seq.ReadValid(seq) {
+				return HomeK8V24Value{}, false
+			}
 		}
 	}
+
+	return m.lookupChain(bi, wp, h)
 }
 
 // LookupBulk looks up every key of keys, as Lookup does each: found[i] is

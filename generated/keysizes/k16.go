@@ -936,27 +936,43 @@ func (m *K16) touchBulk(keys []K16Key, ws *[k16BulkGroup]k16KeyWords, hs *[k16Bu
 	}
 }
 
-// lookupHashed is Lookup of the key w of hash h.
-func (m *K16) lookupHashed(w *k16KeyWords, h uint32) (K16Value, bool) {
+// lookupHashed is Lookup of the key wp of hash h.
+func (m *K16) lookupHashed(wp *k16KeyWords, h uint32) (K16Value, bool) {
 	bi := h & m.mask
-	b := m.lock(bi)
-	for {
-		s := b.ReadBegin()
-		var v K16Value
-		found := false
-		// find, written out: the walk makes no call.
-		for i, n := m.head(bi), uint32(0); i != 0 && n < m.maxEntries; n++ {
-			e := m.elem(i - 1)
-			if e.matches(w, h) {
-				v, found = e.loadValue(), true
-				break
+	w := *wp
+	s := &m.slots[bi]
+	seq := s.seq.Load()
+	nx := atomic.LoadUint32(&s.next)
+	if seq&1 == 0 {
+		if nx&k16HomeBit == 0 {
+			// An empty bucket: absent, if no writer came in between.
+			if s.seq.ReadValid(seq) {
+				return K16Value{}, false
 			}
-			i = e.nextIndex()
-		}
-		if b.ReadValid(s) {
-			return v, found
+		} else {
+			e, end := s, false // end: the chain ended before k
+			if !e.matches(&w, h) {
+				e = nil
+				if i := nx & k16IndexMask; i == 0 {
+					end = true
+				} else if x := &m.slots[i-1]; x.matches(&w, h) {
+					e = x
+				} else {
+					end = atomic.LoadUint32(&x.next)&k16IndexMask == 0
+				}
+			}
+			if e != nil {
+				v := e.loadValue()
+				if s.seq.ReadValid(seq) {
+					return v, true
+				}
+			} else if end && s.seq.ReadValid(seq) {
+				return K16Value{}, false
+			}
 		}
 	}
+
+	return m.lookupChain(bi, wp, h)
 }
 
 // LookupBulk looks up every key of keys, as Lookup does each: found[i] is
