@@ -150,12 +150,25 @@ func bulkConcurrent[K, V comparable](t *testing.T, m Map[K, V]) {
 	for k := range keys {
 		mm.Update(Key[K](k), Spread(written(k, 0), slots), htab.UpdateAny)
 	}
+	// The writers make a fixed number of changes each, and the reader reads
+	// until they are done: bounded work, also where many test binaries run
+	// at once.
+	ops := 400000
+	if testing.Short() {
+		ops = 100000
+	}
 	var stop atomic.Bool
+	var writing atomic.Int32
 	var wg sync.WaitGroup
 	for w := range 2 {
+		writing.Add(1)
 		wg.Go(func() {
+			defer writing.Add(-1)
 			rng := rand.New(rand.NewPCG(uint64(w), 7))
-			for !stop.Load() {
+			for range ops {
+				if stop.Load() {
+					return
+				}
 				k := rng.IntN(keys)
 				if k%2 == 1 && rng.IntN(2) == 0 {
 					mm.Delete(Key[K](k))
@@ -169,16 +182,12 @@ func bulkConcurrent[K, V comparable](t *testing.T, m Map[K, V]) {
 	for i := range ks {
 		ks[i] = Key[K](i)
 	}
-	n := 3000
-	if testing.Short() {
-		n = 600
-	}
 	fail := func(format string, args ...any) {
 		stop.Store(true)
 		wg.Wait()
 		t.Fatalf(format, args...)
 	}
-	for round := range n {
+	for round := 0; round < 100 || writing.Load() > 0; round++ {
 		vals := make([]V, keys*slots)
 		found := make([]bool, keys)
 		bulk, s := mm.LookupBulk, slots
