@@ -108,8 +108,10 @@ $(buf)	n := 0
 //	func (m *<Map>) lookupOnHashed(w *<KeyWords>, h uint32[, cpu int]) (<Value>, uint32)
 func (g *generator) bulkHashed(f *jen.File) {
 	l := g.l
-	if fast := g.st.lookupFast(); l.PerCPU == nil && fast != nil {
-		// The home layout's: Lookup's fast path, then its chain read.
+	// The home layout's: Lookup's fast path, then its chain read. The fast
+	// path compares a copy of the key's words, which is cheap for a small key
+	// only: a big one goes straight to the chain read.
+	if fast := g.st.lookupFast(); l.PerCPU == nil && fast != nil && (fast.keyWord || l.KeyWords <= 4) {
 		key := "\tw := *wp\n"
 		if fast.keyWord { // the key's two words as the one uint64 the fast path compares
 			key = "\tkw := uint64(wp[0]) | uint64(wp[1])<<32\n"

@@ -937,48 +937,27 @@ func (m *K26) touchBulk(keys []K26Key, ws *[k26BulkGroup]k26KeyWords, hs *[k26Bu
 	}
 }
 
-// lookupHashed is Lookup of the key wp of hash h.
-func (m *K26) lookupHashed(wp *k26KeyWords, h uint32) (K26Value, bool) {
+// lookupHashed is Lookup of the key w of hash h.
+func (m *K26) lookupHashed(w *k26KeyWords, h uint32) (K26Value, bool) {
 	bi := h & m.mask
-	w := *wp
-	s := &m.slots[bi]
-	seq := s.seq.Load()
-	nx := atomic.LoadUint32(&s.next)
-	if seq&1 == 0 {
-		if nx&k26HomeBit == 0 {
-			// An empty bucket: absent, if no writer came in between.
-			if s.seq.ReadValid(seq) {
-				return K26Value{}, false
+	b := m.lock(bi)
+	for {
+		s := b.ReadBegin()
+		var v K26Value
+		found := false
+		// find, written out: the walk makes no call.
+		for i, n := m.head(bi), uint32(0); i != 0 && n < m.maxEntries; n++ {
+			e := m.elem(i - 1)
+			if e.matches(w, h) {
+				v, found = e.loadValue(), true
+				break
 			}
-		} else {
-			e, end := s, false // end: the chain ended before k
-			if !e.matches(&w, h) {
-				e = nil
-				if i := nx & k26IndexMask; i == 0 {
-					end = true
-				} else if x := &m.slots[i-1]; x.matches(&w, h) {
-					e = x
-				} else {
-					end = atomic.LoadUint32(&x.next)&k26IndexMask == 0
-				}
-			}
-			if e != nil {
-				var v K26Value
-				x := atomic.LoadUint64((*uint64)(unsafe.Pointer(&e.val)))
-				if !htab.NativeLittleEndian {
-					x = bits.RotateLeft64(x, 32)
-				}
-				binary.LittleEndian.PutUint64(v[:], x)
-				if s.seq.ReadValid(seq) {
-					return v, true
-				}
-			} else if end && s.seq.ReadValid(seq) {
-				return K26Value{}, false
-			}
+			i = e.nextIndex()
+		}
+		if b.ReadValid(s) {
+			return v, found
 		}
 	}
-
-	return m.lookupChain(bi, wp, h)
 }
 
 // LookupBulk looks up every key of keys, as Lookup does each: found[i] is

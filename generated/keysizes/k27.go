@@ -938,48 +938,27 @@ func (m *K27) touchBulk(keys []K27Key, ws *[k27BulkGroup]k27KeyWords, hs *[k27Bu
 	}
 }
 
-// lookupHashed is Lookup of the key wp of hash h.
-func (m *K27) lookupHashed(wp *k27KeyWords, h uint32) (K27Value, bool) {
+// lookupHashed is Lookup of the key w of hash h.
+func (m *K27) lookupHashed(w *k27KeyWords, h uint32) (K27Value, bool) {
 	bi := h & m.mask
-	w := *wp
-	s := &m.slots[bi]
-	seq := s.seq.Load()
-	nx := atomic.LoadUint32(&s.next)
-	if seq&1 == 0 {
-		if nx&k27HomeBit == 0 {
-			// An empty bucket: absent, if no writer came in between.
-			if s.seq.ReadValid(seq) {
-				return K27Value{}, false
+	b := m.lock(bi)
+	for {
+		s := b.ReadBegin()
+		var v K27Value
+		found := false
+		// find, written out: the walk makes no call.
+		for i, n := m.head(bi), uint32(0); i != 0 && n < m.maxEntries; n++ {
+			e := m.elem(i - 1)
+			if e.matches(w, h) {
+				v, found = e.loadValue(), true
+				break
 			}
-		} else {
-			e, end := s, false // end: the chain ended before k
-			if !e.matches(&w, h) {
-				e = nil
-				if i := nx & k27IndexMask; i == 0 {
-					end = true
-				} else if x := &m.slots[i-1]; x.matches(&w, h) {
-					e = x
-				} else {
-					end = atomic.LoadUint32(&x.next)&k27IndexMask == 0
-				}
-			}
-			if e != nil {
-				var v K27Value
-				x := atomic.LoadUint64((*uint64)(unsafe.Pointer(&e.val)))
-				if !htab.NativeLittleEndian {
-					x = bits.RotateLeft64(x, 32)
-				}
-				binary.LittleEndian.PutUint64(v[:], x)
-				if s.seq.ReadValid(seq) {
-					return v, true
-				}
-			} else if end && s.seq.ReadValid(seq) {
-				return K27Value{}, false
-			}
+			i = e.nextIndex()
+		}
+		if b.ReadValid(s) {
+			return v, found
 		}
 	}
-
-	return m.lookupChain(bi, wp, h)
 }
 
 // LookupBulk looks up every key of keys, as Lookup does each: found[i] is

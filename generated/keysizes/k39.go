@@ -961,43 +961,27 @@ func (m *K39) touchBulk(keys []K39Key, ws *[k39BulkGroup]k39KeyWords, hs *[k39Bu
 	}
 }
 
-// lookupHashed is Lookup of the key wp of hash h.
-func (m *K39) lookupHashed(wp *k39KeyWords, h uint32) (K39Value, bool) {
+// lookupHashed is Lookup of the key w of hash h.
+func (m *K39) lookupHashed(w *k39KeyWords, h uint32) (K39Value, bool) {
 	bi := h & m.mask
-	w := *wp
-	s := &m.slots[bi]
-	seq := s.seq.Load()
-	nx := atomic.LoadUint32(&s.next)
-	if seq&1 == 0 {
-		if nx&k39HomeBit == 0 {
-			// An empty bucket: absent, if no writer came in between.
-			if s.seq.ReadValid(seq) {
-				return K39Value{}, false
+	b := m.lock(bi)
+	for {
+		s := b.ReadBegin()
+		var v K39Value
+		found := false
+		// find, written out: the walk makes no call.
+		for i, n := m.head(bi), uint32(0); i != 0 && n < m.maxEntries; n++ {
+			e := m.elem(i - 1)
+			if e.matches(w, h) {
+				v, found = e.loadValue(), true
+				break
 			}
-		} else {
-			e, end := s, false // end: the chain ended before k
-			if !e.matches(&w, h) {
-				e = nil
-				if i := nx & k39IndexMask; i == 0 {
-					end = true
-				} else if x := &m.slots[i-1]; x.matches(&w, h) {
-					e = x
-				} else {
-					end = atomic.LoadUint32(&x.next)&k39IndexMask == 0
-				}
-			}
-			if e != nil {
-				v := e.loadValue()
-				if s.seq.ReadValid(seq) {
-					return v, true
-				}
-			} else if end && s.seq.ReadValid(seq) {
-				return K39Value{}, false
-			}
+			i = e.nextIndex()
+		}
+		if b.ReadValid(s) {
+			return v, found
 		}
 	}
-
-	return m.lookupChain(bi, wp, h)
 }
 
 // LookupBulk looks up every key of keys, as Lookup does each: found[i] is

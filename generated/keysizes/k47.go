@@ -970,43 +970,27 @@ func (m *K47) touchBulk(keys []K47Key, ws *[k47BulkGroup]k47KeyWords, hs *[k47Bu
 	}
 }
 
-// lookupHashed is Lookup of the key wp of hash h.
-func (m *K47) lookupHashed(wp *k47KeyWords, h uint32) (K47Value, bool) {
+// lookupHashed is Lookup of the key w of hash h.
+func (m *K47) lookupHashed(w *k47KeyWords, h uint32) (K47Value, bool) {
 	bi := h & m.mask
-	w := *wp
-	s := &m.slots[bi]
-	seq := s.seq.Load()
-	nx := atomic.LoadUint32(&s.next)
-	if seq&1 == 0 {
-		if nx&k47HomeBit == 0 {
-			// An empty bucket: absent, if no writer came in between.
-			if s.seq.ReadValid(seq) {
-				return K47Value{}, false
+	b := m.lock(bi)
+	for {
+		s := b.ReadBegin()
+		var v K47Value
+		found := false
+		// find, written out: the walk makes no call.
+		for i, n := m.head(bi), uint32(0); i != 0 && n < m.maxEntries; n++ {
+			e := m.elem(i - 1)
+			if e.matches(w, h) {
+				v, found = e.loadValue(), true
+				break
 			}
-		} else {
-			e, end := s, false // end: the chain ended before k
-			if !e.matches(&w, h) {
-				e = nil
-				if i := nx & k47IndexMask; i == 0 {
-					end = true
-				} else if x := &m.slots[i-1]; x.matches(&w, h) {
-					e = x
-				} else {
-					end = atomic.LoadUint32(&x.next)&k47IndexMask == 0
-				}
-			}
-			if e != nil {
-				v := e.loadValue()
-				if s.seq.ReadValid(seq) {
-					return v, true
-				}
-			} else if end && s.seq.ReadValid(seq) {
-				return K47Value{}, false
-			}
+			i = e.nextIndex()
+		}
+		if b.ReadValid(s) {
+			return v, found
 		}
 	}
-
-	return m.lookupChain(bi, wp, h)
 }
 
 // LookupBulk looks up every key of keys, as Lookup does each: found[i] is

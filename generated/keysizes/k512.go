@@ -902,43 +902,27 @@ func (m *K512) touchBulk(keys []K512Key, ws *[k512BulkGroup]k512KeyWords, hs *[k
 	}
 }
 
-// lookupHashed is Lookup of the key wp of hash h.
-func (m *K512) lookupHashed(wp *k512KeyWords, h uint32) (K512Value, bool) {
+// lookupHashed is Lookup of the key w of hash h.
+func (m *K512) lookupHashed(w *k512KeyWords, h uint32) (K512Value, bool) {
 	bi := h & m.mask
-	w := *wp
-	s := &m.slots[bi]
-	seq := s.seq.Load()
-	nx := atomic.LoadUint32(&s.next)
-	if seq&1 == 0 {
-		if nx&k512HomeBit == 0 {
-			// An empty bucket: absent, if no writer came in between.
-			if s.seq.ReadValid(seq) {
-				return K512Value{}, false
+	b := m.lock(bi)
+	for {
+		s := b.ReadBegin()
+		var v K512Value
+		found := false
+		// find, written out: the walk makes no call.
+		for i, n := m.head(bi), uint32(0); i != 0 && n < m.maxEntries; n++ {
+			e := m.elem(i - 1)
+			if e.matches(w, h) {
+				v, found = e.loadValue(), true
+				break
 			}
-		} else {
-			e, end := s, false // end: the chain ended before k
-			if !e.matches(&w, h) {
-				e = nil
-				if i := nx & k512IndexMask; i == 0 {
-					end = true
-				} else if x := &m.slots[i-1]; x.matches(&w, h) {
-					e = x
-				} else {
-					end = atomic.LoadUint32(&x.next)&k512IndexMask == 0
-				}
-			}
-			if e != nil {
-				v := e.loadValue()
-				if s.seq.ReadValid(seq) {
-					return v, true
-				}
-			} else if end && s.seq.ReadValid(seq) {
-				return K512Value{}, false
-			}
+			i = e.nextIndex()
+		}
+		if b.ReadValid(s) {
+			return v, found
 		}
 	}
-
-	return m.lookupChain(bi, wp, h)
 }
 
 // LookupBulk looks up every key of keys, as Lookup does each: found[i] is

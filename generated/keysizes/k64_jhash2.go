@@ -944,43 +944,27 @@ func (m *K64Jhash2) touchBulk(keys []K64Jhash2Key, ws *[k64Jhash2BulkGroup]k64Jh
 	}
 }
 
-// lookupHashed is Lookup of the key wp of hash h.
-func (m *K64Jhash2) lookupHashed(wp *k64Jhash2KeyWords, h uint32) (K64Jhash2Value, bool) {
+// lookupHashed is Lookup of the key w of hash h.
+func (m *K64Jhash2) lookupHashed(w *k64Jhash2KeyWords, h uint32) (K64Jhash2Value, bool) {
 	bi := h & m.mask
-	w := *wp
-	s := &m.slots[bi]
-	seq := s.seq.Load()
-	nx := atomic.LoadUint32(&s.next)
-	if seq&1 == 0 {
-		if nx&k64Jhash2HomeBit == 0 {
-			// An empty bucket: absent, if no writer came in between.
-			if s.seq.ReadValid(seq) {
-				return K64Jhash2Value{}, false
+	b := m.lock(bi)
+	for {
+		s := b.ReadBegin()
+		var v K64Jhash2Value
+		found := false
+		// find, written out: the walk makes no call.
+		for i, n := m.head(bi), uint32(0); i != 0 && n < m.maxEntries; n++ {
+			e := m.elem(i - 1)
+			if e.matches(w, h) {
+				v, found = e.loadValue(), true
+				break
 			}
-		} else {
-			e, end := s, false // end: the chain ended before k
-			if !e.matches(&w, h) {
-				e = nil
-				if i := nx & k64Jhash2IndexMask; i == 0 {
-					end = true
-				} else if x := &m.slots[i-1]; x.matches(&w, h) {
-					e = x
-				} else {
-					end = atomic.LoadUint32(&x.next)&k64Jhash2IndexMask == 0
-				}
-			}
-			if e != nil {
-				v := e.loadValue()
-				if s.seq.ReadValid(seq) {
-					return v, true
-				}
-			} else if end && s.seq.ReadValid(seq) {
-				return K64Jhash2Value{}, false
-			}
+			i = e.nextIndex()
+		}
+		if b.ReadValid(s) {
+			return v, found
 		}
 	}
-
-	return m.lookupChain(bi, wp, h)
 }
 
 // LookupBulk looks up every key of keys, as Lookup does each: found[i] is

@@ -901,43 +901,27 @@ func (m *Large4112) touchBulk(keys []Large4112Key, ws *[large4112BulkGroup]large
 	}
 }
 
-// lookupHashed is Lookup of the key wp of hash h.
-func (m *Large4112) lookupHashed(wp *large4112KeyWords, h uint32) (Large4112Value, bool) {
+// lookupHashed is Lookup of the key w of hash h.
+func (m *Large4112) lookupHashed(w *large4112KeyWords, h uint32) (Large4112Value, bool) {
 	bi := h & m.mask
-	w := *wp
-	s := &m.slots[bi]
-	seq := s.seq.Load()
-	nx := atomic.LoadUint32(&s.next)
-	if seq&1 == 0 {
-		if nx&large4112HomeBit == 0 {
-			// An empty bucket: absent, if no writer came in between.
-			if s.seq.ReadValid(seq) {
-				return Large4112Value{}, false
+	b := m.lock(bi)
+	for {
+		s := b.ReadBegin()
+		var v Large4112Value
+		found := false
+		// find, written out: the walk makes no call.
+		for i, n := m.head(bi), uint32(0); i != 0 && n < m.maxEntries; n++ {
+			e := m.elem(i - 1)
+			if e.matches(w, h) {
+				v, found = e.loadValue(), true
+				break
 			}
-		} else {
-			e, end := s, false // end: the chain ended before k
-			if !e.matches(&w, h) {
-				e = nil
-				if i := nx & large4112IndexMask; i == 0 {
-					end = true
-				} else if x := &m.slots[i-1]; x.matches(&w, h) {
-					e = x
-				} else {
-					end = atomic.LoadUint32(&x.next)&large4112IndexMask == 0
-				}
-			}
-			if e != nil {
-				v := e.loadValue()
-				if s.seq.ReadValid(seq) {
-					return v, true
-				}
-			} else if end && s.seq.ReadValid(seq) {
-				return Large4112Value{}, false
-			}
+			i = e.nextIndex()
+		}
+		if b.ReadValid(s) {
+			return v, found
 		}
 	}
-
-	return m.lookupChain(bi, wp, h)
 }
 
 // LookupBulk looks up every key of keys, as Lookup does each: found[i] is
