@@ -235,12 +235,3 @@ func batchCount(keys, values any) (int, error) {
 	}
 	return nk, nil
 }
-
-// sliceOutput is where a batch writes size bytes for dst: dst's own memory
-// if that is its encoding/binary form, else a new buffer to decode from.
-func sliceOutput(dst any, size int) (buf []byte, decode bool) {
-	if mem := backingMemory(dst); len(mem) == size {
-		return mem, false
-	}
-	return make([]byte, size), true
-}

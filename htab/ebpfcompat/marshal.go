@@ -113,10 +113,18 @@ func output(dst any, size int) (buf []byte, decode bool) {
 	if p, ok := dst.(unsafe.Pointer); ok {
 		return unsafe.Slice((*byte)(p), size), false
 	}
-	if _, ok := dst.(encoding.BinaryUnmarshaler); !ok {
-		if mem := backingMemory(dst); len(mem) == size {
-			return mem, false
-		}
+	if _, ok := dst.(encoding.BinaryUnmarshaler); ok {
+		return make([]byte, size), true
+	}
+	return sliceOutput(dst, size)
+}
+
+// sliceOutput is where size bytes for dst go: dst's own memory if that is
+// its encoding/binary form, else a new buffer to decode from. Batches use
+// it as it is (their outputs are slices).
+func sliceOutput(dst any, size int) (buf []byte, decode bool) {
+	if mem := backingMemory(dst); len(mem) == size {
+		return mem, false
 	}
 	return make([]byte, size), true
 }
