@@ -1,171 +1,367 @@
-// Command htabbench turns `go test -bench` output into tables, side by side
-// with the figures the kernel published for the same benchmark. It knows two:
+// Command htabbench runs the benchmarks that reproduce the tables of the
+// kernel changes htabgen is built on, and the comparisons with the maps a Go
+// user would pick instead, and turns their output into one report: Markdown
+// tables beside the kernel's published figures, and charts (PNG and SVG).
 //
-//   - the kernel's bpf-hashmap-lookup benchmark, as the generated
-//     Benchmark<Map>LookupByFullness of generated/hashbench runs it, beside
-//     the gains of jhash2 over jhash in the commit message of "bpf: optimize
-//     hashmap lookups when key_size is divisible by 4" (5b85575ad428);
-//   - BM_DumpHashMap, as generated/batchbench runs it, beside the times
-//     before and after "bpf: Do not grab the bucket spinlock by default on
-//     htab batch ops".
+//	go run ./cmd/htabbench              # everything, about 25 minutes on 2 cores: bench/report/
+//	go run ./cmd/htabbench -quick       # fewer sizes, short runs, under 2 minutes: bench/report-quick/
+//	go run ./cmd/htabbench -from bench/report/raw.txt   # redraw the tables and charts from saved output
+//	go run ./cmd/htabbench -suites scale,peers          # some suites only
 //
-// For example:
-//
-//	go test -run '^$' -bench LookupByFullness -count 5 ./generated/hashbench/ > lookup.txt
-//	go run ./cmd/htabbench lookup.txt
-//	go test -run '^$' -bench DumpHashMap -count 6 ./generated/batchbench/ > batch-dump-2026-11-30.txt
-//	go run ./cmd/htabbench batch-dump-2026-11-30.txt
-//
-// Each cell is the median of the runs; gains are ratios measured in one run.
+// Each suite is a `go test -bench` run of one package of generated/ in a
+// child process; its output is kept, unchanged, in the output directory's
+// raw.txt, in the Go benchmark format, so that benchstat compares any two
+// runs. The report reads it with golang.org/x/perf/benchfmt and summarizes
+// each measurement as the median of its runs with a 95 % confidence
+// interval (golang.org/x/perf/benchmath); the charts are drawn with
+// gonum.org/v1/plot. The report names the date, commit and machine of the
+// measurement, and lists every measurement it looked for and did not find;
+// then htabbench exits with status 1.
 package main
 
 import (
-	"bufio"
+	"bytes"
+	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
-	"regexp"
-	"strconv"
-
-	"github.com/htabgen/htabgen/internal/stats"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
 )
 
-// jhash2Gain is the gain of jhash2 over jhash that the kernel change
-// "bpf: optimize hashmap lookups when key_size is divisible by 4" published,
-// in percent, by key size and fullness (25, 50, 75, 100 %).
-var jhash2Gain = map[int][4]float64{
-	4: {7.0, 3.1, 4.7, 3.0}, 8: {13.2, 10.0, 10.5, 10.8}, 12: {14.0, 13.1, 15.1, 11.6},
-	16: {1.0, 0.7, 1.5, 2.5}, 20: {7.4, 7.7, 6.6, 6.7}, 24: {11.8, 11.5, 10.6, 9.4},
-	28: {1.3, 1.2, 3.3, -0.1}, 32: {5.7, 3.4, 2.7, 3.3}, 64: {0.1, 1.0, 0.4, 2.4},
+// A section of the report: what one suite's benchmarks show.
+type section struct {
+	suite, title, intro string
+	write               func(io.Writer, *results)
+	charts              func(*results) ([]chart, error)
+	prefixes            []string // the benchmarks it reads, as result names start
 }
 
-var fullness = []int{25, 50, 75, 100}
-
-// lookupLine matches
-// BenchmarkK8StaticLookupByFullness/fullness=25-2  N  ns/op  X lookups/s.
-var lookupLine = regexp.MustCompile(`^BenchmarkK(\d+)(Jhash2|Jhash|Static)LookupByFullness/fullness=(\d+)\S*\s+\d+\s+\S+ ns/op\s+(\S+) lookups/s`)
-
-type cell struct {
-	key, full int
-	hash      string
+var sections = []section{
+	{
+		suite: "hash-functions", title: "Hash functions: jhash, jhash2 and the static hash",
+		intro: `The table of the kernel change "bpf: optimize hashmap lookups when key_size is divisible by 4" (commit 5b85575ad428), which made the kernel hash word-aligned keys with jhash2: its bpf-hashmap-lookup benchmark on maps generated with each hash (-hash jhash, jhash2, static; the classic layout, the kernel's), with the peers over the same keys.`,
+		write: writeHashing, charts: chartHashing, prefixes: []string{"PairedGain/"},
+	},
+	{
+		suite: "element-size", title: "Element size: lean elements",
+		intro: `The table of the kernel series "bpf: htab: Reduce memory use of hash maps": no cached hash for keys of at most 8 bytes, no LRU or per-CPU fields where the map type does not use them.`,
+		write: writeMemory, charts: chartMemory, prefixes: []string{"EntryMemory/"},
+	},
+	{
+		suite: "batch-dump", title: "Batch dumps that skip empty buckets",
+		intro: `The table of the kernel change "bpf: Do not grab the bucket spinlock by default on htab batch ops".`,
+		write: writeDump, charts: chartDump, prefixes: []string{"DumpHashMap/"},
+	},
+	{
+		suite: "bloom-filter", title: "Bloom filters in front of lookups",
+		intro: `The table of the kernel change "bpf/benchs: Add benchmarks for comparing hashmap lookups with vs. without bloom filter".`,
+		write: writeBloom, charts: chartBloom, prefixes: []string{"BloomLookups/"},
+	},
+	{
+		suite: "peers", title: "Against the peers",
+		intro: `A k8v8 map of 65536 entries: htab (the default home layout) and classic (the kernel's layout) against the builtin map, xsync.Map, cockroachdb/swiss and a map behind a sync.RWMutex.`,
+		write: writePeers, prefixes: []string{"PeersLookup/", "PeersMixed/", "PeersMemory/"},
+	},
+	{
+		suite: "lru", title: "LRU against golang-lru and otter",
+		intro: `The LRU map (the kernel's LRU algorithm) against hashicorp/golang-lru (an exact LRU) and otter (not an LRU: its own admission and eviction policy), on a Zipf cache-aside load.`,
+		write: writeLRU, prefixes: []string{"LRUSpeed/", "LRUHitRatio/"},
+	},
+	{
+		suite: "scale", title: "Lookups at scale",
+		intro: `k8v8 maps from 2^16 entries up, 50 and 100 % full, in paired rounds: htab's two layouts, each also through LookupBulk, the builtin map, swiss and xsync.`,
+		write: writeScale, charts: chartScale, prefixes: []string{"Scale/"},
+	},
 }
-
-// dumpLine matches BenchmarkDumpHashMap/entries=1k/lock=sparse-2  N  ns/op.
-var dumpLine = regexp.MustCompile(`^BenchmarkDumpHashMap/entries=(\w+)/lock=(\w+)\S*\s+\d+\s+(\S+) ns/op`)
-
-type dumpCell struct{ entries, lock string }
 
 func main() {
-	in := io.Reader(os.Stdin)
-	if len(os.Args) > 1 {
-		f, err := os.Open(os.Args[1])
-		if err != nil {
-			fmt.Fprintln(os.Stderr, "htabbench:", err)
-			os.Exit(1)
-		}
-		defer f.Close()
-		in = f
-	}
-	lookups, dumps, err := parse(in)
-	if err != nil {
+	if err := run(os.Args[1:], os.Stdout, os.Stderr); err != nil {
 		fmt.Fprintln(os.Stderr, "htabbench:", err)
-		os.Exit(1)
-	}
-	switch {
-	case len(dumps) > 0:
-		printDumpTable(os.Stdout, dumps)
-	case len(lookups) > 0:
-		printLookupTable(os.Stdout, lookups)
-	default:
-		fmt.Fprintln(os.Stderr, "htabbench: no LookupByFullness or DumpHashMap benchmark lines in the input")
+		var usage usageError
+		if errors.As(err, &usage) {
+			os.Exit(2)
+		}
 		os.Exit(1)
 	}
 }
 
-// parse collects every run of the two benchmarks from go test -bench output.
-func parse(in io.Reader) (map[cell][]float64, map[dumpCell][]float64, error) {
-	lookups := map[cell][]float64{}
-	dumps := map[dumpCell][]float64{}
-	sc := bufio.NewScanner(in)
-	for sc.Scan() {
-		if d := dumpLine.FindStringSubmatch(sc.Text()); d != nil {
-			if v, err := strconv.ParseFloat(d[3], 64); err == nil {
-				dumps[dumpCell{d[1], d[2]}] = append(dumps[dumpCell{d[1], d[2]}], v)
-			}
-			continue
+type usageError struct{ error }
+
+func run(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("htabbench", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	quick := fs.Bool("quick", false, "fewer sizes and short runs (under 2 minutes on 2 cores): shows the pipeline works, not figures to quote")
+	from := fs.String("from", "", "make the report from this saved output (go test -bench format) instead of running the benchmarks")
+	out := fs.String("out", "", "directory for raw.txt, README.md (the report) and the charts (default bench/report, with -quick bench/report-quick, with -from the file's directory)")
+	readme := fs.String("readme", "", "also write the kernel changes' tables and the charts into this Markdown file, between the lines "+readmeBegin+" and "+readmeEnd)
+	only := fs.String("suites", "", "comma-separated suites to run or report (default all): "+suiteNames())
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "usage: htabbench [-quick] [-from FILE] [-out DIR] [-suites LIST] [-readme FILE]\n\n")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil
 		}
-		m := lookupLine.FindStringSubmatch(sc.Text())
-		if m == nil {
-			continue
+		return usageError{err}
+	}
+	if fs.NArg() > 0 {
+		return usageError{fmt.Errorf("unexpected argument %q: the input is -from FILE", fs.Arg(0))}
+	}
+	if *quick && *from != "" {
+		return usageError{errors.New("-quick runs the benchmarks and -from reads saved output: give one")}
+	}
+	selected, err := selectSuites(*only)
+	if err != nil {
+		return usageError{err}
+	}
+
+	var raw []byte
+	dir := *out
+	if *from != "" {
+		if raw, err = os.ReadFile(*from); err != nil {
+			return err
 		}
-		key, _ := strconv.Atoi(m[1])
-		full, _ := strconv.Atoi(m[3])
-		v, err := strconv.ParseFloat(m[4], 64)
+		if dir == "" {
+			dir = filepath.Dir(*from)
+		}
+	} else {
+		root, err := moduleRoot()
 		if err != nil {
+			return err
+		}
+		if dir == "" {
+			dir = filepath.Join(root, "bench", "report")
+			if *quick {
+				dir = filepath.Join(root, "bench", "report-quick")
+			}
+		}
+		if raw, err = runAndKeep(root, dir, selected, *quick, stderr); err != nil {
+			return err
+		}
+	}
+
+	r, err := readResults(bytes.NewReader(raw), *from)
+	if err != nil {
+		return err
+	}
+	var report bytes.Buffer
+	var charts []chart
+	for _, s := range reportSections(selected) {
+		c, err := writeSection(&report, r, s, "##", "")
+		if err != nil {
+			return err
+		}
+		charts = append(charts, c...)
+	}
+	if len(r.missing) > 0 {
+		fmt.Fprintf(&report, "## Missing\n\nThese measurements were looked for and are not in the input:\n\n")
+		for _, m := range r.missing {
+			fmt.Fprintf(&report, "- %s\n", m)
+		}
+		fmt.Fprintln(&report)
+	}
+	doc := append([]byte(reportHeader(r, args)), report.Bytes()...)
+	if _, err := stdout.Write(doc); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	if err := writeFileAtomic(filepath.Join(dir, "README.md"), doc); err != nil {
+		return err
+	}
+	paths, err := writeCharts(dir, charts)
+	if err != nil {
+		return err
+	}
+	if *readme != "" {
+		if err := writeReadme(*readme, dir, r, reportSections(selected), args); err != nil {
+			return err
+		}
+	}
+	fmt.Fprintf(stderr, "htabbench: wrote %s, and charts as PNG and SVG: %d files\n", filepath.Join(dir, "README.md"), len(paths))
+	if len(r.missing) > 0 {
+		return fmt.Errorf("measurements missing from the input: %d (listed at the end of the report)", len(r.missing))
+	}
+	return nil
+}
+
+// runAndKeep runs the suites and keeps their output as dir/raw.txt. While
+// they run it is dir/raw.txt.partial: a failed run leaves the last complete
+// raw.txt as it was.
+func runAndKeep(root, dir string, run []suite, quick bool, progress io.Writer) ([]byte, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	partial := filepath.Join(dir, "raw.txt.partial")
+	f, err := os.Create(partial)
+	if err != nil {
+		return nil, err
+	}
+	var buf bytes.Buffer
+	w := io.MultiWriter(f, &buf)
+	mode := "full"
+	if quick {
+		mode = "quick"
+	}
+	err = writeHeader(w, root, mode)
+	if err == nil {
+		err = runSuites(root, run, quick, w, progress)
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%w\n(the output so far is in %s)", err, partial)
+	}
+	return buf.Bytes(), os.Rename(partial, filepath.Join(dir, "raw.txt"))
+}
+
+// reportSections are the sections of the selected suites.
+func reportSections(selected []suite) []section {
+	var out []section
+	for _, s := range sections {
+		for _, sel := range selected {
+			if sel.name == s.suite {
+				out = append(out, s)
+			}
+		}
+	}
+	return out
+}
+
+// writeSection writes one section: its title (a heading of level
+// heading), what it reproduces, the command that measured it, then its
+// tables and its charts (at imgDir/name.svg), or, if the input has none of
+// its benchmarks, a line that says so (and the benchmarks count as
+// missing).
+func writeSection(w io.Writer, r *results, s section, heading, imgDir string) ([]chart, error) {
+	fmt.Fprintf(w, "%s %s\n\n%s\n\n", heading, s.title, s.intro)
+	for _, su := range suites {
+		if su.name == s.suite {
+			runs := su.full
+			if r.config["htabbench"] == "quick" {
+				runs = su.quick
+			}
+			var cmds []string
+			for _, a := range runs {
+				cmds = append(cmds, "`"+commandLine(su.pkg, a)+"`")
+			}
+			fmt.Fprintf(w, "Measured with %s.\n\n", strings.Join(cmds, " and "))
+		}
+	}
+	found := false
+	for _, p := range s.prefixes {
+		found = found || r.has(p)
+	}
+	if !found {
+		fmt.Fprintf(w, "Not in the input: none of %s.\n\n", strings.Join(s.prefixes, ", "))
+		for _, p := range s.prefixes {
+			r.summary(strings.TrimSuffix(p, "/"), "(any)")
+		}
+		return nil, nil
+	}
+	s.write(w, r)
+	if s.charts == nil {
+		return nil, nil
+	}
+	charts, err := s.charts(r)
+	if err != nil {
+		return nil, err
+	}
+	for _, c := range charts {
+		fmt.Fprintf(w, "![%s](%s.svg)\n\n", s.title, path.Join(imgDir, c.name))
+	}
+	return charts, nil
+}
+
+// The lines that enclose the results htabbench -readme writes into a file.
+const (
+	readmeBegin = "<!-- htabbench results -->"
+	readmeEnd   = "<!-- end htabbench results -->"
+)
+
+// readmeSections are the sections -readme copies: the kernel changes'
+// tables, and the chart of lookups at scale.
+var readmeSections = []string{"hash-functions", "element-size", "batch-dump", "bloom-filter", "scale"}
+
+// writeReadme replaces what lies between readmeBegin and readmeEnd in the
+// file with the report's kernel sections, their charts linked from dir,
+// and a link to the whole report. The file must hold both lines.
+func writeReadme(file, dir string, r *results, selected []section, args []string) error {
+	doc, err := os.ReadFile(file)
+	if err != nil {
+		return err
+	}
+	before, rest, ok1 := bytes.Cut(doc, []byte(readmeBegin))
+	_, after, ok2 := bytes.Cut(rest, []byte(readmeEnd))
+	if !ok1 || !ok2 {
+		return fmt.Errorf("-readme %s: the file must hold the lines %s and %s, in that order, around the place for the results", file, readmeBegin, readmeEnd)
+	}
+	rel, err := filepath.Rel(filepath.Dir(file), dir)
+	if err != nil {
+		return err
+	}
+	rel = filepath.ToSlash(rel)
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "%s\n\n%s Written by `%s`; every table, with the peers', is in [%s](%s).\n\n",
+		readmeBegin, r.measuredAt(), commandOf(args), path.Join(rel, "README.md"), path.Join(rel, "README.md"))
+	for _, s := range selected {
+		if !slices.Contains(readmeSections, s.suite) {
 			continue
 		}
-		c := cell{key, full, m[2]}
-		lookups[c] = append(lookups[c], v)
-	}
-	return lookups, dumps, sc.Err()
-}
-
-// printLookupTable prints lookups per second of the three hashes and the
-// static hash's gain over jhash, beside the kernel's published gain; the
-// last column says whether static reaches it (n/a where the kernel's gain is
-// under 3 %, inside its own noise).
-func printLookupTable(w io.Writer, runs map[cell][]float64) {
-	fmt.Fprintln(w, "| key | full | jhash M/s | jhash2 M/s | static M/s | jhash2 gain | static gain | kernel gain | static ≥ kernel |")
-	fmt.Fprintln(w, "|---:|---:|---:|---:|---:|---:|---:|---:|:---:|")
-	keys := []int{4, 8, 12, 16, 20, 24, 28, 32, 64}
-	for _, k := range keys {
-		for fi, full := range fullness {
-			j := stats.Median(runs[cell{k, full, "Jhash"}])
-			j2 := stats.Median(runs[cell{k, full, "Jhash2"}])
-			st := stats.Median(runs[cell{k, full, "Static"}])
-			if j == 0 || j2 == 0 || st == 0 {
-				continue
-			}
-			kernel := jhash2Gain[k][fi]
-			verdict := "n/a"
-			if kernel >= 3 {
-				verdict = "no"
-				if 100*(st/j-1) >= kernel {
-					verdict = "yes"
-				}
-			}
-			fmt.Fprintf(w, "| %d | %d%% | %.2f | %.2f | %.2f | %+.1f%% | %+.1f%% | %+.1f%% | %s |\n",
-				k, full, j/1e6, j2/1e6, st/1e6, 100*(j2/j-1), 100*(st/j-1), kernel, verdict)
-		}
-	}
-}
-
-// dumpHashMapKernel is BM_DumpHashMap's table in the commit message of
-// "bpf: Do not grab the bucket spinlock by default on htab batch ops":
-// Time(ns) before and after the change, by entries (the kernel's names; its
-// 1000 is our 1k).
-var dumpHashMapKernel = []struct {
-	name, entries string
-	before, after float64
-}{
-	{"1", "1", 2759655, 202707}, {"10", "10", 2933722, 213441}, {"200", "200", 3171680, 478641},
-	{"500", "500", 3639607, 980061}, {"1000", "1k", 4369008, 1863835}, {"5k", "5k", 11171919, 8961836},
-	{"20k", "20k", 69150080, 69761497}, {"39k", "39k", 190501036, 187437830},
-}
-
-// printDumpTable prints the dump times of the three -batch-lock modes beside
-// the kernel's before and after.
-func printDumpTable(w io.Writer, runs map[dumpCell][]float64) {
-	fmt.Fprintln(w, "| Benchmark | kernel before (ns) | kernel after (ns) | kernel gain | always (ns) | nonempty (ns) | sparse (ns) | always/nonempty | always/sparse | nonempty/sparse |")
-	fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
-	for _, r := range dumpHashMapKernel {
-		a := stats.Median(runs[dumpCell{r.entries, "always"}])
-		n := stats.Median(runs[dumpCell{r.entries, "nonempty"}])
-		s := stats.Median(runs[dumpCell{r.entries, "sparse"}])
-		if a == 0 || n == 0 || s == 0 {
+		if s.suite == "scale" { // its tables are wide: the chart only
+			fmt.Fprintf(&b, "### %s\n\n%s\n\n![%s](%s.svg)\n\n", s.title, s.intro, s.title, path.Join(rel, "lookups-by-size"))
 			continue
 		}
-		fmt.Fprintf(w, "| BM_DumpHashMap/%s | %.0f | %.0f | %.1fx | %.0f | %.0f | %.0f | %.1fx | %.0fx | %.1fx |\n",
-			r.name, r.before, r.after, r.before/r.after, a, n, s, a/n, a/s, n/s)
+		if _, err := writeSection(&b, r, s, "###", rel); err != nil {
+			return err
+		}
 	}
+	b.WriteString(readmeEnd)
+	return writeFileAtomic(file, slices.Concat(before, b.Bytes(), after))
+}
+
+// reportHeader is the report's title, where and when it was measured, and
+// the command that made it.
+func reportHeader(r *results, args []string) string {
+	cmd := commandOf(args)
+	mode := ""
+	if r.config["htabbench"] == "quick" {
+		mode = "\n\nA -quick run: fewer sizes and short runs, to show the pipeline works; not figures to quote."
+	}
+	return fmt.Sprintf("# htabgen benchmark report\n\n%s Written by `%s`; the raw output, in the Go benchmark format (benchstat reads it), is raw.txt.%s\n\n",
+		r.measuredAt(), cmd, mode)
+}
+
+// commandLine is the shell command of one form of a suite: its
+// environment, then go test with its arguments quoted where a shell needs it.
+func commandLine(pkg string, a runArgs) string {
+	parts := append([]string{}, a.env...)
+	parts = append(parts, "go")
+	for _, arg := range goTestArgs(pkg, a) {
+		if strings.ContainsAny(arg, "^$|()*") {
+			arg = "'" + arg + "'"
+		}
+		parts = append(parts, arg)
+	}
+	return strings.Join(parts, " ")
+}
+
+// commandOf is the command line htabbench ran with.
+func commandOf(args []string) string {
+	return strings.Join(append([]string{"go run ./cmd/htabbench"}, args...), " ")
+}
+
+func suiteNames() string {
+	var names []string
+	for _, s := range suites {
+		names = append(names, s.name)
+	}
+	return strings.Join(names, ", ")
 }

@@ -1,6 +1,14 @@
 package main
 
 import (
+	"bytes"
+	"encoding/xml"
+	"errors"
+	"flag"
+	"image/png"
+	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -8,39 +16,144 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// A cell measured for some hashes only is left out of the table, not a crash.
-func TestPrintLookupTableSkipsIncompleteCells(t *testing.T) {
-	runs := map[cell][]float64{
-		{4, 25, "Jhash"}:  {50e6, 52e6},
-		{4, 25, "Jhash2"}: {51e6},
-		{4, 25, "Static"}: {55e6, 54e6, 56e6},
-		{8, 25, "Jhash"}:  {40e6}, // no Jhash2 or Static run
-	}
-	var out strings.Builder
-	printLookupTable(&out, runs)
-	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
-	assert.Len(t, lines, 3, "header, rule and the one complete cell:\n%s", out.String())
-	assert.Contains(t, lines[2], "| 4 | 25% | 51.00 | 51.00 | 55.00 |")
+var update = flag.Bool("update", false, "rewrite testdata/report.golden.md from the fixture")
+
+// fixture is go test -bench output of every suite, recorded from a -quick
+// run and cut down to a few cells of each benchmark.
+const fixture = "testdata/fixture.txt"
+
+// charts are the files a full input draws.
+var charts = []string{"lookups-by-fullness", "bytes-per-entry", "batch-dump", "bloom-speedup", "lookups-by-size"}
+
+// report runs htabbench -from input into a new directory and returns the
+// report, the directory and run's error.
+func report(t *testing.T, input string) (string, string, error) {
+	t.Helper()
+	dir := t.TempDir()
+	var stdout, stderr bytes.Buffer
+	err := run([]string{"-from", input, "-out", dir}, &stdout, &stderr)
+	return stdout.String(), dir, err
 }
 
-// parse reads the generated lookup benchmark's lines (by the name
-// templates/tests.go gives it) and batchbench's dump lines, and nothing else.
-func TestParse(t *testing.T) {
-	const out = `goos: linux
-goarch: amd64
-pkg: github.com/htabgen/htabgen/generated/hashbench
-BenchmarkK4JhashLookupByFullness/fullness=25-2         	  100	  16021 ns/op	  62416000 lookups/s
-BenchmarkK4StaticLookupByFullness/fullness=25-2        	  100	  15000 ns/op	  66000000 lookups/s
-BenchmarkK4StaticLookupByFullness/fullness=25-2        	  100	  15000 ns/op	  68000000 lookups/s
-BenchmarkK4StaticOther/fullness=25-2                   	  100	  15000 ns/op	  99000000 lookups/s
-BenchmarkDumpHashMap/entries=1k/lock=sparse-2          	  200	  57200 ns/op
-PASS
-`
-	lookups, dumps, err := parse(strings.NewReader(out))
+// The report of the fixture is the golden one: every table, every cell.
+func TestReportGolden(t *testing.T) {
+	got, dir, err := report(t, fixture)
+	require.NoError(t, err, "the fixture holds every measurement the tables ask for")
+	got = strings.ReplaceAll(got, dir, "OUT")
+	file, err := os.ReadFile(filepath.Join(dir, "README.md"))
 	require.NoError(t, err)
-	assert.Equal(t, map[cell][]float64{
-		{4, 25, "Jhash"}:  {62416000},
-		{4, 25, "Static"}: {66000000, 68000000},
-	}, lookups)
-	assert.Equal(t, map[dumpCell][]float64{{"1k", "sparse"}: {57200}}, dumps)
+	assert.Equal(t, got, strings.ReplaceAll(string(file), dir, "OUT"), "README.md is what was printed")
+	golden := filepath.Join("testdata", "report.golden.md")
+	if *update {
+		require.NoError(t, os.WriteFile(golden, []byte(got), 0o644))
+	}
+	want, err := os.ReadFile(golden)
+	require.NoError(t, err)
+	assert.Equal(t, string(want), got, "go test ./cmd/htabbench -update rewrites the golden file")
+	for _, section := range sections {
+		assert.Contains(t, got, "## "+section.title)
+	}
+	assert.NotContains(t, got, missing)
+	assert.Contains(t, got, "Measured 2026-12-02", "the date the fixture was recorded")
+	assert.Contains(t, got, "Oxide Virtual Turin-like Processor (2 cores", "the machine")
+}
+
+// Every chart is written as a PNG that decodes and an SVG that is XML.
+func TestChartsAreValid(t *testing.T) {
+	_, dir, err := report(t, fixture)
+	require.NoError(t, err)
+	for _, name := range charts {
+		f, err := os.Open(filepath.Join(dir, name+".png"))
+		require.NoError(t, err)
+		img, err := png.Decode(f)
+		f.Close()
+		require.NoError(t, err, name+".png")
+		assert.Greater(t, img.Bounds().Dx(), 300, name+".png")
+
+		svg, err := os.ReadFile(filepath.Join(dir, name+".svg"))
+		require.NoError(t, err)
+		d := xml.NewDecoder(bytes.NewReader(svg))
+		var root string
+		for {
+			tok, err := d.Token()
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			require.NoError(t, err, name+".svg")
+			if se, ok := tok.(xml.StartElement); ok && root == "" {
+				root = se.Name.Local
+			}
+		}
+		assert.Equal(t, "svg", root, name+".svg")
+	}
+}
+
+// A measurement the fixture lacks is reported as missing, in its cell and
+// in the list at the end, and makes htabbench fail; it is never a zero.
+func TestMissingIsReported(t *testing.T) {
+	raw, err := os.ReadFile(fixture)
+	require.NoError(t, err)
+	var kept []string
+	dropped := ""
+	for _, line := range strings.Split(string(raw), "\n") {
+		if dropped == "" && strings.HasPrefix(line, "BenchmarkDumpHashMap/entries=1k/lock=sparse") {
+			dropped = line
+			continue
+		}
+		kept = append(kept, line)
+	}
+	require.NotEmpty(t, dropped, "the fixture has the line this test drops")
+	input := filepath.Join(t.TempDir(), "input.txt")
+	require.NoError(t, os.WriteFile(input, []byte(strings.Join(kept, "\n")), 0o644))
+
+	got, _, err := report(t, input)
+	require.ErrorContains(t, err, "measurements missing from the input: 1 ")
+	assert.Contains(t, got, "- DumpHashMap/entries=1k/lock=sparse ns/op")
+	var row string
+	for _, line := range strings.Split(got, "\n") {
+		if strings.HasPrefix(line, "| 1000 |") {
+			row = line
+		}
+	}
+	cells := strings.Split(row, " | ")
+	require.Len(t, cells, 10, row)
+	assert.Equal(t, missing, cells[6], "the sparse cell: %s", row)
+	assert.Equal(t, missing, cells[8], "always / sparse: %s", row)
+	assert.NotContains(t, row, "| 0 |")
+}
+
+// A benchmark that is not in the input at all makes its section say so.
+func TestAbsentSectionIsReported(t *testing.T) {
+	input := filepath.Join(t.TempDir(), "input.txt")
+	require.NoError(t, os.WriteFile(input, []byte("goos: linux\nBenchmarkDumpHashMap/entries=1/lock=always-2 1 100 ns/op\n"), 0o644))
+	dir := t.TempDir()
+	var stdout, stderr bytes.Buffer
+	err := run([]string{"-from", input, "-out", dir, "-suites", "batch-dump,scale"}, &stdout, &stderr)
+	require.ErrorContains(t, err, "missing")
+	assert.Contains(t, stdout.String(), "Not in the input: none of Scale/.")
+	assert.Contains(t, stdout.String(), "| 1 | 2759655 | 202707 | 13.6x | 100 | missing | missing |")
+	assert.NotContains(t, stdout.String(), "## Hash functions", "sections of other suites are left out")
+}
+
+func TestBadInput(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	dir := t.TempDir()
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-suites", "scale,nope"}, `no suite "nope" (there are hash-functions, element-size, batch-dump, bloom-filter, peers, lru, scale)`},
+		{[]string{"-quick", "-from", fixture}, "give one"},
+		{[]string{"stray"}, `unexpected argument "stray"`},
+		{[]string{"-from", filepath.Join(dir, "none.txt")}, "no such file"},
+	} {
+		err := run(tt.args, &stdout, &stderr)
+		assert.ErrorContains(t, err, tt.want, "%v", tt.args)
+	}
+	bad := filepath.Join(dir, "bad.txt")
+	require.NoError(t, os.WriteFile(bad, []byte("BenchmarkX-2 notanumber 5 ns/op\n"), 0o644))
+	err := run([]string{"-from", bad, "-out", dir}, &stdout, &stderr)
+	require.ErrorContains(t, err, "bad.txt:1", "a malformed result names its line")
+	_, err = os.Stat(filepath.Join(dir, "README.md"))
+	assert.ErrorIs(t, err, os.ErrNotExist, "nothing is written from bad input")
 }

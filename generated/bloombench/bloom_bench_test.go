@@ -14,24 +14,8 @@ import (
 	"github.com/bits-and-blooms/bloom/v3"
 
 	"github.com/htabgen/htabgen/htab"
+	"github.com/htabgen/htabgen/internal/kernelfigures"
 )
-
-// kernelGains is the table of "bpf/benchs: Add benchmarks for comparing
-// hashmap lookups with vs. without bloom filter": the speed of hash map
-// lookups of random keys with a bloom filter map in front, against without,
-// in percent (negative: slower), by hash functions (1..10) and entries.
-var kernelGains = map[int]map[int]float64{
-	1:  {10000: -15, 50000: 25, 100000: 30, 500000: 50, 1000000: 55, 5000000: 40},
-	2:  {10000: -20, 50000: 40, 100000: 50, 500000: 90, 1000000: 115, 5000000: 70},
-	3:  {10000: -5, 50000: 15, 100000: 25, 500000: 180, 1000000: 200, 5000000: 140},
-	4:  {10000: -20, 50000: 50, 100000: 60, 500000: 128, 1000000: 150, 5000000: 105},
-	5:  {10000: 10, 50000: 25, 100000: 50, 500000: 100, 1000000: 120, 5000000: 170},
-	6:  {10000: 1.5, 50000: 20, 100000: 25, 500000: 165, 1000000: 170, 5000000: 140},
-	7:  {10000: -7, 50000: 5, 100000: 15, 500000: 145, 1000000: 155, 5000000: 120},
-	8:  {10000: -15, 50000: 50, 100000: 60, 500000: 1305, 1000000: 135, 5000000: 105}, // 1305: as published (130.5?)
-	9:  {10000: -25, 50000: 35, 100000: 60, 500000: 105, 1000000: 130, 5000000: 90},
-	10: {10000: 10, 50000: 30, 100000: 45, 500000: 90, 1000000: 105, 5000000: 140},
-}
 
 // lookups is a map's lookup and insert of 8-byte keys, through closures so
 // that every arm of the comparison pays the same call.
@@ -225,7 +209,7 @@ func BenchmarkBloomLookups(b *testing.B) {
 				b.ReportMetric(median(rate[2]), "front-lookups/s")
 				b.ReportMetric(kr, "kernel/none")
 				b.ReportMetric(fr, "front/none")
-				fmt.Fprintf(&table, "%-8d %-9d %-16s %-16s %-16s\n", k, n, gain(kr), gain(fr), gain(1+kernelGains[k][n]/100))
+				fmt.Fprintf(&table, "%-8d %-9d %-16s %-16s %-16s\n", k, n, gain(kr), gain(fr), gain(1+kernelfigures.BloomGain[k][n]/100))
 			})
 		}
 	}

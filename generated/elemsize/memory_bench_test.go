@@ -22,6 +22,7 @@ import (
 	"unsafe"
 
 	"github.com/htabgen/htabgen/htab"
+	"github.com/htabgen/htabgen/internal/kernelfigures"
 	"github.com/htabgen/htabgen/spec"
 )
 
@@ -34,9 +35,7 @@ const (
 // kernel's element size before and after the series, and the lean and fat
 // maps.
 type memRow struct {
-	name       string
-	kernOld    int // kernel elem_size before the series (key 8, value 8)
-	kernNew    int // after (the series' table)
+	name       string // the row's Map in kernelfigures.ElemSizes
 	lean, fat  memMap
 	noPrealloc bool
 }
@@ -122,12 +121,12 @@ func memRows(tb testing.TB) []memRow {
 		return m, m.Len()
 	}}
 	return []memRow{
-		{"hash", 64, 32, hashLean, hashFat, false},
-		{"hash-noprealloc", 64, 32, hashLean, hashFat, true},
-		{"pcpu", 64, 32, pcpuLean, pcpuFat, false},
-		{"pcpu-noprealloc", 64, 40, pcpuLean, pcpuFat, true},
-		{"lru", 64, 64, lruLean, lruFat, false},
-		{"lru_pcpu", 64, 64, lruPcpuLean, lruPcpuFat, false},
+		{"hash", hashLean, hashFat, false},
+		{"hash-noprealloc", hashLean, hashFat, true},
+		{"pcpu", pcpuLean, pcpuFat, false},
+		{"pcpu-noprealloc", pcpuLean, pcpuFat, true},
+		{"lru", lruLean, lruFat, false},
+		{"lru_pcpu", lruPcpuLean, lruPcpuFat, false},
 	}
 }
 
@@ -177,14 +176,18 @@ func BenchmarkEntryMemory(b *testing.B) {
 // compiler laid out.
 func TestLeanElemSizes(t *testing.T) {
 	for _, r := range memRows(t) {
-		if r.lean.elem > uintptr(r.kernNew) {
-			t.Errorf("%s: lean element %d B > kernel's new size %d B", r.name, r.lean.elem, r.kernNew)
+		kern, ok := kernelfigures.ElemSizeOf(r.name)
+		if !ok {
+			t.Fatalf("%s: not a row of the series' table", r.name)
+		}
+		if r.lean.elem > uintptr(kern.New) {
+			t.Errorf("%s: lean element %d B > kernel's new size %d B", r.name, r.lean.elem, kern.New)
 		}
 		if r.lean.elem >= r.fat.elem {
 			t.Errorf("%s: lean element %d B, not smaller than the fat one %d B", r.name, r.lean.elem, r.fat.elem)
 		}
-		if r.fat.elem > uintptr(r.kernOld) {
-			t.Errorf("%s: fat element %d B > kernel's old size %d B", r.name, r.fat.elem, r.kernOld)
+		if r.fat.elem > uintptr(kern.Old) {
+			t.Errorf("%s: fat element %d B > kernel's old size %d B", r.name, r.fat.elem, kern.Old)
 		}
 	}
 	plans := []struct {
