@@ -8,6 +8,7 @@ require (
 	github.com/cockroachdb/swiss v0.0.0-20260820225851-333444432258
 	github.com/dave/jennifer v1.7.1
 	github.com/hashicorp/golang-lru/v2 v2.0.7
+	github.com/maypok86/otter/v2 v2.4.0
 	github.com/puzpuzpuz/xsync/v4 v4.5.0
 	github.com/rogpeppe/go-internal v1.16.0
 	github.com/stretchr/testify v1.12.1
@@ -30,7 +31,6 @@ require (
 	github.com/ajstarks/svgo v0.0.0-20211024235047-1546f124cd8b // indirect
 	github.com/bits-and-blooms/bitset v1.24.2 // indirect
 	github.com/golang/freetype v0.0.0-20170609003504-e2365dfdc4a0 // indirect
-	github.com/maypok86/otter/v2 v2.4.0 // indirect
 	go.yaml.in/yaml/v3 v3.0.5 // indirect
 	golang.org/x/image v0.46.0 // indirect
 	golang.org/x/perf v0.0.0-20260908200009-22c9c6c9d4da // indirect

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cockroachdb/swiss"
 	"github.com/puzpuzpuz/xsync/v4"
 
 	"github.com/htabgen/htabgen/htab"
@@ -17,10 +18,12 @@ import (
 )
 
 // The peers: what a Go user would pick instead of a generated k8v8 map
-// (impl=htab, the default home layout), and the same map in the classic
-// layout (impl=classic). Each
-// is driven through the same small interface so that every benchmark runs the
-// same loop; the interface call costs each of them the same.
+// (impl=htab, the default home layout): Go's builtin map (impl=builtin),
+// xsync.Map (impl=xsync), cockroachdb/swiss (impl=swiss), and the builtin map
+// and swiss behind a sync.RWMutex (impl=rwmutex, impl=rwmutex-swiss); and the
+// same generated map in the classic layout (impl=classic). Each is driven
+// through the same small interface so that every benchmark runs the same
+// loop; the interface call costs each of them the same.
 type peerMap interface {
 	Lookup(k [8]byte) ([8]byte, bool)
 	Store(k [8]byte, v [8]byte)
@@ -64,6 +67,31 @@ func (p *rwMutexPeer) Store(k, v [8]byte) {
 	p.mu.Unlock()
 }
 
+type swissPeer struct{ m *swiss.Map[[8]byte, [8]byte] }
+
+func (p swissPeer) Lookup(k [8]byte) ([8]byte, bool) { return p.m.Get(k) }
+func (p swissPeer) Store(k, v [8]byte)               { p.m.Put(k, v) }
+
+// rwMutexSwissPeer is swiss made safe for concurrent use as rwMutexPeer
+// makes the builtin map: one sync.RWMutex over the whole map.
+type rwMutexSwissPeer struct {
+	mu sync.RWMutex
+	m  *swiss.Map[[8]byte, [8]byte]
+}
+
+func (p *rwMutexSwissPeer) Lookup(k [8]byte) ([8]byte, bool) {
+	p.mu.RLock()
+	v, ok := p.m.Get(k)
+	p.mu.RUnlock()
+	return v, ok
+}
+
+func (p *rwMutexSwissPeer) Store(k, v [8]byte) {
+	p.mu.Lock()
+	p.m.Put(k, v)
+	p.mu.Unlock()
+}
+
 const peerMaxEntries = 65536
 
 var peers = []struct {
@@ -90,13 +118,30 @@ var peers = []struct {
 		return xsyncPeer{xsync.NewMap[[8]byte, [8]byte](xsync.WithPresize(peerMaxEntries))}
 	}},
 	{"rwmutex", true, func() peerMap { return &rwMutexPeer{m: make(map[[8]byte][8]byte, peerMaxEntries)} }},
+	{"swiss", false, func() peerMap { return swissPeer{swiss.New[[8]byte, [8]byte](peerMaxEntries)} }},
+	{"rwmutex-swiss", true, func() peerMap {
+		return &rwMutexSwissPeer{m: swiss.New[[8]byte, [8]byte](peerMaxEntries)}
+	}},
 }
 
 // peerKeys are n distinct random keys in random order: the order in which
 // the benchmarks fill the maps.
 func peerKeys(n int) [][8]byte {
-	rng := rand.New(rand.NewPCG(42, 43))
-	seen := make(map[uint64]bool, n)
+	return randomKeys(rand.New(rand.NewPCG(42, 43)), n, nil)
+}
+
+// peerMissKeys are as many distinct random keys as filled, none of them in
+// filled, in random order: lookups that miss.
+func peerMissKeys(filled [][8]byte) [][8]byte {
+	return randomKeys(rand.New(rand.NewPCG(44, 45)), len(filled), filled)
+}
+
+// randomKeys draws n distinct keys from rng, none of them in not.
+func randomKeys(rng *rand.Rand, n int, not [][8]byte) [][8]byte {
+	seen := make(map[uint64]bool, n+len(not))
+	for _, k := range not {
+		seen[binary.LittleEndian.Uint64(k[:])] = true
+	}
 	keys := make([][8]byte, 0, n)
 	for len(keys) < n {
 		x := rng.Uint64()
@@ -129,27 +174,40 @@ func lookupOrder(keys [][8]byte) [][8]byte {
 	return keys
 }
 
-// BenchmarkPeersLookup: one goroutine, hits in random order, a map of 65536
-// max entries filled to 25..100 %. Reports lookups/s.
+// BenchmarkPeersLookup: one goroutine, a map of 65536 max entries filled to
+// 25..100 %, every impl: probe=hit looks up the filled keys in random order,
+// probe=miss as many distinct random keys that are not in the map
+// (peerMissKeys). A hit that misses, or a miss that finds a key, fails the
+// benchmark. Sub-benchmarks fullness=F/probe=hit|miss/impl=X; reports
+// lookups/s.
 func BenchmarkPeersLookup(b *testing.B) {
 	for _, full := range []int{25, 50, 75, 100} {
 		keys := peerKeys(peerMaxEntries * full / 100)
-		order := lookupOrder(keys)
-		for _, p := range peers {
-			b.Run(fmt.Sprintf("fullness=%d/impl=%s", full, p.name), func(b *testing.B) {
-				m := p.make()
-				fill(m, keys)
-				i := 0
-				for b.Loop() {
-					if _, ok := m.Lookup(order[i]); !ok {
-						b.Fatal("miss")
+		for _, probe := range []struct {
+			name  string
+			found bool // what each lookup must report
+			order [][8]byte
+		}{
+			{"hit", true, lookupOrder(keys)},
+			{"miss", false, peerMissKeys(keys)},
+		} {
+			for _, p := range peers {
+				b.Run(fmt.Sprintf("fullness=%d/probe=%s/impl=%s", full, probe.name, p.name), func(b *testing.B) {
+					m := p.make()
+					fill(m, keys)
+					order := probe.order
+					i := 0
+					for b.Loop() {
+						if _, ok := m.Lookup(order[i]); ok != probe.found {
+							b.Fatalf("probe=%s: key %x found=%v", probe.name, order[i], ok)
+						}
+						if i++; i == len(order) {
+							i = 0
+						}
 					}
-					if i++; i == len(keys) {
-						i = 0
-					}
-				}
-				b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "lookups/s")
-			})
+					b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "lookups/s")
+				})
+			}
 		}
 	}
 }
@@ -211,16 +269,20 @@ func mixedRound(m peerMap, streams [][]mixedOp, n int) time.Duration {
 // cost of one request without a second goroutine, updates=0 (percent) the
 // same with lookups only, which shows what the updates cost, and updates=100
 // updates only, which shows what an update costs when no lookup precedes it.
-// Reports operations/s and "parallelism", the CPU time the process used over
-// the wall time: near 2 when both goroutines run at once, near 1 when they
-// take turns (a lock that puts goroutines to sleep).
+// g=1 runs every impl, g=2 only those safe for concurrent writers: not
+// builtin and swiss themselves, which rwmutex and rwmutex-swiss put behind a
+// lock.
+// Sub-benchmarks updates=U/g=G/impl=X. Reports operations/s ("ops/s") and
+// "parallelism", the CPU time the process used over the wall time: near 2
+// when both goroutines run at once, near 1 when they take turns (a lock that
+// puts goroutines to sleep).
 func BenchmarkPeersMixed(b *testing.B) {
 	keys := peerKeys(peerMaxEntries * 3 / 4)
 	for _, updates := range []int{10, 0, 100} {
 		streams := [][]mixedOp{mixedStream(0, keys, updates), mixedStream(1, keys, updates)}
 		for _, g := range []int{1, 2} {
 			for _, p := range peers {
-				if !p.concurrent {
+				if g > 1 && !p.concurrent {
 					continue
 				}
 				b.Run(fmt.Sprintf("updates=%d/g=%d/impl=%s", updates, g, p.name), func(b *testing.B) {
@@ -240,12 +302,14 @@ func BenchmarkPeersMixed(b *testing.B) {
 }
 
 // BenchmarkPeersMemory: bytes per entry of a full map of 65536 k8v8 entries,
-// everything included (for htab: elements, buckets, locks). Measured as the
-// live heap a full map adds, after garbage collection.
+// everything included (for htab: elements, buckets, locks), of every impl
+// but rwmutex and rwmutex-swiss (the builtin map and swiss plus one lock).
+// Measured as the live heap a full map adds, after garbage collection.
+// Sub-benchmarks impl=X; reports bytes/entry.
 func BenchmarkPeersMemory(b *testing.B) {
 	keys := peerKeys(peerMaxEntries)
 	for _, p := range peers {
-		if p.name == "rwmutex" { // the builtin map plus one lock
+		if p.name == "rwmutex" || p.name == "rwmutex-swiss" { // a map plus one lock
 			continue
 		}
 		b.Run("impl="+p.name, func(b *testing.B) {

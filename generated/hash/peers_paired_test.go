@@ -34,7 +34,7 @@ func TestPeersPaired(t *testing.T) {
 			if ns[n] == nil {
 				continue
 			}
-			fmt.Fprintf(&sb, "  %-8s %7.2f ns/op", n, stats.Median(ns[n]))
+			fmt.Fprintf(&sb, "  %-13s %7.2f ns/op", n, stats.Median(ns[n]))
 			for _, base := range []string{"builtin", "xsync", "rwmutex", "htab"} {
 				if ns[base] == nil || base == n {
 					continue
