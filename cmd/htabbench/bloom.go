@@ -74,5 +74,5 @@ func chartBloom(r *results) ([]chart, error) {
 	}
 	cols := min(len(plots), 5)
 	rows := grid(plots, cols)
-	return []chart{{name: "bloom-speedup", tiles: rows, width: vg.Length(cols) * 3.2 * vg.Inch, height: vg.Length(len(rows)) * 3 * vg.Inch}}, nil
+	return []chart{{name: "bloom-speedup", tiles: rows, width: legendWidth + vg.Length(cols)*3.2*vg.Inch, height: vg.Length(len(rows)) * 3 * vg.Inch}}, nil
 }

@@ -64,7 +64,7 @@ func (c chart) render(ext string, buf *bytes.Buffer) error {
 
 // legendWidth is the strip on the right of a chart that holds its legend,
 // outside the data.
-const legendWidth = 1.9 * vg.Inch
+const legendWidth = 1.9 * vg.Inch // added to each chart's width by its maker
 
 // draw draws the tiles on dc, aligned so that their data areas line up,
 // and the first tile's legend beside them: every tile of a chart draws the

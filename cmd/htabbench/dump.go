@@ -70,5 +70,5 @@ func chartDump(r *results) ([]chart, error) {
 	if err != nil {
 		return nil, err
 	}
-	return []chart{{name: "batch-dump", tiles: [][]*plot.Plot{{p}}, width: 6 * vg.Inch, height: 4 * vg.Inch}}, nil
+	return []chart{{name: "batch-dump", tiles: [][]*plot.Plot{{p}}, width: legendWidth + 5*vg.Inch, height: 4 * vg.Inch}}, nil
 }

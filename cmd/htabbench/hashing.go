@@ -100,11 +100,17 @@ func chartHashing(r *results) ([]chart, error) {
 		if err != nil {
 			return nil, err
 		}
+		var ticks plot.ConstantTicks
+		for _, full := range fulls {
+			f, _ := strconv.ParseFloat(full, 64)
+			ticks = append(ticks, plot.Tick{Value: f, Label: full})
+		}
+		p.X.Tick.Marker = ticks
 		plots = append(plots, p)
 	}
 	if len(plots) == 0 {
 		return nil, nil
 	}
 	rows := grid(plots, 3)
-	return []chart{{name: "lookups-by-fullness", tiles: rows, width: 9 * vg.Inch, height: vg.Length(len(rows)) * 3 * vg.Inch}}, nil
+	return []chart{{name: "lookups-by-fullness", tiles: rows, width: legendWidth + vg.Length(len(rows[0]))*3*vg.Inch, height: vg.Length(len(rows)) * 3 * vg.Inch}}, nil
 }

@@ -94,15 +94,15 @@ func TestMissingIsReported(t *testing.T) {
 	raw, err := os.ReadFile(fixture)
 	require.NoError(t, err)
 	var kept []string
-	dropped := ""
+	dropped := 0
 	for _, line := range strings.Split(string(raw), "\n") {
-		if dropped == "" && strings.HasPrefix(line, "BenchmarkDumpHashMap/entries=1k/lock=sparse") {
-			dropped = line
+		if strings.HasPrefix(line, "BenchmarkDumpHashMap/entries=1k/lock=sparse") {
+			dropped++
 			continue
 		}
 		kept = append(kept, line)
 	}
-	require.NotEmpty(t, dropped, "the fixture has the line this test drops")
+	require.NotZero(t, dropped, "the fixture has the lines this test drops")
 	input := filepath.Join(t.TempDir(), "input.txt")
 	require.NoError(t, os.WriteFile(input, []byte(strings.Join(kept, "\n")), 0o644))
 
@@ -115,11 +115,11 @@ func TestMissingIsReported(t *testing.T) {
 			row = line
 		}
 	}
-	cells := strings.Split(row, " | ")
-	require.Len(t, cells, 10, row)
+	cells := strings.Split(strings.Trim(row, "| "), " | ")
+	require.Len(t, cells, 9, row)
 	assert.Equal(t, missing, cells[6], "the sparse cell: %s", row)
 	assert.Equal(t, missing, cells[8], "always / sparse: %s", row)
-	assert.NotContains(t, row, "| 0 |")
+	assert.NotEqual(t, missing, cells[5], "nonempty is there: %s", row)
 }
 
 // A benchmark that is not in the input at all makes its section say so.

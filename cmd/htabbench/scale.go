@@ -132,5 +132,5 @@ func chartScale(r *results) ([]chart, error) {
 	}
 	cols := len(r.params("Scale/", "full"))
 	tiles := grid(plots, cols)
-	return []chart{{name: "lookups-by-size", tiles: tiles, width: vg.Length(cols) * 4.5 * vg.Inch, height: vg.Length(len(tiles)) * 3.5 * vg.Inch}}, nil
+	return []chart{{name: "lookups-by-size", tiles: tiles, width: legendWidth + vg.Length(cols)*4.5*vg.Inch, height: vg.Length(len(tiles)) * 3.5 * vg.Inch}}, nil
 }
