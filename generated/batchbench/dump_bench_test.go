@@ -83,8 +83,8 @@ func benchDump[K ~[8]byte, V ~[8]byte, M benchMap[K, V]](b *testing.B, newMap fu
 
 // BenchmarkDumpHashMap is BM_DumpHashMap, the benchmark in the commit message
 // of the kernel change "bpf: Do not grab the bucket spinlock by default on
-// htab batch ops", per -batch-lock mode. Turn its output into a table beside
-// the kernel's figures with `go run ./cmd/htabbench`.
+// htab batch ops", per -batch-lock mode. `go run ./cmd/htabbench -suites
+// batch-dump` turns it into a table beside the kernel's figures, and a chart.
 func BenchmarkDumpHashMap(b *testing.B) {
 	for _, e := range dumpEntries {
 		b.Run(fmt.Sprintf("entries=%s/lock=always", e.name), func(b *testing.B) { benchDump[AlwaysKey, AlwaysValue](b, NewAlways, e.n) })

@@ -5,9 +5,10 @@
 // is divisible by 4" (commit 5b85575ad428, which made the kernel hash
 // word-aligned keys with jhash2), the same map generated with the kernel's
 // jhash byte loop, its jhash2 word loop and htabgen's static hash, each with
-// its generated Benchmark<Map>LookupByFullness. `go run ./cmd/htabbench`
-// turns their output into a table beside the change's published gains (see
-// bench/HISTORY.md). The maps use the classic layout, the kernel's, so that
+// its generated Benchmark<Map>LookupByFullness, and BenchmarkPairedGain
+// (paired_linux_test.go) times the three and three peers in rotating rounds.
+// `go run ./cmd/htabbench -suites hash-functions` turns that into a table
+// beside the change's published gains, and a chart. The maps use the classic layout, the kernel's, so that
 // the hash's share of a lookup is the one the kernel measured.
 package hashbench
 

@@ -1,6 +1,7 @@
-// Package stats holds the small statistics that the benchmarks and the
-// htabbench command report: on a shared, noisy machine they give medians of
-// repeated measurements, never means.
+// Package stats holds the small statistics that the benchmarks report: on a
+// shared, noisy machine they give medians of repeated measurements, never
+// means. (The htabbench report summarizes the benchmarks' output with
+// golang.org/x/perf/benchmath.)
 package stats
 
 import "slices"
