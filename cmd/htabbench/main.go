@@ -303,7 +303,15 @@ func writeReadme(file, dir string, r *results, selected []section, args []string
 	if !ok1 || !ok2 {
 		return fmt.Errorf("-readme %s: the file must hold the lines %s and %s, in that order, around the place for the results", file, readmeBegin, readmeEnd)
 	}
-	rel, err := filepath.Rel(filepath.Dir(file), dir)
+	absFile, err := filepath.Abs(file)
+	if err != nil {
+		return err
+	}
+	absDir, err := filepath.Abs(dir)
+	if err != nil {
+		return err
+	}
+	rel, err := filepath.Rel(filepath.Dir(absFile), absDir)
 	if err != nil {
 		return err
 	}

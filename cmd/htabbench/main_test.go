@@ -157,3 +157,21 @@ func TestBadInput(t *testing.T) {
 	_, err = os.Stat(filepath.Join(dir, "README.md"))
 	assert.ErrorIs(t, err, os.ErrNotExist, "nothing is written from bad input")
 }
+
+// A cell shows the 95 % interval only where benchmath can bound it: 6 runs
+// or more. Lookups per second come from ns per lookup, inverted, interval
+// and all.
+func TestIntervals(t *testing.T) {
+	r, err := readResults(strings.NewReader(`BenchmarkPairedGain/key=8/fullness=25-2 1 0 ns/op 20 jhash-ns/lookup
+BenchmarkPairedGain/key=8/fullness=25-2 1 0 ns/op 25 jhash-ns/lookup
+`+strings.Repeat("BenchmarkPairedGain/key=8/fullness=50-2 1 0 ns/op 20 jhash-ns/lookup\n", 5)+
+		"BenchmarkPairedGain/key=8/fullness=50-2 1 0 ns/op 40 jhash-ns/lookup\n"), "in")
+	require.NoError(t, err)
+	assert.Equal(t, "44.4", lookupsPerSecond(r, "PairedGain/key=8/fullness=25", "jhash"), "2 runs: the median, no interval")
+	// 6 runs of 20, 20, 20, 20, 20, 40 ns: median 20 ns (50 M/s); the
+	// interval is the runs' range, 25 to 50 M/s: 50 % below the median.
+	assert.Equal(t, "50.0 ±50%", lookupsPerSecond(r, "PairedGain/key=8/fullness=50", "jhash"))
+	assert.Empty(t, r.missing)
+	assert.Equal(t, missing, lookupsPerSecond(r, "PairedGain/key=8/fullness=75", "jhash"))
+	assert.Equal(t, []string{"PairedGain/key=8/fullness=75 jhash-ns/lookup"}, r.missing)
+}

@@ -43,7 +43,8 @@ func value(s benchmath.Summary, ok bool, scale float64, prec int) string {
 		return missing
 	}
 	v := fmt.Sprintf("%.*f", prec, s.Center*scale)
-	if !math.IsInf(s.Lo, 0) && !math.IsInf(s.Hi, 0) && s.Center != 0 {
+	// benchmath warns where it cannot bound the interval (fewer than 6 runs).
+	if len(s.Warnings) == 0 && !math.IsInf(s.Lo, 0) && !math.IsInf(s.Hi, 0) && s.Center != 0 {
 		half := 100 * max(s.Hi-s.Center, s.Center-s.Lo) / math.Abs(s.Center)
 		v += fmt.Sprintf(" ±%.0f%%", half)
 	}
