@@ -252,7 +252,7 @@ func writeSection(w io.Writer, r *results, s section, heading, imgDir string) ([
 			for _, a := range runs {
 				cmds = append(cmds, "`"+commandLine(su.pkg, a)+"`")
 			}
-			fmt.Fprintf(w, "Measured with %s.\n\n", strings.Join(cmds, " and "))
+			fmt.Fprintf(w, "Measured with %s, %s.\n\n", strings.Join(cmds, " and "), r.where())
 		}
 	}
 	found := false

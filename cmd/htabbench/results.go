@@ -134,16 +134,21 @@ func (r *results) params(prefix, key string) []string {
 	return vals
 }
 
-// measuredAt is the line that says where and when the input was measured:
-// date, commit and machine, as the run recorded them in its header (see
-// writeHeader), and the CPU model that go test prints.
+// measuredAt is the sentence that says where and when the input was
+// measured: date, commit and machine, as the run recorded them in its
+// header (see writeHeader), and the CPU model that go test prints.
 func (r *results) measuredAt() string {
+	return "Measured " + r.where() + "."
+}
+
+// where is the date, commit and machine of the input.
+func (r *results) where() string {
 	get := func(k string) string {
 		if v := r.config[k]; v != "" {
 			return v
 		}
 		return "unknown"
 	}
-	return fmt.Sprintf("Measured %s at commit %s on %s (%s cores, %s/%s, %s).",
+	return fmt.Sprintf("%s at commit %s on %s (%s cores, %s/%s, %s)",
 		get("date"), get("commit"), strings.TrimSpace(get("cpu")), get("cores"), get("goos"), get("goarch"), get("go"))
 }
