@@ -149,6 +149,9 @@ func run(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if *readme != "" && r.config["htabbench"] != "full" {
+		return fmt.Errorf("-readme %s: the input is not a full run (htabbench: %q): a README shows a full run's figures", *readme, r.config["htabbench"])
+	}
 	var report bytes.Buffer
 	var charts []chart
 	for _, s := range reportSections(selected) {

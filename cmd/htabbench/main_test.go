@@ -175,3 +175,46 @@ BenchmarkPairedGain/key=8/fullness=25-2 1 0 ns/op 25 jhash-ns/lookup
 	assert.Equal(t, missing, lookupsPerSecond(r, "PairedGain/key=8/fullness=75", "jhash"))
 	assert.Equal(t, []string{"PairedGain/key=8/fullness=75 jhash-ns/lookup"}, r.missing)
 }
+
+// -readme rewrites the block between its two lines and nothing else, with
+// the charts' paths relative to the file; the same input twice gives the
+// same file. A quick run's figures are refused, and so is a file without the
+// block, which is left as it was.
+func TestReadme(t *testing.T) {
+	raw, err := os.ReadFile(fixture)
+	require.NoError(t, err)
+	full := filepath.Join(t.TempDir(), "full.txt")
+	require.NoError(t, os.WriteFile(full, bytes.Replace(raw, []byte("htabbench: quick"), []byte("htabbench: full"), 1), 0o644))
+
+	dir := t.TempDir()
+	out := filepath.Join(dir, "bench", "report")
+	readme := filepath.Join(dir, "README.md")
+	const before, after = "# Title\n\nintro\n\n", "\n\n## Next\n\ntext\n"
+	require.NoError(t, os.WriteFile(readme, []byte(before+readmeBegin+"\nold figures\n"+readmeEnd+after), 0o644))
+	var stdout, stderr bytes.Buffer
+	require.NoError(t, run([]string{"-from", full, "-out", out, "-readme", readme}, &stdout, &stderr))
+	got, err := os.ReadFile(readme)
+	require.NoError(t, err)
+	doc := string(got)
+	assert.True(t, strings.HasPrefix(doc, before+readmeBegin), doc[:100])
+	assert.True(t, strings.HasSuffix(doc, readmeEnd+after))
+	assert.NotContains(t, doc, "old figures")
+	assert.Contains(t, doc, "### Batch dumps that skip empty buckets")
+	assert.Contains(t, doc, "| 1000 | 4369008 | 1863835 | 2.3x |")
+	assert.Contains(t, doc, "![Lookups at scale](bench/report/lookups-by-size.svg)")
+	assert.Contains(t, doc, "[bench/report/README.md](bench/report/README.md)")
+	assert.NotContains(t, doc, "## Against the peers", "the peers' tables stay in the report")
+
+	require.NoError(t, run([]string{"-from", full, "-out", out, "-readme", readme}, &stdout, &stderr))
+	again, err := os.ReadFile(readme)
+	require.NoError(t, err)
+	assert.Equal(t, doc, string(again))
+
+	assert.ErrorContains(t, run([]string{"-from", fixture, "-out", out, "-readme", readme}, &stdout, &stderr), "not a full run")
+	plain := filepath.Join(dir, "PLAIN.md")
+	require.NoError(t, os.WriteFile(plain, []byte("no block\n"), 0o644))
+	assert.ErrorContains(t, run([]string{"-from", full, "-out", out, "-readme", plain}, &stdout, &stderr), "must hold the lines")
+	left, err := os.ReadFile(plain)
+	require.NoError(t, err)
+	assert.Equal(t, "no block\n", string(left))
+}
