@@ -115,6 +115,9 @@ func run(args []string, stdout, stderr io.Writer) error {
 	if *quick && *from != "" {
 		return usageError{errors.New("-quick runs the benchmarks and -from reads saved output: give one")}
 	}
+	if *quick && *readme != "" {
+		return usageError{errors.New("-readme writes a full run's figures into the file: not with -quick")}
+	}
 	selected, err := selectSuites(*only)
 	if err != nil {
 		return usageError{err}

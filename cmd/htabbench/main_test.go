@@ -144,6 +144,7 @@ func TestBadInput(t *testing.T) {
 	}{
 		{[]string{"-suites", "scale,nope"}, `no suite "nope" (there are hash-functions, element-size, batch-dump, bloom-filter, peers, lru, scale)`},
 		{[]string{"-quick", "-from", fixture}, "give one"},
+		{[]string{"-quick", "-readme", "README.md"}, "not with -quick"},
 		{[]string{"stray"}, `unexpected argument "stray"`},
 		{[]string{"-from", filepath.Join(dir, "none.txt")}, "no such file"},
 	} {
