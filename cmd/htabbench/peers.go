@@ -98,7 +98,12 @@ func writeLRU(w io.Writer, r *results) {
 		t := rowsTable(r, "LRUSpeed/", []string{"mix", "g"}, millions(r, "ops/s"))
 		t.write(w)
 		fmt.Fprint(w, "Hit ratio of the same runs, percent.\n\n")
-		t = rowsTable(r, "LRUSpeed/", []string{"mix", "g"}, func(name string) string { return plain(r.median(name, "hit%"), 1) })
+		t = rowsTable(r, "LRUSpeed/", []string{"mix", "g"}, func(name string) string {
+			if strings.HasPrefix(name, "LRUSpeed/mix=0-100/") {
+				return "—" // updates only: no lookup hits or misses
+			}
+			return plain(r.median(name, "hit%"), 1)
+		})
 		t.write(w)
 	}
 	if r.has("LRUHitRatio/") {
