@@ -60,7 +60,7 @@ func writeScale(w io.Writer, r *results) {
 				cells = append(cells, plain(r.median(name, m+"-"+probe+"-ns"), 1))
 			}
 			for _, u := range []string{"home/builtin", "home/swiss", "home-bulk/single", "classic-bulk/single"} {
-				cells = append(cells, times(r.median(name, u+"-"+probe)))
+				cells = append(cells, ratio(r.median(name, u+"-"+probe), 1)) // already a ratio
 			}
 			t.add(cells...)
 		}
@@ -92,13 +92,6 @@ func writeScale(w io.Writer, r *results) {
 		t.add(cells...)
 	}
 	t.write(w)
-}
-
-func times(x float64) string {
-	if math.IsNaN(x) {
-		return missing
-	}
-	return fmt.Sprintf("%.2fx", x)
 }
 
 // chartScale: ns per lookup against the map's size, hits and misses at 50
