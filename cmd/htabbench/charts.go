@@ -6,7 +6,6 @@ import (
 	"image/color"
 	"io"
 	"math"
-	"os"
 	"path/filepath"
 	"strconv"
 
@@ -244,11 +243,8 @@ func barPlot(a axes, categories []string, groups []barGroup) (*plot.Plot, error)
 	return p, nil
 }
 
-// writeCharts saves every chart into dir.
+// writeCharts saves every chart into dir, which exists.
 func writeCharts(dir string, charts []chart) ([]string, error) {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, err
-	}
 	var paths []string
 	for _, c := range charts {
 		p, err := c.save(dir)

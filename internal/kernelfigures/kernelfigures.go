@@ -26,9 +26,6 @@ var Jhash2Gain = map[int][4]float64{
 	28: {1.3, 1.2, 3.3, -0.1}, 32: {5.7, 3.4, 2.7, 3.3}, 64: {0.1, 1.0, 0.4, 2.4},
 }
 
-// JhashKeySizes are the key sizes of Jhash2Gain, in the table's order.
-var JhashKeySizes = []int{4, 8, 12, 16, 20, 24, 28, 32, 64}
-
 // ElemSize is one row of the memory table: a map type and configuration
 // (named as htabgen's benchmarks name them) and the element size, in bytes,
 // before and after the series, for keys and values of at most 8 bytes. The
