@@ -26,6 +26,7 @@ func (l *Layout) Explain() string {
 	if l.Home != nil {
 		fmt.Fprintf(&b, "home layout: slot i is bucket i and one element; roundup_pow_of_two(MaxEntries) slots, all made at creation\n")
 		fmt.Fprintf(&b, "free bitmap: 1 bit per slot\n")
+		fmt.Fprintf(&b, "summaries: %d B per bucket, a bit per key of its chain; a lookup whose bit is clear reads no slot\n", l.Home.SummaryBytes)
 	} else {
 		fmt.Fprintf(&b, "struct htab.Bucket {\n")
 		fmt.Fprintf(&b, "\t%-12s %-6s /* %5d %5d */  %s\n", "uint32", "seq;", 0, 4, "sequence lock: odd while a writer holds the bucket")
@@ -41,7 +42,7 @@ func (l *Layout) Explain() string {
 	fmt.Fprintf(&b, "bytes per element: %d\n", l.ElemSize)
 	what := "elements + buckets"
 	if l.Home != nil {
-		what = "slots + free bitmap"
+		what = "slots + summaries + free bitmap"
 	}
 	if l.Batch.Occupancy {
 		what += " + occupancy bitmap"

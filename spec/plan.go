@@ -106,6 +106,9 @@ type HomeLayout struct {
 	// MaxSlots: bit 31 of a slot's next word marks its bucket's head, so
 	// index+1 has 31 bits and MaxEntries is at most 2^30.
 	MaxSlots int
+	// SummaryBytes per bucket: the summary of its chain's hashes that
+	// lookups ask before they read the slot (htab.Summaries).
+	SummaryBytes int
 }
 
 // PerCPULayout is how a per-CPU type keeps one value per CPU: one array of
@@ -206,7 +209,7 @@ func Plan(s Spec) (*Layout, error) {
 		l.LRU = &LRULayout{NodeSize: LRUNodeSize}
 	}
 	if s.StorageLayout() == LayoutHome {
-		l.Home = &HomeLayout{MaxSlots: 1 << 30}
+		l.Home = &HomeLayout{MaxSlots: 1 << 30, SummaryBytes: 1}
 		// Default options the map could not be created with.
 		if s.MaxEntries > 0 && roundUpPow2(s.MaxEntries) > l.Home.MaxSlots {
 			return nil, &Error{"max-entries", s.MaxEntries, fmt.Sprintf("1..%d in the home layout, whose slots are its buckets (-layout classic: up to %d)", l.Home.MaxSlots, int64(htab.MaxMaxEntries))}
@@ -328,8 +331,9 @@ func (l *Layout) EntryBytes(maxEntries, cpus int) float64 {
 		filter = float64(htab.FilterBits(maxEntries, l.Filter.Hashes)) / 8 / float64(maxEntries)
 	}
 	if l.Home != nil {
-		// The slots are the buckets; plus the free bitmap, one bit per slot.
-		return (nb*float64(l.ElemSize)+bitmap*float64(1+b2i(l.Batch.Occupancy)))/float64(maxEntries) + filter
+		// The slots are the buckets; plus the summaries, and the free bitmap,
+		// one bit per slot.
+		return (nb*float64(l.ElemSize+l.Home.SummaryBytes)+bitmap*float64(1+b2i(l.Batch.Occupancy)))/float64(maxEntries) + filter
 	}
 	per := float64(l.ElemSize)
 	if !l.ValuesInline() {

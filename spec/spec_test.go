@@ -838,9 +838,9 @@ func TestLayoutHome(t *testing.T) {
 		require.Len(t, l.Elem, 4)
 		assert.Equal(t, []string{"seq", "next", "key", "val"}, []string{l.Elem[0].Name, l.Elem[1].Name, l.Elem[2].Name, l.Elem[3].Name})
 		assert.Equal(t, 24, l.ElemSize)
-		assert.InDelta(t, 24+1/8.0, l.EntryBytes(65536, 1), 1e-9, "slots plus the free bitmap")
-		assert.InDelta(t, 24*65536/32769.0+65536/8/32769.0, l.EntryBytes(32769, 1), 1e-9, "just past a power of two: twice the slots")
-		assert.Contains(t, l.Explain(), "MaxEntries 32769 (slots + free bitmap): 48.2 (the worst case, just past a power of two; -layout classic: 36.0)")
+		assert.InDelta(t, 24+1+1/8.0, l.EntryBytes(65536, 1), 1e-9, "slots, summaries and the free bitmap")
+		assert.InDelta(t, 25*65536/32769.0+65536/8/32769.0, l.EntryBytes(32769, 1), 1e-9, "just past a power of two: twice the slots")
+		assert.Contains(t, l.Explain(), "MaxEntries 32769 (slots + summaries + free bitmap): 50.2 (the worst case, just past a power of two; -layout classic: 36.0)")
 	}
 
 	s.Layout = LayoutClassic
@@ -898,7 +898,7 @@ func TestEntryBytesLarge(t *testing.T) {
 			slots := float64(roundUpPow2(max))
 			want := float64(l.ElemSize) + slots*8/float64(max) // classic: elements + buckets
 			if l.Home != nil {
-				want = (slots*float64(l.ElemSize) + slots/8) / float64(max) // slots + free bitmap
+				want = (slots*float64(l.ElemSize+1) + slots/8) / float64(max) // slots + summaries + free bitmap
 			}
 			assert.InDelta(t, want, l.EntryBytes(max, 1), 1e-6, "%s, MaxEntries %d", layout, max)
 		}

@@ -23,43 +23,55 @@ import (
 //	func (c *<CPU>) LookupBulk(keys []<Key>, vals []<Value>, found []bool) int
 func (g *generator) bulk(f *jen.File) {
 	l := g.l
-	// What a lookup reads after the bucket: in the classic layout its head
-	// element, in the home layout (whose slot is the head) the element after
-	// it. Found from the bucket, which the first loop prefetched: by then,
-	// mostly there.
-	second := `	for i := range keys {
-		if e := m.head(hs[i] & m.mask); e != 0 {
-			if n := m.elem(e - 1).nextIndex(); n != 0 {
+	// touchBulk's first loop hashes each key and touches its bucket; the
+	// home layout asks the bucket's summary first, and a key it does not hold
+	// is left out of maybe (most misses: they read nothing more). The second
+	// loop touches what a lookup reads after the bucket, for the keys in
+	// maybe: in the classic layout its head element, in the home layout
+	// (whose slot is the head) the element after it, found from the bucket,
+	// which the first loop prefetched: by then, mostly there.
+	first := `		maybe |= 1 << i
+		htab.Prefetch(unsafe.Pointer(m.lock(hs[i] & m.mask)))
+`
+	second := `		if e := m.head(hs[i] & m.mask); e != 0 {
+			htab.Prefetch(unsafe.Pointer(m.elem(e - 1)))
+		}
+`
+	if l.Home != nil {
+		first = `		if bi := hs[i] & m.mask; m.summary.MayHold(bi, hs[i]) {
+			maybe |= 1 << i
+			htab.Prefetch(unsafe.Pointer(m.lock(bi)))
+		}
+`
+		second = `		if bi := hs[i] & m.mask; m.head(bi) != 0 {
+			if n := m.elem(bi).nextIndex(); n != 0 {
 				htab.Prefetch(unsafe.Pointer(m.elem(n - 1)))
 			}
 		}
-	}
-`
-	if l.Classic != nil {
-		second = `	for i := range keys {
-		if e := m.head(hs[i] & m.mask); e != 0 {
-			htab.Prefetch(unsafe.Pointer(m.elem(e - 1)))
-		}
-	}
 `
 	}
 	f.Add(g.code("\n" + g.comment("$BulkGroup is how many keys LookupBulk hashes and touches before it looks any of them up: enough misses in flight to keep a core's miss buffers busy, few enough that the group's buckets are still in the cache when they are read.") + `const $BulkGroup = 16
 
-` + g.comment("touchBulk hashes keys (at most $BulkGroup) into ws and hs and prefetches (htab.Prefetch) what the lookup of each will read: its bucket, then the element after the bucket's, so that the misses of the group overlap instead of following each other.") + `func (m *$Map) touchBulk(keys []$Key, ws *[$BulkGroup]$KeyWords, hs *[$BulkGroup]uint32) {
+` + g.comment("touchBulk hashes keys (at most $BulkGroup) into ws and hs and prefetches (htab.Prefetch) what the lookup of each will read: its bucket, then the element after the bucket's, so that the misses of the group overlap instead of following each other. Bit i of maybe is set if keys[i] must be looked up; a key left out is absent.") + `func (m *$Map) touchBulk(keys []$Key, ws *[$BulkGroup]$KeyWords, hs *[$BulkGroup]uint32) (maybe uint32) {
 	for i := range keys {
 		ws[i] = keys[i].words()
 		hs[i] = m.hash(&keys[i], &ws[i])
-		htab.Prefetch(unsafe.Pointer(m.lock(hs[i] & m.mask)))
-	}
-` + second + `}
+` + first + `	}
+	for mm := maybe; mm != 0; mm &= mm - 1 {
+		i := bits.TrailingZeros32(mm)
+` + second + `	}
+	return maybe
+}
 `))
 	g.bulkHashed(f)
 
 	valsDoc, valsNeed, call := "vals[i] is keys[i]'s value (the zero value when absent)", "len(keys)", "v, ok := m.lookupHashed(&ws[i], hs[i])\n\t\t\tvals[start+i] = v"
+	clearVals := "\t\tclear(vals[start : start+len(group)])\n"
 	if l.PerCPU != nil {
 		valsDoc = "vals[i*CPUs():(i+1)*CPUs()] are every CPU's value of keys[i] (left alone when absent)"
 		valsNeed = "len(keys)*m.cpus"
 		call = "ok := m.lookupAllHashed(&ws[i], hs[i], vals[(start+i)*m.cpus:(start+i+1)*m.cpus], buf)"
+		clearVals = "" // left alone when absent
 	}
 	panics := "vals or found is shorter than keys"
 	if l.PerCPU != nil {
@@ -83,8 +95,10 @@ func (g *generator) bulk(f *jen.File) {
 $(buf)	n := 0
 	for start := 0; start < len(keys); start += $BulkGroup {
 		group := keys[start:min(start+$BulkGroup, len(keys))]
-		m.touchBulk(group, &ws, &hs)
-		for i := range group {
+		maybe := m.touchBulk(group, &ws, &hs)
+%s		clear(found[start : start+len(group)])
+		for ; maybe != 0; maybe &= maybe - 1 {
+			i := bits.TrailingZeros32(maybe)
 			%s
 			found[start+i] = ok
 			if ok {
@@ -94,7 +108,7 @@ $(buf)	n := 0
 	}
 	return n
 }
-`, doc, valsNeed, want, wantArgs, call), fill("buf", buf)))
+`, doc, valsNeed, want, wantArgs, clearVals, call), fill("buf", buf)))
 	g.bulkCPU(f)
 }
 
@@ -197,8 +211,11 @@ func (g *generator) bulkCPU(f *jen.File) {
 	n := 0
 	for start := 0; start < len(keys); start += $BulkGroup {
 		group := keys[start:min(start+$BulkGroup, len(keys))]
-		m.touchBulk(group, &ws, &hs)
-		for i := range group {
+		maybe := m.touchBulk(group, &ws, &hs)
+		clear(vals[start : start+len(group)])
+		clear(found[start : start+len(group)])
+		for ; maybe != 0; maybe &= maybe - 1 {
+			i := bits.TrailingZeros32(maybe)
 			v, e := m.lookupOnHashed(%s)
 %s			vals[start+i], found[start+i] = v, e != 0
 			if e != 0 {

@@ -355,6 +355,9 @@ func (c *classicStorage) hashReplace() jen.Code {
 `)
 }
 
+// afterDelete: nothing; the classic layout has no summaries.
+func (c *classicStorage) afterDelete() jen.Code { return nil }
+
 // hashInsert: a free element, filled, then linked at the head.
 func (c *classicStorage) hashInsert() jen.Code {
 	return c.code(`n, ok := m.alloc()

@@ -22,8 +22,10 @@ import (
 // layout's own: the insert of a new key (which seizes the slot of an empty
 // bucket, first moving out the overflow element there, or pushes a bucket's
 // old head to a free slot), a replace that moves the key to the head by
-// copying, and Lookup's fast path over the home slot and the next one. Its
-// free slots are a bitmap, htab.FreeSlots. (The design was prototyped by
+// copying, and Lookup's fast path over the bucket's summary, the home slot
+// and the next one. Its free slots are a bitmap, htab.FreeSlots, and each
+// bucket has a summary byte of its chain's hashes, htab.Summaries, which
+// answers most misses without reading a slot. (The design was prototyped by
 // hand for k8v8 and generalised to every size, hash and batch mode.)
 type homeStorage struct{ *generator }
 
@@ -40,6 +42,8 @@ func (h *homeStorage) design() (terms, concurrency []string) {
 		"           home bit of its next word). Older elements of the chain live in",
 		"           slots whose own bucket is empty (overflow slots).",
 		"  index+1  how elements link; 0 is nil. Nothing holds a pointer.",
+		"  summary  one byte per bucket (htab.Summaries): bit htab.SummaryBit(h) set",
+		"           for each key h in the bucket's chain. A clear bit: not in it.",
 		"",
 		"Layout, in bytes",
 		"  slot " + elemRow + "|",
@@ -52,7 +56,11 @@ func (h *homeStorage) design() (terms, concurrency []string) {
 	concurrency = []string{
 		"  Readers take no lock: they load slot b's sequence, read the head in slot b",
 		"  (and the chain), and keep what they read only if the sequence is unchanged",
-		"  and even. A lookup of a bucket's newest key touches one slot.",
+		"  and even. A lookup of a bucket's newest key touches one slot. A lookup",
+		"  first asks the bucket's summary byte, and a key whose bit is clear is",
+		"  absent without a slot read: writers add a key's bit before they reserve",
+		"  its room, and recompute the byte from the chain once a delete has freed",
+		"  its element, under the lock.",
 		"  Writers lock slot b's sequence and store with htab.StoreRelease (release",
 		"  order, a plain store on amd64). A new key in a non-empty bucket moves the",
 		"  old head to a free slot near b; in an empty bucket it takes slot b, first",
@@ -83,7 +91,8 @@ const (
 }
 
 func (h *homeStorage) mapFields() (first, owned, counters string) {
-	first = "slots []$Elem // roundup_pow_of_two(maxEntries) slots: slot b is bucket b and one element\n"
+	first = "slots []$Elem // roundup_pow_of_two(maxEntries) slots: slot b is bucket b and one element\n" +
+		"\tsummary htab.Summaries // one byte per bucket: a bit per key of its chain, from the key's hash\n"
 	counters = "\tfreeSlots htab.FreeSlots // one bit per slot, set: the slot is free\n"
 	return first, "", counters
 }
@@ -97,7 +106,7 @@ func (h *homeStorage) newChecks() jen.Code {
 `)
 }
 
-func (h *homeStorage) newAlloc() jen.Code { return h.code("m.freeSlots.Init(n)\n") }
+func (h *homeStorage) newAlloc() jen.Code { return h.code("m.freeSlots.Init(n)\nm.summary.Init(n)\n") }
 
 // length emits Len, which counts the inserts that have reserved their room
 // (reserve never counts past MaxEntries, so the cap is only a guard):
@@ -121,6 +130,7 @@ func (m *$Map) Len() int {
 //	func (m *<Map>) reserve() bool
 //	func (m *<Map>) seize(bi uint32) (c, prev uint32, ok bool)
 //	func (m *<Map>) moveOut(bi, c, prev uint32)
+//	func (m *<Map>) summarize(bi uint32)
 func (h *homeStorage) primitives(f *jen.File) {
 	l := h.l
 	copyHash := ""
@@ -209,6 +219,19 @@ $(occClear)		return bi
 	}
 }
 
+// summarize sets bucket bi's summary from the keys in its chain: after a
+// delete has freed its element (see afterDelete), or an insert that failed.
+// Only under bucket bi's lock, which keeps the chain still.
+func (m *$Map) summarize(bi uint32) {
+	var b uint8
+	for i, n := m.head(bi), 0; i != 0 && n < len(m.slots); n++ {
+		e := m.elem(i - 1)
+		b |= htab.SummaryBit(m.elemHash(e))
+		i = e.nextIndex()
+	}
+	m.summary.Set(bi, b)
+}
+
 // freeBucket frees every slot of bucket bi's chain, which it empties. Only
 // under the bucket's lock. The chain is unreachable once slot bi loses its
 // home bit, so nothing else writes its next links before free lets a slot go.
@@ -222,6 +245,7 @@ $(occClear)	for i != 0 {
 		i = next
 	}
 	m.free(bi)
+	m.summary.Set(bi, 0) // after the frees, as afterDelete
 }
 
 // seize readies slot bi, whose bucket bi is empty and locked by the caller,
@@ -316,7 +340,12 @@ func (h *homeStorage) hashReplace() jen.Code {
 func (h *homeStorage) hashInsert() jen.Code {
 	return h.code(`hs := &m.slots[bi]
 		if m.head(bi) != 0 {
+			// The key's summary bit goes in before the reservation: whoever
+			// finds the map full because of it (htab.ErrFull) and then looks
+			// it up reads the slot, and waits for the insert.
+			m.summary.Add(bi, h)
 			if !m.reserve() {
+				m.summarize(bi)
 				b.Unlock()
 				return htab.ErrFull
 			}
@@ -337,7 +366,9 @@ func (h *homeStorage) hashInsert() jen.Code {
 			runtime.Gosched()
 			continue
 		}
+		m.summary.Add(bi, h) // before the reservation, as above
 		if !m.reserve() {
+			m.summary.Set(bi, 0)
 			if prev == 0 {
 				m.freeSlots.Release(bi)
 			} else {
@@ -359,10 +390,17 @@ $(occSet)		b.Unlock()
 
 func (h *homeStorage) insertRetries() bool { return true }
 
-// lookupFast is the home slot's fast path: the bucket's newest or second
-// newest key is found between two loads of the slot's sequence, inline, and
-// so is the absence of a key from an empty bucket or a chain of one or two
-// (most misses: without it, every miss took the whole read of lookupChain).
+// afterDelete recomputes the bucket's summary once the deleted key's element
+// is freed: a lookup that finds the key gone through the summary can then
+// insert another into a full map, as one that read the slot can.
+func (h *homeStorage) afterDelete() jen.Code { return h.code("m.summarize(bi)\n") }
+
+// lookupFast is the home layout's fast path: a key whose bit is clear in its
+// bucket's summary is absent without a slot read (most misses, at any
+// fullness); the bucket's newest or second newest key is found between two
+// loads of the slot's sequence, inline, and so is the absence of a key from
+// an empty bucket or a chain of one or two (without them, every such miss
+// took the whole read of lookupChain).
 // An 8-byte key at an 8-byte offset (no cached hash) is compared with one
 // 64-bit load, and an 8-byte value there is copied with one:
 //
@@ -371,6 +409,7 @@ func (h *homeStorage) insertRetries() bool { return true }
 //
 // The fast path itself:
 //
+//	if !m.summary.MayHold(bi, h) { return <zero>, false }
 //	s := &m.slots[bi]
 //	seq := s.seq.Load()
 //	nx := atomic.LoadUint32(&s.next)
@@ -408,7 +447,10 @@ func (h *homeStorage) lookupFast() *fastPath {
 			binary.LittleEndian.PutUint64(v[:], x)
 `
 	}
-	fp.body = h.code(`s := &m.slots[bi]
+	fp.body = h.code(`if !m.summary.MayHold(bi, h) {
+		return $Value{}, false
+	}
+	s := &m.slots[bi]
 	seq := s.seq.Load()
 	nx := atomic.LoadUint32(&s.next)
 	if seq&1 == 0 {

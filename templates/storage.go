@@ -54,6 +54,9 @@ type storage interface {
 	// which locks b and looks the key up again.
 	hashInsert() jen.Code
 	insertRetries() bool
+	// afterDelete is the statements after a delete has unlinked and freed
+	// key h's element from locked bucket bi, before the unlock, or nil.
+	afterDelete() jen.Code
 	// lookupFast is Lookup's fast path, or nil: Lookup's whole read is then
 	// the chain walk, inline.
 	lookupFast() *fastPath

@@ -278,10 +278,10 @@ func (m *$Map) Delete(k $Key) error {
 `+find+`htab.ErrKeyNotExist
 	}
 	m.free(m.unlink(bi, prev, i))
-	b.Unlock()
+$(afterDelete)	b.Unlock()
 	return nil
 }
-`, fill("filter", g.filterAbsent("htab.ErrKeyNotExist"))))
+`, fill("filter", g.filterAbsent("htab.ErrKeyNotExist")), fill("afterDelete", orNull(g.st.afterDelete()))))
 	if g.l.PerCPU != nil {
 		f.Add(g.code(`
 // LookupAndDelete removes k and returns its value, as
@@ -295,10 +295,10 @@ func (m *$Map) LookupAndDelete(k $Key, vals []$Value) error {
 	}
 	m.loadValues(i-1, vals)
 	m.free(m.unlink(bi, prev, i))
-	b.Unlock()
+$(afterDelete)	b.Unlock()
 	return nil
 }
-`, fill("filter", g.filterAbsent("htab.ErrKeyNotExist"))))
+`, fill("filter", g.filterAbsent("htab.ErrKeyNotExist")), fill("afterDelete", orNull(g.st.afterDelete()))))
 		return
 	}
 	f.Add(g.code(`
@@ -309,8 +309,8 @@ func (m *$Map) LookupAndDelete(k $Key) ($Value, error) {
 	}
 	v := m.elem(i - 1).loadValue()
 	m.free(m.unlink(bi, prev, i))
-	b.Unlock()
+$(afterDelete)	b.Unlock()
 	return v, nil
 }
-`, fill("filter", g.filterAbsent("$Value{}, htab.ErrKeyNotExist"))))
+`, fill("filter", g.filterAbsent("$Value{}, htab.ErrKeyNotExist")), fill("afterDelete", orNull(g.st.afterDelete()))))
 }

@@ -73,7 +73,7 @@ var sections = []section{
 	},
 	{
 		suite: "scale", title: "Lookups at scale",
-		intro: `k8v8 maps from 2^16 entries up, 50 and 100 % full, in paired rounds: htab's two layouts, each also through LookupBulk, the builtin map, swiss and xsync.`,
+		intro: `k8v8 maps from 2^16 entries up, 25, 50 and 100 % full, in paired rounds: htab's two layouts, each also through LookupBulk, the builtin map, swiss and xsync.`,
 		write: writeScale, charts: chartScale, prefixes: []string{"Scale/"},
 	},
 }

@@ -13,7 +13,7 @@ import (
 )
 
 // Lookups at scale: BenchmarkScale (generated/hash) fills k8v8 maps of 2^16
-// entries and up to 50 and 100 % and times hits and misses in random order,
+// entries and up to 25, 50 and 100 % and times hits and misses in random order,
 // every map in each round: htab's two layouts (home, the default, and
 // classic), each also through LookupBulk (-bulk), the builtin map, swiss
 // and xsync. Its units are "<map>-hit-ns", "<map>-miss-ns" and, per map,

@@ -748,18 +748,22 @@ const nonEmptyBulkGroup = 16
 // touchBulk hashes keys (at most nonEmptyBulkGroup) into ws and hs and
 // prefetches (htab.Prefetch) what the lookup of each will read: its bucket,
 // then the element after the bucket's, so that the misses of the group overlap
-// instead of following each other.
-func (m *NonEmpty) touchBulk(keys []NonEmptyKey, ws *[nonEmptyBulkGroup]nonEmptyKeyWords, hs *[nonEmptyBulkGroup]uint32) {
+// instead of following each other. Bit i of maybe is set if keys[i] must be
+// looked up; a key left out is absent.
+func (m *NonEmpty) touchBulk(keys []NonEmptyKey, ws *[nonEmptyBulkGroup]nonEmptyKeyWords, hs *[nonEmptyBulkGroup]uint32) (maybe uint32) {
 	for i := range keys {
 		ws[i] = keys[i].words()
 		hs[i] = m.hash(&keys[i], &ws[i])
+		maybe |= 1 << i
 		htab.Prefetch(unsafe.Pointer(m.lock(hs[i] & m.mask)))
 	}
-	for i := range keys {
+	for mm := maybe; mm != 0; mm &= mm - 1 {
+		i := bits.TrailingZeros32(mm)
 		if e := m.head(hs[i] & m.mask); e != 0 {
 			htab.Prefetch(unsafe.Pointer(m.elem(e - 1)))
 		}
 	}
+	return maybe
 }
 
 // lookupHashed is Lookup of the key w of hash h.
@@ -802,8 +806,11 @@ func (m *NonEmpty) LookupBulk(keys []NonEmptyKey, vals []NonEmptyValue, found []
 	n := 0
 	for start := 0; start < len(keys); start += nonEmptyBulkGroup {
 		group := keys[start:min(start+nonEmptyBulkGroup, len(keys))]
-		m.touchBulk(group, &ws, &hs)
-		for i := range group {
+		maybe := m.touchBulk(group, &ws, &hs)
+		clear(vals[start : start+len(group)])
+		clear(found[start : start+len(group)])
+		for ; maybe != 0; maybe &= maybe - 1 {
+			i := bits.TrailingZeros32(maybe)
 			v, ok := m.lookupHashed(&ws[i], hs[i])
 			vals[start+i] = v
 			found[start+i] = ok

@@ -957,18 +957,22 @@ const perCPUBulkGroup = 16
 // touchBulk hashes keys (at most perCPUBulkGroup) into ws and hs and prefetches
 // (htab.Prefetch) what the lookup of each will read: its bucket, then the
 // element after the bucket's, so that the misses of the group overlap instead
-// of following each other.
-func (m *PerCPU) touchBulk(keys []PerCPUKey, ws *[perCPUBulkGroup]perCPUKeyWords, hs *[perCPUBulkGroup]uint32) {
+// of following each other. Bit i of maybe is set if keys[i] must be looked up;
+// a key left out is absent.
+func (m *PerCPU) touchBulk(keys []PerCPUKey, ws *[perCPUBulkGroup]perCPUKeyWords, hs *[perCPUBulkGroup]uint32) (maybe uint32) {
 	for i := range keys {
 		ws[i] = keys[i].words()
 		hs[i] = m.hash(&keys[i], &ws[i])
+		maybe |= 1 << i
 		htab.Prefetch(unsafe.Pointer(m.lock(hs[i] & m.mask)))
 	}
-	for i := range keys {
+	for mm := maybe; mm != 0; mm &= mm - 1 {
+		i := bits.TrailingZeros32(mm)
 		if e := m.head(hs[i] & m.mask); e != 0 {
 			htab.Prefetch(unsafe.Pointer(m.elem(e - 1)))
 		}
 	}
+	return maybe
 }
 
 // lookupAllHashed is Lookup of the key w of hash h: every CPU's value into
@@ -1038,8 +1042,10 @@ func (m *PerCPU) LookupBulk(keys []PerCPUKey, vals []PerCPUValue, found []bool) 
 	n := 0
 	for start := 0; start < len(keys); start += perCPUBulkGroup {
 		group := keys[start:min(start+perCPUBulkGroup, len(keys))]
-		m.touchBulk(group, &ws, &hs)
-		for i := range group {
+		maybe := m.touchBulk(group, &ws, &hs)
+		clear(found[start : start+len(group)])
+		for ; maybe != 0; maybe &= maybe - 1 {
+			i := bits.TrailingZeros32(maybe)
 			ok := m.lookupAllHashed(&ws[i], hs[i], vals[(start+i)*m.cpus:(start+i+1)*m.cpus], buf)
 			found[start+i] = ok
 			if ok {
@@ -1064,8 +1070,11 @@ func (c *PerCPUCPU) LookupBulk(keys []PerCPUKey, vals []PerCPUValue, found []boo
 	n := 0
 	for start := 0; start < len(keys); start += perCPUBulkGroup {
 		group := keys[start:min(start+perCPUBulkGroup, len(keys))]
-		m.touchBulk(group, &ws, &hs)
-		for i := range group {
+		maybe := m.touchBulk(group, &ws, &hs)
+		clear(vals[start : start+len(group)])
+		clear(found[start : start+len(group)])
+		for ; maybe != 0; maybe &= maybe - 1 {
+			i := bits.TrailingZeros32(maybe)
 			v, e := m.lookupOnHashed(&ws[i], hs[i], c.cpu)
 			vals[start+i], found[start+i] = v, e != 0
 			if e != 0 {

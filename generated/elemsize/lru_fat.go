@@ -790,18 +790,22 @@ const lRUFatBulkGroup = 16
 // touchBulk hashes keys (at most lRUFatBulkGroup) into ws and hs and prefetches
 // (htab.Prefetch) what the lookup of each will read: its bucket, then the
 // element after the bucket's, so that the misses of the group overlap instead
-// of following each other.
-func (m *LRUFat) touchBulk(keys []LRUFatKey, ws *[lRUFatBulkGroup]lRUFatKeyWords, hs *[lRUFatBulkGroup]uint32) {
+// of following each other. Bit i of maybe is set if keys[i] must be looked up;
+// a key left out is absent.
+func (m *LRUFat) touchBulk(keys []LRUFatKey, ws *[lRUFatBulkGroup]lRUFatKeyWords, hs *[lRUFatBulkGroup]uint32) (maybe uint32) {
 	for i := range keys {
 		ws[i] = keys[i].words()
 		hs[i] = m.hash(&keys[i], &ws[i])
+		maybe |= 1 << i
 		htab.Prefetch(unsafe.Pointer(m.lock(hs[i] & m.mask)))
 	}
-	for i := range keys {
+	for mm := maybe; mm != 0; mm &= mm - 1 {
+		i := bits.TrailingZeros32(mm)
 		if e := m.head(hs[i] & m.mask); e != 0 {
 			htab.Prefetch(unsafe.Pointer(m.elem(e - 1)))
 		}
 	}
+	return maybe
 }
 
 // lookupHashed is Lookup of the key w of hash h.
@@ -867,8 +871,11 @@ func (m *LRUFat) LookupBulk(keys []LRUFatKey, vals []LRUFatValue, found []bool) 
 	n := 0
 	for start := 0; start < len(keys); start += lRUFatBulkGroup {
 		group := keys[start:min(start+lRUFatBulkGroup, len(keys))]
-		m.touchBulk(group, &ws, &hs)
-		for i := range group {
+		maybe := m.touchBulk(group, &ws, &hs)
+		clear(vals[start : start+len(group)])
+		clear(found[start : start+len(group)])
+		for ; maybe != 0; maybe &= maybe - 1 {
+			i := bits.TrailingZeros32(maybe)
 			v, ok := m.lookupHashed(&ws[i], hs[i])
 			vals[start+i] = v
 			found[start+i] = ok
@@ -894,8 +901,11 @@ func (c *LRUFatCPU) LookupBulk(keys []LRUFatKey, vals []LRUFatValue, found []boo
 	n := 0
 	for start := 0; start < len(keys); start += lRUFatBulkGroup {
 		group := keys[start:min(start+lRUFatBulkGroup, len(keys))]
-		m.touchBulk(group, &ws, &hs)
-		for i := range group {
+		maybe := m.touchBulk(group, &ws, &hs)
+		clear(vals[start : start+len(group)])
+		clear(found[start : start+len(group)])
+		for ; maybe != 0; maybe &= maybe - 1 {
+			i := bits.TrailingZeros32(maybe)
 			v, e := m.lookupOnHashed(&ws[i], hs[i])
 			if e != 0 {
 				m.elem(e - 1).node.Ref()

@@ -959,18 +959,22 @@ const perCPUFatBulkGroup = 16
 // touchBulk hashes keys (at most perCPUFatBulkGroup) into ws and hs and
 // prefetches (htab.Prefetch) what the lookup of each will read: its bucket,
 // then the element after the bucket's, so that the misses of the group overlap
-// instead of following each other.
-func (m *PerCPUFat) touchBulk(keys []PerCPUFatKey, ws *[perCPUFatBulkGroup]perCPUFatKeyWords, hs *[perCPUFatBulkGroup]uint32) {
+// instead of following each other. Bit i of maybe is set if keys[i] must be
+// looked up; a key left out is absent.
+func (m *PerCPUFat) touchBulk(keys []PerCPUFatKey, ws *[perCPUFatBulkGroup]perCPUFatKeyWords, hs *[perCPUFatBulkGroup]uint32) (maybe uint32) {
 	for i := range keys {
 		ws[i] = keys[i].words()
 		hs[i] = m.hash(&keys[i], &ws[i])
+		maybe |= 1 << i
 		htab.Prefetch(unsafe.Pointer(m.lock(hs[i] & m.mask)))
 	}
-	for i := range keys {
+	for mm := maybe; mm != 0; mm &= mm - 1 {
+		i := bits.TrailingZeros32(mm)
 		if e := m.head(hs[i] & m.mask); e != 0 {
 			htab.Prefetch(unsafe.Pointer(m.elem(e - 1)))
 		}
 	}
+	return maybe
 }
 
 // lookupAllHashed is Lookup of the key w of hash h: every CPU's value into
@@ -1040,8 +1044,10 @@ func (m *PerCPUFat) LookupBulk(keys []PerCPUFatKey, vals []PerCPUFatValue, found
 	n := 0
 	for start := 0; start < len(keys); start += perCPUFatBulkGroup {
 		group := keys[start:min(start+perCPUFatBulkGroup, len(keys))]
-		m.touchBulk(group, &ws, &hs)
-		for i := range group {
+		maybe := m.touchBulk(group, &ws, &hs)
+		clear(found[start : start+len(group)])
+		for ; maybe != 0; maybe &= maybe - 1 {
+			i := bits.TrailingZeros32(maybe)
 			ok := m.lookupAllHashed(&ws[i], hs[i], vals[(start+i)*m.cpus:(start+i+1)*m.cpus], buf)
 			found[start+i] = ok
 			if ok {
@@ -1066,8 +1072,11 @@ func (c *PerCPUFatCPU) LookupBulk(keys []PerCPUFatKey, vals []PerCPUFatValue, fo
 	n := 0
 	for start := 0; start < len(keys); start += perCPUFatBulkGroup {
 		group := keys[start:min(start+perCPUFatBulkGroup, len(keys))]
-		m.touchBulk(group, &ws, &hs)
-		for i := range group {
+		maybe := m.touchBulk(group, &ws, &hs)
+		clear(vals[start : start+len(group)])
+		clear(found[start : start+len(group)])
+		for ; maybe != 0; maybe &= maybe - 1 {
+			i := bits.TrailingZeros32(maybe)
 			v, e := m.lookupOnHashed(&ws[i], hs[i], c.cpu)
 			vals[start+i], found[start+i] = v, e != 0
 			if e != 0 {

@@ -169,22 +169,24 @@ func TestHomeConcurrentRace(t *testing.T) {
 
 // checkHomeSlots checks the home layout's invariants on a map no one is
 // using: every chain's keys hash to its bucket, no slot is in two chains,
-// the free bitmap marks exactly the slots in no chain, and count (with its
-// reservations all settled) is the number of keys, as Len is.
+// every bucket's summary holds exactly the bits of its chain's keys (a bit
+// missing loses a key; one left over, a stale summary, costs misses a slot
+// read), the free bitmap marks exactly the slots in no chain, and count
+// (with its reservations all settled) is the number of keys, as Len is.
 func checkHomeSlots(t *testing.T, m *HomeK8V8) {
 	t.Helper()
 	owner := make([]int, len(m.slots)) // bucket+1 of the chain holding the slot
 	keys := 0
 	for b := range m.slots {
-		if atomic.LoadUint32(&m.slots[b].next)&homeK8V8HomeBit == 0 {
-			continue
-		}
-		for i := uint32(b + 1); i != 0; i = atomic.LoadUint32(&m.slots[i-1].next) & homeK8V8IndexMask {
+		var summary uint8
+		for i := m.head(uint32(b)); i != 0; i = atomic.LoadUint32(&m.slots[i-1].next) & homeK8V8IndexMask {
 			require.Zero(t, owner[i-1], "slot %d is in the chains of buckets %d and %d", i-1, owner[i-1]-1, b)
 			owner[i-1] = b + 1
 			require.Equal(t, uint32(b), m.slotBucket(&m.slots[i-1]), "slot %d in bucket %d's chain holds another bucket's key", i-1, b)
+			summary |= htab.SummaryBit(m.elemHash(&m.slots[i-1]))
 			keys++
 		}
+		require.Equal(t, summary, m.summary.Get(uint32(b)), "bucket %d: summary %08b, its keys' bits %08b", b, m.summary.Get(uint32(b)), summary)
 	}
 	for i := range m.slots {
 		free := m.freeSlots.Claim(uint32(i))
@@ -195,6 +197,76 @@ func checkHomeSlots(t *testing.T, m *HomeK8V8) {
 	}
 	require.Equal(t, int64(keys), m.count.Load(), "count")
 	require.Equal(t, keys, m.Len(), "Len")
+}
+
+// TestHomeSummaries runs random operations on small maps, through every
+// path that links or unlinks a key (inserts into empty and non-empty buckets,
+// inserts refused for a full map, replaces of the head and of older keys,
+// Delete, LookupAndDelete, the batch delete), and checks the layout's
+// invariants after each, the summaries exact among them; absent keys must be
+// reported absent and present ones found, whatever their summary bit.
+func TestHomeSummaries(t *testing.T) {
+	ops := 3000
+	if testing.Short() {
+		ops = 500
+	}
+	for _, o := range []htab.Options{{MaxEntries: 16, ZeroSeed: true}, {MaxEntries: 64}, {MaxEntries: 100}} {
+		t.Run(fmt.Sprintf("max=%d/zeroseed=%v", o.MaxEntries, o.ZeroSeed), func(t *testing.T) {
+			m, err := NewHomeK8V8(o)
+			require.NoError(t, err)
+			model := map[HomeK8V8Key]HomeK8V8Value{}
+			rng := rand.New(rand.NewPCG(uint64(o.MaxEntries), 7))
+			key := func() (k HomeK8V8Key) {
+				binary.LittleEndian.PutUint64(k[:], uint64(rng.IntN(3*o.MaxEntries)))
+				return k
+			}
+			for n := range ops {
+				k := key()
+				var v HomeK8V8Value
+				binary.LittleEndian.PutUint64(v[:], uint64(n))
+				switch op := rng.IntN(10); {
+				case op < 5:
+					err := m.Update(k, v, htab.UpdateAny)
+					if _, ok := model[k]; !ok && len(model) == o.MaxEntries {
+						require.ErrorIs(t, err, htab.ErrFull)
+					} else {
+						require.NoError(t, err)
+						model[k] = v
+					}
+				case op < 7:
+					_, ok := model[k]
+					require.Equal(t, ok, m.Delete(k) == nil)
+					delete(model, k)
+				case op < 9:
+					got, err := m.LookupAndDelete(k)
+					if want, ok := model[k]; ok {
+						require.NoError(t, err)
+						require.Equal(t, want, got)
+					} else {
+						require.ErrorIs(t, err, htab.ErrKeyNotExist)
+					}
+					delete(model, k)
+				default: // a batch delete of the first few buckets
+					var c htab.Cursor
+					keys := make([]HomeK8V8Key, o.MaxEntries)
+					vals := make([]HomeK8V8Value, o.MaxEntries)
+					got, _ := m.LookupAndDeleteBatch(&c, keys[:4], vals[:4])
+					for _, dk := range keys[:got] {
+						delete(model, dk)
+					}
+				}
+				checkHomeSlots(t, m)
+				for j := range 3 * o.MaxEntries {
+					var k HomeK8V8Key
+					binary.LittleEndian.PutUint64(k[:], uint64(j))
+					want, ok := model[k]
+					got, found := m.Lookup(k)
+					require.Equal(t, ok, found, "key %d after op %d", j, n)
+					require.Equal(t, want, got, "key %d after op %d", j, n)
+				}
+			}
+		})
+	}
 }
 
 // TestHomeMaxEntriesLimit: the home layout marks a bucket's head with bit 31

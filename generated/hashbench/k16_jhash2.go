@@ -764,18 +764,22 @@ const k16Jhash2BulkGroup = 16
 // touchBulk hashes keys (at most k16Jhash2BulkGroup) into ws and hs and
 // prefetches (htab.Prefetch) what the lookup of each will read: its bucket,
 // then the element after the bucket's, so that the misses of the group overlap
-// instead of following each other.
-func (m *K16Jhash2) touchBulk(keys []K16Jhash2Key, ws *[k16Jhash2BulkGroup]k16Jhash2KeyWords, hs *[k16Jhash2BulkGroup]uint32) {
+// instead of following each other. Bit i of maybe is set if keys[i] must be
+// looked up; a key left out is absent.
+func (m *K16Jhash2) touchBulk(keys []K16Jhash2Key, ws *[k16Jhash2BulkGroup]k16Jhash2KeyWords, hs *[k16Jhash2BulkGroup]uint32) (maybe uint32) {
 	for i := range keys {
 		ws[i] = keys[i].words()
 		hs[i] = m.hash(&keys[i], &ws[i])
+		maybe |= 1 << i
 		htab.Prefetch(unsafe.Pointer(m.lock(hs[i] & m.mask)))
 	}
-	for i := range keys {
+	for mm := maybe; mm != 0; mm &= mm - 1 {
+		i := bits.TrailingZeros32(mm)
 		if e := m.head(hs[i] & m.mask); e != 0 {
 			htab.Prefetch(unsafe.Pointer(m.elem(e - 1)))
 		}
 	}
+	return maybe
 }
 
 // lookupHashed is Lookup of the key w of hash h.
@@ -818,8 +822,11 @@ func (m *K16Jhash2) LookupBulk(keys []K16Jhash2Key, vals []K16Jhash2Value, found
 	n := 0
 	for start := 0; start < len(keys); start += k16Jhash2BulkGroup {
 		group := keys[start:min(start+k16Jhash2BulkGroup, len(keys))]
-		m.touchBulk(group, &ws, &hs)
-		for i := range group {
+		maybe := m.touchBulk(group, &ws, &hs)
+		clear(vals[start : start+len(group)])
+		clear(found[start : start+len(group)])
+		for ; maybe != 0; maybe &= maybe - 1 {
+			i := bits.TrailingZeros32(maybe)
 			v, ok := m.lookupHashed(&ws[i], hs[i])
 			vals[start+i] = v
 			found[start+i] = ok

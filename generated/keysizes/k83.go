@@ -29,6 +29,8 @@ import (
 //            home bit of its next word). Older elements of the chain live in
 //            slots whose own bucket is empty (overflow slots).
 //   index+1  how elements link; 0 is nil. Nothing holds a pointer.
+//   summary  one byte per bucket (htab.Summaries): bit htab.SummaryBit(h) set
+//            for each key h in the bucket's chain. A clear bit: not in it.
 //
 // Layout, in bytes
 //   slot | seq htab.SeqLock | next uint32 | hash uint32 | key [21]uint32 | val [2]uint32 |
@@ -44,7 +46,11 @@ import (
 // Concurrency
 //   Readers take no lock: they load slot b's sequence, read the head in slot b
 //   (and the chain), and keep what they read only if the sequence is unchanged
-//   and even. A lookup of a bucket's newest key touches one slot.
+//   and even. A lookup of a bucket's newest key touches one slot. A lookup
+//   first asks the bucket's summary byte, and a key whose bit is clear is
+//   absent without a slot read: writers add a key's bit before they reserve
+//   its room, and recompute the byte from the chain once a delete has freed
+//   its element, under the lock.
 //   Writers lock slot b's sequence and store with htab.StoreRelease (release
 //   order, a plain store on amd64). A new key in a non-empty bucket moves the
 //   old head to a free slot near b; in an empty bucket it takes slot b, first
@@ -90,9 +96,10 @@ const (
 // K83 is a fixed-capacity hash map with the semantics of the kernel's
 // BPF_MAP_TYPE_HASH. Every method is safe for concurrent use.
 type K83 struct {
-	slots      []k83Elem // roundup_pow_of_two(maxEntries) slots: slot b is bucket b and one element
-	mask       uint32    // the number of buckets less one: a hash's bucket is hash&mask
-	seed       uint32    // the jhash initval: 0 with ZeroSeed, else random
+	slots      []k83Elem      // roundup_pow_of_two(maxEntries) slots: slot b is bucket b and one element
+	summary    htab.Summaries // one byte per bucket: a bit per key of its chain, from the key's hash
+	mask       uint32         // the number of buckets less one: a hash's bucket is hash&mask
+	seed       uint32         // the jhash initval: 0 with ZeroSeed, else random
 	maxEntries uint32
 	cpus       int      // number of CPU slots (Options.CPUs)
 	handles    []K83CPU // one program-side handle per CPU
@@ -135,6 +142,7 @@ func NewK83(opts htab.Options) (*K83, error) {
 		cpus:       opts.CPUs,
 	}
 	m.freeSlots.Init(n)
+	m.summary.Init(n)
 	m.handles = make([]K83CPU, opts.CPUs)
 	for i := range m.handles {
 		m.handles[i] = K83CPU{m, i}
@@ -356,6 +364,19 @@ func (m *K83) unlink(bi, prev, i uint32) uint32 {
 	}
 }
 
+// summarize sets bucket bi's summary from the keys in its chain: after a
+// delete has freed its element (see afterDelete), or an insert that failed.
+// Only under bucket bi's lock, which keeps the chain still.
+func (m *K83) summarize(bi uint32) {
+	var b uint8
+	for i, n := m.head(bi), 0; i != 0 && n < len(m.slots); n++ {
+		e := m.elem(i - 1)
+		b |= htab.SummaryBit(m.elemHash(e))
+		i = e.nextIndex()
+	}
+	m.summary.Set(bi, b)
+}
+
 // freeBucket frees every slot of bucket bi's chain, which it empties. Only
 // under the bucket's lock. The chain is unreachable once slot bi loses its
 // home bit, so nothing else writes its next links before free lets a slot go.
@@ -369,6 +390,7 @@ func (m *K83) freeBucket(bi uint32) {
 		i = next
 	}
 	m.free(bi)
+	m.summary.Set(bi, 0) // after the frees, as afterDelete
 }
 
 // seize readies slot bi, whose bucket bi is empty and locked by the caller,
@@ -462,6 +484,9 @@ func (m *K83) Lookup(k K83Key) (K83Value, bool) {
 	w := k.words()
 	h := m.hash(&k, &w)
 	bi := h & m.mask
+	if !m.summary.MayHold(bi, h) {
+		return K83Value{}, false
+	}
 	s := &m.slots[bi]
 	seq := s.seq.Load()
 	nx := atomic.LoadUint32(&s.next)
@@ -563,7 +588,12 @@ func (m *K83) update(k *K83Key, v *K83Value, flags htab.UpdateFlags) error {
 		}
 		hs := &m.slots[bi]
 		if m.head(bi) != 0 {
+			// The key's summary bit goes in before the reservation: whoever
+			// finds the map full because of it (htab.ErrFull) and then looks
+			// it up reads the slot, and waits for the insert.
+			m.summary.Add(bi, h)
 			if !m.reserve() {
+				m.summarize(bi)
 				b.Unlock()
 				return htab.ErrFull
 			}
@@ -584,7 +614,9 @@ func (m *K83) update(k *K83Key, v *K83Value, flags htab.UpdateFlags) error {
 			runtime.Gosched()
 			continue
 		}
+		m.summary.Add(bi, h) // before the reservation, as above
 		if !m.reserve() {
+			m.summary.Set(bi, 0)
 			if prev == 0 {
 				m.freeSlots.Release(bi)
 			} else {
@@ -626,6 +658,7 @@ func (m *K83) Delete(k K83Key) error {
 		return htab.ErrKeyNotExist
 	}
 	m.free(m.unlink(bi, prev, i))
+	m.summarize(bi)
 	b.Unlock()
 	return nil
 }
@@ -645,6 +678,7 @@ func (m *K83) LookupAndDelete(k K83Key) (K83Value, error) {
 	}
 	v := m.elem(i - 1).loadValue()
 	m.free(m.unlink(bi, prev, i))
+	m.summarize(bi)
 	b.Unlock()
 	return v, nil
 }
@@ -901,20 +935,26 @@ const k83BulkGroup = 16
 // touchBulk hashes keys (at most k83BulkGroup) into ws and hs and prefetches
 // (htab.Prefetch) what the lookup of each will read: its bucket, then the
 // element after the bucket's, so that the misses of the group overlap instead
-// of following each other.
-func (m *K83) touchBulk(keys []K83Key, ws *[k83BulkGroup]k83KeyWords, hs *[k83BulkGroup]uint32) {
+// of following each other. Bit i of maybe is set if keys[i] must be looked up;
+// a key left out is absent.
+func (m *K83) touchBulk(keys []K83Key, ws *[k83BulkGroup]k83KeyWords, hs *[k83BulkGroup]uint32) (maybe uint32) {
 	for i := range keys {
 		ws[i] = keys[i].words()
 		hs[i] = m.hash(&keys[i], &ws[i])
-		htab.Prefetch(unsafe.Pointer(m.lock(hs[i] & m.mask)))
+		if bi := hs[i] & m.mask; m.summary.MayHold(bi, hs[i]) {
+			maybe |= 1 << i
+			htab.Prefetch(unsafe.Pointer(m.lock(bi)))
+		}
 	}
-	for i := range keys {
-		if e := m.head(hs[i] & m.mask); e != 0 {
-			if n := m.elem(e - 1).nextIndex(); n != 0 {
+	for mm := maybe; mm != 0; mm &= mm - 1 {
+		i := bits.TrailingZeros32(mm)
+		if bi := hs[i] & m.mask; m.head(bi) != 0 {
+			if n := m.elem(bi).nextIndex(); n != 0 {
 				htab.Prefetch(unsafe.Pointer(m.elem(n - 1)))
 			}
 		}
 	}
+	return maybe
 }
 
 // lookupHashed is Lookup of the key w of hash h.
@@ -957,8 +997,11 @@ func (m *K83) LookupBulk(keys []K83Key, vals []K83Value, found []bool) int {
 	n := 0
 	for start := 0; start < len(keys); start += k83BulkGroup {
 		group := keys[start:min(start+k83BulkGroup, len(keys))]
-		m.touchBulk(group, &ws, &hs)
-		for i := range group {
+		maybe := m.touchBulk(group, &ws, &hs)
+		clear(vals[start : start+len(group)])
+		clear(found[start : start+len(group)])
+		for ; maybe != 0; maybe &= maybe - 1 {
+			i := bits.TrailingZeros32(maybe)
 			v, ok := m.lookupHashed(&ws[i], hs[i])
 			vals[start+i] = v
 			found[start+i] = ok

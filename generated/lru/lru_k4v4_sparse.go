@@ -801,18 +801,22 @@ const lRUK4V4SparseBulkGroup = 16
 // touchBulk hashes keys (at most lRUK4V4SparseBulkGroup) into ws and hs and
 // prefetches (htab.Prefetch) what the lookup of each will read: its bucket,
 // then the element after the bucket's, so that the misses of the group overlap
-// instead of following each other.
-func (m *LRUK4V4Sparse) touchBulk(keys []LRUK4V4SparseKey, ws *[lRUK4V4SparseBulkGroup]lRUK4V4SparseKeyWords, hs *[lRUK4V4SparseBulkGroup]uint32) {
+// instead of following each other. Bit i of maybe is set if keys[i] must be
+// looked up; a key left out is absent.
+func (m *LRUK4V4Sparse) touchBulk(keys []LRUK4V4SparseKey, ws *[lRUK4V4SparseBulkGroup]lRUK4V4SparseKeyWords, hs *[lRUK4V4SparseBulkGroup]uint32) (maybe uint32) {
 	for i := range keys {
 		ws[i] = keys[i].words()
 		hs[i] = m.hash(&keys[i], &ws[i])
+		maybe |= 1 << i
 		htab.Prefetch(unsafe.Pointer(m.lock(hs[i] & m.mask)))
 	}
-	for i := range keys {
+	for mm := maybe; mm != 0; mm &= mm - 1 {
+		i := bits.TrailingZeros32(mm)
 		if e := m.head(hs[i] & m.mask); e != 0 {
 			htab.Prefetch(unsafe.Pointer(m.elem(e - 1)))
 		}
 	}
+	return maybe
 }
 
 // lookupHashed is Lookup of the key w of hash h.
@@ -879,8 +883,11 @@ func (m *LRUK4V4Sparse) LookupBulk(keys []LRUK4V4SparseKey, vals []LRUK4V4Sparse
 	n := 0
 	for start := 0; start < len(keys); start += lRUK4V4SparseBulkGroup {
 		group := keys[start:min(start+lRUK4V4SparseBulkGroup, len(keys))]
-		m.touchBulk(group, &ws, &hs)
-		for i := range group {
+		maybe := m.touchBulk(group, &ws, &hs)
+		clear(vals[start : start+len(group)])
+		clear(found[start : start+len(group)])
+		for ; maybe != 0; maybe &= maybe - 1 {
+			i := bits.TrailingZeros32(maybe)
 			v, ok := m.lookupHashed(&ws[i], hs[i])
 			vals[start+i] = v
 			found[start+i] = ok
@@ -906,8 +913,11 @@ func (c *LRUK4V4SparseCPU) LookupBulk(keys []LRUK4V4SparseKey, vals []LRUK4V4Spa
 	n := 0
 	for start := 0; start < len(keys); start += lRUK4V4SparseBulkGroup {
 		group := keys[start:min(start+lRUK4V4SparseBulkGroup, len(keys))]
-		m.touchBulk(group, &ws, &hs)
-		for i := range group {
+		maybe := m.touchBulk(group, &ws, &hs)
+		clear(vals[start : start+len(group)])
+		clear(found[start : start+len(group)])
+		for ; maybe != 0; maybe &= maybe - 1 {
+			i := bits.TrailingZeros32(maybe)
 			v, e := m.lookupOnHashed(&ws[i], hs[i])
 			if e != 0 {
 				m.elem(e - 1).node.Ref()

@@ -842,18 +842,22 @@ const lRUPerCPUK4V4BulkGroup = 16
 // touchBulk hashes keys (at most lRUPerCPUK4V4BulkGroup) into ws and hs and
 // prefetches (htab.Prefetch) what the lookup of each will read: its bucket,
 // then the element after the bucket's, so that the misses of the group overlap
-// instead of following each other.
-func (m *LRUPerCPUK4V4) touchBulk(keys []LRUPerCPUK4V4Key, ws *[lRUPerCPUK4V4BulkGroup]lRUPerCPUK4V4KeyWords, hs *[lRUPerCPUK4V4BulkGroup]uint32) {
+// instead of following each other. Bit i of maybe is set if keys[i] must be
+// looked up; a key left out is absent.
+func (m *LRUPerCPUK4V4) touchBulk(keys []LRUPerCPUK4V4Key, ws *[lRUPerCPUK4V4BulkGroup]lRUPerCPUK4V4KeyWords, hs *[lRUPerCPUK4V4BulkGroup]uint32) (maybe uint32) {
 	for i := range keys {
 		ws[i] = keys[i].words()
 		hs[i] = m.hash(&keys[i], &ws[i])
+		maybe |= 1 << i
 		htab.Prefetch(unsafe.Pointer(m.lock(hs[i] & m.mask)))
 	}
-	for i := range keys {
+	for mm := maybe; mm != 0; mm &= mm - 1 {
+		i := bits.TrailingZeros32(mm)
 		if e := m.head(hs[i] & m.mask); e != 0 {
 			htab.Prefetch(unsafe.Pointer(m.elem(e - 1)))
 		}
 	}
+	return maybe
 }
 
 // lookupAllHashed is Lookup of the key w of hash h: every CPU's value into
@@ -923,8 +927,10 @@ func (m *LRUPerCPUK4V4) LookupBulk(keys []LRUPerCPUK4V4Key, vals []LRUPerCPUK4V4
 	n := 0
 	for start := 0; start < len(keys); start += lRUPerCPUK4V4BulkGroup {
 		group := keys[start:min(start+lRUPerCPUK4V4BulkGroup, len(keys))]
-		m.touchBulk(group, &ws, &hs)
-		for i := range group {
+		maybe := m.touchBulk(group, &ws, &hs)
+		clear(found[start : start+len(group)])
+		for ; maybe != 0; maybe &= maybe - 1 {
+			i := bits.TrailingZeros32(maybe)
 			ok := m.lookupAllHashed(&ws[i], hs[i], vals[(start+i)*m.cpus:(start+i+1)*m.cpus], buf)
 			found[start+i] = ok
 			if ok {
@@ -950,8 +956,11 @@ func (c *LRUPerCPUK4V4CPU) LookupBulk(keys []LRUPerCPUK4V4Key, vals []LRUPerCPUK
 	n := 0
 	for start := 0; start < len(keys); start += lRUPerCPUK4V4BulkGroup {
 		group := keys[start:min(start+lRUPerCPUK4V4BulkGroup, len(keys))]
-		m.touchBulk(group, &ws, &hs)
-		for i := range group {
+		maybe := m.touchBulk(group, &ws, &hs)
+		clear(vals[start : start+len(group)])
+		clear(found[start : start+len(group)])
+		for ; maybe != 0; maybe &= maybe - 1 {
+			i := bits.TrailingZeros32(maybe)
 			v, e := m.lookupOnHashed(&ws[i], hs[i], c.cpu)
 			if e != 0 {
 				m.elem(e - 1).node.Ref()

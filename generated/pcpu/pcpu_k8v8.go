@@ -952,18 +952,22 @@ const perCPUK8V8BulkGroup = 16
 // touchBulk hashes keys (at most perCPUK8V8BulkGroup) into ws and hs and
 // prefetches (htab.Prefetch) what the lookup of each will read: its bucket,
 // then the element after the bucket's, so that the misses of the group overlap
-// instead of following each other.
-func (m *PerCPUK8V8) touchBulk(keys []PerCPUK8V8Key, ws *[perCPUK8V8BulkGroup]perCPUK8V8KeyWords, hs *[perCPUK8V8BulkGroup]uint32) {
+// instead of following each other. Bit i of maybe is set if keys[i] must be
+// looked up; a key left out is absent.
+func (m *PerCPUK8V8) touchBulk(keys []PerCPUK8V8Key, ws *[perCPUK8V8BulkGroup]perCPUK8V8KeyWords, hs *[perCPUK8V8BulkGroup]uint32) (maybe uint32) {
 	for i := range keys {
 		ws[i] = keys[i].words()
 		hs[i] = m.hash(&keys[i], &ws[i])
+		maybe |= 1 << i
 		htab.Prefetch(unsafe.Pointer(m.lock(hs[i] & m.mask)))
 	}
-	for i := range keys {
+	for mm := maybe; mm != 0; mm &= mm - 1 {
+		i := bits.TrailingZeros32(mm)
 		if e := m.head(hs[i] & m.mask); e != 0 {
 			htab.Prefetch(unsafe.Pointer(m.elem(e - 1)))
 		}
 	}
+	return maybe
 }
 
 // lookupAllHashed is Lookup of the key w of hash h: every CPU's value into
@@ -1033,8 +1037,10 @@ func (m *PerCPUK8V8) LookupBulk(keys []PerCPUK8V8Key, vals []PerCPUK8V8Value, fo
 	n := 0
 	for start := 0; start < len(keys); start += perCPUK8V8BulkGroup {
 		group := keys[start:min(start+perCPUK8V8BulkGroup, len(keys))]
-		m.touchBulk(group, &ws, &hs)
-		for i := range group {
+		maybe := m.touchBulk(group, &ws, &hs)
+		clear(found[start : start+len(group)])
+		for ; maybe != 0; maybe &= maybe - 1 {
+			i := bits.TrailingZeros32(maybe)
 			ok := m.lookupAllHashed(&ws[i], hs[i], vals[(start+i)*m.cpus:(start+i+1)*m.cpus], buf)
 			found[start+i] = ok
 			if ok {
@@ -1059,8 +1065,11 @@ func (c *PerCPUK8V8CPU) LookupBulk(keys []PerCPUK8V8Key, vals []PerCPUK8V8Value,
 	n := 0
 	for start := 0; start < len(keys); start += perCPUK8V8BulkGroup {
 		group := keys[start:min(start+perCPUK8V8BulkGroup, len(keys))]
-		m.touchBulk(group, &ws, &hs)
-		for i := range group {
+		maybe := m.touchBulk(group, &ws, &hs)
+		clear(vals[start : start+len(group)])
+		clear(found[start : start+len(group)])
+		for ; maybe != 0; maybe &= maybe - 1 {
+			i := bits.TrailingZeros32(maybe)
 			v, e := m.lookupOnHashed(&ws[i], hs[i], c.cpu)
 			vals[start+i], found[start+i] = v, e != 0
 			if e != 0 {
