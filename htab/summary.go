@@ -68,6 +68,14 @@ func (s *Summaries) Set(bi uint32, b uint8) {
 	}
 }
 
+// SummaryPrefetchBuckets is the bucket count from which LookupBulk
+// prefetches a group's summaries before it reads them, in a loop of their
+// own: 2^20 buckets, 1 MiB of summaries, more than most cores' L2. Below
+// it the summaries are mostly in the cache and the extra loop costs more
+// than it saves (measured on 2^16-entry maps: misses 7 % slower than a loop
+// of Lookup; at 2^22 and 2^24 entries, hits 1.2–1.6x faster than without).
+const SummaryPrefetchBuckets = 1 << 20
+
 // Prefetch asks the CPU to bring bucket bi's summary into the cache, as
 // Prefetch does.
 func (s *Summaries) Prefetch(bi uint32) { Prefetch(unsafe.Pointer(&s.words[bi>>2])) }

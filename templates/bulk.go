@@ -37,12 +37,18 @@ func (g *generator) bulk(f *jen.File) {
 			htab.Prefetch(unsafe.Pointer(m.elem(e - 1)))
 		}
 `
+	ask, staged, bigDecl := "", "", ""
 	if l.Home != nil {
-		first = `		if bi := hs[i] & m.mask; m.summary.MayHold(bi, hs[i]) {
+		// Summaries past the cache are prefetched first, for the whole group,
+		// and asked in a loop of their own; smaller ones are asked at once.
+		ask = `if bi := hs[i] & m.mask; m.summary.MayHold(bi, hs[i]) {
 			maybe |= 1 << i
 			htab.Prefetch(unsafe.Pointer(m.lock(bi)))
 		}
 `
+		first = "\t\tif big {\n\t\t\tm.summary.Prefetch(hs[i] & m.mask)\n\t\t} else " + ask
+		bigDecl = "\tbig := m.mask >= htab.SummaryPrefetchBuckets-1\n"
+		staged = "\tif big {\n\t\tfor i := range keys {\n\t\t\t" + ask + "\t\t}\n\t}\n"
 		second = `		if bi := hs[i] & m.mask; m.head(bi) != 0 {
 			if n := m.elem(bi).nextIndex(); n != 0 {
 				htab.Prefetch(unsafe.Pointer(m.elem(n - 1)))
@@ -53,11 +59,11 @@ func (g *generator) bulk(f *jen.File) {
 	f.Add(g.code("\n" + g.comment("$BulkGroup is how many keys LookupBulk hashes and touches before it looks any of them up: enough misses in flight to keep a core's miss buffers busy, few enough that the group's buckets are still in the cache when they are read.") + `const $BulkGroup = 16
 
 ` + g.comment("touchBulk hashes keys (at most $BulkGroup) into ws and hs and prefetches (htab.Prefetch) what the lookup of each will read: its bucket, then the element after the bucket's, so that the misses of the group overlap instead of following each other. Bit i of maybe is set if keys[i] must be looked up; a key left out is absent.") + `func (m *$Map) touchBulk(keys []$Key, ws *[$BulkGroup]$KeyWords, hs *[$BulkGroup]uint32) (maybe uint32) {
-	for i := range keys {
+` + bigDecl + `	for i := range keys {
 		ws[i] = keys[i].words()
 		hs[i] = m.hash(&keys[i], &ws[i])
 ` + first + `	}
-	for mm := maybe; mm != 0; mm &= mm - 1 {
+` + staged + `	for mm := maybe; mm != 0; mm &= mm - 1 {
 		i := bits.TrailingZeros32(mm)
 ` + second + `	}
 	return maybe

@@ -918,12 +918,23 @@ const homeK4V4SparseBulkGroup = 16
 // instead of following each other. Bit i of maybe is set if keys[i] must be
 // looked up; a key left out is absent.
 func (m *HomeK4V4Sparse) touchBulk(keys []HomeK4V4SparseKey, ws *[homeK4V4SparseBulkGroup]homeK4V4SparseKeyWords, hs *[homeK4V4SparseBulkGroup]uint32) (maybe uint32) {
+	big := m.mask >= htab.SummaryPrefetchBuckets-1
 	for i := range keys {
 		ws[i] = keys[i].words()
 		hs[i] = m.hash(&keys[i], &ws[i])
-		if bi := hs[i] & m.mask; m.summary.MayHold(bi, hs[i]) {
+		if big {
+			m.summary.Prefetch(hs[i] & m.mask)
+		} else if bi := hs[i] & m.mask; m.summary.MayHold(bi, hs[i]) {
 			maybe |= 1 << i
 			htab.Prefetch(unsafe.Pointer(m.lock(bi)))
+		}
+	}
+	if big {
+		for i := range keys {
+			if bi := hs[i] & m.mask; m.summary.MayHold(bi, hs[i]) {
+				maybe |= 1 << i
+				htab.Prefetch(unsafe.Pointer(m.lock(bi)))
+			}
 		}
 	}
 	for mm := maybe; mm != 0; mm &= mm - 1 {

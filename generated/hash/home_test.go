@@ -280,3 +280,47 @@ func TestHomeMaxEntriesLimit(t *testing.T) {
 	_, err = NewHomeK8V8(htab.Options{MaxEntries: 1 << 31})
 	require.ErrorIs(t, err, htab.ErrInvalid)
 }
+
+// TestHomeLookupBulkBig: LookupBulk on a map of htab.SummaryPrefetchBuckets
+// buckets, which prefetches its summaries in a loop of their own (the kit's
+// LookupBulk check uses smaller maps), against Lookup, for present, absent
+// and repeated keys, in slices of odd lengths.
+func TestHomeLookupBulkBig(t *testing.T) {
+	m, err := NewHomeK8V8(htab.Options{MaxEntries: htab.SummaryPrefetchBuckets})
+	require.NoError(t, err)
+	rng := rand.New(rand.NewPCG(5, 6))
+	key := func(i int) (k HomeK8V8Key) { binary.LittleEndian.PutUint64(k[:], uint64(i)); return }
+	const universe = 40000
+	for i := range universe / 2 {
+		var v HomeK8V8Value
+		binary.LittleEndian.PutUint64(v[:], uint64(i)+1)
+		require.NoError(t, m.Update(key(rng.IntN(universe)), v, htab.UpdateAny))
+	}
+	for _, n := range []int{1, 15, 16, 17, 1000, 4099} {
+		keys := make([]HomeK8V8Key, n)
+		for i := range keys {
+			keys[i] = key(rng.IntN(universe))
+			if i > 0 && rng.IntN(8) == 0 {
+				keys[i] = keys[rng.IntN(i)]
+			}
+		}
+		vals, found := make([]HomeK8V8Value, n), make([]bool, n)
+		for i := range vals {
+			vals[i][0], found[i] = 0xee, true // LookupBulk must overwrite both
+		}
+		got, want := m.LookupBulk(keys, vals, found), 0
+		for i, k := range keys {
+			v, ok := m.Lookup(k)
+			require.Equal(t, ok, found[i], "%d keys: key %d", n, i)
+			require.Equal(t, v, vals[i], "%d keys: key %d", n, i)
+			if ok {
+				want++
+			}
+		}
+		require.Equal(t, want, got, "%d keys", n)
+		if n >= 1000 {
+			require.Positive(t, want, "%d keys: some present", n)
+			require.Less(t, want, n, "%d keys: some absent", n)
+		}
+	}
+}

@@ -923,12 +923,23 @@ const k80BulkGroup = 16
 // of following each other. Bit i of maybe is set if keys[i] must be looked up;
 // a key left out is absent.
 func (m *K80) touchBulk(keys []K80Key, ws *[k80BulkGroup]k80KeyWords, hs *[k80BulkGroup]uint32) (maybe uint32) {
+	big := m.mask >= htab.SummaryPrefetchBuckets-1
 	for i := range keys {
 		ws[i] = keys[i].words()
 		hs[i] = m.hash(&keys[i], &ws[i])
-		if bi := hs[i] & m.mask; m.summary.MayHold(bi, hs[i]) {
+		if big {
+			m.summary.Prefetch(hs[i] & m.mask)
+		} else if bi := hs[i] & m.mask; m.summary.MayHold(bi, hs[i]) {
 			maybe |= 1 << i
 			htab.Prefetch(unsafe.Pointer(m.lock(bi)))
+		}
+	}
+	if big {
+		for i := range keys {
+			if bi := hs[i] & m.mask; m.summary.MayHold(bi, hs[i]) {
+				maybe |= 1 << i
+				htab.Prefetch(unsafe.Pointer(m.lock(bi)))
+			}
 		}
 	}
 	for mm := maybe; mm != 0; mm &= mm - 1 {
