@@ -137,7 +137,8 @@ func (g *generator) bulkHashed(f *jen.File) {
 			key = "\tkw := uint64(wp[0]) | uint64(wp[1])<<32\n"
 		}
 		f.Add(g.code(`
-// lookupHashed is Lookup of the key wp of hash h.
+// lookupHashed is Lookup of the key wp of hash h, which touchBulk has not
+// ruled out.
 func (m *$Map) lookupHashed(wp *$KeyWords, h uint32) ($Value, bool) {
 $(filter)	bi := h & m.mask
 `+key+`$(afterHash)	$(fast)

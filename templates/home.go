@@ -447,10 +447,11 @@ func (h *homeStorage) lookupFast() *fastPath {
 			binary.LittleEndian.PutUint64(v[:], x)
 `
 	}
-	fp.body = h.code(`if !m.summary.MayHold(bi, h) {
+	fp.ruledOut = h.code(`if !m.summary.MayHold(bi, h) {
 		return $Value{}, false
 	}
-	s := &m.slots[bi]
+`)
+	fp.body = h.code(`s := &m.slots[bi]
 	seq := s.seq.Load()
 	nx := atomic.LoadUint32(&s.next)
 	if seq&1 == 0 {

@@ -73,7 +73,7 @@ $(filter)	bi := h & m.mask
 `+fast.doc+`func (m *$Map) Lookup(k $Key) ($Value, bool) {
 	`+words+`$(hash)
 $(afterHash)$(filter)	bi := h & m.mask
-$(fast)	`+chainWords+`return m.lookupChain(bi, &w, h)
+$(ruledOut)	$(fast)	`+chainWords+`return m.lookupChain(bi, &w, h)
 }
 
 // lookupChain is Lookup past the fast path: the whole sequence-checked read of
@@ -81,7 +81,7 @@ $(fast)	`+chainWords+`return m.lookupChain(bi, &w, h)
 func (m *$Map) lookupChain(bi uint32, w *$KeyWords, h uint32) ($Value, bool) {
 	$(read)
 }
-`, fill("hash", g.lookupHash(jen.Op("&").Id("k"), fast.keyWord)), fill("afterHash", orNull(fast.afterHash)), fill("fast", fast.body), fill("filter", g.filterAbsent("$Value{}, false")),
+`, fill("hash", g.lookupHash(jen.Op("&").Id("k"), fast.keyWord)), fill("afterHash", orNull(fast.afterHash)), fill("ruledOut", orNull(fast.ruledOut)), fill("fast", fast.body), fill("filter", g.filterAbsent("$Value{}, false")),
 		fill("read", g.readChain("w", "found := false", found))))
 }
 

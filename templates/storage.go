@@ -69,5 +69,9 @@ type fastPath struct {
 	// instead of the words w before the hash (and the hash reads).
 	keyWord   bool
 	afterHash jen.Code // statements after the hash, or nil
-	body      jen.Code // statements: a hit returns its value; else nothing
+	// ruledOut returns "absent" for a key ruled out without a read of its
+	// bucket (the home layout's summary), or is nil; LookupBulk's touch has
+	// asked it already, so its lookups leave it out.
+	ruledOut jen.Code
+	body     jen.Code // statements: a hit returns its value; else nothing
 }

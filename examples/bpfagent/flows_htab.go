@@ -1004,13 +1004,11 @@ func (m *Flows) touchBulk(keys []FlowsKey, ws *[flowsBulkGroup]flowsKeyWords, hs
 	return maybe
 }
 
-// lookupHashed is Lookup of the key wp of hash h.
+// lookupHashed is Lookup of the key wp of hash h, which touchBulk has not
+// ruled out.
 func (m *Flows) lookupHashed(wp *flowsKeyWords, h uint32) (FlowsValue, bool) {
 	bi := h & m.mask
 	w := *wp
-	if !m.summary.MayHold(bi, h) {
-		return FlowsValue{}, false
-	}
 	s := &m.slots[bi]
 	seq := s.seq.Load()
 	nx := atomic.LoadUint32(&s.next)

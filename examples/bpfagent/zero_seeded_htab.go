@@ -953,13 +953,11 @@ func (m *ZeroSeeded) touchBulk(keys []ZeroSeededKey, ws *[zeroSeededBulkGroup]ze
 	return maybe
 }
 
-// lookupHashed is Lookup of the key wp of hash h.
+// lookupHashed is Lookup of the key wp of hash h, which touchBulk has not
+// ruled out.
 func (m *ZeroSeeded) lookupHashed(wp *zeroSeededKeyWords, h uint32) (ZeroSeededValue, bool) {
 	bi := h & m.mask
 	w := *wp
-	if !m.summary.MayHold(bi, h) {
-		return ZeroSeededValue{}, false
-	}
 	s := &m.slots[bi]
 	seq := s.seq.Load()
 	nx := atomic.LoadUint32(&s.next)

@@ -990,13 +990,11 @@ func (m *FlowTable) touchBulk(keys []FlowTableKey, ws *[flowTableBulkGroup]flowT
 	return maybe
 }
 
-// lookupHashed is Lookup of the key wp of hash h.
+// lookupHashed is Lookup of the key wp of hash h, which touchBulk has not
+// ruled out.
 func (m *FlowTable) lookupHashed(wp *flowTableKeyWords, h uint32) (FlowTableValue, bool) {
 	bi := h & m.mask
 	w := *wp
-	if !m.summary.MayHold(bi, h) {
-		return FlowTableValue{}, false
-	}
 	s := &m.slots[bi]
 	seq := s.seq.Load()
 	nx := atomic.LoadUint32(&s.next)

@@ -1007,7 +1007,8 @@ func (m *Front1) touchBulk(keys []Front1Key, ws *[front1BulkGroup]front1KeyWords
 	return maybe
 }
 
-// lookupHashed is Lookup of the key wp of hash h.
+// lookupHashed is Lookup of the key wp of hash h, which touchBulk has not
+// ruled out.
 func (m *Front1) lookupHashed(wp *front1KeyWords, h uint32) (Front1Value, bool) {
 	if !m.filter.MayContain(h) {
 		return Front1Value{}, false // the filter: certainly absent
@@ -1016,9 +1017,6 @@ func (m *Front1) lookupHashed(wp *front1KeyWords, h uint32) (Front1Value, bool) 
 	kw := uint64(wp[0]) | uint64(wp[1])<<32
 	if !htab.NativeLittleEndian {
 		kw = bits.RotateLeft64(kw, 32)
-	}
-	if !m.summary.MayHold(bi, h) {
-		return Front1Value{}, false
 	}
 	s := &m.slots[bi]
 	seq := s.seq.Load()

@@ -1007,7 +1007,8 @@ func (m *Front10) touchBulk(keys []Front10Key, ws *[front10BulkGroup]front10KeyW
 	return maybe
 }
 
-// lookupHashed is Lookup of the key wp of hash h.
+// lookupHashed is Lookup of the key wp of hash h, which touchBulk has not
+// ruled out.
 func (m *Front10) lookupHashed(wp *front10KeyWords, h uint32) (Front10Value, bool) {
 	if !m.filter.MayContain(h) {
 		return Front10Value{}, false // the filter: certainly absent
@@ -1016,9 +1017,6 @@ func (m *Front10) lookupHashed(wp *front10KeyWords, h uint32) (Front10Value, boo
 	kw := uint64(wp[0]) | uint64(wp[1])<<32
 	if !htab.NativeLittleEndian {
 		kw = bits.RotateLeft64(kw, 32)
-	}
-	if !m.summary.MayHold(bi, h) {
-		return Front10Value{}, false
 	}
 	s := &m.slots[bi]
 	seq := s.seq.Load()

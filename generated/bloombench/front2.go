@@ -1007,7 +1007,8 @@ func (m *Front2) touchBulk(keys []Front2Key, ws *[front2BulkGroup]front2KeyWords
 	return maybe
 }
 
-// lookupHashed is Lookup of the key wp of hash h.
+// lookupHashed is Lookup of the key wp of hash h, which touchBulk has not
+// ruled out.
 func (m *Front2) lookupHashed(wp *front2KeyWords, h uint32) (Front2Value, bool) {
 	if !m.filter.MayContain(h) {
 		return Front2Value{}, false // the filter: certainly absent
@@ -1016,9 +1017,6 @@ func (m *Front2) lookupHashed(wp *front2KeyWords, h uint32) (Front2Value, bool) 
 	kw := uint64(wp[0]) | uint64(wp[1])<<32
 	if !htab.NativeLittleEndian {
 		kw = bits.RotateLeft64(kw, 32)
-	}
-	if !m.summary.MayHold(bi, h) {
-		return Front2Value{}, false
 	}
 	s := &m.slots[bi]
 	seq := s.seq.Load()

@@ -1007,7 +1007,8 @@ func (m *Front3) touchBulk(keys []Front3Key, ws *[front3BulkGroup]front3KeyWords
 	return maybe
 }
 
-// lookupHashed is Lookup of the key wp of hash h.
+// lookupHashed is Lookup of the key wp of hash h, which touchBulk has not
+// ruled out.
 func (m *Front3) lookupHashed(wp *front3KeyWords, h uint32) (Front3Value, bool) {
 	if !m.filter.MayContain(h) {
 		return Front3Value{}, false // the filter: certainly absent
@@ -1016,9 +1017,6 @@ func (m *Front3) lookupHashed(wp *front3KeyWords, h uint32) (Front3Value, bool) 
 	kw := uint64(wp[0]) | uint64(wp[1])<<32
 	if !htab.NativeLittleEndian {
 		kw = bits.RotateLeft64(kw, 32)
-	}
-	if !m.summary.MayHold(bi, h) {
-		return Front3Value{}, false
 	}
 	s := &m.slots[bi]
 	seq := s.seq.Load()

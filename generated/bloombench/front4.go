@@ -1007,7 +1007,8 @@ func (m *Front4) touchBulk(keys []Front4Key, ws *[front4BulkGroup]front4KeyWords
 	return maybe
 }
 
-// lookupHashed is Lookup of the key wp of hash h.
+// lookupHashed is Lookup of the key wp of hash h, which touchBulk has not
+// ruled out.
 func (m *Front4) lookupHashed(wp *front4KeyWords, h uint32) (Front4Value, bool) {
 	if !m.filter.MayContain(h) {
 		return Front4Value{}, false // the filter: certainly absent
@@ -1016,9 +1017,6 @@ func (m *Front4) lookupHashed(wp *front4KeyWords, h uint32) (Front4Value, bool) 
 	kw := uint64(wp[0]) | uint64(wp[1])<<32
 	if !htab.NativeLittleEndian {
 		kw = bits.RotateLeft64(kw, 32)
-	}
-	if !m.summary.MayHold(bi, h) {
-		return Front4Value{}, false
 	}
 	s := &m.slots[bi]
 	seq := s.seq.Load()

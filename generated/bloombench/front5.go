@@ -1007,7 +1007,8 @@ func (m *Front5) touchBulk(keys []Front5Key, ws *[front5BulkGroup]front5KeyWords
 	return maybe
 }
 
-// lookupHashed is Lookup of the key wp of hash h.
+// lookupHashed is Lookup of the key wp of hash h, which touchBulk has not
+// ruled out.
 func (m *Front5) lookupHashed(wp *front5KeyWords, h uint32) (Front5Value, bool) {
 	if !m.filter.MayContain(h) {
 		return Front5Value{}, false // the filter: certainly absent
@@ -1016,9 +1017,6 @@ func (m *Front5) lookupHashed(wp *front5KeyWords, h uint32) (Front5Value, bool) 
 	kw := uint64(wp[0]) | uint64(wp[1])<<32
 	if !htab.NativeLittleEndian {
 		kw = bits.RotateLeft64(kw, 32)
-	}
-	if !m.summary.MayHold(bi, h) {
-		return Front5Value{}, false
 	}
 	s := &m.slots[bi]
 	seq := s.seq.Load()

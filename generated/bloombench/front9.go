@@ -1007,7 +1007,8 @@ func (m *Front9) touchBulk(keys []Front9Key, ws *[front9BulkGroup]front9KeyWords
 	return maybe
 }
 
-// lookupHashed is Lookup of the key wp of hash h.
+// lookupHashed is Lookup of the key wp of hash h, which touchBulk has not
+// ruled out.
 func (m *Front9) lookupHashed(wp *front9KeyWords, h uint32) (Front9Value, bool) {
 	if !m.filter.MayContain(h) {
 		return Front9Value{}, false // the filter: certainly absent
@@ -1016,9 +1017,6 @@ func (m *Front9) lookupHashed(wp *front9KeyWords, h uint32) (Front9Value, bool) 
 	kw := uint64(wp[0]) | uint64(wp[1])<<32
 	if !htab.NativeLittleEndian {
 		kw = bits.RotateLeft64(kw, 32)
-	}
-	if !m.summary.MayHold(bi, h) {
-		return Front9Value{}, false
 	}
 	s := &m.slots[bi]
 	seq := s.seq.Load()

@@ -953,15 +953,13 @@ func (m *Plain) touchBulk(keys []PlainKey, ws *[plainBulkGroup]plainKeyWords, hs
 	return maybe
 }
 
-// lookupHashed is Lookup of the key wp of hash h.
+// lookupHashed is Lookup of the key wp of hash h, which touchBulk has not
+// ruled out.
 func (m *Plain) lookupHashed(wp *plainKeyWords, h uint32) (PlainValue, bool) {
 	bi := h & m.mask
 	kw := uint64(wp[0]) | uint64(wp[1])<<32
 	if !htab.NativeLittleEndian {
 		kw = bits.RotateLeft64(kw, 32)
-	}
-	if !m.summary.MayHold(bi, h) {
-		return PlainValue{}, false
 	}
 	s := &m.slots[bi]
 	seq := s.seq.Load()

@@ -956,15 +956,13 @@ func (m *Hash) touchBulk(keys []HashKey, ws *[hashBulkGroup]hashKeyWords, hs *[h
 	return maybe
 }
 
-// lookupHashed is Lookup of the key wp of hash h.
+// lookupHashed is Lookup of the key wp of hash h, which touchBulk has not
+// ruled out.
 func (m *Hash) lookupHashed(wp *hashKeyWords, h uint32) (HashValue, bool) {
 	bi := h & m.mask
 	kw := uint64(wp[0]) | uint64(wp[1])<<32
 	if !htab.NativeLittleEndian {
 		kw = bits.RotateLeft64(kw, 32)
-	}
-	if !m.summary.MayHold(bi, h) {
-		return HashValue{}, false
 	}
 	s := &m.slots[bi]
 	seq := s.seq.Load()

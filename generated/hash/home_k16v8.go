@@ -987,13 +987,11 @@ func (m *HomeK16V8) touchBulk(keys []HomeK16V8Key, ws *[homeK16V8BulkGroup]homeK
 	return maybe
 }
 
-// lookupHashed is Lookup of the key wp of hash h.
+// lookupHashed is Lookup of the key wp of hash h, which touchBulk has not
+// ruled out.
 func (m *HomeK16V8) lookupHashed(wp *homeK16V8KeyWords, h uint32) (HomeK16V8Value, bool) {
 	bi := h & m.mask
 	w := *wp
-	if !m.summary.MayHold(bi, h) {
-		return HomeK16V8Value{}, false
-	}
 	s := &m.slots[bi]
 	seq := s.seq.Load()
 	nx := atomic.LoadUint32(&s.next)

@@ -934,13 +934,11 @@ func (m *HomeK4V4) touchBulk(keys []HomeK4V4Key, ws *[homeK4V4BulkGroup]homeK4V4
 	return maybe
 }
 
-// lookupHashed is Lookup of the key wp of hash h.
+// lookupHashed is Lookup of the key wp of hash h, which touchBulk has not
+// ruled out.
 func (m *HomeK4V4) lookupHashed(wp *homeK4V4KeyWords, h uint32) (HomeK4V4Value, bool) {
 	bi := h & m.mask
 	w := *wp
-	if !m.summary.MayHold(bi, h) {
-		return HomeK4V4Value{}, false
-	}
 	s := &m.slots[bi]
 	seq := s.seq.Load()
 	nx := atomic.LoadUint32(&s.next)

@@ -932,13 +932,11 @@ func (m *HomeK4V4Always) touchBulk(keys []HomeK4V4AlwaysKey, ws *[homeK4V4Always
 	return maybe
 }
 
-// lookupHashed is Lookup of the key wp of hash h.
+// lookupHashed is Lookup of the key wp of hash h, which touchBulk has not
+// ruled out.
 func (m *HomeK4V4Always) lookupHashed(wp *homeK4V4AlwaysKeyWords, h uint32) (HomeK4V4AlwaysValue, bool) {
 	bi := h & m.mask
 	w := *wp
-	if !m.summary.MayHold(bi, h) {
-		return HomeK4V4AlwaysValue{}, false
-	}
 	s := &m.slots[bi]
 	seq := s.seq.Load()
 	nx := atomic.LoadUint32(&s.next)

@@ -990,16 +990,14 @@ func (m *HomeK4V4Bloom) touchBulk(keys []HomeK4V4BloomKey, ws *[homeK4V4BloomBul
 	return maybe
 }
 
-// lookupHashed is Lookup of the key wp of hash h.
+// lookupHashed is Lookup of the key wp of hash h, which touchBulk has not
+// ruled out.
 func (m *HomeK4V4Bloom) lookupHashed(wp *homeK4V4BloomKeyWords, h uint32) (HomeK4V4BloomValue, bool) {
 	if !m.filter.MayContain(h) {
 		return HomeK4V4BloomValue{}, false // the filter: certainly absent
 	}
 	bi := h & m.mask
 	w := *wp
-	if !m.summary.MayHold(bi, h) {
-		return HomeK4V4BloomValue{}, false
-	}
 	s := &m.slots[bi]
 	seq := s.seq.Load()
 	nx := atomic.LoadUint32(&s.next)

@@ -948,13 +948,11 @@ func (m *HomeK4V4Sparse) touchBulk(keys []HomeK4V4SparseKey, ws *[homeK4V4Sparse
 	return maybe
 }
 
-// lookupHashed is Lookup of the key wp of hash h.
+// lookupHashed is Lookup of the key wp of hash h, which touchBulk has not
+// ruled out.
 func (m *HomeK4V4Sparse) lookupHashed(wp *homeK4V4SparseKeyWords, h uint32) (HomeK4V4SparseValue, bool) {
 	bi := h & m.mask
 	w := *wp
-	if !m.summary.MayHold(bi, h) {
-		return HomeK4V4SparseValue{}, false
-	}
 	s := &m.slots[bi]
 	seq := s.seq.Load()
 	nx := atomic.LoadUint32(&s.next)

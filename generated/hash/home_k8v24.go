@@ -954,15 +954,13 @@ func (m *HomeK8V24) touchBulk(keys []HomeK8V24Key, ws *[homeK8V24BulkGroup]homeK
 	return maybe
 }
 
-// lookupHashed is Lookup of the key wp of hash h.
+// lookupHashed is Lookup of the key wp of hash h, which touchBulk has not
+// ruled out.
 func (m *HomeK8V24) lookupHashed(wp *homeK8V24KeyWords, h uint32) (HomeK8V24Value, bool) {
 	bi := h & m.mask
 	kw := uint64(wp[0]) | uint64(wp[1])<<32
 	if !htab.NativeLittleEndian {
 		kw = bits.RotateLeft64(kw, 32)
-	}
-	if !m.summary.MayHold(bi, h) {
-		return HomeK8V24Value{}, false
 	}
 	s := &m.slots[bi]
 	seq := s.seq.Load()

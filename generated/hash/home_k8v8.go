@@ -953,15 +953,13 @@ func (m *HomeK8V8) touchBulk(keys []HomeK8V8Key, ws *[homeK8V8BulkGroup]homeK8V8
 	return maybe
 }
 
-// lookupHashed is Lookup of the key wp of hash h.
+// lookupHashed is Lookup of the key wp of hash h, which touchBulk has not
+// ruled out.
 func (m *HomeK8V8) lookupHashed(wp *homeK8V8KeyWords, h uint32) (HomeK8V8Value, bool) {
 	bi := h & m.mask
 	kw := uint64(wp[0]) | uint64(wp[1])<<32
 	if !htab.NativeLittleEndian {
 		kw = bits.RotateLeft64(kw, 32)
-	}
-	if !m.summary.MayHold(bi, h) {
-		return HomeK8V8Value{}, false
 	}
 	s := &m.slots[bi]
 	seq := s.seq.Load()

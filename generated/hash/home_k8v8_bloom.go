@@ -1009,7 +1009,8 @@ func (m *HomeK8V8Bloom) touchBulk(keys []HomeK8V8BloomKey, ws *[homeK8V8BloomBul
 	return maybe
 }
 
-// lookupHashed is Lookup of the key wp of hash h.
+// lookupHashed is Lookup of the key wp of hash h, which touchBulk has not
+// ruled out.
 func (m *HomeK8V8Bloom) lookupHashed(wp *homeK8V8BloomKeyWords, h uint32) (HomeK8V8BloomValue, bool) {
 	if !m.filter.MayContain(h) {
 		return HomeK8V8BloomValue{}, false // the filter: certainly absent
@@ -1018,9 +1019,6 @@ func (m *HomeK8V8Bloom) lookupHashed(wp *homeK8V8BloomKeyWords, h uint32) (HomeK
 	kw := uint64(wp[0]) | uint64(wp[1])<<32
 	if !htab.NativeLittleEndian {
 		kw = bits.RotateLeft64(kw, 32)
-	}
-	if !m.summary.MayHold(bi, h) {
-		return HomeK8V8BloomValue{}, false
 	}
 	s := &m.slots[bi]
 	seq := s.seq.Load()

@@ -936,13 +936,11 @@ func (m *K1) touchBulk(keys []K1Key, ws *[k1BulkGroup]k1KeyWords, hs *[k1BulkGro
 	return maybe
 }
 
-// lookupHashed is Lookup of the key wp of hash h.
+// lookupHashed is Lookup of the key wp of hash h, which touchBulk has not
+// ruled out.
 func (m *K1) lookupHashed(wp *k1KeyWords, h uint32) (K1Value, bool) {
 	bi := h & m.mask
 	w := *wp
-	if !m.summary.MayHold(bi, h) {
-		return K1Value{}, false
-	}
 	s := &m.slots[bi]
 	seq := s.seq.Load()
 	nx := atomic.LoadUint32(&s.next)

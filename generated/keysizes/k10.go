@@ -957,13 +957,11 @@ func (m *K10) touchBulk(keys []K10Key, ws *[k10BulkGroup]k10KeyWords, hs *[k10Bu
 	return maybe
 }
 
-// lookupHashed is Lookup of the key wp of hash h.
+// lookupHashed is Lookup of the key wp of hash h, which touchBulk has not
+// ruled out.
 func (m *K10) lookupHashed(wp *k10KeyWords, h uint32) (K10Value, bool) {
 	bi := h & m.mask
 	w := *wp
-	if !m.summary.MayHold(bi, h) {
-		return K10Value{}, false
-	}
 	s := &m.slots[bi]
 	seq := s.seq.Load()
 	nx := atomic.LoadUint32(&s.next)

@@ -988,13 +988,11 @@ func (m *K10Jhash) touchBulk(keys []K10JhashKey, ws *[k10JhashBulkGroup]k10Jhash
 	return maybe
 }
 
-// lookupHashed is Lookup of the key wp of hash h.
+// lookupHashed is Lookup of the key wp of hash h, which touchBulk has not
+// ruled out.
 func (m *K10Jhash) lookupHashed(wp *k10JhashKeyWords, h uint32) (K10JhashValue, bool) {
 	bi := h & m.mask
 	w := *wp
-	if !m.summary.MayHold(bi, h) {
-		return K10JhashValue{}, false
-	}
 	s := &m.slots[bi]
 	seq := s.seq.Load()
 	nx := atomic.LoadUint32(&s.next)

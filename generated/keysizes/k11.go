@@ -958,13 +958,11 @@ func (m *K11) touchBulk(keys []K11Key, ws *[k11BulkGroup]k11KeyWords, hs *[k11Bu
 	return maybe
 }
 
-// lookupHashed is Lookup of the key wp of hash h.
+// lookupHashed is Lookup of the key wp of hash h, which touchBulk has not
+// ruled out.
 func (m *K11) lookupHashed(wp *k11KeyWords, h uint32) (K11Value, bool) {
 	bi := h & m.mask
 	w := *wp
-	if !m.summary.MayHold(bi, h) {
-		return K11Value{}, false
-	}
 	s := &m.slots[bi]
 	seq := s.seq.Load()
 	nx := atomic.LoadUint32(&s.next)

@@ -989,13 +989,11 @@ func (m *K11Jhash) touchBulk(keys []K11JhashKey, ws *[k11JhashBulkGroup]k11Jhash
 	return maybe
 }
 
-// lookupHashed is Lookup of the key wp of hash h.
+// lookupHashed is Lookup of the key wp of hash h, which touchBulk has not
+// ruled out.
 func (m *K11Jhash) lookupHashed(wp *k11JhashKeyWords, h uint32) (K11JhashValue, bool) {
 	bi := h & m.mask
 	w := *wp
-	if !m.summary.MayHold(bi, h) {
-		return K11JhashValue{}, false
-	}
 	s := &m.slots[bi]
 	seq := s.seq.Load()
 	nx := atomic.LoadUint32(&s.next)

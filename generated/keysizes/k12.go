@@ -955,13 +955,11 @@ func (m *K12) touchBulk(keys []K12Key, ws *[k12BulkGroup]k12KeyWords, hs *[k12Bu
 	return maybe
 }
 
-// lookupHashed is Lookup of the key wp of hash h.
+// lookupHashed is Lookup of the key wp of hash h, which touchBulk has not
+// ruled out.
 func (m *K12) lookupHashed(wp *k12KeyWords, h uint32) (K12Value, bool) {
 	bi := h & m.mask
 	w := *wp
-	if !m.summary.MayHold(bi, h) {
-		return K12Value{}, false
-	}
 	s := &m.slots[bi]
 	seq := s.seq.Load()
 	nx := atomic.LoadUint32(&s.next)

@@ -986,13 +986,11 @@ func (m *K12Jhash) touchBulk(keys []K12JhashKey, ws *[k12JhashBulkGroup]k12Jhash
 	return maybe
 }
 
-// lookupHashed is Lookup of the key wp of hash h.
+// lookupHashed is Lookup of the key wp of hash h, which touchBulk has not
+// ruled out.
 func (m *K12Jhash) lookupHashed(wp *k12JhashKeyWords, h uint32) (K12JhashValue, bool) {
 	bi := h & m.mask
 	w := *wp
-	if !m.summary.MayHold(bi, h) {
-		return K12JhashValue{}, false
-	}
 	s := &m.slots[bi]
 	seq := s.seq.Load()
 	nx := atomic.LoadUint32(&s.next)

@@ -959,13 +959,11 @@ func (m *K12Jhash2) touchBulk(keys []K12Jhash2Key, ws *[k12Jhash2BulkGroup]k12Jh
 	return maybe
 }
 
-// lookupHashed is Lookup of the key wp of hash h.
+// lookupHashed is Lookup of the key wp of hash h, which touchBulk has not
+// ruled out.
 func (m *K12Jhash2) lookupHashed(wp *k12Jhash2KeyWords, h uint32) (K12Jhash2Value, bool) {
 	bi := h & m.mask
 	w := *wp
-	if !m.summary.MayHold(bi, h) {
-		return K12Jhash2Value{}, false
-	}
 	s := &m.slots[bi]
 	seq := s.seq.Load()
 	nx := atomic.LoadUint32(&s.next)

@@ -989,13 +989,11 @@ func (m *K13) touchBulk(keys []K13Key, ws *[k13BulkGroup]k13KeyWords, hs *[k13Bu
 	return maybe
 }
 
-// lookupHashed is Lookup of the key wp of hash h.
+// lookupHashed is Lookup of the key wp of hash h, which touchBulk has not
+// ruled out.
 func (m *K13) lookupHashed(wp *k13KeyWords, h uint32) (K13Value, bool) {
 	bi := h & m.mask
 	w := *wp
-	if !m.summary.MayHold(bi, h) {
-		return K13Value{}, false
-	}
 	s := &m.slots[bi]
 	seq := s.seq.Load()
 	nx := atomic.LoadUint32(&s.next)

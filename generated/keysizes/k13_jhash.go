@@ -982,13 +982,11 @@ func (m *K13Jhash) touchBulk(keys []K13JhashKey, ws *[k13JhashBulkGroup]k13Jhash
 	return maybe
 }
 
-// lookupHashed is Lookup of the key wp of hash h.
+// lookupHashed is Lookup of the key wp of hash h, which touchBulk has not
+// ruled out.
 func (m *K13Jhash) lookupHashed(wp *k13JhashKeyWords, h uint32) (K13JhashValue, bool) {
 	bi := h & m.mask
 	w := *wp
-	if !m.summary.MayHold(bi, h) {
-		return K13JhashValue{}, false
-	}
 	s := &m.slots[bi]
 	seq := s.seq.Load()
 	nx := atomic.LoadUint32(&s.next)

@@ -989,13 +989,11 @@ func (m *K13V1) touchBulk(keys []K13V1Key, ws *[k13V1BulkGroup]k13V1KeyWords, hs
 	return maybe
 }
 
-// lookupHashed is Lookup of the key wp of hash h.
+// lookupHashed is Lookup of the key wp of hash h, which touchBulk has not
+// ruled out.
 func (m *K13V1) lookupHashed(wp *k13V1KeyWords, h uint32) (K13V1Value, bool) {
 	bi := h & m.mask
 	w := *wp
-	if !m.summary.MayHold(bi, h) {
-		return K13V1Value{}, false
-	}
 	s := &m.slots[bi]
 	seq := s.seq.Load()
 	nx := atomic.LoadUint32(&s.next)

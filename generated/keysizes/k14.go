@@ -990,13 +990,11 @@ func (m *K14) touchBulk(keys []K14Key, ws *[k14BulkGroup]k14KeyWords, hs *[k14Bu
 	return maybe
 }
 
-// lookupHashed is Lookup of the key wp of hash h.
+// lookupHashed is Lookup of the key wp of hash h, which touchBulk has not
+// ruled out.
 func (m *K14) lookupHashed(wp *k14KeyWords, h uint32) (K14Value, bool) {
 	bi := h & m.mask
 	w := *wp
-	if !m.summary.MayHold(bi, h) {
-		return K14Value{}, false
-	}
 	s := &m.slots[bi]
 	seq := s.seq.Load()
 	nx := atomic.LoadUint32(&s.next)

@@ -991,13 +991,11 @@ func (m *K15) touchBulk(keys []K15Key, ws *[k15BulkGroup]k15KeyWords, hs *[k15Bu
 	return maybe
 }
 
-// lookupHashed is Lookup of the key wp of hash h.
+// lookupHashed is Lookup of the key wp of hash h, which touchBulk has not
+// ruled out.
 func (m *K15) lookupHashed(wp *k15KeyWords, h uint32) (K15Value, bool) {
 	bi := h & m.mask
 	w := *wp
-	if !m.summary.MayHold(bi, h) {
-		return K15Value{}, false
-	}
 	s := &m.slots[bi]
 	seq := s.seq.Load()
 	nx := atomic.LoadUint32(&s.next)

@@ -987,13 +987,11 @@ func (m *K16) touchBulk(keys []K16Key, ws *[k16BulkGroup]k16KeyWords, hs *[k16Bu
 	return maybe
 }
 
-// lookupHashed is Lookup of the key wp of hash h.
+// lookupHashed is Lookup of the key wp of hash h, which touchBulk has not
+// ruled out.
 func (m *K16) lookupHashed(wp *k16KeyWords, h uint32) (K16Value, bool) {
 	bi := h & m.mask
 	w := *wp
-	if !m.summary.MayHold(bi, h) {
-		return K16Value{}, false
-	}
 	s := &m.slots[bi]
 	seq := s.seq.Load()
 	nx := atomic.LoadUint32(&s.next)

@@ -937,13 +937,11 @@ func (m *K2) touchBulk(keys []K2Key, ws *[k2BulkGroup]k2KeyWords, hs *[k2BulkGro
 	return maybe
 }
 
-// lookupHashed is Lookup of the key wp of hash h.
+// lookupHashed is Lookup of the key wp of hash h, which touchBulk has not
+// ruled out.
 func (m *K2) lookupHashed(wp *k2KeyWords, h uint32) (K2Value, bool) {
 	bi := h & m.mask
 	w := *wp
-	if !m.summary.MayHold(bi, h) {
-		return K2Value{}, false
-	}
 	s := &m.slots[bi]
 	seq := s.seq.Load()
 	nx := atomic.LoadUint32(&s.next)

@@ -938,13 +938,11 @@ func (m *K3) touchBulk(keys []K3Key, ws *[k3BulkGroup]k3KeyWords, hs *[k3BulkGro
 	return maybe
 }
 
-// lookupHashed is Lookup of the key wp of hash h.
+// lookupHashed is Lookup of the key wp of hash h, which touchBulk has not
+// ruled out.
 func (m *K3) lookupHashed(wp *k3KeyWords, h uint32) (K3Value, bool) {
 	bi := h & m.mask
 	w := *wp
-	if !m.summary.MayHold(bi, h) {
-		return K3Value{}, false
-	}
 	s := &m.slots[bi]
 	seq := s.seq.Load()
 	nx := atomic.LoadUint32(&s.next)

@@ -943,13 +943,11 @@ func (m *K3V13) touchBulk(keys []K3V13Key, ws *[k3V13BulkGroup]k3V13KeyWords, hs
 	return maybe
 }
 
-// lookupHashed is Lookup of the key wp of hash h.
+// lookupHashed is Lookup of the key wp of hash h, which touchBulk has not
+// ruled out.
 func (m *K3V13) lookupHashed(wp *k3V13KeyWords, h uint32) (K3V13Value, bool) {
 	bi := h & m.mask
 	w := *wp
-	if !m.summary.MayHold(bi, h) {
-		return K3V13Value{}, false
-	}
 	s := &m.slots[bi]
 	seq := s.seq.Load()
 	nx := atomic.LoadUint32(&s.next)

@@ -935,13 +935,11 @@ func (m *K4) touchBulk(keys []K4Key, ws *[k4BulkGroup]k4KeyWords, hs *[k4BulkGro
 	return maybe
 }
 
-// lookupHashed is Lookup of the key wp of hash h.
+// lookupHashed is Lookup of the key wp of hash h, which touchBulk has not
+// ruled out.
 func (m *K4) lookupHashed(wp *k4KeyWords, h uint32) (K4Value, bool) {
 	bi := h & m.mask
 	w := *wp
-	if !m.summary.MayHold(bi, h) {
-		return K4Value{}, false
-	}
 	s := &m.slots[bi]
 	seq := s.seq.Load()
 	nx := atomic.LoadUint32(&s.next)

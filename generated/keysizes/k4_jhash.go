@@ -970,13 +970,11 @@ func (m *K4Jhash) touchBulk(keys []K4JhashKey, ws *[k4JhashBulkGroup]k4JhashKeyW
 	return maybe
 }
 
-// lookupHashed is Lookup of the key wp of hash h.
+// lookupHashed is Lookup of the key wp of hash h, which touchBulk has not
+// ruled out.
 func (m *K4Jhash) lookupHashed(wp *k4JhashKeyWords, h uint32) (K4JhashValue, bool) {
 	bi := h & m.mask
 	w := *wp
-	if !m.summary.MayHold(bi, h) {
-		return K4JhashValue{}, false
-	}
 	s := &m.slots[bi]
 	seq := s.seq.Load()
 	nx := atomic.LoadUint32(&s.next)

@@ -943,13 +943,11 @@ func (m *K4Jhash2) touchBulk(keys []K4Jhash2Key, ws *[k4Jhash2BulkGroup]k4Jhash2
 	return maybe
 }
 
-// lookupHashed is Lookup of the key wp of hash h.
+// lookupHashed is Lookup of the key wp of hash h, which touchBulk has not
+// ruled out.
 func (m *K4Jhash2) lookupHashed(wp *k4Jhash2KeyWords, h uint32) (K4Jhash2Value, bool) {
 	bi := h & m.mask
 	w := *wp
-	if !m.summary.MayHold(bi, h) {
-		return K4Jhash2Value{}, false
-	}
 	s := &m.slots[bi]
 	seq := s.seq.Load()
 	nx := atomic.LoadUint32(&s.next)

@@ -938,13 +938,11 @@ func (m *K4V68) touchBulk(keys []K4V68Key, ws *[k4V68BulkGroup]k4V68KeyWords, hs
 	return maybe
 }
 
-// lookupHashed is Lookup of the key wp of hash h.
+// lookupHashed is Lookup of the key wp of hash h, which touchBulk has not
+// ruled out.
 func (m *K4V68) lookupHashed(wp *k4V68KeyWords, h uint32) (K4V68Value, bool) {
 	bi := h & m.mask
 	w := *wp
-	if !m.summary.MayHold(bi, h) {
-		return K4V68Value{}, false
-	}
 	s := &m.slots[bi]
 	seq := s.seq.Load()
 	nx := atomic.LoadUint32(&s.next)

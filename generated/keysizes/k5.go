@@ -951,13 +951,11 @@ func (m *K5) touchBulk(keys []K5Key, ws *[k5BulkGroup]k5KeyWords, hs *[k5BulkGro
 	return maybe
 }
 
-// lookupHashed is Lookup of the key wp of hash h.
+// lookupHashed is Lookup of the key wp of hash h, which touchBulk has not
+// ruled out.
 func (m *K5) lookupHashed(wp *k5KeyWords, h uint32) (K5Value, bool) {
 	bi := h & m.mask
 	w := *wp
-	if !m.summary.MayHold(bi, h) {
-		return K5Value{}, false
-	}
 	s := &m.slots[bi]
 	seq := s.seq.Load()
 	nx := atomic.LoadUint32(&s.next)

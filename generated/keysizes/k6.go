@@ -952,13 +952,11 @@ func (m *K6) touchBulk(keys []K6Key, ws *[k6BulkGroup]k6KeyWords, hs *[k6BulkGro
 	return maybe
 }
 
-// lookupHashed is Lookup of the key wp of hash h.
+// lookupHashed is Lookup of the key wp of hash h, which touchBulk has not
+// ruled out.
 func (m *K6) lookupHashed(wp *k6KeyWords, h uint32) (K6Value, bool) {
 	bi := h & m.mask
 	w := *wp
-	if !m.summary.MayHold(bi, h) {
-		return K6Value{}, false
-	}
 	s := &m.slots[bi]
 	seq := s.seq.Load()
 	nx := atomic.LoadUint32(&s.next)

@@ -985,13 +985,11 @@ func (m *K6Jhash) touchBulk(keys []K6JhashKey, ws *[k6JhashBulkGroup]k6JhashKeyW
 	return maybe
 }
 
-// lookupHashed is Lookup of the key wp of hash h.
+// lookupHashed is Lookup of the key wp of hash h, which touchBulk has not
+// ruled out.
 func (m *K6Jhash) lookupHashed(wp *k6JhashKeyWords, h uint32) (K6JhashValue, bool) {
 	bi := h & m.mask
 	w := *wp
-	if !m.summary.MayHold(bi, h) {
-		return K6JhashValue{}, false
-	}
 	s := &m.slots[bi]
 	seq := s.seq.Load()
 	nx := atomic.LoadUint32(&s.next)

@@ -964,13 +964,11 @@ func (m *K6V64) touchBulk(keys []K6V64Key, ws *[k6V64BulkGroup]k6V64KeyWords, hs
 	return maybe
 }
 
-// lookupHashed is Lookup of the key wp of hash h.
+// lookupHashed is Lookup of the key wp of hash h, which touchBulk has not
+// ruled out.
 func (m *K6V64) lookupHashed(wp *k6V64KeyWords, h uint32) (K6V64Value, bool) {
 	bi := h & m.mask
 	w := *wp
-	if !m.summary.MayHold(bi, h) {
-		return K6V64Value{}, false
-	}
 	s := &m.slots[bi]
 	seq := s.seq.Load()
 	nx := atomic.LoadUint32(&s.next)

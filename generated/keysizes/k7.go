@@ -953,13 +953,11 @@ func (m *K7) touchBulk(keys []K7Key, ws *[k7BulkGroup]k7KeyWords, hs *[k7BulkGro
 	return maybe
 }
 
-// lookupHashed is Lookup of the key wp of hash h.
+// lookupHashed is Lookup of the key wp of hash h, which touchBulk has not
+// ruled out.
 func (m *K7) lookupHashed(wp *k7KeyWords, h uint32) (K7Value, bool) {
 	bi := h & m.mask
 	w := *wp
-	if !m.summary.MayHold(bi, h) {
-		return K7Value{}, false
-	}
 	s := &m.slots[bi]
 	seq := s.seq.Load()
 	nx := atomic.LoadUint32(&s.next)

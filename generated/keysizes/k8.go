@@ -953,15 +953,13 @@ func (m *K8) touchBulk(keys []K8Key, ws *[k8BulkGroup]k8KeyWords, hs *[k8BulkGro
 	return maybe
 }
 
-// lookupHashed is Lookup of the key wp of hash h.
+// lookupHashed is Lookup of the key wp of hash h, which touchBulk has not
+// ruled out.
 func (m *K8) lookupHashed(wp *k8KeyWords, h uint32) (K8Value, bool) {
 	bi := h & m.mask
 	kw := uint64(wp[0]) | uint64(wp[1])<<32
 	if !htab.NativeLittleEndian {
 		kw = bits.RotateLeft64(kw, 32)
-	}
-	if !m.summary.MayHold(bi, h) {
-		return K8Value{}, false
 	}
 	s := &m.slots[bi]
 	seq := s.seq.Load()

@@ -956,13 +956,11 @@ func (m *K9) touchBulk(keys []K9Key, ws *[k9BulkGroup]k9KeyWords, hs *[k9BulkGro
 	return maybe
 }
 
-// lookupHashed is Lookup of the key wp of hash h.
+// lookupHashed is Lookup of the key wp of hash h, which touchBulk has not
+// ruled out.
 func (m *K9) lookupHashed(wp *k9KeyWords, h uint32) (K9Value, bool) {
 	bi := h & m.mask
 	w := *wp
-	if !m.summary.MayHold(bi, h) {
-		return K9Value{}, false
-	}
 	s := &m.slots[bi]
 	seq := s.seq.Load()
 	nx := atomic.LoadUint32(&s.next)
