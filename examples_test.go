@@ -39,6 +39,7 @@ func TestExamples(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: skipping the examples module (go generate, vet, test and benchmarks in a temporary copy)")
 	}
+	requireModuleCache(t)
 	start := time.Now()
 	root, err := os.Getwd()
 	require.NoError(t, err)

@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -284,6 +285,24 @@ func tempModule(t *testing.T, dir, name string) goRunner {
 	return goIn(t, dir, "GOFLAGS=-mod=mod -trimpath")
 }
 
+// fillModuleCache runs go mod download in this checkout, once per test
+// binary, as the README asks a user to before the offline recipe: it puts in
+// the module cache the modules of cilium/ebpf's tests, which go mod tidy in a
+// module with htabgen as a tool loads and no build of htabgen downloads.
+// It needs the network only for what the cache lacks.
+var fillModuleCache = sync.OnceValues(func() ([]byte, error) {
+	cmd := exec.Command("go", "mod", "download")
+	cmd.Env = append(os.Environ(), "GOWORK=off", "GOTOOLCHAIN=local")
+	return cmd.CombinedOutput()
+})
+
+// requireModuleCache fails t if fillModuleCache failed.
+func requireModuleCache(t *testing.T) {
+	t.Helper()
+	out, err := fillModuleCache()
+	require.NoError(t, err, "go mod download in the checkout:\n%s", out)
+}
+
 // goIn returns a runner of go commands in dir, offline (GOPROXY=off), with
 // this toolchain and no workspace, and base added to the environment before
 // each call's own env.
@@ -346,6 +365,7 @@ func TestGoTool(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: skipping go generate in a temporary module")
 	}
+	requireModuleCache(t)
 	root, err := os.Getwd()
 	require.NoError(t, err)
 	setup, directive, generate := readmeRecipe(t)

@@ -17,12 +17,20 @@ require (
 	gonum.org/v1/plot v0.17.0
 )
 
-// Not imported: cilium/ebpf's tests import golang.org/x/sync, and go mod tidy
-// in a module that has htabgen as a tool loads them. Without this line the
-// version that module selects is cilium/ebpf's, v0.20.0, which a module
-// cache filled by building htabgen does not hold (offline, tidy fails).
-// go mod tidy here drops it: TestGoTool fails until it is back.
-require golang.org/x/sync v0.24.0 // indirect
+// Not imported: the modules of cilium/ebpf's tests and of what they
+// import, which go mod tidy loads in a module that has htabgen as a tool.
+// Required here so that go mod download in this checkout puts them in the
+// module cache, where the README's offline recipe (GOPROXY=off go mod tidy)
+// finds them; x/sync's version is this module's, not cilium/ebpf's
+// (v0.20.0). go mod tidy here drops them: TestGoTool and TestExamples fail
+// until they are back.
+require (
+	github.com/go-quicktest/qt v1.101.1-0.20240301121107-c6c8733fa1e6 // indirect
+	github.com/google/go-cmp v0.7.0 // indirect
+	github.com/kr/pretty v0.3.1 // indirect
+	github.com/kr/text v0.2.0 // indirect
+	golang.org/x/sync v0.24.0 // indirect
+)
 
 require (
 	codeberg.org/go-fonts/liberation v0.5.0 // indirect
