@@ -29,12 +29,18 @@ func (g *generator) bulk(f *jen.File) {
 	// loop touches what a lookup reads after the bucket, for the keys in
 	// maybe: in the classic layout its head element, in the home layout
 	// (whose slot is the head) the element after it, found from the bucket,
-	// which the first loop prefetched: by then, mostly there.
+	// which the first loop prefetched: by then, mostly there. A classic key
+	// whose bucket is empty there is absent, and left out: that one atomic
+	// load of the head is a linearizable miss, as a summary's is, and it
+	// spares the lookup (without it, misses at 2^16 entries, 25 % full, ran
+	// 0.90x a loop of Lookup; with it 1.19x).
 	first := `		maybe |= 1 << i
 		htab.Prefetch(unsafe.Pointer(m.lock(hs[i] & m.mask)))
 `
 	second := `		if e := m.head(hs[i] & m.mask); e != 0 {
 			htab.Prefetch(unsafe.Pointer(m.elem(e - 1)))
+		} else {
+			maybe &^= 1 << i
 		}
 `
 	ask, staged, bigDecl := "", "", ""

@@ -880,6 +880,8 @@ func (m *Conns) touchBulk(keys []ConnsKey, ws *[connsBulkGroup]connsKeyWords, hs
 		i := bits.TrailingZeros32(mm)
 		if e := m.head(hs[i] & m.mask); e != 0 {
 			htab.Prefetch(unsafe.Pointer(m.elem(e - 1)))
+		} else {
+			maybe &^= 1 << i
 		}
 	}
 	return maybe

@@ -776,6 +776,8 @@ func (m *FlowsDyn) touchBulk(keys []FlowsDynKey, ws *[flowsDynBulkGroup]flowsDyn
 		i := bits.TrailingZeros32(mm)
 		if e := m.head(hs[i] & m.mask); e != 0 {
 			htab.Prefetch(unsafe.Pointer(m.elem(e - 1)))
+		} else {
+			maybe &^= 1 << i
 		}
 	}
 	return maybe

@@ -960,6 +960,8 @@ func (m *Counters) touchBulk(keys []CountersKey, ws *[countersBulkGroup]counters
 		i := bits.TrailingZeros32(mm)
 		if e := m.head(hs[i] & m.mask); e != 0 {
 			htab.Prefetch(unsafe.Pointer(m.elem(e - 1)))
+		} else {
+			maybe &^= 1 << i
 		}
 	}
 	return maybe

@@ -878,6 +878,8 @@ func (m *ConnsOwnLists) touchBulk(keys []ConnsOwnListsKey, ws *[connsOwnListsBul
 		i := bits.TrailingZeros32(mm)
 		if e := m.head(hs[i] & m.mask); e != 0 {
 			htab.Prefetch(unsafe.Pointer(m.elem(e - 1)))
+		} else {
+			maybe &^= 1 << i
 		}
 	}
 	return maybe

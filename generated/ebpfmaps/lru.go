@@ -806,6 +806,8 @@ func (m *LRU) touchBulk(keys []LRUKey, ws *[lRUBulkGroup]lRUKeyWords, hs *[lRUBu
 		i := bits.TrailingZeros32(mm)
 		if e := m.head(hs[i] & m.mask); e != 0 {
 			htab.Prefetch(unsafe.Pointer(m.elem(e - 1)))
+		} else {
+			maybe &^= 1 << i
 		}
 	}
 	return maybe

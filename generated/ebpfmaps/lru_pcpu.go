@@ -866,6 +866,8 @@ func (m *LRUPerCPU) touchBulk(keys []LRUPerCPUKey, ws *[lRUPerCPUBulkGroup]lRUPe
 		i := bits.TrailingZeros32(mm)
 		if e := m.head(hs[i] & m.mask); e != 0 {
 			htab.Prefetch(unsafe.Pointer(m.elem(e - 1)))
+		} else {
+			maybe &^= 1 << i
 		}
 	}
 	return maybe

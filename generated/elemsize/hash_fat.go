@@ -768,6 +768,8 @@ func (m *HashFat) touchBulk(keys []HashFatKey, ws *[hashFatBulkGroup]hashFatKeyW
 		i := bits.TrailingZeros32(mm)
 		if e := m.head(hs[i] & m.mask); e != 0 {
 			htab.Prefetch(unsafe.Pointer(m.elem(e - 1)))
+		} else {
+			maybe &^= 1 << i
 		}
 	}
 	return maybe

@@ -972,6 +972,8 @@ func (m *PerCPUFat) touchBulk(keys []PerCPUFatKey, ws *[perCPUFatBulkGroup]perCP
 		i := bits.TrailingZeros32(mm)
 		if e := m.head(hs[i] & m.mask); e != 0 {
 			htab.Prefetch(unsafe.Pointer(m.elem(e - 1)))
+		} else {
+			maybe &^= 1 << i
 		}
 	}
 	return maybe

@@ -755,6 +755,8 @@ func (m *HashK4V4) touchBulk(keys []HashK4V4Key, ws *[hashK4V4BulkGroup]hashK4V4
 		i := bits.TrailingZeros32(mm)
 		if e := m.head(hs[i] & m.mask); e != 0 {
 			htab.Prefetch(unsafe.Pointer(m.elem(e - 1)))
+		} else {
+			maybe &^= 1 << i
 		}
 	}
 	return maybe

@@ -751,6 +751,8 @@ func (m *HashK4V4Always) touchBulk(keys []HashK4V4AlwaysKey, ws *[hashK4V4Always
 		i := bits.TrailingZeros32(mm)
 		if e := m.head(hs[i] & m.mask); e != 0 {
 			htab.Prefetch(unsafe.Pointer(m.elem(e - 1)))
+		} else {
+			maybe &^= 1 << i
 		}
 	}
 	return maybe

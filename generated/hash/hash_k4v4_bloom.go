@@ -818,6 +818,8 @@ func (m *HashK4V4Bloom) touchBulk(keys []HashK4V4BloomKey, ws *[hashK4V4BloomBul
 		i := bits.TrailingZeros32(mm)
 		if e := m.head(hs[i] & m.mask); e != 0 {
 			htab.Prefetch(unsafe.Pointer(m.elem(e - 1)))
+		} else {
+			maybe &^= 1 << i
 		}
 	}
 	return maybe

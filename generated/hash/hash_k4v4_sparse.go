@@ -773,6 +773,8 @@ func (m *HashK4V4Sparse) touchBulk(keys []HashK4V4SparseKey, ws *[hashK4V4Sparse
 		i := bits.TrailingZeros32(mm)
 		if e := m.head(hs[i] & m.mask); e != 0 {
 			htab.Prefetch(unsafe.Pointer(m.elem(e - 1)))
+		} else {
+			maybe &^= 1 << i
 		}
 	}
 	return maybe

@@ -767,6 +767,8 @@ func (m *HashK8V24) touchBulk(keys []HashK8V24Key, ws *[hashK8V24BulkGroup]hashK
 		i := bits.TrailingZeros32(mm)
 		if e := m.head(hs[i] & m.mask); e != 0 {
 			htab.Prefetch(unsafe.Pointer(m.elem(e - 1)))
+		} else {
+			maybe &^= 1 << i
 		}
 	}
 	return maybe

@@ -761,6 +761,8 @@ func (m *HashK8V8) touchBulk(keys []HashK8V8Key, ws *[hashK8V8BulkGroup]hashK8V8
 		i := bits.TrailingZeros32(mm)
 		if e := m.head(hs[i] & m.mask); e != 0 {
 			htab.Prefetch(unsafe.Pointer(m.elem(e - 1)))
+		} else {
+			maybe &^= 1 << i
 		}
 	}
 	return maybe

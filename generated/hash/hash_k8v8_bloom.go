@@ -824,6 +824,8 @@ func (m *HashK8V8Bloom) touchBulk(keys []HashK8V8BloomKey, ws *[hashK8V8BloomBul
 		i := bits.TrailingZeros32(mm)
 		if e := m.head(hs[i] & m.mask); e != 0 {
 			htab.Prefetch(unsafe.Pointer(m.elem(e - 1)))
+		} else {
+			maybe &^= 1 << i
 		}
 	}
 	return maybe

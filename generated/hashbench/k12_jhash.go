@@ -801,6 +801,8 @@ func (m *K12Jhash) touchBulk(keys []K12JhashKey, ws *[k12JhashBulkGroup]k12Jhash
 		i := bits.TrailingZeros32(mm)
 		if e := m.head(hs[i] & m.mask); e != 0 {
 			htab.Prefetch(unsafe.Pointer(m.elem(e - 1)))
+		} else {
+			maybe &^= 1 << i
 		}
 	}
 	return maybe

@@ -774,6 +774,8 @@ func (m *K12Jhash2) touchBulk(keys []K12Jhash2Key, ws *[k12Jhash2BulkGroup]k12Jh
 		i := bits.TrailingZeros32(mm)
 		if e := m.head(hs[i] & m.mask); e != 0 {
 			htab.Prefetch(unsafe.Pointer(m.elem(e - 1)))
+		} else {
+			maybe &^= 1 << i
 		}
 	}
 	return maybe

@@ -770,6 +770,8 @@ func (m *K12Static) touchBulk(keys []K12StaticKey, ws *[k12StaticBulkGroup]k12St
 		i := bits.TrailingZeros32(mm)
 		if e := m.head(hs[i] & m.mask); e != 0 {
 			htab.Prefetch(unsafe.Pointer(m.elem(e - 1)))
+		} else {
+			maybe &^= 1 << i
 		}
 	}
 	return maybe

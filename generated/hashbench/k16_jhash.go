@@ -804,6 +804,8 @@ func (m *K16Jhash) touchBulk(keys []K16JhashKey, ws *[k16JhashBulkGroup]k16Jhash
 		i := bits.TrailingZeros32(mm)
 		if e := m.head(hs[i] & m.mask); e != 0 {
 			htab.Prefetch(unsafe.Pointer(m.elem(e - 1)))
+		} else {
+			maybe &^= 1 << i
 		}
 	}
 	return maybe

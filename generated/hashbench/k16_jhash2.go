@@ -777,6 +777,8 @@ func (m *K16Jhash2) touchBulk(keys []K16Jhash2Key, ws *[k16Jhash2BulkGroup]k16Jh
 		i := bits.TrailingZeros32(mm)
 		if e := m.head(hs[i] & m.mask); e != 0 {
 			htab.Prefetch(unsafe.Pointer(m.elem(e - 1)))
+		} else {
+			maybe &^= 1 << i
 		}
 	}
 	return maybe

@@ -811,6 +811,8 @@ func (m *K16Static) touchBulk(keys []K16StaticKey, ws *[k16StaticBulkGroup]k16St
 		i := bits.TrailingZeros32(mm)
 		if e := m.head(hs[i] & m.mask); e != 0 {
 			htab.Prefetch(unsafe.Pointer(m.elem(e - 1)))
+		} else {
+			maybe &^= 1 << i
 		}
 	}
 	return maybe

@@ -808,6 +808,8 @@ func (m *K20Jhash) touchBulk(keys []K20JhashKey, ws *[k20JhashBulkGroup]k20Jhash
 		i := bits.TrailingZeros32(mm)
 		if e := m.head(hs[i] & m.mask); e != 0 {
 			htab.Prefetch(unsafe.Pointer(m.elem(e - 1)))
+		} else {
+			maybe &^= 1 << i
 		}
 	}
 	return maybe

@@ -781,6 +781,8 @@ func (m *K20Jhash2) touchBulk(keys []K20Jhash2Key, ws *[k20Jhash2BulkGroup]k20Jh
 		i := bits.TrailingZeros32(mm)
 		if e := m.head(hs[i] & m.mask); e != 0 {
 			htab.Prefetch(unsafe.Pointer(m.elem(e - 1)))
+		} else {
+			maybe &^= 1 << i
 		}
 	}
 	return maybe

@@ -774,6 +774,8 @@ func (m *K20Static) touchBulk(keys []K20StaticKey, ws *[k20StaticBulkGroup]k20St
 		i := bits.TrailingZeros32(mm)
 		if e := m.head(hs[i] & m.mask); e != 0 {
 			htab.Prefetch(unsafe.Pointer(m.elem(e - 1)))
+		} else {
+			maybe &^= 1 << i
 		}
 	}
 	return maybe

@@ -811,6 +811,8 @@ func (m *K24Jhash) touchBulk(keys []K24JhashKey, ws *[k24JhashBulkGroup]k24Jhash
 		i := bits.TrailingZeros32(mm)
 		if e := m.head(hs[i] & m.mask); e != 0 {
 			htab.Prefetch(unsafe.Pointer(m.elem(e - 1)))
+		} else {
+			maybe &^= 1 << i
 		}
 	}
 	return maybe

@@ -784,6 +784,8 @@ func (m *K24Jhash2) touchBulk(keys []K24Jhash2Key, ws *[k24Jhash2BulkGroup]k24Jh
 		i := bits.TrailingZeros32(mm)
 		if e := m.head(hs[i] & m.mask); e != 0 {
 			htab.Prefetch(unsafe.Pointer(m.elem(e - 1)))
+		} else {
+			maybe &^= 1 << i
 		}
 	}
 	return maybe

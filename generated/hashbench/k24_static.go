@@ -778,6 +778,8 @@ func (m *K24Static) touchBulk(keys []K24StaticKey, ws *[k24StaticBulkGroup]k24St
 		i := bits.TrailingZeros32(mm)
 		if e := m.head(hs[i] & m.mask); e != 0 {
 			htab.Prefetch(unsafe.Pointer(m.elem(e - 1)))
+		} else {
+			maybe &^= 1 << i
 		}
 	}
 	return maybe

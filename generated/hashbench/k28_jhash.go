@@ -815,6 +815,8 @@ func (m *K28Jhash) touchBulk(keys []K28JhashKey, ws *[k28JhashBulkGroup]k28Jhash
 		i := bits.TrailingZeros32(mm)
 		if e := m.head(hs[i] & m.mask); e != 0 {
 			htab.Prefetch(unsafe.Pointer(m.elem(e - 1)))
+		} else {
+			maybe &^= 1 << i
 		}
 	}
 	return maybe

@@ -788,6 +788,8 @@ func (m *K28Jhash2) touchBulk(keys []K28Jhash2Key, ws *[k28Jhash2BulkGroup]k28Jh
 		i := bits.TrailingZeros32(mm)
 		if e := m.head(hs[i] & m.mask); e != 0 {
 			htab.Prefetch(unsafe.Pointer(m.elem(e - 1)))
+		} else {
+			maybe &^= 1 << i
 		}
 	}
 	return maybe

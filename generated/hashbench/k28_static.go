@@ -801,6 +801,8 @@ func (m *K28Static) touchBulk(keys []K28StaticKey, ws *[k28StaticBulkGroup]k28St
 		i := bits.TrailingZeros32(mm)
 		if e := m.head(hs[i] & m.mask); e != 0 {
 			htab.Prefetch(unsafe.Pointer(m.elem(e - 1)))
+		} else {
+			maybe &^= 1 << i
 		}
 	}
 	return maybe

@@ -818,6 +818,8 @@ func (m *K32Jhash) touchBulk(keys []K32JhashKey, ws *[k32JhashBulkGroup]k32Jhash
 		i := bits.TrailingZeros32(mm)
 		if e := m.head(hs[i] & m.mask); e != 0 {
 			htab.Prefetch(unsafe.Pointer(m.elem(e - 1)))
+		} else {
+			maybe &^= 1 << i
 		}
 	}
 	return maybe

@@ -791,6 +791,8 @@ func (m *K32Jhash2) touchBulk(keys []K32Jhash2Key, ws *[k32Jhash2BulkGroup]k32Jh
 		i := bits.TrailingZeros32(mm)
 		if e := m.head(hs[i] & m.mask); e != 0 {
 			htab.Prefetch(unsafe.Pointer(m.elem(e - 1)))
+		} else {
+			maybe &^= 1 << i
 		}
 	}
 	return maybe

@@ -805,6 +805,8 @@ func (m *K32Static) touchBulk(keys []K32StaticKey, ws *[k32StaticBulkGroup]k32St
 		i := bits.TrailingZeros32(mm)
 		if e := m.head(hs[i] & m.mask); e != 0 {
 			htab.Prefetch(unsafe.Pointer(m.elem(e - 1)))
+		} else {
+			maybe &^= 1 << i
 		}
 	}
 	return maybe

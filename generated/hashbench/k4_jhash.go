@@ -791,6 +791,8 @@ func (m *K4Jhash) touchBulk(keys []K4JhashKey, ws *[k4JhashBulkGroup]k4JhashKeyW
 		i := bits.TrailingZeros32(mm)
 		if e := m.head(hs[i] & m.mask); e != 0 {
 			htab.Prefetch(unsafe.Pointer(m.elem(e - 1)))
+		} else {
+			maybe &^= 1 << i
 		}
 	}
 	return maybe

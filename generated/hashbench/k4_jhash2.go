@@ -764,6 +764,8 @@ func (m *K4Jhash2) touchBulk(keys []K4Jhash2Key, ws *[k4Jhash2BulkGroup]k4Jhash2
 		i := bits.TrailingZeros32(mm)
 		if e := m.head(hs[i] & m.mask); e != 0 {
 			htab.Prefetch(unsafe.Pointer(m.elem(e - 1)))
+		} else {
+			maybe &^= 1 << i
 		}
 	}
 	return maybe

@@ -756,6 +756,8 @@ func (m *K4Static) touchBulk(keys []K4StaticKey, ws *[k4StaticBulkGroup]k4Static
 		i := bits.TrailingZeros32(mm)
 		if e := m.head(hs[i] & m.mask); e != 0 {
 			htab.Prefetch(unsafe.Pointer(m.elem(e - 1)))
+		} else {
+			maybe &^= 1 << i
 		}
 	}
 	return maybe

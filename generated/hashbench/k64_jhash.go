@@ -846,6 +846,8 @@ func (m *K64Jhash) touchBulk(keys []K64JhashKey, ws *[k64JhashBulkGroup]k64Jhash
 		i := bits.TrailingZeros32(mm)
 		if e := m.head(hs[i] & m.mask); e != 0 {
 			htab.Prefetch(unsafe.Pointer(m.elem(e - 1)))
+		} else {
+			maybe &^= 1 << i
 		}
 	}
 	return maybe

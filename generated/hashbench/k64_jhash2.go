@@ -819,6 +819,8 @@ func (m *K64Jhash2) touchBulk(keys []K64Jhash2Key, ws *[k64Jhash2BulkGroup]k64Jh
 		i := bits.TrailingZeros32(mm)
 		if e := m.head(hs[i] & m.mask); e != 0 {
 			htab.Prefetch(unsafe.Pointer(m.elem(e - 1)))
+		} else {
+			maybe &^= 1 << i
 		}
 	}
 	return maybe

@@ -895,6 +895,8 @@ func (m *K64Static) touchBulk(keys []K64StaticKey, ws *[k64StaticBulkGroup]k64St
 		i := bits.TrailingZeros32(mm)
 		if e := m.head(hs[i] & m.mask); e != 0 {
 			htab.Prefetch(unsafe.Pointer(m.elem(e - 1)))
+		} else {
+			maybe &^= 1 << i
 		}
 	}
 	return maybe

@@ -794,6 +794,8 @@ func (m *K8Jhash) touchBulk(keys []K8JhashKey, ws *[k8JhashBulkGroup]k8JhashKeyW
 		i := bits.TrailingZeros32(mm)
 		if e := m.head(hs[i] & m.mask); e != 0 {
 			htab.Prefetch(unsafe.Pointer(m.elem(e - 1)))
+		} else {
+			maybe &^= 1 << i
 		}
 	}
 	return maybe

@@ -767,6 +767,8 @@ func (m *K8Jhash2) touchBulk(keys []K8Jhash2Key, ws *[k8Jhash2BulkGroup]k8Jhash2
 		i := bits.TrailingZeros32(mm)
 		if e := m.head(hs[i] & m.mask); e != 0 {
 			htab.Prefetch(unsafe.Pointer(m.elem(e - 1)))
+		} else {
+			maybe &^= 1 << i
 		}
 	}
 	return maybe

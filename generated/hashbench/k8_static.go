@@ -761,6 +761,8 @@ func (m *K8Static) touchBulk(keys []K8StaticKey, ws *[k8StaticBulkGroup]k8Static
 		i := bits.TrailingZeros32(mm)
 		if e := m.head(hs[i] & m.mask); e != 0 {
 			htab.Prefetch(unsafe.Pointer(m.elem(e - 1)))
+		} else {
+			maybe &^= 1 << i
 		}
 	}
 	return maybe

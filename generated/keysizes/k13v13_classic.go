@@ -818,6 +818,8 @@ func (m *K13V13Classic) touchBulk(keys []K13V13ClassicKey, ws *[k13V13ClassicBul
 		i := bits.TrailingZeros32(mm)
 		if e := m.head(hs[i] & m.mask); e != 0 {
 			htab.Prefetch(unsafe.Pointer(m.elem(e - 1)))
+		} else {
+			maybe &^= 1 << i
 		}
 	}
 	return maybe

@@ -758,6 +758,8 @@ func (m *K1V3Classic) touchBulk(keys []K1V3ClassicKey, ws *[k1V3ClassicBulkGroup
 		i := bits.TrailingZeros32(mm)
 		if e := m.head(hs[i] & m.mask); e != 0 {
 			htab.Prefetch(unsafe.Pointer(m.elem(e - 1)))
+		} else {
+			maybe &^= 1 << i
 		}
 	}
 	return maybe

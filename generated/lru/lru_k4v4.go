@@ -796,6 +796,8 @@ func (m *LRUK4V4) touchBulk(keys []LRUK4V4Key, ws *[lRUK4V4BulkGroup]lRUK4V4KeyW
 		i := bits.TrailingZeros32(mm)
 		if e := m.head(hs[i] & m.mask); e != 0 {
 			htab.Prefetch(unsafe.Pointer(m.elem(e - 1)))
+		} else {
+			maybe &^= 1 << i
 		}
 	}
 	return maybe

@@ -792,6 +792,8 @@ func (m *LRUK4V4Always) touchBulk(keys []LRUK4V4AlwaysKey, ws *[lRUK4V4AlwaysBul
 		i := bits.TrailingZeros32(mm)
 		if e := m.head(hs[i] & m.mask); e != 0 {
 			htab.Prefetch(unsafe.Pointer(m.elem(e - 1)))
+		} else {
+			maybe &^= 1 << i
 		}
 	}
 	return maybe

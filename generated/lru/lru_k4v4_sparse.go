@@ -814,6 +814,8 @@ func (m *LRUK4V4Sparse) touchBulk(keys []LRUK4V4SparseKey, ws *[lRUK4V4SparseBul
 		i := bits.TrailingZeros32(mm)
 		if e := m.head(hs[i] & m.mask); e != 0 {
 			htab.Prefetch(unsafe.Pointer(m.elem(e - 1)))
+		} else {
+			maybe &^= 1 << i
 		}
 	}
 	return maybe

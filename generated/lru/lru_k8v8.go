@@ -803,6 +803,8 @@ func (m *LRUK8V8) touchBulk(keys []LRUK8V8Key, ws *[lRUK8V8BulkGroup]lRUK8V8KeyW
 		i := bits.TrailingZeros32(mm)
 		if e := m.head(hs[i] & m.mask); e != 0 {
 			htab.Prefetch(unsafe.Pointer(m.elem(e - 1)))
+		} else {
+			maybe &^= 1 << i
 		}
 	}
 	return maybe

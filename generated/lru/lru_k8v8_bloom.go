@@ -858,6 +858,8 @@ func (m *LRUK8V8Bloom) touchBulk(keys []LRUK8V8BloomKey, ws *[lRUK8V8BloomBulkGr
 		i := bits.TrailingZeros32(mm)
 		if e := m.head(hs[i] & m.mask); e != 0 {
 			htab.Prefetch(unsafe.Pointer(m.elem(e - 1)))
+		} else {
+			maybe &^= 1 << i
 		}
 	}
 	return maybe

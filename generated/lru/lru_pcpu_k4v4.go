@@ -855,6 +855,8 @@ func (m *LRUPerCPUK4V4) touchBulk(keys []LRUPerCPUK4V4Key, ws *[lRUPerCPUK4V4Bul
 		i := bits.TrailingZeros32(mm)
 		if e := m.head(hs[i] & m.mask); e != 0 {
 			htab.Prefetch(unsafe.Pointer(m.elem(e - 1)))
+		} else {
+			maybe &^= 1 << i
 		}
 	}
 	return maybe

@@ -851,6 +851,8 @@ func (m *LRUPerCPUK4V4Always) touchBulk(keys []LRUPerCPUK4V4AlwaysKey, ws *[lRUP
 		i := bits.TrailingZeros32(mm)
 		if e := m.head(hs[i] & m.mask); e != 0 {
 			htab.Prefetch(unsafe.Pointer(m.elem(e - 1)))
+		} else {
+			maybe &^= 1 << i
 		}
 	}
 	return maybe

@@ -861,6 +861,8 @@ func (m *LRUPerCPUK8V8) touchBulk(keys []LRUPerCPUK8V8Key, ws *[lRUPerCPUK8V8Bul
 		i := bits.TrailingZeros32(mm)
 		if e := m.head(hs[i] & m.mask); e != 0 {
 			htab.Prefetch(unsafe.Pointer(m.elem(e - 1)))
+		} else {
+			maybe &^= 1 << i
 		}
 	}
 	return maybe

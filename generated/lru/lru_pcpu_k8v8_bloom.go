@@ -918,6 +918,8 @@ func (m *LRUPerCPUK8V8Bloom) touchBulk(keys []LRUPerCPUK8V8BloomKey, ws *[lRUPer
 		i := bits.TrailingZeros32(mm)
 		if e := m.head(hs[i] & m.mask); e != 0 {
 			htab.Prefetch(unsafe.Pointer(m.elem(e - 1)))
+		} else {
+			maybe &^= 1 << i
 		}
 	}
 	return maybe

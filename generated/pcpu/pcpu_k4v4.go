@@ -959,6 +959,8 @@ func (m *PerCPUK4V4) touchBulk(keys []PerCPUK4V4Key, ws *[perCPUK4V4BulkGroup]pe
 		i := bits.TrailingZeros32(mm)
 		if e := m.head(hs[i] & m.mask); e != 0 {
 			htab.Prefetch(unsafe.Pointer(m.elem(e - 1)))
+		} else {
+			maybe &^= 1 << i
 		}
 	}
 	return maybe

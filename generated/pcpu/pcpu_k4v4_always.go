@@ -955,6 +955,8 @@ func (m *PerCPUK4V4Always) touchBulk(keys []PerCPUK4V4AlwaysKey, ws *[perCPUK4V4
 		i := bits.TrailingZeros32(mm)
 		if e := m.head(hs[i] & m.mask); e != 0 {
 			htab.Prefetch(unsafe.Pointer(m.elem(e - 1)))
+		} else {
+			maybe &^= 1 << i
 		}
 	}
 	return maybe

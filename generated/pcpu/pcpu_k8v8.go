@@ -965,6 +965,8 @@ func (m *PerCPUK8V8) touchBulk(keys []PerCPUK8V8Key, ws *[perCPUK8V8BulkGroup]pe
 		i := bits.TrailingZeros32(mm)
 		if e := m.head(hs[i] & m.mask); e != 0 {
 			htab.Prefetch(unsafe.Pointer(m.elem(e - 1)))
+		} else {
+			maybe &^= 1 << i
 		}
 	}
 	return maybe

@@ -1031,6 +1031,8 @@ func (m *PerCPUK8V8Bloom) touchBulk(keys []PerCPUK8V8BloomKey, ws *[perCPUK8V8Bl
 		i := bits.TrailingZeros32(mm)
 		if e := m.head(hs[i] & m.mask); e != 0 {
 			htab.Prefetch(unsafe.Pointer(m.elem(e - 1)))
+		} else {
+			maybe &^= 1 << i
 		}
 	}
 	return maybe
