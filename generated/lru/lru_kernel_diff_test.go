@@ -219,8 +219,19 @@ func lruDiffKeys(keys [][]byte) []uint64 {
 
 // lruDiffSteps is the length of a random run on a map of size entries: long
 // enough for the LRU to turn the map over (the tests require that more than
-// size/2 keys were evicted).
+// size/4 keys were evicted).
 func lruDiffSteps(size int) int { return 20*size + 1000 }
+
+// lruDiffSizes is the map sizes of a differential run, all of them but the
+// largest under -short: that one takes more than half the steps, and
+// CI's -short run is the race detector's, which makes each step ten times
+// slower; go test without -short runs every size.
+func lruDiffSizes(sizes ...int) []int {
+	if testing.Short() {
+		return sizes[:len(sizes)-1]
+	}
+	return sizes
+}
 
 var lruDiffInvalidFlags = []uint64{3, 4 /* BPF_F_LOCK */, 8, 16, 1 << 32, ^uint64(0)}
 
@@ -359,7 +370,7 @@ func (r *lruDiffRun) run(rng *rand.Rand, size, steps, checkEvery int) {
 // and so must the map's contents and their NextKey order, compared every few
 // steps: the LRU evicts exactly the keys the kernel's evicts.
 func TestKernelDifferentialLRU(t *testing.T) {
-	forEachLRUDiff(t, []int{4, 7, 33, 100, 127, 256, 300, 1000}, true, func(t *testing.T, r *lruDiffRun, size int, mt htab.MapType, noCommon bool) {
+	forEachLRUDiff(t, lruDiffSizes(4, 7, 33, 100, 127, 256, 300, 1000), true, func(t *testing.T, r *lruDiffRun, size int, mt htab.MapType, noCommon bool) {
 		rng := rand.New(rand.NewPCG(uint64(size), kernel.Seed(t, uint64(mt)<<1|map[bool]uint64{false: 0, true: 1}[noCommon])))
 		steps := lruDiffSteps(size)
 		checkEvery := max(1, min(200, size/5)) // every step for the smallest maps
@@ -508,7 +519,7 @@ func TestKernelDifferentialLRUMultiCPU(t *testing.T) {
 		t.Skipf("%d possible CPU: nothing to spread over", ncpu)
 	}
 	requirePinnable(t, ncpu)
-	forEachLRUDiff(t, []int{4, 7, 33, 100, 127, 300, 1000}, true, func(t *testing.T, r *lruDiffRun, size int, mt htab.MapType, noCommon bool) {
+	forEachLRUDiff(t, lruDiffSizes(4, 7, 33, 100, 127, 300, 1000), true, func(t *testing.T, r *lruDiffRun, size int, mt htab.MapType, noCommon bool) {
 		r.multi = ncpu
 		rng := rand.New(rand.NewPCG(uint64(size), kernel.Seed(t, 77+uint64(mt)<<1+map[bool]uint64{false: 0, true: 1}[noCommon])))
 		steps := lruDiffSteps(size)
