@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/htabgen/htabgen/internal/tempmodule"
 )
 
 // examplesReplace is the line of examples/go.mod that takes htabgen from the
@@ -66,7 +68,7 @@ func TestExamples(t *testing.T) {
 	}
 
 	// -mod=readonly: the checked-in go.mod and go.sum must do, as they are.
-	goCmd := goIn(t, dir, "GOFLAGS=-mod=readonly")
+	goCmd := tempmodule.Go(t, dir, "GOFLAGS=-mod=readonly")
 	compare := func(when string) {
 		t.Helper()
 		got := generatedIn(t, dir)

@@ -1,6 +1,6 @@
 // Maps that compile and run together: the naming rule, files bound for one
-// package, the spec matrix in a temporary module, and the go tool recipe of
-// the README.
+// package, and the go tool recipe of the README in a temporary module. The
+// spec matrix, every combination in one module, is internal/specmatrix's.
 
 package htabgen
 
@@ -16,11 +16,11 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/htabgen/htabgen/internal/tempmodule"
 	"github.com/htabgen/htabgen/spec"
 )
 
@@ -162,132 +162,6 @@ func TestNamesCompose(t *testing.T) {
 	}
 }
 
-// TestMatrix generates every combination of the spec matrix with its tests
-// into one temporary module, a package per (type, layout, hash, lean) with many maps
-// each (so that maps prove they compile together), then runs go test once
-// over the module, with every vet check.
-func TestMatrix(t *testing.T) {
-	if testing.Short() {
-		t.Skip("-short: skipping the spec matrix (generates, vets and tests a few hundred maps)")
-	}
-	mod := t.TempDir()
-
-	keys := []int{1, 2, 3, 4, 7, 8, 9, 12, 13, 16, 24, 32, 64, 128}
-	vals := []int{1, 8, 13, 64}
-	hashes := []spec.HashKind{spec.HashStatic, spec.HashJhash2, spec.HashJhash}
-	start := time.Now()
-	maps, pkgs := 0, 0
-	// newPkg makes the directory of one package of the module.
-	newPkg := func(pkg string) string {
-		dir := filepath.Join(mod, pkg)
-		require.NoError(t, os.MkdirAll(dir, 0o755))
-		pkgs++
-		return dir
-	}
-	// write generates s, as cmd would, into its package.
-	write := func(s spec.Spec, cmd string) {
-		files, err := Generate(s, cmd)
-		require.NoError(t, err, cmd)
-		require.NoError(t, WriteFiles(files), cmd)
-		maps++
-	}
-	gen := func(typ spec.MapType, layout spec.StorageLayout, h spec.HashKind, lean bool, keys, vals []int, bloom int) {
-		pkg := fmt.Sprintf("%s_%s_%s_lean%v", typ, layout, h, lean)
-		if bloom > 0 {
-			pkg += fmt.Sprintf("_bloom%d", bloom)
-		}
-		dir := newPkg(pkg)
-		for _, key := range keys {
-			if h == spec.HashJhash2 && key%4 != 0 {
-				continue
-			}
-			for _, val := range vals {
-				s := spec.Default()
-				s.Type, s.Key, s.Val, s.Hash, s.Lean, s.Layout, s.Bloom = typ, key, val, h, lean, layout, bloom
-				s.Name = fmt.Sprintf("K%dV%d", key, val)
-				s.Pkg = pkg
-				s.Out = filepath.Join(dir, fmt.Sprintf("k%dv%d_htab.go", key, val))
-				s.Tests = true
-				// The packages with a filter in front have every type: they
-				// carry the -ebpf-compat adapters too.
-				s.EbpfCompat = bloom > 0
-				write(s, fmt.Sprintf("htabgen -type %s -layout %s -key %d -val %d -hash %s -lean=%v -bloom %d -name %s -out k%dv%d_htab.go -tests -ebpf-compat=%v",
-					typ, layout, key, val, h, lean, bloom, s.Name, key, val, s.EbpfCompat))
-			}
-		}
-	}
-	genBloom := func(h spec.HashKind, vals []int) {
-		pkg := fmt.Sprintf("bloom_%s", h)
-		dir := newPkg(pkg)
-		for _, val := range vals {
-			if h == spec.HashJhash2 && val%4 != 0 {
-				continue
-			}
-			s := spec.Default()
-			s.Type, s.Val, s.Hash, s.Name, s.Pkg, s.Tests = spec.Bloom, val, h, fmt.Sprintf("V%d", val), pkg, true
-			s.EbpfCompat, s.MaxEntries, s.ZeroSeed = h == spec.HashStatic, 1000, true
-			s.Out = filepath.Join(dir, fmt.Sprintf("v%d_htab.go", val))
-			write(s, fmt.Sprintf("htabgen -type bloom -val %d -hash %s -name %s -out v%d_htab.go -tests -ebpf-compat=%v -max-entries 1000 -zero-seed", val, h, s.Name, val, s.EbpfCompat))
-		}
-	}
-	// Every hash kind gives the kernel's jhash value (each map's generated
-	// HashIsJhash test checks it), so the element without lean fields (a
-	// cached hash whatever the key size) is made with the static hash only;
-	// the kernel's two loops, lean, in both layouts.
-	for _, layout := range []spec.StorageLayout{spec.LayoutClassic, spec.LayoutHome} {
-		for _, h := range hashes {
-			gen(spec.Hash, layout, h, true, keys, vals, 0)
-		}
-		gen(spec.Hash, layout, spec.HashStatic, false, keys, vals, 0)
-	}
-	// The other types share the hash code; their matrix covers what they
-	// add: cached hash or not (LRU's evict), value tails (per-CPU slots).
-	for _, typ := range []spec.MapType{spec.PerCPU, spec.LRU, spec.LRUPerCPU} {
-		for _, lean := range []bool{true, false} {
-			gen(typ, spec.LayoutClassic, spec.HashStatic, lean, []int{1, 4, 8, 9, 16}, []int{1, 8, 13}, 0)
-		}
-	}
-	// A bloom filter in front of lookups, in every type and layout (a cached
-	// hash or not: the rebuild's walk hashes keys again), and the bloom
-	// filter map's value sizes and hashes.
-	for _, tl := range []struct {
-		typ    spec.MapType
-		layout spec.StorageLayout
-	}{{spec.Hash, spec.LayoutHome}, {spec.Hash, spec.LayoutClassic}, {spec.PerCPU, spec.LayoutClassic}, {spec.LRU, spec.LayoutClassic}, {spec.LRUPerCPU, spec.LayoutClassic}} {
-		gen(tl.typ, tl.layout, spec.HashStatic, true, []int{1, 8, 9, 16}, []int{8}, 3)
-	}
-	for _, h := range hashes {
-		genBloom(h, []int{1, 2, 5, 8, 12, 13, 40, 64, 100, 256})
-	}
-	goCmd := tempModule(t, mod, "matrix")
-	t.Logf("generated %d maps in %d packages in %v", maps, pkgs, time.Since(start).Round(time.Millisecond))
-
-	// One go invocation: every vet check (-vet=all, not go test's curated
-	// few), then the generated tests (-short: fewer random operations per
-	// map) and the fuzz targets' seed inputs, not the benchmarks.
-	t.Logf("%s", goCmd(nil, "test", "-short", "-vet=all", "-run", "^(Test|Fuzz)", "-bench", "^$", "./..."))
-}
-
-// goRunner runs go with args, and env added to the environment, in a
-// temporary module, fails the test if it fails, and returns its output.
-type goRunner func(env []string, args ...string) []byte
-
-// tempModule makes dir a module named name that requires htabgen from this
-// checkout, and returns a runner of go commands in it. It works offline: the
-// module cache holds every dependency this checkout's go.sum names, which
-// the module copies.
-func tempModule(t *testing.T, dir, name string) goRunner {
-	t.Helper()
-	root, err := os.Getwd()
-	require.NoError(t, err)
-	gomod := "module " + name + "\n\ngo 1.26.0\n\nrequire github.com/htabgen/htabgen v0.0.0\n\nreplace github.com/htabgen/htabgen => " + root + "\n"
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "go.mod"), []byte(gomod), 0o644))
-	sum, err := os.ReadFile(filepath.Join(root, "go.sum"))
-	require.NoError(t, err)
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "go.sum"), sum, 0o644))
-	return goIn(t, dir, "GOFLAGS=-mod=mod -trimpath")
-}
-
 // fillModuleCache runs go mod download in this checkout, once per test
 // binary, as the README asks a user to before the offline recipe: it puts in
 // the module cache the modules of cilium/ebpf's tests, which go mod tidy in a
@@ -304,33 +178,6 @@ func requireModuleCache(t *testing.T) {
 	t.Helper()
 	out, err := fillModuleCache()
 	require.NoError(t, err, "go mod download in the checkout:\n%s", out)
-}
-
-// goIn returns a runner of go commands in dir, offline (GOPROXY=off), with
-// this toolchain and no workspace, and base added to the environment before
-// each call's own env.
-func goIn(t *testing.T, dir string, base ...string) goRunner {
-	return func(env []string, args ...string) []byte {
-		t.Helper()
-		return runIn(t, dir, append(base, env...), "go", args...)
-	}
-}
-
-// runIn runs the program name with args in dir, offline, with env added to
-// the environment (later values win), fails the test if it fails, and
-// returns its output.
-func runIn(t *testing.T, dir string, env []string, name string, args ...string) []byte {
-	t.Helper()
-	start := time.Now()
-	cmd := exec.Command(name, args...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "GOWORK=off", "GOPROXY=off", "GOTOOLCHAIN=local")
-	cmd.Env = append(cmd.Env, env...)
-	line := strings.TrimSpace(strings.Join(env, " ") + " " + name + " " + strings.Join(args, " "))
-	out, err := cmd.CombinedOutput()
-	require.NoError(t, err, "%s in %s:\n%s", line, dir, out)
-	t.Logf("%s: %v", line, time.Since(start).Round(time.Millisecond))
-	return out
 }
 
 // recipeMarker is the line of README.md after which come the three blocks of
@@ -404,15 +251,15 @@ func main() {
 `
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "main.go"), []byte(main), 0o644))
 	// The recipe as written, but for where the checkout is. GOFLAGS has
-	// only -trimpath (see tempModule), so that a step the recipe lacks
+	// only -trimpath (see tempmodule.New), so that a step the recipe lacks
 	// fails, and every proxy is a closed port, so that one that needs the
 	// network (the checksum database) fails too.
 	sh := func(script string) {
 		t.Helper()
 		offline := []string{"HTTPS_PROXY=http://127.0.0.1:9", "HTTP_PROXY=http://127.0.0.1:9", "NO_PROXY=", "https_proxy=", "http_proxy=", "no_proxy="}
-		runIn(t, dir, append(offline, "HTABGEN="+root, "GOFLAGS=-trimpath"), "sh", "-e", "-c", script)
+		tempmodule.Run(t, dir, append(offline, "HTABGEN="+root, "GOFLAGS=-trimpath"), "sh", "-e", "-c", script)
 	}
-	goCmd := goIn(t, dir, "GOFLAGS=-trimpath")
+	goCmd := tempmodule.Go(t, dir, "GOFLAGS=-trimpath")
 	goCmd(nil, "mod", "init", "example.com/flows")
 	sh(regexp.MustCompile(`(?m)^export HTABGEN=.*$`).ReplaceAllString(setup, ""))
 	sh(generate)
@@ -430,7 +277,7 @@ func main() {
 	// atomics need 8-byte alignment that Go guarantees only for some memory.
 	goCmd([]string{"GOARCH=s390x"}, "vet", "./...")
 	t.Run("GOARCH=386", func(t *testing.T) {
-		goCmd := goIn(t, dir, "GOFLAGS=-trimpath")
+		goCmd := tempmodule.Go(t, dir, "GOFLAGS=-trimpath")
 		probe := filepath.Join(t.TempDir(), "probe")
 		goCmd([]string{"GOARCH=386"}, "build", "-o", probe, ".")
 		var exit *exec.ExitError
