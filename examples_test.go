@@ -43,8 +43,7 @@ func TestExamples(t *testing.T) {
 	}
 	requireModuleCache(t)
 	start := time.Now()
-	root, err := os.Getwd()
-	require.NoError(t, err)
+	root := tempmodule.Root(t)
 	tmp := t.TempDir()
 	dir := filepath.Join(tmp, "examples")
 	copyTree(t, filepath.Join(root, "examples"), dir)

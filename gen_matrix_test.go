@@ -216,8 +216,7 @@ func TestGoTool(t *testing.T) {
 		t.Skip("-short: skipping go generate in a temporary module")
 	}
 	requireModuleCache(t)
-	root, err := os.Getwd()
-	require.NoError(t, err)
+	root := tempmodule.Root(t)
 	setup, directive, generate := readmeRecipe(t)
 	require.True(t, strings.HasPrefix(directive, "//go:generate go tool htabgen "), "the recipe's Go block is one go:generate line: %q", directive)
 
