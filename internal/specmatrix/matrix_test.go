@@ -19,13 +19,14 @@ import (
 // that maps prove they compile together), then runs go test once over the
 // module, with every vet check. Key sizes are where the generated code
 // differs most (the unrolled hash and compare, the cached hash, padding), so
-// every package of the hash type has every key size; value sizes change only
-// the element's tail and padding, so each key size meets a few of them in
-// turn (see cover) rather than all: the full product would compile 400 hash maps
-// where this compiles 128, and the generated/ packages add more sizes.
+// every package of the hash type has every key size its hash takes; value
+// sizes change only the element's tail and padding, so each key size meets a
+// few of them in turn (see cover) rather than all: the full product would
+// compile 400 hash maps where this compiles 128, and the generated/ packages
+// add more sizes.
 func TestMatrix(t *testing.T) {
 	if testing.Short() {
-		t.Skip("-short: skipping the spec matrix (generates, vets and tests a few hundred maps)")
+		t.Skip("-short: skipping the spec matrix (generates, vets and tests about two hundred maps)")
 	}
 	mod := t.TempDir()
 
