@@ -43,17 +43,20 @@ func (g *generator) bulk(f *jen.File) {
 			maybe &^= 1 << i
 		}
 `
-	ask, staged, bigDecl := "", "", ""
+	ask, staged, bigDecl, directParam, touchDoc := "", "", "", "", ""
 	if l.Home != nil {
 		// Summaries past the cache are prefetched first, for the whole group,
 		// and asked in a loop of their own; smaller ones are asked at once.
+		// A direct touch asks none: each key is looked up, its slot touched.
 		ask = `if bi := hs[i] & m.mask; m.summary.MayHold(bi, hs[i]) {
 			maybe |= 1 << i
 			htab.Prefetch(unsafe.Pointer(m.lock(bi)))
 		}
 `
-		first = "\t\tif big {\n\t\t\tm.summary.Prefetch(hs[i] & m.mask)\n\t\t} else " + ask
-		bigDecl = "\tbig := m.mask >= htab.SummaryPrefetchBuckets-1\n"
+		first = "\t\tif direct {\n\t" + first + "\t\t} else if big {\n\t\t\tm.summary.Prefetch(hs[i] & m.mask)\n\t\t} else " + ask
+		bigDecl = "\tbig := !direct && m.mask >= htab.SummaryPrefetchBuckets-1\n"
+		directParam = ", direct bool"
+		touchDoc = " With direct it asks no summary and every key is looked up: for a group of hits the summaries are one more cache miss a key, and save none."
 		staged = "\tif big {\n\t\tfor i := range keys {\n\t\t\t" + ask + "\t\t}\n\t}\n"
 		second = `		if bi := hs[i] & m.mask; m.head(bi) != 0 {
 			if n := m.elem(bi).nextIndex(); n != 0 {
@@ -64,7 +67,7 @@ func (g *generator) bulk(f *jen.File) {
 	}
 	f.Add(g.code("\n" + g.comment("$BulkGroup is how many keys LookupBulk hashes and touches before it looks any of them up: enough misses in flight to keep a core's miss buffers busy, few enough that the group's buckets are still in the cache when they are read.") + `const $BulkGroup = 16
 
-` + g.comment("touchBulk hashes keys (at most $BulkGroup) into ws and hs and prefetches (htab.Prefetch) what the lookup of each will read: its bucket, then the element after the bucket's, so that the misses of the group overlap instead of following each other. Bit i of maybe is set if keys[i] must be looked up; a key left out is absent.") + `func (m *$Map) touchBulk(keys []$Key, ws *[$BulkGroup]$KeyWords, hs *[$BulkGroup]uint32) (maybe uint32) {
+` + g.comment("touchBulk hashes keys (at most $BulkGroup) into ws and hs and prefetches (htab.Prefetch) what the lookup of each will read: its bucket, then the element after the bucket's, so that the misses of the group overlap instead of following each other. Bit i of maybe is set if keys[i] must be looked up; a key left out is absent."+touchDoc) + `func (m *$Map) touchBulk(keys []$Key, ws *[$BulkGroup]$KeyWords, hs *[$BulkGroup]uint32` + directParam + `) (maybe uint32) {
 ` + bigDecl + `	for i := range keys {
 		ws[i] = keys[i].words()
 		hs[i] = m.hash(&keys[i], &ws[i])
@@ -97,17 +100,41 @@ func (g *generator) bulk(f *jen.File) {
 	if l.PerCPU != nil {
 		buf = g.lookupBuffer()
 	}
-	doc := g.comment(fmt.Sprintf("LookupBulk looks up every key of keys, as Lookup does each: found[i] is whether keys[i] is present and %s. It returns how many keys it found. It goes $BulkGroup keys at a time, hashing each group and touching what their lookups read first before it reads any, so that their cache misses overlap: on a map much larger than the cache it looks up several times as many keys a second as a loop of Lookup. Each key's lookup is linearizable, as Lookup's; a group's are not one atomic read. It panics if %s.", valsDoc, panics))
+	// The home layout's LookupBulk loops over Lookup in a map that fits in
+	// the cache, and asks the summaries only while they rule keys out.
+	inCache, direct, before, directArg, directNext, homeDoc := "", "", "", "", "", ""
+	if l.Home != nil {
+		inCache = `	if !m.touchAhead {
+		// The slots are mostly in the cache: the core overlaps a loop of
+		// Lookup by itself, and touching ahead would only add work.
+		n := 0
+		for i, k := range keys {
+			v, ok := m.Lookup(k)
+			vals[i], found[i] = v, ok
+			if ok {
+				n++
+			}
+		}
+		return n
+	}
+`
+		direct = "\tdirect := false // touch without the summaries: the last group found most of its keys\n"
+		before = "\t\tbefore := n\n"
+		directArg = ", direct"
+		directNext = "\t\tdirect = 2*(n-before) > len(group)\n"
+		homeDoc = " A map whose slots take less than htab.BulkTouchBytes is mostly in the cache, and LookupBulk is a loop of Lookup there. After a group that found most of its keys the next one asks no summary: for hits they are one more cache miss each."
+	}
+	doc := g.comment(fmt.Sprintf("LookupBulk looks up every key of keys, as Lookup does each: found[i] is whether keys[i] is present and %s. It returns how many keys it found. It goes $BulkGroup keys at a time, hashing each group and touching what their lookups read first before it reads any, so that their cache misses overlap: on a map much larger than the cache it looks up about twice as many keys a second as a loop of Lookup.%s Each key's lookup is linearizable, as Lookup's; a group's are not one atomic read. It panics if %s.", valsDoc, homeDoc, panics))
 	f.Add(g.code(fmt.Sprintf("\n%s"+`func (m *$Map) LookupBulk(keys []$Key, vals []$Value, found []bool) int {
 	if len(vals) < %s || len(found) < len(keys) {
 		panic(fmt.Sprintf("$Map.LookupBulk: len(vals) = %%d, len(found) = %%d, want at least %s", len(vals), len(found), %s))
 	}
-	var ws [$BulkGroup]$KeyWords
+%s	var ws [$BulkGroup]$KeyWords
 	var hs [$BulkGroup]uint32
 $(buf)	n := 0
-	for start := 0; start < len(keys); start += $BulkGroup {
+%s	for start := 0; start < len(keys); start += $BulkGroup {
 		group := keys[start:min(start+$BulkGroup, len(keys))]
-		maybe := m.touchBulk(group, &ws, &hs)
+%s		maybe := m.touchBulk(group, &ws, &hs%s)
 %s		clear(found[start : start+len(group)])
 		for ; maybe != 0; maybe &= maybe - 1 {
 			i := bits.TrailingZeros32(maybe)
@@ -117,10 +144,10 @@ $(buf)	n := 0
 				n++
 			}
 		}
-	}
+%s	}
 	return n
 }
-`, doc, valsNeed, want, wantArgs, clearVals, call), fill("buf", buf)))
+`, doc, valsNeed, want, wantArgs, inCache, direct, before, directArg, clearVals, call, directNext), fill("buf", buf)))
 	g.bulkCPU(f)
 }
 

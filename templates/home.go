@@ -93,11 +93,14 @@ const (
 func (h *homeStorage) mapFields() (first, owned, counters string) {
 	first = "slots []$Elem // roundup_pow_of_two(maxEntries) slots: slot b is bucket b and one element\n" +
 		"\tsummary htab.Summaries // one byte per bucket: a bit per key of its chain, from the key's hash\n"
+	owned = "\ttouchAhead bool // LookupBulk touches a group's slots before it reads them: the slots take htab.BulkTouchBytes or more\n"
 	counters = "\tfreeSlots htab.FreeSlots // one bit per slot, set: the slot is free\n"
-	return first, "", counters
+	return first, owned, counters
 }
 
-func (h *homeStorage) newFields() string { return "slots: make([]$Elem, n),\n" }
+func (h *homeStorage) newFields() string {
+	return "slots: make([]$Elem, n),\n\t\ttouchAhead: uint64(n)*uint64(unsafe.Sizeof($Elem{})) >= htab.BulkTouchBytes,\n"
+}
 
 func (h *homeStorage) newChecks() jen.Code {
 	return h.code(`if n > $MaxSlots {

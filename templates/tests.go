@@ -133,12 +133,21 @@ func Benchmark$MapPeek(b *testing.B) {
 // already the interface's), the program side as htabtest.CPU, the internals
 // the checks need (seed, mask, the hash), and, for the hash and LRU types,
 // the single-value methods with a key's values as a slice of one (the
-// per-CPU types' methods already take one value per CPU). Info, which
+// per-CPU types' methods already take one value per CPU), and, in the home
+// layout, the switch of LookupBulk's touching ahead. Info, which
 // differs by type and element, is jennifer; the rest is fixed text.
 func (g *generator) testAdapter(f *jen.File) {
 	f.Add(g.code(adapterCommon))
 	if g.l.PerCPU == nil {
 		f.Add(g.code(adapterSingleValue))
+	}
+	if g.l.Home != nil {
+		f.Add(g.code(`
+// SetTouchAhead makes LookupBulk touch each group's slots before it reads
+// them (on) or loop over Lookup (off), whatever the map's size
+// (htabtest.TouchAhead).
+func (a $TestMap) SetTouchAhead(on bool) { a.touchAhead = on }
+`))
 	}
 	typeFor := func(name string) jen.Code { return jen.Qual("reflect", "TypeFor").Types(jen.Id(name)).Call() }
 	f.Comment("Info is what kind of map this is.")

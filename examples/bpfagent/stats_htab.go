@@ -928,8 +928,8 @@ func (m *Stats) lookupOnHashed(w *statsKeyWords, h uint32, cpu int) (StatsValue,
 // value of keys[i] (left alone when absent). It returns how many keys it found.
 // It goes statsBulkGroup keys at a time, hashing each group and touching what
 // their lookups read first before it reads any, so that their cache misses
-// overlap: on a map much larger than the cache it looks up several times as
-// many keys a second as a loop of Lookup. Each key's lookup is linearizable, as
+// overlap: on a map much larger than the cache it looks up about twice as many
+// keys a second as a loop of Lookup. Each key's lookup is linearizable, as
 // Lookup's; a group's are not one atomic read. It panics if vals is shorter
 // than len(keys)*CPUs() or found than keys.
 func (m *Stats) LookupBulk(keys []StatsKey, vals []StatsValue, found []bool) int {

@@ -76,6 +76,11 @@ func (a flowsTestMap) All() iter.Seq2[FlowsKey, []FlowsValue] {
 	}
 }
 
+// SetTouchAhead makes LookupBulk touch each group's slots before it reads
+// them (on) or loop over Lookup (off), whatever the map's size
+// (htabtest.TouchAhead).
+func (a flowsTestMap) SetTouchAhead(on bool) { a.touchAhead = on }
+
 // Info is what kind of map this is.
 func (a flowsTestMap) Info() htabtest.Info {
 	return htabtest.Info{

@@ -78,6 +78,11 @@ func (a zeroSeededTestMap) All() iter.Seq2[ZeroSeededKey, []ZeroSeededValue] {
 	}
 }
 
+// SetTouchAhead makes LookupBulk touch each group's slots before it reads
+// them (on) or loop over Lookup (off), whatever the map's size
+// (htabtest.TouchAhead).
+func (a zeroSeededTestMap) SetTouchAhead(on bool) { a.touchAhead = on }
+
 // Info is what kind of map this is.
 func (a zeroSeededTestMap) Info() htabtest.Info {
 	return htabtest.Info{

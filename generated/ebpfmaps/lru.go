@@ -864,9 +864,9 @@ func (m *LRU) lookupOnHashed(w *lRUKeyWords, h uint32) (LRUValue, uint32) {
 // when absent). It returns how many keys it found. It goes lRUBulkGroup keys at
 // a time, hashing each group and touching what their lookups read first before
 // it reads any, so that their cache misses overlap: on a map much larger than
-// the cache it looks up several times as many keys a second as a loop of
-// Lookup. Each key's lookup is linearizable, as Lookup's; a group's are not one
-// atomic read. It panics if vals or found is shorter than keys.
+// the cache it looks up about twice as many keys a second as a loop of Lookup.
+// Each key's lookup is linearizable, as Lookup's; a group's are not one atomic
+// read. It panics if vals or found is shorter than keys.
 func (m *LRU) LookupBulk(keys []LRUKey, vals []LRUValue, found []bool) int {
 	if len(vals) < len(keys) || len(found) < len(keys) {
 		panic(fmt.Sprintf("LRU.LookupBulk: len(vals) = %d, len(found) = %d, want at least len(keys) = %d", len(vals), len(found), len(keys)))

@@ -790,7 +790,7 @@ func (m *HashK4V4) lookupHashed(w *hashK4V4KeyWords, h uint32) (HashK4V4Value, b
 // when absent). It returns how many keys it found. It goes hashK4V4BulkGroup
 // keys at a time, hashing each group and touching what their lookups read first
 // before it reads any, so that their cache misses overlap: on a map much larger
-// than the cache it looks up several times as many keys a second as a loop of
+// than the cache it looks up about twice as many keys a second as a loop of
 // Lookup. Each key's lookup is linearizable, as Lookup's; a group's are not one
 // atomic read. It panics if vals or found is shorter than keys.
 func (m *HashK4V4) LookupBulk(keys []HashK4V4Key, vals []HashK4V4Value, found []bool) int {

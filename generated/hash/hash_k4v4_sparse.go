@@ -808,8 +808,8 @@ func (m *HashK4V4Sparse) lookupHashed(w *hashK4V4SparseKeyWords, h uint32) (Hash
 // when absent). It returns how many keys it found. It goes
 // hashK4V4SparseBulkGroup keys at a time, hashing each group and touching what
 // their lookups read first before it reads any, so that their cache misses
-// overlap: on a map much larger than the cache it looks up several times as
-// many keys a second as a loop of Lookup. Each key's lookup is linearizable, as
+// overlap: on a map much larger than the cache it looks up about twice as many
+// keys a second as a loop of Lookup. Each key's lookup is linearizable, as
 // Lookup's; a group's are not one atomic read. It panics if vals or found is
 // shorter than keys.
 func (m *HashK4V4Sparse) LookupBulk(keys []HashK4V4SparseKey, vals []HashK4V4SparseValue, found []bool) int {

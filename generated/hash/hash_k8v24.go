@@ -802,7 +802,7 @@ func (m *HashK8V24) lookupHashed(w *hashK8V24KeyWords, h uint32) (HashK8V24Value
 // when absent). It returns how many keys it found. It goes hashK8V24BulkGroup
 // keys at a time, hashing each group and touching what their lookups read first
 // before it reads any, so that their cache misses overlap: on a map much larger
-// than the cache it looks up several times as many keys a second as a loop of
+// than the cache it looks up about twice as many keys a second as a loop of
 // Lookup. Each key's lookup is linearizable, as Lookup's; a group's are not one
 // atomic read. It panics if vals or found is shorter than keys.
 func (m *HashK8V24) LookupBulk(keys []HashK8V24Key, vals []HashK8V24Value, found []bool) int {

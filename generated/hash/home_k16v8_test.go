@@ -78,6 +78,11 @@ func (a homeK16V8TestMap) All() iter.Seq2[HomeK16V8Key, []HomeK16V8Value] {
 	}
 }
 
+// SetTouchAhead makes LookupBulk touch each group's slots before it reads
+// them (on) or loop over Lookup (off), whatever the map's size
+// (htabtest.TouchAhead).
+func (a homeK16V8TestMap) SetTouchAhead(on bool) { a.touchAhead = on }
+
 // Info is what kind of map this is.
 func (a homeK16V8TestMap) Info() htabtest.Info {
 	return htabtest.Info{

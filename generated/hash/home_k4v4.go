@@ -103,6 +103,7 @@ type HomeK4V4 struct {
 	maxEntries uint32
 	cpus       int           // number of CPU slots (Options.CPUs)
 	handles    []HomeK4V4CPU // one program-side handle per CPU
+	touchAhead bool          // LookupBulk touches a group's slots before it reads them: the slots take htab.BulkTouchBytes or more
 
 	// Written by inserts and deletes; the padding keeps them off the cache
 	// line of the fields above, which every lookup reads.
@@ -135,6 +136,7 @@ func NewHomeK4V4(opts htab.Options) (*HomeK4V4, error) {
 	}
 	m := &HomeK4V4{
 		slots:      make([]homeK4V4Elem, n),
+		touchAhead: uint64(n)*uint64(unsafe.Sizeof(homeK4V4Elem{})) >= htab.BulkTouchBytes,
 		mask:       uint32(n - 1),
 		seed:       opts.Seed(),
 		maxEntries: uint32(opts.MaxEntries),
@@ -902,13 +904,18 @@ const homeK4V4BulkGroup = 16
 // prefetches (htab.Prefetch) what the lookup of each will read: its bucket,
 // then the element after the bucket's, so that the misses of the group overlap
 // instead of following each other. Bit i of maybe is set if keys[i] must be
-// looked up; a key left out is absent.
-func (m *HomeK4V4) touchBulk(keys []HomeK4V4Key, ws *[homeK4V4BulkGroup]homeK4V4KeyWords, hs *[homeK4V4BulkGroup]uint32) (maybe uint32) {
-	big := m.mask >= htab.SummaryPrefetchBuckets-1
+// looked up; a key left out is absent. With direct it asks no summary and every
+// key is looked up: for a group of hits the summaries are one more cache miss a
+// key, and save none.
+func (m *HomeK4V4) touchBulk(keys []HomeK4V4Key, ws *[homeK4V4BulkGroup]homeK4V4KeyWords, hs *[homeK4V4BulkGroup]uint32, direct bool) (maybe uint32) {
+	big := !direct && m.mask >= htab.SummaryPrefetchBuckets-1
 	for i := range keys {
 		ws[i] = keys[i].words()
 		hs[i] = m.hash(&keys[i], &ws[i])
-		if big {
+		if direct {
+			maybe |= 1 << i
+			htab.Prefetch(unsafe.Pointer(m.lock(hs[i] & m.mask)))
+		} else if big {
 			m.summary.Prefetch(hs[i] & m.mask)
 		} else if bi := hs[i] & m.mask; m.summary.MayHold(bi, hs[i]) {
 			maybe |= 1 << i
@@ -979,19 +986,37 @@ func (m *HomeK4V4) lookupHashed(wp *homeK4V4KeyWords, h uint32) (HomeK4V4Value, 
 // when absent). It returns how many keys it found. It goes homeK4V4BulkGroup
 // keys at a time, hashing each group and touching what their lookups read first
 // before it reads any, so that their cache misses overlap: on a map much larger
-// than the cache it looks up several times as many keys a second as a loop of
-// Lookup. Each key's lookup is linearizable, as Lookup's; a group's are not one
-// atomic read. It panics if vals or found is shorter than keys.
+// than the cache it looks up about twice as many keys a second as a loop of
+// Lookup. A map whose slots take less than htab.BulkTouchBytes is mostly in the
+// cache, and LookupBulk is a loop of Lookup there. After a group that found
+// most of its keys the next one asks no summary: for hits they are one more
+// cache miss each. Each key's lookup is linearizable, as Lookup's; a group's
+// are not one atomic read. It panics if vals or found is shorter than keys.
 func (m *HomeK4V4) LookupBulk(keys []HomeK4V4Key, vals []HomeK4V4Value, found []bool) int {
 	if len(vals) < len(keys) || len(found) < len(keys) {
 		panic(fmt.Sprintf("HomeK4V4.LookupBulk: len(vals) = %d, len(found) = %d, want at least len(keys) = %d", len(vals), len(found), len(keys)))
 	}
+	if !m.touchAhead {
+		// The slots are mostly in the cache: the core overlaps a loop of
+		// Lookup by itself, and touching ahead would only add work.
+		n := 0
+		for i, k := range keys {
+			v, ok := m.Lookup(k)
+			vals[i], found[i] = v, ok
+			if ok {
+				n++
+			}
+		}
+		return n
+	}
 	var ws [homeK4V4BulkGroup]homeK4V4KeyWords
 	var hs [homeK4V4BulkGroup]uint32
 	n := 0
+	direct := false // touch without the summaries: the last group found most of its keys
 	for start := 0; start < len(keys); start += homeK4V4BulkGroup {
 		group := keys[start:min(start+homeK4V4BulkGroup, len(keys))]
-		maybe := m.touchBulk(group, &ws, &hs)
+		before := n
+		maybe := m.touchBulk(group, &ws, &hs, direct)
 		clear(vals[start : start+len(group)])
 		clear(found[start : start+len(group)])
 		for ; maybe != 0; maybe &= maybe - 1 {
@@ -1003,6 +1028,7 @@ func (m *HomeK4V4) LookupBulk(keys []HomeK4V4Key, vals []HomeK4V4Value, found []
 				n++
 			}
 		}
+		direct = 2*(n-before) > len(group)
 	}
 	return n
 }

@@ -78,6 +78,11 @@ func (a homeK4V4AlwaysTestMap) All() iter.Seq2[HomeK4V4AlwaysKey, []HomeK4V4Alwa
 	}
 }
 
+// SetTouchAhead makes LookupBulk touch each group's slots before it reads
+// them (on) or loop over Lookup (off), whatever the map's size
+// (htabtest.TouchAhead).
+func (a homeK4V4AlwaysTestMap) SetTouchAhead(on bool) { a.touchAhead = on }
+
 // Info is what kind of map this is.
 func (a homeK4V4AlwaysTestMap) Info() htabtest.Info {
 	return htabtest.Info{

@@ -78,6 +78,11 @@ func (a homeK4V4TestMap) All() iter.Seq2[HomeK4V4Key, []HomeK4V4Value] {
 	}
 }
 
+// SetTouchAhead makes LookupBulk touch each group's slots before it reads
+// them (on) or loop over Lookup (off), whatever the map's size
+// (htabtest.TouchAhead).
+func (a homeK4V4TestMap) SetTouchAhead(on bool) { a.touchAhead = on }
+
 // Info is what kind of map this is.
 func (a homeK4V4TestMap) Info() htabtest.Info {
 	return htabtest.Info{

@@ -78,6 +78,11 @@ func (a homeK8V8BloomTestMap) All() iter.Seq2[HomeK8V8BloomKey, []HomeK8V8BloomV
 	}
 }
 
+// SetTouchAhead makes LookupBulk touch each group's slots before it reads
+// them (on) or loop over Lookup (off), whatever the map's size
+// (htabtest.TouchAhead).
+func (a homeK8V8BloomTestMap) SetTouchAhead(on bool) { a.touchAhead = on }
+
 // Info is what kind of map this is.
 func (a homeK8V8BloomTestMap) Info() htabtest.Info {
 	return htabtest.Info{

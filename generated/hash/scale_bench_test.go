@@ -22,47 +22,74 @@ var (
 	scaleMax = flag.Int("scale.max", 20, "BenchmarkScale: the largest map, log2 of its MaxEntries (up to 26; 28 needs about 40 GiB)")
 )
 
-// scaleImpl is one map under BenchmarkScale: how to make one for n entries,
-// and its single-key lookup; bulk, if it has one, looks up a slice of keys.
+// scaleImpl is one map under BenchmarkScale: how to make one for n entries;
+// loop looks up a slice of keys one at a time, as a user's loop over the
+// map's single-key lookup would, and bulk, if the map has one, with its
+// LookupBulk. Both store every value and found flag.
 type scaleImpl struct {
 	name string
-	make func(n int) (lookup func([8]byte) ([8]byte, bool), store func(k, v [8]byte), bulk func(keys, vals [][8]byte, found []bool) int)
+	make func(n int) (loop lookups, store func(k, v [8]byte), bulk func(keys, vals [][8]byte, found []bool) int)
 }
 
+// lookups looks up every key of keys into vals and found.
+type lookups func(keys, vals [][8]byte, found []bool)
+
 var scaleImpls = []scaleImpl{
-	{"home", func(n int) (func([8]byte) ([8]byte, bool), func(k, v [8]byte), func([][8]byte, [][8]byte, []bool) int) {
+	{"home", func(n int) (lookups, func(k, v [8]byte), func([][8]byte, [][8]byte, []bool) int) {
 		m, err := NewHomeK8V8(htab.Options{MaxEntries: n})
 		if err != nil {
 			panic(err)
 		}
-		return func(k [8]byte) ([8]byte, bool) { v, ok := m.Lookup(HomeK8V8Key(k)); return v, ok },
+		return func(keys, vals [][8]byte, found []bool) {
+				ks, vs := as[HomeK8V8Key](keys), as[HomeK8V8Value](vals)
+				for i, k := range ks {
+					vs[i], found[i] = m.Lookup(k)
+				}
+			},
 			func(k, v [8]byte) { _ = m.Update(k, v, htab.UpdateAny) },
 			func(keys, vals [][8]byte, found []bool) int {
 				return m.LookupBulk(as[HomeK8V8Key](keys), as[HomeK8V8Value](vals), found)
 			}
 	}},
-	{"classic", func(n int) (func([8]byte) ([8]byte, bool), func(k, v [8]byte), func([][8]byte, [][8]byte, []bool) int) {
+	{"classic", func(n int) (lookups, func(k, v [8]byte), func([][8]byte, [][8]byte, []bool) int) {
 		m, err := NewHashK8V8(htab.Options{MaxEntries: n})
 		if err != nil {
 			panic(err)
 		}
-		return func(k [8]byte) ([8]byte, bool) { v, ok := m.Lookup(HashK8V8Key(k)); return v, ok },
+		return func(keys, vals [][8]byte, found []bool) {
+				ks, vs := as[HashK8V8Key](keys), as[HashK8V8Value](vals)
+				for i, k := range ks {
+					vs[i], found[i] = m.Lookup(k)
+				}
+			},
 			func(k, v [8]byte) { _ = m.Update(k, v, htab.UpdateAny) },
 			func(keys, vals [][8]byte, found []bool) int {
 				return m.LookupBulk(as[HashK8V8Key](keys), as[HashK8V8Value](vals), found)
 			}
 	}},
-	{"builtin", func(n int) (func([8]byte) ([8]byte, bool), func(k, v [8]byte), func([][8]byte, [][8]byte, []bool) int) {
+	{"builtin", func(n int) (lookups, func(k, v [8]byte), func([][8]byte, [][8]byte, []bool) int) {
 		m := make(map[[8]byte][8]byte, n)
-		return func(k [8]byte) ([8]byte, bool) { v, ok := m[k]; return v, ok }, func(k, v [8]byte) { m[k] = v }, nil
+		return func(keys, vals [][8]byte, found []bool) {
+			for i, k := range keys {
+				vals[i], found[i] = m[k]
+			}
+		}, func(k, v [8]byte) { m[k] = v }, nil
 	}},
-	{"xsync", func(n int) (func([8]byte) ([8]byte, bool), func(k, v [8]byte), func([][8]byte, [][8]byte, []bool) int) {
+	{"xsync", func(n int) (lookups, func(k, v [8]byte), func([][8]byte, [][8]byte, []bool) int) {
 		m := xsync.NewMap[[8]byte, [8]byte](xsync.WithPresize(n))
-		return m.Load, m.Store, nil
+		return func(keys, vals [][8]byte, found []bool) {
+			for i, k := range keys {
+				vals[i], found[i] = m.Load(k)
+			}
+		}, m.Store, nil
 	}},
-	{"swiss", func(n int) (func([8]byte) ([8]byte, bool), func(k, v [8]byte), func([][8]byte, [][8]byte, []bool) int) {
+	{"swiss", func(n int) (lookups, func(k, v [8]byte), func([][8]byte, [][8]byte, []bool) int) {
 		m := swiss.New[[8]byte, [8]byte](n)
-		return m.Get, m.Put, nil
+		return func(keys, vals [][8]byte, found []bool) {
+			for i, k := range keys {
+				vals[i], found[i] = m.Get(k)
+			}
+		}, m.Put, nil
 	}},
 }
 
@@ -77,8 +104,10 @@ func as[T ~[8]byte](b [][8]byte) []T {
 // present, in random order) and misses (keys absent), for the home and
 // classic layouts (Lookup and LookupBulk), the builtin map, xsync.Map and
 // cockroachdb/swiss, in paired rounds: each round (one b.N) every map looks
-// up the same 65536 probes, in rotating order, storing each value and found
-// flag in slices as LookupBulk does, and the figures are medians over
+// up the same 65536 probes, in rotating order, in a plain loop over its
+// single-key lookup (the call a user's loop makes, no call through a
+// function value for each key) and, if it has one, with LookupBulk, both
+// storing each value and found flag in slices; the figures are medians over
 // rounds, the ratios medians of each round's ratio. Run it with
 // -benchtime Nx (N rounds, e.g. 10x) and -timeout 0 for big maps.
 //
@@ -126,16 +155,16 @@ func scaleRun(b *testing.B, n, full int) {
 		once[impl.name+"-gc-µs"] = float64(gc.Microseconds())
 	}
 	type live struct {
-		lookup func([8]byte) ([8]byte, bool)
-		bulk   func(keys, vals [][8]byte, found []bool) int
+		loop lookups
+		bulk func(keys, vals [][8]byte, found []bool) int
 	}
 	maps := make([]live, len(scaleImpls))
 	for i, impl := range scaleImpls {
-		lookup, store, bulk := impl.make(n)
+		loop, store, bulk := impl.make(n)
 		for j, k := range keys {
 			store(k, value(j))
 		}
-		maps[i] = live{lookup, bulk}
+		maps[i] = live{loop, bulk}
 	}
 	type cell struct{ impl, kind string }
 	ns := map[cell][]float64{}
@@ -153,9 +182,7 @@ func scaleRun(b *testing.B, n, full int) {
 				// The loop does LookupBulk's job: every value and found flag
 				// stored, checked afterwards.
 				start := time.Now()
-				for j, k := range probes {
-					vals[j], found[j] = m.lookup(k)
-				}
+				m.loop(probes, vals, found)
 				ns[cell{scaleImpls[i].name, kind}] = append(ns[cell{scaleImpls[i].name, kind}], float64(time.Since(start).Nanoseconds())/float64(len(probes)))
 				for j, ok := range found {
 					if ok != want {

@@ -805,7 +805,7 @@ func (m *K12Static) lookupHashed(w *k12StaticKeyWords, h uint32) (K12StaticValue
 // when absent). It returns how many keys it found. It goes k12StaticBulkGroup
 // keys at a time, hashing each group and touching what their lookups read first
 // before it reads any, so that their cache misses overlap: on a map much larger
-// than the cache it looks up several times as many keys a second as a loop of
+// than the cache it looks up about twice as many keys a second as a loop of
 // Lookup. Each key's lookup is linearizable, as Lookup's; a group's are not one
 // atomic read. It panics if vals or found is shorter than keys.
 func (m *K12Static) LookupBulk(keys []K12StaticKey, vals []K12StaticValue, found []bool) int {

@@ -812,7 +812,7 @@ func (m *K16Jhash2) lookupHashed(w *k16Jhash2KeyWords, h uint32) (K16Jhash2Value
 // when absent). It returns how many keys it found. It goes k16Jhash2BulkGroup
 // keys at a time, hashing each group and touching what their lookups read first
 // before it reads any, so that their cache misses overlap: on a map much larger
-// than the cache it looks up several times as many keys a second as a loop of
+// than the cache it looks up about twice as many keys a second as a loop of
 // Lookup. Each key's lookup is linearizable, as Lookup's; a group's are not one
 // atomic read. It panics if vals or found is shorter than keys.
 func (m *K16Jhash2) LookupBulk(keys []K16Jhash2Key, vals []K16Jhash2Value, found []bool) int {

@@ -836,7 +836,7 @@ func (m *K28Static) lookupHashed(w *k28StaticKeyWords, h uint32) (K28StaticValue
 // when absent). It returns how many keys it found. It goes k28StaticBulkGroup
 // keys at a time, hashing each group and touching what their lookups read first
 // before it reads any, so that their cache misses overlap: on a map much larger
-// than the cache it looks up several times as many keys a second as a loop of
+// than the cache it looks up about twice as many keys a second as a loop of
 // Lookup. Each key's lookup is linearizable, as Lookup's; a group's are not one
 // atomic read. It panics if vals or found is shorter than keys.
 func (m *K28Static) LookupBulk(keys []K28StaticKey, vals []K28StaticValue, found []bool) int {

@@ -78,6 +78,11 @@ func (a k10JhashTestMap) All() iter.Seq2[K10JhashKey, []K10JhashValue] {
 	}
 }
 
+// SetTouchAhead makes LookupBulk touch each group's slots before it reads
+// them (on) or loop over Lookup (off), whatever the map's size
+// (htabtest.TouchAhead).
+func (a k10JhashTestMap) SetTouchAhead(on bool) { a.touchAhead = on }
+
 // Info is what kind of map this is.
 func (a k10JhashTestMap) Info() htabtest.Info {
 	return htabtest.Info{

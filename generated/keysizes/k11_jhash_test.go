@@ -78,6 +78,11 @@ func (a k11JhashTestMap) All() iter.Seq2[K11JhashKey, []K11JhashValue] {
 	}
 }
 
+// SetTouchAhead makes LookupBulk touch each group's slots before it reads
+// them (on) or loop over Lookup (off), whatever the map's size
+// (htabtest.TouchAhead).
+func (a k11JhashTestMap) SetTouchAhead(on bool) { a.touchAhead = on }
+
 // Info is what kind of map this is.
 func (a k11JhashTestMap) Info() htabtest.Info {
 	return htabtest.Info{

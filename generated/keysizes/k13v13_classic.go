@@ -853,8 +853,8 @@ func (m *K13V13Classic) lookupHashed(w *k13V13ClassicKeyWords, h uint32) (K13V13
 // when absent). It returns how many keys it found. It goes
 // k13V13ClassicBulkGroup keys at a time, hashing each group and touching what
 // their lookups read first before it reads any, so that their cache misses
-// overlap: on a map much larger than the cache it looks up several times as
-// many keys a second as a loop of Lookup. Each key's lookup is linearizable, as
+// overlap: on a map much larger than the cache it looks up about twice as many
+// keys a second as a loop of Lookup. Each key's lookup is linearizable, as
 // Lookup's; a group's are not one atomic read. It panics if vals or found is
 // shorter than keys.
 func (m *K13V13Classic) LookupBulk(keys []K13V13ClassicKey, vals []K13V13ClassicValue, found []bool) int {

@@ -793,7 +793,7 @@ func (m *K1V3Classic) lookupHashed(w *k1V3ClassicKeyWords, h uint32) (K1V3Classi
 // when absent). It returns how many keys it found. It goes k1V3ClassicBulkGroup
 // keys at a time, hashing each group and touching what their lookups read first
 // before it reads any, so that their cache misses overlap: on a map much larger
-// than the cache it looks up several times as many keys a second as a loop of
+// than the cache it looks up about twice as many keys a second as a loop of
 // Lookup. Each key's lookup is linearizable, as Lookup's; a group's are not one
 // atomic read. It panics if vals or found is shorter than keys.
 func (m *K1V3Classic) LookupBulk(keys []K1V3ClassicKey, vals []K1V3ClassicValue, found []bool) int {

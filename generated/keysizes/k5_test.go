@@ -76,6 +76,11 @@ func (a k5TestMap) All() iter.Seq2[K5Key, []K5Value] {
 	}
 }
 
+// SetTouchAhead makes LookupBulk touch each group's slots before it reads
+// them (on) or loop over Lookup (off), whatever the map's size
+// (htabtest.TouchAhead).
+func (a k5TestMap) SetTouchAhead(on bool) { a.touchAhead = on }
+
 // Info is what kind of map this is.
 func (a k5TestMap) Info() htabtest.Info {
 	return htabtest.Info{

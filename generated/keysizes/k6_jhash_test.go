@@ -76,6 +76,11 @@ func (a k6JhashTestMap) All() iter.Seq2[K6JhashKey, []K6JhashValue] {
 	}
 }
 
+// SetTouchAhead makes LookupBulk touch each group's slots before it reads
+// them (on) or loop over Lookup (off), whatever the map's size
+// (htabtest.TouchAhead).
+func (a k6JhashTestMap) SetTouchAhead(on bool) { a.touchAhead = on }
+
 // Info is what kind of map this is.
 func (a k6JhashTestMap) Info() htabtest.Info {
 	return htabtest.Info{

@@ -76,6 +76,11 @@ func (a k6V64TestMap) All() iter.Seq2[K6V64Key, []K6V64Value] {
 	}
 }
 
+// SetTouchAhead makes LookupBulk touch each group's slots before it reads
+// them (on) or loop over Lookup (off), whatever the map's size
+// (htabtest.TouchAhead).
+func (a k6V64TestMap) SetTouchAhead(on bool) { a.touchAhead = on }
+
 // Info is what kind of map this is.
 func (a k6V64TestMap) Info() htabtest.Info {
 	return htabtest.Info{

@@ -854,7 +854,7 @@ func (m *LRUK4V4) lookupOnHashed(w *lRUK4V4KeyWords, h uint32) (LRUK4V4Value, ui
 // when absent). It returns how many keys it found. It goes lRUK4V4BulkGroup
 // keys at a time, hashing each group and touching what their lookups read first
 // before it reads any, so that their cache misses overlap: on a map much larger
-// than the cache it looks up several times as many keys a second as a loop of
+// than the cache it looks up about twice as many keys a second as a loop of
 // Lookup. Each key's lookup is linearizable, as Lookup's; a group's are not one
 // atomic read. It panics if vals or found is shorter than keys.
 func (m *LRUK4V4) LookupBulk(keys []LRUK4V4Key, vals []LRUK4V4Value, found []bool) int {

@@ -850,8 +850,8 @@ func (m *LRUK4V4Always) lookupOnHashed(w *lRUK4V4AlwaysKeyWords, h uint32) (LRUK
 // when absent). It returns how many keys it found. It goes
 // lRUK4V4AlwaysBulkGroup keys at a time, hashing each group and touching what
 // their lookups read first before it reads any, so that their cache misses
-// overlap: on a map much larger than the cache it looks up several times as
-// many keys a second as a loop of Lookup. Each key's lookup is linearizable, as
+// overlap: on a map much larger than the cache it looks up about twice as many
+// keys a second as a loop of Lookup. Each key's lookup is linearizable, as
 // Lookup's; a group's are not one atomic read. It panics if vals or found is
 // shorter than keys.
 func (m *LRUK4V4Always) LookupBulk(keys []LRUK4V4AlwaysKey, vals []LRUK4V4AlwaysValue, found []bool) int {

@@ -922,8 +922,8 @@ func (m *LRUK8V8Bloom) lookupOnHashed(w *lRUK8V8BloomKeyWords, h uint32) (LRUK8V
 // when absent). It returns how many keys it found. It goes
 // lRUK8V8BloomBulkGroup keys at a time, hashing each group and touching what
 // their lookups read first before it reads any, so that their cache misses
-// overlap: on a map much larger than the cache it looks up several times as
-// many keys a second as a loop of Lookup. Each key's lookup is linearizable, as
+// overlap: on a map much larger than the cache it looks up about twice as many
+// keys a second as a loop of Lookup. Each key's lookup is linearizable, as
 // Lookup's; a group's are not one atomic read. It panics if vals or found is
 // shorter than keys.
 func (m *LRUK8V8Bloom) LookupBulk(keys []LRUK8V8BloomKey, vals []LRUK8V8BloomValue, found []bool) int {

@@ -907,8 +907,8 @@ func (m *LRUPerCPUK4V4Always) lookupOnHashed(w *lRUPerCPUK4V4AlwaysKeyWords, h u
 // value of keys[i] (left alone when absent). It returns how many keys it found.
 // It goes lRUPerCPUK4V4AlwaysBulkGroup keys at a time, hashing each group and
 // touching what their lookups read first before it reads any, so that their
-// cache misses overlap: on a map much larger than the cache it looks up several
-// times as many keys a second as a loop of Lookup. Each key's lookup is
+// cache misses overlap: on a map much larger than the cache it looks up about
+// twice as many keys a second as a loop of Lookup. Each key's lookup is
 // linearizable, as Lookup's; a group's are not one atomic read. It panics if
 // vals is shorter than len(keys)*CPUs() or found than keys.
 func (m *LRUPerCPUK4V4Always) LookupBulk(keys []LRUPerCPUK4V4AlwaysKey, vals []LRUPerCPUK4V4AlwaysValue, found []bool) int {

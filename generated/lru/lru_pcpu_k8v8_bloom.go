@@ -980,8 +980,8 @@ func (m *LRUPerCPUK8V8Bloom) lookupOnHashed(w *lRUPerCPUK8V8BloomKeyWords, h uin
 // value of keys[i] (left alone when absent). It returns how many keys it found.
 // It goes lRUPerCPUK8V8BloomBulkGroup keys at a time, hashing each group and
 // touching what their lookups read first before it reads any, so that their
-// cache misses overlap: on a map much larger than the cache it looks up several
-// times as many keys a second as a loop of Lookup. Each key's lookup is
+// cache misses overlap: on a map much larger than the cache it looks up about
+// twice as many keys a second as a loop of Lookup. Each key's lookup is
 // linearizable, as Lookup's; a group's are not one atomic read. It panics if
 // vals is shorter than len(keys)*CPUs() or found than keys.
 func (m *LRUPerCPUK8V8Bloom) LookupBulk(keys []LRUPerCPUK8V8BloomKey, vals []LRUPerCPUK8V8BloomValue, found []bool) int {

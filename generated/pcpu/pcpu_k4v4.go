@@ -1015,8 +1015,8 @@ func (m *PerCPUK4V4) lookupOnHashed(w *perCPUK4V4KeyWords, h uint32, cpu int) (P
 // value of keys[i] (left alone when absent). It returns how many keys it found.
 // It goes perCPUK4V4BulkGroup keys at a time, hashing each group and touching
 // what their lookups read first before it reads any, so that their cache misses
-// overlap: on a map much larger than the cache it looks up several times as
-// many keys a second as a loop of Lookup. Each key's lookup is linearizable, as
+// overlap: on a map much larger than the cache it looks up about twice as many
+// keys a second as a loop of Lookup. Each key's lookup is linearizable, as
 // Lookup's; a group's are not one atomic read. It panics if vals is shorter
 // than len(keys)*CPUs() or found than keys.
 func (m *PerCPUK4V4) LookupBulk(keys []PerCPUK4V4Key, vals []PerCPUK4V4Value, found []bool) int {

@@ -1033,8 +1033,8 @@ func (m *PerCPUK4V4Sparse) lookupOnHashed(w *perCPUK4V4SparseKeyWords, h uint32,
 // value of keys[i] (left alone when absent). It returns how many keys it found.
 // It goes perCPUK4V4SparseBulkGroup keys at a time, hashing each group and
 // touching what their lookups read first before it reads any, so that their
-// cache misses overlap: on a map much larger than the cache it looks up several
-// times as many keys a second as a loop of Lookup. Each key's lookup is
+// cache misses overlap: on a map much larger than the cache it looks up about
+// twice as many keys a second as a loop of Lookup. Each key's lookup is
 // linearizable, as Lookup's; a group's are not one atomic read. It panics if
 // vals is shorter than len(keys)*CPUs() or found than keys.
 func (m *PerCPUK4V4Sparse) LookupBulk(keys []PerCPUK4V4SparseKey, vals []PerCPUK4V4SparseValue, found []bool) int {

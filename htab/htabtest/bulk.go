@@ -10,15 +10,23 @@ import (
 	"github.com/htabgen/htabgen/htab"
 )
 
+// TouchAhead is implemented by the adapters of maps whose LookupBulk
+// touches a group's buckets ahead only in a map past a size (the home
+// layout's): SetTouchAhead turns it on or off whatever the size, so that
+// the checks run LookupBulk both ways on small maps.
+type TouchAhead interface{ SetTouchAhead(on bool) }
+
 // LookupBulk checks the map's LookupBulk, on the map and on every CPU
 // handle, against its single-key Lookup: on maps of random contents (some
 // keys deleted, so that chains have holes), for slices of every length from
-// 0 to past several groups (odd ones among them), with keys present and
-// absent, repeated, in random order; vals and found longer than needed are
-// written only as far as keys go. Slices shorter than keys make it panic.
-// Then, with -race, lookups of keys that writers keep replacing and
-// deleting: each key found has a value written for it, and keys never
-// deleted are always found (but in LRU maps, which may evict them).
+// 0 to past several groups (odd ones among them), of keys present and
+// absent, repeated, in random order, and of present keys only and absent
+// keys only; vals and found longer than needed are written only as far as
+// keys go. Slices shorter than keys make it panic. Then, with -race, lookups
+// of keys that writers keep replacing and deleting: each key found has a
+// value written for it, and keys never deleted are always found (but in LRU
+// maps, which may evict them). A map whose adapter is a TouchAhead is
+// checked with touching ahead off and on.
 func LookupBulk[K, V comparable](t *testing.T, m Map[K, V]) {
 	checkTypes[K, V](t)
 	rng := rand.New(rand.NewPCG(0xb01c, 0))
@@ -37,23 +45,41 @@ func LookupBulk[K, V comparable](t *testing.T, m Map[K, V]) {
 			}
 			mm.Update(Key[K](i), Spread(Value[V](i), slots), htab.UpdateAny)
 		}
-		for _, n := range []int{0, 1, 2, 15, 16, 17, 31, 33, 100, 257} {
-			keys := make([]K, n)
-			for i := range keys {
-				keys[i] = Key[K](rng.IntN(universe))
-				if i > 0 && rng.IntN(8) == 0 {
-					keys[i] = keys[rng.IntN(i)] // a repeat
+		var present []K
+		for k := range mm.All() {
+			present = append(present, k)
+		}
+		// Keys of the universe, present or not; present keys only; keys
+		// outside the universe, never present.
+		draws := map[string]func() K{
+			"mixed":   func() K { return Key[K](rng.IntN(universe)) },
+			"present": func() K { return present[rng.IntN(len(present))] },
+			"absent":  func() K { return Key[K](universe + rng.IntN(universe)) },
+		}
+		for _, way := range bulkWays(mm) {
+			for _, draw := range []string{"mixed", "present", "absent"} {
+				if draw == "present" && len(present) == 0 {
+					continue
 				}
-			}
-			name := fmt.Sprintf("%d entries, %d keys", entries, n)
-			checkBulk(t, name, mm.LookupBulk, slots, keys, func(k K, vals []V) bool { return mm.Lookup(k, vals) })
-			for c := range mm.CPUs() {
-				cpu := mm.CPU(c)
-				checkBulk(t, fmt.Sprintf("%s, CPU(%d)", name, c), cpu.LookupBulk, 1, keys, func(k K, vals []V) bool {
-					var ok bool
-					vals[0], ok = cpu.Lookup(k)
-					return ok
-				})
+				for _, n := range []int{0, 1, 2, 15, 16, 17, 31, 33, 100, 257} {
+					keys := make([]K, n)
+					for i := range keys {
+						keys[i] = draws[draw]()
+						if i > 0 && rng.IntN(8) == 0 {
+							keys[i] = keys[rng.IntN(i)] // a repeat
+						}
+					}
+					name := fmt.Sprintf("%d entries, %d keys, %s%s", entries, n, draw, way())
+					checkBulk(t, name, mm.LookupBulk, slots, keys, func(k K, vals []V) bool { return mm.Lookup(k, vals) })
+					for c := range mm.CPUs() {
+						cpu := mm.CPU(c)
+						checkBulk(t, fmt.Sprintf("%s, CPU(%d)", name, c), cpu.LookupBulk, 1, keys, func(k K, vals []V) bool {
+							var ok bool
+							vals[0], ok = cpu.Lookup(k)
+							return ok
+						})
+					}
+				}
 			}
 		}
 		mustPanic(t, "LookupBulk with vals too short", func() {
@@ -67,6 +93,20 @@ func LookupBulk[K, V comparable](t *testing.T, m Map[K, V]) {
 		})
 	}
 	bulkConcurrent(t, m)
+}
+
+// bulkWays are the ways LookupBulk of mm is checked, each a function that
+// sets it up and names it: as made, or, for a TouchAhead, with touching
+// ahead off and on.
+func bulkWays[K, V comparable](mm Map[K, V]) []func() string {
+	ta, ok := mm.(TouchAhead)
+	if !ok {
+		return []func() string{func() string { return "" }}
+	}
+	return []func() string{
+		func() string { ta.SetTouchAhead(false); return ", looping over Lookup" },
+		func() string { ta.SetTouchAhead(true); return ", touching ahead" },
+	}
 }
 
 // checkBulk compares bulk (with slots values a key) with lookup, one key at
@@ -119,12 +159,11 @@ func mustPanic(t *testing.T, what string, f func()) {
 	f()
 }
 
-// bulkConcurrent runs bulk lookups, on the map and on CPU handles, and single
-// lookups, while
-// writers replace and delete the keys of one half and replace those of the
-// other (which are never absent): every value found must be one written for
-// its key (Spread(Value(key*1000+gen))), and every key of the stable half
-// found.
+// bulkConcurrent runs bulk lookups, on the map and on CPU handles (each of
+// bulkWays in turn), and single lookups, while writers replace and delete
+// the keys of one half and replace those of the other (which are never
+// absent): every value found must be one written for its key
+// (Spread(Value(key*1000+gen))), and every key of the stable half found.
 func bulkConcurrent[K, V comparable](t *testing.T, m Map[K, V]) {
 	// 48 keys in 64 buckets: chains of one to three, and buckets that the
 	// writers keep emptying and filling, where a reader's answer "absent"
@@ -187,7 +226,9 @@ func bulkConcurrent[K, V comparable](t *testing.T, m Map[K, V]) {
 		wg.Wait()
 		t.Fatalf(format, args...)
 	}
+	ways := bulkWays(mm)
 	for round := 0; round < 100 || writing.Load() > 0; round++ {
+		way := ways[round/3%len(ways)]() // each kind of round below, each way
 		vals := make([]V, keys*slots)
 		found := make([]bool, keys)
 		bulk, s := mm.LookupBulk, slots
@@ -208,7 +249,7 @@ func bulkConcurrent[K, V comparable](t *testing.T, m Map[K, V]) {
 		}
 		for k := range keys {
 			if k%2 == 0 && !found[k] && !mm.Info().LRU() { // an LRU map may evict any key
-				fail("round %d: key %d, never deleted, not found", round, k)
+				fail("round %d%s: key %d, never deleted, not found", round, way, k)
 			}
 			if !found[k] {
 				continue
@@ -219,7 +260,7 @@ func bulkConcurrent[K, V comparable](t *testing.T, m Map[K, V]) {
 					slot = round % mm.CPUs()
 				}
 				if !valid(k, slot, vals[k*s+j]) {
-					fail("round %d: key %d, slot %d: value %v was never written for it", round, k, slot, vals[k*s+j])
+					fail("round %d%s: key %d, slot %d: value %v was never written for it", round, way, k, slot, vals[k*s+j])
 				}
 			}
 		}
