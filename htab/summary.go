@@ -74,7 +74,7 @@ func (s *Summaries) Set(bi uint32, b uint8) {
 // loop of Lookup by itself and touching ahead only adds work: measured on a
 // 2-core EPYC (1 MiB of L2 a core, 32 MiB of L3), touching ahead was 0.64–
 // 1.03x the loop on hits at 2^16 and 2^17 entries (1.5 and 3 MiB of slots),
-// 0.77–1.04x at 2^18 (6 MiB), 0.90–1.53x at 2^19 (12 MiB) and 1.5–1.8x from
+// 0.77–1.04x at 2^18 (6 MiB), 0.87–1.53x at 2^19 (12 MiB) and 1.5–1.8x from
 // 2^20 (24 MiB).
 const BulkTouchBytes = 8 << 20
 

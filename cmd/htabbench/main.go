@@ -73,7 +73,7 @@ var sections = []section{
 	},
 	{
 		suite: "scale", title: "Lookups at scale",
-		intro: `k8v8 maps from 2^16 entries up, 25, 50 and 100 % full, in paired rounds: htab's two layouts, each also through LookupBulk, the builtin map, swiss and xsync.`,
+		intro: `k8v8 maps from 2^16 entries up, 25, 50 and 100 % full, in paired rounds of 2^20 lookups a map (hits, then misses), each pass after a read of 64 MiB that empties the cache: htab's two layouts, each in a loop of Lookup and through LookupBulk, the builtin map, swiss and xsync.`,
 		write: writeScale, charts: chartScale, prefixes: []string{"Scale/"},
 	},
 }

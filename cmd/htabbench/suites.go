@@ -77,6 +77,6 @@ var suites = []suite{
 		// Map sizes 2^16 to 2^24; each round (one b.N) measures every map.
 		name: "scale", pkg: "./generated/hash",
 		full:  []runArgs{{bench: "^BenchmarkScale$", benchtime: "7x", count: 1, flags: []string{"-scale.max=24"}}},
-		quick: []runArgs{{bench: "^BenchmarkScale$", benchtime: "2x", count: 1, flags: []string{"-scale.max=18"}}},
+		quick: []runArgs{{bench: "^BenchmarkScale$", benchtime: "2x", count: 1, flags: []string{"-scale.max=18", "-scale.probes=16"}}},
 	},
 }

@@ -18,9 +18,33 @@ import (
 )
 
 var (
-	scaleMin = flag.Int("scale.min", 16, "BenchmarkScale: the smallest map, log2 of its MaxEntries")
-	scaleMax = flag.Int("scale.max", 20, "BenchmarkScale: the largest map, log2 of its MaxEntries (up to 26; 28 needs about 40 GiB)")
+	scaleMin    = flag.Int("scale.min", 16, "BenchmarkScale: the smallest map, log2 of its MaxEntries")
+	scaleMax    = flag.Int("scale.max", 20, "BenchmarkScale: the largest map, log2 of its MaxEntries (up to 26; 28 needs about 40 GiB)")
+	scaleProbes = flag.Int("scale.probes", 20, "BenchmarkScale: log2 of the number of keys each pass looks up")
 )
+
+// evictBuf is read before every timed pass of BenchmarkScale: 64 MiB, twice
+// this machine's last-level cache, so that no pass finds the lines (or the
+// TLB entries) of the one before it, which would favour whatever runs second
+// on the same map.
+var evictBuf []byte
+
+// evictSink keeps the reads of evictCaches from being optimized away.
+var evictSink byte
+
+func evictCaches() {
+	if evictBuf == nil {
+		evictBuf = make([]byte, 64<<20)
+		for i := range evictBuf {
+			evictBuf[i] = byte(i)
+		}
+	}
+	var x byte
+	for i := 0; i < len(evictBuf); i += 64 {
+		x += evictBuf[i]
+	}
+	evictSink = x
+}
 
 // scaleImpl is one map under BenchmarkScale: how to make one for n entries;
 // loop looks up a slice of keys one at a time, as a user's loop over the
@@ -104,7 +128,9 @@ func as[T ~[8]byte](b [][8]byte) []T {
 // present, in random order) and misses (keys absent), for the home and
 // classic layouts (Lookup and LookupBulk), the builtin map, xsync.Map and
 // cockroachdb/swiss, in paired rounds: each round (one b.N) every map looks
-// up the same 65536 probes, in rotating order, in a plain loop over its
+// up the same 2^-scale.probes probes (default 2^20, more than fit in the
+// cache), in rotating order, each pass after a read of 64 MiB that empties
+// the cache of the pass before (evictCaches), in a plain loop over its
 // single-key lookup (the call a user's loop makes, no call through a
 // function value for each key) and, if it has one, with LookupBulk, both
 // storing each value and found flag in slices; the figures are medians over
@@ -125,8 +151,9 @@ func BenchmarkScale(b *testing.B) {
 
 func scaleRun(b *testing.B, n, full int) {
 	keys := scaleKeys(n*full/100, 1)
-	absent := scaleKeys(1<<16, 2) // a distinct stream: no key of it is in keys
-	hits := make([][8]byte, 1<<16)
+	nProbes := 1 << *scaleProbes
+	absent := scaleKeys(nProbes, 2) // a distinct stream: no key of it is in keys
+	hits := make([][8]byte, nProbes)
 	rng := rand.New(rand.NewPCG(3, 4))
 	for i := range hits {
 		hits[i] = keys[rng.IntN(len(keys))]
@@ -181,6 +208,7 @@ func scaleRun(b *testing.B, n, full int) {
 				}
 				// The loop does LookupBulk's job: every value and found flag
 				// stored, checked afterwards.
+				evictCaches()
 				start := time.Now()
 				m.loop(probes, vals, found)
 				ns[cell{scaleImpls[i].name, kind}] = append(ns[cell{scaleImpls[i].name, kind}], float64(time.Since(start).Nanoseconds())/float64(len(probes)))
@@ -192,6 +220,7 @@ func scaleRun(b *testing.B, n, full int) {
 				if m.bulk == nil {
 					continue
 				}
+				evictCaches()
 				start = time.Now()
 				if got := m.bulk(probes, vals, found); (got == len(probes)) != want {
 					b.Fatalf("%s: LookupBulk found %d of %d", scaleImpls[i].name, got, len(probes))
