@@ -293,7 +293,7 @@ const (
 )
 
 // readmeSections are the sections -readme copies: the kernel changes'
-// tables, and the chart of lookups at scale.
+// tables, and the ratios and chart of lookups at scale.
 var readmeSections = []string{"hash-functions", "element-size", "batch-dump", "bloom-filter", "scale"}
 
 // writeReadme replaces what lies between readmeBegin and readmeEnd in the
@@ -329,8 +329,10 @@ func writeReadme(file, dir string, r *results, selected []section, args []string
 		if !slices.Contains(readmeSections, s.suite) {
 			continue
 		}
-		if s.suite == "scale" { // its tables are wide: the chart only
-			fmt.Fprintf(&b, "### %s\n\n%s\n\n![%s](%s.svg)\n\n", s.title, s.intro, s.title, path.Join(rel, "lookups-by-size"))
+		if s.suite == "scale" { // its tables are wide: the ratios and the chart
+			fmt.Fprintf(&b, "### %s\n\n%s\n\n", s.title, s.intro)
+			writeScaleRatios(&b, r)
+			fmt.Fprintf(&b, "![%s](%s.svg)\n\n", s.title, path.Join(rel, "lookups-by-size"))
 			continue
 		}
 		if _, err := writeSection(&b, r, s, "###", rel); err != nil {

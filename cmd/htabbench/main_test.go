@@ -202,6 +202,7 @@ func TestReadme(t *testing.T) {
 	assert.NotContains(t, doc, "old figures")
 	assert.Contains(t, doc, "### Batch dumps that skip empty buckets")
 	assert.Contains(t, doc, "| 1000 | 4369008 | 1863835 | 2.3x |")
+	assert.Contains(t, doc, "| 2^16 | 100% | 0.85x | 0.61x | 1.45x | 0.54x | 0.49x | 1.47x |", "the home layout's ratios at scale")
 	assert.Contains(t, doc, "![Lookups at scale](bench/report/lookups-by-size.svg)")
 	assert.Contains(t, doc, "[bench/report/README.md](bench/report/README.md)")
 	assert.NotContains(t, doc, "## Against the peers", "the peers' tables stay in the report")

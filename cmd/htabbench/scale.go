@@ -94,6 +94,25 @@ func writeScale(w io.Writer, r *results) {
 	t.write(w)
 }
 
+// writeScaleRatios is the README's table of lookups at scale: the home
+// layout's ratios only, hits and misses side by side (the report's tables
+// have every map's times).
+func writeScaleRatios(w io.Writer, r *results) {
+	fmt.Fprint(w, "The home layout's throughput over the builtin map's and swiss's, and LookupBulk's over a loop of Lookup (medians of each round's ratio):\n\n")
+	t := table{header: []string{"entries", "full", "hits / builtin", "hits / swiss", "hits, bulk / loop", "misses / builtin", "misses / swiss", "misses, bulk / loop"}}
+	for _, row := range scaleRows(r) {
+		name := scaleName(row[0], row[1])
+		cells := []string{row[0], row[1] + "%"}
+		for _, probe := range []string{"hit", "miss"} {
+			for _, u := range []string{"home/builtin", "home/swiss", "home-bulk/single"} {
+				cells = append(cells, ratio(r.median(name, u+"-"+probe), 1))
+			}
+		}
+		t.add(cells...)
+	}
+	t.write(w)
+}
+
 // chartScale: ns per lookup against the map's size, hits and misses at 50
 // and 100 % full, a line per map.
 func chartScale(r *results) ([]chart, error) {
