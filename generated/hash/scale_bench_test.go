@@ -32,6 +32,7 @@ var evictBuf []byte
 // evictSink keeps the reads of evictCaches from being optimized away.
 var evictSink byte
 
+// evictCaches reads evictBuf a cache line at a time (making it on first use).
 func evictCaches() {
 	if evictBuf == nil {
 		evictBuf = make([]byte, 64<<20)
