@@ -53,7 +53,12 @@ func (g *generator) bulk(f *jen.File) {
 			htab.Prefetch(unsafe.Pointer(m.lock(bi)))
 		}
 `
-		first = "\t\tif direct {\n\t" + first + "\t\t} else if big {\n\t\t\tm.summary.Prefetch(hs[i] & m.mask)\n\t\t} else " + ask
+		first = `		if direct {
+			maybe |= 1 << i
+			htab.Prefetch(unsafe.Pointer(m.lock(hs[i] & m.mask)))
+		} else if big {
+			m.summary.Prefetch(hs[i] & m.mask)
+		} else ` + ask
 		bigDecl = "\tbig := !direct && m.mask >= htab.SummaryPrefetchBuckets-1\n"
 		directParam = ", direct bool"
 		touchDoc = " With direct it asks no summary and every key is looked up: for a group of hits the summaries are one more cache miss a key, and save none."
@@ -109,9 +114,7 @@ func (g *generator) bulk(f *jen.File) {
 		// Lookup by itself, and touching ahead would only add work.
 		n := 0
 		for i, k := range keys {
-			v, ok := m.Lookup(k)
-			vals[i], found[i] = v, ok
-			if ok {
+			if vals[i], found[i] = m.Lookup(k); found[i] {
 				n++
 			}
 		}

@@ -1085,9 +1085,7 @@ func (m *Front6) LookupBulk(keys []Front6Key, vals []Front6Value, found []bool) 
 		// Lookup by itself, and touching ahead would only add work.
 		n := 0
 		for i, k := range keys {
-			v, ok := m.Lookup(k)
-			vals[i], found[i] = v, ok
-			if ok {
+			if vals[i], found[i] = m.Lookup(k); found[i] {
 				n++
 			}
 		}

@@ -1017,9 +1017,7 @@ func (m *ZeroSeeded) LookupBulk(keys []ZeroSeededKey, vals []ZeroSeededValue, fo
 		// Lookup by itself, and touching ahead would only add work.
 		n := 0
 		for i, k := range keys {
-			v, ok := m.Lookup(k)
-			vals[i], found[i] = v, ok
-			if ok {
+			if vals[i], found[i] = m.Lookup(k); found[i] {
 				n++
 			}
 		}

@@ -1054,9 +1054,7 @@ func (m *HomeK16V8) LookupBulk(keys []HomeK16V8Key, vals []HomeK16V8Value, found
 		// Lookup by itself, and touching ahead would only add work.
 		n := 0
 		for i, k := range keys {
-			v, ok := m.Lookup(k)
-			vals[i], found[i] = v, ok
-			if ok {
+			if vals[i], found[i] = m.Lookup(k); found[i] {
 				n++
 			}
 		}

@@ -1001,9 +1001,7 @@ func (m *HomeK4V4) LookupBulk(keys []HomeK4V4Key, vals []HomeK4V4Value, found []
 		// Lookup by itself, and touching ahead would only add work.
 		n := 0
 		for i, k := range keys {
-			v, ok := m.Lookup(k)
-			vals[i], found[i] = v, ok
-			if ok {
+			if vals[i], found[i] = m.Lookup(k); found[i] {
 				n++
 			}
 		}

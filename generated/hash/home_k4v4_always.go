@@ -1000,9 +1000,7 @@ func (m *HomeK4V4Always) LookupBulk(keys []HomeK4V4AlwaysKey, vals []HomeK4V4Alw
 		// Lookup by itself, and touching ahead would only add work.
 		n := 0
 		for i, k := range keys {
-			v, ok := m.Lookup(k)
-			vals[i], found[i] = v, ok
-			if ok {
+			if vals[i], found[i] = m.Lookup(k); found[i] {
 				n++
 			}
 		}

@@ -1016,9 +1016,7 @@ func (m *HomeK4V4Sparse) LookupBulk(keys []HomeK4V4SparseKey, vals []HomeK4V4Spa
 		// Lookup by itself, and touching ahead would only add work.
 		n := 0
 		for i, k := range keys {
-			v, ok := m.Lookup(k)
-			vals[i], found[i] = v, ok
-			if ok {
+			if vals[i], found[i] = m.Lookup(k); found[i] {
 				n++
 			}
 		}

@@ -1024,9 +1024,7 @@ func (m *HomeK8V24) LookupBulk(keys []HomeK8V24Key, vals []HomeK8V24Value, found
 		// Lookup by itself, and touching ahead would only add work.
 		n := 0
 		for i, k := range keys {
-			v, ok := m.Lookup(k)
-			vals[i], found[i] = v, ok
-			if ok {
+			if vals[i], found[i] = m.Lookup(k); found[i] {
 				n++
 			}
 		}

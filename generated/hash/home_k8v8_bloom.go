@@ -1088,9 +1088,7 @@ func (m *HomeK8V8Bloom) LookupBulk(keys []HomeK8V8BloomKey, vals []HomeK8V8Bloom
 		// Lookup by itself, and touching ahead would only add work.
 		n := 0
 		for i, k := range keys {
-			v, ok := m.Lookup(k)
-			vals[i], found[i] = v, ok
-			if ok {
+			if vals[i], found[i] = m.Lookup(k); found[i] {
 				n++
 			}
 		}

@@ -1060,9 +1060,7 @@ func (m *K10Jhash) LookupBulk(keys []K10JhashKey, vals []K10JhashValue, found []
 		// Lookup by itself, and touching ahead would only add work.
 		n := 0
 		for i, k := range keys {
-			v, ok := m.Lookup(k)
-			vals[i], found[i] = v, ok
-			if ok {
+			if vals[i], found[i] = m.Lookup(k); found[i] {
 				n++
 			}
 		}

@@ -1061,9 +1061,7 @@ func (m *K11Jhash) LookupBulk(keys []K11JhashKey, vals []K11JhashValue, found []
 		// Lookup by itself, and touching ahead would only add work.
 		n := 0
 		for i, k := range keys {
-			v, ok := m.Lookup(k)
-			vals[i], found[i] = v, ok
-			if ok {
+			if vals[i], found[i] = m.Lookup(k); found[i] {
 				n++
 			}
 		}

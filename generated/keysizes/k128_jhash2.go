@@ -1006,9 +1006,7 @@ func (m *K128Jhash2) LookupBulk(keys []K128Jhash2Key, vals []K128Jhash2Value, fo
 		// Lookup by itself, and touching ahead would only add work.
 		n := 0
 		for i, k := range keys {
-			v, ok := m.Lookup(k)
-			vals[i], found[i] = v, ok
-			if ok {
+			if vals[i], found[i] = m.Lookup(k); found[i] {
 				n++
 			}
 		}

@@ -1049,9 +1049,7 @@ func (m *K13Jhash) LookupBulk(keys []K13JhashKey, vals []K13JhashValue, found []
 		// Lookup by itself, and touching ahead would only add work.
 		n := 0
 		for i, k := range keys {
-			v, ok := m.Lookup(k)
-			vals[i], found[i] = v, ok
-			if ok {
+			if vals[i], found[i] = m.Lookup(k); found[i] {
 				n++
 			}
 		}

@@ -1056,9 +1056,7 @@ func (m *K13V1) LookupBulk(keys []K13V1Key, vals []K13V1Value, found []bool) int
 		// Lookup by itself, and touching ahead would only add work.
 		n := 0
 		for i, k := range keys {
-			v, ok := m.Lookup(k)
-			vals[i], found[i] = v, ok
-			if ok {
+			if vals[i], found[i] = m.Lookup(k); found[i] {
 				n++
 			}
 		}

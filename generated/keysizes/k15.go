@@ -1058,9 +1058,7 @@ func (m *K15) LookupBulk(keys []K15Key, vals []K15Value, found []bool) int {
 		// Lookup by itself, and touching ahead would only add work.
 		n := 0
 		for i, k := range keys {
-			v, ok := m.Lookup(k)
-			vals[i], found[i] = v, ok
-			if ok {
+			if vals[i], found[i] = m.Lookup(k); found[i] {
 				n++
 			}
 		}

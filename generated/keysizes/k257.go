@@ -1015,9 +1015,7 @@ func (m *K257) LookupBulk(keys []K257Key, vals []K257Value, found []bool) int {
 		// Lookup by itself, and touching ahead would only add work.
 		n := 0
 		for i, k := range keys {
-			v, ok := m.Lookup(k)
-			vals[i], found[i] = v, ok
-			if ok {
+			if vals[i], found[i] = m.Lookup(k); found[i] {
 				n++
 			}
 		}

@@ -1039,9 +1039,7 @@ func (m *K27) LookupBulk(keys []K27Key, vals []K27Value, found []bool) int {
 		// Lookup by itself, and touching ahead would only add work.
 		n := 0
 		for i, k := range keys {
-			v, ok := m.Lookup(k)
-			vals[i], found[i] = v, ok
-			if ok {
+			if vals[i], found[i] = m.Lookup(k); found[i] {
 				n++
 			}
 		}

@@ -1010,9 +1010,7 @@ func (m *K3V13) LookupBulk(keys []K3V13Key, vals []K3V13Value, found []bool) int
 		// Lookup by itself, and touching ahead would only add work.
 		n := 0
 		for i, k := range keys {
-			v, ok := m.Lookup(k)
-			vals[i], found[i] = v, ok
-			if ok {
+			if vals[i], found[i] = m.Lookup(k); found[i] {
 				n++
 			}
 		}

@@ -1037,9 +1037,7 @@ func (m *K4Jhash) LookupBulk(keys []K4JhashKey, vals []K4JhashValue, found []boo
 		// Lookup by itself, and touching ahead would only add work.
 		n := 0
 		for i, k := range keys {
-			v, ok := m.Lookup(k)
-			vals[i], found[i] = v, ok
-			if ok {
+			if vals[i], found[i] = m.Lookup(k); found[i] {
 				n++
 			}
 		}

@@ -1005,9 +1005,7 @@ func (m *K4V68) LookupBulk(keys []K4V68Key, vals []K4V68Value, found []bool) int
 		// Lookup by itself, and touching ahead would only add work.
 		n := 0
 		for i, k := range keys {
-			v, ok := m.Lookup(k)
-			vals[i], found[i] = v, ok
-			if ok {
+			if vals[i], found[i] = m.Lookup(k); found[i] {
 				n++
 			}
 		}

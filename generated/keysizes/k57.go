@@ -1109,9 +1109,7 @@ func (m *K57) LookupBulk(keys []K57Key, vals []K57Value, found []bool) int {
 		// Lookup by itself, and touching ahead would only add work.
 		n := 0
 		for i, k := range keys {
-			v, ok := m.Lookup(k)
-			vals[i], found[i] = v, ok
-			if ok {
+			if vals[i], found[i] = m.Lookup(k); found[i] {
 				n++
 			}
 		}

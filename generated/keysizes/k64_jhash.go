@@ -1072,9 +1072,7 @@ func (m *K64Jhash) LookupBulk(keys []K64JhashKey, vals []K64JhashValue, found []
 		// Lookup by itself, and touching ahead would only add work.
 		n := 0
 		for i, k := range keys {
-			v, ok := m.Lookup(k)
-			vals[i], found[i] = v, ok
-			if ok {
+			if vals[i], found[i] = m.Lookup(k); found[i] {
 				n++
 			}
 		}

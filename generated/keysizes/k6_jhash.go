@@ -1057,9 +1057,7 @@ func (m *K6Jhash) LookupBulk(keys []K6JhashKey, vals []K6JhashValue, found []boo
 		// Lookup by itself, and touching ahead would only add work.
 		n := 0
 		for i, k := range keys {
-			v, ok := m.Lookup(k)
-			vals[i], found[i] = v, ok
-			if ok {
+			if vals[i], found[i] = m.Lookup(k); found[i] {
 				n++
 			}
 		}

@@ -1031,9 +1031,7 @@ func (m *K6V64) LookupBulk(keys []K6V64Key, vals []K6V64Value, found []bool) int
 		// Lookup by itself, and touching ahead would only add work.
 		n := 0
 		for i, k := range keys {
-			v, ok := m.Lookup(k)
-			vals[i], found[i] = v, ok
-			if ok {
+			if vals[i], found[i] = m.Lookup(k); found[i] {
 				n++
 			}
 		}

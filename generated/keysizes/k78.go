@@ -1007,9 +1007,7 @@ func (m *K78) LookupBulk(keys []K78Key, vals []K78Value, found []bool) int {
 		// Lookup by itself, and touching ahead would only add work.
 		n := 0
 		for i, k := range keys {
-			v, ok := m.Lookup(k)
-			vals[i], found[i] = v, ok
-			if ok {
+			if vals[i], found[i] = m.Lookup(k); found[i] {
 				n++
 			}
 		}

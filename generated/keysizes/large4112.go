@@ -1002,9 +1002,7 @@ func (m *Large4112) LookupBulk(keys []Large4112Key, vals []Large4112Value, found
 		// Lookup by itself, and touching ahead would only add work.
 		n := 0
 		for i, k := range keys {
-			v, ok := m.Lookup(k)
-			vals[i], found[i] = v, ok
-			if ok {
+			if vals[i], found[i] = m.Lookup(k); found[i] {
 				n++
 			}
 		}
