@@ -136,12 +136,22 @@ func (f *$EBPF) Map() *$Map {
 // with, which its EBPF adapter reports (MaxEntries, Flags): only with
 // -ebpf-compat.
 func (g *generator) ebpfOptionsField() jen.Code {
-	return when(g.l.Spec.EbpfCompat, g.code("\n\topts htab.Options // as created, for EBPF(): MaxEntries and the map flags\n"))
+	return when(g.l.Spec.EbpfCompat, g.code("\n\topts htab.Options // as asked for, for EBPF(): MaxEntries and the map flags\n"))
 }
 
-// ebpfOptionsInit sets that field in the constructor.
+// ebpfOptionsInit sets that field in the constructor: to the options as
+// asked for, which an LRU map's constructor keeps before it rounds
+// MaxEntries (lruMaxEntries). A kernel map made from a spec answers
+// MaxEntries with the spec's, although the kernel rounds it up for per-CPU
+// LRU lists.
 func (g *generator) ebpfOptionsInit() jen.Code {
-	return when(g.l.Spec.EbpfCompat, g.code("\t\topts: opts,\n"))
+	if !g.l.Spec.EbpfCompat {
+		return jen.Null()
+	}
+	if g.l.LRU != nil {
+		return g.code("\t\topts: asked,\n")
+	}
+	return g.code("\t\topts: opts,\n")
 }
 
 // defaults emits, for a spec with default options (-max-entries, or a map of

@@ -47,11 +47,20 @@ func (m *$Map) evict(n uint32) bool {
 
 // lruMaxEntries is the constructor's rounding of MaxEntries for per-CPU LRU
 // lists (each CPU gets the same number of elements), as htab_map_alloc does;
-// nothing for the other types.
+// nothing for the other types. With -ebpf-compat it first keeps the options
+// as asked for (ebpfOptionsInit).
 //
+//	asked := opts // with -ebpf-compat
 //	opts.MaxEntries = htab.LRUMaxEntries(opts.MaxEntries, opts.CPUs, opts.NoCommonLRU)
 func (g *generator) lruMaxEntries() jen.Code {
-	return when(g.l.LRU != nil, g.code("\topts.MaxEntries = htab.LRUMaxEntries(opts.MaxEntries, opts.CPUs, opts.NoCommonLRU)\n"))
+	if g.l.LRU == nil {
+		return jen.Null()
+	}
+	var keep string
+	if g.l.Spec.EbpfCompat {
+		keep = "\tasked := opts // before the rounding, for EBPF(): *ebpf.Map reports the MaxEntries of its spec\n"
+	}
+	return g.code(keep + "\topts.MaxEntries = htab.LRUMaxEntries(opts.MaxEntries, opts.CPUs, opts.NoCommonLRU)\n")
 }
 
 // lruCreate is the constructor's creation of the LRU engine over the nodes

@@ -102,7 +102,7 @@ type Conns struct {
 	_     [64]byte
 	count atomic.Int64 // live elements, for Len
 
-	opts htab.Options // as created, for EBPF(): MaxEntries and the map flags
+	opts htab.Options // as asked for, for EBPF(): MaxEntries and the map flags
 }
 
 // The element must be 48 bytes and its fields at the offsets above, as
@@ -123,6 +123,7 @@ func NewConns(opts htab.Options) (*Conns, error) {
 	if err != nil {
 		return nil, err
 	}
+	asked := opts // before the rounding, for EBPF(): *ebpf.Map reports the MaxEntries of its spec
 	opts.MaxEntries = htab.LRUMaxEntries(opts.MaxEntries, opts.CPUs, opts.NoCommonLRU)
 	n := htab.BucketCount(opts.MaxEntries)
 	m := &Conns{
@@ -131,7 +132,7 @@ func NewConns(opts htab.Options) (*Conns, error) {
 		seed:       opts.Seed(),
 		maxEntries: uint32(opts.MaxEntries),
 		cpus:       opts.CPUs,
-		opts:       opts,
+		opts:       asked,
 	}
 	m.elems = make([]connsElem, opts.MaxEntries+htab.LRUHeads(opts.CPUs, opts.NoCommonLRU))
 	m.lru = htab.NewLRUOver(m.elems, func(e *connsElem) *htab.LRUNode { return &e.node },

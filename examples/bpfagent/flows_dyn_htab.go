@@ -102,7 +102,7 @@ type FlowsDyn struct {
 	fresh    atomic.Uint32 // elements fresh..maxEntries-1 were never used
 	freeHead atomic.Uint64 // freed elements: a Treiber stack, ABA tag<<32 | index+1, linked through next
 
-	opts htab.Options // as created, for EBPF(): MaxEntries and the map flags
+	opts htab.Options // as asked for, for EBPF(): MaxEntries and the map flags
 }
 
 // The element must be 20 bytes and its fields at the offsets above, as

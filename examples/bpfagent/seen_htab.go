@@ -40,7 +40,7 @@ type Seen struct {
 	hashes     uint32   // hash functions, 1..15
 	maxEntries uint32
 
-	opts htab.Options // as created, for EBPF(): MaxEntries and the map flags
+	opts htab.Options // as asked for, for EBPF(): MaxEntries and the map flags
 }
 
 // NewSeen creates an empty bloom filter, as BPF_MAP_CREATE does: MaxEntries

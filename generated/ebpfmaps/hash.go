@@ -111,7 +111,7 @@ type Hash struct {
 	count     atomic.Int64   // live elements plus the reservations of inserts in progress
 	freeSlots htab.FreeSlots // one bit per slot, set: the slot is free
 
-	opts htab.Options // as created, for EBPF(): MaxEntries and the map flags
+	opts htab.Options // as asked for, for EBPF(): MaxEntries and the map flags
 }
 
 // The slot must be 24 bytes and its fields at the offsets above, as

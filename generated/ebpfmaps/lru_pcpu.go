@@ -117,7 +117,7 @@ type LRUPerCPU struct {
 	_     [64]byte
 	count atomic.Int64 // live elements, for Len
 
-	opts htab.Options // as created, for EBPF(): MaxEntries and the map flags
+	opts htab.Options // as asked for, for EBPF(): MaxEntries and the map flags
 }
 
 // The element must be 28 bytes and its fields at the offsets above, as
@@ -136,6 +136,7 @@ func NewLRUPerCPU(opts htab.Options) (*LRUPerCPU, error) {
 	if err != nil {
 		return nil, err
 	}
+	asked := opts // before the rounding, for EBPF(): *ebpf.Map reports the MaxEntries of its spec
 	opts.MaxEntries = htab.LRUMaxEntries(opts.MaxEntries, opts.CPUs, opts.NoCommonLRU)
 	n := htab.BucketCount(opts.MaxEntries)
 	m := &LRUPerCPU{
@@ -144,7 +145,7 @@ func NewLRUPerCPU(opts htab.Options) (*LRUPerCPU, error) {
 		seed:       opts.Seed(),
 		maxEntries: uint32(opts.MaxEntries),
 		cpus:       opts.CPUs,
-		opts:       opts,
+		opts:       asked,
 	}
 	m.elems = make([]lRUPerCPUElem, opts.MaxEntries+htab.LRUHeads(opts.CPUs, opts.NoCommonLRU))
 	m.slots = make([][]lRUPerCPUSlot, opts.CPUs)

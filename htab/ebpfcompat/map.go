@@ -17,7 +17,7 @@ type Info struct {
 	Type       ebpf.MapType
 	KeySize    uint32 // 0 for a bloom filter
 	ValueSize  uint32 // one CPU's value, for per-CPU maps
-	MaxEntries uint32
+	MaxEntries uint32 // as asked for, before an LRU map's rounding for NoCommonLRU
 	Flags      uint32 // BPF_F_* of the options (Flags)
 	CPUs       int    // per-CPU maps: the values of a key, one per CPU
 }
@@ -118,7 +118,10 @@ func (m *Map) KeySize() uint32 { return m.info.KeySize }
 // ValueSize is the size of a value in bytes; for a per-CPU map, of one CPU's.
 func (m *Map) ValueSize() uint32 { return m.info.ValueSize }
 
-// MaxEntries is the capacity the map was created with.
+// MaxEntries is the MaxEntries the map was asked for, as (*ebpf.Map).MaxEntries
+// answers for a map made from a spec. With NoCommonLRU the kernel rounds the
+// capacity up to a multiple of the CPUs, and so does the generated map, whose
+// own MaxEntries is the rounded one (the kernel's map info).
 func (m *Map) MaxEntries() uint32 { return m.info.MaxEntries }
 
 // Flags is the map_flags the map was created with (Flags of its options).
