@@ -34,7 +34,7 @@ func TestKernelDifferentialK16(t *testing.T) {
 			defer km.Close()
 			m, err := NewHomeK16V8(opts)
 			require.NoError(t, err)
-			rng := rand.New(rand.NewPCG(uint64(max), 16))
+			rng := rand.New(rand.NewPCG(uint64(max), kernel.Seed(t, 16)))
 			steps := min(20000, 40*max+200)
 			for step := range steps {
 				k := k16(uint64(rng.IntN(2*max + 2)))
