@@ -193,19 +193,25 @@ func (m *Map) Lookup(key, valueOut any) error { return m.LookupWithFlags(key, va
 // needs a value with a spin lock, which these maps do not have: any flag is
 // EINVAL.
 func (m *Map) LookupWithFlags(key, valueOut any, flags ebpf.MapLookupFlags) error {
+	return m.readInto(valueOut, func(buf []byte) error { return m.lookup(key, buf, flags) })
+}
+
+// readInto runs read, which fills a value in the kernel's layout, and
+// unmarshals that value into valueOut: Lookup's and LookupAndDelete's output.
+func (m *Map) readInto(valueOut any, read func(buf []byte) error) error {
 	if m.perCPU {
 		slice, err := perCPUSlice(valueOut, m.info.CPUs)
 		if err != nil {
 			return err
 		}
 		buf := make([]byte, m.fullSize)
-		if err := m.lookup(key, buf, flags); err != nil {
+		if err := read(buf); err != nil {
 			return err
 		}
 		return unmarshalPerCPU(slice, m.info.CPUs, int(m.info.ValueSize), buf)
 	}
 	buf, decode := output(valueOut, m.fullSize)
-	if err := m.lookup(key, buf, flags); err != nil {
+	if err := read(buf); err != nil {
 		return err
 	}
 	return m.unmarshalValue(valueOut, buf, decode)
@@ -252,22 +258,7 @@ func (m *Map) LookupAndDelete(key, valueOut any) error {
 // LookupAndDeleteWithFlags is LookupAndDelete with flags, which must be 0
 // (LookupLock needs a spin lock in the value).
 func (m *Map) LookupAndDeleteWithFlags(key, valueOut any, flags ebpf.MapLookupFlags) error {
-	if m.perCPU {
-		slice, err := perCPUSlice(valueOut, m.info.CPUs)
-		if err != nil {
-			return err
-		}
-		buf := make([]byte, m.fullSize)
-		if err := m.lookupAndDelete(key, buf, flags); err != nil {
-			return err
-		}
-		return unmarshalPerCPU(slice, m.info.CPUs, int(m.info.ValueSize), buf)
-	}
-	buf, decode := output(valueOut, m.fullSize)
-	if err := m.lookupAndDelete(key, buf, flags); err != nil {
-		return err
-	}
-	return m.unmarshalValue(valueOut, buf, decode)
+	return m.readInto(valueOut, func(buf []byte) error { return m.lookupAndDelete(key, buf, flags) })
 }
 
 func (m *Map) lookupAndDelete(key any, val []byte, flags ebpf.MapLookupFlags) error {
