@@ -289,7 +289,7 @@ $(afterDelete)	b.Unlock()
 // vals receives every CPU's value: len(vals) >= CPUs(), else htab.ErrInvalid.
 func (m *$Map) LookupAndDelete(k $Key, vals []$Value) error {
 	if len(vals) < m.cpus {
-		return fmt.Errorf("%w: len(vals) = %d, want CPUs() = %d", htab.ErrInvalid, len(vals), m.cpus)
+		return fmt.Errorf("%w: len(vals) = %d, want at least CPUs() = %d", htab.ErrInvalid, len(vals), m.cpus)
 	}
 `+find+`htab.ErrKeyNotExist
 	}

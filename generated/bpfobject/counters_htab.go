@@ -684,7 +684,7 @@ func (m *Counters) Delete(k CountersKey) error {
 // vals receives every CPU's value: len(vals) >= CPUs(), else htab.ErrInvalid.
 func (m *Counters) LookupAndDelete(k CountersKey, vals []CountersValue) error {
 	if len(vals) < m.cpus {
-		return fmt.Errorf("%w: len(vals) = %d, want CPUs() = %d", htab.ErrInvalid, len(vals), m.cpus)
+		return fmt.Errorf("%w: len(vals) = %d, want at least CPUs() = %d", htab.ErrInvalid, len(vals), m.cpus)
 	}
 	w := k.words()
 	h := m.hash(&k, &w)

@@ -570,7 +570,7 @@ func (m *LRUPerCPUFat) Delete(k LRUPerCPUFatKey) error {
 // vals receives every CPU's value: len(vals) >= CPUs(), else htab.ErrInvalid.
 func (m *LRUPerCPUFat) LookupAndDelete(k LRUPerCPUFatKey, vals []LRUPerCPUFatValue) error {
 	if len(vals) < m.cpus {
-		return fmt.Errorf("%w: len(vals) = %d, want CPUs() = %d", htab.ErrInvalid, len(vals), m.cpus)
+		return fmt.Errorf("%w: len(vals) = %d, want at least CPUs() = %d", htab.ErrInvalid, len(vals), m.cpus)
 	}
 	w := k.words()
 	h := m.hash(&k, &w)

@@ -678,7 +678,7 @@ func (m *PerCPULean) Delete(k PerCPULeanKey) error {
 // vals receives every CPU's value: len(vals) >= CPUs(), else htab.ErrInvalid.
 func (m *PerCPULean) LookupAndDelete(k PerCPULeanKey, vals []PerCPULeanValue) error {
 	if len(vals) < m.cpus {
-		return fmt.Errorf("%w: len(vals) = %d, want CPUs() = %d", htab.ErrInvalid, len(vals), m.cpus)
+		return fmt.Errorf("%w: len(vals) = %d, want at least CPUs() = %d", htab.ErrInvalid, len(vals), m.cpus)
 	}
 	w := k.words()
 	h := m.hash(&k, &w)

@@ -583,7 +583,7 @@ func (m *LRUPerCPUK4V4Sparse) Delete(k LRUPerCPUK4V4SparseKey) error {
 // vals receives every CPU's value: len(vals) >= CPUs(), else htab.ErrInvalid.
 func (m *LRUPerCPUK4V4Sparse) LookupAndDelete(k LRUPerCPUK4V4SparseKey, vals []LRUPerCPUK4V4SparseValue) error {
 	if len(vals) < m.cpus {
-		return fmt.Errorf("%w: len(vals) = %d, want CPUs() = %d", htab.ErrInvalid, len(vals), m.cpus)
+		return fmt.Errorf("%w: len(vals) = %d, want at least CPUs() = %d", htab.ErrInvalid, len(vals), m.cpus)
 	}
 	w := k.words()
 	h := m.hash(&k, &w)

@@ -570,7 +570,7 @@ func (m *LRUPerCPUK8V8) Delete(k LRUPerCPUK8V8Key) error {
 // vals receives every CPU's value: len(vals) >= CPUs(), else htab.ErrInvalid.
 func (m *LRUPerCPUK8V8) LookupAndDelete(k LRUPerCPUK8V8Key, vals []LRUPerCPUK8V8Value) error {
 	if len(vals) < m.cpus {
-		return fmt.Errorf("%w: len(vals) = %d, want CPUs() = %d", htab.ErrInvalid, len(vals), m.cpus)
+		return fmt.Errorf("%w: len(vals) = %d, want at least CPUs() = %d", htab.ErrInvalid, len(vals), m.cpus)
 	}
 	w := k.words()
 	h := m.hash(&k, &w)

@@ -624,7 +624,7 @@ func (m *LRUPerCPUK8V8Bloom) Delete(k LRUPerCPUK8V8BloomKey) error {
 // vals receives every CPU's value: len(vals) >= CPUs(), else htab.ErrInvalid.
 func (m *LRUPerCPUK8V8Bloom) LookupAndDelete(k LRUPerCPUK8V8BloomKey, vals []LRUPerCPUK8V8BloomValue) error {
 	if len(vals) < m.cpus {
-		return fmt.Errorf("%w: len(vals) = %d, want CPUs() = %d", htab.ErrInvalid, len(vals), m.cpus)
+		return fmt.Errorf("%w: len(vals) = %d, want at least CPUs() = %d", htab.ErrInvalid, len(vals), m.cpus)
 	}
 	w := k.words()
 	h := m.hash(&k, &w)

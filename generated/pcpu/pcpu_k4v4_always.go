@@ -672,7 +672,7 @@ func (m *PerCPUK4V4Always) Delete(k PerCPUK4V4AlwaysKey) error {
 // vals receives every CPU's value: len(vals) >= CPUs(), else htab.ErrInvalid.
 func (m *PerCPUK4V4Always) LookupAndDelete(k PerCPUK4V4AlwaysKey, vals []PerCPUK4V4AlwaysValue) error {
 	if len(vals) < m.cpus {
-		return fmt.Errorf("%w: len(vals) = %d, want CPUs() = %d", htab.ErrInvalid, len(vals), m.cpus)
+		return fmt.Errorf("%w: len(vals) = %d, want at least CPUs() = %d", htab.ErrInvalid, len(vals), m.cpus)
 	}
 	w := k.words()
 	h := m.hash(&k, &w)

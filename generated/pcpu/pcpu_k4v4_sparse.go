@@ -691,7 +691,7 @@ func (m *PerCPUK4V4Sparse) Delete(k PerCPUK4V4SparseKey) error {
 // vals receives every CPU's value: len(vals) >= CPUs(), else htab.ErrInvalid.
 func (m *PerCPUK4V4Sparse) LookupAndDelete(k PerCPUK4V4SparseKey, vals []PerCPUK4V4SparseValue) error {
 	if len(vals) < m.cpus {
-		return fmt.Errorf("%w: len(vals) = %d, want CPUs() = %d", htab.ErrInvalid, len(vals), m.cpus)
+		return fmt.Errorf("%w: len(vals) = %d, want at least CPUs() = %d", htab.ErrInvalid, len(vals), m.cpus)
 	}
 	w := k.words()
 	h := m.hash(&k, &w)

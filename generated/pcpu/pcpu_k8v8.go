@@ -678,7 +678,7 @@ func (m *PerCPUK8V8) Delete(k PerCPUK8V8Key) error {
 // vals receives every CPU's value: len(vals) >= CPUs(), else htab.ErrInvalid.
 func (m *PerCPUK8V8) LookupAndDelete(k PerCPUK8V8Key, vals []PerCPUK8V8Value) error {
 	if len(vals) < m.cpus {
-		return fmt.Errorf("%w: len(vals) = %d, want CPUs() = %d", htab.ErrInvalid, len(vals), m.cpus)
+		return fmt.Errorf("%w: len(vals) = %d, want at least CPUs() = %d", htab.ErrInvalid, len(vals), m.cpus)
 	}
 	w := k.words()
 	h := m.hash(&k, &w)

@@ -741,7 +741,7 @@ func (m *PerCPUK8V8Bloom) Delete(k PerCPUK8V8BloomKey) error {
 // vals receives every CPU's value: len(vals) >= CPUs(), else htab.ErrInvalid.
 func (m *PerCPUK8V8Bloom) LookupAndDelete(k PerCPUK8V8BloomKey, vals []PerCPUK8V8BloomValue) error {
 	if len(vals) < m.cpus {
-		return fmt.Errorf("%w: len(vals) = %d, want CPUs() = %d", htab.ErrInvalid, len(vals), m.cpus)
+		return fmt.Errorf("%w: len(vals) = %d, want at least CPUs() = %d", htab.ErrInvalid, len(vals), m.cpus)
 	}
 	w := k.words()
 	h := m.hash(&k, &w)
