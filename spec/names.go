@@ -51,11 +51,12 @@ type Names struct {
 	// The -tests file's adapters (htabtest.Map, htabtest.BloomMap).
 	TestMap   string
 	TestBloom string
+	UnderTest string // an alias of the map, which the adapters embed
 }
 
 // Suffixes are the suffixes of the unexported identifiers, in the order of
 // Names' fields. No suffix ends with another.
-var Suffixes = []string{"Elem", "KeyWords", "HashInit", "ElemChunk", "ChunkShift", "Slot", "SlotChunk", "SlotLocks", "HomeBit", "IndexMask", "MaxSlots", "ValueWords", "BulkGroup", "TestMap", "TestBloom"}
+var Suffixes = []string{"Elem", "KeyWords", "HashInit", "ElemChunk", "ChunkShift", "Slot", "SlotChunk", "SlotLocks", "HomeBit", "IndexMask", "MaxSlots", "ValueWords", "BulkGroup", "TestMap", "TestBloom", "UnderTest"}
 
 // NamesFor is the names of a map named name (an exported Go identifier).
 func NamesFor(name string) Names {
@@ -80,6 +81,7 @@ func NamesFor(name string) Names {
 		BulkGroup:  p + "BulkGroup",
 		TestMap:    p + "TestMap",
 		TestBloom:  p + "TestBloom",
+		UnderTest:  p + "UnderTest",
 	}
 }
 

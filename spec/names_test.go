@@ -24,7 +24,7 @@ func TestNamesForUsesEverySuffix(t *testing.T) {
 		Options: "ConnsOptions", NewDefault: "NewConnsDefault", EBPF: "ConnsEBPF", NewEBPF: "NewConnsEBPF", Prefix: "conns",
 		Elem: "connsElem", KeyWords: "connsKeyWords", HashInit: "connsHashInit", ElemChunk: "connsElemChunk", ChunkShift: "connsChunkShift",
 		Slot: "connsSlot", SlotChunk: "connsSlotChunk", SlotLocks: "connsSlotLocks", HomeBit: "connsHomeBit", IndexMask: "connsIndexMask", MaxSlots: "connsMaxSlots", ValueWords: "connsValueWords", BulkGroup: "connsBulkGroup",
-		TestMap: "connsTestMap", TestBloom: "connsTestBloom"}, n)
+		TestMap: "connsTestMap", TestBloom: "connsTestBloom", UnderTest: "connsUnderTest"}, n)
 	// Every unexported field is the prefix and its suffix, in Suffixes' order.
 	v := reflect.ValueOf(n)
 	var got []string

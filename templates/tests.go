@@ -17,7 +17,7 @@ const htabtestPkg = htabPkg + "/htabtest"
 // check, and the benchmarks. It uses the standard library, htab and
 // htab/htabtest only, so it runs in any consumer module.
 //
-//	type <prefix>TestMap struct{ *<Map> } // implements htabtest.Map[<Key>, <Value>]
+//	type <prefix>TestMap struct{ *<prefix>UnderTest } // <Map>, implements htabtest.Map[<Key>, <Value>]
 //	func Test<Map>RandomOps(t *testing.T) { htabtest.RandomOps(t, <prefix>TestMap{}) }
 //	...
 //	func Benchmark<Map>Lookup(b *testing.B) { ... }
@@ -55,13 +55,18 @@ func Test$MapFilterChurn(t *testing.T) { htabtest.FilterChurn(t, $TestMap{}) }
 // <prefix>TestBloom (htabtest.BloomMap), a test per bloom check, and the
 // Push and Peek benchmarks.
 //
-//	type <prefix>TestBloom struct{ *<Map> } // implements htabtest.BloomMap[<Value>]
+//	type <prefix>TestBloom struct{ *<prefix>UnderTest } // <Map>, implements htabtest.BloomMap[<Value>]
 //	func Test<Map>Model(t *testing.T) { htabtest.BloomModel(t, <prefix>TestBloom{}) }
 func (g *generator) bloomMapTests(f *jen.File) {
 	f.Add(g.code(fmt.Sprintf(`
 // $TestBloom is $Map as the bloom checks of htab/htabtest reach it
 // (htabtest.BloomMap). The zero $TestBloom stands for the kind.
-type $TestBloom struct{ *$Map }
+type $TestBloom struct{ *$UnderTest }
+
+// $UnderTest is $Map under the name the adapter embeds it by: embedded
+// as $Map, the field would clash with the adapter's method of that name
+// (a filter named Push, or New).
+type $UnderTest = $Map
 
 // New makes a filter with opts, as $New does.
 func (a $TestBloom) New(opts htab.Options) (htabtest.BloomMap[$Value], error) {
@@ -168,7 +173,12 @@ const adapterCommon = `
 // (htabtest.Map): the map's own methods, with a key's values as a slice,
 // its CPU handles, and the internals the checks need. The zero $TestMap
 // stands for the kind: the checks make their maps with New.
-type $TestMap struct{ *$Map }
+type $TestMap struct{ *$UnderTest }
+
+// $UnderTest is $Map under the name the adapters embed it by: embedded
+// as $Map, the field would clash with the adapter's method of that name
+// (a map named Lookup, or New).
+type $UnderTest = $Map
 
 // New makes a map with opts, as New$Map does.
 func (a $TestMap) New(opts htab.Options) (htabtest.Map[$Key, $Value], error) {
@@ -180,7 +190,7 @@ func (a $TestMap) New(opts htab.Options) (htabtest.Map[$Key, $Value], error) {
 }
 
 // CPU is the map's CPU(i).
-func (a $TestMap) CPU(i int) htabtest.CPU[$Key, $Value] { return a.$Map.CPU(i) }
+func (a $TestMap) CPU(i int) htabtest.CPU[$Key, $Value] { return a.$UnderTest.CPU(i) }
 
 // Seed and SetSeed are the map's hash seed, the jhash initval.
 func (a $TestMap) Seed() uint32 { return a.seed }
@@ -206,22 +216,22 @@ const adapterSingleValue = `
 // Lookup, LookupAndDelete, Update and All are the map's, with a key's value
 // as vals[0].
 func (a $TestMap) Lookup(k $Key, vals []$Value) (ok bool) {
-	vals[0], ok = a.$Map.Lookup(k)
+	vals[0], ok = a.$UnderTest.Lookup(k)
 	return ok
 }
 
 func (a $TestMap) LookupAndDelete(k $Key, vals []$Value) (err error) {
-	vals[0], err = a.$Map.LookupAndDelete(k)
+	vals[0], err = a.$UnderTest.LookupAndDelete(k)
 	return err
 }
 
 func (a $TestMap) Update(k $Key, vals []$Value, flags htab.UpdateFlags) error {
-	return a.$Map.Update(k, vals[0], flags)
+	return a.$UnderTest.Update(k, vals[0], flags)
 }
 
 func (a $TestMap) All() iter.Seq2[$Key, []$Value] {
 	return func(yield func($Key, []$Value) bool) {
-		for k, v := range a.$Map.All() {
+		for k, v := range a.$UnderTest.All() {
 			if !yield(k, []$Value{v}) {
 				return
 			}

@@ -19,7 +19,12 @@ import (
 // (htabtest.Map): the map's own methods, with a key's values as a slice,
 // its CPU handles, and the internals the checks need. The zero nonEmptyTestMap
 // stands for the kind: the checks make their maps with New.
-type nonEmptyTestMap struct{ *NonEmpty }
+type nonEmptyTestMap struct{ *nonEmptyUnderTest }
+
+// nonEmptyUnderTest is NonEmpty under the name the adapters embed it by: embedded
+// as NonEmpty, the field would clash with the adapter's method of that name
+// (a map named Lookup, or New).
+type nonEmptyUnderTest = NonEmpty
 
 // New makes a map with opts, as NewNonEmpty does.
 func (a nonEmptyTestMap) New(opts htab.Options) (htabtest.Map[NonEmptyKey, NonEmptyValue], error) {
@@ -32,7 +37,7 @@ func (a nonEmptyTestMap) New(opts htab.Options) (htabtest.Map[NonEmptyKey, NonEm
 
 // CPU is the map's CPU(i).
 func (a nonEmptyTestMap) CPU(i int) htabtest.CPU[NonEmptyKey, NonEmptyValue] {
-	return a.NonEmpty.CPU(i)
+	return a.nonEmptyUnderTest.CPU(i)
 }
 
 // Seed and SetSeed are the map's hash seed, the jhash initval.
@@ -55,22 +60,22 @@ func (a nonEmptyTestMap) Hash(k NonEmptyKey) uint32 {
 // Lookup, LookupAndDelete, Update and All are the map's, with a key's value
 // as vals[0].
 func (a nonEmptyTestMap) Lookup(k NonEmptyKey, vals []NonEmptyValue) (ok bool) {
-	vals[0], ok = a.NonEmpty.Lookup(k)
+	vals[0], ok = a.nonEmptyUnderTest.Lookup(k)
 	return ok
 }
 
 func (a nonEmptyTestMap) LookupAndDelete(k NonEmptyKey, vals []NonEmptyValue) (err error) {
-	vals[0], err = a.NonEmpty.LookupAndDelete(k)
+	vals[0], err = a.nonEmptyUnderTest.LookupAndDelete(k)
 	return err
 }
 
 func (a nonEmptyTestMap) Update(k NonEmptyKey, vals []NonEmptyValue, flags htab.UpdateFlags) error {
-	return a.NonEmpty.Update(k, vals[0], flags)
+	return a.nonEmptyUnderTest.Update(k, vals[0], flags)
 }
 
 func (a nonEmptyTestMap) All() iter.Seq2[NonEmptyKey, []NonEmptyValue] {
 	return func(yield func(NonEmptyKey, []NonEmptyValue) bool) {
-		for k, v := range a.NonEmpty.All() {
+		for k, v := range a.nonEmptyUnderTest.All() {
 			if !yield(k, []NonEmptyValue{v}) {
 				return
 			}

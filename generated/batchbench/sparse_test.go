@@ -19,7 +19,12 @@ import (
 // (htabtest.Map): the map's own methods, with a key's values as a slice,
 // its CPU handles, and the internals the checks need. The zero sparseTestMap
 // stands for the kind: the checks make their maps with New.
-type sparseTestMap struct{ *Sparse }
+type sparseTestMap struct{ *sparseUnderTest }
+
+// sparseUnderTest is Sparse under the name the adapters embed it by: embedded
+// as Sparse, the field would clash with the adapter's method of that name
+// (a map named Lookup, or New).
+type sparseUnderTest = Sparse
 
 // New makes a map with opts, as NewSparse does.
 func (a sparseTestMap) New(opts htab.Options) (htabtest.Map[SparseKey, SparseValue], error) {
@@ -31,7 +36,9 @@ func (a sparseTestMap) New(opts htab.Options) (htabtest.Map[SparseKey, SparseVal
 }
 
 // CPU is the map's CPU(i).
-func (a sparseTestMap) CPU(i int) htabtest.CPU[SparseKey, SparseValue] { return a.Sparse.CPU(i) }
+func (a sparseTestMap) CPU(i int) htabtest.CPU[SparseKey, SparseValue] {
+	return a.sparseUnderTest.CPU(i)
+}
 
 // Seed and SetSeed are the map's hash seed, the jhash initval.
 func (a sparseTestMap) Seed() uint32 { return a.seed }
@@ -53,22 +60,22 @@ func (a sparseTestMap) Hash(k SparseKey) uint32 {
 // Lookup, LookupAndDelete, Update and All are the map's, with a key's value
 // as vals[0].
 func (a sparseTestMap) Lookup(k SparseKey, vals []SparseValue) (ok bool) {
-	vals[0], ok = a.Sparse.Lookup(k)
+	vals[0], ok = a.sparseUnderTest.Lookup(k)
 	return ok
 }
 
 func (a sparseTestMap) LookupAndDelete(k SparseKey, vals []SparseValue) (err error) {
-	vals[0], err = a.Sparse.LookupAndDelete(k)
+	vals[0], err = a.sparseUnderTest.LookupAndDelete(k)
 	return err
 }
 
 func (a sparseTestMap) Update(k SparseKey, vals []SparseValue, flags htab.UpdateFlags) error {
-	return a.Sparse.Update(k, vals[0], flags)
+	return a.sparseUnderTest.Update(k, vals[0], flags)
 }
 
 func (a sparseTestMap) All() iter.Seq2[SparseKey, []SparseValue] {
 	return func(yield func(SparseKey, []SparseValue) bool) {
-		for k, v := range a.Sparse.All() {
+		for k, v := range a.sparseUnderTest.All() {
 			if !yield(k, []SparseValue{v}) {
 				return
 			}

@@ -12,7 +12,12 @@ import (
 
 // v16TestBloom is V16 as the bloom checks of htab/htabtest reach it
 // (htabtest.BloomMap). The zero v16TestBloom stands for the kind.
-type v16TestBloom struct{ *V16 }
+type v16TestBloom struct{ *v16UnderTest }
+
+// v16UnderTest is V16 under the name the adapter embeds it by: embedded
+// as V16, the field would clash with the adapter's method of that name
+// (a filter named Push, or New).
+type v16UnderTest = V16
 
 // New makes a filter with opts, as NewV16 does.
 func (a v16TestBloom) New(opts htab.Options) (htabtest.BloomMap[V16Value], error) {

@@ -12,7 +12,12 @@ import (
 
 // v1TestBloom is V1 as the bloom checks of htab/htabtest reach it
 // (htabtest.BloomMap). The zero v1TestBloom stands for the kind.
-type v1TestBloom struct{ *V1 }
+type v1TestBloom struct{ *v1UnderTest }
+
+// v1UnderTest is V1 under the name the adapter embeds it by: embedded
+// as V1, the field would clash with the adapter's method of that name
+// (a filter named Push, or New).
+type v1UnderTest = V1
 
 // New makes a filter with opts, as NewV1 does.
 func (a v1TestBloom) New(opts htab.Options) (htabtest.BloomMap[V1Value], error) {

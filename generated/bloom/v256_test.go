@@ -12,7 +12,12 @@ import (
 
 // v256TestBloom is V256 as the bloom checks of htab/htabtest reach it
 // (htabtest.BloomMap). The zero v256TestBloom stands for the kind.
-type v256TestBloom struct{ *V256 }
+type v256TestBloom struct{ *v256UnderTest }
+
+// v256UnderTest is V256 under the name the adapter embeds it by: embedded
+// as V256, the field would clash with the adapter's method of that name
+// (a filter named Push, or New).
+type v256UnderTest = V256
 
 // New makes a filter with opts, as NewV256 does.
 func (a v256TestBloom) New(opts htab.Options) (htabtest.BloomMap[V256Value], error) {

@@ -12,7 +12,12 @@ import (
 
 // v40TestBloom is V40 as the bloom checks of htab/htabtest reach it
 // (htabtest.BloomMap). The zero v40TestBloom stands for the kind.
-type v40TestBloom struct{ *V40 }
+type v40TestBloom struct{ *v40UnderTest }
+
+// v40UnderTest is V40 under the name the adapter embeds it by: embedded
+// as V40, the field would clash with the adapter's method of that name
+// (a filter named Push, or New).
+type v40UnderTest = V40
 
 // New makes a filter with opts, as NewV40 does.
 func (a v40TestBloom) New(opts htab.Options) (htabtest.BloomMap[V40Value], error) {

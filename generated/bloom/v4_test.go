@@ -12,7 +12,12 @@ import (
 
 // v4TestBloom is V4 as the bloom checks of htab/htabtest reach it
 // (htabtest.BloomMap). The zero v4TestBloom stands for the kind.
-type v4TestBloom struct{ *V4 }
+type v4TestBloom struct{ *v4UnderTest }
+
+// v4UnderTest is V4 under the name the adapter embeds it by: embedded
+// as V4, the field would clash with the adapter's method of that name
+// (a filter named Push, or New).
+type v4UnderTest = V4
 
 // New makes a filter with opts, as NewV4 does.
 func (a v4TestBloom) New(opts htab.Options) (htabtest.BloomMap[V4Value], error) {

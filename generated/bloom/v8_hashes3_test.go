@@ -12,7 +12,12 @@ import (
 
 // v8Hashes3TestBloom is V8Hashes3 as the bloom checks of htab/htabtest reach it
 // (htabtest.BloomMap). The zero v8Hashes3TestBloom stands for the kind.
-type v8Hashes3TestBloom struct{ *V8Hashes3 }
+type v8Hashes3TestBloom struct{ *v8Hashes3UnderTest }
+
+// v8Hashes3UnderTest is V8Hashes3 under the name the adapter embeds it by: embedded
+// as V8Hashes3, the field would clash with the adapter's method of that name
+// (a filter named Push, or New).
+type v8Hashes3UnderTest = V8Hashes3
 
 // New makes a filter with opts, as NewV8Hashes3 does.
 func (a v8Hashes3TestBloom) New(opts htab.Options) (htabtest.BloomMap[V8Hashes3Value], error) {

@@ -12,7 +12,12 @@ import (
 
 // v8Jhash2TestBloom is V8Jhash2 as the bloom checks of htab/htabtest reach it
 // (htabtest.BloomMap). The zero v8Jhash2TestBloom stands for the kind.
-type v8Jhash2TestBloom struct{ *V8Jhash2 }
+type v8Jhash2TestBloom struct{ *v8Jhash2UnderTest }
+
+// v8Jhash2UnderTest is V8Jhash2 under the name the adapter embeds it by: embedded
+// as V8Jhash2, the field would clash with the adapter's method of that name
+// (a filter named Push, or New).
+type v8Jhash2UnderTest = V8Jhash2
 
 // New makes a filter with opts, as NewV8Jhash2 does.
 func (a v8Jhash2TestBloom) New(opts htab.Options) (htabtest.BloomMap[V8Jhash2Value], error) {

@@ -12,7 +12,12 @@ import (
 
 // v8TestBloom is V8 as the bloom checks of htab/htabtest reach it
 // (htabtest.BloomMap). The zero v8TestBloom stands for the kind.
-type v8TestBloom struct{ *V8 }
+type v8TestBloom struct{ *v8UnderTest }
+
+// v8UnderTest is V8 under the name the adapter embeds it by: embedded
+// as V8, the field would clash with the adapter's method of that name
+// (a filter named Push, or New).
+type v8UnderTest = V8
 
 // New makes a filter with opts, as NewV8 does.
 func (a v8TestBloom) New(opts htab.Options) (htabtest.BloomMap[V8Value], error) {

@@ -17,7 +17,12 @@ import (
 // (htabtest.Map): the map's own methods, with a key's values as a slice,
 // its CPU handles, and the internals the checks need. The zero connsTestMap
 // stands for the kind: the checks make their maps with New.
-type connsTestMap struct{ *Conns }
+type connsTestMap struct{ *connsUnderTest }
+
+// connsUnderTest is Conns under the name the adapters embed it by: embedded
+// as Conns, the field would clash with the adapter's method of that name
+// (a map named Lookup, or New).
+type connsUnderTest = Conns
 
 // New makes a map with opts, as NewConns does.
 func (a connsTestMap) New(opts htab.Options) (htabtest.Map[ConnsKey, ConnsValue], error) {
@@ -29,7 +34,7 @@ func (a connsTestMap) New(opts htab.Options) (htabtest.Map[ConnsKey, ConnsValue]
 }
 
 // CPU is the map's CPU(i).
-func (a connsTestMap) CPU(i int) htabtest.CPU[ConnsKey, ConnsValue] { return a.Conns.CPU(i) }
+func (a connsTestMap) CPU(i int) htabtest.CPU[ConnsKey, ConnsValue] { return a.connsUnderTest.CPU(i) }
 
 // Seed and SetSeed are the map's hash seed, the jhash initval.
 func (a connsTestMap) Seed() uint32 { return a.seed }
@@ -51,22 +56,22 @@ func (a connsTestMap) Hash(k ConnsKey) uint32 {
 // Lookup, LookupAndDelete, Update and All are the map's, with a key's value
 // as vals[0].
 func (a connsTestMap) Lookup(k ConnsKey, vals []ConnsValue) (ok bool) {
-	vals[0], ok = a.Conns.Lookup(k)
+	vals[0], ok = a.connsUnderTest.Lookup(k)
 	return ok
 }
 
 func (a connsTestMap) LookupAndDelete(k ConnsKey, vals []ConnsValue) (err error) {
-	vals[0], err = a.Conns.LookupAndDelete(k)
+	vals[0], err = a.connsUnderTest.LookupAndDelete(k)
 	return err
 }
 
 func (a connsTestMap) Update(k ConnsKey, vals []ConnsValue, flags htab.UpdateFlags) error {
-	return a.Conns.Update(k, vals[0], flags)
+	return a.connsUnderTest.Update(k, vals[0], flags)
 }
 
 func (a connsTestMap) All() iter.Seq2[ConnsKey, []ConnsValue] {
 	return func(yield func(ConnsKey, []ConnsValue) bool) {
-		for k, v := range a.Conns.All() {
+		for k, v := range a.connsUnderTest.All() {
 			if !yield(k, []ConnsValue{v}) {
 				return
 			}

@@ -17,7 +17,12 @@ import (
 // (htabtest.Map): the map's own methods, with a key's values as a slice,
 // its CPU handles, and the internals the checks need. The zero connsOwnListsTestMap
 // stands for the kind: the checks make their maps with New.
-type connsOwnListsTestMap struct{ *ConnsOwnLists }
+type connsOwnListsTestMap struct{ *connsOwnListsUnderTest }
+
+// connsOwnListsUnderTest is ConnsOwnLists under the name the adapters embed it by: embedded
+// as ConnsOwnLists, the field would clash with the adapter's method of that name
+// (a map named Lookup, or New).
+type connsOwnListsUnderTest = ConnsOwnLists
 
 // New makes a map with opts, as NewConnsOwnLists does.
 func (a connsOwnListsTestMap) New(opts htab.Options) (htabtest.Map[ConnsOwnListsKey, ConnsOwnListsValue], error) {
@@ -30,7 +35,7 @@ func (a connsOwnListsTestMap) New(opts htab.Options) (htabtest.Map[ConnsOwnLists
 
 // CPU is the map's CPU(i).
 func (a connsOwnListsTestMap) CPU(i int) htabtest.CPU[ConnsOwnListsKey, ConnsOwnListsValue] {
-	return a.ConnsOwnLists.CPU(i)
+	return a.connsOwnListsUnderTest.CPU(i)
 }
 
 // Seed and SetSeed are the map's hash seed, the jhash initval.
@@ -53,22 +58,22 @@ func (a connsOwnListsTestMap) Hash(k ConnsOwnListsKey) uint32 {
 // Lookup, LookupAndDelete, Update and All are the map's, with a key's value
 // as vals[0].
 func (a connsOwnListsTestMap) Lookup(k ConnsOwnListsKey, vals []ConnsOwnListsValue) (ok bool) {
-	vals[0], ok = a.ConnsOwnLists.Lookup(k)
+	vals[0], ok = a.connsOwnListsUnderTest.Lookup(k)
 	return ok
 }
 
 func (a connsOwnListsTestMap) LookupAndDelete(k ConnsOwnListsKey, vals []ConnsOwnListsValue) (err error) {
-	vals[0], err = a.ConnsOwnLists.LookupAndDelete(k)
+	vals[0], err = a.connsOwnListsUnderTest.LookupAndDelete(k)
 	return err
 }
 
 func (a connsOwnListsTestMap) Update(k ConnsOwnListsKey, vals []ConnsOwnListsValue, flags htab.UpdateFlags) error {
-	return a.ConnsOwnLists.Update(k, vals[0], flags)
+	return a.connsOwnListsUnderTest.Update(k, vals[0], flags)
 }
 
 func (a connsOwnListsTestMap) All() iter.Seq2[ConnsOwnListsKey, []ConnsOwnListsValue] {
 	return func(yield func(ConnsOwnListsKey, []ConnsOwnListsValue) bool) {
-		for k, v := range a.ConnsOwnLists.All() {
+		for k, v := range a.connsOwnListsUnderTest.All() {
 			if !yield(k, []ConnsOwnListsValue{v}) {
 				return
 			}

@@ -16,7 +16,12 @@ import (
 // (htabtest.Map): the map's own methods, with a key's values as a slice,
 // its CPU handles, and the internals the checks need. The zero countersTestMap
 // stands for the kind: the checks make their maps with New.
-type countersTestMap struct{ *Counters }
+type countersTestMap struct{ *countersUnderTest }
+
+// countersUnderTest is Counters under the name the adapters embed it by: embedded
+// as Counters, the field would clash with the adapter's method of that name
+// (a map named Lookup, or New).
+type countersUnderTest = Counters
 
 // New makes a map with opts, as NewCounters does.
 func (a countersTestMap) New(opts htab.Options) (htabtest.Map[CountersKey, CountersValue], error) {
@@ -29,7 +34,7 @@ func (a countersTestMap) New(opts htab.Options) (htabtest.Map[CountersKey, Count
 
 // CPU is the map's CPU(i).
 func (a countersTestMap) CPU(i int) htabtest.CPU[CountersKey, CountersValue] {
-	return a.Counters.CPU(i)
+	return a.countersUnderTest.CPU(i)
 }
 
 // Seed and SetSeed are the map's hash seed, the jhash initval.

@@ -19,7 +19,12 @@ import (
 // (htabtest.Map): the map's own methods, with a key's values as a slice,
 // its CPU handles, and the internals the checks need. The zero flowsDynTestMap
 // stands for the kind: the checks make their maps with New.
-type flowsDynTestMap struct{ *FlowsDyn }
+type flowsDynTestMap struct{ *flowsDynUnderTest }
+
+// flowsDynUnderTest is FlowsDyn under the name the adapters embed it by: embedded
+// as FlowsDyn, the field would clash with the adapter's method of that name
+// (a map named Lookup, or New).
+type flowsDynUnderTest = FlowsDyn
 
 // New makes a map with opts, as NewFlowsDyn does.
 func (a flowsDynTestMap) New(opts htab.Options) (htabtest.Map[FlowsDynKey, FlowsDynValue], error) {
@@ -32,7 +37,7 @@ func (a flowsDynTestMap) New(opts htab.Options) (htabtest.Map[FlowsDynKey, Flows
 
 // CPU is the map's CPU(i).
 func (a flowsDynTestMap) CPU(i int) htabtest.CPU[FlowsDynKey, FlowsDynValue] {
-	return a.FlowsDyn.CPU(i)
+	return a.flowsDynUnderTest.CPU(i)
 }
 
 // Seed and SetSeed are the map's hash seed, the jhash initval.
@@ -55,22 +60,22 @@ func (a flowsDynTestMap) Hash(k FlowsDynKey) uint32 {
 // Lookup, LookupAndDelete, Update and All are the map's, with a key's value
 // as vals[0].
 func (a flowsDynTestMap) Lookup(k FlowsDynKey, vals []FlowsDynValue) (ok bool) {
-	vals[0], ok = a.FlowsDyn.Lookup(k)
+	vals[0], ok = a.flowsDynUnderTest.Lookup(k)
 	return ok
 }
 
 func (a flowsDynTestMap) LookupAndDelete(k FlowsDynKey, vals []FlowsDynValue) (err error) {
-	vals[0], err = a.FlowsDyn.LookupAndDelete(k)
+	vals[0], err = a.flowsDynUnderTest.LookupAndDelete(k)
 	return err
 }
 
 func (a flowsDynTestMap) Update(k FlowsDynKey, vals []FlowsDynValue, flags htab.UpdateFlags) error {
-	return a.FlowsDyn.Update(k, vals[0], flags)
+	return a.flowsDynUnderTest.Update(k, vals[0], flags)
 }
 
 func (a flowsDynTestMap) All() iter.Seq2[FlowsDynKey, []FlowsDynValue] {
 	return func(yield func(FlowsDynKey, []FlowsDynValue) bool) {
-		for k, v := range a.FlowsDyn.All() {
+		for k, v := range a.flowsDynUnderTest.All() {
 			if !yield(k, []FlowsDynValue{v}) {
 				return
 			}

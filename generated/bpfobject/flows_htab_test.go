@@ -19,7 +19,12 @@ import (
 // (htabtest.Map): the map's own methods, with a key's values as a slice,
 // its CPU handles, and the internals the checks need. The zero flowsTestMap
 // stands for the kind: the checks make their maps with New.
-type flowsTestMap struct{ *Flows }
+type flowsTestMap struct{ *flowsUnderTest }
+
+// flowsUnderTest is Flows under the name the adapters embed it by: embedded
+// as Flows, the field would clash with the adapter's method of that name
+// (a map named Lookup, or New).
+type flowsUnderTest = Flows
 
 // New makes a map with opts, as NewFlows does.
 func (a flowsTestMap) New(opts htab.Options) (htabtest.Map[FlowsKey, FlowsValue], error) {
@@ -31,7 +36,7 @@ func (a flowsTestMap) New(opts htab.Options) (htabtest.Map[FlowsKey, FlowsValue]
 }
 
 // CPU is the map's CPU(i).
-func (a flowsTestMap) CPU(i int) htabtest.CPU[FlowsKey, FlowsValue] { return a.Flows.CPU(i) }
+func (a flowsTestMap) CPU(i int) htabtest.CPU[FlowsKey, FlowsValue] { return a.flowsUnderTest.CPU(i) }
 
 // Seed and SetSeed are the map's hash seed, the jhash initval.
 func (a flowsTestMap) Seed() uint32 { return a.seed }
@@ -53,22 +58,22 @@ func (a flowsTestMap) Hash(k FlowsKey) uint32 {
 // Lookup, LookupAndDelete, Update and All are the map's, with a key's value
 // as vals[0].
 func (a flowsTestMap) Lookup(k FlowsKey, vals []FlowsValue) (ok bool) {
-	vals[0], ok = a.Flows.Lookup(k)
+	vals[0], ok = a.flowsUnderTest.Lookup(k)
 	return ok
 }
 
 func (a flowsTestMap) LookupAndDelete(k FlowsKey, vals []FlowsValue) (err error) {
-	vals[0], err = a.Flows.LookupAndDelete(k)
+	vals[0], err = a.flowsUnderTest.LookupAndDelete(k)
 	return err
 }
 
 func (a flowsTestMap) Update(k FlowsKey, vals []FlowsValue, flags htab.UpdateFlags) error {
-	return a.Flows.Update(k, vals[0], flags)
+	return a.flowsUnderTest.Update(k, vals[0], flags)
 }
 
 func (a flowsTestMap) All() iter.Seq2[FlowsKey, []FlowsValue] {
 	return func(yield func(FlowsKey, []FlowsValue) bool) {
-		for k, v := range a.Flows.All() {
+		for k, v := range a.flowsUnderTest.All() {
 			if !yield(k, []FlowsValue{v}) {
 				return
 			}

@@ -12,7 +12,12 @@ import (
 
 // seenTestBloom is Seen as the bloom checks of htab/htabtest reach it
 // (htabtest.BloomMap). The zero seenTestBloom stands for the kind.
-type seenTestBloom struct{ *Seen }
+type seenTestBloom struct{ *seenUnderTest }
+
+// seenUnderTest is Seen under the name the adapter embeds it by: embedded
+// as Seen, the field would clash with the adapter's method of that name
+// (a filter named Push, or New).
+type seenUnderTest = Seen
 
 // New makes a filter with opts, as NewSeen does.
 func (a seenTestBloom) New(opts htab.Options) (htabtest.BloomMap[SeenValue], error) {

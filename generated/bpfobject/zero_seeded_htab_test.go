@@ -19,7 +19,12 @@ import (
 // (htabtest.Map): the map's own methods, with a key's values as a slice,
 // its CPU handles, and the internals the checks need. The zero zeroSeededTestMap
 // stands for the kind: the checks make their maps with New.
-type zeroSeededTestMap struct{ *ZeroSeeded }
+type zeroSeededTestMap struct{ *zeroSeededUnderTest }
+
+// zeroSeededUnderTest is ZeroSeeded under the name the adapters embed it by: embedded
+// as ZeroSeeded, the field would clash with the adapter's method of that name
+// (a map named Lookup, or New).
+type zeroSeededUnderTest = ZeroSeeded
 
 // New makes a map with opts, as NewZeroSeeded does.
 func (a zeroSeededTestMap) New(opts htab.Options) (htabtest.Map[ZeroSeededKey, ZeroSeededValue], error) {
@@ -32,7 +37,7 @@ func (a zeroSeededTestMap) New(opts htab.Options) (htabtest.Map[ZeroSeededKey, Z
 
 // CPU is the map's CPU(i).
 func (a zeroSeededTestMap) CPU(i int) htabtest.CPU[ZeroSeededKey, ZeroSeededValue] {
-	return a.ZeroSeeded.CPU(i)
+	return a.zeroSeededUnderTest.CPU(i)
 }
 
 // Seed and SetSeed are the map's hash seed, the jhash initval.
@@ -55,22 +60,22 @@ func (a zeroSeededTestMap) Hash(k ZeroSeededKey) uint32 {
 // Lookup, LookupAndDelete, Update and All are the map's, with a key's value
 // as vals[0].
 func (a zeroSeededTestMap) Lookup(k ZeroSeededKey, vals []ZeroSeededValue) (ok bool) {
-	vals[0], ok = a.ZeroSeeded.Lookup(k)
+	vals[0], ok = a.zeroSeededUnderTest.Lookup(k)
 	return ok
 }
 
 func (a zeroSeededTestMap) LookupAndDelete(k ZeroSeededKey, vals []ZeroSeededValue) (err error) {
-	vals[0], err = a.ZeroSeeded.LookupAndDelete(k)
+	vals[0], err = a.zeroSeededUnderTest.LookupAndDelete(k)
 	return err
 }
 
 func (a zeroSeededTestMap) Update(k ZeroSeededKey, vals []ZeroSeededValue, flags htab.UpdateFlags) error {
-	return a.ZeroSeeded.Update(k, vals[0], flags)
+	return a.zeroSeededUnderTest.Update(k, vals[0], flags)
 }
 
 func (a zeroSeededTestMap) All() iter.Seq2[ZeroSeededKey, []ZeroSeededValue] {
 	return func(yield func(ZeroSeededKey, []ZeroSeededValue) bool) {
-		for k, v := range a.ZeroSeeded.All() {
+		for k, v := range a.zeroSeededUnderTest.All() {
 			if !yield(k, []ZeroSeededValue{v}) {
 				return
 			}

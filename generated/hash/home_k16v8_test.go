@@ -19,7 +19,12 @@ import (
 // (htabtest.Map): the map's own methods, with a key's values as a slice,
 // its CPU handles, and the internals the checks need. The zero homeK16V8TestMap
 // stands for the kind: the checks make their maps with New.
-type homeK16V8TestMap struct{ *HomeK16V8 }
+type homeK16V8TestMap struct{ *homeK16V8UnderTest }
+
+// homeK16V8UnderTest is HomeK16V8 under the name the adapters embed it by: embedded
+// as HomeK16V8, the field would clash with the adapter's method of that name
+// (a map named Lookup, or New).
+type homeK16V8UnderTest = HomeK16V8
 
 // New makes a map with opts, as NewHomeK16V8 does.
 func (a homeK16V8TestMap) New(opts htab.Options) (htabtest.Map[HomeK16V8Key, HomeK16V8Value], error) {
@@ -32,7 +37,7 @@ func (a homeK16V8TestMap) New(opts htab.Options) (htabtest.Map[HomeK16V8Key, Hom
 
 // CPU is the map's CPU(i).
 func (a homeK16V8TestMap) CPU(i int) htabtest.CPU[HomeK16V8Key, HomeK16V8Value] {
-	return a.HomeK16V8.CPU(i)
+	return a.homeK16V8UnderTest.CPU(i)
 }
 
 // Seed and SetSeed are the map's hash seed, the jhash initval.
@@ -55,22 +60,22 @@ func (a homeK16V8TestMap) Hash(k HomeK16V8Key) uint32 {
 // Lookup, LookupAndDelete, Update and All are the map's, with a key's value
 // as vals[0].
 func (a homeK16V8TestMap) Lookup(k HomeK16V8Key, vals []HomeK16V8Value) (ok bool) {
-	vals[0], ok = a.HomeK16V8.Lookup(k)
+	vals[0], ok = a.homeK16V8UnderTest.Lookup(k)
 	return ok
 }
 
 func (a homeK16V8TestMap) LookupAndDelete(k HomeK16V8Key, vals []HomeK16V8Value) (err error) {
-	vals[0], err = a.HomeK16V8.LookupAndDelete(k)
+	vals[0], err = a.homeK16V8UnderTest.LookupAndDelete(k)
 	return err
 }
 
 func (a homeK16V8TestMap) Update(k HomeK16V8Key, vals []HomeK16V8Value, flags htab.UpdateFlags) error {
-	return a.HomeK16V8.Update(k, vals[0], flags)
+	return a.homeK16V8UnderTest.Update(k, vals[0], flags)
 }
 
 func (a homeK16V8TestMap) All() iter.Seq2[HomeK16V8Key, []HomeK16V8Value] {
 	return func(yield func(HomeK16V8Key, []HomeK16V8Value) bool) {
-		for k, v := range a.HomeK16V8.All() {
+		for k, v := range a.homeK16V8UnderTest.All() {
 			if !yield(k, []HomeK16V8Value{v}) {
 				return
 			}

@@ -19,7 +19,12 @@ import (
 // (htabtest.Map): the map's own methods, with a key's values as a slice,
 // its CPU handles, and the internals the checks need. The zero homeK4V4TestMap
 // stands for the kind: the checks make their maps with New.
-type homeK4V4TestMap struct{ *HomeK4V4 }
+type homeK4V4TestMap struct{ *homeK4V4UnderTest }
+
+// homeK4V4UnderTest is HomeK4V4 under the name the adapters embed it by: embedded
+// as HomeK4V4, the field would clash with the adapter's method of that name
+// (a map named Lookup, or New).
+type homeK4V4UnderTest = HomeK4V4
 
 // New makes a map with opts, as NewHomeK4V4 does.
 func (a homeK4V4TestMap) New(opts htab.Options) (htabtest.Map[HomeK4V4Key, HomeK4V4Value], error) {
@@ -32,7 +37,7 @@ func (a homeK4V4TestMap) New(opts htab.Options) (htabtest.Map[HomeK4V4Key, HomeK
 
 // CPU is the map's CPU(i).
 func (a homeK4V4TestMap) CPU(i int) htabtest.CPU[HomeK4V4Key, HomeK4V4Value] {
-	return a.HomeK4V4.CPU(i)
+	return a.homeK4V4UnderTest.CPU(i)
 }
 
 // Seed and SetSeed are the map's hash seed, the jhash initval.
@@ -55,22 +60,22 @@ func (a homeK4V4TestMap) Hash(k HomeK4V4Key) uint32 {
 // Lookup, LookupAndDelete, Update and All are the map's, with a key's value
 // as vals[0].
 func (a homeK4V4TestMap) Lookup(k HomeK4V4Key, vals []HomeK4V4Value) (ok bool) {
-	vals[0], ok = a.HomeK4V4.Lookup(k)
+	vals[0], ok = a.homeK4V4UnderTest.Lookup(k)
 	return ok
 }
 
 func (a homeK4V4TestMap) LookupAndDelete(k HomeK4V4Key, vals []HomeK4V4Value) (err error) {
-	vals[0], err = a.HomeK4V4.LookupAndDelete(k)
+	vals[0], err = a.homeK4V4UnderTest.LookupAndDelete(k)
 	return err
 }
 
 func (a homeK4V4TestMap) Update(k HomeK4V4Key, vals []HomeK4V4Value, flags htab.UpdateFlags) error {
-	return a.HomeK4V4.Update(k, vals[0], flags)
+	return a.homeK4V4UnderTest.Update(k, vals[0], flags)
 }
 
 func (a homeK4V4TestMap) All() iter.Seq2[HomeK4V4Key, []HomeK4V4Value] {
 	return func(yield func(HomeK4V4Key, []HomeK4V4Value) bool) {
-		for k, v := range a.HomeK4V4.All() {
+		for k, v := range a.homeK4V4UnderTest.All() {
 			if !yield(k, []HomeK4V4Value{v}) {
 				return
 			}

@@ -19,7 +19,12 @@ import (
 // (htabtest.Map): the map's own methods, with a key's values as a slice,
 // its CPU handles, and the internals the checks need. The zero homeK8V8TestMap
 // stands for the kind: the checks make their maps with New.
-type homeK8V8TestMap struct{ *HomeK8V8 }
+type homeK8V8TestMap struct{ *homeK8V8UnderTest }
+
+// homeK8V8UnderTest is HomeK8V8 under the name the adapters embed it by: embedded
+// as HomeK8V8, the field would clash with the adapter's method of that name
+// (a map named Lookup, or New).
+type homeK8V8UnderTest = HomeK8V8
 
 // New makes a map with opts, as NewHomeK8V8 does.
 func (a homeK8V8TestMap) New(opts htab.Options) (htabtest.Map[HomeK8V8Key, HomeK8V8Value], error) {
@@ -32,7 +37,7 @@ func (a homeK8V8TestMap) New(opts htab.Options) (htabtest.Map[HomeK8V8Key, HomeK
 
 // CPU is the map's CPU(i).
 func (a homeK8V8TestMap) CPU(i int) htabtest.CPU[HomeK8V8Key, HomeK8V8Value] {
-	return a.HomeK8V8.CPU(i)
+	return a.homeK8V8UnderTest.CPU(i)
 }
 
 // Seed and SetSeed are the map's hash seed, the jhash initval.
@@ -55,22 +60,22 @@ func (a homeK8V8TestMap) Hash(k HomeK8V8Key) uint32 {
 // Lookup, LookupAndDelete, Update and All are the map's, with a key's value
 // as vals[0].
 func (a homeK8V8TestMap) Lookup(k HomeK8V8Key, vals []HomeK8V8Value) (ok bool) {
-	vals[0], ok = a.HomeK8V8.Lookup(k)
+	vals[0], ok = a.homeK8V8UnderTest.Lookup(k)
 	return ok
 }
 
 func (a homeK8V8TestMap) LookupAndDelete(k HomeK8V8Key, vals []HomeK8V8Value) (err error) {
-	vals[0], err = a.HomeK8V8.LookupAndDelete(k)
+	vals[0], err = a.homeK8V8UnderTest.LookupAndDelete(k)
 	return err
 }
 
 func (a homeK8V8TestMap) Update(k HomeK8V8Key, vals []HomeK8V8Value, flags htab.UpdateFlags) error {
-	return a.HomeK8V8.Update(k, vals[0], flags)
+	return a.homeK8V8UnderTest.Update(k, vals[0], flags)
 }
 
 func (a homeK8V8TestMap) All() iter.Seq2[HomeK8V8Key, []HomeK8V8Value] {
 	return func(yield func(HomeK8V8Key, []HomeK8V8Value) bool) {
-		for k, v := range a.HomeK8V8.All() {
+		for k, v := range a.homeK8V8UnderTest.All() {
 			if !yield(k, []HomeK8V8Value{v}) {
 				return
 			}

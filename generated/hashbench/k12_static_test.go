@@ -19,7 +19,12 @@ import (
 // (htabtest.Map): the map's own methods, with a key's values as a slice,
 // its CPU handles, and the internals the checks need. The zero k12StaticTestMap
 // stands for the kind: the checks make their maps with New.
-type k12StaticTestMap struct{ *K12Static }
+type k12StaticTestMap struct{ *k12StaticUnderTest }
+
+// k12StaticUnderTest is K12Static under the name the adapters embed it by: embedded
+// as K12Static, the field would clash with the adapter's method of that name
+// (a map named Lookup, or New).
+type k12StaticUnderTest = K12Static
 
 // New makes a map with opts, as NewK12Static does.
 func (a k12StaticTestMap) New(opts htab.Options) (htabtest.Map[K12StaticKey, K12StaticValue], error) {
@@ -32,7 +37,7 @@ func (a k12StaticTestMap) New(opts htab.Options) (htabtest.Map[K12StaticKey, K12
 
 // CPU is the map's CPU(i).
 func (a k12StaticTestMap) CPU(i int) htabtest.CPU[K12StaticKey, K12StaticValue] {
-	return a.K12Static.CPU(i)
+	return a.k12StaticUnderTest.CPU(i)
 }
 
 // Seed and SetSeed are the map's hash seed, the jhash initval.
@@ -55,22 +60,22 @@ func (a k12StaticTestMap) Hash(k K12StaticKey) uint32 {
 // Lookup, LookupAndDelete, Update and All are the map's, with a key's value
 // as vals[0].
 func (a k12StaticTestMap) Lookup(k K12StaticKey, vals []K12StaticValue) (ok bool) {
-	vals[0], ok = a.K12Static.Lookup(k)
+	vals[0], ok = a.k12StaticUnderTest.Lookup(k)
 	return ok
 }
 
 func (a k12StaticTestMap) LookupAndDelete(k K12StaticKey, vals []K12StaticValue) (err error) {
-	vals[0], err = a.K12Static.LookupAndDelete(k)
+	vals[0], err = a.k12StaticUnderTest.LookupAndDelete(k)
 	return err
 }
 
 func (a k12StaticTestMap) Update(k K12StaticKey, vals []K12StaticValue, flags htab.UpdateFlags) error {
-	return a.K12Static.Update(k, vals[0], flags)
+	return a.k12StaticUnderTest.Update(k, vals[0], flags)
 }
 
 func (a k12StaticTestMap) All() iter.Seq2[K12StaticKey, []K12StaticValue] {
 	return func(yield func(K12StaticKey, []K12StaticValue) bool) {
-		for k, v := range a.K12Static.All() {
+		for k, v := range a.k12StaticUnderTest.All() {
 			if !yield(k, []K12StaticValue{v}) {
 				return
 			}

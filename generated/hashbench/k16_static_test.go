@@ -19,7 +19,12 @@ import (
 // (htabtest.Map): the map's own methods, with a key's values as a slice,
 // its CPU handles, and the internals the checks need. The zero k16StaticTestMap
 // stands for the kind: the checks make their maps with New.
-type k16StaticTestMap struct{ *K16Static }
+type k16StaticTestMap struct{ *k16StaticUnderTest }
+
+// k16StaticUnderTest is K16Static under the name the adapters embed it by: embedded
+// as K16Static, the field would clash with the adapter's method of that name
+// (a map named Lookup, or New).
+type k16StaticUnderTest = K16Static
 
 // New makes a map with opts, as NewK16Static does.
 func (a k16StaticTestMap) New(opts htab.Options) (htabtest.Map[K16StaticKey, K16StaticValue], error) {
@@ -32,7 +37,7 @@ func (a k16StaticTestMap) New(opts htab.Options) (htabtest.Map[K16StaticKey, K16
 
 // CPU is the map's CPU(i).
 func (a k16StaticTestMap) CPU(i int) htabtest.CPU[K16StaticKey, K16StaticValue] {
-	return a.K16Static.CPU(i)
+	return a.k16StaticUnderTest.CPU(i)
 }
 
 // Seed and SetSeed are the map's hash seed, the jhash initval.
@@ -55,22 +60,22 @@ func (a k16StaticTestMap) Hash(k K16StaticKey) uint32 {
 // Lookup, LookupAndDelete, Update and All are the map's, with a key's value
 // as vals[0].
 func (a k16StaticTestMap) Lookup(k K16StaticKey, vals []K16StaticValue) (ok bool) {
-	vals[0], ok = a.K16Static.Lookup(k)
+	vals[0], ok = a.k16StaticUnderTest.Lookup(k)
 	return ok
 }
 
 func (a k16StaticTestMap) LookupAndDelete(k K16StaticKey, vals []K16StaticValue) (err error) {
-	vals[0], err = a.K16Static.LookupAndDelete(k)
+	vals[0], err = a.k16StaticUnderTest.LookupAndDelete(k)
 	return err
 }
 
 func (a k16StaticTestMap) Update(k K16StaticKey, vals []K16StaticValue, flags htab.UpdateFlags) error {
-	return a.K16Static.Update(k, vals[0], flags)
+	return a.k16StaticUnderTest.Update(k, vals[0], flags)
 }
 
 func (a k16StaticTestMap) All() iter.Seq2[K16StaticKey, []K16StaticValue] {
 	return func(yield func(K16StaticKey, []K16StaticValue) bool) {
-		for k, v := range a.K16Static.All() {
+		for k, v := range a.k16StaticUnderTest.All() {
 			if !yield(k, []K16StaticValue{v}) {
 				return
 			}

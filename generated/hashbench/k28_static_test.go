@@ -19,7 +19,12 @@ import (
 // (htabtest.Map): the map's own methods, with a key's values as a slice,
 // its CPU handles, and the internals the checks need. The zero k28StaticTestMap
 // stands for the kind: the checks make their maps with New.
-type k28StaticTestMap struct{ *K28Static }
+type k28StaticTestMap struct{ *k28StaticUnderTest }
+
+// k28StaticUnderTest is K28Static under the name the adapters embed it by: embedded
+// as K28Static, the field would clash with the adapter's method of that name
+// (a map named Lookup, or New).
+type k28StaticUnderTest = K28Static
 
 // New makes a map with opts, as NewK28Static does.
 func (a k28StaticTestMap) New(opts htab.Options) (htabtest.Map[K28StaticKey, K28StaticValue], error) {
@@ -32,7 +37,7 @@ func (a k28StaticTestMap) New(opts htab.Options) (htabtest.Map[K28StaticKey, K28
 
 // CPU is the map's CPU(i).
 func (a k28StaticTestMap) CPU(i int) htabtest.CPU[K28StaticKey, K28StaticValue] {
-	return a.K28Static.CPU(i)
+	return a.k28StaticUnderTest.CPU(i)
 }
 
 // Seed and SetSeed are the map's hash seed, the jhash initval.
@@ -55,22 +60,22 @@ func (a k28StaticTestMap) Hash(k K28StaticKey) uint32 {
 // Lookup, LookupAndDelete, Update and All are the map's, with a key's value
 // as vals[0].
 func (a k28StaticTestMap) Lookup(k K28StaticKey, vals []K28StaticValue) (ok bool) {
-	vals[0], ok = a.K28Static.Lookup(k)
+	vals[0], ok = a.k28StaticUnderTest.Lookup(k)
 	return ok
 }
 
 func (a k28StaticTestMap) LookupAndDelete(k K28StaticKey, vals []K28StaticValue) (err error) {
-	vals[0], err = a.K28Static.LookupAndDelete(k)
+	vals[0], err = a.k28StaticUnderTest.LookupAndDelete(k)
 	return err
 }
 
 func (a k28StaticTestMap) Update(k K28StaticKey, vals []K28StaticValue, flags htab.UpdateFlags) error {
-	return a.K28Static.Update(k, vals[0], flags)
+	return a.k28StaticUnderTest.Update(k, vals[0], flags)
 }
 
 func (a k28StaticTestMap) All() iter.Seq2[K28StaticKey, []K28StaticValue] {
 	return func(yield func(K28StaticKey, []K28StaticValue) bool) {
-		for k, v := range a.K28Static.All() {
+		for k, v := range a.k28StaticUnderTest.All() {
 			if !yield(k, []K28StaticValue{v}) {
 				return
 			}

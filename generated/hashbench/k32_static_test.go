@@ -19,7 +19,12 @@ import (
 // (htabtest.Map): the map's own methods, with a key's values as a slice,
 // its CPU handles, and the internals the checks need. The zero k32StaticTestMap
 // stands for the kind: the checks make their maps with New.
-type k32StaticTestMap struct{ *K32Static }
+type k32StaticTestMap struct{ *k32StaticUnderTest }
+
+// k32StaticUnderTest is K32Static under the name the adapters embed it by: embedded
+// as K32Static, the field would clash with the adapter's method of that name
+// (a map named Lookup, or New).
+type k32StaticUnderTest = K32Static
 
 // New makes a map with opts, as NewK32Static does.
 func (a k32StaticTestMap) New(opts htab.Options) (htabtest.Map[K32StaticKey, K32StaticValue], error) {
@@ -32,7 +37,7 @@ func (a k32StaticTestMap) New(opts htab.Options) (htabtest.Map[K32StaticKey, K32
 
 // CPU is the map's CPU(i).
 func (a k32StaticTestMap) CPU(i int) htabtest.CPU[K32StaticKey, K32StaticValue] {
-	return a.K32Static.CPU(i)
+	return a.k32StaticUnderTest.CPU(i)
 }
 
 // Seed and SetSeed are the map's hash seed, the jhash initval.
@@ -55,22 +60,22 @@ func (a k32StaticTestMap) Hash(k K32StaticKey) uint32 {
 // Lookup, LookupAndDelete, Update and All are the map's, with a key's value
 // as vals[0].
 func (a k32StaticTestMap) Lookup(k K32StaticKey, vals []K32StaticValue) (ok bool) {
-	vals[0], ok = a.K32Static.Lookup(k)
+	vals[0], ok = a.k32StaticUnderTest.Lookup(k)
 	return ok
 }
 
 func (a k32StaticTestMap) LookupAndDelete(k K32StaticKey, vals []K32StaticValue) (err error) {
-	vals[0], err = a.K32Static.LookupAndDelete(k)
+	vals[0], err = a.k32StaticUnderTest.LookupAndDelete(k)
 	return err
 }
 
 func (a k32StaticTestMap) Update(k K32StaticKey, vals []K32StaticValue, flags htab.UpdateFlags) error {
-	return a.K32Static.Update(k, vals[0], flags)
+	return a.k32StaticUnderTest.Update(k, vals[0], flags)
 }
 
 func (a k32StaticTestMap) All() iter.Seq2[K32StaticKey, []K32StaticValue] {
 	return func(yield func(K32StaticKey, []K32StaticValue) bool) {
-		for k, v := range a.K32Static.All() {
+		for k, v := range a.k32StaticUnderTest.All() {
 			if !yield(k, []K32StaticValue{v}) {
 				return
 			}

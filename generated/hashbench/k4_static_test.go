@@ -19,7 +19,12 @@ import (
 // (htabtest.Map): the map's own methods, with a key's values as a slice,
 // its CPU handles, and the internals the checks need. The zero k4StaticTestMap
 // stands for the kind: the checks make their maps with New.
-type k4StaticTestMap struct{ *K4Static }
+type k4StaticTestMap struct{ *k4StaticUnderTest }
+
+// k4StaticUnderTest is K4Static under the name the adapters embed it by: embedded
+// as K4Static, the field would clash with the adapter's method of that name
+// (a map named Lookup, or New).
+type k4StaticUnderTest = K4Static
 
 // New makes a map with opts, as NewK4Static does.
 func (a k4StaticTestMap) New(opts htab.Options) (htabtest.Map[K4StaticKey, K4StaticValue], error) {
@@ -32,7 +37,7 @@ func (a k4StaticTestMap) New(opts htab.Options) (htabtest.Map[K4StaticKey, K4Sta
 
 // CPU is the map's CPU(i).
 func (a k4StaticTestMap) CPU(i int) htabtest.CPU[K4StaticKey, K4StaticValue] {
-	return a.K4Static.CPU(i)
+	return a.k4StaticUnderTest.CPU(i)
 }
 
 // Seed and SetSeed are the map's hash seed, the jhash initval.
@@ -55,22 +60,22 @@ func (a k4StaticTestMap) Hash(k K4StaticKey) uint32 {
 // Lookup, LookupAndDelete, Update and All are the map's, with a key's value
 // as vals[0].
 func (a k4StaticTestMap) Lookup(k K4StaticKey, vals []K4StaticValue) (ok bool) {
-	vals[0], ok = a.K4Static.Lookup(k)
+	vals[0], ok = a.k4StaticUnderTest.Lookup(k)
 	return ok
 }
 
 func (a k4StaticTestMap) LookupAndDelete(k K4StaticKey, vals []K4StaticValue) (err error) {
-	vals[0], err = a.K4Static.LookupAndDelete(k)
+	vals[0], err = a.k4StaticUnderTest.LookupAndDelete(k)
 	return err
 }
 
 func (a k4StaticTestMap) Update(k K4StaticKey, vals []K4StaticValue, flags htab.UpdateFlags) error {
-	return a.K4Static.Update(k, vals[0], flags)
+	return a.k4StaticUnderTest.Update(k, vals[0], flags)
 }
 
 func (a k4StaticTestMap) All() iter.Seq2[K4StaticKey, []K4StaticValue] {
 	return func(yield func(K4StaticKey, []K4StaticValue) bool) {
-		for k, v := range a.K4Static.All() {
+		for k, v := range a.k4StaticUnderTest.All() {
 			if !yield(k, []K4StaticValue{v}) {
 				return
 			}

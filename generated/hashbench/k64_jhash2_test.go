@@ -19,7 +19,12 @@ import (
 // (htabtest.Map): the map's own methods, with a key's values as a slice,
 // its CPU handles, and the internals the checks need. The zero k64Jhash2TestMap
 // stands for the kind: the checks make their maps with New.
-type k64Jhash2TestMap struct{ *K64Jhash2 }
+type k64Jhash2TestMap struct{ *k64Jhash2UnderTest }
+
+// k64Jhash2UnderTest is K64Jhash2 under the name the adapters embed it by: embedded
+// as K64Jhash2, the field would clash with the adapter's method of that name
+// (a map named Lookup, or New).
+type k64Jhash2UnderTest = K64Jhash2
 
 // New makes a map with opts, as NewK64Jhash2 does.
 func (a k64Jhash2TestMap) New(opts htab.Options) (htabtest.Map[K64Jhash2Key, K64Jhash2Value], error) {
@@ -32,7 +37,7 @@ func (a k64Jhash2TestMap) New(opts htab.Options) (htabtest.Map[K64Jhash2Key, K64
 
 // CPU is the map's CPU(i).
 func (a k64Jhash2TestMap) CPU(i int) htabtest.CPU[K64Jhash2Key, K64Jhash2Value] {
-	return a.K64Jhash2.CPU(i)
+	return a.k64Jhash2UnderTest.CPU(i)
 }
 
 // Seed and SetSeed are the map's hash seed, the jhash initval.
@@ -55,22 +60,22 @@ func (a k64Jhash2TestMap) Hash(k K64Jhash2Key) uint32 {
 // Lookup, LookupAndDelete, Update and All are the map's, with a key's value
 // as vals[0].
 func (a k64Jhash2TestMap) Lookup(k K64Jhash2Key, vals []K64Jhash2Value) (ok bool) {
-	vals[0], ok = a.K64Jhash2.Lookup(k)
+	vals[0], ok = a.k64Jhash2UnderTest.Lookup(k)
 	return ok
 }
 
 func (a k64Jhash2TestMap) LookupAndDelete(k K64Jhash2Key, vals []K64Jhash2Value) (err error) {
-	vals[0], err = a.K64Jhash2.LookupAndDelete(k)
+	vals[0], err = a.k64Jhash2UnderTest.LookupAndDelete(k)
 	return err
 }
 
 func (a k64Jhash2TestMap) Update(k K64Jhash2Key, vals []K64Jhash2Value, flags htab.UpdateFlags) error {
-	return a.K64Jhash2.Update(k, vals[0], flags)
+	return a.k64Jhash2UnderTest.Update(k, vals[0], flags)
 }
 
 func (a k64Jhash2TestMap) All() iter.Seq2[K64Jhash2Key, []K64Jhash2Value] {
 	return func(yield func(K64Jhash2Key, []K64Jhash2Value) bool) {
-		for k, v := range a.K64Jhash2.All() {
+		for k, v := range a.k64Jhash2UnderTest.All() {
 			if !yield(k, []K64Jhash2Value{v}) {
 				return
 			}

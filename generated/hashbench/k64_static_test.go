@@ -19,7 +19,12 @@ import (
 // (htabtest.Map): the map's own methods, with a key's values as a slice,
 // its CPU handles, and the internals the checks need. The zero k64StaticTestMap
 // stands for the kind: the checks make their maps with New.
-type k64StaticTestMap struct{ *K64Static }
+type k64StaticTestMap struct{ *k64StaticUnderTest }
+
+// k64StaticUnderTest is K64Static under the name the adapters embed it by: embedded
+// as K64Static, the field would clash with the adapter's method of that name
+// (a map named Lookup, or New).
+type k64StaticUnderTest = K64Static
 
 // New makes a map with opts, as NewK64Static does.
 func (a k64StaticTestMap) New(opts htab.Options) (htabtest.Map[K64StaticKey, K64StaticValue], error) {
@@ -32,7 +37,7 @@ func (a k64StaticTestMap) New(opts htab.Options) (htabtest.Map[K64StaticKey, K64
 
 // CPU is the map's CPU(i).
 func (a k64StaticTestMap) CPU(i int) htabtest.CPU[K64StaticKey, K64StaticValue] {
-	return a.K64Static.CPU(i)
+	return a.k64StaticUnderTest.CPU(i)
 }
 
 // Seed and SetSeed are the map's hash seed, the jhash initval.
@@ -55,22 +60,22 @@ func (a k64StaticTestMap) Hash(k K64StaticKey) uint32 {
 // Lookup, LookupAndDelete, Update and All are the map's, with a key's value
 // as vals[0].
 func (a k64StaticTestMap) Lookup(k K64StaticKey, vals []K64StaticValue) (ok bool) {
-	vals[0], ok = a.K64Static.Lookup(k)
+	vals[0], ok = a.k64StaticUnderTest.Lookup(k)
 	return ok
 }
 
 func (a k64StaticTestMap) LookupAndDelete(k K64StaticKey, vals []K64StaticValue) (err error) {
-	vals[0], err = a.K64Static.LookupAndDelete(k)
+	vals[0], err = a.k64StaticUnderTest.LookupAndDelete(k)
 	return err
 }
 
 func (a k64StaticTestMap) Update(k K64StaticKey, vals []K64StaticValue, flags htab.UpdateFlags) error {
-	return a.K64Static.Update(k, vals[0], flags)
+	return a.k64StaticUnderTest.Update(k, vals[0], flags)
 }
 
 func (a k64StaticTestMap) All() iter.Seq2[K64StaticKey, []K64StaticValue] {
 	return func(yield func(K64StaticKey, []K64StaticValue) bool) {
-		for k, v := range a.K64Static.All() {
+		for k, v := range a.k64StaticUnderTest.All() {
 			if !yield(k, []K64StaticValue{v}) {
 				return
 			}

@@ -19,7 +19,12 @@ import (
 // (htabtest.Map): the map's own methods, with a key's values as a slice,
 // its CPU handles, and the internals the checks need. The zero k8Jhash2TestMap
 // stands for the kind: the checks make their maps with New.
-type k8Jhash2TestMap struct{ *K8Jhash2 }
+type k8Jhash2TestMap struct{ *k8Jhash2UnderTest }
+
+// k8Jhash2UnderTest is K8Jhash2 under the name the adapters embed it by: embedded
+// as K8Jhash2, the field would clash with the adapter's method of that name
+// (a map named Lookup, or New).
+type k8Jhash2UnderTest = K8Jhash2
 
 // New makes a map with opts, as NewK8Jhash2 does.
 func (a k8Jhash2TestMap) New(opts htab.Options) (htabtest.Map[K8Jhash2Key, K8Jhash2Value], error) {
@@ -32,7 +37,7 @@ func (a k8Jhash2TestMap) New(opts htab.Options) (htabtest.Map[K8Jhash2Key, K8Jha
 
 // CPU is the map's CPU(i).
 func (a k8Jhash2TestMap) CPU(i int) htabtest.CPU[K8Jhash2Key, K8Jhash2Value] {
-	return a.K8Jhash2.CPU(i)
+	return a.k8Jhash2UnderTest.CPU(i)
 }
 
 // Seed and SetSeed are the map's hash seed, the jhash initval.
@@ -55,22 +60,22 @@ func (a k8Jhash2TestMap) Hash(k K8Jhash2Key) uint32 {
 // Lookup, LookupAndDelete, Update and All are the map's, with a key's value
 // as vals[0].
 func (a k8Jhash2TestMap) Lookup(k K8Jhash2Key, vals []K8Jhash2Value) (ok bool) {
-	vals[0], ok = a.K8Jhash2.Lookup(k)
+	vals[0], ok = a.k8Jhash2UnderTest.Lookup(k)
 	return ok
 }
 
 func (a k8Jhash2TestMap) LookupAndDelete(k K8Jhash2Key, vals []K8Jhash2Value) (err error) {
-	vals[0], err = a.K8Jhash2.LookupAndDelete(k)
+	vals[0], err = a.k8Jhash2UnderTest.LookupAndDelete(k)
 	return err
 }
 
 func (a k8Jhash2TestMap) Update(k K8Jhash2Key, vals []K8Jhash2Value, flags htab.UpdateFlags) error {
-	return a.K8Jhash2.Update(k, vals[0], flags)
+	return a.k8Jhash2UnderTest.Update(k, vals[0], flags)
 }
 
 func (a k8Jhash2TestMap) All() iter.Seq2[K8Jhash2Key, []K8Jhash2Value] {
 	return func(yield func(K8Jhash2Key, []K8Jhash2Value) bool) {
-		for k, v := range a.K8Jhash2.All() {
+		for k, v := range a.k8Jhash2UnderTest.All() {
 			if !yield(k, []K8Jhash2Value{v}) {
 				return
 			}

@@ -19,7 +19,12 @@ import (
 // (htabtest.Map): the map's own methods, with a key's values as a slice,
 // its CPU handles, and the internals the checks need. The zero k8StaticTestMap
 // stands for the kind: the checks make their maps with New.
-type k8StaticTestMap struct{ *K8Static }
+type k8StaticTestMap struct{ *k8StaticUnderTest }
+
+// k8StaticUnderTest is K8Static under the name the adapters embed it by: embedded
+// as K8Static, the field would clash with the adapter's method of that name
+// (a map named Lookup, or New).
+type k8StaticUnderTest = K8Static
 
 // New makes a map with opts, as NewK8Static does.
 func (a k8StaticTestMap) New(opts htab.Options) (htabtest.Map[K8StaticKey, K8StaticValue], error) {
@@ -32,7 +37,7 @@ func (a k8StaticTestMap) New(opts htab.Options) (htabtest.Map[K8StaticKey, K8Sta
 
 // CPU is the map's CPU(i).
 func (a k8StaticTestMap) CPU(i int) htabtest.CPU[K8StaticKey, K8StaticValue] {
-	return a.K8Static.CPU(i)
+	return a.k8StaticUnderTest.CPU(i)
 }
 
 // Seed and SetSeed are the map's hash seed, the jhash initval.
@@ -55,22 +60,22 @@ func (a k8StaticTestMap) Hash(k K8StaticKey) uint32 {
 // Lookup, LookupAndDelete, Update and All are the map's, with a key's value
 // as vals[0].
 func (a k8StaticTestMap) Lookup(k K8StaticKey, vals []K8StaticValue) (ok bool) {
-	vals[0], ok = a.K8Static.Lookup(k)
+	vals[0], ok = a.k8StaticUnderTest.Lookup(k)
 	return ok
 }
 
 func (a k8StaticTestMap) LookupAndDelete(k K8StaticKey, vals []K8StaticValue) (err error) {
-	vals[0], err = a.K8Static.LookupAndDelete(k)
+	vals[0], err = a.k8StaticUnderTest.LookupAndDelete(k)
 	return err
 }
 
 func (a k8StaticTestMap) Update(k K8StaticKey, vals []K8StaticValue, flags htab.UpdateFlags) error {
-	return a.K8Static.Update(k, vals[0], flags)
+	return a.k8StaticUnderTest.Update(k, vals[0], flags)
 }
 
 func (a k8StaticTestMap) All() iter.Seq2[K8StaticKey, []K8StaticValue] {
 	return func(yield func(K8StaticKey, []K8StaticValue) bool) {
-		for k, v := range a.K8Static.All() {
+		for k, v := range a.k8StaticUnderTest.All() {
 			if !yield(k, []K8StaticValue{v}) {
 				return
 			}

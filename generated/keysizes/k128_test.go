@@ -19,7 +19,12 @@ import (
 // (htabtest.Map): the map's own methods, with a key's values as a slice,
 // its CPU handles, and the internals the checks need. The zero k128TestMap
 // stands for the kind: the checks make their maps with New.
-type k128TestMap struct{ *K128 }
+type k128TestMap struct{ *k128UnderTest }
+
+// k128UnderTest is K128 under the name the adapters embed it by: embedded
+// as K128, the field would clash with the adapter's method of that name
+// (a map named Lookup, or New).
+type k128UnderTest = K128
 
 // New makes a map with opts, as NewK128 does.
 func (a k128TestMap) New(opts htab.Options) (htabtest.Map[K128Key, K128Value], error) {
@@ -31,7 +36,7 @@ func (a k128TestMap) New(opts htab.Options) (htabtest.Map[K128Key, K128Value], e
 }
 
 // CPU is the map's CPU(i).
-func (a k128TestMap) CPU(i int) htabtest.CPU[K128Key, K128Value] { return a.K128.CPU(i) }
+func (a k128TestMap) CPU(i int) htabtest.CPU[K128Key, K128Value] { return a.k128UnderTest.CPU(i) }
 
 // Seed and SetSeed are the map's hash seed, the jhash initval.
 func (a k128TestMap) Seed() uint32 { return a.seed }
@@ -53,22 +58,22 @@ func (a k128TestMap) Hash(k K128Key) uint32 {
 // Lookup, LookupAndDelete, Update and All are the map's, with a key's value
 // as vals[0].
 func (a k128TestMap) Lookup(k K128Key, vals []K128Value) (ok bool) {
-	vals[0], ok = a.K128.Lookup(k)
+	vals[0], ok = a.k128UnderTest.Lookup(k)
 	return ok
 }
 
 func (a k128TestMap) LookupAndDelete(k K128Key, vals []K128Value) (err error) {
-	vals[0], err = a.K128.LookupAndDelete(k)
+	vals[0], err = a.k128UnderTest.LookupAndDelete(k)
 	return err
 }
 
 func (a k128TestMap) Update(k K128Key, vals []K128Value, flags htab.UpdateFlags) error {
-	return a.K128.Update(k, vals[0], flags)
+	return a.k128UnderTest.Update(k, vals[0], flags)
 }
 
 func (a k128TestMap) All() iter.Seq2[K128Key, []K128Value] {
 	return func(yield func(K128Key, []K128Value) bool) {
-		for k, v := range a.K128.All() {
+		for k, v := range a.k128UnderTest.All() {
 			if !yield(k, []K128Value{v}) {
 				return
 			}

@@ -19,7 +19,12 @@ import (
 // (htabtest.Map): the map's own methods, with a key's values as a slice,
 // its CPU handles, and the internals the checks need. The zero k1TestMap
 // stands for the kind: the checks make their maps with New.
-type k1TestMap struct{ *K1 }
+type k1TestMap struct{ *k1UnderTest }
+
+// k1UnderTest is K1 under the name the adapters embed it by: embedded
+// as K1, the field would clash with the adapter's method of that name
+// (a map named Lookup, or New).
+type k1UnderTest = K1
 
 // New makes a map with opts, as NewK1 does.
 func (a k1TestMap) New(opts htab.Options) (htabtest.Map[K1Key, K1Value], error) {
@@ -31,7 +36,7 @@ func (a k1TestMap) New(opts htab.Options) (htabtest.Map[K1Key, K1Value], error) 
 }
 
 // CPU is the map's CPU(i).
-func (a k1TestMap) CPU(i int) htabtest.CPU[K1Key, K1Value] { return a.K1.CPU(i) }
+func (a k1TestMap) CPU(i int) htabtest.CPU[K1Key, K1Value] { return a.k1UnderTest.CPU(i) }
 
 // Seed and SetSeed are the map's hash seed, the jhash initval.
 func (a k1TestMap) Seed() uint32 { return a.seed }
@@ -53,22 +58,22 @@ func (a k1TestMap) Hash(k K1Key) uint32 {
 // Lookup, LookupAndDelete, Update and All are the map's, with a key's value
 // as vals[0].
 func (a k1TestMap) Lookup(k K1Key, vals []K1Value) (ok bool) {
-	vals[0], ok = a.K1.Lookup(k)
+	vals[0], ok = a.k1UnderTest.Lookup(k)
 	return ok
 }
 
 func (a k1TestMap) LookupAndDelete(k K1Key, vals []K1Value) (err error) {
-	vals[0], err = a.K1.LookupAndDelete(k)
+	vals[0], err = a.k1UnderTest.LookupAndDelete(k)
 	return err
 }
 
 func (a k1TestMap) Update(k K1Key, vals []K1Value, flags htab.UpdateFlags) error {
-	return a.K1.Update(k, vals[0], flags)
+	return a.k1UnderTest.Update(k, vals[0], flags)
 }
 
 func (a k1TestMap) All() iter.Seq2[K1Key, []K1Value] {
 	return func(yield func(K1Key, []K1Value) bool) {
-		for k, v := range a.K1.All() {
+		for k, v := range a.k1UnderTest.All() {
 			if !yield(k, []K1Value{v}) {
 				return
 			}

@@ -19,7 +19,12 @@ import (
 // (htabtest.Map): the map's own methods, with a key's values as a slice,
 // its CPU handles, and the internals the checks need. The zero k257TestMap
 // stands for the kind: the checks make their maps with New.
-type k257TestMap struct{ *K257 }
+type k257TestMap struct{ *k257UnderTest }
+
+// k257UnderTest is K257 under the name the adapters embed it by: embedded
+// as K257, the field would clash with the adapter's method of that name
+// (a map named Lookup, or New).
+type k257UnderTest = K257
 
 // New makes a map with opts, as NewK257 does.
 func (a k257TestMap) New(opts htab.Options) (htabtest.Map[K257Key, K257Value], error) {
@@ -31,7 +36,7 @@ func (a k257TestMap) New(opts htab.Options) (htabtest.Map[K257Key, K257Value], e
 }
 
 // CPU is the map's CPU(i).
-func (a k257TestMap) CPU(i int) htabtest.CPU[K257Key, K257Value] { return a.K257.CPU(i) }
+func (a k257TestMap) CPU(i int) htabtest.CPU[K257Key, K257Value] { return a.k257UnderTest.CPU(i) }
 
 // Seed and SetSeed are the map's hash seed, the jhash initval.
 func (a k257TestMap) Seed() uint32 { return a.seed }
@@ -53,22 +58,22 @@ func (a k257TestMap) Hash(k K257Key) uint32 {
 // Lookup, LookupAndDelete, Update and All are the map's, with a key's value
 // as vals[0].
 func (a k257TestMap) Lookup(k K257Key, vals []K257Value) (ok bool) {
-	vals[0], ok = a.K257.Lookup(k)
+	vals[0], ok = a.k257UnderTest.Lookup(k)
 	return ok
 }
 
 func (a k257TestMap) LookupAndDelete(k K257Key, vals []K257Value) (err error) {
-	vals[0], err = a.K257.LookupAndDelete(k)
+	vals[0], err = a.k257UnderTest.LookupAndDelete(k)
 	return err
 }
 
 func (a k257TestMap) Update(k K257Key, vals []K257Value, flags htab.UpdateFlags) error {
-	return a.K257.Update(k, vals[0], flags)
+	return a.k257UnderTest.Update(k, vals[0], flags)
 }
 
 func (a k257TestMap) All() iter.Seq2[K257Key, []K257Value] {
 	return func(yield func(K257Key, []K257Value) bool) {
-		for k, v := range a.K257.All() {
+		for k, v := range a.k257UnderTest.All() {
 			if !yield(k, []K257Value{v}) {
 				return
 			}

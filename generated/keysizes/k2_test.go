@@ -19,7 +19,12 @@ import (
 // (htabtest.Map): the map's own methods, with a key's values as a slice,
 // its CPU handles, and the internals the checks need. The zero k2TestMap
 // stands for the kind: the checks make their maps with New.
-type k2TestMap struct{ *K2 }
+type k2TestMap struct{ *k2UnderTest }
+
+// k2UnderTest is K2 under the name the adapters embed it by: embedded
+// as K2, the field would clash with the adapter's method of that name
+// (a map named Lookup, or New).
+type k2UnderTest = K2
 
 // New makes a map with opts, as NewK2 does.
 func (a k2TestMap) New(opts htab.Options) (htabtest.Map[K2Key, K2Value], error) {
@@ -31,7 +36,7 @@ func (a k2TestMap) New(opts htab.Options) (htabtest.Map[K2Key, K2Value], error) 
 }
 
 // CPU is the map's CPU(i).
-func (a k2TestMap) CPU(i int) htabtest.CPU[K2Key, K2Value] { return a.K2.CPU(i) }
+func (a k2TestMap) CPU(i int) htabtest.CPU[K2Key, K2Value] { return a.k2UnderTest.CPU(i) }
 
 // Seed and SetSeed are the map's hash seed, the jhash initval.
 func (a k2TestMap) Seed() uint32 { return a.seed }
@@ -53,22 +58,22 @@ func (a k2TestMap) Hash(k K2Key) uint32 {
 // Lookup, LookupAndDelete, Update and All are the map's, with a key's value
 // as vals[0].
 func (a k2TestMap) Lookup(k K2Key, vals []K2Value) (ok bool) {
-	vals[0], ok = a.K2.Lookup(k)
+	vals[0], ok = a.k2UnderTest.Lookup(k)
 	return ok
 }
 
 func (a k2TestMap) LookupAndDelete(k K2Key, vals []K2Value) (err error) {
-	vals[0], err = a.K2.LookupAndDelete(k)
+	vals[0], err = a.k2UnderTest.LookupAndDelete(k)
 	return err
 }
 
 func (a k2TestMap) Update(k K2Key, vals []K2Value, flags htab.UpdateFlags) error {
-	return a.K2.Update(k, vals[0], flags)
+	return a.k2UnderTest.Update(k, vals[0], flags)
 }
 
 func (a k2TestMap) All() iter.Seq2[K2Key, []K2Value] {
 	return func(yield func(K2Key, []K2Value) bool) {
-		for k, v := range a.K2.All() {
+		for k, v := range a.k2UnderTest.All() {
 			if !yield(k, []K2Value{v}) {
 				return
 			}

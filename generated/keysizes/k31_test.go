@@ -19,7 +19,12 @@ import (
 // (htabtest.Map): the map's own methods, with a key's values as a slice,
 // its CPU handles, and the internals the checks need. The zero k31TestMap
 // stands for the kind: the checks make their maps with New.
-type k31TestMap struct{ *K31 }
+type k31TestMap struct{ *k31UnderTest }
+
+// k31UnderTest is K31 under the name the adapters embed it by: embedded
+// as K31, the field would clash with the adapter's method of that name
+// (a map named Lookup, or New).
+type k31UnderTest = K31
 
 // New makes a map with opts, as NewK31 does.
 func (a k31TestMap) New(opts htab.Options) (htabtest.Map[K31Key, K31Value], error) {
@@ -31,7 +36,7 @@ func (a k31TestMap) New(opts htab.Options) (htabtest.Map[K31Key, K31Value], erro
 }
 
 // CPU is the map's CPU(i).
-func (a k31TestMap) CPU(i int) htabtest.CPU[K31Key, K31Value] { return a.K31.CPU(i) }
+func (a k31TestMap) CPU(i int) htabtest.CPU[K31Key, K31Value] { return a.k31UnderTest.CPU(i) }
 
 // Seed and SetSeed are the map's hash seed, the jhash initval.
 func (a k31TestMap) Seed() uint32 { return a.seed }
@@ -53,22 +58,22 @@ func (a k31TestMap) Hash(k K31Key) uint32 {
 // Lookup, LookupAndDelete, Update and All are the map's, with a key's value
 // as vals[0].
 func (a k31TestMap) Lookup(k K31Key, vals []K31Value) (ok bool) {
-	vals[0], ok = a.K31.Lookup(k)
+	vals[0], ok = a.k31UnderTest.Lookup(k)
 	return ok
 }
 
 func (a k31TestMap) LookupAndDelete(k K31Key, vals []K31Value) (err error) {
-	vals[0], err = a.K31.LookupAndDelete(k)
+	vals[0], err = a.k31UnderTest.LookupAndDelete(k)
 	return err
 }
 
 func (a k31TestMap) Update(k K31Key, vals []K31Value, flags htab.UpdateFlags) error {
-	return a.K31.Update(k, vals[0], flags)
+	return a.k31UnderTest.Update(k, vals[0], flags)
 }
 
 func (a k31TestMap) All() iter.Seq2[K31Key, []K31Value] {
 	return func(yield func(K31Key, []K31Value) bool) {
-		for k, v := range a.K31.All() {
+		for k, v := range a.k31UnderTest.All() {
 			if !yield(k, []K31Value{v}) {
 				return
 			}

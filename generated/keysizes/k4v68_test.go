@@ -19,7 +19,12 @@ import (
 // (htabtest.Map): the map's own methods, with a key's values as a slice,
 // its CPU handles, and the internals the checks need. The zero k4V68TestMap
 // stands for the kind: the checks make their maps with New.
-type k4V68TestMap struct{ *K4V68 }
+type k4V68TestMap struct{ *k4V68UnderTest }
+
+// k4V68UnderTest is K4V68 under the name the adapters embed it by: embedded
+// as K4V68, the field would clash with the adapter's method of that name
+// (a map named Lookup, or New).
+type k4V68UnderTest = K4V68
 
 // New makes a map with opts, as NewK4V68 does.
 func (a k4V68TestMap) New(opts htab.Options) (htabtest.Map[K4V68Key, K4V68Value], error) {
@@ -31,7 +36,7 @@ func (a k4V68TestMap) New(opts htab.Options) (htabtest.Map[K4V68Key, K4V68Value]
 }
 
 // CPU is the map's CPU(i).
-func (a k4V68TestMap) CPU(i int) htabtest.CPU[K4V68Key, K4V68Value] { return a.K4V68.CPU(i) }
+func (a k4V68TestMap) CPU(i int) htabtest.CPU[K4V68Key, K4V68Value] { return a.k4V68UnderTest.CPU(i) }
 
 // Seed and SetSeed are the map's hash seed, the jhash initval.
 func (a k4V68TestMap) Seed() uint32 { return a.seed }
@@ -53,22 +58,22 @@ func (a k4V68TestMap) Hash(k K4V68Key) uint32 {
 // Lookup, LookupAndDelete, Update and All are the map's, with a key's value
 // as vals[0].
 func (a k4V68TestMap) Lookup(k K4V68Key, vals []K4V68Value) (ok bool) {
-	vals[0], ok = a.K4V68.Lookup(k)
+	vals[0], ok = a.k4V68UnderTest.Lookup(k)
 	return ok
 }
 
 func (a k4V68TestMap) LookupAndDelete(k K4V68Key, vals []K4V68Value) (err error) {
-	vals[0], err = a.K4V68.LookupAndDelete(k)
+	vals[0], err = a.k4V68UnderTest.LookupAndDelete(k)
 	return err
 }
 
 func (a k4V68TestMap) Update(k K4V68Key, vals []K4V68Value, flags htab.UpdateFlags) error {
-	return a.K4V68.Update(k, vals[0], flags)
+	return a.k4V68UnderTest.Update(k, vals[0], flags)
 }
 
 func (a k4V68TestMap) All() iter.Seq2[K4V68Key, []K4V68Value] {
 	return func(yield func(K4V68Key, []K4V68Value) bool) {
-		for k, v := range a.K4V68.All() {
+		for k, v := range a.k4V68UnderTest.All() {
 			if !yield(k, []K4V68Value{v}) {
 				return
 			}

@@ -19,7 +19,12 @@ import (
 // (htabtest.Map): the map's own methods, with a key's values as a slice,
 // its CPU handles, and the internals the checks need. The zero k5TestMap
 // stands for the kind: the checks make their maps with New.
-type k5TestMap struct{ *K5 }
+type k5TestMap struct{ *k5UnderTest }
+
+// k5UnderTest is K5 under the name the adapters embed it by: embedded
+// as K5, the field would clash with the adapter's method of that name
+// (a map named Lookup, or New).
+type k5UnderTest = K5
 
 // New makes a map with opts, as NewK5 does.
 func (a k5TestMap) New(opts htab.Options) (htabtest.Map[K5Key, K5Value], error) {
@@ -31,7 +36,7 @@ func (a k5TestMap) New(opts htab.Options) (htabtest.Map[K5Key, K5Value], error) 
 }
 
 // CPU is the map's CPU(i).
-func (a k5TestMap) CPU(i int) htabtest.CPU[K5Key, K5Value] { return a.K5.CPU(i) }
+func (a k5TestMap) CPU(i int) htabtest.CPU[K5Key, K5Value] { return a.k5UnderTest.CPU(i) }
 
 // Seed and SetSeed are the map's hash seed, the jhash initval.
 func (a k5TestMap) Seed() uint32 { return a.seed }
@@ -53,22 +58,22 @@ func (a k5TestMap) Hash(k K5Key) uint32 {
 // Lookup, LookupAndDelete, Update and All are the map's, with a key's value
 // as vals[0].
 func (a k5TestMap) Lookup(k K5Key, vals []K5Value) (ok bool) {
-	vals[0], ok = a.K5.Lookup(k)
+	vals[0], ok = a.k5UnderTest.Lookup(k)
 	return ok
 }
 
 func (a k5TestMap) LookupAndDelete(k K5Key, vals []K5Value) (err error) {
-	vals[0], err = a.K5.LookupAndDelete(k)
+	vals[0], err = a.k5UnderTest.LookupAndDelete(k)
 	return err
 }
 
 func (a k5TestMap) Update(k K5Key, vals []K5Value, flags htab.UpdateFlags) error {
-	return a.K5.Update(k, vals[0], flags)
+	return a.k5UnderTest.Update(k, vals[0], flags)
 }
 
 func (a k5TestMap) All() iter.Seq2[K5Key, []K5Value] {
 	return func(yield func(K5Key, []K5Value) bool) {
-		for k, v := range a.K5.All() {
+		for k, v := range a.k5UnderTest.All() {
 			if !yield(k, []K5Value{v}) {
 				return
 			}

@@ -19,7 +19,12 @@ import (
 // (htabtest.Map): the map's own methods, with a key's values as a slice,
 // its CPU handles, and the internals the checks need. The zero k65TestMap
 // stands for the kind: the checks make their maps with New.
-type k65TestMap struct{ *K65 }
+type k65TestMap struct{ *k65UnderTest }
+
+// k65UnderTest is K65 under the name the adapters embed it by: embedded
+// as K65, the field would clash with the adapter's method of that name
+// (a map named Lookup, or New).
+type k65UnderTest = K65
 
 // New makes a map with opts, as NewK65 does.
 func (a k65TestMap) New(opts htab.Options) (htabtest.Map[K65Key, K65Value], error) {
@@ -31,7 +36,7 @@ func (a k65TestMap) New(opts htab.Options) (htabtest.Map[K65Key, K65Value], erro
 }
 
 // CPU is the map's CPU(i).
-func (a k65TestMap) CPU(i int) htabtest.CPU[K65Key, K65Value] { return a.K65.CPU(i) }
+func (a k65TestMap) CPU(i int) htabtest.CPU[K65Key, K65Value] { return a.k65UnderTest.CPU(i) }
 
 // Seed and SetSeed are the map's hash seed, the jhash initval.
 func (a k65TestMap) Seed() uint32 { return a.seed }
@@ -53,22 +58,22 @@ func (a k65TestMap) Hash(k K65Key) uint32 {
 // Lookup, LookupAndDelete, Update and All are the map's, with a key's value
 // as vals[0].
 func (a k65TestMap) Lookup(k K65Key, vals []K65Value) (ok bool) {
-	vals[0], ok = a.K65.Lookup(k)
+	vals[0], ok = a.k65UnderTest.Lookup(k)
 	return ok
 }
 
 func (a k65TestMap) LookupAndDelete(k K65Key, vals []K65Value) (err error) {
-	vals[0], err = a.K65.LookupAndDelete(k)
+	vals[0], err = a.k65UnderTest.LookupAndDelete(k)
 	return err
 }
 
 func (a k65TestMap) Update(k K65Key, vals []K65Value, flags htab.UpdateFlags) error {
-	return a.K65.Update(k, vals[0], flags)
+	return a.k65UnderTest.Update(k, vals[0], flags)
 }
 
 func (a k65TestMap) All() iter.Seq2[K65Key, []K65Value] {
 	return func(yield func(K65Key, []K65Value) bool) {
-		for k, v := range a.K65.All() {
+		for k, v := range a.k65UnderTest.All() {
 			if !yield(k, []K65Value{v}) {
 				return
 			}

@@ -19,7 +19,12 @@ import (
 // (htabtest.Map): the map's own methods, with a key's values as a slice,
 // its CPU handles, and the internals the checks need. The zero k6V64TestMap
 // stands for the kind: the checks make their maps with New.
-type k6V64TestMap struct{ *K6V64 }
+type k6V64TestMap struct{ *k6V64UnderTest }
+
+// k6V64UnderTest is K6V64 under the name the adapters embed it by: embedded
+// as K6V64, the field would clash with the adapter's method of that name
+// (a map named Lookup, or New).
+type k6V64UnderTest = K6V64
 
 // New makes a map with opts, as NewK6V64 does.
 func (a k6V64TestMap) New(opts htab.Options) (htabtest.Map[K6V64Key, K6V64Value], error) {
@@ -31,7 +36,7 @@ func (a k6V64TestMap) New(opts htab.Options) (htabtest.Map[K6V64Key, K6V64Value]
 }
 
 // CPU is the map's CPU(i).
-func (a k6V64TestMap) CPU(i int) htabtest.CPU[K6V64Key, K6V64Value] { return a.K6V64.CPU(i) }
+func (a k6V64TestMap) CPU(i int) htabtest.CPU[K6V64Key, K6V64Value] { return a.k6V64UnderTest.CPU(i) }
 
 // Seed and SetSeed are the map's hash seed, the jhash initval.
 func (a k6V64TestMap) Seed() uint32 { return a.seed }
@@ -53,22 +58,22 @@ func (a k6V64TestMap) Hash(k K6V64Key) uint32 {
 // Lookup, LookupAndDelete, Update and All are the map's, with a key's value
 // as vals[0].
 func (a k6V64TestMap) Lookup(k K6V64Key, vals []K6V64Value) (ok bool) {
-	vals[0], ok = a.K6V64.Lookup(k)
+	vals[0], ok = a.k6V64UnderTest.Lookup(k)
 	return ok
 }
 
 func (a k6V64TestMap) LookupAndDelete(k K6V64Key, vals []K6V64Value) (err error) {
-	vals[0], err = a.K6V64.LookupAndDelete(k)
+	vals[0], err = a.k6V64UnderTest.LookupAndDelete(k)
 	return err
 }
 
 func (a k6V64TestMap) Update(k K6V64Key, vals []K6V64Value, flags htab.UpdateFlags) error {
-	return a.K6V64.Update(k, vals[0], flags)
+	return a.k6V64UnderTest.Update(k, vals[0], flags)
 }
 
 func (a k6V64TestMap) All() iter.Seq2[K6V64Key, []K6V64Value] {
 	return func(yield func(K6V64Key, []K6V64Value) bool) {
-		for k, v := range a.K6V64.All() {
+		for k, v := range a.k6V64UnderTest.All() {
 			if !yield(k, []K6V64Value{v}) {
 				return
 			}

@@ -19,7 +19,12 @@ import (
 // (htabtest.Map): the map's own methods, with a key's values as a slice,
 // its CPU handles, and the internals the checks need. The zero k7TestMap
 // stands for the kind: the checks make their maps with New.
-type k7TestMap struct{ *K7 }
+type k7TestMap struct{ *k7UnderTest }
+
+// k7UnderTest is K7 under the name the adapters embed it by: embedded
+// as K7, the field would clash with the adapter's method of that name
+// (a map named Lookup, or New).
+type k7UnderTest = K7
 
 // New makes a map with opts, as NewK7 does.
 func (a k7TestMap) New(opts htab.Options) (htabtest.Map[K7Key, K7Value], error) {
@@ -31,7 +36,7 @@ func (a k7TestMap) New(opts htab.Options) (htabtest.Map[K7Key, K7Value], error) 
 }
 
 // CPU is the map's CPU(i).
-func (a k7TestMap) CPU(i int) htabtest.CPU[K7Key, K7Value] { return a.K7.CPU(i) }
+func (a k7TestMap) CPU(i int) htabtest.CPU[K7Key, K7Value] { return a.k7UnderTest.CPU(i) }
 
 // Seed and SetSeed are the map's hash seed, the jhash initval.
 func (a k7TestMap) Seed() uint32 { return a.seed }
@@ -53,22 +58,22 @@ func (a k7TestMap) Hash(k K7Key) uint32 {
 // Lookup, LookupAndDelete, Update and All are the map's, with a key's value
 // as vals[0].
 func (a k7TestMap) Lookup(k K7Key, vals []K7Value) (ok bool) {
-	vals[0], ok = a.K7.Lookup(k)
+	vals[0], ok = a.k7UnderTest.Lookup(k)
 	return ok
 }
 
 func (a k7TestMap) LookupAndDelete(k K7Key, vals []K7Value) (err error) {
-	vals[0], err = a.K7.LookupAndDelete(k)
+	vals[0], err = a.k7UnderTest.LookupAndDelete(k)
 	return err
 }
 
 func (a k7TestMap) Update(k K7Key, vals []K7Value, flags htab.UpdateFlags) error {
-	return a.K7.Update(k, vals[0], flags)
+	return a.k7UnderTest.Update(k, vals[0], flags)
 }
 
 func (a k7TestMap) All() iter.Seq2[K7Key, []K7Value] {
 	return func(yield func(K7Key, []K7Value) bool) {
-		for k, v := range a.K7.All() {
+		for k, v := range a.k7UnderTest.All() {
 			if !yield(k, []K7Value{v}) {
 				return
 			}

@@ -17,7 +17,12 @@ import (
 // (htabtest.Map): the map's own methods, with a key's values as a slice,
 // its CPU handles, and the internals the checks need. The zero lRUK4V4AlwaysTestMap
 // stands for the kind: the checks make their maps with New.
-type lRUK4V4AlwaysTestMap struct{ *LRUK4V4Always }
+type lRUK4V4AlwaysTestMap struct{ *lRUK4V4AlwaysUnderTest }
+
+// lRUK4V4AlwaysUnderTest is LRUK4V4Always under the name the adapters embed it by: embedded
+// as LRUK4V4Always, the field would clash with the adapter's method of that name
+// (a map named Lookup, or New).
+type lRUK4V4AlwaysUnderTest = LRUK4V4Always
 
 // New makes a map with opts, as NewLRUK4V4Always does.
 func (a lRUK4V4AlwaysTestMap) New(opts htab.Options) (htabtest.Map[LRUK4V4AlwaysKey, LRUK4V4AlwaysValue], error) {
@@ -30,7 +35,7 @@ func (a lRUK4V4AlwaysTestMap) New(opts htab.Options) (htabtest.Map[LRUK4V4Always
 
 // CPU is the map's CPU(i).
 func (a lRUK4V4AlwaysTestMap) CPU(i int) htabtest.CPU[LRUK4V4AlwaysKey, LRUK4V4AlwaysValue] {
-	return a.LRUK4V4Always.CPU(i)
+	return a.lRUK4V4AlwaysUnderTest.CPU(i)
 }
 
 // Seed and SetSeed are the map's hash seed, the jhash initval.
@@ -53,22 +58,22 @@ func (a lRUK4V4AlwaysTestMap) Hash(k LRUK4V4AlwaysKey) uint32 {
 // Lookup, LookupAndDelete, Update and All are the map's, with a key's value
 // as vals[0].
 func (a lRUK4V4AlwaysTestMap) Lookup(k LRUK4V4AlwaysKey, vals []LRUK4V4AlwaysValue) (ok bool) {
-	vals[0], ok = a.LRUK4V4Always.Lookup(k)
+	vals[0], ok = a.lRUK4V4AlwaysUnderTest.Lookup(k)
 	return ok
 }
 
 func (a lRUK4V4AlwaysTestMap) LookupAndDelete(k LRUK4V4AlwaysKey, vals []LRUK4V4AlwaysValue) (err error) {
-	vals[0], err = a.LRUK4V4Always.LookupAndDelete(k)
+	vals[0], err = a.lRUK4V4AlwaysUnderTest.LookupAndDelete(k)
 	return err
 }
 
 func (a lRUK4V4AlwaysTestMap) Update(k LRUK4V4AlwaysKey, vals []LRUK4V4AlwaysValue, flags htab.UpdateFlags) error {
-	return a.LRUK4V4Always.Update(k, vals[0], flags)
+	return a.lRUK4V4AlwaysUnderTest.Update(k, vals[0], flags)
 }
 
 func (a lRUK4V4AlwaysTestMap) All() iter.Seq2[LRUK4V4AlwaysKey, []LRUK4V4AlwaysValue] {
 	return func(yield func(LRUK4V4AlwaysKey, []LRUK4V4AlwaysValue) bool) {
-		for k, v := range a.LRUK4V4Always.All() {
+		for k, v := range a.lRUK4V4AlwaysUnderTest.All() {
 			if !yield(k, []LRUK4V4AlwaysValue{v}) {
 				return
 			}

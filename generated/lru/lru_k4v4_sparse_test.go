@@ -17,7 +17,12 @@ import (
 // (htabtest.Map): the map's own methods, with a key's values as a slice,
 // its CPU handles, and the internals the checks need. The zero lRUK4V4SparseTestMap
 // stands for the kind: the checks make their maps with New.
-type lRUK4V4SparseTestMap struct{ *LRUK4V4Sparse }
+type lRUK4V4SparseTestMap struct{ *lRUK4V4SparseUnderTest }
+
+// lRUK4V4SparseUnderTest is LRUK4V4Sparse under the name the adapters embed it by: embedded
+// as LRUK4V4Sparse, the field would clash with the adapter's method of that name
+// (a map named Lookup, or New).
+type lRUK4V4SparseUnderTest = LRUK4V4Sparse
 
 // New makes a map with opts, as NewLRUK4V4Sparse does.
 func (a lRUK4V4SparseTestMap) New(opts htab.Options) (htabtest.Map[LRUK4V4SparseKey, LRUK4V4SparseValue], error) {
@@ -30,7 +35,7 @@ func (a lRUK4V4SparseTestMap) New(opts htab.Options) (htabtest.Map[LRUK4V4Sparse
 
 // CPU is the map's CPU(i).
 func (a lRUK4V4SparseTestMap) CPU(i int) htabtest.CPU[LRUK4V4SparseKey, LRUK4V4SparseValue] {
-	return a.LRUK4V4Sparse.CPU(i)
+	return a.lRUK4V4SparseUnderTest.CPU(i)
 }
 
 // Seed and SetSeed are the map's hash seed, the jhash initval.
@@ -53,22 +58,22 @@ func (a lRUK4V4SparseTestMap) Hash(k LRUK4V4SparseKey) uint32 {
 // Lookup, LookupAndDelete, Update and All are the map's, with a key's value
 // as vals[0].
 func (a lRUK4V4SparseTestMap) Lookup(k LRUK4V4SparseKey, vals []LRUK4V4SparseValue) (ok bool) {
-	vals[0], ok = a.LRUK4V4Sparse.Lookup(k)
+	vals[0], ok = a.lRUK4V4SparseUnderTest.Lookup(k)
 	return ok
 }
 
 func (a lRUK4V4SparseTestMap) LookupAndDelete(k LRUK4V4SparseKey, vals []LRUK4V4SparseValue) (err error) {
-	vals[0], err = a.LRUK4V4Sparse.LookupAndDelete(k)
+	vals[0], err = a.lRUK4V4SparseUnderTest.LookupAndDelete(k)
 	return err
 }
 
 func (a lRUK4V4SparseTestMap) Update(k LRUK4V4SparseKey, vals []LRUK4V4SparseValue, flags htab.UpdateFlags) error {
-	return a.LRUK4V4Sparse.Update(k, vals[0], flags)
+	return a.lRUK4V4SparseUnderTest.Update(k, vals[0], flags)
 }
 
 func (a lRUK4V4SparseTestMap) All() iter.Seq2[LRUK4V4SparseKey, []LRUK4V4SparseValue] {
 	return func(yield func(LRUK4V4SparseKey, []LRUK4V4SparseValue) bool) {
-		for k, v := range a.LRUK4V4Sparse.All() {
+		for k, v := range a.lRUK4V4SparseUnderTest.All() {
 			if !yield(k, []LRUK4V4SparseValue{v}) {
 				return
 			}

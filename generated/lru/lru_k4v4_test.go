@@ -17,7 +17,12 @@ import (
 // (htabtest.Map): the map's own methods, with a key's values as a slice,
 // its CPU handles, and the internals the checks need. The zero lRUK4V4TestMap
 // stands for the kind: the checks make their maps with New.
-type lRUK4V4TestMap struct{ *LRUK4V4 }
+type lRUK4V4TestMap struct{ *lRUK4V4UnderTest }
+
+// lRUK4V4UnderTest is LRUK4V4 under the name the adapters embed it by: embedded
+// as LRUK4V4, the field would clash with the adapter's method of that name
+// (a map named Lookup, or New).
+type lRUK4V4UnderTest = LRUK4V4
 
 // New makes a map with opts, as NewLRUK4V4 does.
 func (a lRUK4V4TestMap) New(opts htab.Options) (htabtest.Map[LRUK4V4Key, LRUK4V4Value], error) {
@@ -29,7 +34,9 @@ func (a lRUK4V4TestMap) New(opts htab.Options) (htabtest.Map[LRUK4V4Key, LRUK4V4
 }
 
 // CPU is the map's CPU(i).
-func (a lRUK4V4TestMap) CPU(i int) htabtest.CPU[LRUK4V4Key, LRUK4V4Value] { return a.LRUK4V4.CPU(i) }
+func (a lRUK4V4TestMap) CPU(i int) htabtest.CPU[LRUK4V4Key, LRUK4V4Value] {
+	return a.lRUK4V4UnderTest.CPU(i)
+}
 
 // Seed and SetSeed are the map's hash seed, the jhash initval.
 func (a lRUK4V4TestMap) Seed() uint32 { return a.seed }
@@ -51,22 +58,22 @@ func (a lRUK4V4TestMap) Hash(k LRUK4V4Key) uint32 {
 // Lookup, LookupAndDelete, Update and All are the map's, with a key's value
 // as vals[0].
 func (a lRUK4V4TestMap) Lookup(k LRUK4V4Key, vals []LRUK4V4Value) (ok bool) {
-	vals[0], ok = a.LRUK4V4.Lookup(k)
+	vals[0], ok = a.lRUK4V4UnderTest.Lookup(k)
 	return ok
 }
 
 func (a lRUK4V4TestMap) LookupAndDelete(k LRUK4V4Key, vals []LRUK4V4Value) (err error) {
-	vals[0], err = a.LRUK4V4.LookupAndDelete(k)
+	vals[0], err = a.lRUK4V4UnderTest.LookupAndDelete(k)
 	return err
 }
 
 func (a lRUK4V4TestMap) Update(k LRUK4V4Key, vals []LRUK4V4Value, flags htab.UpdateFlags) error {
-	return a.LRUK4V4.Update(k, vals[0], flags)
+	return a.lRUK4V4UnderTest.Update(k, vals[0], flags)
 }
 
 func (a lRUK4V4TestMap) All() iter.Seq2[LRUK4V4Key, []LRUK4V4Value] {
 	return func(yield func(LRUK4V4Key, []LRUK4V4Value) bool) {
-		for k, v := range a.LRUK4V4.All() {
+		for k, v := range a.lRUK4V4UnderTest.All() {
 			if !yield(k, []LRUK4V4Value{v}) {
 				return
 			}

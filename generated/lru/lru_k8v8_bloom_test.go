@@ -17,7 +17,12 @@ import (
 // (htabtest.Map): the map's own methods, with a key's values as a slice,
 // its CPU handles, and the internals the checks need. The zero lRUK8V8BloomTestMap
 // stands for the kind: the checks make their maps with New.
-type lRUK8V8BloomTestMap struct{ *LRUK8V8Bloom }
+type lRUK8V8BloomTestMap struct{ *lRUK8V8BloomUnderTest }
+
+// lRUK8V8BloomUnderTest is LRUK8V8Bloom under the name the adapters embed it by: embedded
+// as LRUK8V8Bloom, the field would clash with the adapter's method of that name
+// (a map named Lookup, or New).
+type lRUK8V8BloomUnderTest = LRUK8V8Bloom
 
 // New makes a map with opts, as NewLRUK8V8Bloom does.
 func (a lRUK8V8BloomTestMap) New(opts htab.Options) (htabtest.Map[LRUK8V8BloomKey, LRUK8V8BloomValue], error) {
@@ -30,7 +35,7 @@ func (a lRUK8V8BloomTestMap) New(opts htab.Options) (htabtest.Map[LRUK8V8BloomKe
 
 // CPU is the map's CPU(i).
 func (a lRUK8V8BloomTestMap) CPU(i int) htabtest.CPU[LRUK8V8BloomKey, LRUK8V8BloomValue] {
-	return a.LRUK8V8Bloom.CPU(i)
+	return a.lRUK8V8BloomUnderTest.CPU(i)
 }
 
 // Seed and SetSeed are the map's hash seed, the jhash initval.
@@ -53,22 +58,22 @@ func (a lRUK8V8BloomTestMap) Hash(k LRUK8V8BloomKey) uint32 {
 // Lookup, LookupAndDelete, Update and All are the map's, with a key's value
 // as vals[0].
 func (a lRUK8V8BloomTestMap) Lookup(k LRUK8V8BloomKey, vals []LRUK8V8BloomValue) (ok bool) {
-	vals[0], ok = a.LRUK8V8Bloom.Lookup(k)
+	vals[0], ok = a.lRUK8V8BloomUnderTest.Lookup(k)
 	return ok
 }
 
 func (a lRUK8V8BloomTestMap) LookupAndDelete(k LRUK8V8BloomKey, vals []LRUK8V8BloomValue) (err error) {
-	vals[0], err = a.LRUK8V8Bloom.LookupAndDelete(k)
+	vals[0], err = a.lRUK8V8BloomUnderTest.LookupAndDelete(k)
 	return err
 }
 
 func (a lRUK8V8BloomTestMap) Update(k LRUK8V8BloomKey, vals []LRUK8V8BloomValue, flags htab.UpdateFlags) error {
-	return a.LRUK8V8Bloom.Update(k, vals[0], flags)
+	return a.lRUK8V8BloomUnderTest.Update(k, vals[0], flags)
 }
 
 func (a lRUK8V8BloomTestMap) All() iter.Seq2[LRUK8V8BloomKey, []LRUK8V8BloomValue] {
 	return func(yield func(LRUK8V8BloomKey, []LRUK8V8BloomValue) bool) {
-		for k, v := range a.LRUK8V8Bloom.All() {
+		for k, v := range a.lRUK8V8BloomUnderTest.All() {
 			if !yield(k, []LRUK8V8BloomValue{v}) {
 				return
 			}

@@ -17,7 +17,12 @@ import (
 // (htabtest.Map): the map's own methods, with a key's values as a slice,
 // its CPU handles, and the internals the checks need. The zero lRUK8V8TestMap
 // stands for the kind: the checks make their maps with New.
-type lRUK8V8TestMap struct{ *LRUK8V8 }
+type lRUK8V8TestMap struct{ *lRUK8V8UnderTest }
+
+// lRUK8V8UnderTest is LRUK8V8 under the name the adapters embed it by: embedded
+// as LRUK8V8, the field would clash with the adapter's method of that name
+// (a map named Lookup, or New).
+type lRUK8V8UnderTest = LRUK8V8
 
 // New makes a map with opts, as NewLRUK8V8 does.
 func (a lRUK8V8TestMap) New(opts htab.Options) (htabtest.Map[LRUK8V8Key, LRUK8V8Value], error) {
@@ -29,7 +34,9 @@ func (a lRUK8V8TestMap) New(opts htab.Options) (htabtest.Map[LRUK8V8Key, LRUK8V8
 }
 
 // CPU is the map's CPU(i).
-func (a lRUK8V8TestMap) CPU(i int) htabtest.CPU[LRUK8V8Key, LRUK8V8Value] { return a.LRUK8V8.CPU(i) }
+func (a lRUK8V8TestMap) CPU(i int) htabtest.CPU[LRUK8V8Key, LRUK8V8Value] {
+	return a.lRUK8V8UnderTest.CPU(i)
+}
 
 // Seed and SetSeed are the map's hash seed, the jhash initval.
 func (a lRUK8V8TestMap) Seed() uint32 { return a.seed }
@@ -51,22 +58,22 @@ func (a lRUK8V8TestMap) Hash(k LRUK8V8Key) uint32 {
 // Lookup, LookupAndDelete, Update and All are the map's, with a key's value
 // as vals[0].
 func (a lRUK8V8TestMap) Lookup(k LRUK8V8Key, vals []LRUK8V8Value) (ok bool) {
-	vals[0], ok = a.LRUK8V8.Lookup(k)
+	vals[0], ok = a.lRUK8V8UnderTest.Lookup(k)
 	return ok
 }
 
 func (a lRUK8V8TestMap) LookupAndDelete(k LRUK8V8Key, vals []LRUK8V8Value) (err error) {
-	vals[0], err = a.LRUK8V8.LookupAndDelete(k)
+	vals[0], err = a.lRUK8V8UnderTest.LookupAndDelete(k)
 	return err
 }
 
 func (a lRUK8V8TestMap) Update(k LRUK8V8Key, vals []LRUK8V8Value, flags htab.UpdateFlags) error {
-	return a.LRUK8V8.Update(k, vals[0], flags)
+	return a.lRUK8V8UnderTest.Update(k, vals[0], flags)
 }
 
 func (a lRUK8V8TestMap) All() iter.Seq2[LRUK8V8Key, []LRUK8V8Value] {
 	return func(yield func(LRUK8V8Key, []LRUK8V8Value) bool) {
-		for k, v := range a.LRUK8V8.All() {
+		for k, v := range a.lRUK8V8UnderTest.All() {
 			if !yield(k, []LRUK8V8Value{v}) {
 				return
 			}

@@ -16,7 +16,12 @@ import (
 // (htabtest.Map): the map's own methods, with a key's values as a slice,
 // its CPU handles, and the internals the checks need. The zero lRUPerCPUK4V4AlwaysTestMap
 // stands for the kind: the checks make their maps with New.
-type lRUPerCPUK4V4AlwaysTestMap struct{ *LRUPerCPUK4V4Always }
+type lRUPerCPUK4V4AlwaysTestMap struct{ *lRUPerCPUK4V4AlwaysUnderTest }
+
+// lRUPerCPUK4V4AlwaysUnderTest is LRUPerCPUK4V4Always under the name the adapters embed it by: embedded
+// as LRUPerCPUK4V4Always, the field would clash with the adapter's method of that name
+// (a map named Lookup, or New).
+type lRUPerCPUK4V4AlwaysUnderTest = LRUPerCPUK4V4Always
 
 // New makes a map with opts, as NewLRUPerCPUK4V4Always does.
 func (a lRUPerCPUK4V4AlwaysTestMap) New(opts htab.Options) (htabtest.Map[LRUPerCPUK4V4AlwaysKey, LRUPerCPUK4V4AlwaysValue], error) {
@@ -29,7 +34,7 @@ func (a lRUPerCPUK4V4AlwaysTestMap) New(opts htab.Options) (htabtest.Map[LRUPerC
 
 // CPU is the map's CPU(i).
 func (a lRUPerCPUK4V4AlwaysTestMap) CPU(i int) htabtest.CPU[LRUPerCPUK4V4AlwaysKey, LRUPerCPUK4V4AlwaysValue] {
-	return a.LRUPerCPUK4V4Always.CPU(i)
+	return a.lRUPerCPUK4V4AlwaysUnderTest.CPU(i)
 }
 
 // Seed and SetSeed are the map's hash seed, the jhash initval.

@@ -16,7 +16,12 @@ import (
 // (htabtest.Map): the map's own methods, with a key's values as a slice,
 // its CPU handles, and the internals the checks need. The zero lRUPerCPUK4V4SparseTestMap
 // stands for the kind: the checks make their maps with New.
-type lRUPerCPUK4V4SparseTestMap struct{ *LRUPerCPUK4V4Sparse }
+type lRUPerCPUK4V4SparseTestMap struct{ *lRUPerCPUK4V4SparseUnderTest }
+
+// lRUPerCPUK4V4SparseUnderTest is LRUPerCPUK4V4Sparse under the name the adapters embed it by: embedded
+// as LRUPerCPUK4V4Sparse, the field would clash with the adapter's method of that name
+// (a map named Lookup, or New).
+type lRUPerCPUK4V4SparseUnderTest = LRUPerCPUK4V4Sparse
 
 // New makes a map with opts, as NewLRUPerCPUK4V4Sparse does.
 func (a lRUPerCPUK4V4SparseTestMap) New(opts htab.Options) (htabtest.Map[LRUPerCPUK4V4SparseKey, LRUPerCPUK4V4SparseValue], error) {
@@ -29,7 +34,7 @@ func (a lRUPerCPUK4V4SparseTestMap) New(opts htab.Options) (htabtest.Map[LRUPerC
 
 // CPU is the map's CPU(i).
 func (a lRUPerCPUK4V4SparseTestMap) CPU(i int) htabtest.CPU[LRUPerCPUK4V4SparseKey, LRUPerCPUK4V4SparseValue] {
-	return a.LRUPerCPUK4V4Sparse.CPU(i)
+	return a.lRUPerCPUK4V4SparseUnderTest.CPU(i)
 }
 
 // Seed and SetSeed are the map's hash seed, the jhash initval.

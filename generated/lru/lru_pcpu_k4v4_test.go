@@ -16,7 +16,12 @@ import (
 // (htabtest.Map): the map's own methods, with a key's values as a slice,
 // its CPU handles, and the internals the checks need. The zero lRUPerCPUK4V4TestMap
 // stands for the kind: the checks make their maps with New.
-type lRUPerCPUK4V4TestMap struct{ *LRUPerCPUK4V4 }
+type lRUPerCPUK4V4TestMap struct{ *lRUPerCPUK4V4UnderTest }
+
+// lRUPerCPUK4V4UnderTest is LRUPerCPUK4V4 under the name the adapters embed it by: embedded
+// as LRUPerCPUK4V4, the field would clash with the adapter's method of that name
+// (a map named Lookup, or New).
+type lRUPerCPUK4V4UnderTest = LRUPerCPUK4V4
 
 // New makes a map with opts, as NewLRUPerCPUK4V4 does.
 func (a lRUPerCPUK4V4TestMap) New(opts htab.Options) (htabtest.Map[LRUPerCPUK4V4Key, LRUPerCPUK4V4Value], error) {
@@ -29,7 +34,7 @@ func (a lRUPerCPUK4V4TestMap) New(opts htab.Options) (htabtest.Map[LRUPerCPUK4V4
 
 // CPU is the map's CPU(i).
 func (a lRUPerCPUK4V4TestMap) CPU(i int) htabtest.CPU[LRUPerCPUK4V4Key, LRUPerCPUK4V4Value] {
-	return a.LRUPerCPUK4V4.CPU(i)
+	return a.lRUPerCPUK4V4UnderTest.CPU(i)
 }
 
 // Seed and SetSeed are the map's hash seed, the jhash initval.

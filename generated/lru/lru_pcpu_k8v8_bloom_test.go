@@ -16,7 +16,12 @@ import (
 // (htabtest.Map): the map's own methods, with a key's values as a slice,
 // its CPU handles, and the internals the checks need. The zero lRUPerCPUK8V8BloomTestMap
 // stands for the kind: the checks make their maps with New.
-type lRUPerCPUK8V8BloomTestMap struct{ *LRUPerCPUK8V8Bloom }
+type lRUPerCPUK8V8BloomTestMap struct{ *lRUPerCPUK8V8BloomUnderTest }
+
+// lRUPerCPUK8V8BloomUnderTest is LRUPerCPUK8V8Bloom under the name the adapters embed it by: embedded
+// as LRUPerCPUK8V8Bloom, the field would clash with the adapter's method of that name
+// (a map named Lookup, or New).
+type lRUPerCPUK8V8BloomUnderTest = LRUPerCPUK8V8Bloom
 
 // New makes a map with opts, as NewLRUPerCPUK8V8Bloom does.
 func (a lRUPerCPUK8V8BloomTestMap) New(opts htab.Options) (htabtest.Map[LRUPerCPUK8V8BloomKey, LRUPerCPUK8V8BloomValue], error) {
@@ -29,7 +34,7 @@ func (a lRUPerCPUK8V8BloomTestMap) New(opts htab.Options) (htabtest.Map[LRUPerCP
 
 // CPU is the map's CPU(i).
 func (a lRUPerCPUK8V8BloomTestMap) CPU(i int) htabtest.CPU[LRUPerCPUK8V8BloomKey, LRUPerCPUK8V8BloomValue] {
-	return a.LRUPerCPUK8V8Bloom.CPU(i)
+	return a.lRUPerCPUK8V8BloomUnderTest.CPU(i)
 }
 
 // Seed and SetSeed are the map's hash seed, the jhash initval.

@@ -16,7 +16,12 @@ import (
 // (htabtest.Map): the map's own methods, with a key's values as a slice,
 // its CPU handles, and the internals the checks need. The zero lRUPerCPUK8V8TestMap
 // stands for the kind: the checks make their maps with New.
-type lRUPerCPUK8V8TestMap struct{ *LRUPerCPUK8V8 }
+type lRUPerCPUK8V8TestMap struct{ *lRUPerCPUK8V8UnderTest }
+
+// lRUPerCPUK8V8UnderTest is LRUPerCPUK8V8 under the name the adapters embed it by: embedded
+// as LRUPerCPUK8V8, the field would clash with the adapter's method of that name
+// (a map named Lookup, or New).
+type lRUPerCPUK8V8UnderTest = LRUPerCPUK8V8
 
 // New makes a map with opts, as NewLRUPerCPUK8V8 does.
 func (a lRUPerCPUK8V8TestMap) New(opts htab.Options) (htabtest.Map[LRUPerCPUK8V8Key, LRUPerCPUK8V8Value], error) {
@@ -29,7 +34,7 @@ func (a lRUPerCPUK8V8TestMap) New(opts htab.Options) (htabtest.Map[LRUPerCPUK8V8
 
 // CPU is the map's CPU(i).
 func (a lRUPerCPUK8V8TestMap) CPU(i int) htabtest.CPU[LRUPerCPUK8V8Key, LRUPerCPUK8V8Value] {
-	return a.LRUPerCPUK8V8.CPU(i)
+	return a.lRUPerCPUK8V8UnderTest.CPU(i)
 }
 
 // Seed and SetSeed are the map's hash seed, the jhash initval.

@@ -16,7 +16,12 @@ import (
 // (htabtest.Map): the map's own methods, with a key's values as a slice,
 // its CPU handles, and the internals the checks need. The zero perCPUK4V4AlwaysTestMap
 // stands for the kind: the checks make their maps with New.
-type perCPUK4V4AlwaysTestMap struct{ *PerCPUK4V4Always }
+type perCPUK4V4AlwaysTestMap struct{ *perCPUK4V4AlwaysUnderTest }
+
+// perCPUK4V4AlwaysUnderTest is PerCPUK4V4Always under the name the adapters embed it by: embedded
+// as PerCPUK4V4Always, the field would clash with the adapter's method of that name
+// (a map named Lookup, or New).
+type perCPUK4V4AlwaysUnderTest = PerCPUK4V4Always
 
 // New makes a map with opts, as NewPerCPUK4V4Always does.
 func (a perCPUK4V4AlwaysTestMap) New(opts htab.Options) (htabtest.Map[PerCPUK4V4AlwaysKey, PerCPUK4V4AlwaysValue], error) {
@@ -29,7 +34,7 @@ func (a perCPUK4V4AlwaysTestMap) New(opts htab.Options) (htabtest.Map[PerCPUK4V4
 
 // CPU is the map's CPU(i).
 func (a perCPUK4V4AlwaysTestMap) CPU(i int) htabtest.CPU[PerCPUK4V4AlwaysKey, PerCPUK4V4AlwaysValue] {
-	return a.PerCPUK4V4Always.CPU(i)
+	return a.perCPUK4V4AlwaysUnderTest.CPU(i)
 }
 
 // Seed and SetSeed are the map's hash seed, the jhash initval.

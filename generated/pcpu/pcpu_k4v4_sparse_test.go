@@ -16,7 +16,12 @@ import (
 // (htabtest.Map): the map's own methods, with a key's values as a slice,
 // its CPU handles, and the internals the checks need. The zero perCPUK4V4SparseTestMap
 // stands for the kind: the checks make their maps with New.
-type perCPUK4V4SparseTestMap struct{ *PerCPUK4V4Sparse }
+type perCPUK4V4SparseTestMap struct{ *perCPUK4V4SparseUnderTest }
+
+// perCPUK4V4SparseUnderTest is PerCPUK4V4Sparse under the name the adapters embed it by: embedded
+// as PerCPUK4V4Sparse, the field would clash with the adapter's method of that name
+// (a map named Lookup, or New).
+type perCPUK4V4SparseUnderTest = PerCPUK4V4Sparse
 
 // New makes a map with opts, as NewPerCPUK4V4Sparse does.
 func (a perCPUK4V4SparseTestMap) New(opts htab.Options) (htabtest.Map[PerCPUK4V4SparseKey, PerCPUK4V4SparseValue], error) {
@@ -29,7 +34,7 @@ func (a perCPUK4V4SparseTestMap) New(opts htab.Options) (htabtest.Map[PerCPUK4V4
 
 // CPU is the map's CPU(i).
 func (a perCPUK4V4SparseTestMap) CPU(i int) htabtest.CPU[PerCPUK4V4SparseKey, PerCPUK4V4SparseValue] {
-	return a.PerCPUK4V4Sparse.CPU(i)
+	return a.perCPUK4V4SparseUnderTest.CPU(i)
 }
 
 // Seed and SetSeed are the map's hash seed, the jhash initval.

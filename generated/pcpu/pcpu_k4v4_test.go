@@ -16,7 +16,12 @@ import (
 // (htabtest.Map): the map's own methods, with a key's values as a slice,
 // its CPU handles, and the internals the checks need. The zero perCPUK4V4TestMap
 // stands for the kind: the checks make their maps with New.
-type perCPUK4V4TestMap struct{ *PerCPUK4V4 }
+type perCPUK4V4TestMap struct{ *perCPUK4V4UnderTest }
+
+// perCPUK4V4UnderTest is PerCPUK4V4 under the name the adapters embed it by: embedded
+// as PerCPUK4V4, the field would clash with the adapter's method of that name
+// (a map named Lookup, or New).
+type perCPUK4V4UnderTest = PerCPUK4V4
 
 // New makes a map with opts, as NewPerCPUK4V4 does.
 func (a perCPUK4V4TestMap) New(opts htab.Options) (htabtest.Map[PerCPUK4V4Key, PerCPUK4V4Value], error) {
@@ -29,7 +34,7 @@ func (a perCPUK4V4TestMap) New(opts htab.Options) (htabtest.Map[PerCPUK4V4Key, P
 
 // CPU is the map's CPU(i).
 func (a perCPUK4V4TestMap) CPU(i int) htabtest.CPU[PerCPUK4V4Key, PerCPUK4V4Value] {
-	return a.PerCPUK4V4.CPU(i)
+	return a.perCPUK4V4UnderTest.CPU(i)
 }
 
 // Seed and SetSeed are the map's hash seed, the jhash initval.

@@ -16,7 +16,12 @@ import (
 // (htabtest.Map): the map's own methods, with a key's values as a slice,
 // its CPU handles, and the internals the checks need. The zero perCPUK8V8BloomTestMap
 // stands for the kind: the checks make their maps with New.
-type perCPUK8V8BloomTestMap struct{ *PerCPUK8V8Bloom }
+type perCPUK8V8BloomTestMap struct{ *perCPUK8V8BloomUnderTest }
+
+// perCPUK8V8BloomUnderTest is PerCPUK8V8Bloom under the name the adapters embed it by: embedded
+// as PerCPUK8V8Bloom, the field would clash with the adapter's method of that name
+// (a map named Lookup, or New).
+type perCPUK8V8BloomUnderTest = PerCPUK8V8Bloom
 
 // New makes a map with opts, as NewPerCPUK8V8Bloom does.
 func (a perCPUK8V8BloomTestMap) New(opts htab.Options) (htabtest.Map[PerCPUK8V8BloomKey, PerCPUK8V8BloomValue], error) {
@@ -29,7 +34,7 @@ func (a perCPUK8V8BloomTestMap) New(opts htab.Options) (htabtest.Map[PerCPUK8V8B
 
 // CPU is the map's CPU(i).
 func (a perCPUK8V8BloomTestMap) CPU(i int) htabtest.CPU[PerCPUK8V8BloomKey, PerCPUK8V8BloomValue] {
-	return a.PerCPUK8V8Bloom.CPU(i)
+	return a.perCPUK8V8BloomUnderTest.CPU(i)
 }
 
 // Seed and SetSeed are the map's hash seed, the jhash initval.

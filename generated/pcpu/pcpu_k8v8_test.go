@@ -16,7 +16,12 @@ import (
 // (htabtest.Map): the map's own methods, with a key's values as a slice,
 // its CPU handles, and the internals the checks need. The zero perCPUK8V8TestMap
 // stands for the kind: the checks make their maps with New.
-type perCPUK8V8TestMap struct{ *PerCPUK8V8 }
+type perCPUK8V8TestMap struct{ *perCPUK8V8UnderTest }
+
+// perCPUK8V8UnderTest is PerCPUK8V8 under the name the adapters embed it by: embedded
+// as PerCPUK8V8, the field would clash with the adapter's method of that name
+// (a map named Lookup, or New).
+type perCPUK8V8UnderTest = PerCPUK8V8
 
 // New makes a map with opts, as NewPerCPUK8V8 does.
 func (a perCPUK8V8TestMap) New(opts htab.Options) (htabtest.Map[PerCPUK8V8Key, PerCPUK8V8Value], error) {
@@ -29,7 +34,7 @@ func (a perCPUK8V8TestMap) New(opts htab.Options) (htabtest.Map[PerCPUK8V8Key, P
 
 // CPU is the map's CPU(i).
 func (a perCPUK8V8TestMap) CPU(i int) htabtest.CPU[PerCPUK8V8Key, PerCPUK8V8Value] {
-	return a.PerCPUK8V8.CPU(i)
+	return a.perCPUK8V8UnderTest.CPU(i)
 }
 
 // Seed and SetSeed are the map's hash seed, the jhash initval.
