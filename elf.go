@@ -118,6 +118,8 @@ func loadObject(path string) (*ebpf.CollectionSpec, error) {
 	switch {
 	case errors.As(err, &pe):
 		return nil, pe
+	case err != nil && hasELFMagic(f):
+		return nil, &ObjectError{path, fmt.Errorf("not a BPF object: a truncated or corrupt ELF file (%v); compile it again with clang -target bpf", err)}
 	case err != nil:
 		return nil, &ObjectError{path, fmt.Errorf("not a BPF object: not an ELF file (%v); compile one with clang -target bpf", err)}
 	case ef.Machine != elf.EM_BPF && ef.Machine != elf.EM_NONE: // old LLVMs wrote EM_NONE
@@ -131,6 +133,13 @@ func loadObject(path string) (*ebpf.CollectionSpec, error) {
 		return nil, &ObjectError{path, fmt.Errorf("reading the BPF object: %w", err)}
 	}
 	return coll, nil
+}
+
+// hasELFMagic reports whether f starts as an ELF file does.
+func hasELFMagic(f *os.File) bool {
+	var magic [len(elf.ELFMAG)]byte
+	_, err := f.ReadAt(magic[:], 0)
+	return err == nil && string(magic[:]) == elf.ELFMAG
 }
 
 // checkOnly reports the first name of only that is empty, given twice or
@@ -230,7 +239,9 @@ func mapSpec(name string, ms *ebpf.MapSpec) (spec.Spec, string, error) {
 	s := spec.Default()
 	s.Type = t
 	s.Key, s.Val = int(ms.KeySize), int(ms.ValueSize)
-	s.Name, s.Out = goName(name), strings.ToLower(name)+"_htab.go"
+	// The file without the name's leading underscores: Go ignores files
+	// whose names start with one.
+	s.Name, s.Out = goName(name), strings.ToLower(strings.TrimLeft(name, "_"))+"_htab.go"
 	if !token.IsIdentifier(s.Name) || !token.IsExported(s.Name) {
 		return spec.Spec{}, "", fmt.Errorf("map %s: its name makes no exported Go identifier (%q): rename the map, or leave it out (-maps)", name, s.Name)
 	}
@@ -246,6 +257,9 @@ func mapSpec(name string, ms *ebpf.MapSpec) (spec.Spec, string, error) {
 		if errors.As(err, &se) && se.Option == "name" {
 			return spec.Spec{}, "", fmt.Errorf("map %s: Go name %s: %s: rename the map, or leave it out (-maps)", name, s.Name, se.Allowed)
 		}
+		return spec.Spec{}, "htabgen cannot generate it: " + err.Error(), nil
+	}
+	if _, err := spec.Plan(s); err != nil {
 		return spec.Spec{}, "htabgen cannot generate it: " + err.Error(), nil
 	}
 	return s, "", nil

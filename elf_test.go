@@ -124,6 +124,15 @@ func TestELFSpecsFileErrors(t *testing.T) {
 	require.ErrorAs(t, err, &oe, "an empty file is no ELF file")
 	assert.Contains(t, err.Error(), "not an ELF file")
 
+	// A BPF object cut short (a copy that failed) says so.
+	obj, err := os.ReadFile(testObject)
+	require.NoError(t, err)
+	truncated := filepath.Join(dir, "truncated.o")
+	require.NoError(t, os.WriteFile(truncated, obj[:40], 0o644))
+	_, _, err = ELFSpecs(truncated, nil)
+	require.ErrorAs(t, err, &oe)
+	assert.Regexp(t, `: not a BPF object: a truncated or corrupt ELF file \(.*\); compile it again with clang -target bpf$`, err.Error())
+
 	if runtime.GOOS == "linux" {
 		// The test binary: an ELF file, for this machine rather than BPF.
 		exe, err := os.Executable()
@@ -163,6 +172,8 @@ func TestELFSpecsAttributes(t *testing.T) {
 			func(s *spec.Spec) { s.Type, s.NoCommonLRU, s.ZeroSeed = spec.LRUPerCPU, true, true }, ""},
 		{"bloom default hashes", &ebpf.MapSpec{Type: ebpf.BloomFilter, ValueSize: 8, MaxEntries: 100, Flags: 1 << 6},
 			func(s *spec.Spec) { s.Type, s.Key, s.ZeroSeed = spec.Bloom, 0, true }, ""},
+		{"max_entries 2^31, past the home layout's 2^30", &ebpf.MapSpec{Type: ebpf.Hash, KeySize: 8, ValueSize: 8, MaxEntries: 1 << 31},
+			func(s *spec.Spec) { s.MaxEntries = 1 << 31 }, ""},
 		{"bloom 15 hashes", &ebpf.MapSpec{Type: ebpf.BloomFilter, ValueSize: 8, MaxEntries: 100, MapExtra: 15},
 			func(s *spec.Spec) { s.Type, s.Key, s.Hashes = spec.Bloom, 0, 15 }, ""},
 
@@ -193,6 +204,8 @@ func TestELFSpecsAttributes(t *testing.T) {
 			require.Len(t, specs, 1)
 			want := objectMap(spec.Hash, 8, 8, "M", "m_htab.go", 100, tt.want)
 			assert.Equal(t, want, specs[0])
+			_, err = spec.Plan(specs[0])
+			assert.NoError(t, err, "a map that is not skipped is generated")
 		})
 	}
 }
@@ -220,6 +233,9 @@ func TestELFSpecsNames(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "ConnsBig", specs[0].Name)
 	assert.Equal(t, "conns_big_htab.go", specs[0].Out, "the file's name is in lower case")
+	specs, _, err = objectSpecs("x.o", objectOf(map[string]*ebpf.MapSpec{"__private": hash}), nil)
+	require.NoError(t, err)
+	assert.Equal(t, "private_htab.go", specs[0].Out, "no leading underscore, which would make Go ignore the file")
 
 	for _, tt := range []struct {
 		maps map[string]*ebpf.MapSpec
@@ -230,6 +246,7 @@ func TestELFSpecsNames(t *testing.T) {
 		{map[string]*ebpf.MapSpec{"a.b": hash}, `x.o: map a.b: its name makes no exported Go identifier ("A.b"): rename the map, or leave it out (-maps)`},
 		{map[string]*ebpf.MapSpec{"conns_own": hash, "connsOwn": hash}, "x.o: maps connsOwn and conns_own give one Go name, ConnsOwn: leave one out (-maps), or rename one in the object"},
 		{map[string]*ebpf.MapSpec{"ab": hash, "aB": hash}, "x.o: maps aB and ab give one file, ab_htab.go: leave one out (-maps), or rename one in the object"},
+		{map[string]*ebpf.MapSpec{"_ab": hash, "ab": hash}, "x.o: maps _ab and ab give one Go name, Ab: leave one out (-maps), or rename one in the object"},
 	} {
 		_, _, err := objectSpecs("x.o", objectOf(tt.maps), nil)
 		assert.EqualError(t, err, tt.want)

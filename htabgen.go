@@ -60,7 +60,7 @@ func Generate(s spec.Spec, command string) ([]File, error) {
 
 // Output is one file that Generate writes for a spec.
 type Output struct {
-	Kind string // "map" (the map, at the spec's out), "tests" (<out>_test.go) or "ebpf" (<out>_ebpf.go)
+	Kind string // "map" (the map, at the spec's out), "tests" (<out>_test.go) or "ebpf" (<out>_ebpf.go; x_ebpf_test.go for an out x_test.go)
 	Path string
 }
 
@@ -119,8 +119,15 @@ var outputKinds = []struct {
 			}
 			return nil
 		},
-		// The adapter beside out: x_htab.go → x_htab_ebpf.go.
-		path:   func(out string) string { return strings.TrimSuffix(out, ".go") + "_ebpf.go" },
+		// The adapter beside out: x_htab.go → x_htab_ebpf.go, and a map in
+		// a test file, x_test.go, → x_ebpf_test.go, a test file too (the
+		// adapter uses the map, which only the package's tests can see).
+		path: func(out string) string {
+			if base, ok := strings.CutSuffix(out, "_test.go"); ok {
+				return base + "_ebpf_test.go"
+			}
+			return strings.TrimSuffix(out, ".go") + "_ebpf.go"
+		},
 		render: templates.RenderEBPF,
 	},
 }
@@ -163,12 +170,21 @@ func WriteFiles(files []File) error {
 	}
 	replaced := make([]fs.FileInfo, len(files))
 	for i, f := range files {
-		if fi, err := os.Lstat(targets[i]); err == nil {
-			if !fi.Mode().IsRegular() {
-				return fmt.Errorf("writing %s: exists and is not a regular file", f.Path)
-			}
-			replaced[i] = fi
+		fi, err := os.Lstat(targets[i])
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			continue // a new file
+		case err != nil: // a name too long, a directory that cannot be read
+			return fmt.Errorf("writing %s: %w", f.Path, withoutPaths(err))
+		case fi.IsDir():
+			return fmt.Errorf("writing %s: is a directory: give a file name", f.Path)
+		case fi.Mode()&fs.ModeSymlink != 0:
+			// A rename would replace the link, not write its target.
+			return fmt.Errorf("writing %s: is a symbolic link: give the file it links to", f.Path)
+		case !fi.Mode().IsRegular():
+			return fmt.Errorf("writing %s: exists and is not a regular file", f.Path)
 		}
+		replaced[i] = fi
 	}
 	// A file that already holds what it would get is left alone (not even
 	// its modification time changes), so that go generate rewrites only what

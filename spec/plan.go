@@ -103,8 +103,7 @@ type HomeLayout struct {
 	// (compared first otherwise) and with the unrolled static hash, which
 	// reads the key's bytes and not its words.
 	KeyWord64, ValWord64 bool
-	// MaxSlots: bit 31 of a slot's next word marks its bucket's head, so
-	// index+1 has 31 bits and MaxEntries is at most 2^30.
+	// MaxSlots: HomeMaxSlots, so MaxEntries is at most 2^30.
 	MaxSlots int
 	// SummaryBytes per bucket: the summary of its chain's hashes that
 	// lookups ask before they read the slot (htab.Summaries).
@@ -209,10 +208,10 @@ func Plan(s Spec) (*Layout, error) {
 		l.LRU = &LRULayout{NodeSize: LRUNodeSize}
 	}
 	if s.StorageLayout() == LayoutHome {
-		l.Home = &HomeLayout{MaxSlots: 1 << 30, SummaryBytes: 1}
+		l.Home = &HomeLayout{MaxSlots: HomeMaxSlots, SummaryBytes: 1}
 		// Default options the map could not be created with.
 		if s.MaxEntries > 0 && roundUpPow2(s.MaxEntries) > l.Home.MaxSlots {
-			return nil, &Error{"max-entries", s.MaxEntries, fmt.Sprintf("1..%d in the home layout, whose slots are its buckets (-layout classic: up to %d)", l.Home.MaxSlots, int64(htab.MaxMaxEntries))}
+			return nil, &Error{Option: "max-entries", Value: s.MaxEntries, Allowed: fmt.Sprintf("1..%d in the home layout, whose slots are its buckets (-layout classic: up to %d)", l.Home.MaxSlots, int64(htab.MaxMaxEntries))}
 		}
 	} else {
 		l.Classic = &ClassicLayout{BucketSize: 8}

@@ -10,7 +10,9 @@ import (
 	"errors"
 	"fmt"
 	"go/token"
+	"path/filepath"
 	"reflect"
+	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -83,9 +85,15 @@ const (
 	LayoutHome StorageLayout = "home"
 )
 
+// HomeMaxSlots is the most slots, and so entries, the home layout has:
+// bit 31 of a slot's next word marks its bucket's head, so index+1 has 31
+// bits.
+const HomeMaxSlots = 1 << 30
+
 // StorageLayout returns the layout s generates: s.Layout, or when that is
 // empty the type's default (home for hash, classic for the others and for a
-// hash map whose default options are NoPrealloc).
+// hash map whose default options are NoPrealloc or more entries than the
+// home layout holds).
 func (s Spec) StorageLayout() StorageLayout {
 	switch {
 	case s.Layout != "":
@@ -93,6 +101,10 @@ func (s Spec) StorageLayout() StorageLayout {
 	case s.Type == Hash && s.NoPrealloc:
 		// Declared on demand (a BPF object's BPF_F_NO_PREALLOC), memory
 		// follows the entries in use, which only classic does.
+		return LayoutClassic
+	case s.Type == Hash && s.MaxEntries > HomeMaxSlots:
+		// Declared bigger than the home layout goes (a BPF object's
+		// max_entries up to the kernel's 2^31): classic holds it.
 		return LayoutClassic
 	case s.Type == Hash:
 		return LayoutHome
@@ -169,15 +181,44 @@ func Default() Spec {
 // Error is a spec error: it names the option, the value given and what is allowed.
 type Error struct {
 	Option  string // flag name without the dash, as in JSON
-	Value   any
+	Value   any    // nil: the option was not given
 	Allowed string
+	// Field says the option as a spec file's field, with its value in
+	// JSON ("key": 0), where the flag's form is -key 0.
+	Field bool
 }
 
 func (e *Error) Error() string {
-	if e.Value == nil { // the option was not given
-		return fmt.Sprintf("-%s: %s", e.Option, e.Allowed)
+	name := "-" + e.Option
+	if e.Field {
+		name = strconv.Quote(e.Option)
 	}
-	return fmt.Sprintf("-%s %v: %s", e.Option, e.Value, e.Allowed)
+	if e.Value == nil {
+		return fmt.Sprintf("%s: %s", name, e.Allowed)
+	}
+	if e.Field {
+		v := e.Value
+		if s, ok := v.(fmt.Stringer); ok {
+			v = s.String()
+		}
+		value, _ := json.Marshal(v)
+		return fmt.Sprintf("%s: %s: %s", name, value, e.Allowed)
+	}
+	value := fmt.Sprint(e.Value)
+	if value == "" || strings.ContainsFunc(value, func(r rune) bool { return unicode.IsSpace(r) || !unicode.IsPrint(r) }) {
+		value = strconv.Quote(value) // as a shell would need it written
+	}
+	return fmt.Sprintf("%s %s: %s", name, value, e.Allowed)
+}
+
+// AsField makes err's spec error, if it has one, say its option as a spec
+// file's field (Error.Field): for errors of a map that a spec file wrote.
+func AsField(err error) error {
+	var se *Error
+	if errors.As(err, &se) {
+		se.Field = true
+	}
+	return err
 }
 
 // allowed says what each option takes, in the words of its errors: those of
@@ -225,7 +266,7 @@ func (s Spec) ValidateGiven(given map[string]bool) error {
 
 // validate is Validate, and with a non-nil given ValidateGiven.
 func (s Spec) validate(given map[string]bool) error {
-	bad := func(opt string, v any, allowed string) error { return &Error{opt, v, allowed} }
+	bad := func(opt string, v any, allowed string) error { return &Error{Option: opt, Value: v, Allowed: allowed} }
 	missing := func(opt string) bool { return given != nil && !given[opt] }
 	if s.ELF != "" {
 		return bad("elf", s.ELF, "a spec file's object that names a BPF object stands for the object's maps: expand it into them first (htabgen.ELFSpecs)")
@@ -267,10 +308,10 @@ func (s Spec) validate(given map[string]bool) error {
 	case HashStatic, HashJhash:
 	case HashJhash2:
 		if s.Type != Bloom && s.Key%4 != 0 {
-			return bad("hash", s.Hash, fmt.Sprintf("jhash2 needs a key size that is a multiple of 4 (got -key %d); use static or jhash", s.Key))
+			return bad("hash", s.Hash, fmt.Sprintf("jhash2 needs a key size that is a multiple of 4 (got %d); use static or jhash", s.Key))
 		}
 		if s.Type == Bloom && s.Val%4 != 0 {
-			return bad("hash", s.Hash, fmt.Sprintf("jhash2 needs a value size that is a multiple of 4 (got -val %d); use static or jhash", s.Val))
+			return bad("hash", s.Hash, fmt.Sprintf("jhash2 needs a value size that is a multiple of 4 (got %d); use static or jhash", s.Val))
 		}
 	default:
 		return bad("hash", s.Hash, allowed["hash"])
@@ -311,8 +352,11 @@ func (s Spec) validate(given map[string]bool) error {
 		{"layout", string(s.Layout), "the type's layout"},
 	} {
 		if given[empty.opt] && empty.value == "" {
-			return bad(empty.opt, `""`, fmt.Sprintf("%s, or no -%s for %s", allowed[empty.opt], empty.opt, empty.dflt))
+			return bad(empty.opt, "", fmt.Sprintf("%s, or no -%s for %s", allowed[empty.opt], empty.opt, empty.dflt))
 		}
+	}
+	if err := checkOut(s.Out); err != nil {
+		return err
 	}
 	if s.Name != "" && (!token.IsIdentifier(s.Name) || !token.IsExported(s.Name)) {
 		return bad("name", s.Name, allowed["name"])
@@ -322,6 +366,24 @@ func (s Spec) validate(given map[string]bool) error {
 	}
 	if s.Pkg != "" && (!token.IsIdentifier(s.Pkg) || s.Pkg == "_") {
 		return bad("pkg", s.Pkg, allowed["pkg"])
+	}
+	return nil
+}
+
+// checkOut rejects an output file name that would be lost: blank, or with
+// a control character (which a terminal or a shell script mangles), or a
+// .go file whose name starts with . or _, which Go ignores (and so would
+// its test file).
+func checkOut(out string) error {
+	if out == "" {
+		return nil // standard output
+	}
+	if strings.TrimSpace(out) == "" || strings.ContainsFunc(out, unicode.IsControl) {
+		return &Error{Option: "out", Value: out, Allowed: "a file name, not blank and without control characters, such as conns_htab.go"}
+	}
+	base := filepath.Base(out)
+	if strings.HasSuffix(base, ".go") && (strings.HasPrefix(base, ".") || strings.HasPrefix(base, "_")) {
+		return &Error{Option: "out", Value: out, Allowed: fmt.Sprintf("a file name that does not start with %q: Go ignores .go files whose names start with . or _, such as conns_htab.go", base[:1])}
 	}
 	return nil
 }
@@ -364,7 +426,7 @@ var typeNames = map[MapType]string{
 func ParseType(s string) (MapType, error) {
 	t, err := htab.ParseMapType(s)
 	if err != nil {
-		return 0, &Error{"type", s, allowed["type"]}
+		return 0, &Error{Option: "type", Value: s, Allowed: allowed["type"]}
 	}
 	return t, nil
 }
@@ -376,31 +438,32 @@ const specExample = `{"type":"lru","key":16,"val":8}`
 // Spec. Absent fields take their defaults; unknown fields are an error, and
 // so is null, for a map or a field. An object with "elf" has only
 // ELFFields and stands for maps of a BPF object, which the caller expands
-// (ForMap).
+// (ForMap). Its errors name a map by its index ("map 1: ...") and an option
+// as the file's field (Error.Field), not the file, which the caller names.
 func ParseJSON(data []byte) ([]Spec, error) {
 	var raw []json.RawMessage
 	if err := json.Unmarshal(data, &raw); err != nil {
 		var te *json.UnmarshalTypeError
 		if errors.As(err, &te) {
-			return nil, fmt.Errorf("spec file: a JSON %s: want a JSON array of objects such as %s", strings.Fields(te.Value)[0], specExample)
+			return nil, fmt.Errorf("a JSON %s: want a JSON array of objects such as %s", strings.Fields(te.Value)[0], specExample)
 		}
 		var se *json.SyntaxError
 		if errors.As(err, &se) {
 			err = fmt.Errorf("%s: %w", position(data, se.Offset), err)
 		}
-		return nil, fmt.Errorf("spec file: %w (want a JSON array of objects such as %s)", err, specExample)
+		return nil, fmt.Errorf("%w (want a JSON array of objects such as %s)", err, specExample)
 	}
 	if raw == nil {
-		return nil, fmt.Errorf("spec file: null: want a JSON array of objects such as %s", specExample)
+		return nil, fmt.Errorf("null: want a JSON array of objects such as %s", specExample)
 	}
 	if len(raw) == 0 {
-		return nil, fmt.Errorf("spec file: empty array: nothing to generate")
+		return nil, fmt.Errorf("empty array: nothing to generate")
 	}
 	specs := make([]Spec, len(raw))
 	for i, r := range raw {
 		s, err := parseMap(r)
 		if err != nil {
-			return nil, fmt.Errorf("spec file: map %d: %w", i, err)
+			return nil, fmt.Errorf("map %d: %w", i, err)
 		}
 		specs[i] = s
 	}
@@ -427,7 +490,7 @@ func parseMap(r json.RawMessage) (Spec, error) {
 		var name string
 		if json.Unmarshal(raw, &name) == nil {
 			if _, err := ParseType(name); err != nil {
-				return Spec{}, err
+				return Spec{}, AsField(err)
 			}
 		}
 	}
@@ -453,7 +516,7 @@ func parseMap(r json.RawMessage) (Spec, error) {
 		validate = s.ValidateELF
 	}
 	if err := validate(given); err != nil {
-		return Spec{}, err
+		return Spec{}, AsField(err)
 	}
 	return s, nil
 }
@@ -468,14 +531,14 @@ func (s Spec) ValidateELF(given map[string]bool) error {
 			return fmt.Errorf(`%q: not with "elf": the BPF object declares each map's type, key and value sizes, max_entries and flags, and the map's name and file come from its name; with "elf" the fields are %s`, name, strings.Join(ELFFields, ", "))
 		}
 	}
-	bad := func(opt string, v any) error { return &Error{opt, v, allowed[opt]} }
+	bad := func(opt string, v any) error { return &Error{Option: opt, Value: v, Allowed: allowed[opt]} }
 	switch {
 	case s.ELF == "":
-		return bad("elf", `""`)
+		return bad("elf", "")
 	case given["maps"] && len(s.Maps) == 0:
-		return &Error{"maps", "[]", `name the maps to generate, or leave "maps" out for every map`}
+		return &Error{Option: "maps", Value: []string{}, Allowed: `name the maps to generate, or leave "maps" out for every map`}
 	case given["pkg"] && s.Pkg == "":
-		return &Error{"pkg", `""`, allowed["pkg"] + ", or no -pkg for $GOPACKAGE, else main"}
+		return &Error{Option: "pkg", Value: "", Allowed: allowed["pkg"] + ", or no -pkg for $GOPACKAGE, else main"}
 	case s.Pkg != "" && (!token.IsIdentifier(s.Pkg) || s.Pkg == "_"):
 		return bad("pkg", s.Pkg)
 	case s.Hash != HashStatic && s.Hash != HashJhash2 && s.Hash != HashJhash:

@@ -114,6 +114,10 @@ func TestValidateErrors(t *testing.T) {
 		{"pkg invalid", with(func(s *Spec) { s.Pkg = "my-pkg" }), "pkg", []string{"Go package name"}},
 		{"pkg keyword", with(func(s *Spec) { s.Pkg = "func" }), "pkg", []string{"Go package name"}},
 		{"pkg blank", with(func(s *Spec) { s.Pkg = "_" }), "pkg", []string{"Go package name"}},
+		{"out blank", with(func(s *Spec) { s.Out = "  " }), "out", []string{"not blank"}},
+		{"out with a newline", with(func(s *Spec) { s.Out = "a\nb.go" }), "out", []string{`"a\nb.go"`, "control characters"}},
+		{"out .go", with(func(s *Spec) { s.Out = "gen/.go" }), "out", []string{`not start with "."`, "Go ignores"}},
+		{"out underscore", with(func(s *Spec) { s.Out = "_conns.go" }), "out", []string{`not start with "_"`, "Go ignores"}},
 		{"max-entries negative", with(func(s *Spec) { s.MaxEntries = -1 }), "max-entries", []string{"1..2147483648", "0 for none"}},
 		{"max-entries 2^31+1", with(func(s *Spec) { s.MaxEntries = 1<<31 + 1 }), "max-entries", []string{"1..2147483648"}},
 		{"zero-seed without max-entries", with(func(s *Spec) { s.ZeroSeed = true }), "zero-seed", []string{"needs -max-entries"}},
@@ -201,6 +205,28 @@ func TestErrorMessage(t *testing.T) {
 	assert.Equal(t, "-key 0: key size in bytes, 1..65535", err.Error())
 }
 
+// TestErrorForms: an Error says its option as the flag, with an empty value
+// or one with spaces quoted as a shell needs it, or as a spec file's field,
+// its value in JSON.
+func TestErrorForms(t *testing.T) {
+	for _, tt := range []struct {
+		err         Error
+		flag, field string
+	}{
+		{Error{Option: "key", Value: 0, Allowed: "a"}, `-key 0: a`, `"key": 0: a`},
+		{Error{Option: "key", Allowed: "required"}, `-key: required`, `"key": required`},
+		{Error{Option: "hash", Value: HashKind(""), Allowed: "a"}, `-hash "": a`, `"hash": "": a`},
+		{Error{Option: "out", Value: "a b.go", Allowed: "a"}, `-out "a b.go": a`, `"out": "a b.go": a`},
+		{Error{Option: "type", Value: LRU, Allowed: "a"}, `-type lru: a`, `"type": "lru": a`},
+		{Error{Option: "maps", Value: []string{"conns"}, Allowed: "a"}, `-maps [conns]: a`, `"maps": ["conns"]: a`},
+		{Error{Option: "tests", Value: true, Allowed: "a"}, `-tests true: a`, `"tests": true: a`},
+	} {
+		e := tt.err
+		assert.Equal(t, tt.flag, e.Error())
+		assert.Equal(t, tt.field, AsField(&e).Error())
+	}
+}
+
 func TestPlanBloom(t *testing.T) {
 	s := Default()
 	s.Type, s.Val, s.Hashes = Bloom, 13, 7
@@ -217,7 +243,7 @@ func TestPlanBloom(t *testing.T) {
 	assert.Equal(t, "BloomV13", l.Names.Map)
 
 	s.Hash = HashJhash2
-	assert.ErrorContains(t, s.Validate(), "jhash2 needs a value size that is a multiple of 4 (got -val 13)")
+	assert.ErrorContains(t, s.Validate(), "jhash2 needs a value size that is a multiple of 4 (got 13)")
 	s.Val = 12
 	assert.NoError(t, s.Validate())
 
@@ -578,18 +604,18 @@ func TestParseJSON(t *testing.T) {
 		{"unknown field in second map", `[{"type":"hash","key":8,"val":8},{"type":"hash","key":8,"val":8,"Lean ":true}]`, []string{"map 1", "unknown field"}},
 		{"empty array", `[]`, []string{"empty array"}},
 		{"not an array", `{"type":"hash","key":8,"val":8}`, []string{"JSON array"}},
-		{"malformed", `[{"type":"hash",`, []string{"spec file"}},
-		{"empty input", ``, []string{"spec file"}},
+		{"malformed", `[{"type":"hash",`, []string{"line 1, column 16", "want a JSON array"}},
+		{"empty input", ``, []string{"unexpected end of JSON input", "want a JSON array"}},
 		{"wrong field type", `[{"type":"hash","key":"8","val":8}]`, []string{"map 0", "key"}},
-		{"invalid spec", `[{"type":"hash","key":0,"val":8}]`, []string{"map 0", "-key 0", "1..65535"}},
-		{"invalid second spec", `[{"type":"hash","key":8,"val":8},{"type":"hash","key":7,"val":8,"hash":"jhash2"}]`, []string{"map 1", "-hash jhash2", "multiple of 4"}},
-		{"missing type", `[{"key":8,"val":8}]`, []string{"map 0", "-type", "required"}},
-		{"missing key", `[{"type":"hash","val":8}]`, []string{"map 0: -key: required (key size in bytes, 1..65535)"}},
-		{"missing val", `[{"type":"hash","key":8}]`, []string{"map 0: -val: required (value size in bytes, 1..1048576 for -type hash)"}},
-		{"hashes at its default on hash", `[{"type":"hash","key":8,"val":8,"hashes":5}]`, []string{"map 0: -hashes 5: applies only to -type bloom"}},
-		{"lean true on bloom", `[{"type":"bloom","val":8,"lean":true}]`, []string{"map 0: -lean true: applies only to"}},
-		{"name empty", `[{"type":"hash","key":8,"val":8,"name":""}]`, []string{`map 0: -name "": an exported Go identifier`}},
-		{"trailing data", `[{"type":"hash","key":8,"val":8}] x`, []string{"spec file"}},
+		{"invalid spec", `[{"type":"hash","key":0,"val":8}]`, []string{"map 0", `"key": 0`, "1..65535"}},
+		{"invalid second spec", `[{"type":"hash","key":8,"val":8},{"type":"hash","key":7,"val":8,"hash":"jhash2"}]`, []string{"map 1", `"hash": "jhash2"`, "multiple of 4"}},
+		{"missing type", `[{"key":8,"val":8}]`, []string{"map 0", `"type": required`}},
+		{"missing key", `[{"type":"hash","val":8}]`, []string{`map 0: "key": required (key size in bytes, 1..65535)`}},
+		{"missing val", `[{"type":"hash","key":8}]`, []string{`map 0: "val": required (value size in bytes, 1..1048576 for -type hash)`}},
+		{"hashes at its default on hash", `[{"type":"hash","key":8,"val":8,"hashes":5}]`, []string{`map 0: "hashes": 5: applies only to -type bloom`}},
+		{"lean true on bloom", `[{"type":"bloom","val":8,"lean":true}]`, []string{`map 0: "lean": true: applies only to`}},
+		{"name empty", `[{"type":"hash","key":8,"val":8,"name":""}]`, []string{`map 0: "name": "": an exported Go identifier`}},
+		{"trailing data", `[{"type":"hash","key":8,"val":8}] x`, []string{"line 1, column 35", "after top-level value"}},
 		{"field given twice", `[{"type":"hash","key":8,"val":8,"key":3}]`, []string{"map 0", `field "key" given twice`}},
 		{"field in another case", `[{"type":"hash","Key":8,"val":8}]`, []string{"map 0", `unknown field "Key"`, `case-sensitive`, `"key"`}},
 		{"field in capitals", `[{"TYPE":"hash","key":8,"val":8}]`, []string{"map 0", `unknown field "TYPE"`}},
@@ -611,26 +637,26 @@ func TestParseJSON(t *testing.T) {
 	exact := []struct {
 		name, json, want string
 	}{
-		{"bool as a string", `[{"type":"hash","key":8,"val":8,"lean":"maybe"}]`, `spec file: map 0: "lean": "maybe": want true or false`},
-		{"bool as a number", `[{"type":"hash","key":8,"val":8,"tests":1}]`, `spec file: map 0: "tests": 1: want true or false`},
-		{"number as a string", `[{"type":"hash","key":"16","val":8}]`, `spec file: map 0: "key": "16": want a number: key size in bytes, 1..65535`},
-		{"fraction", `[{"type":"hash","key":16.5,"val":8}]`, `spec file: map 0: "key": 16.5: want a whole number without fraction or exponent: key size in bytes, 1..65535`},
-		{"whole number with a fraction", `[{"type":"hash","key":8.0,"val":8}]`, `spec file: map 0: "key": 8.0: want a whole number without fraction or exponent: key size in bytes, 1..65535`},
-		{"number past int", `[{"type":"hash","key":99999999999999999999,"val":8}]`, `spec file: map 0: "key": 99999999999999999999: key size in bytes, 1..65535`},
-		{"exponent past int", `[{"type":"hash","key":1e20,"val":8}]`, `spec file: map 0: "key": 1e20: want a whole number without fraction or exponent: key size in bytes, 1..65535`},
-		{"val as an array", `[{"type":"hash","key":8,"val":[8]}]`, `spec file: map 0: "val": [8]: want a number: value size in bytes, 1..1048576 (per-CPU types 1..32768)`},
-		{"string as a bool", `[{"type":true,"key":8,"val":8}]`, `spec file: map 0: "type": true: want a string: one of hash, pcpu, lru, lru_pcpu, bloom`},
-		{"string as an object", `[{"type":"hash","key":8,"val":8},{"type":"hash","key":8,"val":8,"batch-lock":{"a": 1}}]`, `spec file: map 1: "batch-lock": {"a": 1}: want a string: one of nonempty, always, sparse`},
-		{"null name", `[{"type":"hash","key":8,"val":8,"name":null}]`, `spec file: map 0: "name": null: want a string: an exported Go identifier, such as Conns`},
-		{"null lean", `[{"type":"hash","key":8,"val":8,"lean":null}]`, `spec file: map 0: "lean": null: want true or false`},
-		{"null key", `[{"type":"hash","key":null,"val":8}]`, `spec file: map 0: "key": null: want a number: key size in bytes, 1..65535`},
-		{"null map", `[null]`, `spec file: map 0: null: want a JSON object such as {"type":"lru","key":16,"val":8}`},
-		{"null second map", `[{"type":"hash","key":8,"val":8}, null]`, `spec file: map 1: null: want a JSON object such as {"type":"lru","key":16,"val":8}`},
-		{"number for a map", `[{"type":"hash","key":8,"val":8}, 5]`, `spec file: map 1: 5: want a JSON object such as {"type":"lru","key":16,"val":8}`},
-		{"null file", `null`, `spec file: null: want a JSON array of objects such as {"type":"lru","key":16,"val":8}`},
-		{"object file", `{"type":"hash"}`, `spec file: a JSON object: want a JSON array of objects such as {"type":"lru","key":16,"val":8}`},
-		{"trailing garbage", "[{\"type\":\"hash\",\"key\":8,\"val\":8}]\n x", `spec file: line 2, column 2: invalid character 'x' after top-level value (want a JSON array of objects such as {"type":"lru","key":16,"val":8})`},
-		{"cut short", "[\n  {\"type\":\"hash\",", `spec file: line 2, column 17: unexpected end of JSON input (want a JSON array of objects such as {"type":"lru","key":16,"val":8})`},
+		{"bool as a string", `[{"type":"hash","key":8,"val":8,"lean":"maybe"}]`, `map 0: "lean": "maybe": want true or false`},
+		{"bool as a number", `[{"type":"hash","key":8,"val":8,"tests":1}]`, `map 0: "tests": 1: want true or false`},
+		{"number as a string", `[{"type":"hash","key":"16","val":8}]`, `map 0: "key": "16": want a number: key size in bytes, 1..65535`},
+		{"fraction", `[{"type":"hash","key":16.5,"val":8}]`, `map 0: "key": 16.5: want a whole number without fraction or exponent: key size in bytes, 1..65535`},
+		{"whole number with a fraction", `[{"type":"hash","key":8.0,"val":8}]`, `map 0: "key": 8.0: want a whole number without fraction or exponent: key size in bytes, 1..65535`},
+		{"number past int", `[{"type":"hash","key":99999999999999999999,"val":8}]`, `map 0: "key": 99999999999999999999: key size in bytes, 1..65535`},
+		{"exponent past int", `[{"type":"hash","key":1e20,"val":8}]`, `map 0: "key": 1e20: want a whole number without fraction or exponent: key size in bytes, 1..65535`},
+		{"val as an array", `[{"type":"hash","key":8,"val":[8]}]`, `map 0: "val": [8]: want a number: value size in bytes, 1..1048576 (per-CPU types 1..32768)`},
+		{"string as a bool", `[{"type":true,"key":8,"val":8}]`, `map 0: "type": true: want a string: one of hash, pcpu, lru, lru_pcpu, bloom`},
+		{"string as an object", `[{"type":"hash","key":8,"val":8},{"type":"hash","key":8,"val":8,"batch-lock":{"a": 1}}]`, `map 1: "batch-lock": {"a": 1}: want a string: one of nonempty, always, sparse`},
+		{"null name", `[{"type":"hash","key":8,"val":8,"name":null}]`, `map 0: "name": null: want a string: an exported Go identifier, such as Conns`},
+		{"null lean", `[{"type":"hash","key":8,"val":8,"lean":null}]`, `map 0: "lean": null: want true or false`},
+		{"null key", `[{"type":"hash","key":null,"val":8}]`, `map 0: "key": null: want a number: key size in bytes, 1..65535`},
+		{"null map", `[null]`, `map 0: null: want a JSON object such as {"type":"lru","key":16,"val":8}`},
+		{"null second map", `[{"type":"hash","key":8,"val":8}, null]`, `map 1: null: want a JSON object such as {"type":"lru","key":16,"val":8}`},
+		{"number for a map", `[{"type":"hash","key":8,"val":8}, 5]`, `map 1: 5: want a JSON object such as {"type":"lru","key":16,"val":8}`},
+		{"null file", `null`, `null: want a JSON array of objects such as {"type":"lru","key":16,"val":8}`},
+		{"object file", `{"type":"hash"}`, `a JSON object: want a JSON array of objects such as {"type":"lru","key":16,"val":8}`},
+		{"trailing garbage", "[{\"type\":\"hash\",\"key\":8,\"val\":8}]\n x", `line 2, column 2: invalid character 'x' after top-level value (want a JSON array of objects such as {"type":"lru","key":16,"val":8})`},
+		{"cut short", "[\n  {\"type\":\"hash\",", `line 2, column 17: unexpected end of JSON input (want a JSON array of objects such as {"type":"lru","key":16,"val":8})`},
 	}
 	for _, tt := range exact {
 		t.Run(tt.name, func(t *testing.T) {

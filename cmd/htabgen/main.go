@@ -56,7 +56,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.BoolVar(&s.NoCommonLRU, "no-common-lru", false, featureUsage("no-common-lru"))
 	fs.BoolVar(&s.ZeroSeed, "zero-seed", false, "with -max-entries: the default options hash with seed 0 (BPF_F_ZERO_SEED)")
 	fs.BoolVar(&s.Tests, "tests", false, "also write <out>_test.go: behaviour tests and benchmarks of this map; needs an -out ending in .go")
-	explain := fs.Bool("explain", false, "print the planned layout instead of code, writing no file (so not with -out, -tests or -out-dir); with -spec or -elf, of every map")
+	explain := fs.Bool("explain", false, "print the planned layout instead of code, writing no file (so not with -out, -tests, -ebpf-compat or -out-dir), after the checks generating makes; with -spec or -elf, of every map")
 	version := fs.Bool("version", false, "print the version")
 	specFile := fs.String("spec", "", `JSON file: an array of maps to generate, with the flags' names as fields, and of objects {"elf": "prog.o", "maps": ["conns"], ...} that stand for maps of a BPF object as -elf does (the object's path relative to the spec file's directory; with elf, pkg, hash, lean, batch-lock, bloom, ebpf-compat and tests apply to each map that has them); with it, only -out-dir or -explain may be given`)
 	outDir := fs.String("out-dir", "", "with -spec or -elf: directory the maps' files go to (a spec file's out paths are relative to it)")
@@ -91,16 +91,23 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if err := givenOnce(fs, args); err != nil {
 		return usageError(stderr, err)
 	}
+	given := map[string]bool{} // a flag given at its default value is still given
+	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
 	if *version {
+		if len(given) > 1 {
+			for _, name := range slices.Sorted(maps.Keys(given)) {
+				if name != "version" {
+					return usageError(stderr, fmt.Errorf("-%s: -version prints the version and does nothing else: give it alone", name))
+				}
+			}
+		}
 		_, err := fmt.Fprintln(stdout, "htabgen", htabgen.Version)
 		return printed(stderr, err)
 	}
 	command := commandLine(args)
-	given := map[string]bool{} // a flag given at its default value is still given
-	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
 	if *explain {
 		// Said, not ignored: whoever asks for a file with -explain expects one.
-		for _, name := range []string{"out", "tests", "out-dir"} {
+		for _, name := range []string{"out", "tests", "ebpf-compat", "out-dir"} {
 			if given[name] {
 				return usageError(stderr, fmt.Errorf("-%s: -explain prints the layout and writes no file", name))
 			}
@@ -137,12 +144,14 @@ func run(args []string, stdout, stderr io.Writer) int {
 			return exitIO
 		}
 		if specs, err = spec.ParseJSON(data); err != nil {
-			return usageError(stderr, err)
+			return usageError(stderr, fmt.Errorf("%s: %w", *specFile, err))
 		}
-		in = &input{path: *specFile, prefix: "spec file", noun: "the spec file"}
-		if specs, in.labels, err = expandELF(*specFile, specs, stderr); err != nil {
+		in = &input{prefix: *specFile, specFile: true, sources: []source{{*specFile, "the spec file"}}}
+		var objects []source
+		if specs, in.labels, objects, err = expandELF(*specFile, specs, stderr); err != nil {
 			return elfError(stderr, err)
 		}
+		in.sources = append(in.sources, objects...)
 		for i := range specs {
 			if specs[i].Out == "" {
 				specs[i].Out = strings.ToLower(specs[i].TypeName()) + "_htab.go"
@@ -168,7 +177,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		if err := s.ValidateELF(given); err != nil {
 			return usageError(stderr, err)
 		}
-		in = &input{path: *elfFile, prefix: *elfFile, noun: "the BPF object"}
+		in = &input{prefix: *elfFile, sources: []source{{*elfFile, "the BPF object"}}}
 		if specs, in.labels, err = objectMaps(*elfFile, s, stderr); err != nil {
 			return elfError(stderr, err)
 		}
@@ -199,32 +208,33 @@ func run(args []string, stdout, stderr io.Writer) int {
 	for i, s := range specs {
 		if s.Pkg == "" {
 			s.Pkg = pkg
-			if err := externalTestPackage(s); err != nil {
-				return usageError(stderr, err)
+			if err := externalTestPackage(s, in); err != nil {
+				return usageError(stderr, in.mapError(i, err))
 			}
 		}
+		// -explain checks what it explains as generating would: a spec
+		// file it explains is one it would generate.
+		generated, err := htabgen.Generate(s, command)
+		if err != nil {
+			return usageError(stderr, in.mapError(i, err))
+		}
+		files = append(files, generated...)
 		if *explain {
 			l, err := spec.Plan(s)
 			if err != nil {
 				return usageError(stderr, in.mapError(i, err))
 			}
 			explained = append(explained, l.Explain())
-			continue
 		}
-		generated, err := htabgen.Generate(s, command)
-		if err != nil {
-			return usageError(stderr, in.mapError(i, err))
-		}
-		files = append(files, generated...)
-	}
-	if *explain {
-		_, err := fmt.Fprintln(stdout, strings.Join(explained, "\n"))
-		return printed(stderr, err)
 	}
 	if in != nil {
 		if err := htabgen.CheckTogether(files); err != nil {
 			return usageError(stderr, fmt.Errorf("%s: %w", in.prefix, err))
 		}
+	}
+	if *explain {
+		_, err := fmt.Fprintln(stdout, strings.Join(explained, "\n"))
+		return printed(stderr, err)
 	}
 	if len(files) == 1 && files[0].Path == "" {
 		_, err := stdout.Write(files[0].Content)
@@ -380,13 +390,19 @@ func featureUsage(name string) string {
 	panic("htabgen: no feature " + name)
 }
 
-// input is the file that a command's maps come from (a spec file or a BPF
-// object), as errors name it and them.
+// input is where a command's maps come from (a spec file, a BPF object),
+// as errors name it and them.
 type input struct {
-	path   string
-	prefix string   // what its errors start with: "spec file", or the object's path
-	noun   string   // the file in a sentence: "the spec file"
-	labels []string // each map, after "map": its index in the spec file, its name
+	prefix   string   // what its errors start with: the spec file's path, or the object's
+	specFile bool     // the maps' options are a spec file's fields (spec.AsField)
+	sources  []source // the files read: the spec file and its BPF objects, or the object
+	labels   []string // each map, after "map": its index in the spec file, its name
+}
+
+// source is a file the maps come from, which none may overwrite.
+type source struct {
+	path string
+	noun string // the file in a sentence: "the spec file"
 }
 
 // mapError is err, an error of map i, naming the map; for nil in (the
@@ -395,22 +411,31 @@ func (in *input) mapError(i int, err error) error {
 	if in == nil {
 		return err
 	}
+	if in.specFile {
+		err = spec.AsField(err)
+	}
 	return fmt.Errorf("%s: map %s: %w", in.prefix, in.labels[i], err)
 }
 
 // checkDistinct rejects maps from in that would overwrite each other's
-// files (a map's out or its test file), or in itself, or clash by name in
-// one package. Two names that differ only in case are one file on a
+// files (a map's out or its test file), or a file they come from, or clash
+// by name in one package. Two names that differ only in case are one file on a
 // case-insensitive file system, and cmd/go refuses them in one package.
 func checkDistinct(in *input, specs []spec.Spec) error {
-	self := htabgen.PathKey(in.path)
+	sources := map[string]string{} // PathKey → noun
+	for _, src := range in.sources {
+		key := htabgen.PathKey(src.path)
+		if _, dup := sources[key]; !dup {
+			sources[key] = src.noun
+		}
+	}
 	var paths, keys, kinds []string
 	var owner []int // the map of each output
 	for i, s := range specs {
 		for _, f := range htabgen.Outputs(s) {
 			key := htabgen.PathKey(f.Path)
-			if key == self {
-				return fmt.Errorf("%s: map %s writes %s, %s itself", in.prefix, in.labels[i], f.Path, in.noun)
+			if noun, ok := sources[key]; ok {
+				return fmt.Errorf("%s: map %s writes %s, %s itself", in.prefix, in.labels[i], f.Path, noun)
 			}
 			paths, keys, owner, kinds = append(paths, f.Path), append(keys, key), append(owner, i), append(kinds, f.Kind)
 		}
@@ -468,10 +493,9 @@ func objectMaps(path string, s spec.Spec, stderr io.Writer) ([]spec.Spec, []stri
 // expandELF replaces each object of a spec file that names a BPF object
 // with the object's maps (objectMaps), the object's path relative to the
 // spec file's directory. The labels name each map in errors: its index in
-// the file, and an object's maps the object and their Go names too.
-func expandELF(specFile string, specs []spec.Spec, stderr io.Writer) ([]spec.Spec, []string, error) {
-	var out []spec.Spec
-	var labels []string
+// the file, and an object's maps the object and their Go names too. The
+// objects are the BPF objects read.
+func expandELF(specFile string, specs []spec.Spec, stderr io.Writer) (out []spec.Spec, labels []string, objects []source, err error) {
 	for i, s := range specs {
 		if s.ELF == "" {
 			out, labels = append(out, s), append(labels, strconv.Itoa(i))
@@ -483,14 +507,15 @@ func expandELF(specFile string, specs []spec.Spec, stderr io.Writer) ([]spec.Spe
 		}
 		maps, names, err := objectMaps(path, s, stderr)
 		if err != nil {
-			return nil, nil, fmt.Errorf("spec file: map %d: %w", i, err)
+			return nil, nil, nil, fmt.Errorf("%s: map %d: %w", specFile, i, err)
 		}
+		objects = append(objects, source{path, fmt.Sprintf("the BPF object of map %d", i)})
 		out = append(out, maps...)
 		for _, name := range names {
 			labels = append(labels, fmt.Sprintf("%d (%s: %s)", i, path, name))
 		}
 	}
-	return out, labels, nil
+	return out, labels, objects, nil
 }
 
 // elfError reports an error of reading a BPF object: an I/O error (the
@@ -535,11 +560,22 @@ func envPackage() (string, error) {
 // externalTestPackage rejects a map that would take the package of an
 // external test file (a go:generate line in x_test.go of package foo_test)
 // into a file that is not a test file: Go builds that file into package foo.
-func externalTestPackage(s spec.Spec) error {
+// The fix it suggests is in the words of where s came from, in (nil: flags).
+func externalTestPackage(s spec.Spec, in *input) error {
 	if !strings.HasSuffix(s.Pkg, "_test") || s.Out == "" || strings.HasSuffix(s.Out, "_test.go") {
 		return nil
 	}
-	return fmt.Errorf("$GOPACKAGE %s is an external test package, but -out %s is not a _test.go file, which Go builds into package %s: give -pkg %s, or an -out ending in _test.go", s.Pkg, s.Out, strings.TrimSuffix(s.Pkg, "_test"), strings.TrimSuffix(s.Pkg, "_test"))
+	base := strings.TrimSuffix(s.Pkg, "_test")
+	var fix string
+	switch {
+	case in == nil:
+		fix = fmt.Sprintf("give -pkg %s, or an -out ending in _test.go", base)
+	case in.specFile:
+		fix = fmt.Sprintf(`give "pkg": %q, or an "out" ending in _test.go`, base)
+	default: // a BPF object's maps, whose files are named for them
+		fix = fmt.Sprintf("give -pkg %s", base)
+	}
+	return fmt.Errorf("$GOPACKAGE %s is an external test package, but %s is not a _test.go file, which Go builds into package %s: %s", s.Pkg, s.Out, base, fix)
 }
 
 // givenOnce reports the first flag given more than once in args, which fs

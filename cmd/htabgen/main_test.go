@@ -208,11 +208,12 @@ func TestExpandELF(t *testing.T) {
 	require.NoError(t, err)
 	specFile := filepath.Join(dir, "maps.json")
 	var stderr strings.Builder
-	specs, labels, err := expandELF(specFile, specs, &stderr)
+	specs, labels, objects, err := expandELF(specFile, specs, &stderr)
 	require.NoError(t, err)
 	assert.Empty(t, stderr.String())
 	obj1 := filepath.Join(dir, "prog.o")
 	assert.Equal(t, []string{"0", "1 (" + obj1 + ": Conns)", "1 (" + obj1 + ": Seen)"}, labels)
+	assert.Equal(t, []source{{obj1, "the BPF object of map 1"}}, objects)
 	require.Len(t, specs, 3)
 	assert.Equal(t, "First", specs[0].Name)
 	assert.False(t, specs[0].EbpfCompat)
@@ -242,7 +243,7 @@ func TestExpandELF(t *testing.T) {
 	// A missing object stays an I/O error, whose message names the map.
 	specs, err = spec.ParseJSON([]byte(`[{"elf": "gone.o"}]`))
 	require.NoError(t, err)
-	_, _, err = expandELF(specFile, specs, &stderr)
+	_, _, _, err = expandELF(specFile, specs, &stderr)
 	assert.ErrorIs(t, err, os.ErrNotExist)
-	assert.EqualError(t, err, "spec file: map 0: open "+filepath.Join(dir, "gone.o")+": no such file or directory")
+	assert.EqualError(t, err, specFile+": map 0: open "+filepath.Join(dir, "gone.o")+": no such file or directory")
 }
