@@ -9,8 +9,10 @@ import (
 	"errors"
 	"fmt"
 	"go/ast"
+	"go/build"
 	"go/parser"
 	"go/token"
+	"io"
 	"io/fs"
 	"math/rand/v2"
 	"os"
@@ -60,7 +62,7 @@ func Generate(s spec.Spec, command string) ([]File, error) {
 
 // Output is one file that Generate writes for a spec.
 type Output struct {
-	Kind string // "map" (the map, at the spec's out), "tests" (<out>_test.go) or "ebpf" (<out>_ebpf.go; x_ebpf_test.go for an out x_test.go)
+	Kind string // "map" (the map, at the spec's out), "tests" (<out>_test.go) or "ebpf" (<out>_ebpf.go, the _ebpf before a _test or _GOOS suffix: x_ebpf_test.go, x_ebpf_linux.go)
 	Path string
 }
 
@@ -119,17 +121,50 @@ var outputKinds = []struct {
 			}
 			return nil
 		},
-		// The adapter beside out: x_htab.go → x_htab_ebpf.go, and a map in
-		// a test file, x_test.go, → x_ebpf_test.go, a test file too (the
-		// adapter uses the map, which only the package's tests can see).
-		path: func(out string) string {
-			if base, ok := strings.CutSuffix(out, "_test.go"); ok {
-				return base + "_ebpf_test.go"
-			}
-			return strings.TrimSuffix(out, ".go") + "_ebpf.go"
-		},
+		// The adapter beside out, built when the map is: x_htab.go →
+		// x_htab_ebpf.go, a map in a test file, x_test.go, → x_ebpf_test.go
+		// (the adapter uses the map, which only the package's tests see),
+		// and x_linux.go → x_ebpf_linux.go.
+		path:   func(out string) string { return insertBeforeBuildSuffix(out, "_ebpf") },
 		render: templates.RenderEBPF,
 	},
+}
+
+// insertBeforeBuildSuffix inserts s into the file name path before the
+// elements Go reads as its build constraint (_GOOS, _GOARCH, _GOOS_GOARCH,
+// then _test; see go/build), so that the new file is built exactly when
+// path is. Go reads only the name's last two elements, and they stay.
+func insertBeforeBuildSuffix(path, s string) string {
+	stem := strings.TrimSuffix(path, ".go")
+	stem, test := strings.CutSuffix(stem, "_test")
+	dir, name := filepath.Split(stem)
+	_, constrained, _ := strings.Cut(name, "_") // Go ignores what comes before the first _
+	elems := strings.Split(constrained, "_")
+	keep := 0
+	for keep < 2 && keep < len(elems) && isOSOrArch(elems[len(elems)-1-keep]) {
+		keep++
+	}
+	if keep > 0 {
+		tail := "_" + strings.Join(elems[len(elems)-keep:], "_")
+		name = strings.TrimSuffix(name, tail) + s + tail
+	} else {
+		name += s
+	}
+	if test {
+		name += "_test"
+	}
+	return dir + name + ".go"
+}
+
+// isOSOrArch reports whether Go reads elem, as the last element of a file
+// name, as a GOOS or GOARCH constraint. It asks go/build, with a system and
+// an architecture that no file name names, so that the ports are those of
+// the Go that built htabgen.
+func isOSOrArch(elem string) bool {
+	ctxt := build.Context{GOOS: "none", GOARCH: "none", Compiler: "gc",
+		OpenFile: func(string) (io.ReadCloser, error) { return io.NopCloser(strings.NewReader("")), nil }}
+	built, err := ctxt.MatchFile("", "x_"+elem+".go")
+	return err == nil && !built
 }
 
 // WriteFiles writes every file atomically: all contents go to temporary files

@@ -1,8 +1,11 @@
 package htabgen
 
 import (
+	"go/build"
+	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -59,4 +62,36 @@ func TestWriteFilesLeavesUnchangedFiles(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "package p // changed\n", string(got))
 	assert.ElementsMatch(t, []string{"same.go", "changed.go"}, dirNames(t, dir), "no temporary file left behind")
+}
+
+// TestAdapterKeepsBuildConstraint: the adapter's file is built exactly when
+// the map's is, by Go's reading of file names.
+func TestAdapterKeepsBuildConstraint(t *testing.T) {
+	for out, want := range map[string]string{
+		"conns_htab.go":             "conns_htab_ebpf.go",
+		"gen/conns_test.go":         "gen/conns_ebpf_test.go",
+		"conns_linux.go":            "conns_ebpf_linux.go",
+		"conns_amd64.go":            "conns_ebpf_amd64.go",
+		"conns_linux_arm64.go":      "conns_ebpf_linux_arm64.go",
+		"conns_linux_arm64_test.go": "conns_ebpf_linux_arm64_test.go",
+		"linux_amd64.go":            "linux_ebpf_amd64.go", // Go ignores what comes before the first _
+		"linux.go":                  "linux_ebpf.go",
+		"conns_unix.go":             "conns_unix_ebpf.go", // unix is a build tag, not a file name suffix
+		"conns_.go":                 "conns__ebpf.go",
+	} {
+		got := insertBeforeBuildSuffix(out, "_ebpf")
+		assert.Equal(t, want, got, out)
+		for _, ctxt := range []build.Context{
+			{GOOS: "linux", GOARCH: "amd64"}, {GOOS: "linux", GOARCH: "arm64"},
+			{GOOS: "darwin", GOARCH: "arm64"}, {GOOS: "windows", GOARCH: "amd64"},
+		} {
+			ctxt.Compiler = "gc"
+			ctxt.OpenFile = func(string) (io.ReadCloser, error) { return io.NopCloser(strings.NewReader("package p\n")), nil }
+			mapBuilt, err := ctxt.MatchFile("", filepath.Base(out))
+			require.NoError(t, err)
+			adapterBuilt, err := ctxt.MatchFile("", filepath.Base(got))
+			require.NoError(t, err)
+			assert.Equal(t, mapBuilt, adapterBuilt, "%s and %s on %s/%s", out, got, ctxt.GOOS, ctxt.GOARCH)
+		}
+	}
 }
