@@ -97,7 +97,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		if len(given) > 1 {
 			for _, name := range slices.Sorted(maps.Keys(given)) {
 				if name != "version" {
-					return usageError(stderr, fmt.Errorf("-%s: -version prints the version and does nothing else: give it alone", name))
+					return usageError(stderr, fmt.Errorf("-version with %s: -version prints the version and does nothing else: give it alone", flagAsGiven(fs, name)))
 				}
 			}
 		}
@@ -109,7 +109,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		// Said, not ignored: whoever asks for a file with -explain expects one.
 		for _, name := range []string{"out", "tests", "ebpf-compat", "out-dir"} {
 			if given[name] {
-				return usageError(stderr, fmt.Errorf("-%s: -explain prints the layout and writes no file", name))
+				return usageError(stderr, fmt.Errorf("%s: -explain prints the layout and writes no file", flagAsGiven(fs, name)))
 			}
 		}
 	}
@@ -338,6 +338,19 @@ func commandLine(args []string) string {
 		words = append(words, a)
 	}
 	return strings.Join(words, " ")
+}
+
+// flagAsGiven is the flag name as the command line gave it, for errors:
+// -tests, -out x.go, -pkg "".
+func flagAsGiven(fs *flag.FlagSet, name string) string {
+	f := fs.Lookup(name)
+	if b, ok := f.Value.(interface{ IsBoolFlag() bool }); ok && b.IsBoolFlag() {
+		if f.Value.String() == "true" {
+			return "-" + name
+		}
+		return "-" + name + "=" + f.Value.String()
+	}
+	return strings.TrimPrefix(commandLine([]string{"-" + name, f.Value.String()}), "htabgen ")
 }
 
 // needsQuote reports whether r in an argument makes commandLine quote it:
