@@ -68,6 +68,67 @@ func TestBatchCursorBelongsToOneMap(t *testing.T) {
 	}
 }
 
+// A cursor set back to its zero value starts again, as a kernel map's does:
+// a map polled in a loop with one cursor variable is dumped whole each time,
+// and a zeroed cursor may go to another map. A copy of a cursor shares its
+// walk, as a copy of a kernel map's cursor shares its buffer. A cursor a
+// generated map has used is refused by a kernel map.
+func TestBatchCursorZeroedStartsAgain(t *testing.T) {
+	a, b := newHash(t), newHash(t)
+	for i := range uint64(10) {
+		require.NoError(t, a.Put(i, i))
+	}
+	require.NoError(t, b.Put(uint64(99), uint64(99)))
+	keys, vals := make([]uint64, 16), make([]uint64, 16)
+
+	var c ebpf.MapBatchCursor
+	for round := range 3 {
+		c = ebpf.MapBatchCursor{}
+		n, err := a.BatchLookup(&c, keys, vals, nil)
+		require.ErrorIs(t, err, ebpf.ErrKeyNotExist)
+		require.Equal(t, 10, n, "poll %d with a zeroed cursor dumps the whole map", round)
+	}
+	c = ebpf.MapBatchCursor{}
+	n, err := b.BatchLookup(&c, keys, vals, nil)
+	require.ErrorIs(t, err, ebpf.ErrKeyNotExist)
+	require.Equal(t, 1, n, "a zeroed cursor walks another map")
+
+	// A copy taken mid-walk shares the walk: what one reads, the other does
+	// not read again.
+	var orig ebpf.MapBatchCursor
+	total := 0
+	n, err = a.BatchLookup(&orig, keys[:2], vals[:2], nil)
+	require.NoError(t, err)
+	total += n
+	cp := orig
+	for i := 0; ; i++ {
+		use := &orig
+		if i%2 == 0 {
+			use = &cp
+		}
+		n, err := a.BatchLookup(use, keys[:2], vals[:2], nil)
+		total += n
+		if errors.Is(err, ebpf.ErrKeyNotExist) {
+			break
+		}
+		require.NoError(t, err)
+	}
+	require.Equal(t, 10, total, "the original and its copy read each key once between them")
+
+	if kernel.Available() == nil {
+		km, err := ebpf.NewMap(&ebpf.MapSpec{Type: ebpf.Hash, KeySize: 8, ValueSize: 8, MaxEntries: 4})
+		require.NoError(t, err)
+		defer km.Close()
+		require.NoError(t, km.Put(uint64(1), uint64(1)))
+		_, err = km.BatchLookup(&orig, keys, vals, nil)
+		require.ErrorContains(t, err, "a cursor may not be reused across maps", "a kernel map given a generated map's cursor")
+		orig = ebpf.MapBatchCursor{}
+		n, err := km.BatchLookup(&orig, keys, vals, nil)
+		require.ErrorIs(t, err, ebpf.ErrKeyNotExist)
+		require.Equal(t, 1, n, "a kernel map given the same cursor zeroed")
+	}
+}
+
 // Close ends this view, as closing a file descriptor does: the map and its
 // other views go on.
 func TestClose(t *testing.T) {

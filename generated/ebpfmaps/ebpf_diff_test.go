@@ -541,26 +541,43 @@ func transcript(p pair, m bpfMap, iterate func() iterator, seed uint64) []string
 		case op < 86:
 			// A batch walk: BatchLookup (or BatchLookupAndDelete) calls of
 			// one size 1..16 from a zero cursor to the end.
+			// Sometimes the walk alternates between its cursor and a copy
+			// of it, which share the walk; sometimes, once it has ended, the
+			// cursor is set back to zero and starts again.
 			n, del := 1+rng.IntN(16), rng.IntN(4) == 0
-			var cursor ebpf.MapBatchCursor
+			var cursor, copied ebpf.MapBatchCursor
+			alternate := rng.IntN(4) == 0
 			var calls []string
-			for range 64 {
+			for call := range 64 {
 				keys, showKeys := batchKeys(n)
 				vals, showVals := batchValues(n)
 				opts := batchOpts()
+				use := &cursor
+				if alternate && call%2 == 1 {
+					use = &copied
+				}
 				var got int
 				var err error
 				if del {
-					got, err = m.BatchLookupAndDelete(&cursor, keys, vals, opts)
+					got, err = m.BatchLookupAndDelete(use, keys, vals, opts)
 				} else {
-					got, err = m.BatchLookup(&cursor, keys, vals, opts)
+					got, err = m.BatchLookup(use, keys, vals, opts)
+				}
+				if call == 0 {
+					copied = cursor
 				}
 				calls = append(calls, fmt.Sprintf("%+v %d %s %s %s", opts, got, errString(err), showKeys(min(got, n)), showVals(min(got, n))))
 				if err != nil && !errors.Is(err, unix.ENOSPC) {
-					if errors.Is(err, unix.ENOENT) && rng.IntN(2) == 0 {
-						// A walk that has ended, called again.
-						got, err := m.BatchLookup(&cursor, keys, vals, nil)
-						calls = append(calls, fmt.Sprintf("after the end: %d %s", got, errString(err)))
+					if errors.Is(err, unix.ENOENT) {
+						switch rng.IntN(3) {
+						case 0: // a walk that has ended, called again
+							got, err := m.BatchLookup(&cursor, keys, vals, nil)
+							calls = append(calls, fmt.Sprintf("after the end: %d %s", got, errString(err)))
+						case 1: // the cursor set back to zero, as a loop that polls the map does
+							cursor = ebpf.MapBatchCursor{}
+							got, err := m.BatchLookup(&cursor, keys, vals, nil)
+							calls = append(calls, fmt.Sprintf("zeroed: %d %s %s", got, errString(err), showKeys(min(got, n))))
+						}
 					}
 					break
 				}

@@ -4,58 +4,102 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
-	"runtime"
-	"sync"
 	"syscall"
-	"weak"
+	"unsafe"
 
 	"github.com/cilium/ebpf"
 
 	"github.com/htabgen/htabgen/htab"
 )
 
-// cursors is where the batch walks of adapters stand: *ebpf.MapBatchCursor
-// has only unexported fields, so each cursor's position lives here, found by
-// a weak pointer to the cursor and let go when the cursor is collected.
-var cursors = struct {
-	sync.Mutex
-	walks map[weak.Pointer[ebpf.MapBatchCursor]]*walk
-}{walks: map[weak.Pointer[ebpf.MapBatchCursor]]*walk{}}
-
-// walk is one cursor's batch walk: the generated map it walks and where.
+// A batch walk's position lives where cilium/ebpf keeps a kernel map's:
+// behind the cursor's opaque buffer, the one cilium/ebpf hands the kernel as
+// in_batch and out_batch. On a zero cursor's first call the adapter sets that
+// buffer to the start of a walk of its own and leaves the cursor's map unset.
+// So the cursor behaves as a kernel map's does:
+//
+//   - set back to ebpf.MapBatchCursor{}, it starts again (a map polled in a
+//     loop with one cursor variable);
+//   - a copy shares the walk, as a copy of a kernel map's cursor shares its
+//     buffer;
+//   - another generated map refuses it, and so does a kernel map (cilium/ebpf
+//     finds a buffer and no map of its own, or another map);
+//   - it needs no table and nothing to let go: the walk is collected with
+//     the cursor.
+//
+// cilium/ebpf's fields are unexported, so they are found by reflection, once
+// (cursorFields), and reached through unsafe.
 type walk struct {
-	owner any
+	tag   [walkTagLen]byte // first: the cursor's opaque slice is tag[:], whose data pointer is the walk's
+	owner any              // the generated map the walk belongs to (every view of it shares the walk)
 	c     htab.Cursor
 }
+
+const (
+	walkTagLen = 8
+	walkTag    = "htabwalk"
+)
+
+// cursorFields are the offsets in ebpf.MapBatchCursor of its map and its
+// opaque buffer, or the error that says cilium/ebpf's cursor is no longer the
+// one this package was written against (v0.22: m *Map, opaque []byte).
+var cursorFields = func() (f struct {
+	m, opaque uintptr
+	err       error
+}) {
+	t := reflect.TypeFor[ebpf.MapBatchCursor]()
+	m, okM := t.FieldByName("m")
+	o, okO := t.FieldByName("opaque")
+	if !okM || m.Type != reflect.TypeFor[*ebpf.Map]() || !okO || o.Type != reflect.TypeFor[[]byte]() {
+		f.err = fmt.Errorf("ebpfcompat: this cilium/ebpf's MapBatchCursor has no fields m *Map and opaque []byte, where batch walks keep their position (cilium/ebpf v0.22 has them)")
+		return f
+	}
+	f.m, f.opaque = m.Offset, o.Offset
+	return f
+}()
 
 var errCursorReuse = errors.New("a cursor may not be reused across maps")
 
 // cursor is the position of c's walk of m: a zero cursor starts a walk; a
 // cursor that walks another map (or a kernel map) is an error, as it is in
-// cilium/ebpf.
+// cilium/ebpf. A cursor is one walk's, as in cilium/ebpf: not for several
+// goroutines at once.
 func (m *Map) cursor(c *ebpf.MapBatchCursor) (*htab.Cursor, error) {
+	w, err := walkOf(c, m.b.owner())
+	if err != nil {
+		return nil, err
+	}
+	return &w.c, nil
+}
+
+// walkOf is c's walk of owner, started if c is a zero cursor.
+func walkOf(c *ebpf.MapBatchCursor, owner any) (*walk, error) {
 	if c == nil {
 		return nil, errors.New("a batch operation needs a non-nil cursor")
 	}
-	key := weak.Make(c)
-	cursors.Lock()
-	defer cursors.Unlock()
-	w, ok := cursors.walks[key]
+	if cursorFields.err != nil {
+		return nil, cursorFields.err
+	}
+	km := (**ebpf.Map)(unsafe.Add(unsafe.Pointer(c), cursorFields.m))
+	opaque := (*[]byte)(unsafe.Add(unsafe.Pointer(c), cursorFields.opaque))
 	switch {
-	case !ok && !reflect.ValueOf(c).Elem().IsZero():
+	case *km != nil:
 		return nil, errCursorReuse // cilium/ebpf has used it on a kernel map
-	case !ok:
-		w = &walk{owner: m.b.owner()}
-		cursors.walks[key] = w
-		runtime.AddCleanup(c, func(key weak.Pointer[ebpf.MapBatchCursor]) {
-			cursors.Lock()
-			delete(cursors.walks, key)
-			cursors.Unlock()
-		}, key)
-	case w.owner != m.b.owner():
+	case *opaque == nil:
+		w := &walk{owner: owner}
+		copy(w.tag[:], walkTag)
+		*opaque = w.tag[:]
+		return w, nil
+	case len(*opaque) != walkTagLen || cap(*opaque) != walkTagLen || string(*opaque) != walkTag:
 		return nil, errCursorReuse
 	}
-	return &w.c, nil
+	// The buffer is the tag of a walk, at the walk's start: the pointer to it
+	// is a pointer to the walk.
+	w := (*walk)(unsafe.Pointer(unsafe.SliceData(*opaque)))
+	if w.owner != owner {
+		return nil, errCursorReuse
+	}
+	return w, nil
 }
 
 // BatchLookup looks up whole buckets of keys and values into keysOut and

@@ -22,8 +22,10 @@
 //     ebpf.ErrKeyExist and EEXIST, E2BIG for a full map, EINVAL, ENOSPC for
 //     a batch too small), and htab's error of the same meaning, with the same
 //     messages ("lookup: key does not exist");
-//   - a batch walk's position is kept here for each *ebpf.MapBatchCursor,
-//     whose fields are unexported, and let go when the cursor is collected;
+//   - a batch walk's position is kept where cilium/ebpf keeps a kernel
+//     map's, behind the *ebpf.MapBatchCursor's unexported buffer: a cursor
+//     set back to zero starts again, a copy shares the walk, and a cursor is
+//     one map's;
 //   - Iterate walks a kernel map or an adapter alike, as *ebpf.MapIterator.
 //
 // Semantics (capacity, order, batch splits, LRU eviction, per-CPU values)
