@@ -1,7 +1,8 @@
 // Package htabgen generates specialised Go hash maps that mirror the Linux
 // kernel's BPF hash map family. Generate runs the pipeline the command runs:
 // spec → plan (every layout decision) → render (one template per concern).
-// The command in cmd/htabgen adds flags and writing files.
+// WriteFiles writes what it returns, all or none; the command in
+// cmd/htabgen adds the flags, spec files and -elf.
 package htabgen
 
 import (
@@ -32,8 +33,8 @@ type File struct {
 	Content []byte
 }
 
-// Generate plans and renders every file of s (Outputs): the map, and its
-// test file when s.Tests. command is the command line written into each
+// Generate plans and renders every file of s (Outputs): the map, its test
+// file when s.Tests and its adapter when s.EbpfCompat. command is the command line written into each
 // header.
 func Generate(s spec.Spec, command string) ([]File, error) {
 	l, err := spec.Plan(s)

@@ -4,13 +4,21 @@
 // value size:
 //
 //   - the API's vocabulary: the errors (one per errno of the kernel's BPF map
-//     syscalls), the update flags, the creation options and the batch cursor;
+//     syscalls), the update flags, the creation options and their limits,
+//     the batch cursor, MapType, and CPUOutOfRange (the panic of CPU(i)
+//     given a CPU the map has not);
 //   - the concurrency primitives: SeqLock (a bucket's lock, which lock-free
 //     readers validate against), Bucket, and StoreRelease (the kernel's
 //     WRITE_ONCE, which sync/atomic lacks); Prefetch, for LookupBulk;
 //   - the allocators: FreeSlots (the home layout's free bitmap), Occupancy
 //     (-batch-lock sparse) and LRU, the port of the kernel's bpf_lru that LRU
 //     maps take their elements from;
+//   - what lookups ask before they read a bucket: Summaries (the home
+//     layout's byte of its chain's hashes, with BulkTouchBytes, where
+//     LookupBulk starts to touch ahead) and Filter (-bloom K, with
+//     FilterBits and RebuildRatio);
+//   - the bloom filter map's sizing and rate, as the kernel's (BloomBits,
+//     BloomFalsePositive);
 //   - reference ports of the kernel's jhash() and jhash2() that generated code
 //     is tested against.
 //

@@ -31,12 +31,13 @@ import (
 type Filter struct {
 	cur  atomic.Pointer[filterBits] // the filter lookups ask
 	next atomic.Pointer[filterBits] // during a rebuild, the one being built
-	// hashes is K; blockMask is the number of 512-bit blocks less one.
+	// hashes is K; blocks is the number of 512-bit blocks, and blockShift
+	// the shift that takes a mixed hash to its block (64 for one block).
 	hashes, blockShift uint32
 	blocks             uint64
 	limit              uint64 // set bits past which Add starts a rebuild
 	// keys gives add the hash of every key in the map: the rebuild's walk
-	// (see Rebuild for what it must do).
+	// (see NewFilter for what it must do).
 	keys       func(add func(h uint32))
 	rebuilding atomic.Bool
 	rebuilds   atomic.Uint64
@@ -98,9 +99,6 @@ func (f *Filter) Hashes() int { return int(f.hashes) }
 
 // Rebuilds is how many times the filter was rebuilt.
 func (f *Filter) Rebuilds() uint64 { return f.rebuilds.Load() }
-
-// SetBits is how many bits of the filter that lookups ask are set.
-func (f *Filter) SetBits() uint64 { return f.cur.Load().set.Load() }
 
 // place is the first word of h's block and the first two positions of the
 // double hashing, a and b (b odd), in it.

@@ -256,7 +256,7 @@ func chunkShift(elemSize int) int {
 }
 
 // InlineHashMaxKey is the longest key whose unrolled hash lookups write out
-// in their own body (HashInline).
+// in their own body (HashLayout.Inline).
 const InlineHashMaxKey = 16
 
 // word64 reports whether the element's field name is 8 bytes at an 8-byte
@@ -309,7 +309,7 @@ func planElem(s Spec, l *Layout) []Field {
 	if l.LRU != nil {
 		// Last, ref first: a program-side lookup sets the ref bit next to the
 		// value it has just read.
-		add("node", "htab.LRUNode", LRUNodeSize, "the LRU node: ref bit, cpu|type, prev and next as element indexes (bpf_lru_node)")
+		add("node", "htab.LRUNode", l.LRU.NodeSize, "the LRU node: ref bit, cpu|type, prev and next as element indexes (bpf_lru_node)")
 	}
 	return fs
 }

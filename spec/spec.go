@@ -12,6 +12,7 @@ import (
 	"go/token"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode"
@@ -113,9 +114,11 @@ func (s Spec) StorageLayout() StorageLayout {
 	}
 }
 
-// Limits mirroring the kernel's: key_size and value_size of
-// kernel/bpf/hashtab.c (htab_map_alloc_check: a key up to MAX_BPF_STACK
-// bytes... KMALLOC_MAX_SIZE; per-CPU values up to PCPU_MIN_UNIT_SIZE).
+// htabgen's limits on key and value sizes: tighter than the kernel's
+// (kernel/bpf/hashtab.c, htab_map_alloc_check, takes larger keys and
+// values), because a map of such elements is not one a generated Go type
+// serves well; but per-CPU values stop where the kernel's do, at
+// PCPU_MIN_UNIT_SIZE.
 const (
 	MaxKeySize       = 65535
 	MaxValueSize     = 1 << 20
@@ -282,7 +285,7 @@ func (s Spec) validate(given map[string]bool) error {
 	}
 	for _, f := range Features {
 		set := f.IsSet(s) || given[f.Name] && !f.ValueDecides
-		if set && !contains(f.Types, s.Type) {
+		if set && !slices.Contains(f.Types, s.Type) {
 			return bad(f.Name, f.Value(s), fmt.Sprintf("applies only to -type %s", joinList(f.Types)))
 		}
 	}
@@ -405,15 +408,15 @@ func (s Spec) TypeName() string {
 	if s.Name != "" {
 		return s.Name
 	}
-	name := typeNames[s.Type]
+	name := derivedNames[s.Type]
 	if s.Type != Bloom {
 		name += fmt.Sprintf("K%d", s.Key)
 	}
 	return name + fmt.Sprintf("V%d", s.Val)
 }
 
-// typeNames is each type's word in derived map names, with Go's initialisms.
-var typeNames = map[MapType]string{
+// derivedNames is each type's word in derived map names, with Go's initialisms.
+var derivedNames = map[MapType]string{
 	Hash:      "Hash",
 	PerCPU:    "PerCPU",
 	LRU:       "LRU",
@@ -527,7 +530,7 @@ func parseMap(r json.RawMessage) (Spec, error) {
 // is expanded into its maps (ForMap, then Validate).
 func (s Spec) ValidateELF(given map[string]bool) error {
 	for _, name := range specFieldNames {
-		if given[name] && !contains(ELFFields, name) {
+		if given[name] && !slices.Contains(ELFFields, name) {
 			return fmt.Errorf(`%q: not with "elf": the BPF object declares each map's type, key and value sizes, max_entries and flags, and the map's name and file come from its name; with "elf" the fields are %s`, name, strings.Join(ELFFields, ", "))
 		}
 	}
@@ -638,16 +641,16 @@ func shortJSON(value json.RawMessage) string {
 	return v
 }
 
-func contains[T comparable](list []T, v T) bool {
-	for _, x := range list {
-		if x == v {
-			return true
-		}
-	}
-	return false
-}
-
 func joinTypes() string { return joinList(MapTypes) }
+
+// TypeWords are the words -type takes, one a type, in MapTypes' order.
+func TypeWords() []string {
+	w := make([]string, len(MapTypes))
+	for i, t := range MapTypes {
+		w[i] = t.String()
+	}
+	return w
+}
 
 func joinList(ts []MapType) string {
 	s := make([]string, len(ts))

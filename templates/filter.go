@@ -11,11 +11,12 @@ import (
 // the layout has no filter; the algorithms call them at the places the
 // filter must be asked or told, whatever the storage layout:
 //
-//	filterField     the map's field: filter *htab.Filter
-//	filterNew       the constructor: m.filter = htab.NewFilter(opts.MaxEntries, <K>, m.filterKeys)
-//	filterAbsent    after a key's hash h, where absent is an answer: if !m.filter.MayContain(h) { <return absent> }
-//	filterAdd       an insert, under the bucket lock before the key is linked: m.filter.Add(h)
-//	filterKeys      the walk of a rebuild (see filterKeys)
+//	filterField        the map's field: filter *htab.Filter
+//	filterNew          the constructor: m.filter = htab.NewFilter(opts.MaxEntries, <K>, m.filterKeys)
+//	filterAbsent       after a key's hash h, where absent is an answer: if !m.filter.MayContain(h) { <return absent> }
+//	filterUpdateExist  an update with UpdateExist, where nothing is taken before the lookup: if flags == htab.UpdateExist && !m.filter.MayContain(h) { return htab.ErrKeyNotExist }
+//	filterAdd          an insert, under the bucket lock before the key is linked: m.filter.Add(h)
+//	filterKeys         the walk of a rebuild (see filterKeys)
 
 // filterField is the map struct's filter field.
 func (g *generator) filterField() jen.Code {

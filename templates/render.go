@@ -12,13 +12,16 @@
 //     freeBucket, and a new key's insert;
 //   - algorithms, emitted once over those primitives: lookup.go (find,
 //     Lookup), update.go (Update, Delete, LookupAndDelete), iter.go
-//     (NextKey, All), batch.go (the batch operations);
+//     (NextKey, All), batch.go (the batch operations), bulk.go
+//     (LookupBulk);
 //   - the parts of one map type: percpu.go (one value per CPU), lru.go (the
-//     kernel's LRU), cpu.go (the program side, CPU(i));
+//     kernel's LRU), cpu.go (the program side, CPU(i)), filter.go (-bloom K,
+//     the filter in front of lookups);
+//   - the bloom filter map, -type bloom: bloommap.go, a file of its own;
 //   - what every map has: types.go (key, value, element, map, constructor),
 //     hash.go (jhash, as the layout chose it), words.go (keys and values as
 //     the element stores them), design.go (the design comment);
-//   - the -tests file: tests.go.
+//   - the -tests file: tests.go; the -ebpf-compat file: ebpf.go.
 //
 // Each optional part is a hook that emits nothing when it is off. Code is
 // written one way (emit.go): Go text for fixed bodies, with holes that

@@ -8,7 +8,7 @@ import "github.com/dave/jennifer/jen"
 // first, linked by index+1 so that 0 is nil), so order, capacity and errors
 // are the kernel's in both.
 //
-// The algorithms (lookup.go, update.go, iter.go, batch.go) reach storage
+// The algorithms (lookup.go, update.go, iter.go, batch.go, bulk.go) reach storage
 // only through the methods that primitives emits, with the same names and
 // signatures in every layout:
 //

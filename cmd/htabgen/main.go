@@ -29,7 +29,7 @@ func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
 // Exit statuses.
 const (
 	exitOK    = 0
-	exitIO    = 1 // reading a spec file or writing output failed
+	exitIO    = 1 // reading a spec file or a BPF object, or writing output, failed
 	exitUsage = 2 // bad flags or a bad spec
 )
 
@@ -38,7 +38,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("htabgen", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	s := spec.Default()
-	typ := fs.String("type", "", "map type: "+typesList()+"; required")
+	typ := fs.String("type", "", "map type: "+strings.Join(spec.TypeWords(), ", ")+"; required")
 	fs.Var((*decimal)(&s.Key), "key", decimalUsage(featureUsage("key")))
 	fs.Var((*decimal)(&s.Val), "val", decimalUsage(fmt.Sprintf("value size in bytes (1..%d; per-CPU types 1..%d)", spec.MaxValueSize, spec.MaxPerCPUValSize)))
 	fs.StringVar(&s.Name, "name", "", "Go name of the map type, an exported Go identifier (default derived, e.g. HashK8V8)")
@@ -64,7 +64,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	mapsFlag := fs.String("maps", "", "with -elf: the maps to generate, by their names in the object, separated by commas (default every one)")
 	fs.Usage = func() {
 		out := fs.Output()
-		fmt.Fprintf(out, "usage:\n  htabgen -type %s -key N -val N [options]\n  htabgen -spec maps.json [-out-dir DIR | -explain]\n  htabgen -elf prog.o [-maps a,b] [-out-dir DIR] [-pkg P] [-ebpf-compat] [-tests] [-explain]\n\noptions:\n", strings.Join(typeNames(), "|"))
+		fmt.Fprintf(out, "usage:\n  htabgen -type %s -key N -val N [options]\n  htabgen -spec maps.json [-out-dir DIR | -explain]\n  htabgen -elf prog.o [-maps a,b] [-out-dir DIR] [-pkg P] [-ebpf-compat] [-tests] [-explain]\n\noptions:\n", strings.Join(spec.TypeWords(), "|"))
 		fs.PrintDefaults()
 		fmt.Fprintf(out, "Exit status: 0 on success, 1 for an I/O error, 2 for a usage or spec error; on any error no file is created or changed.\n")
 	}
@@ -371,16 +371,6 @@ func usageError(stderr io.Writer, err error) int {
 	fmt.Fprintln(stderr, "run 'htabgen -help' for the flags")
 	return exitUsage
 }
-
-func typeNames() []string {
-	var names []string
-	for _, t := range spec.MapTypes {
-		names = append(names, t.String())
-	}
-	return names
-}
-
-func typesList() string { return strings.Join(typeNames(), ", ") }
 
 // featureUsage is the -help line of the option name, from the feature table
 // (spec.Features), with the types it applies to unless it is every type's

@@ -109,8 +109,8 @@ package keysizes
 //go:generate go run ../../cmd/htabgen -type hash -key 65 -val 8 -hash jhash -name K65Jhash -out k65_jhash.go -tests
 
 // The byte loop's tails of 6, 10 and 11 bytes, which no other generated map
-// has (K65Jhash above has 5, the spec matrix of gen_matrix_test.go the
-// others), also with their generated tests.
+// has (K65Jhash above has 5, the spec matrix of internal/specmatrix
+// the others), also with their generated tests.
 //go:generate go run ../../cmd/htabgen -type hash -key 6 -val 8 -hash jhash -name K6Jhash -out k6_jhash.go -tests
 //go:generate go run ../../cmd/htabgen -type hash -key 10 -val 8 -hash jhash -name K10Jhash -out k10_jhash.go -tests
 //go:generate go run ../../cmd/htabgen -type hash -key 11 -val 8 -hash jhash -name K11Jhash -out k11_jhash.go -tests

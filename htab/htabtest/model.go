@@ -20,9 +20,9 @@ const fillPhase = 250
 // RandomOps runs 4000 random operations (500 with -short) on each of a few
 // maps and on their models (RunOps): 64 entries on 2 CPUs, also with
 // NoPrealloc (NoCommonLRU for the LRU types) and with every key in bucket 0;
-// 7 entries on 3 CPUs; 1 entry; 16 on 1 CPU; 64 on 2 CPUs and 7 on 3 with
-// every program-side operation on CPU 0 (the second also with NoPrealloc or
-// NoCommonLRU). Every other run of 250 operations is three quarters updates,
+// 7 entries on 3 CPUs; 1 entry; 16 on 1 CPU; and with every program-side
+// operation on CPU 0, 64 entries on 2 CPUs, with and without NoPrealloc (or
+// NoCommonLRU), and 7 on 3 CPUs with it (the table below). Every other run of 250 operations is three quarters updates,
 // so that the maps fill (and LRU maps evict) before the other operations
 // empty them. m stands for the kind of map: the maps are m.New's.
 func RandomOps[K, V comparable](t *testing.T, m Map[K, V]) {
