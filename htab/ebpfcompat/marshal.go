@@ -146,19 +146,19 @@ func backingMemory(data any) []byte {
 	case nil:
 		return nil
 	case *uint64:
-		return words(p)
+		return memOf(p)
 	case *int64:
-		return words(p)
+		return memOf(p)
 	case *uint32:
-		return words(p)
+		return memOf(p)
 	case *int32:
-		return words(p)
+		return memOf(p)
 	case *uint16:
-		return words(p)
+		return memOf(p)
 	case *int16:
-		return words(p)
+		return memOf(p)
 	case *uint8:
-		return words(p)
+		return memOf(p)
 	case []byte:
 		return p
 	}
@@ -191,8 +191,9 @@ func backingMemory(data any) []byte {
 	return unsafe.Slice((*byte)(value.UnsafePointer()), size)
 }
 
-// words is the memory of *p, or nil for a nil p.
-func words[T uint64 | int64 | uint32 | int32 | uint16 | int16 | uint8](p *T) []byte {
+// memOf is the memory of *p, the integer's bytes in native order, or nil
+// for a nil p.
+func memOf[T uint64 | int64 | uint32 | int32 | uint16 | int16 | uint8](p *T) []byte {
 	if p == nil {
 		return nil
 	}
