@@ -16,6 +16,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/cilium/ebpf"
+	"github.com/cilium/ebpf/btf"
 
 	"github.com/htabgen/htabgen/htab"
 	"github.com/htabgen/htabgen/spec"
@@ -47,8 +48,9 @@ func (e *ObjectError) Unwrap() error { return e.Err }
 
 // ELFSpecs reads the compiled BPF object at path and returns a spec for each
 // of its hash-family and bloom filter maps, in the order of their names, and
-// the maps it skips, with why: maps of other types, and maps with flags or
-// attributes htabgen's maps do not have. Each spec has the map's type, key
+// the maps it skips, with why: maps of other types, maps with flags or
+// attributes htabgen's maps do not have, and maps whose values hold fields
+// the kernel manages itself (kernelField). Each spec has the map's type, key
 // and value sizes, a Go name made from the map's name (conns_own_lists:
 // ConnsOwnLists), Out <name in lower case>_htab.go, and the map's
 // max_entries and flags as its default options (spec.Spec.MaxEntries); a
@@ -236,6 +238,9 @@ func mapSpec(name string, ms *ebpf.MapSpec) (spec.Spec, string, error) {
 	case uint64(ms.MaxEntries) > maxEntriesLimit:
 		return spec.Spec{}, fmt.Sprintf("max_entries %d, past the limit of %d", ms.MaxEntries, maxEntriesLimit), nil
 	}
+	if f := kernelField(ms.Value, map[btf.Type]bool{}); f != "" {
+		return spec.Spec{}, fmt.Sprintf("its value holds %s, which the kernel manages itself (it zeroes such fields in every value it copies out, and BPF_F_LOCK works on a bpf_spin_lock); htabgen's values are plain bytes", f), nil
+	}
 	s := spec.Default()
 	s.Type = t
 	s.Key, s.Val = int(ms.KeySize), int(ms.ValueSize)
@@ -263,6 +268,68 @@ func mapSpec(name string, ms *ebpf.MapSpec) (spec.Spec, string, error) {
 		return spec.Spec{}, "htabgen cannot generate it: " + err.Error(), nil
 	}
 	return s, "", nil
+}
+
+// kernelStructs are the structs whose fields the kernel manages itself in a
+// map value, and kernelPointerTags the type tags of the pointers it does
+// (kptrs): kernel/bpf/btf.c, btf_get_field_type.
+var (
+	kernelStructs = []string{
+		"bpf_spin_lock", "bpf_res_spin_lock", "bpf_timer", "bpf_wq", "bpf_task_work",
+		"bpf_list_head", "bpf_list_node", "bpf_rb_root", "bpf_rb_node", "bpf_refcount",
+	}
+	kernelPointerTags = []string{"kptr", "kptr_untrusted", "percpu_kptr", "uptr"}
+)
+
+// kernelField names the first field in t, a map value's BTF type, that the
+// kernel manages itself (struct bpf_spin_lock; a kptr pointer), looking
+// through structs, unions, arrays and qualifiers but not behind pointers;
+// "" if it has none, or t is nil (an object without BTF).
+func kernelField(t btf.Type, seen map[btf.Type]bool) string {
+	if t == nil || seen[t] {
+		return ""
+	}
+	seen[t] = true
+	switch t := t.(type) {
+	case *btf.Struct:
+		if slices.Contains(kernelStructs, t.Name) {
+			return "struct " + t.Name
+		}
+		return kernelMember(t.Members, seen)
+	case *btf.Union:
+		return kernelMember(t.Members, seen)
+	case *btf.Array:
+		return kernelField(t.Type, seen)
+	case *btf.Typedef:
+		return kernelField(t.Type, seen)
+	case *btf.Const:
+		return kernelField(t.Type, seen)
+	case *btf.Volatile:
+		return kernelField(t.Type, seen)
+	case *btf.Restrict:
+		return kernelField(t.Type, seen)
+	case *btf.Pointer:
+		for target := t.Target; ; {
+			tag, ok := target.(*btf.TypeTag)
+			if !ok {
+				return ""
+			}
+			if slices.Contains(kernelPointerTags, tag.Value) {
+				return "a " + tag.Value + " pointer"
+			}
+			target = tag.Type
+		}
+	}
+	return ""
+}
+
+func kernelMember(ms []btf.Member, seen map[btf.Type]bool) string {
+	for _, m := range ms {
+		if f := kernelField(m.Type, seen); f != "" {
+			return f
+		}
+	}
+	return ""
 }
 
 // goName is the Go name of the map name: snake_case to CamelCase, each word's

@@ -16,6 +16,7 @@ import (
 	"testing"
 
 	"github.com/cilium/ebpf"
+	"github.com/cilium/ebpf/btf"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -152,6 +153,22 @@ func objectOf(maps map[string]*ebpf.MapSpec) *ebpf.CollectionSpec {
 // is taken as a default option, ignored (BPF_F_NUMA_NODE) or makes the map
 // skipped with a reason naming it.
 func TestELFSpecsAttributes(t *testing.T) {
+	u32 := &btf.Int{Name: "u32", Size: 4}
+	lock := &btf.Struct{Name: "bpf_spin_lock", Size: 4, Members: []btf.Member{{Name: "val", Type: u32}}}
+	withLock := &btf.Struct{Name: "val", Size: 8, Members: []btf.Member{{Name: "lock", Type: lock}, {Name: "x", Type: u32, Offset: 32}}}
+	timer := &btf.Struct{Name: "bpf_timer", Size: 16}
+	withTimers := &btf.Typedef{Name: "val_t", Type: &btf.Union{Name: "u", Size: 32, Members: []btf.Member{
+		{Name: "raw", Type: &btf.Array{Type: u32, Nelems: 8}},
+		{Name: "timers", Type: &btf.Volatile{Type: &btf.Array{Type: timer, Nelems: 2}}},
+	}}}
+	task := &btf.Struct{Name: "task_struct"}
+	withKptr := &btf.Struct{Name: "val", Size: 8, Members: []btf.Member{{Name: "task", Type: &btf.Pointer{Target: &btf.TypeTag{Value: "kptr", Type: task}}}}}
+	// A plain pointer to a lock, and a struct that only looks like one, are
+	// plain bytes.
+	plain := &btf.Struct{Name: "val", Size: 16, Members: []btf.Member{
+		{Name: "p", Type: &btf.Pointer{Target: lock}},
+		{Name: "l", Type: &btf.Struct{Name: "my_lock", Size: 4}, Offset: 64},
+	}}
 	hash := func(flags uint32) *ebpf.MapSpec {
 		return &ebpf.MapSpec{Type: ebpf.Hash, KeySize: 8, ValueSize: 8, MaxEntries: 100, Flags: flags}
 	}
@@ -174,6 +191,7 @@ func TestELFSpecsAttributes(t *testing.T) {
 			func(s *spec.Spec) { s.Type, s.Key, s.ZeroSeed = spec.Bloom, 0, true }, ""},
 		{"max_entries 2^31, past the home layout's 2^30", &ebpf.MapSpec{Type: ebpf.Hash, KeySize: 8, ValueSize: 8, MaxEntries: 1 << 31},
 			func(s *spec.Spec) { s.MaxEntries = 1 << 31 }, ""},
+		{"a value with plain pointers and structs", &ebpf.MapSpec{Type: ebpf.Hash, KeySize: 8, ValueSize: 8, MaxEntries: 100, Value: plain}, func(*spec.Spec) {}, ""},
 		{"bloom 15 hashes", &ebpf.MapSpec{Type: ebpf.BloomFilter, ValueSize: 8, MaxEntries: 100, MapExtra: 15},
 			func(s *spec.Spec) { s.Type, s.Key, s.Hashes = spec.Bloom, 0, 15 }, ""},
 
@@ -187,6 +205,12 @@ func TestELFSpecsAttributes(t *testing.T) {
 		{"max_entries 0", &ebpf.MapSpec{Type: ebpf.Hash, KeySize: 8, ValueSize: 8}, nil, "max_entries 0, which the kernel refuses: declare the map's max_entries"},
 		{"max_entries past 2^31", &ebpf.MapSpec{Type: ebpf.Hash, KeySize: 8, ValueSize: 8, MaxEntries: 1<<31 + 1}, nil, "max_entries 2147483649, past the limit of 2147483648"},
 		{"a value htabgen cannot hold", &ebpf.MapSpec{Type: ebpf.PerCPUHash, KeySize: 8, ValueSize: 40000, MaxEntries: 100}, nil, "htabgen cannot generate it: -val 40000: value size in bytes, 1..32768 for -type pcpu"},
+		{"a value with a spin lock", &ebpf.MapSpec{Type: ebpf.Hash, KeySize: 8, ValueSize: 8, MaxEntries: 100, Value: withLock}, nil,
+			"its value holds struct bpf_spin_lock, which the kernel manages itself (it zeroes such fields in every value it copies out, and BPF_F_LOCK works on a bpf_spin_lock); htabgen's values are plain bytes"},
+		{"a value with timers in an array in a union", &ebpf.MapSpec{Type: ebpf.LRUHash, KeySize: 8, ValueSize: 32, MaxEntries: 100, Value: withTimers}, nil,
+			"its value holds struct bpf_timer, which the kernel manages itself (it zeroes such fields in every value it copies out, and BPF_F_LOCK works on a bpf_spin_lock); htabgen's values are plain bytes"},
+		{"a value with a kptr", &ebpf.MapSpec{Type: ebpf.Hash, KeySize: 8, ValueSize: 8, MaxEntries: 100, Value: withKptr}, nil,
+			"its value holds a kptr pointer, which the kernel manages itself (it zeroes such fields in every value it copies out, and BPF_F_LOCK works on a bpf_spin_lock); htabgen's values are plain bytes"},
 		{"lpm trie", &ebpf.MapSpec{Type: ebpf.LPMTrie, KeySize: 8, ValueSize: 8, MaxEntries: 100, Flags: 1}, nil, "htabgen generates hash, percpu_hash, lru_hash, lru_percpu_hash and bloom_filter maps"},
 	}
 	for _, tt := range tests {
