@@ -176,6 +176,27 @@ func (s Spec) ForMap(m Spec) Spec {
 	return m
 }
 
+// CheckForMaps refuses the options of s, a spec file's object with "elf",
+// that ForMap gives only to hash-family maps when none of maps, the object's
+// maps it chose, is one: such an option would be given and apply to nothing,
+// as it may not for a map of one type.
+func (s Spec) CheckForMaps(maps []Spec) error {
+	if slices.ContainsFunc(maps, func(m Spec) bool { return m.Type.IsHashFamily() }) {
+		return nil
+	}
+	names := make([]string, len(maps))
+	for i, m := range maps {
+		names[i] = m.TypeName()
+	}
+	for _, f := range Features {
+		if (f.Name == "lean" || f.Name == "batch-lock" || f.Name == "bloom") && f.IsSet(s) {
+			return &Error{Option: f.Name, Value: f.Value(s), Field: true, Allowed: fmt.Sprintf(
+				"applies to %s maps, and the object's maps here are bloom filters (%s): leave it out", joinList(f.Types), strings.Join(names, ", "))}
+		}
+	}
+	return nil
+}
+
 // Default returns a Spec with every option at its default and no type or sizes.
 func Default() Spec {
 	return Spec{Hash: HashStatic, Lean: true, Hashes: 5, BatchLock: BatchLockNonEmpty}

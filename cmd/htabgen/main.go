@@ -485,6 +485,9 @@ func objectMaps(path string, s spec.Spec, stderr io.Writer) ([]spec.Spec, []stri
 	if len(specs) == 0 {
 		return nil, nil, fmt.Errorf("%s: no map to generate: htabgen generates hash, percpu_hash, lru_hash, lru_percpu_hash and bloom_filter maps", path)
 	}
+	if err := s.CheckForMaps(specs); err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", path, err)
+	}
 	labels := make([]string, len(specs))
 	for i := range specs {
 		specs[i] = s.ForMap(specs[i])
