@@ -199,6 +199,12 @@ func flagList(f uint32) string {
 // or less where an int is 32 bits.
 const maxEntriesLimit = min(htab.MaxMaxEntries, math.MaxInt)
 
+// kernelMaxBuckets is the most buckets the kernel gives a hash-family map:
+// htab_map_alloc (kernel/bpf/hashtab.c) refuses, with E2BIG, a bucket array
+// whose size in bytes, 16 a bucket on 64-bit kernels without lock
+// debugging, overflows a u32. So max_entries past 2^27 is refused there.
+const kernelMaxBuckets = math.MaxUint32 / 16
+
 // mapTypes are the object's map types that htabgen generates.
 var mapTypes = map[ebpf.MapType]spec.MapType{
 	ebpf.Hash:        spec.Hash,
@@ -237,6 +243,8 @@ func mapSpec(name string, ms *ebpf.MapSpec) (spec.Spec, string, error) {
 		return spec.Spec{}, "max_entries 0, which the kernel refuses: declare the map's max_entries", nil
 	case uint64(ms.MaxEntries) > maxEntriesLimit:
 		return spec.Spec{}, fmt.Sprintf("max_entries %d, past the limit of %d", ms.MaxEntries, maxEntriesLimit), nil
+	case t != spec.Bloom && htab.BucketCount(int(ms.MaxEntries)) > kernelMaxBuckets:
+		return spec.Spec{}, fmt.Sprintf("max_entries %d, which the kernel refuses (E2BIG): its %d buckets of 16 bytes overflow the u32 size of the bucket array; a hash-family map of a BPF object holds at most 2^27 entries", ms.MaxEntries, htab.BucketCount(int(ms.MaxEntries))), nil
 	}
 	if f := kernelField(ms.Value, map[btf.Type]bool{}); f != "" {
 		return spec.Spec{}, fmt.Sprintf("its value holds %s, which the kernel manages itself (it zeroes such fields in every value it copies out, and BPF_F_LOCK works on a bpf_spin_lock); htabgen's values are plain bytes", f), nil
