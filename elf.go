@@ -205,6 +205,10 @@ const maxEntriesLimit = min(htab.MaxMaxEntries, math.MaxInt)
 // debugging, overflows a u32. So max_entries past 2^27 is refused there.
 const kernelMaxBuckets = math.MaxUint32 / 16
 
+// objectAttrs are the map attributes of a BPF object that give the spec's
+// options, by the option's name.
+var objectAttrs = map[string]string{"key": "key_size", "val": "value_size", "hashes": "map_extra", "max-entries": "max_entries"}
+
 // mapTypes are the object's map types that htabgen generates.
 var mapTypes = map[ebpf.MapType]spec.MapType{
 	ebpf.Hash:        spec.Hash,
@@ -267,8 +271,15 @@ func mapSpec(name string, ms *ebpf.MapSpec) (spec.Spec, string, error) {
 	}
 	if err := s.Validate(); err != nil {
 		var se *spec.Error
-		if errors.As(err, &se) && se.Option == "name" {
-			return spec.Spec{}, "", fmt.Errorf("map %s: Go name %s: %s: rename the map, or leave it out (-maps)", name, s.Name, se.Allowed)
+		if errors.As(err, &se) {
+			if se.Option == "name" {
+				return spec.Spec{}, "", fmt.Errorf("map %s: Go name %s: %s: rename the map, or leave it out (-maps)", name, s.Name, se.Allowed)
+			}
+			if attr, ok := objectAttrs[se.Option]; ok {
+				// Said in the object's words: the user gave no flag.
+				allowed := strings.ReplaceAll(se.Allowed, "-type "+t.String(), kernelType)
+				return spec.Spec{}, fmt.Sprintf("%s %v: htabgen cannot generate it: %s", attr, se.Value, allowed), nil
+			}
 		}
 		return spec.Spec{}, "htabgen cannot generate it: " + err.Error(), nil
 	}

@@ -210,7 +210,7 @@ func TestELFSpecsAttributes(t *testing.T) {
 		{"max_entries 2^31", &ebpf.MapSpec{Type: ebpf.Hash, KeySize: 8, ValueSize: 8, MaxEntries: 1 << 31}, nil,
 			"max_entries 2147483648, which the kernel refuses (E2BIG): its 2147483648 buckets of 16 bytes overflow the u32 size of the bucket array; a hash-family map of a BPF object holds at most 2^27 entries"},
 		{"max_entries past 2^31", &ebpf.MapSpec{Type: ebpf.Hash, KeySize: 8, ValueSize: 8, MaxEntries: 1<<31 + 1}, nil, "max_entries 2147483649, past the limit of 2147483648"},
-		{"a value htabgen cannot hold", &ebpf.MapSpec{Type: ebpf.PerCPUHash, KeySize: 8, ValueSize: 40000, MaxEntries: 100}, nil, "htabgen cannot generate it: -val 40000: value size in bytes, 1..32768 for -type pcpu"},
+		{"a value htabgen cannot hold", &ebpf.MapSpec{Type: ebpf.PerCPUHash, KeySize: 8, ValueSize: 40000, MaxEntries: 100}, nil, "value_size 40000: htabgen cannot generate it: value size in bytes, 1..32768 for percpu_hash"},
 		{"a value with a spin lock", &ebpf.MapSpec{Type: ebpf.Hash, KeySize: 8, ValueSize: 8, MaxEntries: 100, Value: withLock}, nil,
 			"its value holds struct bpf_spin_lock, which the kernel manages itself (it zeroes such fields in every value it copies out, and BPF_F_LOCK works on a bpf_spin_lock); htabgen's values are plain bytes"},
 		{"a value with timers in an array in a union", &ebpf.MapSpec{Type: ebpf.LRUHash, KeySize: 8, ValueSize: 32, MaxEntries: 100, Value: withTimers}, nil,
