@@ -309,7 +309,7 @@ func kernelField(t btf.Type, seen map[btf.Type]bool) string {
 		return ""
 	}
 	seen[t] = true
-	switch t := t.(type) {
+	switch t := btf.UnderlyingType(t).(type) { // past typedefs and qualifiers
 	case *btf.Struct:
 		if slices.Contains(kernelStructs, t.Name) {
 			return "struct " + t.Name
@@ -318,14 +318,6 @@ func kernelField(t btf.Type, seen map[btf.Type]bool) string {
 	case *btf.Union:
 		return kernelMember(t.Members, seen)
 	case *btf.Array:
-		return kernelField(t.Type, seen)
-	case *btf.Typedef:
-		return kernelField(t.Type, seen)
-	case *btf.Const:
-		return kernelField(t.Type, seen)
-	case *btf.Volatile:
-		return kernelField(t.Type, seen)
-	case *btf.Restrict:
 		return kernelField(t.Type, seen)
 	case *btf.Pointer:
 		for target := t.Target; ; {
@@ -342,6 +334,7 @@ func kernelField(t btf.Type, seen map[btf.Type]bool) string {
 	return ""
 }
 
+// kernelMember is kernelField of the first member that has one.
 func kernelMember(ms []btf.Member, seen map[btf.Type]bool) string {
 	for _, m := range ms {
 		if f := kernelField(m.Type, seen); f != "" {
