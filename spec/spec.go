@@ -662,7 +662,7 @@ func shortJSON(value json.RawMessage) string {
 	return v
 }
 
-func joinTypes() string { return joinList(MapTypes) }
+func joinTypes() string { return strings.Join(TypeWords(), ", ") }
 
 // TypeWords are the words -type takes, one a type, in MapTypes' order.
 func TypeWords() []string {

@@ -36,7 +36,7 @@ type walk struct {
 }
 
 const (
-	walkTagLen = 8
+	walkTagLen = len(walkTag)
 	walkTag    = "htabwalk"
 )
 
