@@ -16,7 +16,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/cilium/ebpf"
-	"github.com/cilium/ebpf/btf"
 
 	"github.com/htabgen/htabgen/htab"
 	"github.com/htabgen/htabgen/spec"
@@ -226,7 +225,8 @@ func mapSpec(name string, ms *ebpf.MapSpec) (spec.Spec, string, error) {
 		return spec.Spec{}, "htabgen generates hash, percpu_hash, lru_hash, lru_percpu_hash and bloom_filter maps", nil
 	}
 	kernelType := kernelTypeName(ms.Type)
-	// NUMA placement means nothing in a process's memory: ignored.
+	// NUMA placement means nothing in a process's memory: ignored, where
+	// the kernel takes it.
 	if other := ms.Flags &^ (flagNoPrealloc | flagNoCommonLRU | flagZeroSeed | flagNUMANode); other != 0 {
 		return spec.Spec{}, fmt.Sprintf("map_flags %s: htabgen's maps have only BPF_F_NO_PREALLOC, BPF_F_NO_COMMON_LRU and BPF_F_ZERO_SEED", flagList(other)), nil
 	}
@@ -237,6 +237,8 @@ func mapSpec(name string, ms *ebpf.MapSpec) (spec.Spec, string, error) {
 		return spec.Spec{}, fmt.Sprintf("map_flags BPF_F_NO_PREALLOC, which the kernel refuses for a %s map", kernelType), nil
 	case ms.Flags&flagNoCommonLRU != 0 && !t.IsLRU():
 		return spec.Spec{}, fmt.Sprintf("map_flags BPF_F_NO_COMMON_LRU, which the kernel refuses for a %s map (it is for LRU maps)", kernelType), nil
+	case ms.Flags&flagNUMANode != 0 && (t.IsPerCPU() || ms.Flags&flagNoCommonLRU != 0):
+		return spec.Spec{}, fmt.Sprintf("map_flags %s, which the kernel refuses for a %s map (a NUMA node with per-CPU values or LRU lists)", flagList(ms.Flags&(flagNUMANode|flagNoCommonLRU)), kernelType), nil
 	case t == spec.Bloom && ms.KeySize != 0:
 		return spec.Spec{}, fmt.Sprintf("key_size %d, which the kernel refuses: a bloom filter has no key", ms.KeySize), nil
 	case t == spec.Bloom && ms.MapExtra&^0xf != 0:
@@ -250,8 +252,8 @@ func mapSpec(name string, ms *ebpf.MapSpec) (spec.Spec, string, error) {
 	case t != spec.Bloom && htab.BucketCount(int(ms.MaxEntries)) > kernelMaxBuckets:
 		return spec.Spec{}, fmt.Sprintf("max_entries %d, which the kernel refuses (E2BIG): its %d buckets of 16 bytes overflow the u32 size of the bucket array; a hash-family map of a BPF object holds at most 2^27 entries", ms.MaxEntries, htab.BucketCount(int(ms.MaxEntries))), nil
 	}
-	if f := kernelField(ms.Value, map[btf.Type]bool{}); f != "" {
-		return spec.Spec{}, fmt.Sprintf("its value holds %s, which the kernel manages itself (it zeroes such fields in every value it copies out, and BPF_F_LOCK works on a bpf_spin_lock); htabgen's values are plain bytes", f), nil
+	if _, reason := valueVerdict(ms); reason != "" {
+		return spec.Spec{}, reason, nil
 	}
 	s := spec.Default()
 	s.Type = t
@@ -287,61 +289,6 @@ func mapSpec(name string, ms *ebpf.MapSpec) (spec.Spec, string, error) {
 		return spec.Spec{}, "htabgen cannot generate it: " + err.Error(), nil
 	}
 	return s, "", nil
-}
-
-// kernelStructs are the structs whose fields the kernel manages itself in a
-// map value, and kernelPointerTags the type tags of the pointers it does
-// (kptrs): kernel/bpf/btf.c, btf_get_field_type.
-var (
-	kernelStructs = []string{
-		"bpf_spin_lock", "bpf_res_spin_lock", "bpf_timer", "bpf_wq", "bpf_task_work",
-		"bpf_list_head", "bpf_list_node", "bpf_rb_root", "bpf_rb_node", "bpf_refcount",
-	}
-	kernelPointerTags = []string{"kptr", "kptr_untrusted", "percpu_kptr", "uptr"}
-)
-
-// kernelField names the first field in t, a map value's BTF type, that the
-// kernel manages itself (struct bpf_spin_lock; a kptr pointer), looking
-// through structs, unions, arrays and qualifiers but not behind pointers;
-// "" if it has none, or t is nil (an object without BTF).
-func kernelField(t btf.Type, seen map[btf.Type]bool) string {
-	if t == nil || seen[t] {
-		return ""
-	}
-	seen[t] = true
-	switch t := btf.UnderlyingType(t).(type) { // past typedefs and qualifiers
-	case *btf.Struct:
-		if slices.Contains(kernelStructs, t.Name) {
-			return "struct " + t.Name
-		}
-		return kernelMember(t.Members, seen)
-	case *btf.Union:
-		return kernelMember(t.Members, seen)
-	case *btf.Array:
-		return kernelField(t.Type, seen)
-	case *btf.Pointer:
-		for target := t.Target; ; {
-			tag, ok := target.(*btf.TypeTag)
-			if !ok {
-				return ""
-			}
-			if slices.Contains(kernelPointerTags, tag.Value) {
-				return "a " + tag.Value + " pointer"
-			}
-			target = tag.Type
-		}
-	}
-	return ""
-}
-
-// kernelMember is kernelField of the first member that has one.
-func kernelMember(ms []btf.Member, seen map[btf.Type]bool) string {
-	for _, m := range ms {
-		if f := kernelField(m.Type, seen); f != "" {
-			return f
-		}
-	}
-	return ""
 }
 
 // goName is the Go name of the map name: snake_case to CamelCase, each word's

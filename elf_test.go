@@ -13,6 +13,7 @@ import (
 	"runtime"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/cilium/ebpf"
@@ -20,6 +21,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/htabgen/htabgen/internal/kernel"
 	"github.com/htabgen/htabgen/spec"
 )
 
@@ -149,37 +151,35 @@ func objectOf(maps map[string]*ebpf.MapSpec) *ebpf.CollectionSpec {
 	return &ebpf.CollectionSpec{Maps: maps}
 }
 
-// TestELFSpecsAttributes: each map flag and attribute an object may declare
-// is taken as a default option, ignored (BPF_F_NUMA_NODE) or makes the map
-// skipped with a reason naming it.
-func TestELFSpecsAttributes(t *testing.T) {
+// An attributeCase is a map of a BPF object and what htabgen makes of it.
+type attributeCase struct {
+	name string
+	ms   *ebpf.MapSpec
+	want func(*spec.Spec) // the spec's changes from a plain hash map's
+	skip string           // or the reason it is skipped
+}
+
+// attributeCases are maps with each map flag and attribute an object may
+// declare.
+func attributeCases() []attributeCase {
 	u32 := &btf.Int{Name: "u32", Size: 4}
 	lock := &btf.Struct{Name: "bpf_spin_lock", Size: 4, Members: []btf.Member{{Name: "val", Type: u32}}}
 	withLock := &btf.Struct{Name: "val", Size: 8, Members: []btf.Member{{Name: "lock", Type: lock}, {Name: "x", Type: u32, Offset: 32}}}
-	timer := &btf.Struct{Name: "bpf_timer", Size: 16}
-	withTimers := &btf.Typedef{Name: "val_t", Type: &btf.Union{Name: "u", Size: 32, Members: []btf.Member{
-		{Name: "raw", Type: &btf.Array{Type: u32, Nelems: 8}},
-		{Name: "timers", Type: &btf.Volatile{Type: &btf.Array{Type: timer, Nelems: 2}}},
-	}}}
+	locks := &btf.Struct{Name: "val", Size: 8, Members: []btf.Member{{Name: "locks", Type: &btf.Array{Type: lock, Nelems: 2}}}}
 	task := &btf.Struct{Name: "task_struct"}
 	withKptr := &btf.Struct{Name: "val", Size: 8, Members: []btf.Member{{Name: "task", Type: &btf.Pointer{Target: &btf.TypeTag{Value: "kptr", Type: task}}}}}
-	// A plain pointer to a lock, and a struct that only looks like one, are
-	// plain bytes.
-	plain := &btf.Struct{Name: "val", Size: 16, Members: []btf.Member{
-		{Name: "p", Type: &btf.Pointer{Target: lock}},
-		{Name: "l", Type: &btf.Struct{Name: "my_lock", Size: 4}, Offset: 64},
-	}}
+	// A plain pointer to a lock is plain bytes.
+	plain := &btf.Struct{Name: "val", Size: 8, Members: []btf.Member{{Name: "p", Type: &btf.Pointer{Target: lock}}}}
 	hash := func(flags uint32) *ebpf.MapSpec {
 		return &ebpf.MapSpec{Type: ebpf.Hash, KeySize: 8, ValueSize: 8, MaxEntries: 100, Flags: flags}
 	}
-	tests := []struct {
-		name string
-		ms   *ebpf.MapSpec
-		want func(*spec.Spec) // the spec's changes from a plain hash map's
-		skip string           // or the reason it is skipped
-	}{
+	return []attributeCase{
 		{"plain", hash(0), func(*spec.Spec) {}, ""},
-		{"numa node ignored", &ebpf.MapSpec{Type: ebpf.Hash, KeySize: 8, ValueSize: 8, MaxEntries: 100, Flags: 1 << 2, NumaNode: 1}, func(*spec.Spec) {}, ""},
+		{"numa node ignored", &ebpf.MapSpec{Type: ebpf.Hash, KeySize: 8, ValueSize: 8, MaxEntries: 100, Flags: 1 << 2}, func(*spec.Spec) {}, ""},
+		{"numa node on an lru map", &ebpf.MapSpec{Type: ebpf.LRUHash, KeySize: 8, ValueSize: 8, MaxEntries: 100, Flags: 1 << 2},
+			func(s *spec.Spec) { s.Type = spec.LRU }, ""},
+		{"numa node on a bloom filter", &ebpf.MapSpec{Type: ebpf.BloomFilter, ValueSize: 8, MaxEntries: 100, Flags: 1 << 2},
+			func(s *spec.Spec) { s.Type, s.Key = spec.Bloom, 0 }, ""},
 		{"no prealloc", hash(1), func(s *spec.Spec) { s.NoPrealloc = true }, ""},
 		{"zero seed", hash(1 << 6), func(s *spec.Spec) { s.ZeroSeed = true }, ""},
 		{"every flag of a hash map", hash(1 | 1<<2 | 1<<6), func(s *spec.Spec) { s.NoPrealloc, s.ZeroSeed = true, true }, ""},
@@ -193,13 +193,19 @@ func TestELFSpecsAttributes(t *testing.T) {
 			func(s *spec.Spec) { s.MaxEntries = 1 << 27 }, ""},
 		{"bloom max_entries 2^31", &ebpf.MapSpec{Type: ebpf.BloomFilter, ValueSize: 8, MaxEntries: 1 << 31},
 			func(s *spec.Spec) { s.Type, s.Key, s.MaxEntries = spec.Bloom, 0, 1<<31 }, ""},
-		{"a value with plain pointers and structs", &ebpf.MapSpec{Type: ebpf.Hash, KeySize: 8, ValueSize: 8, MaxEntries: 100, Value: plain}, func(*spec.Spec) {}, ""},
+		{"a value with a plain pointer", &ebpf.MapSpec{Type: ebpf.Hash, KeySize: 8, ValueSize: 8, MaxEntries: 100, Value: plain}, func(*spec.Spec) {}, ""},
 		{"bloom 15 hashes", &ebpf.MapSpec{Type: ebpf.BloomFilter, ValueSize: 8, MaxEntries: 100, MapExtra: 15},
 			func(s *spec.Spec) { s.Type, s.Key, s.Hashes = spec.Bloom, 0, 15 }, ""},
 
 		{"read-only for programs", hash(1 << 7), nil, "map_flags BPF_F_RDONLY_PROG: htabgen's maps have only BPF_F_NO_PREALLOC, BPF_F_NO_COMMON_LRU and BPF_F_ZERO_SEED"},
 		{"several other flags", hash(1<<3 | 1<<10 | 1<<6 | 1<<31), nil, "map_flags BPF_F_RDONLY|BPF_F_MMAPABLE|0x80000000: htabgen's maps have only BPF_F_NO_PREALLOC, BPF_F_NO_COMMON_LRU and BPF_F_ZERO_SEED"},
 		{"lru no prealloc", &ebpf.MapSpec{Type: ebpf.LRUHash, KeySize: 8, ValueSize: 8, MaxEntries: 100, Flags: 1}, nil, "map_flags BPF_F_NO_PREALLOC, which the kernel refuses for a lru_hash map"},
+		{"percpu numa node", &ebpf.MapSpec{Type: ebpf.PerCPUHash, KeySize: 8, ValueSize: 8, MaxEntries: 100, Flags: 1 << 2}, nil,
+			"map_flags BPF_F_NUMA_NODE, which the kernel refuses for a percpu_hash map (a NUMA node with per-CPU values or LRU lists)"},
+		{"lru percpu numa node", &ebpf.MapSpec{Type: ebpf.LRUCPUHash, KeySize: 8, ValueSize: 8, MaxEntries: 100, Flags: 1 << 2}, nil,
+			"map_flags BPF_F_NUMA_NODE, which the kernel refuses for a lru_percpu_hash map (a NUMA node with per-CPU values or LRU lists)"},
+		{"lru no common lru numa node", &ebpf.MapSpec{Type: ebpf.LRUHash, KeySize: 8, ValueSize: 8, MaxEntries: 100, Flags: 2 | 1<<2}, nil,
+			"map_flags BPF_F_NO_COMMON_LRU|BPF_F_NUMA_NODE, which the kernel refuses for a lru_hash map (a NUMA node with per-CPU values or LRU lists)"},
 		{"hash no common lru", hash(2), nil, "map_flags BPF_F_NO_COMMON_LRU, which the kernel refuses for a hash map (it is for LRU maps)"},
 		{"bloom with a key", &ebpf.MapSpec{Type: ebpf.BloomFilter, KeySize: 4, ValueSize: 8, MaxEntries: 100}, nil, "key_size 4, which the kernel refuses: a bloom filter has no key"},
 		{"bloom map_extra past 4 bits", &ebpf.MapSpec{Type: ebpf.BloomFilter, ValueSize: 8, MaxEntries: 100, MapExtra: 0x13}, nil, "map_extra 0x13, which the kernel refuses: only its low 4 bits, the number of hash functions, may be set"},
@@ -213,12 +219,21 @@ func TestELFSpecsAttributes(t *testing.T) {
 		{"a value htabgen cannot hold", &ebpf.MapSpec{Type: ebpf.PerCPUHash, KeySize: 8, ValueSize: 40000, MaxEntries: 100}, nil, "value_size 40000: htabgen cannot generate it: value size in bytes, 1..32768 for percpu_hash"},
 		{"a value with a spin lock", &ebpf.MapSpec{Type: ebpf.Hash, KeySize: 8, ValueSize: 8, MaxEntries: 100, Value: withLock}, nil,
 			"its value holds struct bpf_spin_lock, which the kernel manages itself (it zeroes such fields in every value it copies out, and BPF_F_LOCK works on a bpf_spin_lock); htabgen's values are plain bytes"},
-		{"a value with timers in an array in a union", &ebpf.MapSpec{Type: ebpf.LRUHash, KeySize: 8, ValueSize: 32, MaxEntries: 100, Value: withTimers}, nil,
-			"its value holds struct bpf_timer, which the kernel manages itself (it zeroes such fields in every value it copies out, and BPF_F_LOCK works on a bpf_spin_lock); htabgen's values are plain bytes"},
+		{"a per-CPU value with a spin lock", &ebpf.MapSpec{Type: ebpf.PerCPUHash, KeySize: 8, ValueSize: 8, MaxEntries: 100, Value: withLock}, nil,
+			"its value holds struct bpf_spin_lock, which the kernel refuses in a percpu_hash map (EOPNOTSUPP)"},
+		{"a value with an array of spin locks", &ebpf.MapSpec{Type: ebpf.Hash, KeySize: 8, ValueSize: 8, MaxEntries: 100, Value: locks}, nil,
+			"its value holds struct bpf_spin_lock in an array, which the kernel's parser of special fields refuses (btf_parse_fields, kernel/bpf/btf.c): it then refuses the object's BTF or takes the value as plain bytes, depending on the rest of the object"},
 		{"a value with a kptr", &ebpf.MapSpec{Type: ebpf.Hash, KeySize: 8, ValueSize: 8, MaxEntries: 100, Value: withKptr}, nil,
 			"its value holds a kptr pointer, which the kernel manages itself (it zeroes such fields in every value it copies out, and BPF_F_LOCK works on a bpf_spin_lock); htabgen's values are plain bytes"},
 		{"lpm trie", &ebpf.MapSpec{Type: ebpf.LPMTrie, KeySize: 8, ValueSize: 8, MaxEntries: 100, Flags: 1}, nil, "htabgen generates hash, percpu_hash, lru_hash, lru_percpu_hash and bloom_filter maps"},
 	}
+}
+
+// TestELFSpecsAttributes: each map flag and attribute an object may declare
+// is taken as a default option, ignored (BPF_F_NUMA_NODE) or makes the map
+// skipped with a reason naming it.
+func TestELFSpecsAttributes(t *testing.T) {
+	tests := attributeCases()
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			specs, skipped, err := objectSpecs("x.o", objectOf(map[string]*ebpf.MapSpec{"m": tt.ms}), nil)
@@ -237,6 +252,35 @@ func TestELFSpecsAttributes(t *testing.T) {
 			_, err = spec.Plan(specs[0])
 			assert.NoError(t, err, "a map that is not skipped is generated")
 		})
+	}
+}
+
+// TestELFSpecsAttributesAreTheKernels: the running kernel creates the maps
+// of TestELFSpecsAttributes that htabgen generates, and those whose values it
+// manages, and refuses those htabgen skips as the kernel refusing them.
+// Maps skipped for htabgen's own limits, and maps too big to create here,
+// are left out.
+func TestELFSpecsAttributesAreTheKernels(t *testing.T) {
+	kernel.Require(t)
+	for _, tt := range attributeCases() {
+		refused := strings.Contains(tt.skip, "which the kernel refuses")
+		created := tt.skip == "" && tt.ms.MaxEntries <= 1<<16 || strings.Contains(tt.skip, "manages itself")
+		if !refused && !created {
+			continue
+		}
+		ms := tt.ms.Copy()
+		if ms.Value != nil {
+			ms.Key = &btf.Int{Name: "u64", Size: 8, Encoding: btf.Unsigned}
+		}
+		km, err := kernel.NewFromSpec(ms)
+		if err == nil {
+			require.NoError(t, km.Close())
+		}
+		if refused {
+			assert.Error(t, err, "%s: the kernel refuses it", tt.name)
+		} else {
+			assert.NoError(t, err, "%s: the kernel creates it", tt.name)
+		}
 	}
 }
 

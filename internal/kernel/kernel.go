@@ -2,10 +2,11 @@
 // differential tests that compare htabgen's generated maps with the kernel.
 //
 // A Map wraps one kernel map of type HASH, PERCPU_HASH, LRU_HASH,
-// LRU_PERCPU_HASH or BLOOM_FILTER. Every element operation is one raw bpf(2)
-// syscall on the map's file descriptor, so flags reach the kernel unchanged
-// and results (errnos, batch counts, batch cursors) are exactly what the
-// kernel answered. Creation and the BPF program behind ProgLookup use
+// LRU_PERCPU_HASH or BLOOM_FILTER, created by New from sizes and options or
+// by NewFromSpec from a BPF object's map spec, BTF and all. Every element
+// operation is one raw bpf(2) syscall on the map's file descriptor, so flags
+// reach the kernel unchanged and results (errnos, batch counts, batch
+// cursors) are exactly what the kernel answered. Creation and the BPF program behind ProgLookup use
 // github.com/cilium/ebpf.
 //
 // Keys and values are byte slices. A per-CPU value is PossibleCPUs() values of

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/cilium/ebpf"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"golang.org/x/sys/unix"
@@ -175,6 +176,28 @@ func TestCreateErrors(t *testing.T) {
 	errIs(t, err, htab.ErrInvalid, unix.EINVAL)
 
 	_, err = New(htab.Hash, -1, 8, htab.Options{MaxEntries: 4})
+	assert.ErrorIs(t, err, htab.ErrInvalid)
+	assert.NotErrorIs(t, err, unix.EINVAL, "refused before the kernel")
+}
+
+// TestNewFromSpec: a map spec's flags reach the kernel, a per-CPU map has a
+// value for each possible CPU, and a map type New does not take is refused
+// before the kernel.
+func TestNewFromSpec(t *testing.T) {
+	Require(t)
+	m, err := NewFromSpec(&ebpf.MapSpec{Type: ebpf.LRUCPUHash, KeySize: 4, ValueSize: 4, MaxEntries: 8, Flags: unix.BPF_F_NO_COMMON_LRU})
+	require.NoError(t, err)
+	assert.Equal(t, htab.LRUPerCPUHash, m.Type())
+	require.NoError(t, m.Update(u32(1), make([]byte, 4*PossibleCPUs()), 0))
+	v, err := m.Lookup(u32(1))
+	require.NoError(t, err)
+	assert.Len(t, v, 4*PossibleCPUs())
+	require.NoError(t, m.Close())
+
+	_, err = NewFromSpec(&ebpf.MapSpec{Type: ebpf.Hash, KeySize: 4, ValueSize: 4, MaxEntries: 8, Flags: unix.BPF_F_NO_COMMON_LRU})
+	errIs(t, err, htab.ErrInvalid, unix.EINVAL)
+
+	_, err = NewFromSpec(&ebpf.MapSpec{Type: ebpf.Array, KeySize: 4, ValueSize: 4, MaxEntries: 8})
 	assert.ErrorIs(t, err, htab.ErrInvalid)
 	assert.NotErrorIs(t, err, unix.EINVAL, "refused before the kernel")
 }

@@ -74,7 +74,7 @@ func New(t htab.MapType, keySize, valueSize int, opts htab.Options) (*Map, error
 	if opts.NoCommonLRU {
 		flags |= unix.BPF_F_NO_COMMON_LRU
 	}
-	em, err := ebpf.NewMap(&ebpf.MapSpec{
+	m, err := newMap(t, &ebpf.MapSpec{
 		Type:       et,
 		KeySize:    uint32(keySize),
 		ValueSize:  uint32(valueSize),
@@ -85,6 +85,35 @@ func New(t htab.MapType, keySize, valueSize int, opts htab.Options) (*Map, error
 	if err != nil {
 		return nil, mapErrno(fmt.Sprintf("%s (%v, key %d, value %d, %+v)", op, t, keySize, valueSize, opts), err)
 	}
+	return m, nil
+}
+
+// NewFromSpec creates the kernel map of ms as cilium/ebpf creates a BPF
+// object's map, with its flags and BTF: a value's special fields (a
+// bpf_spin_lock, a kptr) are the kernel's to manage. Its type is one of
+// New's.
+func NewFromSpec(ms *ebpf.MapSpec) (*Map, error) {
+	const op = "map create"
+	for t, et := range ebpfTypes {
+		if et == ms.Type {
+			m, err := newMap(t, ms)
+			if err != nil {
+				return nil, mapErrno(fmt.Sprintf("%s (%v, key %d, value %d)", op, t, ms.KeySize, ms.ValueSize), err)
+			}
+			return m, nil
+		}
+	}
+	return nil, invalid(op, "map type %v", ms.Type)
+}
+
+// newMap creates the kernel map of ms, whose type is t; its errors are the
+// kernel's, unwrapped.
+func newMap(t htab.MapType, ms *ebpf.MapSpec) (*Map, error) {
+	em, err := ebpf.NewMap(ms)
+	if err != nil {
+		return nil, err
+	}
+	keySize, valueSize := int(ms.KeySize), int(ms.ValueSize)
 	m := &Map{
 		m:          em,
 		fd:         uint32(em.FD()),
@@ -103,7 +132,7 @@ func New(t htab.MapType, keySize, valueSize int, opts htab.Options) (*Map, error
 	info, err := em.Info()
 	if err != nil {
 		em.Close()
-		return nil, mapErrno("map info", err)
+		return nil, fmt.Errorf("map info: %w", err)
 	}
 	m.maxEntries = int(info.MaxEntries)
 	return m, nil
