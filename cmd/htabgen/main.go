@@ -482,8 +482,11 @@ func objectMaps(path string, s spec.Spec, stderr io.Writer) ([]spec.Spec, []stri
 	for _, m := range skipped {
 		fmt.Fprintf(stderr, "htabgen: %s: %s\n", path, m)
 	}
-	if len(specs) == 0 {
-		return nil, nil, fmt.Errorf("%s: no map to generate: htabgen generates hash, percpu_hash, lru_hash, lru_percpu_hash and bloom_filter maps", path)
+	switch {
+	case len(specs) == 0 && len(skipped) > 0:
+		return nil, nil, fmt.Errorf("%s: no map to generate: each map is skipped, for the reason above", path)
+	case len(specs) == 0:
+		return nil, nil, fmt.Errorf("%s: no map to generate: the object declares no map", path)
 	}
 	if err := s.CheckForMaps(specs); err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", path, err)
