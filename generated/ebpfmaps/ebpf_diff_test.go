@@ -609,8 +609,12 @@ func transcript(p pair, m bpfMap, iterate func() iterator, seed uint64) []string
 			if rng.IntN(10) == 0 {
 				vals = []uint64{1} // the wrong length
 			}
+			var keyArg any = keys
+			if p.bloom {
+				keyArg = make([]struct{}, n) // a bloom filter's keys: 0 bytes each
+			}
 			opts := batchOpts()
-			got, err := m.BatchUpdate(keys, vals, opts)
+			got, err := m.BatchUpdate(keyArg, vals, opts)
 			say("%d batch update %v %+v: %d %s", step, keys, opts, got, errString(err))
 		case op < 94:
 			n := rng.IntN(9)
@@ -619,6 +623,9 @@ func transcript(p pair, m bpfMap, iterate func() iterator, seed uint64) []string
 				keys[i] = rng.Uint64N(p.keySpace)
 			}
 			var arg any = keys
+			if p.bloom {
+				arg = make([]struct{}, n)
+			}
 			if rng.IntN(10) == 0 {
 				arg = &keys // not a slice
 			}

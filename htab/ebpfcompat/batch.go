@@ -216,6 +216,7 @@ func (m *Map) BatchUpdate(keys, values any, opts *ebpf.BatchOptions) (int, error
 	var n int
 	err = m.call(func() error {
 		if m.noBatch {
+			n = count // refused before it starts, as the kernel does without the map type's batch op
 			return errNotSupported
 		}
 		// Only ElemFlags: the kernel's batch updates and deletes ignore Flags.
@@ -248,6 +249,7 @@ func (m *Map) BatchDelete(keys any, opts *ebpf.BatchOptions) (int, error) {
 	var n int
 	err = m.call(func() error {
 		if m.noBatch {
+			n = count
 			return errNotSupported
 		}
 		if opts != nil && opts.ElemFlags != 0 {
