@@ -2,6 +2,7 @@ package spec
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/htabgen/htabgen/htab"
@@ -52,7 +53,7 @@ func (l *Layout) Explain() string {
 		what += " + values of every CPU"
 		cpus = []int{1, 2, 64}
 	}
-	for _, max := range []int{1000, 65536} {
+	for _, max := range l.explainSizes(1000, 65536) {
 		for _, c := range cpus {
 			on := ""
 			if !l.ValuesInline() {
@@ -75,7 +76,7 @@ func (l *Layout) Explain() string {
 	fmt.Fprintf(&b, "hash: %s\n", l.HashDescription())
 	if f := l.Filter; f != nil {
 		fmt.Fprintf(&b, "bloom filter in front of lookups (-bloom %d): 512-bit blocks (one cache line a probe), %d bits a key, sized MaxEntries*%d/ln 2 rounded up to a power of two\n", f.Hashes, f.Hashes, f.Hashes)
-		for _, max := range []int{1000, 65536, 1 << 20} {
+		for _, max := range l.explainSizes(1000, 65536, 1<<20) {
 			bits := htab.FilterBits(max, f.Hashes)
 			fmt.Fprintf(&b, "  MaxEntries %d: %d bits, %.2f B per entry; false positives at MaxEntries: %.2f %% (a standard bloom filter of that size: %.2f %%)\n",
 				max, bits, float64(bits)/8/float64(max), 100*htab.FilterFalsePositive(bits, f.Hashes, max), 100*htab.BloomFalsePositive(bits, f.Hashes, max))
@@ -91,11 +92,21 @@ func (l *Layout) explainBloomMap() string {
 	k := l.BloomMap.DefaultHashes
 	fmt.Fprintf(&b, "%s: bloom filter map, value %d B, %d hash functions unless Options.BloomHashes (1..%d) says otherwise\n\n", l.Names.Map, l.Spec.Val, k, MaxBloomHashes)
 	fmt.Fprintf(&b, "bit array: the kernel's sizing, MaxEntries*hashes/5*7 bits rounded up to a power of two, 64 at least, 2^32 past 2^31\n")
-	for _, max := range []int{1000, 65536, 1 << 20} {
+	for _, max := range l.explainSizes(1000, 65536, 1<<20) {
 		bits := htab.BloomBits(max, k)
 		fmt.Fprintf(&b, "  MaxEntries %d, %d hashes: %d bits, %d bytes, %.2f B per value; false positives at MaxEntries: %.2f %%\n",
 			max, k, bits, bits/8, float64(bits)/8/float64(max), 100*htab.BloomFalsePositive(bits, k, max))
 	}
 	fmt.Fprintf(&b, "hash i (0 <= i < hashes): %s, with the seed + i, masked to the bit array\n", l.HashDescription())
 	return b.String()
+}
+
+// explainSizes are the MaxEntries Explain gives costs at: sizes, and the
+// spec's own MaxEntries (-max-entries; a BPF object's max_entries).
+func (l *Layout) explainSizes(sizes ...int) []int {
+	if m := l.Spec.MaxEntries; m > 0 && !slices.Contains(sizes, m) {
+		sizes = append(sizes, m)
+		slices.Sort(sizes)
+	}
+	return sizes
 }
