@@ -61,7 +61,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	specFile := fs.String("spec", "", `JSON file: an array of maps to generate, with the flags' names as fields, and of objects {"elf": "prog.o", "maps": ["conns"], ...} that stand for maps of a BPF object as -elf does (the object's path relative to the spec file's directory; with elf, pkg, hash, lean, batch-lock, bloom, ebpf-compat and tests apply to each map that has them); with it, only -out-dir or -explain may be given`)
 	outDir := fs.String("out-dir", "", "with -spec or -elf: directory the maps' files go to (a spec file's out paths are relative to it)")
 	elfFile := fs.String("elf", "", "compiled BPF object (clang -target bpf): generate each of its hash-family and bloom filter maps into <map name>_htab.go, with the object's key and value sizes, max_entries and flags as its defaults (NOptions); other maps are listed and skipped; with it, only "+elfFlagList+" may be given")
-	mapsFlag := fs.String("maps", "", "with -elf: the maps to generate, by their names in the object, separated by commas (default every one)")
+	mapsFlag := fs.String("maps", "", "with -elf: the maps to generate, by their names in the object, separated by commas, spaces around a name dropped (default every one)")
 	fs.Usage = func() {
 		out := fs.Output()
 		fmt.Fprintf(out, "usage:\n  htabgen -type %s -key N -val N [options]\n  htabgen -spec maps.json [-out-dir DIR | -explain]\n  htabgen -elf prog.o [-maps a,b] [-out-dir DIR] [-pkg P] [-ebpf-compat] [-tests] [-explain]\n\noptions:\n", strings.Join(spec.TypeWords(), "|"))
