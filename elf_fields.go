@@ -97,7 +97,7 @@ func valueFields(value btf.Type) (fields []specialField, bad string) {
 		return nil, ""
 	}
 	p := fieldParser{}
-	p.structFields(s, 1)
+	p.structFields(s, 1, 1)
 	return p.fields, p.bad
 }
 
@@ -107,15 +107,26 @@ type fieldParser struct {
 	bad    string
 }
 
-// structFields collects those of the struct s, in an array of n of them.
-func (p *fieldParser) structFields(s *btf.Struct, n uint64) {
+// maxResolveDepth is the longest chain of types the kernel's BTF checks
+// follow (MAX_RESOLVE_DEPTH, include/linux/bpf.h): it refuses longer ones.
+// The parser stops at chains of structs and arrays that long from the value
+// (so a cycle in an object's BTF ends), which the kernel would refuse.
+const maxResolveDepth = 32
+
+// structFields collects those of the struct s, in an array of n of them,
+// the depth'th type of its chain from the value.
+func (p *fieldParser) structFields(s *btf.Struct, n uint64, depth int) {
 	for _, m := range s.Members {
 		if p.bad != "" {
 			return
 		}
-		t, count := m.Type, n
-		for arr, ok := t.(*btf.Array); ok; arr, ok = t.(*btf.Array) {
-			t, count = arr.Type, count*uint64(arr.Nelems)
+		t, count, d := m.Type, n, depth+1
+		for arr, ok := t.(*btf.Array); ok && d <= maxResolveDepth; arr, ok = t.(*btf.Array) {
+			t, count, d = arr.Type, count*uint64(arr.Nelems), d+1
+		}
+		if d > maxResolveDepth {
+			p.bad = fmt.Sprintf("a member past %d nested structs and arrays", maxResolveDepth)
+			return
 		}
 		if count == 0 {
 			continue
@@ -125,7 +136,7 @@ func (p *fieldParser) structFields(s *btf.Struct, n uint64) {
 			if f, ok := specialStructs[t.Name]; ok {
 				p.add(f, count)
 			} else {
-				p.structFields(t, count)
+				p.structFields(t, count, d)
 			}
 		case *btf.Volatile: // the one qualifier the kernel permits on a kptr
 			if ptr, ok := t.Type.(*btf.Pointer); ok {

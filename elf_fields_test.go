@@ -53,6 +53,23 @@ func valueShapes() []valueShape {
 	union := func(t btf.Type, size uint32) *btf.Union {
 		return &btf.Union{Name: "u", Size: size, Members: []btf.Member{{Name: "f", Type: t}, {Name: "raw", Type: u32}}}
 	}
+	// nested is a lock in n structs, and arrays one in n-1 arrays of one
+	// in a struct. The kernel refuses BTF whose chains of types are over
+	// 32 long (MAX_RESOLVE_DEPTH).
+	nested := func(n int) btf.Type {
+		var t btf.Type = lock
+		for range n {
+			t = in(t, 8)
+		}
+		return t
+	}
+	arrays := func(n int) btf.Type {
+		var t btf.Type = lock
+		for range n - 1 {
+			t = array(t, 1)
+		}
+		return in(t, 8)
+	}
 	return []valueShape{
 		{"no BTF", nil, 8, "PPPPP"},
 		{"plain struct", two(u32, u32, 8), 8, "PPPPP"},
@@ -61,6 +78,10 @@ func valueShapes() []valueShape {
 		{"lock", in(lock, 8), 8, "MRRRR"},
 		{"lock in a nested struct", in(in(lock, 8), 8), 8, "MRRRR"},
 		{"lock in an array of one", in(array(lock, 1), 8), 8, "MRRRR"},
+		{"lock in 8 structs", nested(8), 8, "MRRRR"},
+		{"lock in 40 structs", nested(40), 8, "BBBBB"},
+		{"lock in 8 arrays", arrays(9), 8, "MRRRR"},
+		{"lock in 40 arrays", arrays(41), 8, "BBBBB"},
 		{"value a typedef of a struct with a lock", &btf.Typedef{Name: "v_t", Type: in(lock, 8)}, 8, "MRRRR"},
 		{"value a const struct with a lock", &btf.Const{Type: in(lock, 8)}, 8, "MRRRR"},
 		{"res spin lock", in(special("bpf_res_spin_lock", 4), 8), 8, "MRRRR"},
@@ -183,4 +204,18 @@ func cpus(t ebpf.MapType) int {
 		return kernel.PossibleCPUs()
 	}
 	return 1
+}
+
+// TestValueFieldsEndOnCycles: a value whose BTF holds itself, which no C
+// compiler writes but an object may carry, ends the parse as refused.
+func TestValueFieldsEndOnCycles(t *testing.T) {
+	self := &btf.Struct{Name: "v", Size: 8}
+	self.Members = []btf.Member{{Name: "v", Type: self}}
+	selfArray := &btf.Array{Nelems: 1}
+	selfArray.Type = selfArray
+	for _, v := range []btf.Type{self, &btf.Struct{Name: "w", Size: 8, Members: []btf.Member{{Name: "a", Type: selfArray}}}} {
+		fields, bad := valueFields(v)
+		assert.Empty(t, fields)
+		assert.Equal(t, "a member past 32 nested structs and arrays", bad)
+	}
 }
